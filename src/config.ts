@@ -1,0 +1,127 @@
+// The only module that reads process.env. Every SIGNET_* variable is parsed and
+// validated here once; the rest of the code receives a typed Config.
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SignetError } from './errors.js';
+
+export type Transport = 'stdio' | 'http';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface HttpConfig {
+  host: string;
+  port: number;
+  /** tools/call per client IP per minute; 0 disables the limit (unsafe). */
+  rateLimitPerMinute: number;
+  /** Other MCP requests (initialize, tools/list, ping...) per client IP per minute. */
+  otherRequestsPerMinute: number;
+  /** tools/call per authenticated key id per minute (header set by the proxy); 0 = off. */
+  rateLimitPerKeyPerMinute: number;
+  /** CIDRs whose X-Forwarded-For is believed. */
+  trustedProxies: string[];
+  maxBodyBytes: number;
+  allowedOrigins: string[];
+  allowedHosts: string[];
+  requestTimeoutMs: number;
+  headersTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  shutdownTimeoutMs: number;
+  redisUrl: string | null;
+  metricsPort: number;
+  metricsHost: string;
+}
+
+export interface Config {
+  transport: Transport;
+  doctrineDir: string;
+  dataDir: string;
+  signingKeyFile: string | undefined;
+  doctrinePublisherKey: string | undefined;
+  logLevel: LogLevel;
+  cacheEntries: number;
+  maxArgumentBytes: number;
+  maxArgumentDepth: number;
+  http: HttpConfig;
+}
+
+export type Env = Record<string, string | undefined>;
+
+/** The doctrine shipped with the package (…/doctrine beside src/ or dist/). */
+export const DEFAULT_DOCTRINE_DIR = fileURLToPath(new URL('../doctrine/', import.meta.url));
+
+function fail(name: string, message: string, value: string): never {
+  throw new SignetError('config_invalid', `${name} ${message} (got ${JSON.stringify(value.length > 80 ? value.slice(0, 80) + '…' : value)})`, [
+    { where: name, message },
+  ]);
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) fail(name, `must be a whole number between ${min} and ${max}`, raw);
+  const n = Number(raw.trim());
+  if (n < min || n > max) fail(name, `must be between ${min} and ${max}`, raw);
+  return n;
+}
+
+function list(env: Env, name: string): string[] {
+  const raw = env[name];
+  if (!raw) return [];
+  return raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) fail(name, `must be one of ${allowed.join(', ')}`, raw);
+  return raw as T;
+}
+
+function path(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  return isAbsolute(raw) ? raw : resolve(raw);
+}
+
+function defaultDataDir(env: Env): string {
+  const xdg = env['XDG_DATA_HOME'];
+  return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.local', 'share'), 'signet');
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const redis = env['SIGNET_REDIS_URL'];
+  if (redis && !/^rediss?:\/\//.test(redis)) fail('SIGNET_REDIS_URL', 'must start with redis:// or rediss://', '<redacted>');
+  const publisher = env['SIGNET_DOCTRINE_PUBLISHER_KEY'];
+  if (publisher !== undefined && publisher !== '' && !/^[A-Za-z0-9+/]{59}=$/.test(publisher)) {
+    fail('SIGNET_DOCTRINE_PUBLISHER_KEY', 'must be the base64 DER SPKI of an Ed25519 key (60 characters)', publisher);
+  }
+  return {
+    transport: oneOf(env, 'SIGNET_TRANSPORT', ['stdio', 'http'] as const, 'stdio'),
+    doctrineDir: path(env, 'SIGNET_DOCTRINE_DIR') ?? DEFAULT_DOCTRINE_DIR,
+    dataDir: path(env, 'SIGNET_DATA_DIR') ?? defaultDataDir(env),
+    signingKeyFile: path(env, 'SIGNET_SIGNING_KEY_FILE'),
+    doctrinePublisherKey: publisher || undefined,
+    logLevel: oneOf(env, 'SIGNET_LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    cacheEntries: int(env, 'SIGNET_CACHE_ENTRIES', 1024, 0, 1_000_000),
+    maxArgumentBytes: int(env, 'SIGNET_MAX_ARGUMENT_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
+    maxArgumentDepth: 32,
+    http: {
+      host: env['SIGNET_HTTP_HOST'] || '127.0.0.1',
+      port: int(env, 'SIGNET_HTTP_PORT', 3000, 0, 65535),
+      rateLimitPerMinute: int(env, 'SIGNET_RATE_LIMIT_PER_MINUTE', 60, 0, 10_000_000),
+      otherRequestsPerMinute: int(env, 'SIGNET_RATE_LIMIT_OTHER_PER_MINUTE', 600, 0, 10_000_000),
+      rateLimitPerKeyPerMinute: int(env, 'SIGNET_RATE_LIMIT_PER_KEY_PER_MINUTE', 0, 0, 10_000_000),
+      trustedProxies: list(env, 'SIGNET_TRUSTED_PROXIES'),
+      maxBodyBytes: int(env, 'SIGNET_MAX_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+      allowedOrigins: list(env, 'SIGNET_ALLOWED_ORIGINS'),
+      allowedHosts: list(env, 'SIGNET_ALLOWED_HOSTS'),
+      requestTimeoutMs: int(env, 'SIGNET_REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
+      headersTimeoutMs: int(env, 'SIGNET_HEADERS_TIMEOUT_MS', 10_000, 1000, 600_000),
+      keepAliveTimeoutMs: int(env, 'SIGNET_KEEP_ALIVE_TIMEOUT_MS', 65_000, 1000, 600_000),
+      shutdownTimeoutMs: int(env, 'SIGNET_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+      redisUrl: redis || null,
+      metricsPort: int(env, 'SIGNET_METRICS_PORT', 0, 0, 65535),
+      metricsHost: env['SIGNET_METRICS_HOST'] || '127.0.0.1',
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import { verify as edVerify, createPublicKey } from 'node:crypto';
+import type { Config } from './config.js';
+import { checkPublisher } from './doctrine/publisher.js';
+import { loadDoctrine } from './doctrine/load.js';
+import { DoctrineSearch } from './doctrine/search.js';
+import type { Doctrine } from './doctrine/types.js';
+import { ED25519_SPKI_PREFIX } from './signing/encoding.js';
+import { SIGNATURE_FORMAT, type DoctrineFooter } from './signing/format.js';
+import { sha256Tagged, Signer } from './signing/signer.js';
+import { loadOrCreateSigningKey, type LoadedSigningKey } from './signing/signing-key.js';
+import { verifyOutput, type VerifyPrimitives } from './signing/verify.js';
+import { ToolDispatcher } from './tools/dispatch.js';
+import type { ToolContext } from './tools/types.js';
+import { buildResources, type ResourceSet } from './resources.js';
+import type { Logger } from './log.js';
+
+/** Everything a server instance needs, built once at start and shared read-only. */
+export interface AppContext {
+  config: Config;
+  doctrine: Doctrine;
+  signer: Signer;
+  keyOrigin: LoadedSigningKey['origin'];
+  footer: DoctrineFooter;
+  tools: ToolDispatcher;
+  resources: ResourceSet;
+  log: Logger;
+  serverInfo: { name: string; title: string; version: string };
+}
+
+/** node:crypto primitives for the server's own verify_output (the portable ones are ~20x slower). */
+const nodePrimitives: VerifyPrimitives = {
+  ed25519Verify(signature, message, publicKey) {
+    try {
+      const key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, publicKey]), format: 'der', type: 'spki' });
+      return edVerify(null, message, key, signature);
+    } catch {
+      return false;
+    }
+  },
+  sha256Hex: (text) => sha256Tagged(text).slice('sha256:'.length),
+};
+
+export const SERVER_VERSION = '0.1.0';
+
+export function createContext(config: Config, log: Logger): AppContext {
+  const doctrine = loadDoctrine(config.doctrineDir);
+  checkPublisher(doctrine, config.doctrinePublisherKey);
+  const loaded = loadOrCreateSigningKey({ keyFile: config.signingKeyFile, dataDir: config.dataDir });
+  const signer = new Signer(loaded.key);
+  // The doctrine signature cannot change while the doctrine and key don't: sign it once.
+  const footer: DoctrineFooter = {
+    signature_format: SIGNATURE_FORMAT,
+    doctrine_name: doctrine.meta.name,
+    doctrine_version: doctrine.meta.version,
+    doctrine_hash: doctrine.hash,
+    doctrine_signature: signer.sign(doctrine.hash),
+    doctrine_public_key: signer.publicKeySpki,
+  };
+  const toolCtx: ToolContext = {
+    doctrine,
+    search: new DoctrineSearch(doctrine),
+    footer,
+    verify: (output, options) => verifyOutput(output, { ...options, primitives: nodePrimitives }),
+  };
+  const tools = new ToolDispatcher(toolCtx, signer, {
+    cacheEntries: config.cacheEntries,
+    maxArgumentBytes: config.maxArgumentBytes,
+    maxArgumentDepth: config.maxArgumentDepth,
+    onInternalError: (err, tool) => log.error({ tool, err: err instanceof Error ? { name: err.name, message: err.message } : String(err) }, 'tool failed'),
+  });
+  return {
+    config,
+    doctrine,
+    signer,
+    keyOrigin: loaded.origin,
+    footer,
+    tools,
+    resources: buildResources(doctrine, footer, signer),
+    log,
+    serverInfo: { name: 'signet', title: 'Signet', version: SERVER_VERSION },
+  };
+}

@@ -1,0 +1,72 @@
+// JSON Schemas of the doctrine's own files (not the facts schema, which the doctrine brings).
+import { SEVERITIES } from './types.js';
+
+export const RULE_ID = '^[A-Z][A-Z0-9]*-[0-9]{3}$';
+export const DOCUMENT_ID = '^[a-z0-9]+(-[a-z0-9]+)*$';
+
+export const doctrineJsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['format', 'name', 'title', 'version', 'description', 'facts_schema'],
+  properties: {
+    format: { const: 'signet-doctrine/1' },
+    name: { type: 'string', pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', maxLength: 100 },
+    title: { type: 'string', minLength: 1, maxLength: 200 },
+    version: { type: 'string', pattern: '^[0-9]+\\.[0-9]+\\.[0-9]+(-[0-9A-Za-z.-]+)?$' },
+    description: { type: 'string', minLength: 1, maxLength: 2000 },
+    facts_schema: { type: 'object' },
+  },
+} as const;
+
+export const ruleFileSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['rules'],
+  properties: {
+    rules: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'title', 'severity', 'category', 'check', 'rationale', 'remediation', 'references'],
+        properties: {
+          id: { type: 'string', pattern: RULE_ID },
+          title: { type: 'string', minLength: 1, maxLength: 200 },
+          severity: { enum: [...SEVERITIES] },
+          category: { type: 'string', pattern: '^[a-z]+(-[a-z]+)*$' },
+          when: {},
+          check: {},
+          rationale: { type: 'string', minLength: 1 },
+          remediation: { type: 'string', minLength: 1 },
+          references: {
+            type: 'array',
+            minItems: 1,
+            items: { type: 'string', pattern: '^(doc:[a-z0-9]+(-[a-z0-9]+)*|https://[^\\s]+)$' },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+export const frontMatterSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'title'],
+  properties: {
+    id: { type: 'string', pattern: DOCUMENT_ID },
+    title: { type: 'string', minLength: 1, maxLength: 200 },
+    tags: { type: 'array', items: { type: 'string', pattern: '^[a-z0-9]+(-[a-z0-9]+)*$' } },
+  },
+} as const;
+
+export const publisherSignatureSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['doctrine_hash', 'signature', 'public_key'],
+  properties: {
+    doctrine_hash: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' },
+    signature: { type: 'string', pattern: '^ed25519:[A-Za-z0-9+/]+={0,2}$' },
+    public_key: { type: 'string', pattern: '^[A-Za-z0-9+/]+={0,2}$' },
+  },
+} as const;

@@ -1,0 +1,214 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ErrorObject } from 'ajv';
+import { ajv, metaSchemaErrors } from '../schema/ajv.js';
+import { SignetError } from '../errors.js';
+import { readDoctrineFiles, SIGNATURE_FILE, type DoctrineFile } from './files.js';
+import { doctrineJsonSchema, frontMatterSchema, publisherSignatureSchema, ruleFileSchema } from './format-schemas.js';
+import { splitFrontMatter } from './front-matter.js';
+import { scanLogic } from './json-logic.js';
+import { buildManifest, normaliseLineEndings } from './manifest.js';
+import type { Doctrine, DoctrineDocument, DoctrineMeta, DoctrinePublisherSignature, Problem, Rule, Severity } from './types.js';
+
+const validateDoctrineJson = ajv.compile(doctrineJsonSchema);
+const validateRuleFile = ajv.compile(ruleFileSchema);
+const validateFrontMatter = ajv.compile(frontMatterSchema);
+const validatePublisher = ajv.compile(publisherSignatureSchema);
+
+function ajvProblems(file: string, errors: ErrorObject[] | null | undefined): Problem[] {
+  return (errors ?? []).map((e) => ({
+    where: `${file}: ${e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '(root)'}`,
+    message: e.message ?? 'invalid',
+  }));
+}
+
+function parseJson(file: DoctrineFile, problems: Problem[]): unknown {
+  try {
+    return JSON.parse(file.bytes.toString('utf8'));
+  } catch (err) {
+    problems.push({ where: file.path, message: `not valid JSON: ${(err as Error).message}` });
+    return undefined;
+  }
+}
+
+/** Dotted paths declared by a facts schema's nested `properties`. */
+function collectFactPaths(schema: unknown, prefix = '', out: string[] = []): string[] {
+  if (schema === null || typeof schema !== 'object') return out;
+  const props = (schema as { properties?: Record<string, unknown> }).properties;
+  if (!props || typeof props !== 'object') return out;
+  for (const [name, child] of Object.entries(props)) {
+    const path = prefix ? `${prefix}.${name}` : name;
+    out.push(path);
+    collectFactPaths(child, path, out);
+  }
+  return out;
+}
+
+export interface CheckResult {
+  doctrine: Doctrine | null;
+  problems: Problem[];
+}
+
+export interface CheckOptions {
+  /** Also validate facts_schema against the JSON Schema meta-schema (slower; `doctrine check` does). */
+  metaSchema?: boolean;
+}
+
+/** Reads and validates a doctrine folder, collecting every problem rather than stopping at the first. */
+export function checkDoctrine(dir: string, options: CheckOptions = {}): CheckResult {
+  const problems: Problem[] = [];
+  let files: DoctrineFile[];
+  try {
+    files = readDoctrineFiles(dir);
+  } catch (err) {
+    if (err instanceof SignetError) return { doctrine: null, problems: err.details.length ? err.details.map((d) => ({ where: d.where ?? '.', message: d.message })) : [{ where: '.', message: err.message }] };
+    throw err;
+  }
+  const manifest = buildManifest(files);
+
+  // doctrine.json
+  let meta: DoctrineMeta | null = null;
+  const metaFile = files.find((f) => f.path === 'doctrine.json');
+  if (!metaFile) problems.push({ where: 'doctrine.json', message: 'missing: a doctrine folder needs doctrine.json' });
+  else {
+    const raw = parseJson(metaFile, problems);
+    if (raw !== undefined) {
+      if (validateDoctrineJson(raw)) meta = raw as unknown as DoctrineMeta;
+      else problems.push(...ajvProblems('doctrine.json', validateDoctrineJson.errors));
+    }
+  }
+
+  // facts schema: compiled strictly, so typos in the schema itself are caught here.
+  let validateFacts: Doctrine['validateFacts'] | null = null;
+  let factPaths: string[] = [];
+  if (meta) {
+    const metaErrors = options.metaSchema ? metaSchemaErrors(meta.facts_schema) : [];
+    for (const m of metaErrors) problems.push({ where: 'doctrine.json: facts_schema', message: `not a valid JSON Schema: ${m}` });
+    try {
+      validateFacts = ajv.compile(meta.facts_schema);
+      factPaths = collectFactPaths(meta.facts_schema).sort();
+    } catch (err) {
+      problems.push({ where: 'doctrine.json: facts_schema', message: `not a valid JSON Schema: ${(err as Error).message}` });
+    }
+  }
+
+  // documents
+  const documents: DoctrineDocument[] = [];
+  const rules: Rule[] = [];
+  for (const file of files) {
+    if (file.path === 'doctrine.json') continue;
+    if (/^documents\/[^/]+\.md$/.test(file.path)) {
+      const source = normaliseLineEndings(file.bytes).toString('utf8');
+      const fm = splitFrontMatter(source);
+      if (!fm) {
+        problems.push({ where: file.path, message: 'missing front matter (a first line "---", YAML with id and title, a closing "---")' });
+        continue;
+      }
+      if (!validateFrontMatter(fm.data)) {
+        problems.push(...ajvProblems(`${file.path} front matter`, validateFrontMatter.errors));
+        continue;
+      }
+      const data = fm.data as { id: string; title: string; tags?: string[] };
+      const expected = file.path.slice('documents/'.length, -'.md'.length);
+      if (data.id !== expected) problems.push({ where: `${file.path} front matter: id`, message: `id "${data.id}" must equal the file name "${expected}"` });
+      documents.push({ id: data.id, title: data.title, tags: data.tags ?? [], path: file.path, body: fm.body, source });
+    } else if (/^rules\/[^/]+\.json$/.test(file.path)) {
+      const raw = parseJson(file, problems);
+      if (raw === undefined) continue;
+      if (!validateRuleFile(raw)) {
+        problems.push(...ajvProblems(file.path, validateRuleFile.errors));
+        // Keep going over what is there, so one run reports every problem of the file.
+        const list = (raw as { rules?: unknown }).rules;
+        if (!Array.isArray(list)) continue;
+      }
+      ((raw as { rules: Omit<Rule, 'path' | 'facts'>[] }).rules ?? []).forEach((r, i) => {
+        if (r === null || typeof r !== 'object') return;
+        const vars = new Set<string>();
+        for (const key of ['when', 'check'] as const) {
+          if (r[key] === undefined) continue;
+          const scan = scanLogic(r[key], key);
+          for (const e of scan.errors) problems.push({ where: `${file.path}: rules.${i}.${e}`, message: 'invalid JSON Logic' });
+          scan.vars.forEach((v) => vars.add(v));
+        }
+        rules.push({ ...r, severity: r.severity as Severity, path: file.path, facts: [...vars].sort() });
+      });
+    } else {
+      problems.push({ where: file.path, message: 'unexpected file: a doctrine holds doctrine.json, documents/*.md and rules/*.json' });
+    }
+  }
+
+  // cross-references
+  const docIds = new Set<string>();
+  for (const d of documents) {
+    if (docIds.has(d.id)) problems.push({ where: `${d.path} front matter: id`, message: `duplicate document id "${d.id}"` });
+    docIds.add(d.id);
+  }
+  const ruleIds = new Map<string, string>();
+  const known = new Set(factPaths);
+  for (const r of rules) {
+    const first = ruleIds.get(r.id);
+    if (first) problems.push({ where: `${r.path}: ${r.id}.id`, message: `duplicate rule id "${r.id}" (first in ${first})` });
+    else ruleIds.set(r.id, r.path);
+    for (const ref of Array.isArray(r.references) ? r.references : []) {
+      if (ref.startsWith('doc:') && !docIds.has(ref.slice(4))) {
+        problems.push({ where: `${r.path}: ${r.id}.references`, message: `broken reference "${ref}": no document with that id` });
+      }
+    }
+    if (meta && validateFacts) {
+      for (const v of r.facts) {
+        if (!known.has(v)) problems.push({ where: `${r.path}: ${r.id}`, message: `uses fact "${v}", which facts_schema does not declare` });
+      }
+    }
+  }
+  if (metaFile && rules.length === 0) problems.push({ where: 'rules/', message: 'a doctrine needs at least one rule' });
+
+  // optional publisher signature (checked for shape here, for validity by the caller)
+  let publisher: DoctrinePublisherSignature | null = null;
+  let sigText: string | null = null;
+  try {
+    sigText = readFileSync(join(dir, SIGNATURE_FILE), 'utf8');
+  } catch {
+    sigText = null;
+  }
+  if (sigText !== null) {
+    try {
+      const raw: unknown = JSON.parse(sigText);
+      if (validatePublisher(raw)) publisher = raw as unknown as DoctrinePublisherSignature;
+      else problems.push(...ajvProblems(SIGNATURE_FILE, validatePublisher.errors));
+    } catch {
+      problems.push({ where: SIGNATURE_FILE, message: 'not valid JSON' });
+    }
+  }
+
+  if (problems.length > 0 || !meta || !validateFacts) return { doctrine: null, problems };
+  const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  return {
+    doctrine: {
+      meta,
+      documents: documents.sort(byId),
+      rules: rules.sort(byId),
+      manifest,
+      hash: manifest.hash,
+      factPaths,
+      validateFacts,
+      publisher,
+    },
+    problems,
+  };
+}
+
+/** Loads a doctrine or throws one error listing every problem with file and field. */
+export function loadDoctrine(dir: string): Doctrine {
+  const { doctrine, problems } = checkDoctrine(dir);
+  if (!doctrine) {
+    throw new SignetError(
+      'doctrine_invalid',
+      `Doctrine at ${dir} is invalid (${problems.length} problem${problems.length === 1 ? '' : 's'}): ${problems
+        .slice(0, 5)
+        .map((p) => `${p.where}: ${p.message}`)
+        .join('; ')}${problems.length > 5 ? '; ...' : ''}`,
+      problems,
+    );
+  }
+  return doctrine;
+}

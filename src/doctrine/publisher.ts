@@ -1,0 +1,43 @@
+import { createPublicKey, verify } from 'node:crypto';
+import { SignetError } from '../errors.js';
+import { rawKeyFromSpkiBase64 } from '../signing/encoding.js';
+import type { Signer } from '../signing/signer.js';
+import type { Doctrine, DoctrinePublisherSignature } from './types.js';
+
+/** The content of `doctrine.sig`: the publisher's signature over the doctrine hash. */
+export function publisherSignature(doctrineHash: string, signer: Signer): DoctrinePublisherSignature {
+  return { doctrine_hash: doctrineHash, signature: signer.sign(doctrineHash), public_key: signer.publicKeySpki };
+}
+
+/**
+ * A present `doctrine.sig` must match the recomputed hash and verify. With a pinned
+ * publisher key, the signature is mandatory and must come from that key.
+ */
+export function checkPublisher(doctrine: Doctrine, pinnedPublicKey?: string): void {
+  const sig = doctrine.publisher;
+  if (!sig) {
+    if (pinnedPublicKey) {
+      throw new SignetError('doctrine_signature_mismatch', 'SIGNET_DOCTRINE_PUBLISHER_KEY is set but the doctrine has no doctrine.sig; sign it with `signet doctrine sign`');
+    }
+    return;
+  }
+  if (sig.doctrine_hash !== doctrine.hash) {
+    throw new SignetError(
+      'doctrine_signature_mismatch',
+      `doctrine.sig was made for ${sig.doctrine_hash} but the doctrine now hashes to ${doctrine.hash}: a file changed after signing. Re-sign it or restore the signed files.`,
+    );
+  }
+  if (!rawKeyFromSpkiBase64(sig.public_key)) {
+    throw new SignetError('doctrine_signature_mismatch', 'doctrine.sig public_key is not a base64 DER SPKI Ed25519 key');
+  }
+  const ok = verify(
+    null,
+    Buffer.from(sig.doctrine_hash, 'utf8'),
+    createPublicKey({ key: Buffer.from(sig.public_key, 'base64'), format: 'der', type: 'spki' }),
+    Buffer.from(sig.signature.slice('ed25519:'.length), 'base64'),
+  );
+  if (!ok) throw new SignetError('doctrine_signature_mismatch', 'doctrine.sig signature does not verify over the doctrine hash');
+  if (pinnedPublicKey && pinnedPublicKey !== sig.public_key) {
+    throw new SignetError('doctrine_signature_mismatch', 'doctrine.sig is signed by a key other than SIGNET_DOCTRINE_PUBLISHER_KEY');
+  }
+}

@@ -1,0 +1,81 @@
+// Doctrine content as MCP resources (doctrine://...). Every read carries the doctrine
+// fields and a signature over the content hash in `_meta`, like tool outputs do.
+import type { Doctrine } from './doctrine/types.js';
+import { canonicalJson } from './signing/canonical.js';
+import type { DoctrineFooter } from './signing/format.js';
+import { sha256Tagged, type Signer } from './signing/signer.js';
+import { documentUri, ruleUri } from './tools/doctrine-get.js';
+
+export const RESOURCE_SIGNATURE_FORMAT = 'signet-resource/1';
+export const RESOURCE_META_KEY = 'signet/footer';
+
+export interface ResourceEntry {
+  uri: string;
+  name: string;
+  title: string;
+  description: string;
+  mimeType: string;
+}
+
+export interface ResourceSet {
+  list: ResourceEntry[];
+  templates: { uriTemplate: string; name: string; title: string; description: string; mimeType: string }[];
+  read(uri: string): { contents: Record<string, unknown>[] } | null;
+}
+
+export function buildResources(doctrine: Doctrine, footer: DoctrineFooter, signer: Signer): ResourceSet {
+  const list: ResourceEntry[] = [];
+  const reads = new Map<string, { contents: Record<string, unknown>[] }>();
+  const add = (entry: ResourceEntry, text: string, listed: boolean) => {
+    const contentHash = sha256Tagged(text);
+    if (listed) list.push(entry);
+    reads.set(entry.uri, {
+      contents: [
+        {
+          uri: entry.uri,
+          mimeType: entry.mimeType,
+          text,
+          _meta: {
+            [RESOURCE_META_KEY]: {
+              ...footer,
+              signature_format: RESOURCE_SIGNATURE_FORMAT,
+              content_hash: contentHash,
+              content_signature: signer.sign(contentHash),
+            },
+          },
+        },
+      ],
+    });
+  };
+
+  add(
+    { uri: 'doctrine://manifest', name: 'manifest', title: 'Doctrine manifest', description: 'sha256sum-format list of every doctrine file; its SHA-256 is doctrine_hash.', mimeType: 'text/plain' },
+    doctrine.manifest.text,
+    true,
+  );
+  add(
+    { uri: 'doctrine://facts-schema', name: 'facts-schema', title: 'Facts schema', description: 'JSON Schema of the facts doctrine_evaluate accepts.', mimeType: 'application/schema+json' },
+    canonicalJson(doctrine.meta.facts_schema),
+    true,
+  );
+  for (const d of doctrine.documents) {
+    // The file text itself, so content_hash equals the file's line in the manifest.
+    add({ uri: documentUri(d.id), name: d.id, title: d.title, description: `Doctrine document: ${d.title}`, mimeType: 'text/markdown' }, d.source, true);
+  }
+  for (const r of doctrine.rules) {
+    const { path: _p, ...rule } = r;
+    add(
+      { uri: ruleUri(r.id), name: r.id, title: r.title, description: `Rule ${r.id} (${r.severity})`, mimeType: 'application/json' },
+      canonicalJson({ ...rule, when: rule.when ?? null }),
+      false,
+    );
+  }
+  return {
+    list,
+    templates: [
+      { uriTemplate: 'doctrine://documents/{id}', name: 'document', title: 'Doctrine document', description: 'A doctrine document by id.', mimeType: 'text/markdown' },
+      { uriTemplate: 'doctrine://rules/{id}', name: 'rule', title: 'Doctrine rule', description: 'A rule by id, as canonical JSON.', mimeType: 'application/json' },
+    ],
+    read: (uri) => reads.get(uri) ?? null,
+  };
+}

@@ -1,0 +1,37 @@
+import { createHash, createPublicKey, sign as edSign, type KeyObject } from 'node:crypto';
+import { ED25519_PREFIX, SHA256_PREFIX } from './format.js';
+
+/** sha256:<hex> of a UTF-8 string, with node:crypto (the server's hot path). */
+export function sha256Tagged(text: string | Uint8Array): string {
+  return SHA256_PREFIX + createHash('sha256').update(text).digest('hex');
+}
+
+/**
+ * Holds the private key and signs with node:crypto (~10x faster than a pure-JS Ed25519).
+ * The KeyObject never leaves this object; nothing here serialises it.
+ */
+export class Signer {
+  readonly publicKeySpki: string;
+  readonly #key: KeyObject;
+
+  constructor(privateKey: KeyObject) {
+    if (privateKey.type !== 'private' || privateKey.asymmetricKeyType !== 'ed25519') {
+      throw new TypeError('Signer needs an Ed25519 private key');
+    }
+    this.#key = privateKey;
+    this.publicKeySpki = createPublicKey(privateKey).export({ type: 'spki', format: 'der' }).toString('base64');
+  }
+
+  /** ed25519:<base64> over the UTF-8 bytes of `text`. */
+  sign(text: string): string {
+    return ED25519_PREFIX + edSign(null, Buffer.from(text, 'utf8'), this.#key).toString('base64');
+  }
+
+  // Keep the key out of console.log, util.inspect and JSON.stringify.
+  toJSON(): { publicKeySpki: string } {
+    return { publicKeySpki: this.publicKeySpki };
+  }
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `Signer(${this.publicKeySpki})`;
+  }
+}

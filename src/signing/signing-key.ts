@@ -1,0 +1,102 @@
+import { createPrivateKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { SignetError } from '../errors.js';
+
+export const GENERATED_KEY_NAME = 'signing-key.pem';
+
+export function generateSigningKeyPem(): string {
+  const { privateKey } = generateKeyPairSync('ed25519');
+  return privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+}
+
+/**
+ * Writes a new PEM with mode 0600, refusing to overwrite: a key that exists is an
+ * identity consumers may have pinned. The content is written to a temp file first and
+ * then hard-linked into place, so no reader ever sees a half-written key and two
+ * processes racing on the same path cannot both win.
+ */
+export function writeNewKeyFile(path: string, pem: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const fd = openSync(tmp, 'wx', 0o600);
+  try {
+    writeSync(fd, pem);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    linkSync(tmp, path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new SignetError('key_exists', `Refusing to overwrite existing key file ${path}`);
+    }
+    throw new SignetError('key_invalid', `Cannot create key file ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}
+
+/** Parses a PKCS#8 PEM Ed25519 private key; the error never quotes the file's content. */
+export function parseSigningKey(pem: string, source: string): KeyObject {
+  let key: KeyObject;
+  try {
+    key = createPrivateKey({ key: pem, format: 'pem' });
+  } catch {
+    throw new SignetError('key_invalid', `${source} is not a PKCS#8 PEM private key`);
+  }
+  if (key.asymmetricKeyType !== 'ed25519') {
+    throw new SignetError('key_invalid', `${source} holds a ${key.asymmetricKeyType ?? 'unknown'} key; Signet signs with Ed25519`);
+  }
+  return key;
+}
+
+export interface SigningKeySource {
+  /** SIGNET_SIGNING_KEY_FILE, when set. */
+  keyFile?: string | undefined;
+  /** SIGNET_DATA_DIR: where a generated key is persisted. */
+  dataDir: string;
+}
+
+export interface LoadedSigningKey {
+  key: KeyObject;
+  origin: 'file' | 'generated' | 'persisted';
+  path: string;
+}
+
+function readKeyFile(path: string, what: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new SignetError('key_invalid', `Cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+}
+
+/**
+ * The configured key file, else the key persisted in the data dir, else a new one
+ * persisted there, so the public key stays the same across restarts.
+ */
+export function loadOrCreateSigningKey(source: SigningKeySource): LoadedSigningKey {
+  if (source.keyFile) {
+    const key = parseSigningKey(readKeyFile(source.keyFile, 'SIGNET_SIGNING_KEY_FILE'), 'SIGNET_SIGNING_KEY_FILE');
+    return { key, origin: 'file', path: source.keyFile };
+  }
+  const path = join(source.dataDir, GENERATED_KEY_NAME);
+  let exists = true;
+  try {
+    statSync(path);
+  } catch {
+    exists = false;
+  }
+  if (!exists) {
+    try {
+      writeNewKeyFile(path, generateSigningKeyPem());
+      return { key: parseSigningKey(readKeyFile(path, 'signing key'), path), origin: 'generated', path };
+    } catch (err) {
+      // Two processes starting at once on the same data dir: the other one won; use its key.
+      if (!(err instanceof SignetError && err.code === 'key_exists')) throw err;
+    }
+  }
+  return { key: parseSigningKey(readKeyFile(path, 'signing key'), path), origin: 'persisted', path };
+}

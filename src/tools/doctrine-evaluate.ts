@@ -1,0 +1,67 @@
+import { evaluateFacts } from '../doctrine/evaluate.js';
+import type { ToolDefinition } from './types.js';
+
+interface Input {
+  facts: Record<string, unknown>;
+}
+
+/** The doctrine's facts schema, embeddable as a subschema (no `$schema` below the root). */
+function factsSubschema(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = schema;
+  return rest;
+}
+
+export const doctrineEvaluate: ToolDefinition<Input> = {
+  name: 'doctrine_evaluate',
+  title: 'Evaluate a deployment against the doctrine',
+  description:
+    'Check facts about one deployment (the shape is in inputSchema.properties.facts; every fact is optional) against every rule of the doctrine. Returns one finding per rule, in rule id order: pass, fail, or not_applicable (with the missing facts or the unmet condition), with severity, rationale, remediation and references, plus a summary with counts and the failed rule ids, most severe first. Deterministic: the same facts always give the same signed output. Provide as many facts as you know; unknown facts make rules not_applicable rather than failing.',
+  inputSchema: (doctrine) => ({
+    type: 'object',
+    required: ['facts'],
+    properties: { facts: factsSubschema(doctrine.meta.facts_schema) },
+    additionalProperties: false,
+  }),
+  resultSchema: {
+    type: 'object',
+    required: ['findings', 'summary'],
+    properties: {
+      findings: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['rule_id', 'title', 'severity', 'status', 'rationale', 'remediation', 'references'],
+          properties: {
+            rule_id: { type: 'string' },
+            title: { type: 'string' },
+            category: { type: 'string' },
+            severity: { enum: ['critical', 'high', 'medium', 'low'] },
+            status: { enum: ['pass', 'fail', 'not_applicable'] },
+            reason: { type: ['string', 'null'] },
+            missing_facts: { type: 'array', items: { type: 'string' } },
+            rationale: { type: 'string' },
+            remediation: { type: 'string' },
+            references: { type: 'array', items: { type: 'string' } },
+          },
+        },
+      },
+      summary: {
+        type: 'object',
+        required: ['rules', 'pass', 'fail', 'not_applicable'],
+        properties: {
+          rules: { type: 'integer' },
+          pass: { type: 'integer' },
+          fail: { type: 'integer' },
+          not_applicable: { type: 'integer' },
+          failed_by_severity: { type: 'object', additionalProperties: { type: 'integer' } },
+          highest_failed_severity: { type: ['string', 'null'] },
+          failed_rule_ids: { type: 'array', items: { type: 'string' } },
+        },
+      },
+    },
+  },
+  run(ctx, input) {
+    // The dispatcher already validated the facts against inputSchema (which embeds facts_schema).
+    return evaluateFacts(ctx.doctrine, input.facts, { validated: true });
+  },
+};

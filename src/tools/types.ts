@@ -1,0 +1,34 @@
+import type { Doctrine } from '../doctrine/types.js';
+import type { DoctrineSearch } from '../doctrine/search.js';
+import type { DoctrineFooter } from '../signing/format.js';
+import type { VerifyOptions, VerifyReport } from '../signing/verify.js';
+
+/** What a tool handler may read. Immutable, built once per doctrine + key. */
+export interface ToolContext {
+  doctrine: Doctrine;
+  search: DoctrineSearch;
+  footer: DoctrineFooter;
+  verify(output: unknown, options: VerifyOptions): VerifyReport;
+}
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface ToolDefinition<Input = Record<string, unknown>> {
+  name: string;
+  title: string;
+  /** What an agent reads to decide when and how to call the tool. */
+  description: string;
+  /** Advertised in tools/list and enforced before `run` is called. */
+  inputSchema: (doctrine: Doctrine) => JsonSchema;
+  /** Schema of `structuredContent.result` on success. */
+  resultSchema: JsonSchema;
+  /** Pure: (context, validated input) → result. Throws SignetError for a user-facing failure. */
+  run(ctx: ToolContext, input: Input): unknown;
+}
+
+export const READ_ONLY_ANNOTATIONS = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const;

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { evaluateFacts } from '../../../src/doctrine/evaluate.js';
+import { loadDoctrine } from '../../../src/doctrine/load.js';
+import { DoctrineSearch } from '../../../src/doctrine/search.js';
+import { MINI_DOCTRINE } from '../../helpers/paths.js';
+
+const doctrine = loadDoctrine(MINI_DOCTRINE);
+
+describe('evaluateFacts', () => {
+  it('passes, fails or marks not_applicable each rule, in rule id order', () => {
+    const { findings, summary } = evaluateFacts(doctrine, { transport: { kind: 'http' }, tls: { enabled: false, min_version: '1.3' } });
+    expect(findings.map((f) => [f.rule_id, f.status])).toEqual([
+      ['TLS-001', 'fail'],
+      ['TLS-002', 'pass'],
+      ['TRANS-001', 'pass'],
+    ]);
+    expect(summary).toEqual({
+      rules: 3,
+      pass: 2,
+      fail: 1,
+      not_applicable: 0,
+      failed_by_severity: { critical: 0, high: 1, medium: 0, low: 0 },
+      highest_failed_severity: 'high',
+      failed_rule_ids: ['TLS-001'],
+    });
+    expect(findings[0]).toMatchObject({ severity: 'high', rationale: 'Bearer tokens travel in every request.', references: ['doc:tls-basics'] });
+  });
+
+  it('reports missing facts and unmet conditions as not_applicable, never as fail', () => {
+    const { findings } = evaluateFacts(doctrine, { transport: { kind: 'stdio' } });
+    expect(findings.map((f) => [f.rule_id, f.status, f.missing_facts])).toEqual([
+      ['TLS-001', 'not_applicable', ['tls.enabled']],
+      ['TLS-002', 'not_applicable', ['tls.min_version']],
+      ['TRANS-001', 'pass', []],
+    ]);
+    const stdioWithTls = evaluateFacts(doctrine, { transport: { kind: 'stdio' }, tls: { enabled: false } });
+    expect(stdioWithTls.findings[0]).toMatchObject({ status: 'not_applicable', reason: 'condition for this rule does not hold' });
+    expect(evaluateFacts(doctrine, {}).summary.not_applicable).toBe(3);
+  });
+
+  it('rejects facts that do not match the schema, naming each fact', () => {
+    expect(() => evaluateFacts(doctrine, { transport: { kind: 'carrier-pigeon' }, extra: 1 })).toThrow(/facts do not match/);
+    try {
+      evaluateFacts(doctrine, { transport: { kind: 'carrier-pigeon' }, extra: 1 });
+    } catch (err) {
+      const details = (err as { details: { where: string; message: string }[] }).details;
+      expect(details).toContainEqual({ where: 'facts', message: 'unknown fact "extra"' });
+      expect(details.some((d) => d.where === 'facts.transport.kind')).toBe(true);
+    }
+  });
+
+  it('is deterministic', () => {
+    const facts = { tls: { min_version: '1.1', enabled: true }, transport: { kind: 'http' } };
+    expect(JSON.stringify(evaluateFacts(doctrine, facts))).toBe(JSON.stringify(evaluateFacts(doctrine, structuredClone(facts))));
+  });
+});
+
+describe('DoctrineSearch', () => {
+  const search = new DoctrineSearch(doctrine);
+
+  it('ranks hits, returns snippets around the match, and filters by kind', () => {
+    const { hits, total } = search.search('bearer tokens', { limit: 10 });
+    expect(total).toBeGreaterThan(0);
+    expect(hits[0]!.id).toBe('TLS-001');
+    expect(hits[0]!.snippet.toLowerCase()).toContain('bearer');
+    const docs = search.search('TLS', { limit: 10, kind: 'document' });
+    expect(docs.hits.every((h) => h.kind === 'document')).toBe(true);
+    expect(docs.hits.map((h) => h.id)).toContain('tls-basics');
+  });
+
+  it('breaks score ties by id and always returns the same list', () => {
+    const a = search.search('tls', { limit: 50 });
+    const b = new DoctrineSearch(loadDoctrine(MINI_DOCTRINE)).search('tls', { limit: 50 });
+    expect(b).toEqual(a);
+    for (let i = 1; i < a.hits.length; i++) {
+      const prev = a.hits[i - 1]!;
+      const cur = a.hits[i]!;
+      expect(prev.score > cur.score || (prev.score === cur.score && prev.id < cur.id)).toBe(true);
+    }
+  });
+
+  it('finds by prefix and tolerates a typo, and returns nothing for unrelated words', () => {
+    expect(search.search('transp', { limit: 5 }).hits.map((h) => h.id)).toContain('transport-choice');
+    expect(search.search('bearr', { limit: 5 }).hits.map((h) => h.id)).toContain('TLS-001');
+    expect(search.search('zzzzqqq', { limit: 5 }).total).toBe(0);
+  });
+});

@@ -1,0 +1,127 @@
+import { createPublicKey, verify as nodeVerify } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../../src/signing/canonical.js';
+import { unsignedView } from '../../../src/signing/format.js';
+import { signOutput } from '../../../src/signing/sign-output.js';
+import { verifyOutput } from '../../../src/signing/verify.js';
+import { opensslSha256, opensslVerify } from '../../helpers/openssl.js';
+import { testFooter, testSigner } from '../../helpers/signer.js';
+
+const signer = testSigner();
+const footer = testFooter(signer);
+const body = {
+  tool: 'doctrine_evaluate',
+  input_hash: 'sha256:' + '01'.repeat(32),
+  ok: true,
+  result: { findings: [{ rule_id: 'AUTH-001', status: 'fail', note: 'unicode ü € 😀', n: 1.5 }], summary: { fail: 1 } },
+};
+const signed = signOutput(body, footer, signer);
+
+function nodeVerifies(spki: string, message: string, sig: string): boolean {
+  const key = createPublicKey({ key: Buffer.from(spki, 'base64'), format: 'der', type: 'spki' });
+  return nodeVerify(null, Buffer.from(message, 'utf8'), key, Buffer.from(sig.replace(/^ed25519:/, ''), 'base64'));
+}
+
+describe('signed outputs', () => {
+  it('binds everything but the two output fields into output_hash, and text is exactly JCS(structuredContent)', () => {
+    const s = signed.structured;
+    expect(s.footer.output_hash).toBe(opensslSha256(canonicalJson(unsignedView(s as unknown as Record<string, unknown>))));
+    expect(signed.text).toBe(canonicalJson(s));
+    expect(JSON.stringify(s)).toBe(signed.text);
+    expect(s.footer.doctrine_public_key).toMatch(/^[A-Za-z0-9+/]{59}=$/);
+    expect(Buffer.from(s.footer.doctrine_public_key, 'base64')).toHaveLength(44);
+    expect(Buffer.from(s.footer.output_signature.slice(8), 'base64')).toHaveLength(64);
+  });
+
+  it('is accepted by node:crypto, @noble/ed25519 and the OpenSSL CLI alike', () => {
+    const f = signed.structured.footer;
+    expect(nodeVerifies(f.doctrine_public_key, f.doctrine_hash, f.doctrine_signature)).toBe(true);
+    expect(nodeVerifies(f.doctrine_public_key, f.output_hash, f.output_signature)).toBe(true);
+    expect(opensslVerify(f.doctrine_public_key, f.doctrine_hash, f.doctrine_signature)).toBe(true);
+    expect(opensslVerify(f.doctrine_public_key, f.output_hash, f.output_signature)).toBe(true);
+    const report = verifyOutput(signed.structured); // portable: @noble/ed25519
+    expect(report.valid).toBe(true);
+    expect(report.reasons).toEqual([]);
+    expect(report.checks.output_signature_valid && report.checks.doctrine_signature_valid).toBe(true);
+  });
+
+  it('is deterministic: same body, doctrine and key give the same bytes', () => {
+    expect(signOutput(structuredClone(body), footer, signer).text).toBe(signed.text);
+    const reordered = { result: body.result, ok: true, input_hash: body.input_hash, tool: body.tool };
+    expect(signOutput(reordered, footer, signer).text).toBe(signed.text);
+  });
+
+  it('detects a flip of any single byte of the signed text', () => {
+    const text = signed.text;
+    let undetected = 0;
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      const flipped = text.slice(0, i) + String.fromCharCode(code ^ 0x01) + text.slice(i + 1);
+      const report = verifyOutput(flipped);
+      if (report.valid) undetected++;
+    }
+    expect(undetected).toBe(0);
+  });
+
+  it('detects a flip of any bit of either signature, with all three verifiers', () => {
+    const f = signed.structured.footer;
+    for (const field of ['output_signature', 'doctrine_signature'] as const) {
+      const raw = Buffer.from(f[field].slice(8), 'base64');
+      for (let i = 0; i < raw.length; i++) {
+        const bad = Buffer.from(raw);
+        bad[i]! ^= 1 << (i % 8);
+        const sig = 'ed25519:' + bad.toString('base64');
+        const tampered = structuredClone(signed.structured);
+        tampered.footer[field] = sig;
+        expect(verifyOutput(tampered).valid).toBe(false);
+        const message = field === 'output_signature' ? f.output_hash : f.doctrine_hash;
+        expect(nodeVerifies(f.doctrine_public_key, message, sig)).toBe(false);
+        if (i % 16 === 0) expect(opensslVerify(f.doctrine_public_key, message, sig)).toBe(false);
+      }
+    }
+  });
+
+  it('explains why an output is invalid', () => {
+    const tampered = structuredClone(signed.structured) as unknown as { result: { summary: { fail: number } } };
+    tampered.result.summary.fail = 0;
+    const report = verifyOutput(tampered);
+    expect(report.valid).toBe(false);
+    expect(report.reasons.join(' ')).toMatch(/output_hash does not match/);
+
+    const otherKey = testSigner();
+    const resigned = signOutput(body, testFooter(otherKey), otherKey);
+    expect(verifyOutput(resigned.structured).valid).toBe(true);
+    const pinned = verifyOutput(resigned.structured, { expectedPublicKey: signer.publicKeySpki });
+    expect(pinned.valid).toBe(false);
+    expect(pinned.reasons).toContain('signed by a different key than the expected one');
+
+    // Swapping in another signer's key breaks both signatures.
+    const swapped = structuredClone(signed.structured);
+    swapped.footer.doctrine_public_key = otherKey.publicKeySpki;
+    expect(verifyOutput(swapped).checks.output_signature_valid).toBe(false);
+
+    expect(verifyOutput('not json').reasons).toEqual(['input is not JSON']);
+    expect(verifyOutput({ hello: 1 }).valid).toBe(false);
+    const wrongFormat = structuredClone(signed.structured);
+    wrongFormat.footer.signature_format = 'other/9';
+    expect(verifyOutput(wrongFormat).reasons[0]).toMatch(/unsupported signature_format/);
+  });
+
+  it('accepts a JSON-RPC response, a CallToolResult, the structuredContent or its text', () => {
+    const result = { content: [{ type: 'text', text: signed.text }], structuredContent: signed.structured, isError: false };
+    expect(verifyOutput({ jsonrpc: '2.0', id: 7, result }).valid).toBe(true);
+    expect(verifyOutput(result).valid).toBe(true);
+    expect(verifyOutput(JSON.stringify(result)).valid).toBe(true);
+    expect(verifyOutput({ content: result.content }).valid).toBe(true);
+    expect(verifyOutput(signed.text).valid).toBe(true);
+    const mismatch = { ...result, content: [{ type: 'text', text: signed.text.replace('AUTH-001', 'AUTH-002') }] };
+    const report = verifyOutput(mismatch);
+    expect(report.valid).toBe(false);
+    expect(report.checks.text_matches_structured_content).toBe(false);
+  });
+
+  it('never exposes the private key through the signer object', () => {
+    expect(JSON.stringify({ signer })).not.toMatch(/PRIVATE/);
+    expect(Object.keys(signer)).toEqual(['publicKeySpki']);
+  });
+});
