@@ -26,6 +26,8 @@ export interface HttpConfig {
   headersTimeoutMs: number;
   keepAliveTimeoutMs: number;
   shutdownTimeoutMs: number;
+  /** After SIGTERM, keep accepting (answering Connection: close) this long before closing the listener. */
+  shutdownDelayMs: number;
   redisUrl: string | null;
   metricsPort: number;
   metricsHost: string;
@@ -119,6 +121,7 @@ export function loadConfig(env: Env = process.env): Config {
       headersTimeoutMs: int(env, 'SIGNET_HEADERS_TIMEOUT_MS', 10_000, 1000, 600_000),
       keepAliveTimeoutMs: int(env, 'SIGNET_KEEP_ALIVE_TIMEOUT_MS', 65_000, 1000, 600_000),
       shutdownTimeoutMs: int(env, 'SIGNET_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+      shutdownDelayMs: int(env, 'SIGNET_SHUTDOWN_DELAY_MS', 1000, 0, 60_000),
       redisUrl: redis || null,
       metricsPort: int(env, 'SIGNET_METRICS_PORT', 0, 0, 65535),
       metricsHost: env['SIGNET_METRICS_HOST'] || '127.0.0.1',

@@ -102,6 +102,24 @@ export class ToolDispatcher {
     return this.#tools.has(name);
   }
 
+  /**
+   * The serialised result of an earlier identical call, or null. Never computes: the
+   * HTTP edge uses it to answer repeated calls without building an MCP server.
+   */
+  peekJson(name: string, rawArgs: unknown): string | null {
+    if (!this.#cache || !this.#tools.has(name)) return null;
+    let canonicalArgs: string;
+    try {
+      if (depthExceeds(rawArgs ?? {}, this.#options.maxArgumentDepth)) return null;
+      canonicalArgs = canonicalJson(rawArgs ?? {});
+    } catch {
+      return null;
+    }
+    if (canonicalArgs.length > MAX_CACHE_KEY) return null;
+    const hit = this.#cache.get(`${name}\u0000${canonicalArgs}`);
+    return hit ? this.#outcome(hit, true).json() : null;
+  }
+
   /** Throws SignetError('unknown_tool') for a name that is not a tool; everything else is a signed result. */
   call(name: string, rawArgs: unknown): CallOutcome {
     const tool = this.#tools.get(name);

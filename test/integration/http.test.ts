@@ -1,0 +1,269 @@
+import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../src/signing/canonical.js';
+import { unsignedView } from '../../src/signing/format.js';
+import { verifyOutput } from '../../src/signing/verify.js';
+import { connectStdio } from '../helpers/mcp-client.js';
+import { connectHttp, JSON_HEADERS, rawRequest, rpc, startHttpServer, type ServerProcess } from '../helpers/http-server.js';
+import { opensslSha256, opensslVerify } from '../helpers/openssl.js';
+import { DEFAULT_DOCTRINE, FACTS, ROOT } from '../helpers/paths.js';
+import { tempDir } from '../helpers/tmp-doctrine.js';
+
+const facts = (name: string) => JSON.parse(readFileSync(FACTS(name), 'utf8'));
+const call = (name: string, args: unknown, id: number | string = 1) => rpc('tools/call', { name, arguments: args }, id);
+
+function expectSignedAndValid(structured: Record<string, unknown>): void {
+  const footer = structured['footer'] as Record<string, string>;
+  expect(opensslSha256(canonicalJson(unsignedView(structured)))).toBe(footer['output_hash']);
+  expect(opensslVerify(footer['doctrine_public_key']!, footer['output_hash']!, footer['output_signature']!)).toBe(true);
+  expect(opensslVerify(footer['doctrine_public_key']!, footer['doctrine_hash']!, footer['doctrine_signature']!)).toBe(true);
+}
+
+describe('HTTP transport: MCP SDK client and raw fetch against the real server', () => {
+  const dataDir = tempDir('signet-http-');
+  let server: ServerProcess;
+  beforeAll(async () => {
+    server = await startHttpServer({ SIGNET_DATA_DIR: dataDir, SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE, SIGNET_RATE_LIMIT_PER_MINUTE: '1000' });
+  });
+  afterAll(async () => server?.stop());
+
+  it('serves initialize, tools/list and every tool to the SDK Streamable HTTP client, with verified footers', async () => {
+    const client = await connectHttp(server.url);
+    try {
+      expect(client.getServerVersion()?.name).toBe('signet');
+      const { tools } = await client.listTools();
+      expect(tools).toHaveLength(5);
+      const results = [
+        await client.callTool({ name: 'doctrine_info', arguments: {} }),
+        await client.callTool({ name: 'doctrine_search', arguments: { query: 'forwarded for', limit: 3 } }),
+        await client.callTool({ name: 'doctrine_get', arguments: { id: 'AUTH-001' } }),
+        await client.callTool({ name: 'doctrine_evaluate', arguments: { facts: facts('exposed') } }),
+        await client.callTool({ name: 'doctrine_evaluate', arguments: { facts: { transport: { kind: 'smoke-signals' } } } }),
+      ];
+      const verified = await client.callTool({ name: 'verify_output', arguments: { output: results[3] as Record<string, unknown> } });
+      for (const r of [...results, verified]) expectSignedAndValid(r.structuredContent as Record<string, unknown>);
+      expect(results[4]!.isError).toBe(true);
+      expect((verified.structuredContent as { result: { valid: boolean } }).result.valid).toBe(true);
+      const { resources } = await client.listResources();
+      const read = await client.readResource({ uri: resources[0]!.uri });
+      expect(read.contents[0]!['_meta']).toBeDefined();
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('returns the same bytes over HTTP (SDK path and cached path) as over stdio', async () => {
+    const args = { facts: facts('hardened') };
+    const first = await rawRequest(server.url, { headers: JSON_HEADERS, body: call('doctrine_evaluate', args, 42) });
+    const second = await rawRequest(server.url, { headers: JSON_HEADERS, body: call('doctrine_evaluate', args, 42) });
+    expect(first.status).toBe(200);
+    expect(second.body).toBe(first.body);
+    const stdio = await connectStdio({ SIGNET_DATA_DIR: dataDir, SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE });
+    try {
+      const viaStdio = await stdio.client.callTool({ name: 'doctrine_evaluate', arguments: args });
+      expect(JSON.stringify(first.json().result)).toBe(JSON.stringify(viaStdio));
+    } finally {
+      await stdio.close();
+    }
+    // A server without the cache answers every call through the SDK: same bytes again.
+    const uncached = await startHttpServer({ SIGNET_DATA_DIR: dataDir, SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE, SIGNET_CACHE_ENTRIES: '0' });
+    try {
+      const third = await rawRequest(uncached.url, { headers: JSON_HEADERS, body: call('doctrine_evaluate', args, 42) });
+      expect(third.body).toBe(first.body);
+    } finally {
+      await uncached.stop();
+    }
+  });
+
+  it('serves clients whose Accept header lacks text/event-stream, or that send none', async () => {
+    for (const accept of ['application/json', '*/*', undefined]) {
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (accept) headers['accept'] = accept;
+      const r = await rawRequest(server.url, { headers, body: rpc('tools/list') });
+      expect(r.status).toBe(200);
+      expect(r.json().result.tools).toHaveLength(5);
+    }
+    const html = await rawRequest(server.url, { headers: { 'content-type': 'application/json', accept: 'text/html' }, body: rpc('ping') });
+    expect(html.status).toBe(406);
+  });
+
+  it('answers every kind of bad input with the right status and a JSON-RPC error, and keeps serving', async () => {
+    const cases: [string, Parameters<typeof rawRequest>[1], number, number | null][] = [
+      ['malformed JSON', { headers: JSON_HEADERS, body: '{"jsonrpc": "2.0", "id": 1, "method": ' }, 400, -32700],
+      ['empty body', { headers: JSON_HEADERS, body: '' }, 400, -32700],
+      ['empty batch', { headers: JSON_HEADERS, body: '[]' }, 400, -32600],
+      ['not a JSON-RPC message', { headers: JSON_HEADERS, body: '{"hello":"world"}' }, 400, -32700],
+      ['wrong content type', { headers: { ...JSON_HEADERS, 'content-type': 'text/plain' }, body: rpc('ping') }, 415, -32000],
+      ['form content type', { headers: { ...JSON_HEADERS, 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' }, 415, -32000],
+      ['unknown protocol version', { headers: { ...JSON_HEADERS, 'mcp-protocol-version': '1999-01-01' }, body: rpc('ping') }, 400, -32000],
+      ['foreign Origin', { headers: { ...JSON_HEADERS, origin: 'http://evil.example' }, body: rpc('ping') }, 403, -32000],
+      ['foreign Host', { headers: { ...JSON_HEADERS, host: 'evil.example:80' }, body: rpc('ping') }, 403, -32000],
+      ['body over the limit (Content-Length)', { headers: JSON_HEADERS, body: 'x'.repeat(1024 * 1024 + 1) }, 413, -32000],
+      ['body over the limit (chunked)', { headers: JSON_HEADERS, body: '['.repeat(2 * 1024 * 1024), chunked: true }, 413, -32000],
+      ['GET', { method: 'GET', headers: { accept: 'text/event-stream' } }, 405, -32000],
+      ['DELETE', { method: 'DELETE' }, 405, -32000],
+      ['unknown method', { headers: JSON_HEADERS, body: rpc('tools/destroy') }, 200, -32601],
+      ['unknown tool', { headers: JSON_HEADERS, body: call('format_disk', {}) }, 200, -32602],
+    ];
+    for (const [name, opts, status, code] of cases) {
+      const r = await rawRequest(server.url, opts);
+      expect(r.status, name).toBe(status);
+      const body = r.json();
+      expect(body.jsonrpc, name).toBe('2.0');
+      expect(body.error?.code, name).toBe(code);
+      expect(body.error.message, name).not.toMatch(/at .*\.js:\d+|\/work\/|node_modules/);
+      if (status === 405) expect(r.headers['allow']).toBe('POST');
+    }
+    const ok = await rawRequest(server.url, { headers: JSON_HEADERS, body: rpc('ping', undefined, 'after-bad-input') });
+    expect(ok.json()).toEqual({ result: {}, jsonrpc: '2.0', id: 'after-bad-input' });
+  });
+
+  it('answers /healthz and /readyz cheaply, outside the rate limit', async () => {
+    const h = await rawRequest(server.url.replace('/mcp', '/healthz'), { method: 'GET' });
+    expect(h.status).toBe(200);
+    const r = await rawRequest(server.url.replace('/mcp', '/readyz'), { method: 'GET' });
+    expect(r.json()).toMatchObject({ status: 'ready' });
+    expect((await rawRequest(server.url.replace('/mcp', '/nope'), { method: 'GET' })).status).toBe(404);
+  });
+
+  it('passes the official MCP conformance scenarios', async () => {
+    const url = `http://localhost:${server.port}/mcp`;
+    for (const scenario of ['server-initialize', 'ping', 'tools-list', 'resources-list', 'dns-rebinding-protection']) {
+      const child = spawn(process.execPath, [`${ROOT}node_modules/@modelcontextprotocol/conformance/dist/index.js`, 'server', '--url', url, '--scenario', scenario], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c));
+      child.stderr.on('data', (c: Buffer) => (out += c));
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      expect(out, scenario).toMatch(/0 failed/);
+      expect(code, `${scenario}\n${out}`).toBe(0);
+    }
+  });
+});
+
+describe('HTTP rate limit and client IP', () => {
+  const dataDir = tempDir('signet-http-rl-');
+  let server: ServerProcess;
+  beforeAll(async () => {
+    server = await startHttpServer({
+      SIGNET_DATA_DIR: dataDir,
+      SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE,
+      SIGNET_TRUSTED_PROXIES: '127.0.0.9/32',
+    }, ['--host', '0.0.0.0']);
+  });
+  afterAll(async () => server?.stop());
+
+  const from = (localAddress: string, body: string, headers: Record<string, string> = {}) =>
+    rawRequest(server.url, { headers: { ...JSON_HEADERS, ...headers }, body, localAddress });
+
+  it('allows 60 tools/call per minute per client IP, answers the 61st with 429, leaves other IPs alone', async () => {
+    for (let i = 1; i <= 60; i++) {
+      const r = await from('127.0.0.2', call('doctrine_info', {}, i));
+      expect(r.status, `call ${i}`).toBe(200);
+      expect(r.headers['ratelimit-policy']).toBe('"calls";q=60;w=60');
+      expect(r.headers['ratelimit']).toMatch(new RegExp(`^"calls";r=${60 - i};t=\\d+$`));
+    }
+    const limited = await from('127.0.0.2', call('doctrine_info', {}, 'call-61'));
+    expect(limited.status).toBe(429);
+    const retry = Number(limited.headers['retry-after']);
+    expect(Number.isInteger(retry) && retry >= 1 && retry <= 60).toBe(true);
+    expect(limited.headers['ratelimit']).toMatch(/^"calls";r=0;t=\d+$/);
+    expect(limited.json()).toMatchObject({ jsonrpc: '2.0', id: 'call-61', error: { code: -32000, data: { retry_after: retry } } });
+    expect(limited.json().error.message).toMatch(/Rate limit exceeded/);
+
+    // Cheap methods have their own, looser budget; another client IP has its own calls.
+    expect((await from('127.0.0.2', rpc('tools/list'))).status).toBe(200);
+    expect((await from('127.0.0.4', call('doctrine_info', {}))).status).toBe(200);
+    // A batch is charged one point per tools/call in it.
+    const batch = JSON.stringify([JSON.parse(call('doctrine_info', {}, 1)), JSON.parse(call('doctrine_info', {}, 2))]);
+    const b = await from('127.0.0.5', batch);
+    expect(b.status).toBe(200);
+    expect(b.headers['ratelimit']).toMatch(/^"calls";r=58;/);
+  });
+
+  it('ignores X-Forwarded-For and X-Real-IP from an untrusted peer', async () => {
+    for (let i = 0; i < 60; i++) {
+      const r = await from('127.0.0.6', call('doctrine_info', {}, i), { 'x-forwarded-for': `10.0.${i}.1`, 'x-real-ip': `10.1.${i}.1` });
+      expect(r.status).toBe(200);
+    }
+    expect((await from('127.0.0.6', call('doctrine_info', {}), { 'x-forwarded-for': '10.77.0.1' })).status).toBe(429);
+  });
+
+  it('honours X-Forwarded-For from a trusted proxy, right-most untrusted hop, so clients cannot choose a bucket', async () => {
+    for (let i = 0; i < 60; i++) {
+      expect((await from('127.0.0.9', call('doctrine_info', {}, i), { 'x-forwarded-for': '203.0.113.7' })).status).toBe(200);
+    }
+    expect((await from('127.0.0.9', call('doctrine_info', {}), { 'x-forwarded-for': '203.0.113.7' })).status).toBe(429);
+    // A client prepending its own value does not escape: the proxy's hop is the right-most.
+    expect((await from('127.0.0.9', call('doctrine_info', {}), { 'x-forwarded-for': '1.2.3.4, 203.0.113.7' })).status).toBe(429);
+    // Another real client behind the same proxy has its own bucket, IPv4-mapped or not.
+    expect((await from('127.0.0.9', call('doctrine_info', {}), { 'x-forwarded-for': '::ffff:203.0.113.8' })).status).toBe(200);
+    expect((await from('127.0.0.9', call('doctrine_info', {}), { 'x-forwarded-for': '2001:db8::1' })).status).toBe(200);
+    await server.waitForLog((l) => l['client_ip'] === '203.0.113.8');
+    await server.waitForLog((l) => l['client_ip'] === '2001:db8::1');
+    const lines = server.logLines().filter((l) => l['msg'] === 'mcp request');
+    expect(lines.some((l) => String(l['client_ip']).startsWith('10.') || l['client_ip'] === '1.2.3.4')).toBe(false);
+  });
+});
+
+describe('HTTP lifecycle', () => {
+  it('drains on SIGTERM: requests in flight complete, new connections are refused, exit code 0', async () => {
+    const server = await startHttpServer({ SIGNET_DATA_DIR: tempDir('signet-http-term-'), SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE, SIGNET_RATE_LIMIT_PER_MINUTE: '0', SIGNET_SHUTDOWN_DELAY_MS: '1000' });
+    // Slow clients: headers and half a body sent before SIGTERM, the rest after.
+    const body = call('doctrine_evaluate', { facts: facts('exposed') }, 'slow');
+    const slow = Array.from({ length: 5 }, () => {
+      return new Promise<string>((resolve, reject) => {
+        const socket = connect(server.port, '127.0.0.1', () => {
+          socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`);
+          socket.write(body.slice(0, 40));
+          // The rest arrives after the listener has closed (SIGTERM at 300 ms + 1000 ms delay).
+          setTimeout(() => socket.write(body.slice(40)), 1600);
+        });
+        let data = '';
+        socket.on('data', (c) => (data += c));
+        socket.on('end', () => resolve(data));
+        socket.on('error', reject);
+      });
+    });
+    const fast = Array.from({ length: 40 }, (_, i) => rawRequest(server.url, { headers: JSON_HEADERS, body: call('doctrine_search', { query: `rule ${i}` }, i) }));
+    await new Promise((r) => setTimeout(r, 300));
+    server.proc.kill('SIGTERM');
+    // Requests arriving during the drain delay are still served, and told to close.
+    await new Promise((r) => setTimeout(r, 100));
+    const late = await rawRequest(server.url, { headers: JSON_HEADERS, body: rpc('ping', undefined, 'late') });
+    expect(late.status).toBe(200);
+    expect(late.headers['connection']).toBe('close');
+    expect((await rawRequest(server.url.replace('/mcp', '/readyz'), { method: 'GET' })).status).toBe(503);
+    const responses = await Promise.all(slow);
+    for (const r of responses) {
+      expect(r).toMatch(/^HTTP\/1\.1 200 OK/);
+      const json = JSON.parse(r.slice(r.indexOf('\r\n\r\n') + 4));
+      expect(verifyOutput(json).valid).toBe(true);
+    }
+    for (const r of await Promise.all(fast)) expect(r.status).toBe(200);
+    expect(await server.exit).toBe(0);
+    expect(server.logs()).toMatch(/http server draining/);
+    await expect(rawRequest(server.url, { headers: JSON_HEADERS, body: rpc('ping') })).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  it('drops a client that never finishes its headers', async () => {
+    const server = await startHttpServer({ SIGNET_DATA_DIR: tempDir('signet-http-slow-'), SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE, SIGNET_HEADERS_TIMEOUT_MS: '1000', SIGNET_REQUEST_TIMEOUT_MS: '2000' });
+    try {
+      const started = Date.now();
+      const closed = await new Promise<string>((resolve) => {
+        const socket = connect(server.port, '127.0.0.1', () => socket.write('POST /mcp HTTP/1.1\r\nHost: x\r\n'));
+        let data = '';
+        socket.on('data', (c) => (data += c));
+        socket.on('close', () => resolve(data));
+      });
+      expect(closed).toMatch(/^HTTP\/1\.1 408|^$/);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect((await rawRequest(server.url, { headers: JSON_HEADERS, body: rpc('ping') })).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+  });
+});

@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { SignetError } from '../../../src/errors.js';
+import { verifyOutput } from '../../../src/signing/verify.js';
+import { canonicalJson } from '../../../src/signing/canonical.js';
+import { opensslSha256 } from '../../helpers/openssl.js';
+import { testContext } from '../../helpers/context.js';
+
+const ctx = testContext();
+const call = (name: string, args: unknown) => ctx.tools.call(name, args).result;
+type Structured = { ok: boolean; tool: string; input_hash: string | null; result?: any; error?: { code: string; message: string; details: { where?: string; message: string }[] } };
+const sc = (r: { structuredContent: unknown }) => r.structuredContent as Structured;
+
+describe('tool dispatch', () => {
+  it('lists five read-only tools, each with input and output schemas', () => {
+    expect(ctx.tools.toolList.map((t) => t.name)).toEqual(['doctrine_info', 'doctrine_search', 'doctrine_get', 'doctrine_evaluate', 'verify_output']);
+    for (const t of ctx.tools.toolList) {
+      expect(t).toMatchObject({ inputSchema: { type: 'object' }, outputSchema: { type: 'object' }, annotations: { readOnlyHint: true, idempotentHint: true } });
+      expect(String(t['description']).length).toBeGreaterThan(80);
+    }
+  });
+
+  it('signs successes and binds the arguments through input_hash', () => {
+    const args = { query: 'tls', limit: 2 };
+    const r = call('doctrine_search', args);
+    expect(r.isError).toBe(false);
+    expect(sc(r)).toMatchObject({ ok: true, tool: 'doctrine_search', result: { query: 'tls' } });
+    expect(sc(r).input_hash).toBe(opensslSha256(canonicalJson(args)));
+    expect(r.content).toEqual([{ type: 'text', text: canonicalJson(r.structuredContent) }]);
+    expect(verifyOutput(r).valid).toBe(true);
+  });
+
+  it('signs invalid-argument errors too, with details naming the field', () => {
+    for (const [name, args, where] of [
+      ['doctrine_search', { query: '' }, 'arguments.query'],
+      ['doctrine_search', { query: 'x', limit: 500 }, 'arguments.limit'],
+      ['doctrine_search', { query: 'x', colour: 'red' }, 'arguments'],
+      ['doctrine_get', {}, 'arguments'],
+      ['doctrine_evaluate', { facts: { transport: { kind: 'pigeon' } } }, 'arguments.facts.transport.kind'],
+      ['doctrine_evaluate', { facts: 'all good' }, 'arguments.facts'],
+      ['doctrine_info', { verbose: true }, 'arguments'],
+    ] as const) {
+      const r = call(name, args);
+      expect(r.isError).toBe(true);
+      expect(sc(r).error?.code).toBe('invalid_arguments');
+      expect(sc(r).error?.details.map((d) => d.where)).toContain(where);
+      expect(verifyOutput(r).valid).toBe(true);
+    }
+  });
+
+  it('refuses unknown tools as a protocol error, not a tool result', () => {
+    expect(() => ctx.tools.call('rm_rf', {})).toThrow(SignetError);
+  });
+
+  it('handles huge, deeply nested and non-JSON arguments with signed errors', () => {
+    let deep: unknown = { leaf: true };
+    for (let i = 0; i < 10_000; i++) deep = { n: deep };
+    const tooDeep = call('doctrine_evaluate', { facts: deep });
+    expect(sc(tooDeep).error?.code).toBe('input_too_deep');
+    expect(sc(tooDeep).input_hash).toBeNull();
+    expect(verifyOutput(tooDeep).valid).toBe(true);
+
+    const huge = call('doctrine_search', { query: 'x'.repeat(300 * 1024) });
+    expect(sc(huge).error?.code).toBe('input_too_large');
+    expect(sc(huge).input_hash).toMatch(/^sha256:/);
+    expect(huge.content[0]!.text.length).toBeLessThan(4000); // the error never echoes the input
+
+    const surrogate = call('doctrine_search', { query: 'a\ud800' });
+    expect(sc(surrogate).error?.code).toBe('invalid_arguments');
+  });
+
+  it('gets documents and rules, refuses path-like ids and suggests close matches', () => {
+    expect(sc(call('doctrine_get', { id: 'TLS-001' })).result).toMatchObject({ kind: 'rule', id: 'TLS-001', rule: { severity: 'high' } });
+    expect(sc(call('doctrine_get', { id: 'tls-basics' })).result).toMatchObject({ kind: 'document', uri: 'doctrine://documents/tls-basics' });
+    for (const id of ['../doctrine.json', 'documents/tls-basics', '..', '/etc/passwd', 'a\\b', 'tls-basics.md', '%2e%2e']) {
+      expect(sc(call('doctrine_get', { id })).error?.code).toBe('invalid_id');
+    }
+    const missing = sc(call('doctrine_get', { id: 'TLS-009' }));
+    expect(missing.error?.code).toBe('not_found');
+    expect(missing.error?.message).toMatch(/Close matches: .*TLS-00/);
+  });
+
+  it('reports doctrine info with the same doctrine fields as the footer', () => {
+    const r = sc(call('doctrine_info', {}));
+    expect(r.result).toMatchObject({
+      name: 'mini',
+      version: '0.0.1',
+      document_count: 2,
+      rule_count: 3,
+      doctrine_hash: ctx.footer.doctrine_hash,
+      doctrine_public_key: ctx.signer.publicKeySpki,
+      rules_by_severity: { critical: 0, high: 1, medium: 1, low: 1 },
+    });
+  });
+
+  it('verify_output says valid for its own outputs and explains tampering', () => {
+    const original = call('doctrine_evaluate', { facts: { transport: { kind: 'http' }, tls: { enabled: false } } });
+    const ok = sc(call('verify_output', { output: original }));
+    expect(ok.result).toMatchObject({ valid: true, signed_by_this_server: true, reasons: [] });
+    const text = original.content[0]!.text.replace('"fail"', '"pass"');
+    const bad = sc(call('verify_output', { output: text }));
+    expect(bad.result.valid).toBe(false);
+    expect(bad.result.reasons.join()).toMatch(/output_hash does not match/);
+    const pinned = sc(call('verify_output', { output: original, expected_doctrine_hash: 'sha256:' + '0'.repeat(64) }));
+    expect(pinned.result).toMatchObject({ valid: false, signed_by_this_server: false });
+  });
+
+  it('serves repeated identical calls from the cache with identical bytes', () => {
+    const a = ctx.tools.call('doctrine_evaluate', { facts: { tls: { enabled: true, min_version: '1.3' } } });
+    const b = ctx.tools.call('doctrine_evaluate', { facts: { tls: { min_version: '1.3', enabled: true } } });
+    expect(b.cached).toBe(true);
+    expect(b.json()).toBe(a.json());
+    const uncached = testContext({ SIGNET_CACHE_ENTRIES: '0' });
+    const c = uncached.tools.call('doctrine_info', {});
+    expect(uncached.tools.call('doctrine_info', {}).cached).toBe(false);
+    expect(c.cached).toBe(false);
+  });
+});
