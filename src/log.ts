@@ -29,8 +29,17 @@ export const REDACT_PATHS = [
   '*.token',
 ];
 
-export function createLogger(level: LogLevel, destination: number | NodeJS.WritableStream = 2): Logger {
-  const dest = typeof destination === 'number' ? pino.destination({ fd: destination, sync: true }) : destination;
+/**
+ * `buffered`: for HTTP mode, where one line per request is written. Lines are batched
+ * (4 KiB or 100 ms) instead of one write(2) per line; flushLogs() empties the buffer
+ * before exit. stdio mode writes synchronously: few lines, and none may be lost.
+ */
+export function createLogger(level: LogLevel, options: { buffered?: boolean; destination?: NodeJS.WritableStream } = {}): Logger {
+  const dest = options.destination ?? pino.destination({ fd: 2, sync: !options.buffered, minLength: options.buffered ? 4096 : 0 });
+  if (options.buffered) {
+    const timer = setInterval(() => (dest as { flush?: () => void }).flush?.(), 100);
+    timer.unref();
+  }
   return pino(
     {
       level,
@@ -42,4 +51,13 @@ export function createLogger(level: LogLevel, destination: number | NodeJS.Writa
     },
     dest,
   );
+}
+
+/** Writes out buffered log lines (before exit). */
+export function flushLogs(log: Logger): void {
+  try {
+    log.flush();
+  } catch {
+    /* nothing left to write to */
+  }
 }

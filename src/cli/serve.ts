@@ -16,7 +16,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   if (options.port) env['SIGNET_HTTP_PORT'] = options.port;
   if (options.doctrine) env['SIGNET_DOCTRINE_DIR'] = options.doctrine;
   const config: Config = loadConfig(env);
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, { buffered: config.transport === 'http' });
   const ctx = createContext(config, log);
   if (config.transport === 'http') {
     const { runHttp } = await import('../transports/http/run.js');

@@ -13,10 +13,14 @@ export interface Finding {
   /** For not_applicable: why (missing facts, or the rule's `when` did not hold). */
   reason: string | null;
   missing_facts: string[];
-  rationale: string;
-  remediation: string;
+  /** Present on failed findings, or on every finding with detail "full". */
+  rationale?: string;
+  remediation?: string;
   references: string[];
 }
+
+/** "failures": rationale and remediation only where a rule failed (compact); "full": on every finding. */
+export type Detail = 'failures' | 'full';
 
 export interface Evaluation {
   findings: Finding[];
@@ -33,9 +37,13 @@ export interface Evaluation {
   };
 }
 
+const splitPaths = new Map<string, string[]>();
+
 function hasFact(facts: Record<string, unknown>, path: string): boolean {
+  let parts = splitPaths.get(path);
+  if (!parts) splitPaths.set(path, (parts = path.split('.')));
   let node: unknown = facts;
-  for (const part of path.split('.')) {
+  for (const part of parts) {
     if (node === null || typeof node !== 'object' || Array.isArray(node) || !Object.hasOwn(node, part)) return false;
     node = (node as Record<string, unknown>)[part];
   }
@@ -53,7 +61,7 @@ function evaluateRule(rule: Rule, facts: Record<string, unknown>): Pick<Finding,
 }
 
 /** Validates facts against the doctrine's schema, then evaluates every rule, in rule id order. */
-export function evaluateFacts(doctrine: Doctrine, facts: unknown, options: { validated?: boolean } = {}): Evaluation {
+export function evaluateFacts(doctrine: Doctrine, facts: unknown, options: { validated?: boolean; detail?: Detail } = {}): Evaluation {
   if (!options.validated && !doctrine.validateFacts(facts)) {
     const errors = (doctrine.validateFacts.errors ?? []).slice(0, 20);
     throw new SignetError(
@@ -66,16 +74,16 @@ export function evaluateFacts(doctrine: Doctrine, facts: unknown, options: { val
     );
   }
   const f = facts as Record<string, unknown>;
-  const findings: Finding[] = doctrine.rules.map((rule) => ({
-    rule_id: rule.id,
-    title: rule.title,
-    category: rule.category,
-    severity: rule.severity,
-    ...evaluateRule(rule, f),
-    rationale: rule.rationale,
-    remediation: rule.remediation,
-    references: rule.references,
-  }));
+  const full = options.detail === 'full';
+  const findings: Finding[] = doctrine.rules.map((rule) => {
+    const outcome = evaluateRule(rule, f);
+    const finding: Finding = { rule_id: rule.id, title: rule.title, category: rule.category, severity: rule.severity, ...outcome, references: rule.references };
+    if (full || outcome.status === 'fail') {
+      finding.rationale = rule.rationale;
+      finding.remediation = rule.remediation;
+    }
+    return finding;
+  });
   const failed_by_severity = { critical: 0, high: 0, medium: 0, low: 0 } as Record<Severity, number>;
   let pass = 0;
   let fail = 0;

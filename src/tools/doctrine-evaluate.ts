@@ -1,8 +1,9 @@
-import { evaluateFacts } from '../doctrine/evaluate.js';
+import { evaluateFacts, type Detail } from '../doctrine/evaluate.js';
 import type { ToolDefinition } from './types.js';
 
 interface Input {
   facts: Record<string, unknown>;
+  detail?: Detail;
 }
 
 /** The doctrine's facts schema, embeddable as a subschema (no `$schema` below the root). */
@@ -15,11 +16,18 @@ export const doctrineEvaluate: ToolDefinition<Input> = {
   name: 'doctrine_evaluate',
   title: 'Evaluate a deployment against the doctrine',
   description:
-    'Check facts about one deployment (the shape is in inputSchema.properties.facts; every fact is optional) against every rule of the doctrine. Returns one finding per rule, in rule id order: pass, fail, or not_applicable (with the missing facts or the unmet condition), with severity, rationale, remediation and references, plus a summary with counts and the failed rule ids, most severe first. Deterministic: the same facts always give the same signed output. Provide as many facts as you know; unknown facts make rules not_applicable rather than failing.',
+    'Check facts about one deployment (the shape is in inputSchema.properties.facts; every fact is optional) against every rule of the doctrine. Returns one finding per rule, in rule id order: pass, fail, or not_applicable (with the missing facts or the unmet condition), with severity and references; failed findings also carry the rationale and the remediation (detail "full" adds them to every finding). A summary gives counts and the failed rule ids, most severe first. Deterministic: the same facts always give the same signed output. Provide as many facts as you know; unknown facts make rules not_applicable rather than failing.',
   inputSchema: (doctrine) => ({
     type: 'object',
     required: ['facts'],
-    properties: { facts: factsSubschema(doctrine.meta.facts_schema) },
+    properties: {
+      facts: factsSubschema(doctrine.meta.facts_schema),
+      detail: {
+        enum: ['failures', 'full'],
+        default: 'failures',
+        description: 'Where rationale and remediation appear: "failures" (default, compact) or "full" (every finding).',
+      },
+    },
     additionalProperties: false,
   }),
   resultSchema: {
@@ -30,7 +38,7 @@ export const doctrineEvaluate: ToolDefinition<Input> = {
         type: 'array',
         items: {
           type: 'object',
-          required: ['rule_id', 'title', 'severity', 'status', 'rationale', 'remediation', 'references'],
+          required: ['rule_id', 'title', 'severity', 'status', 'references'],
           properties: {
             rule_id: { type: 'string' },
             title: { type: 'string' },
@@ -62,6 +70,6 @@ export const doctrineEvaluate: ToolDefinition<Input> = {
   },
   run(ctx, input) {
     // The dispatcher already validated the facts against inputSchema (which embeds facts_schema).
-    return evaluateFacts(ctx.doctrine, input.facts, { validated: true });
+    return evaluateFacts(ctx.doctrine, input.facts, { validated: true, detail: input.detail ?? 'failures' });
   },
 };

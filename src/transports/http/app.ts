@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { BlockList } from 'node:net';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono, type Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { AppContext } from '../../context.js';
 import { clientIp, isTrusted } from './client-ip.js';
 import { countToolCalls, errorResponse, idOf, INVALID_REQUEST, PARSE_ERROR, SERVER_ERROR } from './jsonrpc.js';
 import { handleMcpPost } from './mcp-handler.js';
+import { header, readBody } from './node-request.js';
 import { checkOrigin, type OriginPolicy } from './origin.js';
 import { charge, type Policy } from './rate-limit.js';
 
@@ -112,16 +112,15 @@ export function createHttpApp(ctx: AppContext, options: HttpAppOptions): Hono<En
     const start = performance.now();
     const peerAddr = peer(c);
     const fromProxy = options.anyTrustedProxy && isTrusted(options.trustedProxies, peerAddr);
-    const rid = c.req.header('x-request-id');
+    const rid = header(c, 'x-request-id');
     c.set('requestId', fromProxy && rid && REQUEST_ID.test(rid) ? rid : randomUUID());
-    c.set('clientIp', clientIp(peerAddr, c.req.header('x-forwarded-for'), options.trustedProxies, options.anyTrustedProxy));
-    const kid = c.req.header('x-signet-key-id');
+    c.set('clientIp', clientIp(peerAddr, header(c, 'x-forwarded-for'), options.trustedProxies, options.anyTrustedProxy));
+    const kid = header(c, 'x-signet-key-id');
     c.set('keyId', fromProxy && kid && KEY_ID.test(kid) ? kid : null);
     c.set('rpcMethod', null);
     c.set('tool', null);
     c.set('cached', false);
     await next();
-    c.res.headers.set('X-Request-Id', c.get('requestId'));
     options.onRequest?.({
       requestId: c.get('requestId'),
       clientIp: c.get('clientIp'),
@@ -135,40 +134,44 @@ export function createHttpApp(ctx: AppContext, options: HttpAppOptions): Hono<En
     });
   });
 
+  // Every /mcp response carries X-Request-Id, set where the Response is built: headers
+  // added afterwards would force a WHATWG Headers object onto the hot path.
+  const rid = (c: Context<Env>, extra: Record<string, string> = {}) => ({ 'X-Request-Id': c.get('requestId'), ...extra });
+
   app.on(['GET', 'DELETE', 'PUT', 'PATCH'], '/mcp', (c) =>
-    errorResponse(405, null, SERVER_ERROR, 'Method not allowed: this server is stateless and answers POST /mcp only (no SSE stream, no sessions).', ALLOW),
+    errorResponse(405, null, SERVER_ERROR, 'Method not allowed: this server is stateless and answers POST /mcp only (no SSE stream, no sessions).', rid(c, ALLOW)),
   );
 
   app.post(
     '/mcp',
     async (c, next) => {
-      const refusal = checkOrigin(options.originPolicy(), c.req.header('host') ?? null, c.req.header('origin') ?? null);
-      if (refusal) return errorResponse(403, null, SERVER_ERROR, `Forbidden: ${refusal}`);
-      if (!isJsonContentType(c.req.header('content-type') ?? null)) {
-        return errorResponse(415, null, SERVER_ERROR, 'Unsupported Media Type: Content-Type must be application/json');
+      const refusal = checkOrigin(options.originPolicy(), header(c, 'host') ?? null, header(c, 'origin') ?? null);
+      if (refusal) return errorResponse(403, null, SERVER_ERROR, `Forbidden: ${refusal}`, rid(c));
+      if (!isJsonContentType(header(c, 'content-type') ?? null)) {
+        return errorResponse(415, null, SERVER_ERROR, 'Unsupported Media Type: Content-Type must be application/json', rid(c));
       }
-      if (!acceptsJson(c.req.header('accept') ?? null)) {
-        return errorResponse(406, null, SERVER_ERROR, 'Not Acceptable: this server answers with application/json');
+      if (!acceptsJson(header(c, 'accept') ?? null)) {
+        return errorResponse(406, null, SERVER_ERROR, 'Not Acceptable: this server answers with application/json', rid(c));
       }
-      const version = c.req.header('mcp-protocol-version');
+      const version = header(c, 'mcp-protocol-version');
       if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-        return errorResponse(400, null, SERVER_ERROR, `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version.slice(0, 40))} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
+        return errorResponse(400, null, SERVER_ERROR, `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version.slice(0, 40))} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`, rid(c));
       }
       return next();
     },
-    bodyLimit({
-      maxSize: options.maxBodyBytes,
-      onError: () => errorResponse(413, null, SERVER_ERROR, `Payload Too Large: the request body must not exceed ${options.maxBodyBytes} bytes`),
-    }),
     async (c) => {
+      const body = await readBody(c, options.maxBodyBytes);
+      if (!body.ok) {
+        return errorResponse(413, null, SERVER_ERROR, `Payload Too Large: the request body must not exceed ${options.maxBodyBytes} bytes`, rid(c, { Connection: 'close' }));
+      }
       let payload: unknown;
       try {
-        payload = JSON.parse(await c.req.text());
+        payload = JSON.parse(body.text);
       } catch {
-        return errorResponse(400, null, PARSE_ERROR, 'Parse error: the body is not valid JSON');
+        return errorResponse(400, null, PARSE_ERROR, 'Parse error: the body is not valid JSON', rid(c));
       }
       if (payload === null || typeof payload !== 'object' || (Array.isArray(payload) && payload.length === 0)) {
-        return errorResponse(400, null, INVALID_REQUEST, 'Invalid Request: expected a JSON-RPC message or a non-empty batch');
+        return errorResponse(400, null, INVALID_REQUEST, 'Invalid Request: expected a JSON-RPC message or a non-empty batch', rid(c));
       }
       const id = idOf(payload);
       c.set('rpcMethod', Array.isArray(payload) ? 'batch' : typeof (payload as { method?: unknown }).method === 'string' ? ((payload as { method: string }).method.slice(0, 64)) : null);
@@ -185,17 +188,16 @@ export function createHttpApp(ctx: AppContext, options: HttpAppOptions): Hono<En
       const decision = await charge(checks);
       if (decision.kind === 'store_error') {
         ctx.log.error({ req_id: c.get('requestId'), policy: decision.policy, err: String(decision.error) }, 'rate limiter store failed');
-        return errorResponse(503, id, SERVER_ERROR, 'Service Unavailable: the rate limiter cannot reach its store; retry shortly', { 'Retry-After': '1' });
+        return errorResponse(503, id, SERVER_ERROR, 'Service Unavailable: the rate limiter cannot reach its store; retry shortly', rid(c, { 'Retry-After': '1' }));
       }
       if (decision.kind === 'limited') {
         const who = decision.policy === 'key-calls' ? 'API key' : 'client IP';
-        return errorResponse(429, id, SERVER_ERROR, `Rate limit exceeded: too many ${decision.policy === 'requests' ? 'requests' : 'tool calls'} per minute for this ${who}; retry after ${decision.retryAfter} s`, decision.headers, {
+        return errorResponse(429, id, SERVER_ERROR, `Rate limit exceeded: too many ${decision.policy === 'requests' ? 'requests' : 'tool calls'} per minute for this ${who}; retry after ${decision.retryAfter} s`, rid(c, decision.headers), {
           retry_after: decision.retryAfter,
         });
       }
 
-      const { response, tool, cached } = await handleMcpPost(ctx, () => sdkRequest(c.req.raw), payload);
-      for (const [k, v] of Object.entries(decision.headers)) response.headers.set(k, v);
+      const { response, tool, cached } = await handleMcpPost(ctx, () => sdkRequest(c.req.raw), payload, rid(c, decision.headers));
       c.set('tool', tool);
       c.set('cached', cached);
       return response;
@@ -205,7 +207,7 @@ export function createHttpApp(ctx: AppContext, options: HttpAppOptions): Hono<En
   app.notFound((c) => c.json({ error: 'not_found', message: 'Signet serves POST /mcp, GET /healthz and GET /readyz' }, 404));
   app.onError((err, c) => {
     ctx.log.error({ req_id: c.get('requestId'), err: { name: err.name, message: err.message } }, 'request failed');
-    return errorResponse(500, null, -32603, 'Internal error');
+    return errorResponse(500, null, -32603, 'Internal error', c.get('requestId') ? rid(c) : {});
   });
   return app;
 }

@@ -16,14 +16,19 @@ import { plainToolCall } from './jsonrpc.js';
  * the first time. It is served as the SDK would serialise it, without building a
  * server. No client state is involved, so there is nothing to leak.
  */
-export async function handleMcpPost(ctx: AppContext, request: () => Request, payload: unknown): Promise<{ response: Response; tool: string | null; cached: boolean }> {
+export async function handleMcpPost(
+  ctx: AppContext,
+  request: () => Request,
+  payload: unknown,
+  headers: Record<string, string>,
+): Promise<{ response: Response; tool: string | null; cached: boolean }> {
   const fast = plainToolCall(payload);
   if (fast && ctx.tools.has(fast.name)) {
     const json = ctx.tools.peekJson(fast.name, fast.args);
     if (json !== null) {
       // Byte-for-byte what Protocol + the transport emit: JSON.stringify({ result, jsonrpc, id }).
       const body = `{"result":${json},"jsonrpc":"2.0","id":${JSON.stringify(fast.id)}}`;
-      return { response: new Response(body, { status: 200, headers: { 'content-type': 'application/json' } }), tool: fast.name, cached: true };
+      return { response: new Response(body, { status: 200, headers: { 'content-type': 'application/json', ...headers } }), tool: fast.name, cached: true };
     }
   }
 
@@ -32,6 +37,7 @@ export async function handleMcpPost(ctx: AppContext, request: () => Request, pay
   try {
     await server.connect(transport);
     const response = await transport.handleRequest(request(), { parsedBody: payload });
+    for (const [k, v] of Object.entries(headers)) response.headers.set(k, v);
     return { response, tool: fast?.name ?? null, cached: false };
   } finally {
     await transport.close();

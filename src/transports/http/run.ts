@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { AppContext } from '../../context.js';
+import { flushLogs } from '../../log.js';
 import { createHttpApp, type RequestEvent } from './app.js';
 import { parseTrustedProxies } from './client-ip.js';
 import { originPolicy, type OriginPolicy } from './origin.js';
@@ -110,6 +111,7 @@ export async function runHttp(ctx: AppContext): Promise<void> {
   const stop = (signal: string) => {
     running.shutdown(signal).then(() => {
       ctx.log.info('http server stopped');
+      flushLogs(ctx.log);
       process.exit(0);
     });
   };

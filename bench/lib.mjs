@@ -1,0 +1,110 @@
+// Shared helpers for the benchmarks: timing loops, percentiles, child servers, autocannon, tables.
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { cpus } from 'node:os';
+import autocannon from 'autocannon';
+
+export const ROOT = new URL('../', import.meta.url).pathname;
+
+export function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** Runs fn `n` times after a warm-up; returns ops/s and per-op latency percentiles in µs. */
+export function measure(fn, { n = 3000, warmup = 500 } = {}) {
+  for (let i = 0; i < warmup; i++) fn(i);
+  const samples = new Float64Array(n);
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) {
+    const s = performance.now();
+    fn(i);
+    samples[i] = performance.now() - s;
+  }
+  const total = performance.now() - t0;
+  const sorted = Array.from(samples).sort((a, b) => a - b);
+  return { opsPerSec: (n / total) * 1000, p50us: percentile(sorted, 50) * 1000, p99us: percentile(sorted, 99) * 1000, meanUs: (total / n) * 1000 };
+}
+
+export async function measureAsync(fn, { n = 2000, warmup = 300 } = {}) {
+  for (let i = 0; i < warmup; i++) await fn(i);
+  const samples = new Float64Array(n);
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) {
+    const s = performance.now();
+    await fn(i);
+    samples[i] = performance.now() - s;
+  }
+  const total = performance.now() - t0;
+  const sorted = Array.from(samples).sort((a, b) => a - b);
+  return { opsPerSec: (n / total) * 1000, p50us: percentile(sorted, 50) * 1000, p99us: percentile(sorted, 99) * 1000, meanUs: (total / n) * 1000 };
+}
+
+/** Starts a child process and resolves once a stderr/stdout line matches `ready`. */
+export function startChild(cmd, args, env, ready = /signet ready|listening/) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let started = false;
+    const onData = (c) => {
+      if (started) return; // keep draining the pipe, stop keeping what it says
+      out += c;
+      const m = ready.exec(out);
+      if (m) {
+        started = true;
+        const port = /"port":(\d+)/.exec(out)?.[1] ?? /port (\d+)/.exec(out)?.[1];
+        resolve({ child, port: Number(port), output: () => out, stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }) });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${cmd} exited ${code}: ${out}`)));
+  });
+}
+
+/** autocannon run; returns throughput and latency percentiles (ms). */
+export async function load({ url, connections, duration = 5, body, bodies, headers = {} }) {
+  const opts = {
+    url,
+    connections,
+    duration,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+  };
+  if (bodies) {
+    let i = 0;
+    opts.requests = [{ setupRequest: (req) => ({ ...req, body: bodies(i++) }) }];
+  } else opts.body = body;
+  const r = await autocannon(opts);
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.non2xx,
+    total: r.requests.total,
+  };
+}
+
+export function table(headers, rows) {
+  const line = (cells) => `| ${cells.join(' | ')} |`;
+  return [line(headers), line(headers.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+export const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }) : 'n/a');
+
+export function machine() {
+  const c = cpus();
+  return `${c.length} cores (${c[0]?.model ?? 'unknown'}), Node ${process.version}`;
+}
+
+/** Replaces the section between <!-- begin:NAME --> and <!-- end:NAME --> of bench/RESULTS.md. */
+export function writeSection(name, markdown) {
+  const file = `${ROOT}bench/RESULTS.md`;
+  const begin = `<!-- begin:${name} -->`;
+  const end = `<!-- end:${name} -->`;
+  let text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n\nWritten by `npm run bench` and `npm run bench:stack`; numbers drift from run to run, ratios hold better.\n';
+  const block = `${begin}\n${markdown.trim()}\n${end}`;
+  if (text.includes(begin)) text = text.slice(0, text.indexOf(begin)) + block + text.slice(text.indexOf(end) + end.length);
+  else text = `${text.trimEnd()}\n\n${block}\n`;
+  writeFileSync(file, text);
+}

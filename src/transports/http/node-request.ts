@@ -1,0 +1,40 @@
+import type { IncomingMessage } from 'node:http';
+import type { Context } from 'hono';
+
+// On @hono/node-server the parsed Node request is at c.env.incoming. Reading headers
+// and the body from it directly skips building WHATWG Headers and a web ReadableStream
+// per request, which measured as the largest per-request cost of the HTTP edge after
+// the MCP SDK itself. Off Node (Hono's app.request in tests), the web Request is used.
+
+function incoming(c: Context): IncomingMessage | undefined {
+  return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+}
+
+/** A request header; repeated headers come joined with ", " (Node's rule), like fetch's Headers. */
+export function header(c: Context, name: string): string | undefined {
+  const msg = incoming(c);
+  if (!msg) return c.req.header(name);
+  const v = msg.headers[name];
+  return Array.isArray(v) ? v.join(', ') : v;
+}
+
+export type BodyResult = { ok: true; text: string } | { ok: false };
+
+/** The body as UTF-8 text, refusing (without buffering the rest) once it exceeds `max` bytes. */
+export async function readBody(c: Context, max: number): Promise<BodyResult> {
+  const msg = incoming(c);
+  const declared = Number(header(c, 'content-length') ?? NaN);
+  if (declared > max) return { ok: false };
+  if (!msg) {
+    const text = await c.req.text();
+    return Buffer.byteLength(text) > max ? { ok: false } : { ok: true, text };
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of msg as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > max) return { ok: false };
+    chunks.push(chunk);
+  }
+  return { ok: true, text: (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8') };
+}
