@@ -43,6 +43,8 @@ export interface Config {
   cacheEntries: number;
   maxArgumentBytes: number;
   maxArgumentDepth: number;
+  /** SIGNET_API_KEY: the static key `keys init` defers to (the server itself never uses it). */
+  apiKey: string | undefined;
   http: HttpConfig;
 }
 
@@ -107,6 +109,7 @@ export function loadConfig(env: Env = process.env): Config {
     cacheEntries: int(env, 'SIGNET_CACHE_ENTRIES', 1024, 0, 1_000_000),
     maxArgumentBytes: int(env, 'SIGNET_MAX_ARGUMENT_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
     maxArgumentDepth: 32,
+    apiKey: env['SIGNET_API_KEY'] || undefined,
     http: {
       host: env['SIGNET_HTTP_HOST'] || '127.0.0.1',
       port: int(env, 'SIGNET_HTTP_PORT', 3000, 0, 65535),

@@ -1,6 +1,7 @@
-import { createPrivateKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import { writeAtomic } from '../keys/files.js';
+import { join } from 'node:path';
 import { SignetError } from '../errors.js';
 
 export const GENERATED_KEY_NAME = 'signing-key.pem';
@@ -17,25 +18,13 @@ export function generateSigningKeyPem(): string {
  * processes racing on the same path cannot both win.
  */
 export function writeNewKeyFile(path: string, pem: string): void {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  const fd = openSync(tmp, 'wx', 0o600);
+  let result: 'written' | 'exists';
   try {
-    writeSync(fd, pem);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    linkSync(tmp, path);
+    result = writeAtomic(path, pem, 0o600, { exclusive: true });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new SignetError('key_exists', `Refusing to overwrite existing key file ${path}`);
-    }
     throw new SignetError('key_invalid', `Cannot create key file ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
-  } finally {
-    rmSync(tmp, { force: true });
   }
+  if (result === 'exists') throw new SignetError('key_exists', `Refusing to overwrite existing key file ${path}`);
 }
 
 /** Parses a PKCS#8 PEM Ed25519 private key; the error never quotes the file's content. */

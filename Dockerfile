@@ -1,0 +1,43 @@
+# Signet MCP server. Default: MCP on stdio (docker run -i --rm signet).
+# HTTP: SIGNET_TRANSPORT=http (the compose stack puts it behind the reference proxy).
+ARG NODE_IMAGE=node:24-trixie-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
+
+FROM ${NODE_IMAGE}
+# tini as PID 1: signals reach node, zombies are reaped.
+RUN apt-get update -qq \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends tini >/dev/null \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+ENV NODE_ENV=production \
+    SIGNET_DATA_DIR=/data \
+    NODE_COMPILE_CACHE=/app/.compile-cache
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+COPY doctrine ./doctrine
+# /data: the signing key (a volume). /keys: API keys shared with the proxy (group 101 = nginx).
+# The compile cache is filled at build time so cold start does not pay for it.
+RUN mkdir -p /data /keys /app/.compile-cache \
+ && node dist/cli/index.js doctrine check doctrine >/dev/null \
+ && echo '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"build","version":"1"}}}' \
+    | SIGNET_DATA_DIR=/tmp/warm SIGNET_LOG_LEVEL=silent node dist/cli/index.js serve >/dev/null \
+ && rm -rf /tmp/warm \
+ && chown node:node /data && chmod 0700 /data \
+ && chown node:101 /keys && chmod 0750 /keys \
+ && chmod -R a+rX /app/.compile-cache
+USER node
+VOLUME ["/data"]
+EXPOSE 3000
+# Only meaningful in HTTP mode; on stdio there is no socket to probe, so it reports healthy.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
+  CMD ["node", "-e", "if(process.env.SIGNET_TRANSPORT!=='http')process.exit(0);fetch('http://127.0.0.1:'+(process.env.SIGNET_HTTP_PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/dist/cli/index.js"]
+CMD ["serve"]

@@ -1,0 +1,87 @@
+#!/bin/sh
+# Renders the Signet reference proxy configuration from templates/ into a directory,
+# refusing to produce a configuration that could let an unauthenticated request through.
+# The container runs it from /docker-entrypoint.d; the tests run the same script against
+# Debian's nginx, so both stacks get byte-for-byte the same rules.
+#
+# Environment (defaults are the container's):
+#   SIGNET_API_KEY            the bearer key (sgnk_...); else read from SIGNET_API_KEY_FILE
+#   SIGNET_API_KEY_FILE       /keys/api-key (minted on first start by the keys-init service)
+#   SIGNET_UPSTREAM           signet:3000
+#   SIGNET_PROXY_LISTEN       8080 (address:port or port)
+#   SIGNET_PROXY_MAX_BODY     1m   (keep equal to the server's SIGNET_MAX_BODY_BYTES)
+#   SIGNET_TLS_DIR            /etc/signet/tls: if tls.crt and tls.key are there, serve HTTPS
+#   SIGNET_PROXY_CONF_DIR     /tmp/nginx (rendered files), SIGNET_PROXY_RUNTIME_DIR (pid, temp)
+#   SIGNET_PROXY_ACCESS_LOG   /dev/stdout, SIGNET_PROXY_ERROR_LOG /dev/stderr
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+TEMPLATES=${SIGNET_PROXY_TEMPLATES:-$here/templates}
+export SIGNET_PROXY_CONF_DIR="${SIGNET_PROXY_CONF_DIR:-/tmp/nginx}"
+export SIGNET_PROXY_RUNTIME_DIR="${SIGNET_PROXY_RUNTIME_DIR:-$SIGNET_PROXY_CONF_DIR}"
+export SIGNET_UPSTREAM="${SIGNET_UPSTREAM:-signet:3000}"
+export SIGNET_PROXY_LISTEN="${SIGNET_PROXY_LISTEN:-8080}"
+export SIGNET_PROXY_MAX_BODY="${SIGNET_PROXY_MAX_BODY:-1m}"
+export SIGNET_PROXY_ACCESS_LOG="${SIGNET_PROXY_ACCESS_LOG:-/dev/stdout}"
+export SIGNET_PROXY_ERROR_LOG="${SIGNET_PROXY_ERROR_LOG:-/dev/stderr}"
+export SIGNET_PROXY_LOAD_MODULES="${SIGNET_PROXY_LOAD_MODULES:-}"
+export SIGNET_PROXY_LOG_EXTRA=''
+KEY_FILE=${SIGNET_API_KEY_FILE:-/keys/api-key}
+TLS_DIR=${SIGNET_TLS_DIR:-/etc/signet/tls}
+
+fail() {
+  echo "signet-proxy: refusing to start: $*" >&2
+  exit 1
+}
+
+# ---- the key: present, well-formed, long enough. Never printed. -------------------------
+key=${SIGNET_API_KEY:-}
+if [ -z "$key" ] && [ -r "$KEY_FILE" ]; then
+  key=$(tr -d '\r\n' < "$KEY_FILE")
+fi
+[ -n "$key" ] || fail "no API key. Set SIGNET_API_KEY to a key from 'signet keys new', or leave it unset in the compose stack so the keys-init service mints one into $KEY_FILE."
+case "$key" in
+  sgnk_*) ;;
+  *) fail "SIGNET_API_KEY is not a Signet key: it must be sgnk_ followed by letters and digits (make one with 'signet keys new')." ;;
+esac
+body=${key#sgnk_}
+if printf '%s' "$body" | grep -q '[^0-9A-Za-z]'; then
+  fail "SIGNET_API_KEY may contain only letters and digits after sgnk_ (make one with 'signet keys new')."
+fi
+[ "${#body}" -ge 32 ] || fail "SIGNET_API_KEY is too short: at least 32 letters and digits after sgnk_ (make one with 'signet keys new')."
+export SIGNET_API_KEY="$key"
+
+# ---- optional TLS ------------------------------------------------------------------------
+if [ -f "$TLS_DIR/tls.crt" ] && [ -f "$TLS_DIR/tls.key" ]; then
+  SIGNET_PROXY_LISTEN="$SIGNET_PROXY_LISTEN ssl"
+  SIGNET_PROXY_TLS="    ssl_certificate $TLS_DIR/tls.crt;
+    ssl_certificate_key $TLS_DIR/tls.key;
+    ssl_protocols TLSv1.2 TLSv1.3;
+    ssl_prefer_server_ciphers off;
+    ssl_session_cache shared:signet_tls:1m;
+    ssl_session_timeout 1h;
+    add_header Strict-Transport-Security \"max-age=31536000\" always;"
+  echo "signet-proxy: TLS on (certificate from $TLS_DIR)" >&2
+elif [ -f "$TLS_DIR/tls.crt" ] || [ -f "$TLS_DIR/tls.key" ]; then
+  fail "TLS needs both $TLS_DIR/tls.crt and $TLS_DIR/tls.key"
+else
+  SIGNET_PROXY_TLS=''
+fi
+export SIGNET_PROXY_LISTEN SIGNET_PROXY_TLS
+export SIGNET_PROXY_KEY_ID_HEADER='""'
+
+# ---- render --------------------------------------------------------------------------------
+vars='${SIGNET_API_KEY} ${SIGNET_UPSTREAM} ${SIGNET_PROXY_LISTEN} ${SIGNET_PROXY_MAX_BODY} ${SIGNET_PROXY_TLS}
+      ${SIGNET_PROXY_CONF_DIR} ${SIGNET_PROXY_RUNTIME_DIR} ${SIGNET_PROXY_ACCESS_LOG} ${SIGNET_PROXY_ERROR_LOG}
+      ${SIGNET_PROXY_LOAD_MODULES} ${SIGNET_PROXY_LOG_EXTRA} ${SIGNET_PROXY_KEY_ID_HEADER} ${SIGNET_PROXY_AUTH}'
+# Workers (which may run as another user than the master) use the runtime dir; only the
+# master reads the configuration, which holds the key.
+mkdir -p "$SIGNET_PROXY_RUNTIME_DIR"
+umask 077
+mkdir -p "$SIGNET_PROXY_CONF_DIR"
+SIGNET_PROXY_AUTH=$(envsubst "$vars" < "$TEMPLATES/auth-static.conf.template")
+export SIGNET_PROXY_AUTH
+for name in nginx.conf signet.conf proxy-headers.conf; do
+  envsubst "$vars" < "$TEMPLATES/$name.template" > "$SIGNET_PROXY_CONF_DIR/$name"
+done
+echo "signet-proxy: configuration rendered into $SIGNET_PROXY_CONF_DIR (upstream $SIGNET_UPSTREAM)" >&2

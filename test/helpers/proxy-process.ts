@@ -1,0 +1,86 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from './paths.js';
+
+export const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p)) ?? 'nginx';
+/** Debian's njs module, for the key-store proxy mode. */
+export const NJS_MODULE = ['/usr/lib/nginx/modules/ngx_http_js_module.so', '/usr/share/nginx/modules/ngx_http_js_module.so'].find((p) => existsSync(p));
+
+export interface RenderResult {
+  code: number | null;
+  stderr: string;
+}
+
+/** Runs proxy/render.sh exactly as the container does, with the given environment. */
+export function renderProxy(env: Record<string, string>): RenderResult {
+  const r = spawnSync('sh', [join(ROOT, 'proxy/render.sh')], { env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', ...env }, encoding: 'utf8' });
+  return { code: r.status, stderr: r.stderr };
+}
+
+export interface NginxProcess {
+  proc: ChildProcess;
+  accessLog: () => string;
+  errorLog: () => string;
+  stop(): Promise<void>;
+}
+
+/** Starts Debian's nginx on a configuration rendered by render.sh into `dir`. */
+export async function startNginx(dir: string, port: number): Promise<NginxProcess> {
+  const conf = join(dir, 'conf', 'nginx.conf');
+  const proc = spawn(NGINX, ['-c', conf, '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout!.on('data', (c: Buffer) => (out += c));
+  proc.stderr!.on('data', (c: Buffer) => (out += c));
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`nginx exited ${proc.exitCode}: ${out}`);
+    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (r) => r.status > 0,
+      () => false,
+    );
+    if (ok) break;
+    if (Date.now() > deadline) throw new Error(`nginx did not start: ${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const read = (f: string) => (existsSync(join(dir, f)) ? readFileSync(join(dir, f), 'utf8') : '');
+  return {
+    proc,
+    accessLog: () => read('access.log'),
+    errorLog: () => read('error.log') + out,
+    stop: () =>
+      new Promise((resolve) => {
+        if (proc.exitCode !== null) return resolve();
+        proc.once('exit', () => resolve());
+        proc.kill('SIGQUIT');
+      }),
+  };
+}
+
+/** The environment render.sh needs to write a process-stack configuration under `dir`. */
+export function processProxyEnv(dir: string, listenPort: number, upstreamPort: number, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    SIGNET_UPSTREAM: `127.0.0.1:${upstreamPort}`,
+    SIGNET_PROXY_LISTEN: `127.0.0.1:${listenPort}`,
+    SIGNET_PROXY_CONF_DIR: join(dir, 'conf'),
+    SIGNET_PROXY_RUNTIME_DIR: join(dir, 'run'),
+    SIGNET_PROXY_ACCESS_LOG: join(dir, 'access.log'),
+    SIGNET_PROXY_ERROR_LOG: join(dir, 'error.log'),
+    SIGNET_API_KEY_FILE: join(dir, 'no-key-file'),
+    SIGNET_TLS_DIR: join(dir, 'tls'),
+    ...extra,
+  };
+}
+
+/** A free TCP port on loopback. */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
