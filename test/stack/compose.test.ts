@@ -1,0 +1,139 @@
+// Target 2: the compose stack, the project's own docker-compose.yml built and started by
+// testcontainers. Runs whenever a Docker engine is reachable; with SIGNET_REQUIRE_DOCKER=1
+// a missing engine fails the run.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DockerComposeEnvironment, Wait, type StartedDockerComposeEnvironment } from 'testcontainers';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { checkApiKeyFormat } from '../../src/keys/format.js';
+import { verifyOutput } from '../../src/signing/verify.js';
+import { docker, dockerReachable, dockerRequired } from '../helpers/docker.js';
+import { rawRequest, rpc } from '../helpers/http-server.js';
+import { ROOT } from '../helpers/paths.js';
+import { defineStackSuite, type StackTarget } from './suite.js';
+
+process.env['TESTCONTAINERS_RYUK_DISABLED'] ??= 'true';
+const reachable = dockerReachable();
+
+describe('Docker engine', () => {
+  it.runIf(dockerRequired)('is reachable (SIGNET_REQUIRE_DOCKER=1)', () => {
+    expect(reachable, 'SIGNET_REQUIRE_DOCKER=1 but no Docker engine answers `docker info`').toBe(true);
+  });
+});
+
+const project = `signet-test-${randomBytes(4).toString('hex')}`;
+let env: StartedDockerComposeEnvironment | null = null;
+
+async function up(): Promise<StartedDockerComposeEnvironment> {
+  if (env) return env;
+  env = await new DockerComposeEnvironment(ROOT, 'docker-compose.yml')
+    .withProjectName(project)
+    .withBuild()
+    .withEnvironment({ SIGNET_PORT: '0', SIGNET_API_KEY: '', SIGNET_BACKEND_SUBNET: '172.31.251.0/24' })
+    .withWaitStrategy('signet-1', Wait.forHealthCheck())
+    .withWaitStrategy('keys-1', Wait.forOneShotStartup())
+    .withWaitStrategy('proxy-1', Wait.forListeningPorts())
+    .withStartupTimeout(600_000)
+    .up();
+  return env;
+}
+
+async function allLogs(service: string): Promise<string> {
+  // docker logs writes the container's stderr to our stderr: collect both.
+  const { run } = await import('../helpers/docker.js');
+  const r = await run('docker', ['logs', `${project}-${service}-1`], { maxBuffer: 64 * 1024 * 1024 });
+  return r.stdout + r.stderr;
+}
+
+async function mintedKey(): Promise<string> {
+  const e = await up();
+  const result = await e.getContainer('proxy-1').exec(['cat', '/keys/api-key']);
+  return result.output.trim();
+}
+
+describe.runIf(reachable)('compose stack', () => {
+  let target: StackTarget;
+  let baseUrl = '';
+
+  beforeAll(async () => {
+    const e = await up();
+    baseUrl = `http://127.0.0.1:${e.getContainer('proxy-1').getMappedPort(8080)}`;
+    target = {
+      baseUrl,
+      key: await mintedKey(),
+      expectedClientIp: (await docker('network', 'inspect', `${project}_frontend`, '--format', '{{(index .IPAM.Config 0).Gateway}}')).trim(),
+      serverLogs: () => allLogs('signet'),
+      proxyLogs: () => allLogs('proxy'),
+      stop: async () => {},
+    };
+  }, 900_000);
+
+  afterAll(async () => {
+    await env?.down({ removeVolumes: true, timeout: 10_000 });
+  }, 120_000);
+
+  defineStackSuite('compose stack', async () => target);
+
+  it('zero configuration: the first start minted a well-formed key into a volume; a wrong key is refused', async () => {
+    const key = await mintedKey();
+    expect(checkApiKeyFormat(key)).toMatchObject({ ok: true });
+    const wrong = await rawRequest(`${baseUrl}/mcp`, { headers: { 'content-type': 'application/json', authorization: `Bearer ${key.slice(0, -1)}X` }, body: rpc('ping') });
+    expect(wrong.status).toBe(401);
+    const right = await rawRequest(`${baseUrl}/mcp`, { headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: rpc('ping') });
+    expect(right.status).toBe(200);
+    expect(await allLogs('keys')).toMatch(/minted API key/);
+    expect(await allLogs('keys')).not.toContain(key);
+  });
+
+  it('signet publishes no port and sits only on the internal backend network, hardened', async () => {
+    const info = JSON.parse(await docker('inspect', `${project}-signet-1`))[0];
+    expect(Object.values(info.NetworkSettings.Ports ?? {}).every((v) => v === null)).toBe(true);
+    expect(info.HostConfig.PortBindings ?? {}).toEqual({});
+    expect(Object.keys(info.NetworkSettings.Networks)).toEqual([`${project}_backend`]);
+    const net = JSON.parse(await docker('network', 'inspect', `${project}_backend`))[0];
+    expect(net.Internal).toBe(true);
+    expect(info.HostConfig.ReadonlyRootfs).toBe(true);
+    expect(info.HostConfig.CapDrop).toEqual(['ALL']);
+    expect(info.HostConfig.SecurityOpt).toContain('no-new-privileges:true');
+    expect(info.Config.User).toBe('1000:1000');
+    const proxy = JSON.parse(await docker('inspect', `${project}-proxy-1`))[0];
+    expect(Object.keys(proxy.NetworkSettings.Networks).sort()).toEqual([`${project}_backend`, `${project}_frontend`]);
+    expect(proxy.HostConfig.PortBindings['8080/tcp'][0].HostIp).toBe('127.0.0.1');
+  });
+
+  it('keeps the same public key across a restart of signet (named data volume)', async () => {
+    const key = await mintedKey();
+    // A resource read: signed like tool results, and outside the tools/call budget the suite used up.
+    const info = async () => {
+      const r = await rawRequest(`${baseUrl}/mcp`, { headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: rpc('resources/read', { uri: 'doctrine://manifest' }) });
+      return r.json().result.contents[0]._meta['signet/footer'].doctrine_public_key as string;
+    };
+    const before = await info();
+    await docker('restart', `${project}-signet-1`);
+    for (let i = 0; i < 60; i++) {
+      const health = (await docker('inspect', '--format', '{{.State.Health.Status}}', `${project}-signet-1`)).trim();
+      if (health === 'healthy') break;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    let after = '';
+    for (let i = 0; i < 30 && !after; i++) {
+      after = await info().catch(() => '');
+      if (!after) await new Promise((r) => setTimeout(r, 1000));
+    }
+    expect(after).toBe(before);
+  });
+
+  it('docker run -i of the image answers initialize and a signed tools/call over stdio', async () => {
+    const transport = new StdioClientTransport({ command: 'docker', args: ['run', '-i', '--rm', `${project}-signet`], stderr: 'pipe' });
+    const client = new Client({ name: 'stdio-in-docker', version: '1' });
+    await client.connect(transport);
+    try {
+      expect(client.getServerVersion()?.name).toBe('signet');
+      const r = await client.callTool({ name: 'doctrine_get', arguments: { id: 'CONT-001' } });
+      expect(verifyOutput(r).valid).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+});
