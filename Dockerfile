@@ -23,7 +23,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY doctrine ./doctrine
-# /data: the signing key (a volume). /keys: API keys shared with the proxy (group 101 = nginx).
+# /data: the signing key (a volume). /keys: the API key store, shared with the proxy (uid 101).
 # The compile cache is filled at build time so cold start does not pay for it.
 RUN mkdir -p /data /keys /app/.compile-cache \
  && node dist/cli/index.js doctrine check doctrine >/dev/null \
@@ -31,7 +31,7 @@ RUN mkdir -p /data /keys /app/.compile-cache \
     | SIGNET_DATA_DIR=/tmp/warm SIGNET_LOG_LEVEL=silent node dist/cli/index.js serve >/dev/null \
  && rm -rf /tmp/warm \
  && chown node:node /data && chmod 0700 /data \
- && chown node:101 /keys && chmod 0750 /keys \
+ && chown 101:101 /keys && chmod 0700 /keys \
  && chmod -R a+rX /app/.compile-cache
 USER node
 VOLUME ["/data"]

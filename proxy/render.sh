@@ -5,14 +5,16 @@
 # Debian's nginx, so both stacks get byte-for-byte the same rules.
 #
 # Environment (defaults are the container's):
-#   SIGNET_API_KEY            the bearer key (sgnk_...); else read from SIGNET_API_KEY_FILE
-#   SIGNET_API_KEY_FILE       /keys/api-key (minted on first start by the keys-init service)
+#   SIGNET_API_KEY            static mode: the one bearer key (sgnk_...)
+#   SIGNET_KEY_STORE          store mode (no SIGNET_API_KEY): /keys/keys.json, written by `signet keys`
+#   SIGNET_PROXY_NJS_DIR      where signet_auth.js is; SIGNET_PROXY_NJS_MODULE the njs .so to load
 #   SIGNET_UPSTREAM           signet:3000
 #   SIGNET_PROXY_LISTEN       8080 (address:port or port)
 #   SIGNET_PROXY_MAX_BODY     1m   (keep equal to the server's SIGNET_MAX_BODY_BYTES)
 #   SIGNET_TLS_DIR            /etc/signet/tls: if tls.crt and tls.key are there, serve HTTPS
 #   SIGNET_PROXY_CONF_DIR     /tmp/nginx (rendered files), SIGNET_PROXY_RUNTIME_DIR (pid, temp)
 #   SIGNET_PROXY_ACCESS_LOG   /dev/stdout, SIGNET_PROXY_ERROR_LOG /dev/stderr
+#   SIGNET_PROXY_WORKER_USER  unset (nginx started as root outside a container: the store's owner)
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,9 +26,10 @@ export SIGNET_PROXY_LISTEN="${SIGNET_PROXY_LISTEN:-8080}"
 export SIGNET_PROXY_MAX_BODY="${SIGNET_PROXY_MAX_BODY:-1m}"
 export SIGNET_PROXY_ACCESS_LOG="${SIGNET_PROXY_ACCESS_LOG:-/dev/stdout}"
 export SIGNET_PROXY_ERROR_LOG="${SIGNET_PROXY_ERROR_LOG:-/dev/stderr}"
-export SIGNET_PROXY_LOAD_MODULES="${SIGNET_PROXY_LOAD_MODULES:-}"
+# Only for nginx started as root outside the container (workers must read the 0600 key
+# store as its owner); the container runs everything as uid 101 and needs no user directive.
+export SIGNET_PROXY_USER_DIRECTIVE="${SIGNET_PROXY_WORKER_USER:+user $SIGNET_PROXY_WORKER_USER;}"
 export SIGNET_PROXY_LOG_EXTRA=''
-KEY_FILE=${SIGNET_API_KEY_FILE:-/keys/api-key}
 TLS_DIR=${SIGNET_TLS_DIR:-/etc/signet/tls}
 
 fail() {
@@ -34,21 +37,29 @@ fail() {
   exit 1
 }
 
-# ---- the key: present, well-formed, long enough. Never printed. -------------------------
+# ---- authentication mode. Keys are never printed. ------------------------------------------
+# static: SIGNET_API_KEY is the one accepted key (exact, case-sensitive header match).
+# store:  no SIGNET_API_KEY: every active key of the hashed store (njs reads it per request).
 key=${SIGNET_API_KEY:-}
-if [ -z "$key" ] && [ -r "$KEY_FILE" ]; then
-  key=$(tr -d '\r\n' < "$KEY_FILE")
+export SIGNET_KEY_STORE="${SIGNET_KEY_STORE:-/keys/keys.json}"
+export SIGNET_PROXY_NJS_DIR="${SIGNET_PROXY_NJS_DIR:-$here/njs}"
+export SIGNET_PROXY_NJS_MODULE="${SIGNET_PROXY_NJS_MODULE:-modules/ngx_http_js_module.so}"
+if [ -n "$key" ]; then
+  mode=static
+  case "$key" in
+    sgnk_*) ;;
+    *) fail "SIGNET_API_KEY is not a Signet key: it must be sgnk_ followed by letters and digits (make one with 'signet keys new')." ;;
+  esac
+  body=${key#sgnk_}
+  if printf '%s' "$body" | grep -q '[^0-9A-Za-z]'; then
+    fail "SIGNET_API_KEY may contain only letters and digits after sgnk_ (make one with 'signet keys new')."
+  fi
+  [ "${#body}" -ge 32 ] || fail "SIGNET_API_KEY is too short: at least 32 letters and digits after sgnk_ (make one with 'signet keys new')."
+else
+  mode=store
+  [ -r "$SIGNET_KEY_STORE" ] || fail "no API key: set SIGNET_API_KEY (make one with 'signet keys new'), or create keys in the store $SIGNET_KEY_STORE with 'signet keys create --name NAME' (the compose stack's keys service does this on first start)."
+  [ -r "$SIGNET_PROXY_NJS_DIR/signet_auth.js" ] || fail "key-store mode needs $SIGNET_PROXY_NJS_DIR/signet_auth.js"
 fi
-[ -n "$key" ] || fail "no API key. Set SIGNET_API_KEY to a key from 'signet keys new', or leave it unset in the compose stack so the keys-init service mints one into $KEY_FILE."
-case "$key" in
-  sgnk_*) ;;
-  *) fail "SIGNET_API_KEY is not a Signet key: it must be sgnk_ followed by letters and digits (make one with 'signet keys new')." ;;
-esac
-body=${key#sgnk_}
-if printf '%s' "$body" | grep -q '[^0-9A-Za-z]'; then
-  fail "SIGNET_API_KEY may contain only letters and digits after sgnk_ (make one with 'signet keys new')."
-fi
-[ "${#body}" -ge 32 ] || fail "SIGNET_API_KEY is too short: at least 32 letters and digits after sgnk_ (make one with 'signet keys new')."
 export SIGNET_API_KEY="$key"
 
 # ---- optional TLS ------------------------------------------------------------------------
@@ -68,20 +79,32 @@ else
   SIGNET_PROXY_TLS=''
 fi
 export SIGNET_PROXY_LISTEN SIGNET_PROXY_TLS
-export SIGNET_PROXY_KEY_ID_HEADER='""'
+if [ "$mode" = store ]; then
+  export SIGNET_PROXY_LOAD_MODULES="load_module $SIGNET_PROXY_NJS_MODULE;"
+  export SIGNET_PROXY_KEY_ID_HEADER='$signet_key_id'
+  export SIGNET_PROXY_LOG_EXTRA=',"auth":"$signet_auth_state","key_id":"$signet_key_id"'
+  auth_template=auth-store.conf.template
+else
+  export SIGNET_PROXY_LOAD_MODULES=''
+  export SIGNET_PROXY_KEY_ID_HEADER='""'
+  auth_template=auth-static.conf.template
+fi
 
 # ---- render --------------------------------------------------------------------------------
 vars='${SIGNET_API_KEY} ${SIGNET_UPSTREAM} ${SIGNET_PROXY_LISTEN} ${SIGNET_PROXY_MAX_BODY} ${SIGNET_PROXY_TLS}
       ${SIGNET_PROXY_CONF_DIR} ${SIGNET_PROXY_RUNTIME_DIR} ${SIGNET_PROXY_ACCESS_LOG} ${SIGNET_PROXY_ERROR_LOG}
-      ${SIGNET_PROXY_LOAD_MODULES} ${SIGNET_PROXY_LOG_EXTRA} ${SIGNET_PROXY_KEY_ID_HEADER} ${SIGNET_PROXY_AUTH}'
+      ${SIGNET_PROXY_LOAD_MODULES} ${SIGNET_PROXY_LOG_EXTRA} ${SIGNET_PROXY_KEY_ID_HEADER} ${SIGNET_PROXY_AUTH}
+      ${SIGNET_PROXY_HTTP_EXTRA} ${SIGNET_KEY_STORE} ${SIGNET_PROXY_NJS_DIR} ${SIGNET_PROXY_USER_DIRECTIVE}'
 # Workers (which may run as another user than the master) use the runtime dir; only the
 # master reads the configuration, which holds the key.
 mkdir -p "$SIGNET_PROXY_RUNTIME_DIR"
 umask 077
 mkdir -p "$SIGNET_PROXY_CONF_DIR"
-SIGNET_PROXY_AUTH=$(envsubst "$vars" < "$TEMPLATES/auth-static.conf.template")
-export SIGNET_PROXY_AUTH
+SIGNET_PROXY_AUTH=$(envsubst "$vars" < "$TEMPLATES/$auth_template")
+SIGNET_PROXY_HTTP_EXTRA=''
+[ "$mode" = store ] && SIGNET_PROXY_HTTP_EXTRA=$(envsubst "$vars" < "$TEMPLATES/auth-store-http.conf.template")
+export SIGNET_PROXY_AUTH SIGNET_PROXY_HTTP_EXTRA
 for name in nginx.conf signet.conf proxy-headers.conf; do
   envsubst "$vars" < "$TEMPLATES/$name.template" > "$SIGNET_PROXY_CONF_DIR/$name"
 done
-echo "signet-proxy: configuration rendered into $SIGNET_PROXY_CONF_DIR (upstream $SIGNET_UPSTREAM)" >&2
+echo "signet-proxy: configuration rendered into $SIGNET_PROXY_CONF_DIR ($mode key mode, upstream $SIGNET_UPSTREAM)" >&2

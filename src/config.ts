@@ -45,6 +45,8 @@ export interface Config {
   maxArgumentDepth: number;
   /** SIGNET_API_KEY: the static key `keys init` defers to (the server itself never uses it). */
   apiKey: string | undefined;
+  /** SIGNET_KEY_STORE: the hashed API key store the proxy checks (default: <data dir>/keys.json). */
+  keyStore: string;
   http: HttpConfig;
 }
 
@@ -110,6 +112,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxArgumentBytes: int(env, 'SIGNET_MAX_ARGUMENT_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
     maxArgumentDepth: 32,
     apiKey: env['SIGNET_API_KEY'] || undefined,
+    keyStore: path(env, 'SIGNET_KEY_STORE') ?? join(path(env, 'SIGNET_DATA_DIR') ?? defaultDataDir(env), 'keys.json'),
     http: {
       host: env['SIGNET_HTTP_HOST'] || '127.0.0.1',
       port: int(env, 'SIGNET_HTTP_PORT', 3000, 0, 65535),

@@ -1,48 +1,59 @@
+// `signet keys ...`: API keys for the reference proxy. Keys are shown once, at creation;
+// the store keeps only their SHA-256. Ids are not secret and name keys in logs.
 import type { Command } from 'commander';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { loadConfig } from '../config.js';
 import { SignetError } from '../errors.js';
 import { writeAtomic } from '../keys/files.js';
-import { checkApiKeyFormat, newApiKey } from '../keys/format.js';
+import { newApiKey } from '../keys/format.js';
+import { KeyStore, parseDuration, statusOf, type KeyRecord } from '../keys/store.js';
 
-/** Where the compose stack keeps the key the proxy checks when SIGNET_API_KEY is not set. */
-export const DEFAULT_KEY_FILE = '/keys/api-key';
+/** Beside the store: the zero-config first key, kept so `cat` can show it once more. */
+export const INITIAL_KEY_FILE = 'initial-api-key';
+
+function store(path?: string): KeyStore {
+  return new KeyStore(path ?? loadConfig().keyStore);
+}
+
+function describe(r: KeyRecord, now: number): string {
+  const status = statusOf(r, now);
+  const until = status === 'active' && r.expires_at ? ` until ${r.expires_at}` : '';
+  return `${r.id}  ${status}${until}  name=${JSON.stringify(r.name)}  created=${r.created_at}  …${r.last4}${r.rotated_to ? `  rotated_to=${r.rotated_to}` : ''}`;
+}
 
 /**
- * `keys init`: the zero-configuration first start. With SIGNET_API_KEY set, nothing to do.
- * Otherwise keep an existing key file, or mint one (mode 0640: readable by the proxy's
- * group). The key itself is never printed.
+ * The first start of the compose stack: with SIGNET_API_KEY set, nothing to do (the proxy
+ * runs on that one key). Otherwise, if the store is empty, create a key named "initial"
+ * and keep it in `initial-api-key` beside the store (mode 0600) so the operator can print
+ * it; the file goes away when that key is revoked or rotated. Never logs the key.
  */
-export function keysInit(file: string): number {
+async function init(path: string | undefined): Promise<number> {
   const config = loadConfig();
   if (config.apiKey) {
-    process.stderr.write('signet keys init: SIGNET_API_KEY is set; the proxy uses it, nothing minted\n');
+    process.stderr.write('signet keys init: SIGNET_API_KEY is set; the proxy uses it as its only key, nothing minted\n');
     return 0;
   }
-  let existing: string | null = null;
-  try {
-    existing = readFileSync(file, 'utf8').trim();
-  } catch {
-    existing = null;
-  }
-  if (existing !== null) {
-    const check = checkApiKeyFormat(existing);
-    if (!check.ok) throw new SignetError('key_invalid', `${file} does not hold a valid key (${check.reason}); delete it to mint a new one`);
-    process.stderr.write(`signet keys init: API key ${check.id}… already present in ${file}\n`);
-    return 0;
-  }
-  const key = newApiKey();
-  const result = writeAtomic(file, key + '\n', 0o640, { exclusive: true });
-  const id = checkApiKeyFormat(key).ok ? key.slice(5, 13) : '';
+  const s = store(path);
+  const initialFile = join(dirname(s.path), INITIAL_KEY_FILE);
+  const created = await s.update((file) => {
+    if (file.keys.length > 0) return null;
+    const added = s.addTo(file, 'initial', null, new Date());
+    writeAtomic(initialFile, added.key + '\n', 0o600, { exclusive: false });
+    return added.record;
+  });
   process.stderr.write(
-    result === 'written'
-      ? `signet keys init: minted API key ${id}… into ${file}; print it with: docker compose exec proxy cat ${file}\n`
-      : `signet keys init: another process created ${file} first; keeping it\n`,
+    created
+      ? `signet keys init: created the first API key, id ${created.id}; print it with: docker compose exec proxy cat ${initialFile}\n`
+      : `signet keys init: key store ${s.path} already holds keys; nothing created\n`,
   );
   return 0;
 }
 
 export function registerKeyCommands(keys: Command, exitWith: (code: number | void) => void): void {
+  keys.option('--store <file>', 'key store (SIGNET_KEY_STORE, default <data dir>/keys.json)');
+  const storeOf = (cmd: Command) => store((cmd.parent?.opts() as { store?: string }).store);
+
   keys
     .command('new')
     .description('print a fresh, well-formed API key (sgnk_...); it is not stored anywhere')
@@ -50,9 +61,83 @@ export function registerKeyCommands(keys: Command, exitWith: (code: number | voi
       process.stdout.write(newApiKey() + '\n');
       exitWith(0);
     });
+
+  keys
+    .command('create')
+    .description('create a key and print it once; only its SHA-256 is stored')
+    .requiredOption('--name <name>', 'who or what the key is for')
+    .option('--expires <duration>', 'lifetime, e.g. 90d, 24h (default: no expiry)')
+    .action(async (opts: { name: string; expires?: string }, cmd: Command) => {
+      const expires = opts.expires ? new Date(Date.now() + parseDuration(opts.expires, '--expires')) : null;
+      if (!/^[\w .@-]{1,64}$/.test(opts.name)) throw new SignetError('invalid_arguments', '--name takes 1 to 64 letters, digits, spaces and . _ @ -');
+      const { key, record } = await storeOf(cmd).create(opts.name, expires);
+      process.stderr.write(`created key ${record.id} for ${JSON.stringify(record.name)}${record.expires_at ? `, expires ${record.expires_at}` : ''}; it is shown once:\n`);
+      process.stdout.write(key + '\n');
+      exitWith(0);
+    });
+
+  keys
+    .command('list')
+    .description('list keys: id, status, name, times, last 4 characters (never a key)')
+    .option('--json', 'machine-readable')
+    .action((opts: { json?: boolean }, cmd: Command) => {
+      const now = Date.now();
+      const file = storeOf(cmd).read();
+      if (opts.json) process.stdout.write(JSON.stringify(file.keys.map((k) => ({ ...k, hash: undefined, status: statusOf(k, now) })), null, 2) + '\n');
+      else process.stdout.write(file.keys.length ? file.keys.map((k) => describe(k, now)).join('\n') + '\n' : 'no keys\n');
+      exitWith(0);
+    });
+
+  keys
+    .command('revoke')
+    .argument('<id>', 'key id (from keys list)')
+    .description('revoke a key now; the proxy refuses it within seconds')
+    .action(async (id: string, _opts: unknown, cmd: Command) => {
+      const s = storeOf(cmd);
+      const record = await s.revoke(id);
+      forgetInitialKey(s, record.id);
+      process.stderr.write(`revoked ${record.id} (${JSON.stringify(record.name)})\n`);
+      exitWith(0);
+    });
+
+  keys
+    .command('rotate')
+    .argument('<id>', 'key id (from keys list)')
+    .option('--grace <duration>', 'how long the old key keeps working', '24h')
+    .description('replace a key: prints the new key once; the old one works until the grace period ends')
+    .action(async (id: string, opts: { grace: string }, cmd: Command) => {
+      const s = storeOf(cmd);
+      const { key, record, old } = await s.rotate(id, parseDuration(opts.grace, '--grace'));
+      forgetInitialKey(s, old.id);
+      process.stderr.write(`rotated ${old.id} → ${record.id}; ${old.id} stops working at ${old.expires_at}. The new key is shown once:\n`);
+      process.stdout.write(key + '\n');
+      exitWith(0);
+    });
+
+  keys
+    .command('verify')
+    .argument('[key]', 'the key, or - (default) to read it from stdin')
+    .description('check a key offline: format and checksum, then the store; exit 0 active, 1 otherwise')
+    .action((key: string | undefined, _opts: unknown, cmd: Command) => {
+      const value = !key || key === '-' ? readFileSync(0, 'utf8').trim() : key;
+      const result = storeOf(cmd).verify(value);
+      if (result.ok) process.stdout.write(`valid: ${result.record.id} (${JSON.stringify(result.record.name)})\n`);
+      else process.stderr.write(`invalid: ${result.reason}\n`);
+      exitWith(result.ok ? 0 : 1);
+    });
+
   keys
     .command('init')
-    .description('first start of the compose stack: mint an API key into --file unless SIGNET_API_KEY is set or the file exists')
-    .option('--file <path>', 'key file shared with the proxy', DEFAULT_KEY_FILE)
-    .action((opts: { file: string }) => exitWith(keysInit(opts.file)));
+    .description('first start of the compose stack: unless SIGNET_API_KEY is set, create a first key if the store is empty')
+    .action(async (_opts: unknown, cmd: Command) => exitWith(await init((cmd.parent?.opts() as { store?: string }).store)));
+}
+
+/** The zero-config key file goes once that key is revoked or rotated away. */
+function forgetInitialKey(s: KeyStore, id: string): void {
+  const file = join(dirname(s.path), INITIAL_KEY_FILE);
+  try {
+    if (readFileSync(file, 'utf8').trim().slice(5, 13) === id) rmSync(file);
+  } catch {
+    /* no initial key file */
+  }
 }

@@ -89,28 +89,6 @@ describe('signet CLI', () => {
     expect(a).not.toBe(b);
   });
 
-  it('keys init mints once (mode 0640), keeps an existing key, defers to SIGNET_API_KEY, and never prints the key', () => {
-    const file = join(dir, 'keys', 'api-key');
-    const deferred = signet(['keys', 'init', '--file', file], undefined, { SIGNET_API_KEY: 'sgnk_' + 'a'.repeat(57) });
-    expect(deferred.code).toBe(0);
-    expect(deferred.err).toMatch(/SIGNET_API_KEY is set/);
-    expect(() => statSync(file)).toThrow();
-    const first = signet(['keys', 'init', '--file', file]);
-    expect(first.code).toBe(0);
-    const key = readFileSync(file, 'utf8').trim();
-    expect(checkApiKeyFormat(key)).toMatchObject({ ok: true });
-    expect(statSync(file).mode & 0o777).toBe(0o640);
-    expect(first.out + first.err).not.toContain(key);
-    expect(first.err).toMatch(/print it with: docker compose exec proxy cat/);
-    const second = signet(['keys', 'init', '--file', file]);
-    expect(second.code).toBe(0);
-    expect(readFileSync(file, 'utf8').trim()).toBe(key);
-    writeFileSync(file, 'sgnk_garbage\n');
-    const bad = signet(['keys', 'init', '--file', file]);
-    expect(bad.code).toBe(1);
-    expect(bad.err).toMatch(/does not hold a valid key/);
-  });
-
   it('prints usage with exit code 2 for an unknown command (taken as arguments of the default serve)', () => {
     const r = signet(['frobnicate']);
     expect(r.code).toBe(2);

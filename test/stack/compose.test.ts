@@ -11,6 +11,7 @@ import { verifyOutput } from '../../src/signing/verify.js';
 import { docker, dockerReachable, dockerRequired } from '../helpers/docker.js';
 import { rawRequest, rpc } from '../helpers/http-server.js';
 import { ROOT } from '../helpers/paths.js';
+import { defineKeyLifecycleSuite } from './keys-suite.js';
 import { defineStackSuite, type StackTarget } from './suite.js';
 
 process.env['TESTCONTAINERS_RYUK_DISABLED'] ??= 'true';
@@ -30,7 +31,7 @@ async function up(): Promise<StartedDockerComposeEnvironment> {
   env = await new DockerComposeEnvironment(ROOT, 'docker-compose.yml')
     .withProjectName(project)
     .withBuild()
-    .withEnvironment({ SIGNET_PORT: '0', SIGNET_API_KEY: '', SIGNET_BACKEND_SUBNET: '172.31.251.0/24' })
+    .withEnvironment({ SIGNET_PORT: composeEnv.SIGNET_PORT, SIGNET_API_KEY: '', SIGNET_BACKEND_SUBNET: composeEnv.SIGNET_BACKEND_SUBNET })
     .withWaitStrategy('signet-1', Wait.forHealthCheck())
     .withWaitStrategy('keys-1', Wait.forOneShotStartup())
     .withWaitStrategy('proxy-1', Wait.forListeningPorts())
@@ -48,8 +49,31 @@ async function allLogs(service: string): Promise<string> {
 
 async function mintedKey(): Promise<string> {
   const e = await up();
-  const result = await e.getContainer('proxy-1').exec(['cat', '/keys/api-key']);
+  const result = await e.getContainer('proxy-1').exec(['cat', '/keys/initial-api-key']);
   return result.output.trim();
+}
+
+const composeEnv = { ...process.env, SIGNET_PORT: '0', SIGNET_API_KEY: '', SIGNET_BACKEND_SUBNET: '172.31.251.0/24' };
+
+/** `docker compose run --rm keys ...`: the documented way to manage keys in the stack. */
+async function composeKeys(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const { run } = await import('../helpers/docker.js');
+  try {
+    const r = await run('docker', ['compose', '-p', project, '-f', `${ROOT}docker-compose.yml`, 'run', '--rm', '-T', '--no-deps', 'keys', ...args], { env: composeEnv });
+    return { code: 0, out: r.stdout, err: r.stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === 'number' ? e.code : 1, out: e.stdout ?? '', err: e.stderr ?? '' };
+  }
+}
+
+/** Replaces the store file in the keys volume, as its owner (uid 101), atomically. */
+async function writeStore(content: string): Promise<void> {
+  const { execFile } = await import('node:child_process');
+  await new Promise<void>((resolve, reject) => {
+    const child = execFile('docker', ['run', '--rm', '-i', '--user', '101:101', '-v', `${project}_signet-keys:/keys`, '--entrypoint', 'sh', `${project}-keys`, '-c', 'cat > /keys/.keys.json.test && mv /keys/.keys.json.test /keys/keys.json'], (err) => (err ? reject(err) : resolve()));
+    child.stdin!.end(content);
+  });
 }
 
 describe.runIf(reachable)('compose stack', () => {
@@ -75,6 +99,30 @@ describe.runIf(reachable)('compose stack', () => {
 
   defineStackSuite('compose stack', async () => target);
 
+  defineKeyLifecycleSuite('compose stack', async () => ({
+    baseUrl,
+    keys: composeKeys,
+    readStore: async () => (await (await up()).getContainer('proxy-1').exec(['cat', '/keys/keys.json'])).output,
+    writeStore,
+    serverLogs: () => allLogs('signet'),
+    proxyLogs: () => allLogs('proxy'),
+    stop: async () => {},
+  }));
+
+  it('loses no key when 20 `keys create` run at once against the volume', async () => {
+    const before = JSON.parse((await (await up()).getContainer('proxy-1').exec(['cat', '/keys/keys.json'])).output).keys.length;
+    const runs = Array.from({ length: 20 }, (_, i) =>
+      docker('run', '--rm', '--user', '101:101', '-v', `${project}_signet-keys:/keys`, '-e', 'SIGNET_KEY_STORE=/keys/keys.json', `${project}-keys`, 'keys', 'create', '--name', `parallel-${i}`),
+    );
+    const keys = (await Promise.all(runs)).map((out) => out.trim());
+    const store = JSON.parse((await (await up()).getContainer('proxy-1').exec(['cat', '/keys/keys.json'])).output);
+    expect(store.keys.length).toBe(before + 20);
+    for (const key of keys) {
+      const r = await rawRequest(`${baseUrl}/mcp`, { headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: rpc('ping') });
+      expect(r.status).toBe(200);
+    }
+  }, 300_000);
+
   it('zero configuration: the first start minted a well-formed key into a volume; a wrong key is refused', async () => {
     const key = await mintedKey();
     expect(checkApiKeyFormat(key)).toMatchObject({ ok: true });
@@ -82,7 +130,7 @@ describe.runIf(reachable)('compose stack', () => {
     expect(wrong.status).toBe(401);
     const right = await rawRequest(`${baseUrl}/mcp`, { headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: rpc('ping') });
     expect(right.status).toBe(200);
-    expect(await allLogs('keys')).toMatch(/minted API key/);
+    expect(await allLogs('keys')).toMatch(/created the first API key/);
     expect(await allLogs('keys')).not.toContain(key);
   });
 

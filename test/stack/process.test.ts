@@ -1,32 +1,96 @@
 // Target 1: the process stack. The built server on a loopback port and Debian's nginx
 // running the configuration render.sh produces from proxy/templates.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { newApiKey } from '../../src/keys/format.js';
 import { startHttpServer } from '../helpers/http-server.js';
-import { DEFAULT_DOCTRINE } from '../helpers/paths.js';
-import { freePort, processProxyEnv, renderProxy, startNginx } from '../helpers/proxy-process.js';
+import { CLI, DEFAULT_DOCTRINE } from '../helpers/paths.js';
+import { freePort, NJS_MODULE, processProxyEnv, renderProxy, startNginx } from '../helpers/proxy-process.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
+import { defineKeyLifecycleSuite } from './keys-suite.js';
 import { defineStackSuite } from './suite.js';
 
-async function startProcessStack(extraProxyEnv: Record<string, string> = {}) {
+async function startProcessStack(extraProxyEnv: Record<string, string> = {}, serverEnv: Record<string, string> = {}, mode: 'static' | 'store' = 'static') {
   const dir = tempDir('signet-stack-');
   const key = newApiKey();
+  const store = join(dir, 'keys', 'keys.json');
   const server = await startHttpServer({
     SIGNET_DATA_DIR: join(dir, 'data'),
     SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE,
     SIGNET_TRUSTED_PROXIES: '127.0.0.1/32',
     SIGNET_ALLOWED_HOSTS: '127.0.0.1',
+    ...serverEnv,
   });
   const port = await freePort();
-  const rendered = renderProxy({ ...processProxyEnv(dir, port, server.port), SIGNET_API_KEY: key, ...extraProxyEnv });
+  const modeEnv: Record<string, string> =
+    mode === 'static'
+      ? { SIGNET_API_KEY: key }
+      : { SIGNET_KEY_STORE: store, SIGNET_PROXY_WORKER_USER: 'root', ...(NJS_MODULE ? { SIGNET_PROXY_NJS_MODULE: NJS_MODULE } : {}) };
+  if (mode === 'store') await runKeys(store, ['init']); // an empty store, as the compose stack starts
+  const rendered = renderProxy({ ...processProxyEnv(dir, port, server.port), ...modeEnv, ...extraProxyEnv });
   if (rendered.code !== 0) throw new Error(rendered.stderr);
   const nginx = await startNginx(dir, port);
-  return { dir, key, server, nginx, port };
+  return { dir, key, store, server, nginx, port };
 }
+
+function runKeys(store: string, args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, 'keys', '--store', store, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env['PATH'] ?? '' } });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (err += c));
+    child.on('exit', (code) => resolve({ code, out, err }));
+  });
+}
+
+defineKeyLifecycleSuite('process stack', async () => {
+  const s = await startProcessStack({}, {}, 'store');
+  return {
+    baseUrl: `http://127.0.0.1:${s.port}`,
+    clientAddress: '127.0.0.3',
+    keys: (args) => runKeys(s.store, args),
+    readStore: async () => readFileSync(s.store, 'utf8'),
+    writeStore: async (content) => {
+      writeFileSync(`${s.store}.test`, content, { mode: 0o600 });
+      renameSync(`${s.store}.test`, s.store);
+    },
+    serverLogs: async () => s.server.logs(),
+    proxyLogs: async () => s.nginx.accessLog() + s.nginx.errorLog(),
+    stop: async () => {
+      await s.nginx.stop();
+      await s.server.stop();
+    },
+  };
+});
+
+describe('per-key rate limit beside the per-IP one (key store mode)', () => {
+  it('stops one key after SIGNET_RATE_LIMIT_PER_KEY_PER_MINUTE calls while another key from the same IP goes on', async () => {
+    const s = await startProcessStack({}, { SIGNET_RATE_LIMIT_PER_KEY_PER_MINUTE: '5' }, 'store');
+    try {
+      const a = (await runKeys(s.store, ['create', '--name', 'a'])).out.trim();
+      const b = (await runKeys(s.store, ['create', '--name', 'b'])).out.trim();
+      const call = (key: string, id: number) =>
+        fetch(`http://127.0.0.1:${s.port}/mcp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+          body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'doctrine_info', arguments: {} } }),
+        });
+      for (let i = 0; i < 5; i++) expect((await call(a, i)).status).toBe(200);
+      const limited = await call(a, 5);
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('ratelimit-policy')).toBe('"key-calls";q=5;w=60');
+      expect(((await limited.json()) as { error: { message: string } }).error.message).toMatch(/for this API key/);
+      expect((await call(b, 6)).status).toBe(200);
+    } finally {
+      await s.nginx.stop();
+      await s.server.stop();
+    }
+  });
+});
 
 defineStackSuite('process stack', async () => {
   const s = await startProcessStack();
@@ -65,14 +129,17 @@ describe('reference proxy: refuses to start without a safe key', () => {
     expect(existsSync(join(out, 'signet.conf'))).toBe(false);
   });
 
-  it('reads a minted key from SIGNET_API_KEY_FILE when SIGNET_API_KEY is not set, and never prints it', () => {
-    const key = newApiKey();
-    writeFileSync(join(dir, 'api-key'), key + '\n');
-    const out = join(dir, 'conf-file');
-    const r = renderProxy({ ...env(undefined), SIGNET_API_KEY_FILE: join(dir, 'api-key'), SIGNET_PROXY_CONF_DIR: out });
+  it('without SIGNET_API_KEY, uses the key store when there is one (key-store mode)', async () => {
+    const store = join(dir, 'keys', 'keys.json');
+    await runKeys(store, ['init']);
+    const out = join(dir, 'conf-store');
+    const r = renderProxy({ ...env(undefined), SIGNET_KEY_STORE: store, SIGNET_PROXY_CONF_DIR: out });
     expect(r.code).toBe(0);
-    expect(r.stderr).not.toContain(key);
-    expect(readFileSync(join(out, 'signet.conf'), 'utf8')).toContain(`"Bearer ${key}"`);
+    expect(r.stderr).toMatch(/store key mode/);
+    const http = readFileSync(join(out, 'nginx.conf'), 'utf8');
+    expect(http).toContain('js_set $signet_auth signet_auth.check;');
+    expect(http).toContain('load_module');
+    expect(readFileSync(join(out, 'signet.conf'), 'utf8')).not.toMatch(/sgnk_/);
   });
 });
 

@@ -1,0 +1,187 @@
+// The API key store: one JSON file the proxy reads, the CLI writes. It holds, per key,
+// only sha256 of the key, an id, a name, times and the last 4 characters: never a key.
+// Writes take a lock (concurrent CLI runs lose nothing) and replace the file atomically.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import lockfile from 'proper-lockfile';
+import { SignetError } from '../errors.js';
+import { writeAtomic } from './files.js';
+import { checkApiKeyFormat, KEY_PREFIX, newApiKey } from './format.js';
+
+export const STORE_FORMAT = 'signet-keys/1';
+
+export interface KeyRecord {
+  id: string;
+  name: string;
+  /** sha256:<hex> of the whole key string. */
+  hash: string;
+  last4: string;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  /** Set on a key replaced by `rotate`: the id of its successor. */
+  rotated_to: string | null;
+}
+
+export interface KeyStoreFile {
+  format: typeof STORE_FORMAT;
+  keys: KeyRecord[];
+}
+
+export type KeyStatus = 'active' | 'expired' | 'revoked';
+
+export function keyHash(key: string): string {
+  return 'sha256:' + createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export function statusOf(record: KeyRecord, now: number): KeyStatus {
+  if (record.revoked_at !== null && Date.parse(record.revoked_at) <= now) return 'revoked';
+  if (record.expires_at !== null && Date.parse(record.expires_at) <= now) return 'expired';
+  return 'active';
+}
+
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
+
+/** Parses and checks a store; a corrupted store is an error naming what is wrong, never "no keys". */
+export function parseStore(text: string, path: string): KeyStoreFile {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw new SignetError('store_invalid', `Key store ${path} is corrupted (not JSON). Restore it from a backup, or move it away and create keys again.`);
+  }
+  const bad = (why: string): never => {
+    throw new SignetError('store_invalid', `Key store ${path} is corrupted (${why}). Restore it from a backup, or move it away and create keys again.`);
+  };
+  if (!data || typeof data !== 'object' || (data as KeyStoreFile).format !== STORE_FORMAT || !Array.isArray((data as KeyStoreFile).keys)) {
+    bad(`expected {"format":"${STORE_FORMAT}","keys":[...]}`);
+  }
+  const ids = new Set<string>();
+  for (const [i, k] of (data as KeyStoreFile).keys.entries()) {
+    const ok =
+      k && typeof k === 'object' &&
+      typeof k.id === 'string' && /^[0-9A-Za-z]{8}$/.test(k.id) &&
+      typeof k.name === 'string' &&
+      typeof k.hash === 'string' && /^sha256:[0-9a-f]{64}$/.test(k.hash) &&
+      typeof k.last4 === 'string' &&
+      typeof k.created_at === 'string' && ISO.test(k.created_at) &&
+      (k.expires_at === null || (typeof k.expires_at === 'string' && ISO.test(k.expires_at))) &&
+      (k.revoked_at === null || (typeof k.revoked_at === 'string' && ISO.test(k.revoked_at))) &&
+      (k.rotated_to === null || typeof k.rotated_to === 'string');
+    if (!ok) bad(`keys[${i}] is malformed`);
+    if (ids.has(k.id)) bad(`duplicate id ${k.id}`);
+    ids.add(k.id);
+  }
+  return data as KeyStoreFile;
+}
+
+export class KeyStore {
+  readonly path: string;
+
+  constructor(path: string) {
+    this.path = path;
+  }
+
+  read(): KeyStoreFile {
+    if (!existsSync(this.path)) return { format: STORE_FORMAT, keys: [] };
+    let text: string;
+    try {
+      text = readFileSync(this.path, 'utf8');
+    } catch (err) {
+      throw new SignetError('store_invalid', `Key store ${this.path} is unreadable (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    return parseStore(text, this.path);
+  }
+
+  /** Read-modify-write under an exclusive lock; the file is replaced atomically (mode 0600). */
+  async update<T>(change: (store: KeyStoreFile) => T): Promise<T> {
+    let release: (() => Promise<void>) | null = null;
+    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    try {
+      // The lock is a directory next to the store; stale locks (a crashed CLI) expire after 10 s.
+      release = await lockfile.lock(this.path, { realpath: false, stale: 10_000, retries: { retries: 100, factor: 1.2, minTimeout: 20, maxTimeout: 250, randomize: true } });
+    } catch (err) {
+      throw new SignetError('store_invalid', `Cannot lock key store ${this.path}: ${(err as Error).message}`);
+    }
+    try {
+      const store = this.read();
+      const result = change(store);
+      writeAtomic(this.path, JSON.stringify(store, null, 2) + '\n', 0o600, { exclusive: false });
+      return result;
+    } finally {
+      await release();
+    }
+  }
+
+  /** Adds a new key; returns the key (shown once) and its record. */
+  async create(name: string, expiresAt: Date | null, now = new Date()): Promise<{ key: string; record: KeyRecord }> {
+    return this.update((store) => this.addTo(store, name, expiresAt, now));
+  }
+
+  /** Adds a key to a store being updated (inside update()). */
+  addTo(store: KeyStoreFile, name: string, expiresAt: Date | null, now: Date): { key: string; record: KeyRecord } {
+    let key = newApiKey();
+    const taken = new Set(store.keys.map((k) => k.id));
+    while (taken.has(key.slice(KEY_PREFIX.length, KEY_PREFIX.length + 8))) key = newApiKey();
+    const record: KeyRecord = {
+      id: key.slice(KEY_PREFIX.length, KEY_PREFIX.length + 8),
+      name,
+      hash: keyHash(key),
+      last4: key.slice(-4),
+      created_at: now.toISOString(),
+      expires_at: expiresAt ? expiresAt.toISOString() : null,
+      revoked_at: null,
+      rotated_to: null,
+    };
+    store.keys.push(record);
+    return { key, record };
+  }
+
+  async revoke(id: string, now = new Date()): Promise<KeyRecord> {
+    return this.update((store) => {
+      const record = this.#find(store, id);
+      if (record.revoked_at === null || Date.parse(record.revoked_at) > now.getTime()) record.revoked_at = now.toISOString();
+      return record;
+    });
+  }
+
+  /** A new key with the same name; the old one keeps working until now + grace, then stops. */
+  async rotate(id: string, graceMs: number, now = new Date()): Promise<{ key: string; record: KeyRecord; old: KeyRecord }> {
+    return this.update((store) => {
+      const old = this.#find(store, id);
+      if (statusOf(old, now.getTime()) !== 'active') throw new SignetError('key_invalid', `Key ${id} is ${statusOf(old, now.getTime())}; only an active key can be rotated`);
+      const created = this.addTo(store, old.name, old.expires_at ? new Date(old.expires_at) : null, now);
+      const end = new Date(now.getTime() + graceMs).toISOString();
+      if (old.expires_at === null || Date.parse(old.expires_at) > Date.parse(end)) old.expires_at = end;
+      old.rotated_to = created.record.id;
+      return { ...created, old };
+    });
+  }
+
+  #find(store: KeyStoreFile, id: string): KeyRecord {
+    const record = store.keys.find((k) => k.id === id);
+    if (!record) throw new SignetError('not_found', `No key with id ${id} (signet keys list shows them)`);
+    return record;
+  }
+
+  /** Offline verification: format and checksum first (no store access), then the store. */
+  verify(key: string, now = Date.now()): { ok: true; record: KeyRecord } | { ok: false; reason: string } {
+    const format = checkApiKeyFormat(key);
+    if (!format.ok) return format;
+    const record = this.read().keys.find((k) => k.id === format.id);
+    if (!record) return { ok: false, reason: 'unknown key' };
+    const a = Buffer.from(keyHash(key));
+    const b = Buffer.from(record.hash);
+    if (a.length !== b.length || !timingSafeEqual(a, b)) return { ok: false, reason: 'unknown key' };
+    const status = statusOf(record, now);
+    return status === 'active' ? { ok: true, record } : { ok: false, reason: `key ${record.id} is ${status}` };
+  }
+}
+
+/** "90d", "24h", "15m", "30s" → milliseconds. */
+export function parseDuration(text: string, option: string): number {
+  const m = /^(\d+)(s|m|h|d)$/.exec(text.trim());
+  if (!m) throw new SignetError('invalid_arguments', `${option} takes a duration like 30s, 15m, 24h or 90d (got "${text}")`);
+  return Number(m[1]) * { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 's' | 'm' | 'h' | 'd'];
+}

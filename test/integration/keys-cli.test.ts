@@ -1,0 +1,94 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { KeyStore } from '../../src/keys/store.js';
+import { CLI } from '../helpers/paths.js';
+import { tempDir } from '../helpers/tmp-doctrine.js';
+
+function keys(store: string, args: string[], input?: string) {
+  const r = spawnSync(process.execPath, [CLI, 'keys', '--store', store, ...args], { input, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '' } });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+describe('signet keys (CLI)', () => {
+  const dir = tempDir('signet-keys-cli-');
+
+  it('create prints the key once on stdout; list, verify, rotate and revoke never print a key', () => {
+    const store = join(dir, 'one.json');
+    const created = keys(store, ['create', '--name', 'ci bot', '--expires', '90d']);
+    expect(created.code).toBe(0);
+    const key = created.out.trim();
+    expect(key).toMatch(/^sgnk_[0-9A-Za-z]{57}$/);
+    expect(created.err).toMatch(/shown once/);
+    expect(created.err).not.toContain(key);
+    const id = key.slice(5, 13);
+
+    const list = keys(store, ['list']);
+    expect(list.out).toContain(`${id}  active until`);
+    expect(list.out).toContain('name="ci bot"');
+    expect(list.out).not.toContain(key.slice(13, 56));
+    const json = JSON.parse(keys(store, ['list', '--json']).out);
+    expect(json[0]).toMatchObject({ id, status: 'active', name: 'ci bot' });
+    expect(json[0].hash).toBeUndefined();
+
+    expect(keys(store, ['verify', key]).code).toBe(0);
+    expect(keys(store, ['verify'], key + '\n').code).toBe(0);
+    const typo = keys(store, ['verify', key.slice(0, -1) + (key.endsWith('A') ? 'B' : 'A')]);
+    expect(typo).toMatchObject({ code: 1 });
+    expect(typo.err).toMatch(/checksum mismatch/);
+
+    const rotated = keys(store, ['rotate', id, '--grace', '1h']);
+    expect(rotated.code).toBe(0);
+    const next = rotated.out.trim();
+    expect(next).not.toBe(key);
+    expect(rotated.err).toMatch(new RegExp(`rotated ${id} → ${next.slice(5, 13)}`));
+    expect(keys(store, ['verify', key]).code).toBe(0); // grace period
+    expect(keys(store, ['revoke', next.slice(5, 13)]).code).toBe(0);
+    expect(keys(store, ['verify', next]).err).toMatch(/is revoked/);
+    expect(keys(store, ['revoke', 'zzzzzzzz']).err).toMatch(/No key with id zzzzzzzz/);
+    expect(keys(store, ['create', '--name', 'x', '--expires', 'tomorrow']).err).toMatch(/--expires takes a duration/);
+  });
+
+  it('loses no key when 20 `keys create` run at once', async () => {
+    const store = join(dir, 'concurrent.json');
+    const runs = Array.from({ length: 20 }, (_, i) =>
+      new Promise<string>((resolve, reject) => {
+        const child = spawn(process.execPath, [CLI, 'keys', '--store', store, 'create', '--name', `worker-${i}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (c) => (out += c));
+        child.stderr.on('data', (c) => (err += c));
+        child.on('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`exit ${code}: ${err}`))));
+      }),
+    );
+    const created = await Promise.all(runs);
+    const s = new KeyStore(store);
+    expect(s.read().keys).toHaveLength(20);
+    expect(new Set(s.read().keys.map((k) => k.name)).size).toBe(20);
+    for (const key of created) expect(s.verify(key)).toMatchObject({ ok: true });
+    expect(readFileSync(store, 'utf8')).not.toMatch(/sgnk_/);
+  });
+
+  it('refuses to work on a corrupted store, saying so', () => {
+    const store = join(dir, 'broken.json');
+    writeFileSync(store, '{"format":"signet-keys/1","keys":[');
+    const r = keys(store, ['list']);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/is corrupted/);
+  });
+
+  it('init creates a first key once, keeps it printable in initial-api-key, and forgets it when rotated', () => {
+    const store = join(dir, 'init', 'keys.json');
+    const first = keys(store, ['init']);
+    expect(first.code).toBe(0);
+    expect(first.err).toMatch(/created the first API key, id [0-9A-Za-z]{8}; print it with: docker compose exec proxy cat/);
+    const initial = readFileSync(join(dir, 'init', 'initial-api-key'), 'utf8').trim();
+    expect(first.err).not.toContain(initial);
+    expect(keys(store, ['verify', initial]).code).toBe(0);
+    expect(keys(store, ['init']).err).toMatch(/already holds keys/);
+    expect(new KeyStore(store).read().keys).toHaveLength(1);
+    keys(store, ['rotate', initial.slice(5, 13), '--grace', '1m']);
+    expect(() => readFileSync(join(dir, 'init', 'initial-api-key'))).toThrow();
+  });
+});
