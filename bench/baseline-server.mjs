@@ -10,6 +10,9 @@ import { Hono } from 'hono';
 const fixed = process.env.FIXED_BODY_FILE ? readFileSync(process.env.FIXED_BODY_FILE, 'utf8') : '{}';
 const app = new Hono();
 app.post('/echo', async (c) => c.json(await c.req.json()));
+// The same echo where the reference proxy forwards to, for measuring the proxy alone.
+app.post('/mcp', async (c) => c.json(await c.req.json()));
+app.get('/healthz', (c) => c.json({ status: 'ok' }));
 app.post('/fixed', async (c) => {
   await c.req.json();
   return c.body(fixed, 200, { 'content-type': 'application/json' });

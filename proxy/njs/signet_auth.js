@@ -2,28 +2,34 @@
 // the store? Runs in nginx's njs (0.7.9+): no Node APIs, no state kept between requests.
 //
 //   $signet_auth    "ok", or why not: missing, malformed, checksum, unknown, revoked,
-//                   expired, unavailable (the store cannot be read: fail closed)
+//                   expired, unavailable (the store cannot be used: fail closed)
 //   $signet_key_id  the key's id when ok (never the key), for the upstream and the log
 //
 // The store (written by `signet keys`) holds sha256 of each key, never a key. It is read
-// on every request, so a revocation applies to the next request, and is never cached in
-// a form that could outlive a failed read.
+// on every request, so a revocation applies to the next request. Its lines have a fixed
+// width and records are sorted by id (src/keys/store.ts), so one open, an fstat and a
+// binary search of a few 8-byte reads find a key: ~20 µs, whatever the number of keys,
+// where parsing the whole file in njs measured ~1 ms for 100 keys.
 import fs from 'fs';
 import crypto from 'crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const KEY = /^sgnk_[0-9A-Za-z]{57}$/;
+const HEADER_BYTES = 64;
+const RECORD_BYTES = 384;
+const HEADER = '{"format":"signet-keys/1","record_bytes":384,"keys":[';
+const FOOTER = ']}\n';
+const ID_OFFSET = 8; // a record line starts with ' ' or ',' then {"id":"
 
-let crcTable = null;
+// Built once when nginx loads the module, not per request.
+const crcTable = [];
+for (let n = 0; n < 256; n++) {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  crcTable.push(c >>> 0);
+}
+
 function crc32(text) {
-  if (crcTable === null) {
-    crcTable = [];
-    for (let n = 0; n < 256; n++) {
-      let c = n;
-      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-      crcTable.push(c >>> 0);
-    }
-  }
   let crc = 0xffffffff;
   for (let i = 0; i < text.length; i++) crc = crcTable[(crc ^ text.charCodeAt(i)) & 0xff] ^ (crc >>> 8);
   return (crc ^ 0xffffffff) >>> 0;
@@ -39,7 +45,7 @@ function base62(n) {
   return out;
 }
 
-/** Compares two equal-length hex digests without an early exit. */
+/** Compares two equal-length digests without an early exit. */
 function sameDigest(a, b) {
   if (a.length !== b.length) return false;
   let diff = 0;
@@ -47,20 +53,53 @@ function sameDigest(a, b) {
   return diff === 0;
 }
 
-function readStore(r) {
+function readAt(fd, length, position) {
+  const buf = Buffer.alloc(length);
+  const n = fs.readSync(fd, buf, 0, length, position);
+  return n === length ? buf.toString() : null;
+}
+
+/**
+ * The record for `id`, null when the store has no such key, or undefined when the store
+ * cannot be used (unreadable, truncated, not a signet-keys/1 store): fail closed.
+ */
+function findRecord(r, id) {
   const path = r.variables.signet_key_store;
-  let data;
+  let fd;
   try {
-    data = JSON.parse(fs.readFileSync(path).toString());
+    fd = fs.openSync(path, 'r');
   } catch (e) {
-    r.error(`signet auth: key store ${path} cannot be read or parsed (${e.message}); refusing every request`);
-    return null;
+    r.error(`signet auth: key store ${path} cannot be read (${e.message}); refusing every request`);
+    return undefined;
   }
-  if (!data || data.format !== 'signet-keys/1' || !Array.isArray(data.keys)) {
-    r.error(`signet auth: key store ${path} is not a signet-keys/1 store; refusing every request`);
+  try {
+    const size = fs.fstatSync(fd).size;
+    const count = (size - HEADER_BYTES - FOOTER.length) / RECORD_BYTES;
+    const header = size >= HEADER_BYTES + FOOTER.length ? readAt(fd, HEADER_BYTES, 0) : null;
+    if (!Number.isInteger(count) || count < 0 || header === null || header.slice(0, HEADER.length) !== HEADER || readAt(fd, FOOTER.length, size - FOOTER.length) !== FOOTER) {
+      r.error(`signet auth: key store ${path} is not a whole signet-keys/1 store (truncated, edited by hand, or another file); refusing every request`);
+      return undefined;
+    }
+    let lo = 0;
+    let hi = count - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const at = readAt(fd, 8, HEADER_BYTES + mid * RECORD_BYTES + ID_OFFSET);
+      if (at === null) return undefined;
+      if (at === id) {
+        const line = readAt(fd, RECORD_BYTES, HEADER_BYTES + mid * RECORD_BYTES);
+        return line === null ? undefined : JSON.parse(line.slice(1));
+      }
+      if (at < id) lo = mid + 1;
+      else hi = mid - 1;
+    }
     return null;
+  } catch (e) {
+    r.error(`signet auth: key store ${path} cannot be parsed (${e.message}); refusing every request`);
+    return undefined;
+  } finally {
+    fs.closeSync(fd);
   }
-  return data.keys;
 }
 
 function check(r) {
@@ -73,12 +112,10 @@ function check(r) {
   // Typos and truncations stop here, without touching the store.
   if (base62(crc32(key.slice(5, 56))) !== key.slice(56)) return 'checksum';
 
-  const keys = readStore(r);
-  if (keys === null) return 'unavailable';
   const id = key.slice(5, 13);
-  let record = null;
-  for (let i = 0; i < keys.length; i++) if (keys[i] && keys[i].id === id) record = keys[i];
-  if (record === null || typeof record.hash !== 'string') return 'unknown';
+  const record = findRecord(r, id);
+  if (record === undefined) return 'unavailable';
+  if (record === null || record.id !== id || typeof record.hash !== 'string') return 'unknown';
   const digest = 'sha256:' + crypto.createHash('sha256').update(key).digest('hex');
   if (!sameDigest(digest, record.hash)) return 'unknown';
   const now = Date.now();

@@ -145,7 +145,7 @@ export function defineKeyLifecycleSuite(name: string, start: () => Promise<KeySt
           expect(typo.status).toBe(401); // decided before the store is read
           expect(typo.auth).toBe('Bearer realm="signet"');
         }
-        expect(await t.proxyLogs()).toMatch(/key store .* cannot be read or parsed|is not a signet-keys\/1 store/);
+        expect(await t.proxyLogs()).toMatch(/key store \S+ (cannot be read|cannot be parsed|is not a whole signet-keys\/1 store)/);
         expect(await t.proxyLogs()).toMatch(/"auth":"checksum"/);
       } finally {
         await t.writeStore(original);

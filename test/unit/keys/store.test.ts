@@ -60,8 +60,8 @@ describe('KeyStore', () => {
     expect(store.verify(rotated.key, t0.getTime() + 3_601_000)).toMatchObject({ ok: true });
     await expect(store.rotate(b.record.id, 1000, t0)).rejects.toThrow(/only an active key can be rotated/);
     await expect(store.revoke('nope1234')).rejects.toThrow(/No key with id nope1234/);
-    const status = store.read().keys.map((k) => statusOf(k, t0.getTime() + 3_601_000));
-    expect(status).toEqual(['expired', 'revoked', 'expired', 'active']);
+    const status = Object.fromEntries(store.read().keys.map((k) => [k.id, statusOf(k, t0.getTime() + 3_601_000)]));
+    expect(status).toEqual({ [a.record.id]: 'expired', [b.record.id]: 'revoked', [c.record.id]: 'expired', [rotated.record.id]: 'active' });
   });
 
   it('detects a corrupted or truncated store instead of treating it as empty', async () => {
@@ -83,5 +83,25 @@ describe('KeyStore', () => {
     expect(parseDuration('90d', '--expires')).toBe(90 * 86_400_000);
     expect(parseDuration('24h', '--grace')).toBe(86_400_000);
     expect(() => parseDuration('soon', '--grace')).toThrow(/--grace takes a duration like/);
+  });
+});
+
+describe('store layout (what the proxy binary-searches)', () => {
+  it('is valid JSON with fixed-width lines, records sorted by id', async () => {
+    const { HEADER_BYTES, RECORD_BYTES, serializeStore } = await import('../../../src/keys/store.js');
+    const store = new KeyStore(join(tempDir('signet-layout-'), 'keys.json'));
+    for (let i = 0; i < 25; i++) await store.create(`user ${i}@example.org`, i % 2 ? new Date('2031-01-01T00:00:00Z') : null);
+    const text = readFileSync(store.path, 'utf8');
+    expect(JSON.parse(text).keys).toHaveLength(25);
+    expect(text.length).toBe(HEADER_BYTES + 25 * RECORD_BYTES + 3);
+    const ids = [];
+    for (let i = 0; i < 25; i++) {
+      const line = text.slice(HEADER_BYTES + i * RECORD_BYTES, HEADER_BYTES + (i + 1) * RECORD_BYTES);
+      expect(line.endsWith('\n')).toBe(true);
+      expect(line[0]).toBe(i === 0 ? ' ' : ',');
+      ids.push(line.slice(8, 16));
+    }
+    expect(ids).toEqual([...ids].sort());
+    expect(serializeStore({ format: 'signet-keys/1', keys: [] })).toBe('{"format":"signet-keys/1","record_bytes":384,"keys":['.padEnd(63, ' ') + '\n]}\n');
   });
 });
