@@ -29,7 +29,8 @@ export interface HttpConfig {
   /** After SIGTERM, keep accepting (answering Connection: close) this long before closing the listener. */
   shutdownDelayMs: number;
   redisUrl: string | null;
-  metricsPort: number;
+  /** Prometheus /metrics port; null = no metrics server. */
+  metricsPort: number | null;
   metricsHost: string;
 }
 
@@ -129,8 +130,8 @@ export function loadConfig(env: Env = process.env): Config {
       shutdownTimeoutMs: int(env, 'SIGNET_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
       shutdownDelayMs: int(env, 'SIGNET_SHUTDOWN_DELAY_MS', 1000, 0, 60_000),
       redisUrl: redis || null,
-      metricsPort: int(env, 'SIGNET_METRICS_PORT', 0, 0, 65535),
-      metricsHost: env['SIGNET_METRICS_HOST'] || '127.0.0.1',
+      metricsPort: env['SIGNET_METRICS_PORT'] ? int(env, 'SIGNET_METRICS_PORT', 0, 0, 65535) : null,
+      metricsHost: env['SIGNET_METRICS_HOST'] || env['SIGNET_HTTP_HOST'] || '127.0.0.1',
     },
   };
 }

@@ -13,6 +13,7 @@ import { ToolDispatcher } from './tools/dispatch.js';
 import type { ToolContext } from './tools/types.js';
 import { buildResources, type ResourceSet } from './resources.js';
 import type { Logger } from './log.js';
+import type { Metrics } from './metrics.js';
 
 /** Everything a server instance needs, built once at start and shared read-only. */
 export interface AppContext {
@@ -25,6 +26,7 @@ export interface AppContext {
   resources: ResourceSet;
   log: Logger;
   serverInfo: { name: string; title: string; version: string };
+  metrics: Metrics | null;
 }
 
 /** node:crypto primitives for the server's own verify_output (the portable ones are ~20x slower). */
@@ -42,11 +44,13 @@ const nodePrimitives: VerifyPrimitives = {
 
 export const SERVER_VERSION = '0.1.0';
 
-export function createContext(config: Config, log: Logger): AppContext {
+export function createContext(config: Config, log: Logger, options: { metrics?: Metrics } = {}): AppContext {
+  const m = options.metrics;
   const doctrine = loadDoctrine(config.doctrineDir);
   checkPublisher(doctrine, config.doctrinePublisherKey);
   const loaded = loadOrCreateSigningKey({ keyFile: config.signingKeyFile, dataDir: config.dataDir });
   const signer = new Signer(loaded.key);
+  if (m) signer.onSign = () => m.signatures.inc();
   // The doctrine signature cannot change while the doctrine and key don't: sign it once.
   const footer: DoctrineFooter = {
     signature_format: SIGNATURE_FORMAT,
@@ -67,6 +71,12 @@ export function createContext(config: Config, log: Logger): AppContext {
     maxArgumentBytes: config.maxArgumentBytes,
     maxArgumentDepth: config.maxArgumentDepth,
     onInternalError: (err, tool) => log.error({ tool, err: err instanceof Error ? { name: err.name, message: err.message } : String(err) }, 'tool failed'),
+    onCall: m
+      ? (tool, ok, cached, seconds) => {
+          m.toolCalls.inc({ tool, outcome: ok ? 'ok' : 'error', cached: cached ? 'true' : 'false' });
+          if (seconds !== null) m.toolDuration.observe({ tool }, seconds);
+        }
+      : undefined,
   });
   return {
     config,
@@ -78,5 +88,6 @@ export function createContext(config: Config, log: Logger): AppContext {
     resources: buildResources(doctrine, footer, signer),
     log,
     serverInfo: { name: 'signet', title: 'Signet', version: SERVER_VERSION },
+    metrics: m ?? null,
   };
 }

@@ -17,7 +17,8 @@ export async function serve(options: ServeOptions): Promise<void> {
   if (options.doctrine) env['SIGNET_DOCTRINE_DIR'] = options.doctrine;
   const config: Config = loadConfig(env);
   const log = createLogger(config.logLevel, { buffered: config.transport === 'http' });
-  const ctx = createContext(config, log);
+  const withMetrics = config.transport === 'http' && config.http.metricsPort !== null;
+  const ctx = createContext(config, log, withMetrics ? { metrics: (await import('../metrics.js')).metrics() } : {});
   if (config.transport === 'http') {
     const { runHttp } = await import('../transports/http/run.js');
     await runHttp(ctx);

@@ -13,6 +13,8 @@ export function sha256Tagged(text: string | Uint8Array): string {
 export class Signer {
   readonly publicKeySpki: string;
   readonly #key: KeyObject;
+  /** Told about every signature made (metrics). */
+  onSign: (() => void) | null = null;
 
   constructor(privateKey: KeyObject) {
     if (privateKey.type !== 'private' || privateKey.asymmetricKeyType !== 'ed25519') {
@@ -24,6 +26,7 @@ export class Signer {
 
   /** ed25519:<base64> over the UTF-8 bytes of `text`. */
   sign(text: string): string {
+    this.onSign?.();
     return ED25519_PREFIX + edSign(null, Buffer.from(text, 'utf8'), this.#key).toString('base64');
   }
 

@@ -26,6 +26,8 @@ export interface DispatchOptions {
   maxArgumentDepth: number;
   /** Told about unexpected (non-SignetError) failures; never shown to the caller. */
   onInternalError?: (err: unknown, tool: string) => void;
+  /** Told about every call (metrics): outcome, cache hit, seconds spent when computed. */
+  onCall?: (tool: string, ok: boolean, cached: boolean, seconds: number | null) => void;
 }
 
 export interface CallOutcome {
@@ -117,7 +119,9 @@ export class ToolDispatcher {
     }
     if (canonicalArgs.length > MAX_CACHE_KEY) return null;
     const hit = this.#cache.get(`${name}\u0000${canonicalArgs}`);
-    return hit ? this.#outcome(hit, true).json() : null;
+    if (!hit) return null;
+    this.#options.onCall?.(name, !hit.result.isError, true, null);
+    return this.#outcome(hit, true).json();
   }
 
   /** Throws SignetError('unknown_tool') for a name that is not a tool; everything else is a signed result. */
@@ -140,8 +144,12 @@ export class ToolDispatcher {
     const key = canonicalArgs !== null && canonicalArgs.length <= MAX_CACHE_KEY ? `${name}\u0000${canonicalArgs}` : null;
     if (key !== null && this.#cache) {
       const hit = this.#cache.get(key);
-      if (hit) return this.#outcome(hit, true);
+      if (hit) {
+        this.#options.onCall?.(name, !hit.result.isError, true, null);
+        return this.#outcome(hit, true);
+      }
     }
+    const started = performance.now();
 
     if (body === null && canonicalArgs !== null) {
       const inputHash = sha256Tagged(canonicalArgs);
@@ -165,6 +173,7 @@ export class ToolDispatcher {
     }
 
     const signed = signOutput(body!, this.#ctx.footer, this.#signer);
+    this.#options.onCall?.(name, body!.ok, false, (performance.now() - started) / 1000);
     const entry: CacheEntry = {
       result: { content: [{ type: 'text', text: signed.text }], structuredContent: signed.structured as unknown as Record<string, unknown>, isError: !body!.ok },
     };

@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 
 export const run = promisify(execFile);
 
+
 /** Is a Docker engine reachable? With SIGNET_REQUIRE_DOCKER=1 a missing engine is a failure, not a skip. */
 export function dockerReachable(): boolean {
   const r = spawnSync('docker', ['info', '--format', '{{.ServerVersion}}'], { encoding: 'utf8', timeout: 20_000 });

@@ -41,6 +41,8 @@ export interface RequestEvent {
   tool: string | null;
   status: number;
   outcome: 'ok' | 'rate_limited' | 'limiter_error' | 'rejected' | 'error';
+  /** The policy that refused the request with 429. */
+  limitedBy: string | null;
   cached: boolean;
   durationMs: number;
 }
@@ -53,6 +55,7 @@ type Env = {
     rpcMethod: string | null;
     tool: string | null;
     cached: boolean;
+    limitedBy: string | null;
   };
 };
 
@@ -120,6 +123,7 @@ export function createHttpApp(ctx: AppContext, options: HttpAppOptions): Hono<En
     c.set('rpcMethod', null);
     c.set('tool', null);
     c.set('cached', false);
+    c.set('limitedBy', null);
     await next();
     options.onRequest?.({
       requestId: c.get('requestId'),
@@ -130,6 +134,7 @@ export function createHttpApp(ctx: AppContext, options: HttpAppOptions): Hono<En
       status: c.res.status,
       outcome: outcomeOf(c.res.status),
       cached: c.get('cached'),
+      limitedBy: c.get('limitedBy'),
       durationMs: performance.now() - start,
     });
   });
@@ -191,6 +196,7 @@ export function createHttpApp(ctx: AppContext, options: HttpAppOptions): Hono<En
         return errorResponse(503, id, SERVER_ERROR, 'Service Unavailable: the rate limiter cannot reach its store; retry shortly', rid(c, { 'Retry-After': '1' }));
       }
       if (decision.kind === 'limited') {
+        c.set('limitedBy', decision.policy);
         const who = decision.policy === 'key-calls' ? 'API key' : 'client IP';
         return errorResponse(429, id, SERVER_ERROR, `Rate limit exceeded: too many ${decision.policy === 'requests' ? 'requests' : 'tool calls'} per minute for this ${who}; retry after ${decision.retryAfter} s`, rid(c, decision.headers), {
           retry_after: decision.retryAfter,

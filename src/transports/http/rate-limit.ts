@@ -1,4 +1,4 @@
-import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 
 /** One limiter and the name its policy carries in the RateLimit headers. */
 export interface Policy {
@@ -11,11 +11,6 @@ export type Decision =
   | { kind: 'allowed'; headers: Record<string, string> }
   | { kind: 'limited'; headers: Record<string, string>; retryAfter: number; policy: Policy['name'] }
   | { kind: 'store_error'; policy: Policy['name']; error: unknown };
-
-export function memoryPolicy(name: Policy['name'], perMinute: number): Policy | null {
-  if (perMinute <= 0) return null;
-  return { name, perMinute, limiter: new RateLimiterMemory({ points: perMinute, duration: 60, keyPrefix: `signet:${name}` }) };
-}
 
 /**
  * RateLimit / RateLimit-Policy per draft-ietf-httpapi-ratelimit-headers (structured

@@ -6,7 +6,8 @@ import { flushLogs } from '../../log.js';
 import { createHttpApp, type RequestEvent } from './app.js';
 import { parseTrustedProxies } from './client-ip.js';
 import { originPolicy, type OriginPolicy } from './origin.js';
-import { memoryPolicy } from './rate-limit.js';
+import { createServer as createPlainServer } from 'node:http';
+import { memoryStore, redisStore } from './limiter-store.js';
 
 export interface RunningHttp {
   server: Server;
@@ -21,7 +22,15 @@ export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
   let ready = false;
   let draining = false;
   let policy: OriginPolicy | null = null;
-  const logRequest = (e: RequestEvent) =>
+  const m = ctx.metrics;
+  const store = cfg.redisUrl ? redisStore(cfg.redisUrl, ctx.log) : memoryStore();
+  const logRequest = (e: RequestEvent) => {
+    if (m) {
+      m.httpRequests.inc({ outcome: e.outcome });
+      m.httpDuration.observe({ method: e.rpcMethod ?? 'unparsed' }, e.durationMs / 1000);
+      if (e.limitedBy) m.rateLimited.inc({ policy: e.limitedBy });
+      if (e.outcome === 'limiter_error') m.limiterStoreErrors.inc({ handled_by: 'refused' });
+    }
     ctx.log.info(
       {
         req_id: e.requestId,
@@ -36,13 +45,14 @@ export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
       },
       'mcp request',
     );
+  };
   const app = createHttpApp(ctx, {
     originPolicy: () => policy!,
     trustedProxies: trusted,
     anyTrustedProxy: cfg.trustedProxies.length > 0,
-    calls: memoryPolicy('calls', cfg.rateLimitPerMinute),
-    requests: memoryPolicy('requests', cfg.otherRequestsPerMinute),
-    keyCalls: memoryPolicy('key-calls', cfg.rateLimitPerKeyPerMinute),
+    calls: store.policy('calls', cfg.rateLimitPerMinute),
+    requests: store.policy('requests', cfg.otherRequestsPerMinute),
+    keyCalls: store.policy('key-calls', cfg.rateLimitPerKeyPerMinute),
     maxBodyBytes: cfg.maxBodyBytes,
     isReady: () => ready,
     isDraining: () => draining,
@@ -69,6 +79,25 @@ export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
     s.once('error', reject);
   });
   const port = (server.address() as AddressInfo).port;
+
+  // Prometheus metrics on their own port: the reference proxy only forwards /mcp and /healthz.
+  let metricsServer: Server | null = null;
+  let metricsPort: number | null = null;
+  if (m && cfg.metricsPort !== null) {
+    metricsServer = createPlainServer((req, res) => {
+      if (req.method === 'GET' && req.url === '/metrics') {
+        m.registry.metrics().then(
+          (text) => res.writeHead(200, { 'content-type': m.registry.contentType }).end(text),
+          () => res.writeHead(500).end(),
+        );
+      } else res.writeHead(404, { 'content-type': 'text/plain' }).end('metrics are at GET /metrics\n');
+    });
+    await new Promise<void>((resolve, reject) => {
+      metricsServer!.once('error', reject);
+      metricsServer!.listen(cfg.metricsPort!, cfg.metricsHost, () => resolve());
+    });
+    metricsPort = (metricsServer.address() as AddressInfo).port;
+  }
   policy = originPolicy(cfg.host, port, cfg.allowedOrigins, cfg.allowedHosts);
   ready = true;
   if (cfg.rateLimitPerMinute === 0) ctx.log.warn('SIGNET_RATE_LIMIT_PER_MINUTE=0: tools/call is not rate limited (unsafe)');
@@ -96,10 +125,12 @@ export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
         });
         server.closeIdleConnections();
       });
+      metricsServer?.close();
+      await store.close();
     })());
 
   ctx.log.info(
-    { transport: 'http', host: cfg.host, port, doctrine: ctx.doctrine.meta.name, version: ctx.doctrine.meta.version, doctrine_hash: ctx.footer.doctrine_hash, public_key: ctx.signer.publicKeySpki, key_origin: ctx.keyOrigin, rate_limit_per_minute: cfg.rateLimitPerMinute },
+    { transport: 'http', host: cfg.host, port, metrics_port: metricsPort ?? undefined, limiter_store: cfg.redisUrl ? 'redis' : 'memory', doctrine: ctx.doctrine.meta.name, version: ctx.doctrine.meta.version, doctrine_hash: ctx.footer.doctrine_hash, public_key: ctx.signer.publicKeySpki, key_origin: ctx.keyOrigin, rate_limit_per_minute: cfg.rateLimitPerMinute },
     'signet ready',
   );
   return { server, port, shutdown };

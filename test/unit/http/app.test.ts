@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { createHttpApp, type HttpAppOptions, type RequestEvent } from '../../../src/transports/http/app.js';
 import { parseTrustedProxies } from '../../../src/transports/http/client-ip.js';
 import { originPolicy } from '../../../src/transports/http/origin.js';
-import { memoryPolicy, type Policy } from '../../../src/transports/http/rate-limit.js';
+import { memoryStore } from '../../../src/transports/http/limiter-store.js';
+import type { Policy } from '../../../src/transports/http/rate-limit.js';
+
+const memoryPolicy = (name: Policy['name'], perMinute: number) => memoryStore().policy(name, perMinute);
 import { testContext } from '../../helpers/context.js';
 
 const ctx = testContext();

@@ -1,0 +1,103 @@
+// Several Signet processes sharing one Redis limiter (the real redis-server binary), with
+// the insurance limiter taking over during an outage, and Prometheus metrics.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JSON_HEADERS, rawRequest, rpc, startHttpServer, type ServerProcess } from '../helpers/http-server.js';
+import { DEFAULT_DOCTRINE } from '../helpers/paths.js';
+import { freePort } from '../helpers/proxy-process.js';
+import { tempDir } from '../helpers/tmp-doctrine.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function startRedis(port: number): Promise<ChildProcess> {
+  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  for (let i = 0; i < 50; i++) {
+    const up = await new Promise<boolean>((resolve) => {
+      const s = connect(port, '127.0.0.1', () => {
+        s.end();
+        resolve(true);
+      });
+      s.on('error', () => resolve(false));
+    });
+    if (up) return proc;
+    await sleep(100);
+  }
+  throw new Error('redis-server did not start');
+}
+
+describe('shared rate limit in Redis across processes', () => {
+  const dir = tempDir('signet-scale-');
+  let redisPort: number;
+  let redis: ChildProcess;
+  const servers: ServerProcess[] = [];
+
+  beforeAll(async () => {
+    redisPort = await freePort();
+    redis = await startRedis(redisPort);
+    for (let i = 0; i < 2; i++) {
+      servers.push(
+        await startHttpServer({
+          SIGNET_DATA_DIR: `${dir}/data`,
+          SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE,
+          SIGNET_REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+          SIGNET_METRICS_PORT: '0',
+          SIGNET_CACHE_ENTRIES: '0',
+        }),
+      );
+    }
+    await Promise.all(servers.map((s) => s.waitForLog((l) => String(l['msg']).startsWith('rate limiter store (redis) ready'))));
+  });
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => s.stop()));
+    redis?.kill('SIGKILL');
+  });
+
+  const call = (i: number, from = '127.0.0.7') => rawRequest(servers[i % servers.length]!.url, { headers: JSON_HEADERS, body: rpc('tools/call', { name: 'doctrine_get', arguments: { id: 'RATE-001' } }, i), localAddress: from });
+
+  it('holds 60 calls per minute per client IP across processes: the 61st gets 429', async () => {
+    for (let i = 0; i < 60; i++) expect((await call(i)).status, `call ${i}`).toBe(200);
+    const limited = await call(60);
+    expect(limited.status).toBe(429);
+    expect(limited.headers['retry-after']).toBeDefined();
+    expect((await call(61, '127.0.0.8')).status).toBe(200);
+  });
+
+  it('keeps answering without 5xx while Redis is down (insurance limiter per process), and shares again when it returns', async () => {
+    redis.kill('SIGKILL');
+    await Promise.all(servers.map((s) => s.waitForLog((l) => String(l['msg']).startsWith('rate limiter store (redis) unreachable'))));
+    const during: number[] = [];
+    for (let i = 0; i < 40; i++) during.push((await call(i, '127.0.0.9')).status);
+    expect(during.every((s) => s === 200 || s === 429)).toBe(true);
+    expect(during.filter((s) => s === 200).length).toBe(40); // 20 per process, under each one's own 60
+
+    redis = await startRedis(redisPort);
+    const readyTwice = async (s: ServerProcess) => {
+      for (let i = 0; i < 200; i++) {
+        if (s.logLines().filter((l) => String(l['msg']).startsWith('rate limiter store (redis) ready')).length >= 2) return;
+        await sleep(100);
+      }
+      throw new Error('no reconnection to redis');
+    };
+    await Promise.all(servers.map(readyTwice));
+    // A fresh Redis: the shared count starts again, across both processes.
+    for (let i = 0; i < 60; i++) expect((await call(i, '127.0.0.10')).status, `call ${i}`).toBe(200);
+    expect((await call(60, '127.0.0.10')).status).toBe(429);
+  });
+
+  it('exposes Prometheus metrics on a separate port: calls by tool and outcome, latency, limits, signatures, store errors, process', async () => {
+    const port = Number(/"metrics_port":(\d+)/.exec(servers[0]!.logs())![1]);
+    expect(port).not.toBe(servers[0]!.port);
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(text).toMatch(/signet_tool_calls_total\{tool="doctrine_get",outcome="ok",cached="false"\} \d+/);
+    expect(text).toMatch(/signet_tool_call_duration_seconds_bucket\{le="0.001",tool="doctrine_get"\} \d+/);
+    expect(text).toMatch(/signet_http_requests_total\{outcome="rate_limited"\} [1-9]/);
+    expect(text).toMatch(/signet_rate_limited_total\{policy="calls"\} [1-9]/);
+    expect(text).toMatch(/signet_rate_limiter_store_errors_total\{handled_by="insurance"\} [1-9]/);
+    expect(text).toMatch(/signet_signatures_total [1-9]/);
+    expect(text).toMatch(/signet_process_cpu_seconds_total/);
+    expect((await fetch(`http://127.0.0.1:${port}/mcp`)).status).toBe(404);
+    // and the MCP port does not serve them
+    expect((await fetch(servers[0]!.url.replace('/mcp', '/metrics'))).status).toBe(404);
+  });
+});

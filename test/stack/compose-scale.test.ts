@@ -1,0 +1,132 @@
+// The compose `scale` profile: three signet replicas behind the same proxy, sharing the
+// rate limit through Redis. Runs whenever a Docker engine is reachable.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DockerComposeEnvironment, Wait, type StartedDockerComposeEnvironment } from 'testcontainers';
+import { docker, dockerReachable, run } from '../helpers/docker.js';
+import { rawRequest, rpc } from '../helpers/http-server.js';
+import { ROOT } from '../helpers/paths.js';
+import { requestLines } from './suite.js';
+
+process.env['TESTCONTAINERS_RYUK_DISABLED'] ??= 'true';
+const project = `signet-scale-${randomBytes(4).toString('hex')}`;
+const env = { ...process.env, SIGNET_PORT: '0', SIGNET_API_KEY: '', SIGNET_BACKEND_SUBNET: '172.31.252.0/24' };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function compose(...args: string[]): Promise<string> {
+  const r = await run('docker', ['compose', '-p', project, '-f', `${ROOT}docker-compose.yml`, '--profile', 'scale', ...args], { env, maxBuffer: 64 * 1024 * 1024 });
+  return r.stdout + r.stderr;
+}
+
+async function logsOf(container: string): Promise<string> {
+  const r = await run('docker', ['logs', container], { maxBuffer: 64 * 1024 * 1024 });
+  return r.stdout + r.stderr;
+}
+
+describe.runIf(dockerReachable())('compose scale profile: three replicas, one shared limit', () => {
+  let stack: StartedDockerComposeEnvironment;
+  let url = '';
+  let key = '';
+  const replicas = [1, 2, 3].map((i) => `${project}-signet-${i}`);
+
+  const call = (id: number | string, method = 'tools/call') =>
+    rawRequest(url, {
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: method === 'tools/call' ? rpc('tools/call', { name: 'doctrine_get', arguments: { id: 'RATE-004' } }, id) : rpc(method, undefined, id),
+    });
+
+  const readyCount = async (c: string) => (await logsOf(c)).split('\n').filter((l) => l.includes('rate limiter store (redis) ready')).length;
+
+  beforeAll(async () => {
+    stack = await new DockerComposeEnvironment(ROOT, 'docker-compose.yml')
+      .withProjectName(project)
+      .withProfiles('scale')
+      .withBuild()
+      .withEnvironment({ SIGNET_PORT: env.SIGNET_PORT, SIGNET_API_KEY: '', SIGNET_BACKEND_SUBNET: env.SIGNET_BACKEND_SUBNET })
+      .withWaitStrategy('redis-1', Wait.forHealthCheck())
+      .withWaitStrategy('signet-1', Wait.forHealthCheck())
+      .withWaitStrategy('keys-1', Wait.forOneShotStartup())
+      .withWaitStrategy('proxy-1', Wait.forListeningPorts())
+      .withStartupTimeout(600_000)
+      .up();
+    await compose('up', '-d', '--no-recreate', '--scale', 'signet=3');
+    for (const c of replicas) {
+      for (let i = 0; i < 60; i++) {
+        if ((await docker('inspect', '--format', '{{.State.Health.Status}}', c)).trim() === 'healthy') break;
+        await sleep(1000);
+      }
+      for (let i = 0; i < 30 && (await readyCount(c)) < 1; i++) await sleep(500);
+    }
+    url = `http://127.0.0.1:${stack.getContainer('proxy-1').getMappedPort(8080)}/mcp`;
+    key = (await stack.getContainer('proxy-1').exec(['cat', '/keys/initial-api-key'])).output.trim();
+    await sleep(6000); // the proxy re-resolves signet every 5 s: let it see all three
+  }, 900_000);
+
+  afterAll(async () => {
+    await stack?.down({ removeVolumes: true, timeout: 10_000 });
+  }, 120_000);
+
+  it('spreads 60 calls from one IP over the replicas, and answers the 61st with 429', async () => {
+    const before = await Promise.all(replicas.map(async (c) => requestLines(await logsOf(c)).length));
+    for (let i = 0; i < 60; i++) expect((await call(i)).status, `call ${i}`).toBe(200);
+    const limited = await call(60);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    await sleep(500);
+    const after = await Promise.all(replicas.map(async (c) => requestLines(await logsOf(c)).length));
+    const served = after.map((n, i) => n - before[i]!);
+    expect(served.every((n) => n > 0), `requests per replica: ${served.join(', ')}`).toBe(true);
+  });
+
+  it('loses no request to a Redis outage (insurance limiters answer), and shares the limit again once Redis is back', async () => {
+    const readyBefore = await Promise.all(replicas.map(readyCount));
+    let running = true;
+    const statuses: number[] = [];
+    const loop = (async () => {
+      for (let i = 0; running; i++) statuses.push((await call(`p${i}`, 'ping')).status);
+    })();
+    await sleep(300);
+    await compose('stop', 'redis');
+    await sleep(1500);
+    const outage: number[] = [];
+    for (let i = 0; i < 30; i++) outage.push((await call(`o${i}`)).status);
+    await compose('start', 'redis');
+    for (const [i, c] of replicas.entries()) {
+      for (let n = 0; n < 120 && (await readyCount(c)) <= readyBefore[i]!; n++) await sleep(250);
+    }
+    running = false;
+    await loop;
+    expect(statuses.length).toBeGreaterThan(10);
+    expect(statuses.filter((s) => s >= 500)).toEqual([]);
+    expect(outage.filter((s) => s >= 500)).toEqual([]);
+    expect(outage.filter((s) => s === 200).length).toBe(30);
+    for (const c of replicas) expect(await logsOf(c)).toMatch(/rate limiter store \(redis\) unreachable/);
+    // Redis came back empty: one shared budget of 60 again, across all three replicas.
+    for (let i = 0; i < 60; i++) expect((await call(`r${i}`)).status, `call ${i}`).toBe(200);
+    expect((await call('r60')).status).toBe(429);
+  });
+
+  it('routes around a killed replica: at most a few errors, all well-formed JSON', async () => {
+    const results: { status: number; body: string }[] = [];
+    let running = true;
+    const loop = (async () => {
+      for (let i = 0; running; i++) {
+        const r = await call(`k${i}`, 'ping').catch((err: Error) => ({ status: 0, body: err.message }));
+        results.push({ status: r.status, body: r.body });
+      }
+    })();
+    await sleep(500);
+    await docker('kill', replicas[2]!);
+    await sleep(8000);
+    running = false;
+    await loop;
+    const failures = results.filter((r) => r.status !== 200);
+    expect(results.length).toBeGreaterThan(50);
+    expect(failures.length, JSON.stringify(failures.slice(0, 3))).toBeLessThanOrEqual(5);
+    for (const f of failures) {
+      expect(f.status).toBe(503);
+      expect(JSON.parse(f.body)).toMatchObject({ error: 'unavailable' });
+    }
+    expect(results.slice(-10).every((r) => r.status === 200)).toBe(true);
+  });
+});
