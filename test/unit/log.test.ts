@@ -1,0 +1,22 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../src/log.js';
+
+describe('logger redaction', () => {
+  it('redacts Authorization headers, keys, tokens and private keys by configuration, wherever code puts them', () => {
+    const lines: string[] = [];
+    const sink = new Writable({ write: (chunk, _enc, cb) => (lines.push(chunk.toString()), cb()) });
+    const log = createLogger('info', { destination: sink });
+    const key = 'sgnk_' + 'Q'.repeat(57);
+    log.info({ req: { headers: { authorization: `Bearer ${key}`, cookie: 'session=abc' } } }, 'request');
+    log.info({ headers: { authorization: `Bearer ${key}` }, apiKey: key, privateKey: '-----BEGIN PRIVATE KEY-----', token: key }, 'flat');
+    log.info({ ctx: { secret: 's3cret', apiKey: key, authorization: key } }, 'nested');
+    const text = lines.join('');
+    expect(lines).toHaveLength(3);
+    expect(text).not.toContain(key);
+    expect(text).not.toContain('PRIVATE KEY');
+    expect(text).not.toContain('s3cret');
+    expect(text).not.toContain('session=abc');
+    expect(text.match(/\[redacted\]/g)!.length).toBeGreaterThanOrEqual(8);
+  });
+});
