@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../src/log.js';
+import { createLogger } from '../../src/log.js';
 
 describe('logger redaction', () => {
   it('redacts Authorization headers, keys, tokens and private keys by configuration, wherever code puts them', () => {
