@@ -9,7 +9,7 @@
 #   SIGNET_KEY_STORE          store mode (no SIGNET_API_KEY): /keys/keys.json, written by `signet keys`
 #   SIGNET_PROXY_NJS_DIR      where signet_auth.js is; SIGNET_PROXY_NJS_MODULE the njs .so to load
 #   SIGNET_UPSTREAM           signet:3000
-#   SIGNET_PROXY_RESOLVER     unset: resolve SIGNET_UPSTREAM once; set (compose: 127.0.0.11): re-resolve every 5 s
+#   SIGNET_PROXY_WATCH_UPSTREAM  1 (compose): reload nginx when the upstream name's addresses change
 #   SIGNET_PROXY_LISTEN       8080 (address:port or port)
 #   SIGNET_PROXY_MAX_BODY     1m   (keep equal to the server's SIGNET_MAX_BODY_BYTES)
 #   SIGNET_TLS_DIR            /etc/signet/tls: if tls.crt and tls.key are there, serve HTTPS
@@ -91,31 +91,11 @@ else
   auth_template=auth-static.conf.template
 fi
 
-# ---- upstream: fixed, or re-resolved (scaled and restarted replicas are found) ----------------
-if [ -n "${SIGNET_PROXY_RESOLVER:-}" ]; then
-  # Re-resolve the upstream name every 5 s and spread requests over every address it has.
-  # (A variable in proxy_pass makes nginx resolve at run time; the cost is no upstream
-  # keep-alive pool: nginx 1.26, Debian's, has no `server ... resolve` in upstream blocks.)
-  export SIGNET_PROXY_UPSTREAM_BLOCK=''
-  export SIGNET_PROXY_RESOLVER_DIRECTIVES="    resolver $SIGNET_PROXY_RESOLVER valid=5s ipv6=off;
-    resolver_timeout 2s;
-    set \$signet_upstream $SIGNET_UPSTREAM;"
-  export SIGNET_PROXY_PASS='http://$signet_upstream'
-else
-  export SIGNET_PROXY_UPSTREAM_BLOCK="upstream signet_backend {
-    server $SIGNET_UPSTREAM;
-    keepalive 32;
-}"
-  export SIGNET_PROXY_RESOLVER_DIRECTIVES=''
-  export SIGNET_PROXY_PASS='http://signet_backend'
-fi
-
 # ---- render --------------------------------------------------------------------------------
 vars='${SIGNET_API_KEY} ${SIGNET_UPSTREAM} ${SIGNET_PROXY_LISTEN} ${SIGNET_PROXY_MAX_BODY} ${SIGNET_PROXY_TLS}
       ${SIGNET_PROXY_CONF_DIR} ${SIGNET_PROXY_RUNTIME_DIR} ${SIGNET_PROXY_ACCESS_LOG} ${SIGNET_PROXY_ERROR_LOG}
       ${SIGNET_PROXY_LOAD_MODULES} ${SIGNET_PROXY_LOG_EXTRA} ${SIGNET_PROXY_KEY_ID_HEADER} ${SIGNET_PROXY_AUTH}
-      ${SIGNET_PROXY_HTTP_EXTRA} ${SIGNET_KEY_STORE} ${SIGNET_PROXY_NJS_DIR} ${SIGNET_PROXY_USER_DIRECTIVE}
-      ${SIGNET_PROXY_UPSTREAM_BLOCK} ${SIGNET_PROXY_RESOLVER_DIRECTIVES} ${SIGNET_PROXY_PASS}'
+      ${SIGNET_PROXY_HTTP_EXTRA} ${SIGNET_KEY_STORE} ${SIGNET_PROXY_NJS_DIR} ${SIGNET_PROXY_USER_DIRECTIVE}'
 # Workers (which may run as another user than the master) use the runtime dir; only the
 # master reads the configuration, which holds the key.
 mkdir -p "$SIGNET_PROXY_RUNTIME_DIR"

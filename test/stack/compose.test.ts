@@ -53,7 +53,7 @@ async function mintedKey(): Promise<string> {
   return result.output.trim();
 }
 
-const composeEnv = { ...process.env, SIGNET_PORT: '0', SIGNET_API_KEY: '', SIGNET_BACKEND_SUBNET: '172.31.251.0/24' };
+const composeEnv = { ...process.env, SIGNET_PORT: '0', SIGNET_API_KEY: '', SIGNET_BACKEND_SUBNET: '10.213.251.0/24' };
 
 /** `docker compose run --rm keys ...`: the documented way to manage keys in the stack. */
 async function composeKeys(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
