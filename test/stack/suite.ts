@@ -90,6 +90,8 @@ export function defineStackSuite(name: string, start: () => Promise<StackTarget>
       const h = await rawRequest(`${target.baseUrl}/healthz`, { method: 'GET' });
       expect(h.status).toBe(200);
       expect(h.json()).toEqual({ status: 'ok' });
+      // Nothing else of the server is reachable through the proxy: not its metrics, not /readyz.
+      for (const p of ['/metrics', '/readyz', '/']) expect((await rawRequest(`${target.baseUrl}${p}`, { method: 'GET' })).status, p).toBe(404);
       for (const p of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-authorization-server']) {
         const r = await rawRequest(`${target.baseUrl}${p}`, { method: 'GET' });
         expect(r.status, p).toBe(404);
