@@ -7,19 +7,23 @@ export type FindingStatus = 'pass' | 'fail' | 'not_applicable';
 export interface Finding {
   rule_id: string;
   title: string;
-  category: string;
   severity: Severity;
   status: FindingStatus;
-  /** For not_applicable: why (missing facts, or the rule's `when` did not hold). */
-  reason: string | null;
-  missing_facts: string[];
-  /** Present on failed findings, or on every finding with detail "full". */
+  /** not_applicable only: why (missing facts, or the rule's `when` did not hold). */
+  reason?: string;
+  /** not_applicable because of missing facts: which. */
+  missing_facts?: string[];
+  /** Failed findings (every finding with detail "full"): what to do about it. */
+  category?: string;
   rationale?: string;
   remediation?: string;
-  references: string[];
+  references?: string[];
 }
 
-/** "failures": rationale and remediation only where a rule failed (compact); "full": on every finding. */
+/**
+ * "failures" (default): the explanation (category, rationale, remediation, references)
+ * only where a rule failed, which keeps the signed output small; "full": on every finding.
+ */
 export type Detail = 'failures' | 'full';
 
 export interface Evaluation {
@@ -54,10 +58,10 @@ function evaluateRule(rule: Rule, facts: Record<string, unknown>): Pick<Finding,
   const missing = rule.facts.filter((p) => !hasFact(facts, p));
   if (missing.length > 0) return { status: 'not_applicable', reason: 'missing facts', missing_facts: missing };
   if (rule.when !== undefined && !jsonLogic.truthy(jsonLogic.apply(rule.when as RulesLogic, facts))) {
-    return { status: 'not_applicable', reason: 'condition for this rule does not hold', missing_facts: [] };
+    return { status: 'not_applicable', reason: 'condition for this rule does not hold' };
   }
   const passed = jsonLogic.truthy(jsonLogic.apply(rule.check as RulesLogic, facts));
-  return { status: passed ? 'pass' : 'fail', reason: null, missing_facts: [] };
+  return { status: passed ? 'pass' : 'fail' };
 }
 
 /** Validates facts against the doctrine's schema, then evaluates every rule, in rule id order. */
@@ -77,10 +81,12 @@ export function evaluateFacts(doctrine: Doctrine, facts: unknown, options: { val
   const full = options.detail === 'full';
   const findings: Finding[] = doctrine.rules.map((rule) => {
     const outcome = evaluateRule(rule, f);
-    const finding: Finding = { rule_id: rule.id, title: rule.title, category: rule.category, severity: rule.severity, ...outcome, references: rule.references };
+    const finding: Finding = { rule_id: rule.id, title: rule.title, severity: rule.severity, ...outcome };
     if (full || outcome.status === 'fail') {
+      finding.category = rule.category;
       finding.rationale = rule.rationale;
       finding.remediation = rule.remediation;
+      finding.references = rule.references;
     }
     return finding;
   });

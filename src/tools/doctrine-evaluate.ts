@@ -16,7 +16,7 @@ export const doctrineEvaluate: ToolDefinition<Input> = {
   name: 'doctrine_evaluate',
   title: 'Evaluate a deployment against the doctrine',
   description:
-    'Check facts about one deployment (the shape is in inputSchema.properties.facts; every fact is optional) against every rule of the doctrine. Returns one finding per rule, in rule id order: pass, fail, or not_applicable (with the missing facts or the unmet condition), with severity and references; failed findings also carry the rationale and the remediation (detail "full" adds them to every finding). A summary gives counts and the failed rule ids, most severe first. Deterministic: the same facts always give the same signed output. Provide as many facts as you know; unknown facts make rules not_applicable rather than failing.',
+    'Check facts about one deployment (the shape is in inputSchema.properties.facts; every fact is optional) against every rule of the doctrine. Returns one finding per rule, in rule id order: id, title, severity and status (pass, fail, or not_applicable with the missing facts or the unmet condition); failed findings also carry category, rationale, remediation and references (detail "full" adds them to every finding; doctrine_get gives any rule in full). A summary gives counts and the failed rule ids, most severe first. Deterministic: the same facts always give the same signed output. Provide as many facts as you know; unknown facts make rules not_applicable rather than failing.',
   inputSchema: (doctrine) => ({
     type: 'object',
     required: ['facts'],
@@ -25,7 +25,7 @@ export const doctrineEvaluate: ToolDefinition<Input> = {
       detail: {
         enum: ['failures', 'full'],
         default: 'failures',
-        description: 'Where rationale and remediation appear: "failures" (default, compact) or "full" (every finding).',
+        description: 'Where the explanation (category, rationale, remediation, references) appears: "failures" (default, compact) or "full" (every finding).',
       },
     },
     additionalProperties: false,
@@ -38,14 +38,14 @@ export const doctrineEvaluate: ToolDefinition<Input> = {
         type: 'array',
         items: {
           type: 'object',
-          required: ['rule_id', 'title', 'severity', 'status', 'references'],
+          required: ['rule_id', 'title', 'severity', 'status'],
           properties: {
             rule_id: { type: 'string' },
             title: { type: 'string' },
             category: { type: 'string' },
             severity: { enum: ['critical', 'high', 'medium', 'low'] },
             status: { enum: ['pass', 'fail', 'not_applicable'] },
-            reason: { type: ['string', 'null'] },
+            reason: { type: 'string' },
             missing_facts: { type: 'array', items: { type: 'string' } },
             rationale: { type: 'string' },
             remediation: { type: 'string' },

@@ -23,7 +23,11 @@ describe('evaluateFacts', () => {
       highest_failed_severity: 'high',
       failed_rule_ids: ['TLS-001'],
     });
-    expect(findings[0]).toMatchObject({ severity: 'high', rationale: 'Bearer tokens travel in every request.', references: ['doc:tls-basics'] });
+    expect(findings[0]).toMatchObject({ severity: 'high', category: 'tls', rationale: 'Bearer tokens travel in every request.', references: ['doc:tls-basics'] });
+    // Passing findings stay short; "full" explains every one.
+    expect(Object.keys(findings[1]!).sort()).toEqual(['rule_id', 'severity', 'status', 'title']);
+    const full = evaluateFacts(doctrine, { transport: { kind: 'http' }, tls: { enabled: false, min_version: '1.3' } }, { detail: 'full' });
+    expect(full.findings[1]).toMatchObject({ status: 'pass', rationale: 'Older versions have known weaknesses.', references: ['doc:tls-basics', 'https://www.rfc-editor.org/rfc/rfc8996'] });
   });
 
   it('reports missing facts and unmet conditions as not_applicable, never as fail', () => {
@@ -31,7 +35,7 @@ describe('evaluateFacts', () => {
     expect(findings.map((f) => [f.rule_id, f.status, f.missing_facts])).toEqual([
       ['TLS-001', 'not_applicable', ['tls.enabled']],
       ['TLS-002', 'not_applicable', ['tls.min_version']],
-      ['TRANS-001', 'pass', []],
+      ['TRANS-001', 'pass', undefined],
     ]);
     const stdioWithTls = evaluateFacts(doctrine, { transport: { kind: 'stdio' }, tls: { enabled: false } });
     expect(stdioWithTls.findings[0]).toMatchObject({ status: 'not_applicable', reason: 'condition for this rule does not hold' });
