@@ -7,17 +7,20 @@ import { loadConfig } from '../config.js';
 import { SignetError } from '../errors.js';
 import { writeAtomic } from '../keys/files.js';
 import { newApiKey } from '../keys/format.js';
-import { KeyStore, parseDuration, statusOf, type KeyRecord } from '../keys/store.js';
+import type { KeyRecord, KeyStore } from '../keys/store.js';
+// The store (and its lock library) loads only when a keys command runs, not on `signet serve`.
+const storeModule = () => import('../keys/store.js');
 
 /** Beside the store: the zero-config first key, kept so `cat` can show it once more. */
 export const INITIAL_KEY_FILE = 'initial-api-key';
 
-function store(path?: string): KeyStore {
+async function store(path?: string): Promise<KeyStore> {
+  const { KeyStore } = await storeModule();
   return new KeyStore(path ?? loadConfig().keyStore);
 }
 
-function describe(r: KeyRecord, now: number): string {
-  const status = statusOf(r, now);
+async function describe(r: KeyRecord, now: number): Promise<string> {
+  const status = (await storeModule()).statusOf(r, now);
   const until = status === 'active' && r.expires_at ? ` until ${r.expires_at}` : '';
   return `${r.id}  ${status}${until}  name=${JSON.stringify(r.name)}  created=${r.created_at}  …${r.last4}${r.rotated_to ? `  rotated_to=${r.rotated_to}` : ''}`;
 }
@@ -34,7 +37,7 @@ async function init(path: string | undefined): Promise<number> {
     process.stderr.write('signet keys init: SIGNET_API_KEY is set; the proxy uses it as its only key, nothing minted\n');
     return 0;
   }
-  const s = store(path);
+  const s = await store(path);
   const initialFile = join(dirname(s.path), INITIAL_KEY_FILE);
   const created = await s.update((file) => {
     if (file.keys.length > 0) return null;
@@ -53,6 +56,7 @@ async function init(path: string | undefined): Promise<number> {
 export function registerKeyCommands(keys: Command, exitWith: (code: number | void) => void): void {
   keys.option('--store <file>', 'key store (SIGNET_KEY_STORE, default <data dir>/keys.json)');
   const storeOf = (cmd: Command) => store((cmd.parent?.opts() as { store?: string }).store);
+  const duration = async (text: string, option: string) => (await storeModule()).parseDuration(text, option);
 
   keys
     .command('new')
@@ -68,9 +72,9 @@ export function registerKeyCommands(keys: Command, exitWith: (code: number | voi
     .requiredOption('--name <name>', 'who or what the key is for')
     .option('--expires <duration>', 'lifetime, e.g. 90d, 24h (default: no expiry)')
     .action(async (opts: { name: string; expires?: string }, cmd: Command) => {
-      const expires = opts.expires ? new Date(Date.now() + parseDuration(opts.expires, '--expires')) : null;
+      const expires = opts.expires ? new Date(Date.now() + (await duration(opts.expires, '--expires'))) : null;
       if (!/^[\w .@-]{1,64}$/.test(opts.name)) throw new SignetError('invalid_arguments', '--name takes 1 to 64 letters, digits, spaces and . _ @ -');
-      const { key, record } = await storeOf(cmd).create(opts.name, expires);
+      const { key, record } = await (await storeOf(cmd)).create(opts.name, expires);
       process.stderr.write(`created key ${record.id} for ${JSON.stringify(record.name)}${record.expires_at ? `, expires ${record.expires_at}` : ''}; it is shown once:\n`);
       process.stdout.write(key + '\n');
       exitWith(0);
@@ -80,11 +84,12 @@ export function registerKeyCommands(keys: Command, exitWith: (code: number | voi
     .command('list')
     .description('list keys: id, status, name, times, last 4 characters (never a key)')
     .option('--json', 'machine-readable')
-    .action((opts: { json?: boolean }, cmd: Command) => {
+    .action(async (opts: { json?: boolean }, cmd: Command) => {
       const now = Date.now();
-      const file = storeOf(cmd).read();
+      const { statusOf } = await storeModule();
+      const file = (await storeOf(cmd)).read();
       if (opts.json) process.stdout.write(JSON.stringify(file.keys.map((k) => ({ ...k, hash: undefined, status: statusOf(k, now) })), null, 2) + '\n');
-      else process.stdout.write(file.keys.length ? file.keys.map((k) => describe(k, now)).join('\n') + '\n' : 'no keys\n');
+      else process.stdout.write(file.keys.length ? (await Promise.all(file.keys.map((k) => describe(k, now)))).join('\n') + '\n' : 'no keys\n');
       exitWith(0);
     });
 
@@ -93,7 +98,7 @@ export function registerKeyCommands(keys: Command, exitWith: (code: number | voi
     .argument('<id>', 'key id (from keys list)')
     .description('revoke a key now; the proxy refuses it within seconds')
     .action(async (id: string, _opts: unknown, cmd: Command) => {
-      const s = storeOf(cmd);
+      const s = await storeOf(cmd);
       const record = await s.revoke(id);
       forgetInitialKey(s, record.id);
       process.stderr.write(`revoked ${record.id} (${JSON.stringify(record.name)})\n`);
@@ -106,8 +111,8 @@ export function registerKeyCommands(keys: Command, exitWith: (code: number | voi
     .option('--grace <duration>', 'how long the old key keeps working', '24h')
     .description('replace a key: prints the new key once; the old one works until the grace period ends')
     .action(async (id: string, opts: { grace: string }, cmd: Command) => {
-      const s = storeOf(cmd);
-      const { key, record, old } = await s.rotate(id, parseDuration(opts.grace, '--grace'));
+      const s = await storeOf(cmd);
+      const { key, record, old } = await s.rotate(id, await duration(opts.grace, '--grace'));
       forgetInitialKey(s, old.id);
       process.stderr.write(`rotated ${old.id} → ${record.id}; ${old.id} stops working at ${old.expires_at}. The new key is shown once:\n`);
       process.stdout.write(key + '\n');
@@ -118,9 +123,9 @@ export function registerKeyCommands(keys: Command, exitWith: (code: number | voi
     .command('verify')
     .argument('[key]', 'the key, or - (default) to read it from stdin')
     .description('check a key offline: format and checksum, then the store; exit 0 active, 1 otherwise')
-    .action((key: string | undefined, _opts: unknown, cmd: Command) => {
+    .action(async (key: string | undefined, _opts: unknown, cmd: Command) => {
       const value = !key || key === '-' ? readFileSync(0, 'utf8').trim() : key;
-      const result = storeOf(cmd).verify(value);
+      const result = (await storeOf(cmd)).verify(value);
       if (result.ok) process.stdout.write(`valid: ${result.record.id} (${JSON.stringify(result.record.name)})\n`);
       else process.stderr.write(`invalid: ${result.reason}\n`);
       exitWith(result.ok ? 0 : 1);

@@ -61,13 +61,21 @@ function snippetFor(text: string, terms: string[]): string {
   return (start > 0 ? '…' : '') + text.slice(start, end) + (end < text.length ? '…' : '');
 }
 
-/** Full-text index over documents and rules, built once per doctrine. */
+/**
+ * Full-text index over documents and rules, built once per doctrine, on the first search
+ * (building it is ~10 % of cold start, and many sessions never search).
+ */
 export class DoctrineSearch {
-  readonly #index: MiniSearch<IndexedEntry>;
-  readonly #entries = new Map<string, IndexedEntry>();
+  readonly #doctrine: Doctrine;
+  #built: { index: MiniSearch<IndexedEntry>; entries: Map<string, IndexedEntry> } | null = null;
 
   constructor(doctrine: Doctrine) {
-    this.#index = new MiniSearch<IndexedEntry>({
+    this.#doctrine = doctrine;
+  }
+
+  #build(): { index: MiniSearch<IndexedEntry>; entries: Map<string, IndexedEntry> } {
+    const doctrine = this.#doctrine;
+    const index = new MiniSearch<IndexedEntry>({
       fields: ['id', 'title', 'text'],
       storeFields: ['kind', 'title'],
       searchOptions: { boost: { id: 3, title: 2 }, prefix: true, fuzzy: 0.2, combineWith: 'OR' },
@@ -81,16 +89,19 @@ export class DoctrineSearch {
         text: `${r.rationale} ${r.remediation} ${r.category} ${r.severity}`,
       })),
     ];
-    for (const e of entries) this.#entries.set(e.id, e);
-    this.#index.addAll(entries);
+    const map = new Map<string, IndexedEntry>();
+    for (const e of entries) map.set(e.id, e);
+    index.addAll(entries);
+    return { index, entries: map };
   }
 
   search(query: string, options: SearchOptions): { total: number; hits: SearchHit[] } {
+    const built = (this.#built ??= this.#build());
     const kind = options.kind;
-    const results = this.#index.search(query, kind ? { filter: (r) => r['kind'] === kind } : {});
+    const results = built.index.search(query, kind ? { filter: (r) => r['kind'] === kind } : {});
     const hits = results
       .map((r) => {
-        const entry = this.#entries.get(String(r.id))!;
+        const entry = built.entries.get(String(r.id))!;
         const matched = [...new Set(r.terms)].sort();
         return {
           id: entry.id,

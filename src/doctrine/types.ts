@@ -60,7 +60,8 @@ export interface Doctrine {
   hash: string;
   /** Every dotted path declared in facts_schema (groups and leaves). */
   factPaths: string[];
-  validateFacts: ValidateFunction;
+  /** Compiled on first use (Ajv code generation is a large share of cold start). */
+  readonly validateFacts: ValidateFunction;
   publisher: DoctrinePublisherSignature | null;
 }
 

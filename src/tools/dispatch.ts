@@ -74,7 +74,7 @@ function ajvDetails(errors: ErrorObject[] | null | undefined): ErrorDetail[] {
 export class ToolDispatcher {
   /** The tools/list payload, built once. */
   readonly toolList: Record<string, unknown>[];
-  readonly #tools = new Map<string, { def: ToolDefinition<never>; validate: ValidateFunction }>();
+  readonly #tools = new Map<string, { def: ToolDefinition<never>; schema: object; compiled: ValidateFunction | null }>();
   readonly #cache: LRUCache<string, CacheEntry> | null;
 
   readonly #ctx: ToolContext;
@@ -87,7 +87,8 @@ export class ToolDispatcher {
     this.#options = options;
     this.toolList = TOOLS.map((def) => {
       const inputSchema = def.inputSchema(ctx.doctrine);
-      this.#tools.set(def.name, { def, validate: ajv.compile(inputSchema) });
+      // Compiled on first call: Ajv code generation is a large share of cold start.
+      this.#tools.set(def.name, { def, schema: def.validationSchema?.(ctx.doctrine) ?? inputSchema, compiled: null });
       return {
         name: def.name,
         title: def.title,
@@ -155,8 +156,8 @@ export class ToolDispatcher {
       const inputHash = sha256Tagged(canonicalArgs);
       if (Buffer.byteLength(canonicalArgs) > this.#options.maxArgumentBytes) {
         body = this.#errorBody(name, inputHash, new SignetError('input_too_large', `Arguments exceed ${this.#options.maxArgumentBytes} bytes of canonical JSON`));
-      } else if (!tool.validate(args)) {
-        const details = ajvDetails(tool.validate.errors);
+      } else if (!(tool.compiled ??= ajv.compile(tool.schema))(args)) {
+        const details = ajvDetails(tool.compiled.errors);
         body = this.#errorBody(
           name,
           inputHash,

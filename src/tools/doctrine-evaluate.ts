@@ -1,4 +1,5 @@
 import { evaluateFacts, type Detail } from '../doctrine/evaluate.js';
+import { SignetError } from '../errors.js';
 import type { ToolDefinition } from './types.js';
 
 interface Input {
@@ -28,6 +29,12 @@ export const doctrineEvaluate: ToolDefinition<Input> = {
         description: 'Where the explanation (category, rationale, remediation, references) appears: "failures" (default, compact) or "full" (every finding).',
       },
     },
+    additionalProperties: false,
+  }),
+  validationSchema: () => ({
+    type: 'object',
+    required: ['facts'],
+    properties: { facts: { type: 'object' }, detail: { enum: ['failures', 'full'] } },
     additionalProperties: false,
   }),
   resultSchema: {
@@ -69,7 +76,12 @@ export const doctrineEvaluate: ToolDefinition<Input> = {
     },
   },
   run(ctx, input) {
-    // The dispatcher already validated the facts against inputSchema (which embeds facts_schema).
-    return evaluateFacts(ctx.doctrine, input.facts, { validated: true, detail: input.detail ?? 'failures' });
+    // Facts are checked here, by the doctrine's compiled facts validator (see validationSchema).
+    try {
+      return evaluateFacts(ctx.doctrine, input.facts, { detail: input.detail ?? 'failures' });
+    } catch (err) {
+      if (!(err instanceof SignetError)) throw err;
+      throw new SignetError(err.code, `Invalid arguments for doctrine_evaluate: ${err.message}`, err.details.map((d) => ({ ...d, where: d.where ? `arguments.${d.where}` : 'arguments.facts' })));
+    }
   },
 };

@@ -20,6 +20,12 @@ export interface ToolDefinition<Input = Record<string, unknown>> {
   description: string;
   /** Advertised in tools/list and enforced before `run` is called. */
   inputSchema: (doctrine: Doctrine) => JsonSchema;
+  /**
+   * What the dispatcher compiles to enforce inputSchema, when the tool checks part of it
+   * itself (doctrine_evaluate validates facts with the doctrine's own compiled validator
+   * rather than compiling the facts schema a second time).
+   */
+  validationSchema?: (doctrine: Doctrine) => JsonSchema;
   /** Schema of `structuredContent.result` on success. */
   resultSchema: JsonSchema;
   /** Pure: (context, validated input) → result. Throws SignetError for a user-facing failure. */
