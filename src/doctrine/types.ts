@@ -60,7 +60,7 @@ export interface Doctrine {
   hash: string;
   /** Every dotted path declared in facts_schema (groups and leaves). */
   factPaths: string[];
-  /** Compiled on first use (Ajv code generation is a large share of cold start). */
+  /** Compiled once at load (which also checks the schema); doctrine_evaluate reuses it. */
   readonly validateFacts: ValidateFunction;
   publisher: DoctrinePublisherSignature | null;
 }

@@ -33,7 +33,11 @@ async function startProcessStack(extraProxyEnv: Record<string, string> = {}, ser
   const rendered = renderProxy({ ...processProxyEnv(dir, port, server.port), ...modeEnv, ...extraProxyEnv });
   if (rendered.code !== 0) throw new Error(rendered.stderr);
   const nginx = await startNginx(dir, port);
-  return { dir, key, store, server, nginx, port };
+  const stop = async () => {
+    await nginx.stop();
+    await server.stop();
+  };
+  return { dir, key, store, server, nginx, port, stop };
 }
 
 function runKeys(store: string, args: string[]): Promise<{ code: number | null; out: string; err: string }> {
@@ -60,10 +64,7 @@ defineKeyLifecycleSuite('process stack', async () => {
     },
     serverLogs: async () => s.server.logs(),
     proxyLogs: async () => s.nginx.accessLog() + s.nginx.errorLog(),
-    stop: async () => {
-      await s.nginx.stop();
-      await s.server.stop();
-    },
+    stop: s.stop,
   };
 });
 
@@ -86,8 +87,7 @@ describe('per-key rate limit beside the per-IP one (key store mode)', () => {
       expect(((await limited.json()) as { error: { message: string } }).error.message).toMatch(/for this API key/);
       expect((await call(b, 6)).status).toBe(200);
     } finally {
-      await s.nginx.stop();
-      await s.server.stop();
+      await s.stop();
     }
   });
 });
@@ -101,10 +101,7 @@ defineStackSuite('process stack', async () => {
     expectedClientIp: '127.0.0.2',
     serverLogs: async () => s.server.logs(),
     proxyLogs: async () => s.nginx.accessLog() + s.nginx.errorLog(),
-    stop: async () => {
-      await s.nginx.stop();
-      await s.server.stop();
-    },
+    stop: s.stop,
   };
 });
 
@@ -176,8 +173,7 @@ describe('reference proxy: optional TLS', () => {
       expect(old).toMatch(/alert protocol version|no protocols available/);
       expect(old).toMatch(/Cipher is \(NONE\)/);
     } finally {
-      await s.nginx.stop();
-      await s.server.stop();
+      await s.stop();
     }
   });
 });
