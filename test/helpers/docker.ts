@@ -3,6 +3,15 @@ import { promisify } from 'node:util';
 
 export const run = promisify(execFile);
 
+// testcontainers cannot pull its Ryuk reaper here; the suites clean up in afterAll.
+process.env['TESTCONTAINERS_RYUK_DISABLED'] ??= 'true';
+
+// The stack publishes its ports on 127.0.0.1 only (by design). Inside a container (/.dockerenv)
+// with a local socket, testcontainers would otherwise probe the bridge gateway (172.17.0.1),
+// where nothing listens, and wait until its startup timeout. A remote engine (tcp://) keeps
+// testcontainers' own resolution.
+const dockerHost = process.env['DOCKER_HOST'] ?? '';
+if (dockerHost === '' || dockerHost.startsWith('unix:')) process.env['TESTCONTAINERS_HOST_OVERRIDE'] ??= '127.0.0.1';
 
 /** Is a Docker engine reachable? With SIGNET_REQUIRE_DOCKER=1 a missing engine is a failure, not a skip. */
 export function dockerReachable(): boolean {
@@ -15,4 +24,12 @@ export const dockerRequired = process.env['SIGNET_REQUIRE_DOCKER'] === '1';
 export async function docker(...args: string[]): Promise<string> {
   const { stdout } = await run('docker', args, { maxBuffer: 64 * 1024 * 1024 });
   return stdout;
+}
+
+/**
+ * Removes a compose project's containers, networks and volumes by its labels. Used in afterAll
+ * when `up()` failed half-way, so a failed run never leaves networks that overlap the next one.
+ */
+export async function removeComposeProject(project: string): Promise<void> {
+  await run('docker', ['compose', '-p', project, 'down', '--volumes', '--remove-orphans', '--timeout', '5']).catch(() => undefined);
 }

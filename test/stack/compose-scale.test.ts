@@ -3,12 +3,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DockerComposeEnvironment, Wait, type StartedDockerComposeEnvironment } from 'testcontainers';
-import { docker, dockerReachable, run } from '../helpers/docker.js';
+import { docker, dockerReachable, removeComposeProject, run } from '../helpers/docker.js';
 import { rawRequest, rpc } from '../helpers/http-server.js';
 import { ROOT } from '../helpers/paths.js';
 import { requestLines } from './suite.js';
 
-process.env['TESTCONTAINERS_RYUK_DISABLED'] ??= 'true';
 const project = `signet-scale-${randomBytes(4).toString('hex')}`;
 // Pings in the availability loops are not what is measured here: give them room.
 const env = { ...process.env, SIGNET_PORT: '0', SIGNET_API_KEY: '', SIGNET_BACKEND_SUBNET: '10.213.252.0/24', SIGNET_RATE_LIMIT_OTHER_PER_MINUTE: '100000' };
@@ -48,7 +47,7 @@ describe.runIf(dockerReachable())('compose scale profile: three replicas, one sh
       .withWaitStrategy('signet-1', Wait.forHealthCheck())
       .withWaitStrategy('keys-1', Wait.forOneShotStartup())
       .withWaitStrategy('proxy-1', Wait.forListeningPorts())
-      .withStartupTimeout(600_000)
+      .withStartupTimeout(180_000)
       .up();
     await compose('up', '-d', '--no-recreate', '--scale', 'signet=3');
     for (const c of replicas) {
@@ -64,7 +63,8 @@ describe.runIf(dockerReachable())('compose scale profile: three replicas, one sh
   }, 900_000);
 
   afterAll(async () => {
-    await stack?.down({ removeVolumes: true, timeout: 10_000 });
+    if (stack) await stack.down({ removeVolumes: true, timeout: 10_000 });
+    else await removeComposeProject(project);
   }, 120_000);
 
   it('spreads 60 calls from one IP over the replicas, and answers the 61st with 429', async () => {

@@ -8,13 +8,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { checkApiKeyFormat } from '../../src/keys/format.js';
 import { verifyOutput } from '../../src/signing/verify.js';
-import { docker, dockerReachable, dockerRequired } from '../helpers/docker.js';
+import { docker, dockerReachable, dockerRequired, removeComposeProject } from '../helpers/docker.js';
 import { rawRequest, rpc } from '../helpers/http-server.js';
 import { ROOT } from '../helpers/paths.js';
 import { defineKeyLifecycleSuite } from './keys-suite.js';
 import { defineStackSuite, type StackTarget } from './suite.js';
 
-process.env['TESTCONTAINERS_RYUK_DISABLED'] ??= 'true';
 const reachable = dockerReachable();
 
 describe('Docker engine', () => {
@@ -35,7 +34,7 @@ async function up(): Promise<StartedDockerComposeEnvironment> {
     .withWaitStrategy('signet-1', Wait.forHealthCheck())
     .withWaitStrategy('keys-1', Wait.forOneShotStartup())
     .withWaitStrategy('proxy-1', Wait.forListeningPorts())
-    .withStartupTimeout(600_000)
+    .withStartupTimeout(180_000)
     .up();
   return env;
 }
@@ -94,7 +93,8 @@ describe.runIf(reachable)('compose stack', () => {
   }, 900_000);
 
   afterAll(async () => {
-    await env?.down({ removeVolumes: true, timeout: 10_000 });
+    if (env) await env.down({ removeVolumes: true, timeout: 10_000 });
+    else await removeComposeProject(project);
   }, 120_000);
 
   defineStackSuite('compose stack', async () => target);
