@@ -1,35 +1,49 @@
-import { canonicalJson } from './canonical.js';
+import { canonicalJson, canonicalObject, PreCanonical } from './canonical.js';
 import type { DoctrineFooter, OutputBody, SignedOutput } from './format.js';
 import { sha256Tagged, type Signer } from './signer.js';
 
 export interface SignedPayload {
-  /** structuredContent: the signed output, keys in canonical order. */
-  structured: SignedOutput;
-  /** Exactly JCS(structured): the text content of the tool result. */
-  text: string;
+  /** Exactly JCS(structured): the text content of the tool result, and the signed bytes. */
+  readonly text: string;
+  /** structuredContent: the signed output, keys in canonical order (parsed from `text` on first use). */
+  readonly structured: SignedOutput;
+}
+
+/** The doctrine footer's canonical members, computed once per footer object. */
+const footerMembers = new WeakMap<DoctrineFooter, [string, string][]>();
+
+function membersOf(footer: DoctrineFooter): [string, string][] {
+  let members = footerMembers.get(footer);
+  if (!members) footerMembers.set(footer, (members = Object.entries(footer).map(([k, v]) => [k, canonicalJson(v)])));
+  return members;
 }
 
 /**
- * JCS of the output with a given (already canonical) footer. An object's canonical form
- * is its members sorted by key, each value canonical, so the body members are
- * canonicalised once and reused for both the unsigned and the signed text.
+ * The one place where tool outputs are signed. The body is canonicalised member by member
+ * once; the unsigned and the signed text differ only in the footer, so both are assembled
+ * from the same canonical pieces. A result the tool already canonicalised (PreCanonical)
+ * is used as is.
  */
-function assemble(members: [string, string][], footerCanonical: string): string {
-  const all: [string, string][] = [...members, ['footer', footerCanonical]];
-  // Top-level keys are fixed ASCII names: plain sort is UTF-16 order, as JCS requires.
-  all.sort((a, b) => (a[0] < b[0] ? -1 : 1));
-  return '{' + all.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',') + '}';
-}
-
-/** The one place where tool outputs are signed. */
 export function signOutput(body: OutputBody, doctrineFooter: DoctrineFooter, signer: Signer): SignedPayload {
   const members: [string, string][] = [];
   for (const [key, value] of Object.entries(body)) {
-    if (key !== 'footer' && value !== undefined) members.push([key, canonicalJson(value)]);
+    if (key === 'footer' || value === undefined) continue;
+    members.push([key, value instanceof PreCanonical ? value.json : canonicalJson(value)]);
   }
-  const outputHash = sha256Tagged(assemble(members, canonicalJson(doctrineFooter)));
-  const footer = { ...doctrineFooter, output_hash: outputHash, output_signature: signer.sign(outputHash) };
-  const text = assemble(members, canonicalJson(footer));
-  // Re-read the canonical text so structuredContent serialises in the same key order.
-  return { structured: JSON.parse(text) as SignedOutput, text };
+  const footer = membersOf(doctrineFooter);
+  const outputHash = sha256Tagged(canonicalObject([...members, ['footer', canonicalObject(footer)]]));
+  const signedFooter = canonicalObject([
+    ...footer,
+    ['output_hash', JSON.stringify(outputHash)],
+    ['output_signature', JSON.stringify(signer.sign(outputHash))],
+  ]);
+  const text = canonicalObject([...members, ['footer', signedFooter]]);
+  let structured: SignedOutput | undefined;
+  return {
+    text,
+    // Re-read the canonical text so structuredContent serialises in the same key order.
+    get structured() {
+      return (structured ??= JSON.parse(text) as SignedOutput);
+    },
+  };
 }

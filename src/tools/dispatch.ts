@@ -4,7 +4,7 @@ import { LRUCache } from 'lru-cache';
 import { publicError, SignetError, type ErrorDetail } from '../errors.js';
 import { canonicalJson } from '../signing/canonical.js';
 import type { OutputBody } from '../signing/format.js';
-import { signOutput } from '../signing/sign-output.js';
+import { signOutput, type SignedPayload } from '../signing/sign-output.js';
 import { sha256Tagged, type Signer } from '../signing/signer.js';
 import { TOOLS } from './index.js';
 import { signedOutputSchema } from './output-schema.js';
@@ -31,14 +31,17 @@ export interface DispatchOptions {
 }
 
 export interface CallOutcome {
-  result: CallToolResult;
-  /** JSON.stringify(result), memoised: the HTTP fast path serves these bytes. */
+  /** The CallToolResult object (for the SDK), built on first use. */
+  readonly result: CallToolResult;
+  /** The CallToolResult as JSON, memoised: the HTTP fast path serves these bytes. */
   json(): string;
   cached: boolean;
 }
 
 interface CacheEntry {
-  result: CallToolResult;
+  signed: SignedPayload;
+  isError: boolean;
+  result?: CallToolResult;
   json?: string;
 }
 
@@ -121,7 +124,7 @@ export class ToolDispatcher {
     if (canonicalArgs.length > MAX_CACHE_KEY) return null;
     const hit = this.#cache.get(`${name}\u0000${canonicalArgs}`);
     if (!hit) return null;
-    this.#options.onCall?.(name, !hit.result.isError, true, null);
+    this.#options.onCall?.(name, !hit.isError, true, null);
     return this.#outcome(hit, true).json();
   }
 
@@ -146,7 +149,7 @@ export class ToolDispatcher {
     if (key !== null && this.#cache) {
       const hit = this.#cache.get(key);
       if (hit) {
-        this.#options.onCall?.(name, !hit.result.isError, true, null);
+        this.#options.onCall?.(name, !hit.isError, true, null);
         return this.#outcome(hit, true);
       }
     }
@@ -175,9 +178,7 @@ export class ToolDispatcher {
 
     const signed = signOutput(body!, this.#ctx.footer, this.#signer);
     this.#options.onCall?.(name, body!.ok, false, (performance.now() - started) / 1000);
-    const entry: CacheEntry = {
-      result: { content: [{ type: 'text', text: signed.text }], structuredContent: signed.structured as unknown as Record<string, unknown>, isError: !body!.ok },
-    };
+    const entry: CacheEntry = { signed, isError: !body!.ok };
     // Internal errors may be transient: never pin them in the cache.
     if (key !== null && this.#cache && body!.error?.code !== 'internal_error') this.#cache.set(key, entry);
     return this.#outcome(entry, false);
@@ -188,6 +189,19 @@ export class ToolDispatcher {
   }
 
   #outcome(entry: CacheEntry, cached: boolean): CallOutcome {
-    return { result: entry.result, cached, json: () => (entry.json ??= JSON.stringify(entry.result)) };
+    return {
+      cached,
+      get result() {
+        return (entry.result ??= {
+          content: [{ type: 'text', text: entry.signed.text }],
+          structuredContent: entry.signed.structured as unknown as Record<string, unknown>,
+          isError: entry.isError,
+        });
+      },
+      // The same members in the same order as JSON.stringify(result) gives: the canonical
+      // text serialises to itself, so the structured copy needs no parse and no re-stringify.
+      json: () =>
+        (entry.json ??= `{"content":[{"type":"text","text":${JSON.stringify(entry.signed.text)}}],"structuredContent":${entry.signed.text},"isError":${entry.isError}}`),
+    };
   }
 }

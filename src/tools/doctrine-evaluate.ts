@@ -1,4 +1,4 @@
-import { evaluateFacts, type Detail } from '../doctrine/evaluate.js';
+import { evaluateFactsCanonical, type Detail } from '../doctrine/evaluate.js';
 import { SignetError } from '../errors.js';
 import type { ToolDefinition } from './types.js';
 
@@ -78,7 +78,7 @@ export const doctrineEvaluate: ToolDefinition<Input> = {
   run(ctx, input) {
     // Facts are checked here, by the doctrine's compiled facts validator (see validationSchema).
     try {
-      return evaluateFacts(ctx.doctrine, input.facts, { detail: input.detail ?? 'failures' });
+      return evaluateFactsCanonical(ctx.doctrine, input.facts, { detail: input.detail ?? 'failures' });
     } catch (err) {
       if (!(err instanceof SignetError)) throw err;
       throw new SignetError(err.code, `Invalid arguments for doctrine_evaluate: ${err.message}`, err.details.map((d) => ({ ...d, where: d.where ? `arguments.${d.where}` : 'arguments.facts' })));

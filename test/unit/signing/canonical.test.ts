@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import canonicalize from 'canonicalize';
+import { SignetError } from '../../../src/errors.js';
 import { canonicalJson } from '../../../src/signing/canonical.js';
 
 function fromHex(hex: string): number {
@@ -49,10 +51,42 @@ describe('canonicalJson (RFC 8785)', () => {
     expect(() => canonicalJson({ s: '\ud800' })).toThrow(/surrogate/i);
   });
 
-  it('is independent of key insertion order and handles deep nesting without recursion', () => {
+  it('is independent of key insertion order', () => {
     expect(canonicalJson({ b: 1, a: { d: 2, c: [3, { f: 4, e: 5 }] } })).toBe(canonicalJson({ a: { c: [3, { e: 5, f: 4 }], d: 2 }, b: 1 }));
-    let deep: unknown = 1;
-    for (let i = 0; i < 100_000; i++) deep = [deep];
-    expect(canonicalJson(deep)).toHaveLength(200_001);
+  });
+
+  it('handles nesting far past the dispatcher limit, and answers absurd depth with an error, not a crash', () => {
+    const nest = (n: number) => {
+      let deep: unknown = 1;
+      for (let i = 0; i < n; i++) deep = [deep];
+      return deep;
+    };
+    // Tool arguments are refused beyond 32 levels before they are canonicalised.
+    expect(canonicalJson(nest(1000))).toHaveLength(2001);
+    expect(() => canonicalJson(nest(1_000_000))).toThrow(SignetError);
+  });
+
+  it('accepts the text of an escape (an escaped backslash before "ud800"), which is not a lone surrogate', () => {
+    expect(canonicalJson({ s: '\\ud800', t: 'a\\\\ud83d' })).toBe(canonicalize({ s: '\\ud800', t: 'a\\\\ud83d' }));
+    expect(() => canonicalJson({ s: '\\\udc00' })).toThrow(/surrogate/i);
+    expect(canonicalJson('\ud83d\ude00')).toBe('"\u{1f600}"'); // a paired surrogate stays raw
+  });
+
+  it('agrees with the independent `canonicalize` implementation (the verifier\'s) on random JSON', () => {
+    let seed = 42;
+    const next = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const pieces = ['a', 'B', '1', '10', '2', 'é', '€', '\ud83d\ude00', '\ufb33', '\r', '"', '\\', '\u0000', '\u001f', '\u007f', '\u2028', ' '];
+    const str = () => Array.from({ length: Math.floor(next() * 4) }, () => pieces[Math.floor(next() * pieces.length)]).join('');
+    const num = () => [0, -0, 1, -1, 0.1, 1e21, 1e-7, 123456789.123, 2 ** 53, -(2 ** 31), 5e-324, Math.floor(next() * 1e6) / 7][Math.floor(next() * 12)]!;
+    const value = (depth: number): unknown => {
+      const k = next();
+      if (depth > 4 || k < 0.3) return [str(), num(), true, false, null][Math.floor(next() * 5)];
+      if (k < 0.6) return Array.from({ length: Math.floor(next() * 5) }, () => value(depth + 1));
+      return Object.fromEntries(Array.from({ length: Math.floor(next() * 6) }, () => [str(), value(depth + 1)]));
+    };
+    for (let i = 0; i < 2000; i++) {
+      const v = value(0);
+      expect(canonicalJson(v)).toBe(canonicalize(v));
+    }
   });
 });

@@ -29,6 +29,23 @@ describe('tool dispatch', () => {
     expect(verifyOutput(r).valid).toBe(true);
   });
 
+  it('serves JSON bytes (the HTTP fast path) that equal JSON.stringify of the result object, for every tool, success and error', () => {
+    const sample = ctx.tools.call('doctrine_get', { id: 'AUTH-001' }).result;
+    for (const [name, args] of [
+      ['doctrine_info', {}],
+      ['doctrine_search', { query: 'rate limit' }],
+      ['doctrine_get', { id: 'AUTH-001' }],
+      ['doctrine_get', { id: '../etc/passwd' }],
+      ['doctrine_evaluate', { facts: { transport: { kind: 'http' } }, detail: 'full' }],
+      ['doctrine_evaluate', { facts: { transport: { kind: 'pigeon' } } }],
+      ['verify_output', { output: sample }],
+    ] as const) {
+      const outcome = ctx.tools.call(name, args);
+      expect(outcome.json(), name).toBe(JSON.stringify(outcome.result));
+      expect(JSON.parse(outcome.json())).toEqual(outcome.result);
+    }
+  });
+
   it('signs invalid-argument errors too, with details naming the field', () => {
     for (const [name, args, where] of [
       ['doctrine_search', { query: '' }, 'arguments.query'],
