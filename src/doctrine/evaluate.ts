@@ -109,15 +109,31 @@ function fragmentsOf(rule: Rule): Partial<Record<keyof Finding, string>> {
 /** Whole canonical findings per rule, by outcome, for the outcomes that carry no per-call data. */
 const wholeFindings = new WeakMap<Rule, Map<string, string>>();
 
-/** JCS of one finding: fixed members from the rule's fragments, the rest canonicalised here. */
-function canonicalFinding(rule: Rule, finding: Finding): string {
+type Outcome = Pick<Finding, 'status' | 'reason' | 'missing_facts'>;
+
+function toFinding(rule: Rule, outcome: Outcome, explained: boolean): Finding {
+  const finding: Finding = { rule_id: rule.id, title: rule.title, severity: rule.severity, status: outcome.status };
+  if (outcome.reason !== undefined) finding.reason = outcome.reason;
+  if (outcome.missing_facts !== undefined) finding.missing_facts = outcome.missing_facts;
+  if (explained) {
+    finding.category = rule.category;
+    finding.rationale = rule.rationale;
+    finding.remediation = rule.remediation;
+    finding.references = rule.references;
+  }
+  return finding;
+}
+
+/** JCS of toFinding(rule, outcome, explained): fixed members from the rule's fragments. */
+function canonicalFinding(rule: Rule, outcome: Outcome, explained: boolean): string {
   // Only missing_facts varies between calls with the same status; everything else repeats.
-  const memo = finding.missing_facts === undefined ? `${finding.status}|${finding.reason ?? ''}|${finding.category !== undefined}` : null;
+  const memo = outcome.missing_facts === undefined ? `${outcome.status}|${outcome.reason ?? ''}|${explained}` : null;
   let byOutcome = wholeFindings.get(rule);
   if (memo !== null) {
     const hit = byOutcome?.get(memo);
     if (hit !== undefined) return hit;
   }
+  const finding = toFinding(rule, outcome, explained);
   const frag = fragmentsOf(rule);
   let out = '';
   for (const key of FINDING_KEYS) {
@@ -152,67 +168,57 @@ interface Options {
   detail?: Detail;
 }
 
-function evaluate(doctrine: Doctrine, facts: unknown, options: Options, canonical: boolean): { evaluation: Evaluation; json: string | null } {
-  if (!options.validated) checkFacts(doctrine, facts);
-  const f = facts as Record<string, unknown>;
-  const full = options.detail === 'full';
-  const parts: string[] = [];
-  const findings: Finding[] = doctrine.rules.map((rule) => {
-    const outcome = evaluateRule(rule, f);
-    const finding: Finding = { rule_id: rule.id, title: rule.title, severity: rule.severity, status: outcome.status };
-    if (outcome.reason !== undefined) finding.reason = outcome.reason;
-    if (outcome.missing_facts !== undefined) finding.missing_facts = outcome.missing_facts;
-    const explained = full || outcome.status === 'fail';
-    if (explained) {
-      finding.category = rule.category;
-      finding.rationale = rule.rationale;
-      finding.remediation = rule.remediation;
-      finding.references = rule.references;
-    }
-    if (canonical) parts.push(canonicalFinding(rule, finding));
-    return finding;
-  });
+const rank = (s: Severity) => SEVERITIES.indexOf(s);
+
+function summarize(rules: readonly Rule[], statuses: readonly FindingStatus[]): Evaluation['summary'] {
   const failed_by_severity = { critical: 0, high: 0, medium: 0, low: 0 } as Record<Severity, number>;
+  const failed: Rule[] = [];
   let pass = 0;
-  let fail = 0;
-  for (const x of findings) {
-    if (x.status === 'pass') pass++;
-    else if (x.status === 'fail') {
-      fail++;
-      failed_by_severity[x.severity]++;
+  statuses.forEach((status, i) => {
+    if (status === 'pass') pass++;
+    else if (status === 'fail') {
+      failed.push(rules[i]!);
+      failed_by_severity[rules[i]!.severity]++;
     }
-  }
-  const rank = (s: Severity) => SEVERITIES.indexOf(s);
-  const failedIds = findings
-    .filter((x) => x.status === 'fail')
-    .sort((a, b) => rank(a.severity) - rank(b.severity) || (a.rule_id < b.rule_id ? -1 : 1))
-    .map((x) => x.rule_id);
-  const evaluation: Evaluation = {
-    findings,
-    summary: {
-      rules: findings.length,
-      pass,
-      fail,
-      not_applicable: findings.length - pass - fail,
-      failed_by_severity,
-      highest_failed_severity: SEVERITIES.find((s) => failed_by_severity[s] > 0) ?? null,
-      failed_rule_ids: failedIds,
-    },
+  });
+  return {
+    rules: statuses.length,
+    pass,
+    fail: failed.length,
+    not_applicable: statuses.length - pass - failed.length,
+    failed_by_severity,
+    highest_failed_severity: SEVERITIES.find((s) => failed_by_severity[s] > 0) ?? null,
+    failed_rule_ids: failed.sort((a, b) => rank(a.severity) - rank(b.severity) || (a.id < b.id ? -1 : 1)).map((r) => r.id),
   };
-  const json = canonical ? `{"findings":[${parts.join(',')}],"summary":${canonicalJson(evaluation.summary)}}` : null;
-  return { evaluation, json };
 }
 
 /** Validates facts against the doctrine's schema, then evaluates every rule, in rule id order. */
 export function evaluateFacts(doctrine: Doctrine, facts: unknown, options: Options = {}): Evaluation {
-  return evaluate(doctrine, facts, options, false).evaluation;
+  if (!options.validated) checkFacts(doctrine, facts);
+  const full = options.detail === 'full';
+  const findings = doctrine.rules.map((rule) => {
+    const outcome = evaluateRule(rule, facts as Record<string, unknown>);
+    return toFinding(rule, outcome, full || outcome.status === 'fail');
+  });
+  return { findings, summary: summarize(doctrine.rules, findings.map((f) => f.status)) };
 }
 
 /**
- * evaluateFacts, with the result's canonical JSON built from per-rule fragments: what
- * doctrine_evaluate signs. Tests check it equals canonicalJson(evaluation) byte for byte.
+ * evaluateFacts as canonical JSON, built from per-rule fragments without building the
+ * finding objects: what doctrine_evaluate signs. The value is computed only if asked for.
+ * Tests check the JSON equals canonicalize(evaluateFacts(...)) byte for byte.
  */
 export function evaluateFactsCanonical(doctrine: Doctrine, facts: unknown, options: Options = {}): PreCanonical {
-  const { evaluation, json } = evaluate(doctrine, facts, options, true);
-  return new PreCanonical(evaluation, json!);
+  if (!options.validated) checkFacts(doctrine, facts);
+  const full = options.detail === 'full';
+  const rules = doctrine.rules;
+  const statuses: FindingStatus[] = new Array(rules.length);
+  let parts = '';
+  for (let i = 0; i < rules.length; i++) {
+    const outcome = evaluateRule(rules[i]!, facts as Record<string, unknown>);
+    statuses[i] = outcome.status;
+    parts += (i > 0 ? ',' : '') + canonicalFinding(rules[i]!, outcome, full || outcome.status === 'fail');
+  }
+  const json = `{"findings":[${parts}],"summary":${canonicalJson(summarize(rules, statuses))}}`;
+  return new PreCanonical(json, () => evaluateFacts(doctrine, facts, { ...options, validated: true }));
 }

@@ -41,12 +41,24 @@ export function canonicalObject(members: readonly (readonly [string, string])[])
   return out + '}';
 }
 
-/** A value together with its canonical JSON, computed by the producer (see canonicalObject). */
+/**
+ * Canonical JSON computed by its producer (from pre-canonicalised pieces), with the value
+ * it stands for built only on demand: signing needs the text, not the object.
+ */
 export class PreCanonical {
-  readonly value: unknown;
   readonly json: string;
-  constructor(value: unknown, json: string) {
-    this.value = value;
+  readonly #valueOf: () => unknown;
+  #value: unknown;
+  #built = false;
+  constructor(json: string, valueOf: () => unknown) {
     this.json = json;
+    this.#valueOf = valueOf;
+  }
+  get value(): unknown {
+    if (!this.#built) {
+      this.#value = this.#valueOf();
+      this.#built = true;
+    }
+    return this.#value;
   }
 }
