@@ -7,8 +7,10 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
 COPY src ./src
-RUN npm run build && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
+# The bundle (dist/bundle) carries every runtime dependency: the image needs no node_modules.
+RUN npm run build
 
 FROM ${NODE_IMAGE}
 # tini as PID 1: signals reach node, zombies are reaped.
@@ -19,16 +21,15 @@ WORKDIR /app
 ENV NODE_ENV=production \
     SIGNET_DATA_DIR=/data \
     NODE_COMPILE_CACHE=/app/.compile-cache
-COPY --from=build /app/node_modules ./node_modules
-COPY --from=build /app/dist ./dist
+COPY --from=build /app/dist/bundle ./dist/bundle
 COPY package.json ./
 COPY doctrine ./doctrine
 # /data: the signing key (a volume). /keys: the API key store, shared with the proxy (uid 101).
 # The compile cache is filled at build time so cold start does not pay for it.
 RUN mkdir -p /data /keys /app/.compile-cache \
- && node dist/cli/index.js doctrine check doctrine >/dev/null \
+ && node dist/bundle/signet.js doctrine check doctrine >/dev/null \
  && echo '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"build","version":"1"}}}' \
-    | SIGNET_DATA_DIR=/tmp/warm SIGNET_LOG_LEVEL=silent node dist/cli/index.js serve >/dev/null \
+    | SIGNET_DATA_DIR=/tmp/warm SIGNET_LOG_LEVEL=silent node dist/bundle/signet.js serve >/dev/null \
  && rm -rf /tmp/warm \
  && chown node:node /data && chmod 0700 /data \
  && chown 101:101 /keys && chmod 0700 /keys \
@@ -39,5 +40,5 @@ EXPOSE 3000
 # Only meaningful in HTTP mode; on stdio there is no socket to probe, so it reports healthy.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
   CMD ["node", "-e", "if(process.env.SIGNET_TRANSPORT!=='http')process.exit(0);fetch('http://127.0.0.1:'+(process.env.SIGNET_HTTP_PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/dist/cli/index.js"]
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/dist/bundle/signet.js"]
 CMD ["serve"]

@@ -73,15 +73,16 @@ log(`Machine: ${machine()}. ${new Date().toISOString().slice(0, 10)}.`);
   for (const [label, args, tool] of calls) {
     const name = tool ?? label;
     const n = quick ? 500 : 3000;
-    const direct = measure((i) => uncached.tools.call(name, args(i)), { n });
+    // .json(): the CallToolResult bytes a transport sends, so serialisation is counted too.
+    const direct = measure((i) => uncached.tools.call(name, args(i)).json(), { n });
     const viaSdk = await measureAsync((i) => client.callTool({ name, arguments: args(i) }), { n: Math.floor(n / 2) });
-    const hit = measure((i) => cached.tools.call(name, args(i)), { n });
+    const hit = measure((i) => cached.tools.call(name, args(i)).json(), { n });
     const bytes = uncached.tools.call(name, args(0)).json().length;
     rows.push([label, fmt(bytes), fmt(direct.opsPerSec), fmt(direct.p50us), fmt(direct.p99us), fmt(viaSdk.opsPerSec), fmt(viaSdk.p50us), fmt(viaSdk.p99us), fmt(hit.opsPerSec)]);
   }
   await client.close();
   log('\n## In-process signed tools/call (one core)\n');
-  log('"signed call" = validate arguments, run the tool, canonicalise (RFC 8785), hash, sign with node:crypto, build the CallToolResult; no cache. "via SDK" adds the MCP Client and Server over an in-memory transport. "cache hit" is a repeated identical call.\n');
+  log('"signed call" = validate arguments, run the tool, canonicalise (RFC 8785), hash, sign with node:crypto, serialise the CallToolResult to the JSON a transport sends; no cache. "via SDK" adds the MCP Client and Server over an in-memory transport. "cache hit" is a repeated identical call.\n');
   log(table(['tool', 'result bytes', 'signed calls/s', 'p50 µs', 'p99 µs', 'via SDK calls/s', 'p50 µs', 'p99 µs', 'cache hit calls/s'], rows));
 }
 
@@ -92,7 +93,7 @@ log(`Machine: ${machine()}. ${new Date().toISOString().slice(0, 10)}.`);
   const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }) + '\n';
   for (let i = 0; i < n + 1; i++) {
     const t0 = performance.now();
-    const child = spawn(process.execPath, [`${ROOT}dist/cli/index.js`], { env: { ...process.env, SIGNET_DATA_DIR: dataDir, SIGNET_LOG_LEVEL: 'warn' }, stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [`${ROOT}dist/bundle/signet.js`], { env: { ...process.env, SIGNET_DATA_DIR: dataDir, SIGNET_LOG_LEVEL: 'warn' }, stdio: ['pipe', 'pipe', 'inherit'] });
     child.stdin.write(init);
     await new Promise((r) => child.stdout.once('data', r));
     const ms = performance.now() - t0;
@@ -109,7 +110,7 @@ log(`Machine: ${machine()}. ${new Date().toISOString().slice(0, 10)}.`);
 {
   const duration = quick ? 2 : 4;
   const reps = quick ? 1 : 3;
-  const signet = await startChild(process.execPath, [`${ROOT}dist/cli/index.js`, 'serve', '--http'], {
+  const signet = await startChild(process.execPath, [`${ROOT}dist/bundle/signet.js`, 'serve', '--http'], {
     SIGNET_HTTP_PORT: '0',
     SIGNET_DATA_DIR: dataDir,
     SIGNET_RATE_LIMIT_PER_MINUTE: '10000000',

@@ -13,7 +13,7 @@ const quick = process.env.BENCH_QUICK === '1';
 const duration = quick ? 2 : 4;
 const project = 'signet-bench';
 const files = ['-f', `${ROOT}docker-compose.yml`, '-f', `${ROOT}bench/compose.bench.yml`];
-const staticKey = execFileSync(process.execPath, [`${ROOT}dist/cli/index.js`, 'keys', 'new']).toString().trim();
+const staticKey = execFileSync(process.execPath, [`${ROOT}dist/bundle/signet.js`, 'keys', 'new']).toString().trim();
 const baseEnv = {
   ...process.env,
   SIGNET_PORT: '0',

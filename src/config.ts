@@ -1,7 +1,8 @@
 // The only module that reads process.env. Every SIGNET_* variable is parsed and
 // validated here once; the rest of the code receives a typed Config.
 import { homedir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SignetError } from './errors.js';
 
@@ -53,8 +54,18 @@ export interface Config {
 
 export type Env = Record<string, string | undefined>;
 
-/** The doctrine shipped with the package (…/doctrine beside src/ or dist/). */
-export const DEFAULT_DOCTRINE_DIR = fileURLToPath(new URL('../doctrine/', import.meta.url));
+/**
+ * The doctrine shipped with the package: the nearest `doctrine/doctrine.json` above this
+ * module, which is one level up from src/ and dist/ but two from the bundle's chunks.
+ */
+export const DEFAULT_DOCTRINE_DIR = (() => {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; ) {
+    if (existsSync(join(dir, 'doctrine', 'doctrine.json'))) return join(dir, 'doctrine') + sep;
+    const up = dirname(dir);
+    if (up === dir) return fileURLToPath(new URL('../doctrine/', import.meta.url));
+    dir = up;
+  }
+})();
 
 function fail(name: string, message: string, value: string): never {
   throw new SignetError('config_invalid', `${name} ${message} (got ${JSON.stringify(value.length > 80 ? value.slice(0, 80) + '…' : value)})`, [
