@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import { canonicalJson, canonicalObject, PreCanonical } from './canonical.js';
-import type { DoctrineFooter, OutputBody, SignedOutput } from './format.js';
-import { sha256Tagged, type Signer } from './signer.js';
+import { SHA256_PREFIX, type DoctrineFooter, type OutputBody, type SignedOutput } from './format.js';
+import type { Signer } from './signer.js';
 
 export interface SignedPayload {
   /** Exactly JCS(structured): the text content of the tool result, and the signed bytes. */
@@ -9,13 +10,31 @@ export interface SignedPayload {
   readonly structured: SignedOutput;
 }
 
-/** The doctrine footer's canonical members, computed once per footer object. */
-const footerMembers = new WeakMap<DoctrineFooter, [string, string][]>();
+/** The doctrine footer's canonical members and its canonical JSON, computed once per footer object. */
+const footerCache = new WeakMap<DoctrineFooter, { members: [string, string][]; json: string }>();
 
-function membersOf(footer: DoctrineFooter): [string, string][] {
-  let members = footerMembers.get(footer);
-  if (!members) footerMembers.set(footer, (members = Object.entries(footer).map(([k, v]) => [k, canonicalJson(v)])));
-  return members;
+function footerOf(footer: DoctrineFooter): { members: [string, string][]; json: string } {
+  let f = footerCache.get(footer);
+  if (!f) {
+    const members = Object.entries(footer).map(([k, v]): [string, string] => [k, canonicalJson(v)]);
+    footerCache.set(footer, (f = { members, json: canonicalObject(members) }));
+  }
+  return f;
+}
+
+/**
+ * sha256:<hex> of canonicalObject(members), fed to the hash piece by piece: the unsigned
+ * text is never built, so a large result is not copied into a second string only to be hashed.
+ */
+function hashCanonicalObject(members: [string, string][]): string {
+  const sorted = [...members].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const hash = createHash('sha256');
+  sorted.forEach(([key, json], i) => {
+    hash.update(`${i === 0 ? '{' : ','}${JSON.stringify(key)}:`);
+    hash.update(json);
+  });
+  hash.update(sorted.length === 0 ? '{}' : '}');
+  return SHA256_PREFIX + hash.digest('hex');
 }
 
 /**
@@ -30,10 +49,10 @@ export function signOutput(body: OutputBody, doctrineFooter: DoctrineFooter, sig
     if (key === 'footer' || value === undefined) continue;
     members.push([key, value instanceof PreCanonical ? value.json : canonicalJson(value)]);
   }
-  const footer = membersOf(doctrineFooter);
-  const outputHash = sha256Tagged(canonicalObject([...members, ['footer', canonicalObject(footer)]]));
+  const footer = footerOf(doctrineFooter);
+  const outputHash = hashCanonicalObject([...members, ['footer', footer.json]]);
   const signedFooter = canonicalObject([
-    ...footer,
+    ...footer.members,
     ['output_hash', JSON.stringify(outputHash)],
     ['output_signature', JSON.stringify(signer.sign(outputHash))],
   ]);
