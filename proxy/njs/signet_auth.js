@@ -14,7 +14,7 @@ import fs from 'fs';
 import crypto from 'crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const KEY = /^sgnk_[0-9A-Za-z]{57}$/;
+const KEY_LENGTH = 62; // sgnk_ + 57 base62 characters
 const HEADER_BYTES = 64;
 const RECORD_BYTES = 384;
 const HEADER = '{"format":"signet-keys/1","record_bytes":384,"keys":[';
@@ -43,6 +43,19 @@ function base62(n) {
   }
   while (out.length < 6) out = '0' + out;
   return out;
+}
+
+/**
+ * sgnk_ followed by 57 base62 characters. A loop, not a RegExp: a module-level RegExp
+ * used in a request's VM measured ~30 µs per request in njs; this loop costs a few.
+ */
+function wellFormed(key) {
+  if (key.length !== KEY_LENGTH || key.slice(0, 5) !== 'sgnk_') return false;
+  for (let i = 5; i < KEY_LENGTH; i++) {
+    const c = key.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122))) return false;
+  }
+  return true;
 }
 
 /** Compares two equal-length digests without an early exit. */
@@ -108,7 +121,7 @@ function check(r) {
   if (header === undefined) return 'missing';
   if (typeof header !== 'string' || header.slice(0, 7) !== 'Bearer ') return 'malformed';
   const key = header.slice(7);
-  if (!KEY.test(key)) return 'malformed';
+  if (!wellFormed(key)) return 'malformed';
   // Typos and truncations stop here, without touching the store.
   if (base62(crc32(key.slice(5, 56))) !== key.slice(56)) return 'checksum';
 
