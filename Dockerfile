@@ -22,6 +22,7 @@ ENV NODE_ENV=production \
     SIGNET_DATA_DIR=/data \
     NODE_COMPILE_CACHE=/app/.compile-cache
 COPY --from=build /app/dist/bundle ./dist/bundle
+# package.json: its "type": "module" makes node load the bundle's .js files as ESM.
 COPY package.json ./
 COPY doctrine ./doctrine
 # /data: the signing key (a volume). /keys: the API key store, shared with the proxy (uid 101).

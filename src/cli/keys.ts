@@ -19,8 +19,7 @@ async function store(path?: string): Promise<KeyStore> {
   return new KeyStore(path ?? loadConfig().keyStore);
 }
 
-async function describe(r: KeyRecord, now: number): Promise<string> {
-  const status = (await storeModule()).statusOf(r, now);
+function describe(r: KeyRecord, status: string): string {
   const until = status === 'active' && r.expires_at ? ` until ${r.expires_at}` : '';
   return `${r.id}  ${status}${until}  name=${JSON.stringify(r.name)}  created=${r.created_at}  …${r.last4}${r.rotated_to ? `  rotated_to=${r.rotated_to}` : ''}`;
 }
@@ -89,7 +88,7 @@ export function registerKeyCommands(keys: Command, exitWith: (code: number | voi
       const { statusOf } = await storeModule();
       const file = (await storeOf(cmd)).read();
       if (opts.json) process.stdout.write(JSON.stringify(file.keys.map((k) => ({ ...k, hash: undefined, status: statusOf(k, now) })), null, 2) + '\n');
-      else process.stdout.write(file.keys.length ? (await Promise.all(file.keys.map((k) => describe(k, now)))).join('\n') + '\n' : 'no keys\n');
+      else process.stdout.write(file.keys.length ? file.keys.map((k) => describe(k, statusOf(k, now))).join('\n') + '\n' : 'no keys\n');
       exitWith(0);
     });
 

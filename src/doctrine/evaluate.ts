@@ -76,38 +76,13 @@ function evaluateRule(rule: Rule, facts: Record<string, unknown>): Pick<Finding,
   return truthy(logic.run(rule.check, facts)) ? PASS : FAIL;
 }
 
-/** Every member a finding can have, in canonical (UTF-16) order: findings are built in this order. */
-const FINDING_KEYS = [
-  'rule_id', 'title', 'severity', 'status', 'reason', 'missing_facts', 'category', 'rationale', 'remediation', 'references',
-].sort() as (keyof Finding)[];
-
-const STATUS_MEMBER: Record<FindingStatus, string> = {
-  pass: '"status":"pass"',
-  fail: '"status":"fail"',
-  not_applicable: '"status":"not_applicable"',
-};
-
 /**
- * A rule's fixed members as canonical `"key":value` text, computed once per rule: a
- * finding repeats its rule's title and explanation, so canonicalising them on every call
- * is wasted work.
+ * Canonical findings per rule, memoised by outcome. A finding is a pure function of its
+ * rule and outcome (status, reason, which of the rule's facts are missing, explained or
+ * not), so each rule has a handful of distinct findings (at most 2^facts for the missing
+ * ones): canonicalising them on every call is wasted work.
  */
-const fragments = new WeakMap<Rule, Partial<Record<keyof Finding, string>>>();
-
-function fragmentsOf(rule: Rule): Partial<Record<keyof Finding, string>> {
-  let f = fragments.get(rule);
-  if (!f) {
-    f = {};
-    for (const key of ['rule_id', 'title', 'severity', 'category', 'rationale', 'remediation', 'references'] as const) {
-      f[key] = `${JSON.stringify(key)}:${canonicalJson(rule[key === 'rule_id' ? 'id' : key])}`;
-    }
-    fragments.set(rule, f);
-  }
-  return f;
-}
-
-/** Whole canonical findings per rule, by outcome, for the outcomes that carry no per-call data. */
-const wholeFindings = new WeakMap<Rule, Map<string, string>>();
+const canonicalFindings = new WeakMap<Rule, Map<string, string>>();
 
 type Outcome = Pick<Finding, 'status' | 'reason' | 'missing_facts'>;
 
@@ -124,29 +99,14 @@ function toFinding(rule: Rule, outcome: Outcome, explained: boolean): Finding {
   return finding;
 }
 
-/** JCS of toFinding(rule, outcome, explained): fixed members from the rule's fragments. */
+/** JCS of toFinding(rule, outcome, explained), from the rule's memo. */
 function canonicalFinding(rule: Rule, outcome: Outcome, explained: boolean): string {
-  // Only missing_facts varies between calls with the same status; everything else repeats.
-  const memo = outcome.missing_facts === undefined ? `${outcome.status}|${outcome.reason ?? ''}|${explained}` : null;
-  let byOutcome = wholeFindings.get(rule);
-  if (memo !== null) {
-    const hit = byOutcome?.get(memo);
-    if (hit !== undefined) return hit;
-  }
-  const finding = toFinding(rule, outcome, explained);
-  const frag = fragmentsOf(rule);
-  let out = '';
-  for (const key of FINDING_KEYS) {
-    const value = finding[key];
-    if (value === undefined) continue;
-    out += (out === '' ? '{' : ',') + (frag[key] ?? (key === 'status' ? STATUS_MEMBER[finding.status] : `${JSON.stringify(key)}:${canonicalJson(value)}`));
-  }
-  out += '}';
-  if (memo !== null) {
-    if (!byOutcome) wholeFindings.set(rule, (byOutcome = new Map()));
-    byOutcome.set(memo, out);
-  }
-  return out;
+  const memo = `${outcome.status}|${outcome.reason ?? ''}|${explained}|${outcome.missing_facts ? JSON.stringify(outcome.missing_facts) : ''}`;
+  let byOutcome = canonicalFindings.get(rule);
+  if (!byOutcome) canonicalFindings.set(rule, (byOutcome = new Map()));
+  let json = byOutcome.get(memo);
+  if (json === undefined) byOutcome.set(memo, (json = canonicalJson(toFinding(rule, outcome, explained))));
+  return json;
 }
 
 function checkFacts(doctrine: Doctrine, facts: unknown): asserts facts is Record<string, unknown> {

@@ -30,12 +30,17 @@ export function canonicalJson(value: unknown): string {
   return text;
 }
 
+/** JCS member order: keys compared by UTF-16 code units, which is what `<` on strings does. */
+export function byKey(a: readonly [string, string], b: readonly [string, string]): number {
+  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
+}
+
 /**
  * JCS of an object whose members are already canonical JSON: `[key, canonicalValue]`
  * pairs in any order. Lets hot paths canonicalise fixed parts once and reuse them.
  */
 export function canonicalObject(members: readonly (readonly [string, string])[]): string {
-  const sorted = [...members].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const sorted = [...members].sort(byKey);
   let out = '{';
   for (let i = 0; i < sorted.length; i++) out += (i > 0 ? ',' : '') + JSON.stringify(sorted[i]![0]) + ':' + sorted[i]![1];
   return out + '}';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson, canonicalObject, PreCanonical } from './canonical.js';
+import { byKey, canonicalJson, canonicalObject, PreCanonical } from './canonical.js';
 import { SHA256_PREFIX, type DoctrineFooter, type OutputBody, type SignedOutput } from './format.js';
 import type { Signer } from './signer.js';
 
@@ -27,7 +27,7 @@ function footerOf(footer: DoctrineFooter): { members: [string, string][]; json: 
  * text is never built, so a large result is not copied into a second string only to be hashed.
  */
 function hashCanonicalObject(members: [string, string][]): string {
-  const sorted = [...members].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const sorted = [...members].sort(byKey);
   const hash = createHash('sha256');
   sorted.forEach(([key, json], i) => {
     hash.update(`${i === 0 ? '{' : ','}${JSON.stringify(key)}:`);
