@@ -1,4 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 
 export const run = promisify(execFile);
@@ -17,6 +18,15 @@ if (dockerHost === '' || dockerHost.startsWith('unix:')) process.env['TESTCONTAI
 export function dockerReachable(): boolean {
   const r = spawnSync('docker', ['info', '--format', '{{.ServerVersion}}'], { encoding: 'utf8', timeout: 20_000 });
   return r.status === 0 && r.stdout.trim().length > 0;
+}
+
+/**
+ * A backend subnet for one compose project under test: random within 10.200.0.0/13, so
+ * suites (and checkouts) running at the same time on one engine never ask for the same subnet.
+ */
+export function testSubnet(): string {
+  const bytes = randomBytes(2);
+  return `10.${200 + (bytes[0]! % 8)}.${bytes[1]!}.0/24`;
 }
 
 export const dockerRequired = process.env['SIGNET_REQUIRE_DOCKER'] === '1';

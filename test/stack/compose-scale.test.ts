@@ -3,14 +3,14 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DockerComposeEnvironment, Wait, type StartedDockerComposeEnvironment } from 'testcontainers';
-import { docker, dockerReachable, removeComposeProject, run } from '../helpers/docker.js';
+import { docker, dockerReachable, removeComposeProject, run, testSubnet } from '../helpers/docker.js';
 import { rawRequest, rpc } from '../helpers/http-server.js';
 import { ROOT } from '../helpers/paths.js';
 import { requestLines } from './suite.js';
 
 const project = `signet-scale-${randomBytes(4).toString('hex')}`;
 // Pings in the availability loops are not what is measured here: give them room.
-const env = { ...process.env, SIGNET_PORT: '0', SIGNET_API_KEY: '', SIGNET_BACKEND_SUBNET: '10.213.252.0/24', SIGNET_RATE_LIMIT_OTHER_PER_MINUTE: '100000' };
+const env = { ...process.env, SIGNET_PORT: '0', SIGNET_API_KEY: '', SIGNET_BACKEND_SUBNET: testSubnet(), SIGNET_RATE_LIMIT_OTHER_PER_MINUTE: '100000' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function compose(...args: string[]): Promise<string> {

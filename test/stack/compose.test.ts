@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { checkApiKeyFormat } from '../../src/keys/format.js';
 import { verifyOutput } from '../../src/signing/verify.js';
-import { docker, dockerReachable, dockerRequired, removeComposeProject } from '../helpers/docker.js';
+import { docker, dockerReachable, dockerRequired, removeComposeProject, testSubnet } from '../helpers/docker.js';
 import { rawRequest, rpc } from '../helpers/http-server.js';
 import { ROOT } from '../helpers/paths.js';
 import { defineKeyLifecycleSuite } from './keys-suite.js';
@@ -52,7 +52,7 @@ async function mintedKey(): Promise<string> {
   return result.output.trim();
 }
 
-const composeEnv = { ...process.env, SIGNET_PORT: '0', SIGNET_API_KEY: '', SIGNET_BACKEND_SUBNET: '10.213.251.0/24' };
+const composeEnv = { ...process.env, SIGNET_PORT: '0', SIGNET_API_KEY: '', SIGNET_BACKEND_SUBNET: testSubnet() };
 
 /** `docker compose run --rm keys ...`: the documented way to manage keys in the stack. */
 async function composeKeys(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
