@@ -125,7 +125,7 @@ describe.each([
 });
 
 describe('Kubernetes manifests match the compose stack', () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const readme = readFileSync(join(ROOT, 'docs', 'configuration.md'), 'utf8');
 
   it('use the images compose builds and runs', () => {
     const image = (name: string) => deployment(base, name)['spec'].template.spec.containers[0].image.split(':')[0];

@@ -1,4 +1,4 @@
-// The README's OpenSSL recipe, run exactly as written against a real signed output.
+// The OpenSSL recipe of docs/output-format.md, run exactly as written against a real signed output.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,12 +8,12 @@ import { ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 
 function recipe(): string {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const readme = readFileSync(join(ROOT, 'docs', 'output-format.md'), 'utf8');
   const block = readme.slice(readme.indexOf('<!-- recipe:openssl -->'), readme.indexOf('<!-- /recipe -->'));
   return block.slice(block.indexOf('```sh') + 5, block.lastIndexOf('```'));
 }
 
-describe('README OpenSSL verification recipe', () => {
+describe('docs/output-format.md OpenSSL verification recipe', () => {
   const ctx = testContext();
   const output = ctx.tools.call('doctrine_evaluate', { facts: { transport: { kind: 'http' } } }).result.structuredContent;
 
