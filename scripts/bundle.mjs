@@ -19,3 +19,17 @@ await build({
   // CommonJS dependencies call require() for Node built-ins; ESM output has none to offer.
   banner: { js: "import { createRequire as __signetRequire } from 'node:module'; const require = __signetRequire(import.meta.url);" },
 });
+
+// The portable verifier (`signet/verify`): one self-contained ES module with no Node
+// built-ins, for browsers, Deno and edge runtimes, and for the verification page.
+await build({
+  entryPoints: { 'signet-verify': 'dist/signing/portable.js' },
+  outdir: 'dist/verify',
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: ['es2022'],
+  sourcemap: 'linked',
+  legalComments: 'linked',
+  logLevel: 'warning',
+});

@@ -40,6 +40,8 @@ export interface Config {
   doctrineDir: string;
   dataDir: string;
   signingKeyFile: string | undefined;
+  /** SIGNET_TRUST_FILE: a signet-trust/1 file; the server's older keys, and what `signet verify` trusts. */
+  trustFile: string | undefined;
   doctrinePublisherKey: string | undefined;
   logLevel: LogLevel;
   cacheEntries: number;
@@ -118,6 +120,7 @@ export function loadConfig(env: Env = process.env): Config {
     doctrineDir: path(env, 'SIGNET_DOCTRINE_DIR') ?? DEFAULT_DOCTRINE_DIR,
     dataDir: path(env, 'SIGNET_DATA_DIR') ?? defaultDataDir(env),
     signingKeyFile: path(env, 'SIGNET_SIGNING_KEY_FILE'),
+    trustFile: path(env, 'SIGNET_TRUST_FILE'),
     doctrinePublisherKey: publisher || undefined,
     logLevel: oneOf(env, 'SIGNET_LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     cacheEntries: int(env, 'SIGNET_CACHE_ENTRIES', 1024, 0, 1_000_000),

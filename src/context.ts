@@ -1,14 +1,14 @@
-import { verify as edVerify, createPublicKey } from 'node:crypto';
 import type { Config } from './config.js';
 import { checkPublisher } from './doctrine/publisher.js';
 import { loadDoctrine } from './doctrine/load.js';
 import { DoctrineSearch } from './doctrine/search.js';
 import type { Doctrine } from './doctrine/types.js';
-import { ED25519_SPKI_PREFIX } from './signing/encoding.js';
 import { SIGNATURE_FORMAT, type DoctrineFooter } from './signing/format.js';
-import { sha256Tagged, Signer } from './signing/signer.js';
+import { loadServerKeys, type ServerKeys } from './signing/keyring.js';
+import { nodePrimitives } from './signing/node-primitives.js';
+import { Signer } from './signing/signer.js';
 import { loadOrCreateSigningKey, type LoadedSigningKey } from './signing/signing-key.js';
-import { verifyOutput, type VerifyPrimitives } from './signing/verify.js';
+import { verifyOutput } from './signing/verify.js';
 import { ToolDispatcher } from './tools/dispatch.js';
 import type { ToolContext } from './tools/types.js';
 import { buildResources, type ResourceSet } from './resources.js';
@@ -21,6 +21,8 @@ export interface AppContext {
   doctrine: Doctrine;
   signer: Signer;
   keyOrigin: LoadedSigningKey['origin'];
+  /** Current, retired and revoked signing keys; verify_output trusts the first two by default. */
+  keys: ServerKeys;
   footer: DoctrineFooter;
   tools: ToolDispatcher;
   resources: ResourceSet;
@@ -28,19 +30,6 @@ export interface AppContext {
   serverInfo: { name: string; title: string; version: string };
   metrics: Metrics | null;
 }
-
-/** node:crypto primitives for the server's own verify_output (the portable ones are ~20x slower). */
-const nodePrimitives: VerifyPrimitives = {
-  ed25519Verify(signature, message, publicKey) {
-    try {
-      const key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, publicKey]), format: 'der', type: 'spki' });
-      return edVerify(null, message, key, signature);
-    } catch {
-      return false;
-    }
-  },
-  sha256Hex: (text) => sha256Tagged(text).slice('sha256:'.length),
-};
 
 export const SERVER_VERSION = '0.1.0';
 
@@ -50,6 +39,7 @@ export function createContext(config: Config, log: Logger, options: { metrics?: 
   checkPublisher(doctrine, config.doctrinePublisherKey);
   const loaded = loadOrCreateSigningKey({ keyFile: config.signingKeyFile, dataDir: config.dataDir });
   const signer = new Signer(loaded.key);
+  const keys = loadServerKeys(signer.publicKeySpki, { dataDir: config.dataDir, trustFile: config.trustFile });
   if (m) signer.onSign = () => m.signatures.inc();
   // The doctrine signature cannot change while the doctrine and key don't: sign it once.
   const footer: DoctrineFooter = {
@@ -64,7 +54,9 @@ export function createContext(config: Config, log: Logger, options: { metrics?: 
     doctrine,
     search: new DoctrineSearch(doctrine),
     footer,
-    verify: (output, options) => verifyOutput(output, { ...options, primitives: nodePrimitives }),
+    signingKeys: keys.list,
+    trust: keys.trust,
+    verify: (output, trust) => verifyOutput(output, { trust, primitives: nodePrimitives }),
   };
   const tools = new ToolDispatcher(toolCtx, signer, {
     cacheEntries: config.cacheEntries,
@@ -83,6 +75,7 @@ export function createContext(config: Config, log: Logger, options: { metrics?: 
     doctrine,
     signer,
     keyOrigin: loaded.origin,
+    keys,
     footer,
     tools,
     resources: buildResources(doctrine, footer, signer),

@@ -4,6 +4,7 @@
 import { enableCompileCache } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { SignetError } from '../errors.js';
+import type { VerifyCliOptions } from './verify.js';
 
 // Cache V8 bytecode of the modules loaded below (NODE_COMPILE_CACHE picks the folder;
 // default: the OS temp dir). Cuts cold start by about a third; a failure only costs speed.
@@ -41,16 +42,22 @@ async function main(argv: string[]): Promise<void> {
     .option('--doctrine <dir>', 'doctrine folder (SIGNET_DOCTRINE_DIR)')
     .action(serveAction);
 
+  const collect = (value: string, previous: string[] = []) => [...previous, value];
   program
     .command('verify')
-    .description('verify a signed output (JSON-RPC response, tool result or structuredContent); exit 0 valid, 1 invalid')
+    .description('verify a signed output (JSON-RPC response, tool result or structuredContent) against pinned signers')
     .argument('[file]', 'file to read, or - for stdin', '-')
-    .option('--public-key <spki>', 'also require this signer (base64 DER SPKI)')
-    .option('--doctrine-hash <hash>', 'also require this doctrine hash')
-    .option('--json', 'print the full report as JSON')
-    .action(async (file: string, opts: { publicKey?: string; doctrineHash?: string; json?: boolean }) => {
+    .option('--trust <file>', 'trust file (signet-trust/1) naming the signers to accept (SIGNET_TRUST_FILE)')
+    .option('--public-key <spki>', 'accept this signer (base64 DER SPKI); repeatable', collect)
+    .option('--doctrine-hash <hash>', 'also require this doctrine hash; repeatable', collect)
+    .option('--recompute', 're-run the tool on the doctrine and compare the signed result byte for byte')
+    .option('--arguments <file>', 'with --recompute: the arguments of the call (JSON)')
+    .option('--doctrine <dir>', 'with --recompute: the doctrine folder (SIGNET_DOCTRINE_DIR, default the bundled one)')
+    .option('--json', 'print the report (signet-verify-report/1) as JSON')
+    .addHelpText('after', '\nExit codes: 0 trusted, 1 invalid or untrusted signer, 2 usage error, 3 signature consistent but no signer pinned.')
+    .action(async (file: string, opts: VerifyCliOptions) => {
       const { verifyCommand } = await import('./verify.js');
-      exitWith(verifyCommand(file, opts));
+      exitWith(await verifyCommand(file, opts));
     });
 
   const doctrine = program.command('doctrine').description('inspect, check and sign doctrine folders');
@@ -82,6 +89,9 @@ async function main(argv: string[]): Promise<void> {
     .description('create an Ed25519 signing key (PKCS#8 PEM, mode 0600); refuses to overwrite')
     .requiredOption('--out <file>', 'where to write the key')
     .action(async (opts: { out: string }) => exitWith((await import('./keygen.js')).keygen(opts.out)));
+
+  const { registerTrustCommands } = await import('./trust.js');
+  registerTrustCommands(program, exitWith);
 
   const keys = program.command('keys').description('API keys for the reference proxy (sgnk_...)');
   const { registerKeyCommands } = await import('./keys.js');

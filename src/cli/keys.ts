@@ -5,7 +5,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { loadConfig } from '../config.js';
 import { SignetError } from '../errors.js';
-import { writeAtomic } from '../keys/files.js';
+import { writeAtomic } from '../shared/atomic-file.js';
 import { newApiKey } from '../keys/format.js';
 import type { KeyRecord, KeyStore } from '../keys/store.js';
 // The store (and its lock library) loads only when a keys command runs, not on `signet serve`.

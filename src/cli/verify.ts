@@ -1,27 +1,100 @@
+// `signet verify`: is this output valid, and signed by a key I trust? Uses the portable
+// verifier (the same code as `signet/verify` and the browser page). Exit codes:
+// 0 trusted, 1 invalid or untrusted, 2 usage error, 3 consistent but nothing pinned.
 import { readFileSync } from 'node:fs';
-import { verifyOutput } from '../signing/verify.js';
+import { loadConfig } from '../config.js';
+import { SignetError } from '../errors.js';
+import { readTrustFile } from '../signing/keyring.js';
+import { trustSet, TrustFileError } from '../signing/trust.js';
+import { verifySigned, type VerifyReport } from '../signing/verify.js';
+
+export const EXIT_TRUSTED = 0;
+export const EXIT_INVALID = 1;
+export const EXIT_USAGE = 2;
+export const EXIT_UNPINNED = 3;
 
 export interface VerifyCliOptions {
-  publicKey?: string;
-  doctrineHash?: string;
+  trust?: string;
+  publicKey?: string[];
+  doctrineHash?: string[];
   json?: boolean;
+  recompute?: boolean;
+  arguments?: string;
+  doctrine?: string;
 }
 
-/** `signet verify [FILE|-]`: 0 when valid, 1 with the reasons otherwise. Uses the portable (noble) verifier. */
-export function verifyCommand(file: string | undefined, options: VerifyCliOptions): number {
-  let text: string;
+function readInput(file: string | undefined, what: string): string {
   try {
-    text = readFileSync(!file || file === '-' ? 0 : file, 'utf8');
+    return readFileSync(!file || file === '-' ? 0 : file, 'utf8');
   } catch (err) {
-    process.stderr.write(`signet verify: cannot read ${file ?? 'stdin'}: ${(err as NodeJS.ErrnoException).code ?? 'error'}\n`);
-    return 1;
+    throw new SignetError('invalid_arguments', `cannot read ${what} ${file ?? 'stdin'}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
   }
-  const report = verifyOutput(text, { expectedPublicKey: options.publicKey, expectedDoctrineHash: options.doctrineHash });
-  if (options.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-  else if (report.valid) {
-    process.stdout.write(`valid: ${report.tool ?? 'output'} signed by ${report.public_key} over ${report.doctrine_hash} (doctrine ${report.doctrine_version})\n`);
-  } else {
-    process.stderr.write(`invalid:\n${report.reasons.map((r) => `  - ${r}`).join('\n')}\n`);
+}
+
+function describe(report: VerifyReport): string {
+  const s = report.signer;
+  const d = report.doctrine;
+  return `${report.tool ?? 'output'} signed by ${s?.name ? `"${s.name}" ` : ''}${s?.fingerprint ?? '?'}${s?.status ? ` (${s.status})` : ''} over ${d?.name ?? '?'} ${d?.version ?? '?'} (${d?.hash ?? '?'})`;
+}
+
+export async function verifyCommand(file: string | undefined, options: VerifyCliOptions): Promise<number> {
+  if (options.recompute && !options.arguments) {
+    process.stderr.write('signet verify: --recompute needs --arguments FILE (the arguments of the call, as JSON)\n');
+    return EXIT_USAGE;
   }
-  return report.valid ? 0 : 1;
+  const config = loadConfig();
+  const trustPath = options.trust ?? config.trustFile;
+  let trust;
+  try {
+    trust = trustSet({
+      files: trustPath ? [readTrustFile(trustPath, options.trust ? '--trust' : 'SIGNET_TRUST_FILE')] : [],
+      publicKeys: options.publicKey ?? [],
+      doctrineHashes: options.doctrineHash ?? [],
+    });
+  } catch (err) {
+    if (err instanceof TrustFileError || err instanceof SignetError) {
+      process.stderr.write(`signet verify: ${err.message}\n`);
+      return EXIT_USAGE;
+    }
+    throw err;
+  }
+  const { report, output } = verifySigned(readInput(file, 'output'), { trust });
+
+  if (options.recompute && report.signature_valid && output) {
+    const { parseStrictJson } = await import('../signing/strict-json.js');
+    const args = parseStrictJson(readInput(options.arguments, 'arguments'));
+    if (!args.ok) {
+      process.stderr.write(`signet verify: --arguments: ${args.message}\n`);
+      return EXIT_USAGE;
+    }
+    const { loadDoctrine } = await import('../doctrine/load.js');
+    const { recompute } = await import('../tools/recompute.js');
+    const differences = recompute(loadDoctrine(options.doctrine ?? config.doctrineDir), output, args.value, {
+      maxArgumentBytes: config.maxArgumentBytes,
+      maxArgumentDepth: config.maxArgumentDepth,
+    });
+    if (differences.length > 0) {
+      report.reasons.splice(0, report.reasons.length, ...differences, ...report.reasons.filter((r) => r.code !== 'not_pinned'));
+      report.status = 'invalid';
+      report.valid = false;
+    }
+  }
+
+  if (options.json) process.stdout.write(JSON.stringify({ ...report, recomputed: options.recompute === true }, null, 2) + '\n');
+  if (report.status === 'trusted') {
+    if (!options.json) process.stdout.write(`trusted: ${describe(report)}${options.recompute ? '; the result recomputes exactly from the doctrine' : ''}\n`);
+    return EXIT_TRUSTED;
+  }
+  if (report.status === 'unpinned') {
+    if (!options.json) {
+      process.stderr.write(
+        `unpinned: the signatures are consistent (${describe(report)})${options.recompute ? ' and the result recomputes exactly from the doctrine' : ''}, ` +
+          'but no signer is pinned, so any key could have made them.\n' +
+          'Pin the signer: --trust FILE (a trust file from `signet trust export`, obtained out of band) or --public-key KEY.\n',
+      );
+    }
+    return EXIT_UNPINNED;
+  }
+  if (!options.json) process.stderr.write(`invalid:\n${report.reasons.map((r) => `  - ${r.code}: ${r.message}`).join('\n')}\n`);
+  return EXIT_INVALID;
 }

@@ -1,6 +1,6 @@
-import { createPublicKey, verify } from 'node:crypto';
 import { SignetError } from '../errors.js';
 import { rawKeyFromSpkiBase64 } from '../signing/encoding.js';
+import { verifyTagged } from '../signing/node-primitives.js';
 import type { Signer } from '../signing/signer.js';
 import type { Doctrine, DoctrinePublisherSignature } from './types.js';
 
@@ -30,12 +30,7 @@ export function checkPublisher(doctrine: Doctrine, pinnedPublicKey?: string): vo
   if (!rawKeyFromSpkiBase64(sig.public_key)) {
     throw new SignetError('doctrine_signature_mismatch', 'doctrine.sig public_key is not a base64 DER SPKI Ed25519 key');
   }
-  const ok = verify(
-    null,
-    Buffer.from(sig.doctrine_hash, 'utf8'),
-    createPublicKey({ key: Buffer.from(sig.public_key, 'base64'), format: 'der', type: 'spki' }),
-    Buffer.from(sig.signature.slice('ed25519:'.length), 'base64'),
-  );
+  const ok = verifyTagged(sig.public_key, sig.doctrine_hash, sig.signature);
   if (!ok) throw new SignetError('doctrine_signature_mismatch', 'doctrine.sig signature does not verify over the doctrine hash');
   if (pinnedPublicKey && pinnedPublicKey !== sig.public_key) {
     throw new SignetError('doctrine_signature_mismatch', 'doctrine.sig is signed by a key other than SIGNET_DOCTRINE_PUBLISHER_KEY');

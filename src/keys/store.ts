@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { SignetError } from '../errors.js';
-import { writeAtomic } from './files.js';
+import { writeAtomic } from '../shared/atomic-file.js';
 import { checkApiKeyFormat, KEY_PREFIX, newApiKey } from './format.js';
 
 export const STORE_FORMAT = 'signet-keys/1';

@@ -15,13 +15,25 @@ export function bytesToBase64(bytes: Uint8Array): string {
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-/** Strict standard base64 (padding required, no whitespace); null when malformed. */
+/**
+ * Canonical standard base64 (RFC 4648 §3.5): padding required, no whitespace, and the
+ * unused bits of the last character zero, so one byte string has exactly one spelling.
+ * null when the text is anything else.
+ */
 export function base64ToBytes(text: string): Uint8Array | null {
   if (typeof text !== 'string' || !BASE64.test(text)) return null;
   const bin = atob(text);
   const out = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
+  // atob ignores non-zero padding bits ("AB==" and "AA==" decode alike): re-encode to refuse them.
+  return bytesToBase64(out) === text ? out : null;
+}
+
+const LOWER_HEX_SHA256 = /^sha256:[0-9a-f]{64}$/;
+
+/** `sha256:` + 64 lowercase hex digits: the only spelling of a Signet hash. */
+export function isSha256Tag(value: unknown): value is string {
+  return typeof value === 'string' && LOWER_HEX_SHA256.test(value);
 }
 
 export function bytesToHex(bytes: Uint8Array): string {

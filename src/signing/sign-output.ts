@@ -43,12 +43,22 @@ function hashCanonicalObject(members: [string, string][]): string {
  * from the same canonical pieces. A result the tool already canonicalised (PreCanonical)
  * is used as is.
  */
-export function signOutput(body: OutputBody, doctrineFooter: DoctrineFooter, signer: Signer): SignedPayload {
+function bodyMembers(body: OutputBody): [string, string][] {
   const members: [string, string][] = [];
   for (const [key, value] of Object.entries(body)) {
     if (key === 'footer' || value === undefined) continue;
     members.push([key, value instanceof PreCanonical ? value.json : canonicalJson(value)]);
   }
+  return members;
+}
+
+/** JCS of an unsigned output body: the bytes a signed output holds besides its footer. */
+export function canonicalBody(body: OutputBody): string {
+  return canonicalObject(bodyMembers(body));
+}
+
+export function signOutput(body: OutputBody, doctrineFooter: DoctrineFooter, signer: Signer): SignedPayload {
+  const members = bodyMembers(body);
   const footer = footerOf(doctrineFooter);
   const outputHash = hashCanonicalObject([...members, ['footer', footer.json]]);
   const signedFooter = canonicalObject([

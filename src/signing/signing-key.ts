@@ -1,6 +1,6 @@
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
-import { writeAtomic } from '../keys/files.js';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { writeAtomic } from '../shared/atomic-file.js';
 import { join } from 'node:path';
 import { SignetError } from '../errors.js';
 
@@ -54,6 +54,39 @@ export interface LoadedSigningKey {
   path: string;
 }
 
+/**
+ * Refuses a private key file others could read, the way PostgreSQL checks ssl_key_file:
+ * owned by the running user with no group or other permissions (0600, 0400), or owned by
+ * root with at most 0640 (group read, for a Kubernetes Secret mounted with fsGroup). The
+ * check is on the file a symlink resolves to (Secret volumes are ..data symlinks).
+ */
+export function checkKeyFilePermissions(path: string, what: string): void {
+  if (typeof process.getuid !== 'function') return; // Windows: no POSIX modes to check
+  let target: string;
+  let st: ReturnType<typeof statSync>;
+  try {
+    target = realpathSync(path);
+    st = statSync(target);
+  } catch (err) {
+    throw new SignetError('key_invalid', `Cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+  const uid = process.getuid();
+  const mode = st.mode & 0o777;
+  const shown = `${path}${target === path ? '' : ` (-> ${target})`}`;
+  const octal = mode.toString(8).padStart(4, '0');
+  if (st.uid === uid) {
+    if ((mode & 0o077) !== 0) {
+      throw new SignetError('key_invalid', `${what} ${shown} has mode ${octal}: group or others can read it. Fix: chmod 600 ${target}`);
+    }
+  } else if (st.uid === 0) {
+    if ((mode & 0o037) !== 0) {
+      throw new SignetError('key_invalid', `${what} ${shown} is owned by root with mode ${octal}: at most 0640 is allowed. Fix: chmod 640 ${target}`);
+    }
+  } else {
+    throw new SignetError('key_invalid', `${what} ${shown} is owned by uid ${st.uid}, not by the user running Signet (uid ${uid}) or root. Fix: chown ${uid} ${target}`);
+  }
+}
+
 function readKeyFile(path: string, what: string): string {
   try {
     return readFileSync(path, 'utf8');
@@ -68,6 +101,7 @@ function readKeyFile(path: string, what: string): string {
  */
 export function loadOrCreateSigningKey(source: SigningKeySource): LoadedSigningKey {
   if (source.keyFile) {
+    checkKeyFilePermissions(source.keyFile, 'SIGNET_SIGNING_KEY_FILE');
     const key = parseSigningKey(readKeyFile(source.keyFile, 'SIGNET_SIGNING_KEY_FILE'), 'SIGNET_SIGNING_KEY_FILE');
     return { key, origin: 'file', path: source.keyFile };
   }
@@ -87,5 +121,6 @@ export function loadOrCreateSigningKey(source: SigningKeySource): LoadedSigningK
       if (!(err instanceof SignetError && err.code === 'key_exists')) throw err;
     }
   }
+  checkKeyFilePermissions(path, 'signing key');
   return { key: parseSigningKey(readKeyFile(path, 'signing key'), path), origin: 'persisted', path };
 }

@@ -1,15 +1,20 @@
-// Portable verifier for Signet outputs: @noble/ed25519 + @noble/hashes + a JCS
-// implementation, no Node built-ins. It needs nothing from the server: every field it
-// checks travels inside the output.
+// The verifier for Signet outputs, shared by `signet verify`, the server's verify_output
+// (with node:crypto primitives) and the browser page (docs/trust.md). Portable: no Node
+// built-ins. Strict: every output has exactly one reading, or it is refused with a reason.
+// Trusting: a consistent signature is not enough; the signer must be pinned.
 import * as ed from '@noble/ed25519';
 import { sha256, sha512 } from '@noble/hashes/sha2.js';
 import canonicalize from 'canonicalize';
-import { base64ToBytes, bytesToHex, rawKeyFromSpkiBase64, utf8Bytes } from './encoding.js';
+import { base64ToBytes, bytesToHex, isSha256Tag, rawKeyFromSpkiBase64, utf8Bytes } from './encoding.js';
 import { ED25519_PREFIX, SHA256_PREFIX, SIGNATURE_FORMAT, unsignedView } from './format.js';
+import { parseStrictJson } from './strict-json.js';
+import { fingerprint, type KeyStatus, type TrustSet } from './trust.js';
 
 ed.hashes.sha512 = sha512;
 
-/** Crypto primitives the checks need; the server may swap in node:crypto for speed. */
+export const REPORT_FORMAT = 'signet-verify-report/1';
+
+/** Crypto primitives the checks need; the server swaps in node:crypto for speed. */
 export interface VerifyPrimitives {
   /** Verify an Ed25519 signature; `publicKey` is the raw 32-byte key. */
   ed25519Verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean;
@@ -29,33 +34,73 @@ export const portablePrimitives: VerifyPrimitives = {
   sha256Hex: (text) => bytesToHex(sha256(utf8Bytes(text))),
 };
 
-export interface VerifyOptions {
-  /** Require this signer (base64 SPKI). Without it, any self-consistent output is "valid". */
-  expectedPublicKey?: string | undefined;
-  /** Require this doctrine hash. */
-  expectedDoctrineHash?: string | undefined;
-  primitives?: VerifyPrimitives;
+/** Every reason a verification can give, stable for machines (docs/trust.md lists them). */
+export type ReasonCode =
+  | 'not_json'
+  | 'duplicate_member'
+  | 'not_an_object'
+  | 'no_signed_output'
+  | 'jsonrpc_malformed'
+  | 'jsonrpc_error'
+  | 'envelope_unknown_member'
+  | 'content_not_single_text'
+  | 'text_mismatch'
+  | 'text_not_canonical'
+  | 'is_error_mismatch'
+  | 'result_type_unsupported'
+  | 'unknown_member'
+  | 'body_malformed'
+  | 'footer_malformed'
+  | 'footer_unknown_member'
+  | 'footer_missing_member'
+  | 'unsupported_signature_format'
+  | 'public_key_malformed'
+  | 'doctrine_hash_malformed'
+  | 'doctrine_signature_malformed'
+  | 'doctrine_signature_invalid'
+  | 'output_hash_malformed'
+  | 'output_hash_mismatch'
+  | 'output_signature_malformed'
+  | 'output_signature_invalid'
+  | 'not_canonicalisable'
+  | 'signer_untrusted'
+  | 'signer_revoked'
+  | 'doctrine_not_pinned'
+  | 'not_pinned'
+  | 'recompute_doctrine_mismatch'
+  | 'recompute_input_hash_mismatch'
+  | 'recompute_mismatch';
+
+export interface VerifyReason {
+  code: ReasonCode;
+  message: string;
 }
 
+export type VerifyStatus = 'trusted' | 'unpinned' | 'invalid';
+
 export interface VerifyReport {
+  format: typeof REPORT_FORMAT;
+  /** trusted: valid and signed by a pinned key; unpinned: consistent but nothing pinned; invalid: anything else. */
+  status: VerifyStatus;
+  /** status === 'trusted'. */
   valid: boolean;
-  /** Why it is not valid; empty when valid. */
-  reasons: string[];
-  checks: {
-    footer_present: boolean;
-    signature_format_supported: boolean;
-    public_key_well_formed: boolean;
-    doctrine_signature_valid: boolean;
-    output_hash_matches: boolean;
-    output_signature_valid: boolean;
-    text_matches_structured_content: boolean | null;
-    public_key_matches_expected: boolean | null;
-    doctrine_hash_matches_expected: boolean | null;
-  };
+  /** The output is well formed and both signatures verify with the key it names (trust aside). */
+  signature_valid: boolean;
+  /** Empty when trusted. For unpinned, the one reason not_pinned. */
+  reasons: VerifyReason[];
+  /** What the input was: a JSON-RPC response, a CallToolResult, a structuredContent, or null. */
+  envelope: 'jsonrpc_response' | 'call_tool_result' | 'structured_content' | null;
   tool: string | null;
-  doctrine_hash: string | null;
-  doctrine_version: string | null;
-  public_key: string | null;
+  ok: boolean | null;
+  input_hash: string | null;
+  doctrine: { name: string | null; version: string | null; hash: string | null } | null;
+  signer: { public_key: string; fingerprint: string; name: string | null; status: KeyStatus | null } | null;
+}
+
+export interface VerifyOptions {
+  /** The signers (and doctrines) to accept. Without keys in it, a consistent output is "unpinned". */
+  trust?: TrustSet | undefined;
+  primitives?: VerifyPrimitives;
 }
 
 type Json = Record<string, unknown>;
@@ -64,141 +109,227 @@ function isObject(v: unknown): v is Json {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-function str(v: unknown): string | null {
-  return typeof v === 'string' ? v : null;
-}
+const BODY_MEMBERS = new Set(['tool', 'input_hash', 'ok', 'result', 'error', 'footer']);
+const FOOTER_MEMBERS = [
+  'signature_format',
+  'doctrine_name',
+  'doctrine_version',
+  'doctrine_hash',
+  'doctrine_signature',
+  'doctrine_public_key',
+  'output_hash',
+  'output_signature',
+] as const;
+const RESULT_MEMBERS = new Set(['content', 'structuredContent', 'isError', '_meta', 'resultType']);
+const RESPONSE_MEMBERS = new Set(['jsonrpc', 'id', 'result']);
 
-/**
- * Accepts what a consumer has in hand: a JSON-RPC response, a CallToolResult, the
- * structuredContent alone, or any of these as a JSON string.
- */
-export function extractSignedOutput(input: unknown): { output: Json | null; text: string | null; error?: string } {
-  let value = input;
-  if (typeof value === 'string') {
-    try {
-      value = JSON.parse(value);
-    } catch {
-      return { output: null, text: null, error: 'input is not JSON' };
-    }
+function jcs(value: unknown): string | null {
+  try {
+    return canonicalize(value) ?? null;
+  } catch {
+    return null;
   }
-  if (!isObject(value)) return { output: null, text: null, error: 'input is not a JSON object' };
-  if (isObject(value['result']) && value['jsonrpc'] === '2.0') value = value['result'];
-  const v = value as Json;
-  if (isObject(v['structuredContent'])) {
-    const content = Array.isArray(v['content']) ? v['content'] : [];
-    const textItem = content.find((c) => isObject(c) && c['type'] === 'text') as Json | undefined;
-    return { output: v['structuredContent'] as Json, text: textItem ? str(textItem['text']) : null };
-  }
-  if (isObject(v['footer'])) return { output: v, text: null };
-  // A CallToolResult that only has the text content.
-  if (Array.isArray(v['content'])) {
-    const textItem = v['content'].find((c) => isObject(c) && c['type'] === 'text') as Json | undefined;
-    const text = textItem ? str(textItem['text']) : null;
-    if (text !== null) {
-      try {
-        const parsed: unknown = JSON.parse(text);
-        if (isObject(parsed)) return { output: parsed, text };
-      } catch {
-        /* fall through */
-      }
-    }
-  }
-  return { output: null, text: null, error: 'no signed output found (expected structuredContent with a footer)' };
 }
 
 function decodeSignature(value: unknown): Uint8Array | null {
-  const s = str(value);
-  if (s === null || !s.startsWith(ED25519_PREFIX)) return null;
-  const bytes = base64ToBytes(s.slice(ED25519_PREFIX.length));
+  if (typeof value !== 'string' || !value.startsWith(ED25519_PREFIX)) return null;
+  const bytes = base64ToBytes(value.slice(ED25519_PREFIX.length));
   return bytes && bytes.length === 64 ? bytes : null;
 }
 
+/**
+ * Verifies a Signet output: a JSON-RPC response, a CallToolResult, a structuredContent,
+ * or the JSON text of any of these. Text is read strictly (duplicate members refused);
+ * an object already parsed by someone else cannot show its duplicates any more.
+ */
 export function verifyOutput(input: unknown, options: VerifyOptions = {}): VerifyReport {
+  return verifySigned(input, options).report;
+}
+
+/** verifyOutput, plus the signed structuredContent it found (for recomputation). */
+export function verifySigned(input: unknown, options: VerifyOptions = {}): { report: VerifyReport; output: Record<string, unknown> | null } {
+  let found: Json | null = null;
+  const report = check(input, options, (o) => (found = o));
+  return { report, output: found };
+}
+
+function check(input: unknown, options: VerifyOptions, found: (output: Json) => void): VerifyReport {
   const p = options.primitives ?? portablePrimitives;
-  const reasons: string[] = [];
-  const checks: VerifyReport['checks'] = {
-    footer_present: false,
-    signature_format_supported: false,
-    public_key_well_formed: false,
-    doctrine_signature_valid: false,
-    output_hash_matches: false,
-    output_signature_valid: false,
-    text_matches_structured_content: null,
-    public_key_matches_expected: null,
-    doctrine_hash_matches_expected: null,
-  };
-  const report = (): VerifyReport => ({
-    valid: reasons.length === 0,
+  const reasons: VerifyReason[] = [];
+  const reason = (code: ReasonCode, message: string) => reasons.push({ code, message });
+  const report: VerifyReport = {
+    format: REPORT_FORMAT,
+    status: 'invalid',
+    valid: false,
+    signature_valid: false,
     reasons,
-    checks,
-    tool: output ? str(output['tool']) : null,
-    doctrine_hash: footer ? str(footer['doctrine_hash']) : null,
-    doctrine_version: footer ? str(footer['doctrine_version']) : null,
-    public_key: footer ? str(footer['doctrine_public_key']) : null,
-  });
+    envelope: null,
+    tool: null,
+    ok: null,
+    input_hash: null,
+    doctrine: null,
+    signer: null,
+  };
 
-  const { output, text, error } = extractSignedOutput(input);
-  const footer = output && isObject(output['footer']) ? (output['footer'] as Json) : null;
-  if (!output || !footer) {
-    reasons.push(error ?? 'output has no footer object');
-    return report();
-  }
-  checks.footer_present = true;
-
-  if (footer['signature_format'] === SIGNATURE_FORMAT) checks.signature_format_supported = true;
-  else reasons.push(`unsupported signature_format ${JSON.stringify(footer['signature_format'] ?? null)} (expected ${SIGNATURE_FORMAT})`);
-
-  const publicKeyB64 = str(footer['doctrine_public_key']);
-  const publicKey = publicKeyB64 ? rawKeyFromSpkiBase64(publicKeyB64) : null;
-  if (publicKey) checks.public_key_well_formed = true;
-  else reasons.push('doctrine_public_key is not a base64 DER SPKI Ed25519 public key');
-
-  const doctrineHash = str(footer['doctrine_hash']);
-  if (!doctrineHash || !/^sha256:[0-9a-f]{64}$/.test(doctrineHash)) reasons.push('doctrine_hash is not sha256:<64 hex>');
-  const doctrineSig = decodeSignature(footer['doctrine_signature']);
-  if (!doctrineSig) reasons.push('doctrine_signature is not ed25519:<base64 of 64 bytes>');
-  if (publicKey && doctrineHash && doctrineSig) {
-    checks.doctrine_signature_valid = p.ed25519Verify(doctrineSig, utf8Bytes(doctrineHash), publicKey);
-    if (!checks.doctrine_signature_valid) reasons.push('doctrine_signature does not verify over doctrine_hash with doctrine_public_key');
-  }
-
-  const claimedHash = str(footer['output_hash']);
-  let recomputed: string | null = null;
-  try {
-    const canonical = canonicalize(unsignedView(output));
-    if (canonical !== undefined) recomputed = SHA256_PREFIX + p.sha256Hex(canonical);
-  } catch {
-    /* reported below */
-  }
-  if (recomputed === null) reasons.push('output cannot be canonicalised (RFC 8785)');
-  else if (claimedHash !== recomputed) reasons.push('output_hash does not match the canonical output: the output was modified');
-  else checks.output_hash_matches = true;
-
-  const outputSig = decodeSignature(footer['output_signature']);
-  if (!outputSig) reasons.push('output_signature is not ed25519:<base64 of 64 bytes>');
-  if (publicKey && claimedHash && outputSig) {
-    checks.output_signature_valid = p.ed25519Verify(outputSig, utf8Bytes(claimedHash), publicKey);
-    if (!checks.output_signature_valid) reasons.push('output_signature does not verify over output_hash with doctrine_public_key');
-  }
-
-  if (text !== null) {
-    let canonicalFull: string | undefined;
-    try {
-      canonicalFull = canonicalize(output);
-    } catch {
-      canonicalFull = undefined;
+  // 1. One reading of the input.
+  let value = input;
+  if (typeof input === 'string') {
+    const parsed = parseStrictJson(input);
+    if (!parsed.ok) {
+      reason(parsed.code, parsed.message);
+      return report;
     }
-    checks.text_matches_structured_content = canonicalFull === text;
-    if (!checks.text_matches_structured_content) reasons.push('text content differs from structuredContent');
+    value = parsed.value;
+  }
+  if (!isObject(value)) {
+    reason('not_an_object', 'input is not a JSON object');
+    return report;
   }
 
-  if (options.expectedPublicKey !== undefined) {
-    checks.public_key_matches_expected = publicKeyB64 === options.expectedPublicKey;
-    if (!checks.public_key_matches_expected) reasons.push('signed by a different key than the expected one');
+  // 2. Unwrap the envelope; everything outside the signature must agree with what is inside.
+  let output: Json | null = null;
+  let text: string | null = null;
+  let isError: unknown;
+  let envelope = value;
+  if ('jsonrpc' in value) {
+    report.envelope = 'jsonrpc_response';
+    if ('error' in value) reason('jsonrpc_error', 'the JSON-RPC response is an error, not a tool result');
+    for (const k of Object.keys(value)) if (!RESPONSE_MEMBERS.has(k) && k !== 'error') reason('jsonrpc_malformed', `unexpected member "${k.slice(0, 40)}" in the JSON-RPC response`);
+    if (value['jsonrpc'] !== '2.0') reason('jsonrpc_malformed', 'jsonrpc must be "2.0"');
+    if (!isObject(value['result'])) {
+      if (reasons.length === 0) reason('jsonrpc_malformed', 'the JSON-RPC response has no result object');
+      return report;
+    }
+    envelope = value['result'];
   }
-  if (options.expectedDoctrineHash !== undefined) {
-    checks.doctrine_hash_matches_expected = doctrineHash === options.expectedDoctrineHash;
-    if (!checks.doctrine_hash_matches_expected) reasons.push('signed over a different doctrine than the expected one');
+  if ('content' in envelope || 'structuredContent' in envelope) {
+    report.envelope ??= 'call_tool_result';
+    for (const k of Object.keys(envelope)) if (!RESULT_MEMBERS.has(k)) reason('envelope_unknown_member', `unexpected member "${k.slice(0, 40)}" in the tool result`);
+    if ('resultType' in envelope && envelope['resultType'] !== 'complete') reason('result_type_unsupported', 'resultType must be "complete"');
+    const content = envelope['content'];
+    const item = Array.isArray(content) && content.length === 1 ? content[0] : undefined;
+    if (!isObject(item) || item['type'] !== 'text' || typeof item['text'] !== 'string' || Object.keys(item).length !== 2) {
+      reason('content_not_single_text', 'content must be exactly one item {"type":"text","text":…} and nothing else');
+    } else text = item['text'];
+    isError = 'isError' in envelope ? envelope['isError'] : undefined;
+    if (isObject(envelope['structuredContent'])) output = envelope['structuredContent'];
+    else if ('structuredContent' in envelope) reason('body_malformed', 'structuredContent is not an object');
+    else if (text !== null) {
+      // Only the text: it is the signed output itself, and must be read strictly and be canonical.
+      const parsed = parseStrictJson(text);
+      if (!parsed.ok) reason(parsed.code, `content text: ${parsed.message}`);
+      else if (!isObject(parsed.value)) reason('no_signed_output', 'content text is not a JSON object');
+      else output = parsed.value;
+    }
+  } else if (isObject(envelope['footer']) || 'footer' in envelope) {
+    report.envelope ??= 'structured_content';
+    output = envelope;
   }
-  return report();
+  if (!output) {
+    if (reasons.length === 0) reason('no_signed_output', 'no signed output found (expected structuredContent with a footer)');
+    return report;
+  }
+
+  found(output);
+
+  // 3. The body: exactly the members a Signet output has, consistent with each other.
+  for (const k of Object.keys(output)) if (!BODY_MEMBERS.has(k)) reason('unknown_member', `unexpected member "${k.slice(0, 40)}" in the signed output`);
+  const tool = output['tool'];
+  const ok = output['ok'];
+  const inputHash = output['input_hash'];
+  report.tool = typeof tool === 'string' ? tool : null;
+  report.ok = typeof ok === 'boolean' ? ok : null;
+  report.input_hash = typeof inputHash === 'string' ? inputHash : null;
+  if (typeof tool !== 'string') reason('body_malformed', 'tool must be a string');
+  if (typeof ok !== 'boolean') reason('body_malformed', 'ok must be true or false');
+  if (inputHash !== null && !isSha256Tag(inputHash)) reason('body_malformed', 'input_hash must be null or sha256:<64 lowercase hex>');
+  if (ok === true && (!('result' in output) || 'error' in output)) reason('body_malformed', 'ok is true: the output must have a result and no error');
+  if (ok === false) {
+    const e = output['error'];
+    if ('result' in output || !isObject(e) || typeof e['code'] !== 'string' || typeof e['message'] !== 'string') {
+      reason('body_malformed', 'ok is false: the output must have an error {code, message, details} and no result');
+    }
+  }
+  if (report.envelope !== 'structured_content' && typeof ok === 'boolean') {
+    if (isError === undefined ? !ok : isError !== !ok) reason('is_error_mismatch', `isError must be ${!ok} for an output whose ok is ${ok}`);
+  }
+
+  // 4. The footer: exactly the members of the format, each in its one spelling.
+  const footer = output['footer'];
+  if (!isObject(footer)) {
+    reason('footer_malformed', 'the output has no footer object');
+    return finish(report);
+  }
+  for (const k of Object.keys(footer)) if (!(FOOTER_MEMBERS as readonly string[]).includes(k)) reason('footer_unknown_member', `unexpected footer member "${k.slice(0, 40)}"`);
+  for (const k of FOOTER_MEMBERS) {
+    if (typeof footer[k] !== 'string') reason('footer_missing_member', `footer.${k} is missing or not a string`);
+  }
+  const str = (k: (typeof FOOTER_MEMBERS)[number]) => (typeof footer[k] === 'string' ? (footer[k] as string) : null);
+  report.doctrine = { name: str('doctrine_name'), version: str('doctrine_version'), hash: str('doctrine_hash') };
+  if (footer['signature_format'] !== SIGNATURE_FORMAT) {
+    reason('unsupported_signature_format', `unsupported signature_format ${JSON.stringify(footer['signature_format'] ?? null)} (this verifier reads ${SIGNATURE_FORMAT})`);
+  }
+  const publicKeyB64 = str('doctrine_public_key');
+  const publicKey = publicKeyB64 ? rawKeyFromSpkiBase64(publicKeyB64) : null;
+  if (!publicKey || !publicKeyB64) reason('public_key_malformed', 'doctrine_public_key is not the canonical base64 of a DER SPKI Ed25519 public key');
+  else report.signer = { public_key: publicKeyB64, fingerprint: fingerprint(publicKeyB64), name: null, status: null };
+
+  // 5. The two signatures and the hash that binds the output.
+  const doctrineHash = str('doctrine_hash');
+  if (!isSha256Tag(doctrineHash)) reason('doctrine_hash_malformed', 'doctrine_hash is not sha256:<64 lowercase hex>');
+  const doctrineSig = decodeSignature(footer['doctrine_signature']);
+  if (!doctrineSig) reason('doctrine_signature_malformed', 'doctrine_signature is not ed25519:<canonical base64 of 64 bytes>');
+  if (publicKey && isSha256Tag(doctrineHash) && doctrineSig && !p.ed25519Verify(doctrineSig, utf8Bytes(doctrineHash), publicKey)) {
+    reason('doctrine_signature_invalid', 'doctrine_signature does not verify over doctrine_hash with doctrine_public_key');
+  }
+  const claimedHash = str('output_hash');
+  if (!isSha256Tag(claimedHash)) reason('output_hash_malformed', 'output_hash is not sha256:<64 lowercase hex>');
+  const canonicalUnsigned = jcs(unsignedView(output));
+  if (canonicalUnsigned === null) reason('not_canonicalisable', 'the output cannot be canonicalised (RFC 8785)');
+  else if (isSha256Tag(claimedHash) && claimedHash !== SHA256_PREFIX + p.sha256Hex(canonicalUnsigned)) {
+    reason('output_hash_mismatch', 'output_hash does not match the canonical output: the output was modified');
+  }
+  const outputSig = decodeSignature(footer['output_signature']);
+  if (!outputSig) reason('output_signature_malformed', 'output_signature is not ed25519:<canonical base64 of 64 bytes>');
+  if (publicKey && isSha256Tag(claimedHash) && outputSig && !p.ed25519Verify(outputSig, utf8Bytes(claimedHash), publicKey)) {
+    reason('output_signature_invalid', 'output_signature does not verify over output_hash with doctrine_public_key');
+  }
+
+  // 6. The text content is the signed bytes themselves: JCS(structuredContent), byte for byte.
+  if (text !== null && report.envelope !== 'structured_content') {
+    const canonical = jcs(output);
+    if (isObject(envelope['structuredContent'])) {
+      if (canonical !== text) reason('text_mismatch', 'the text content is not exactly JCS(structuredContent)');
+    } else if (canonical !== text) reason('text_not_canonical', 'the text content is not canonical JSON (RFC 8785)');
+  }
+  return finish(report, options.trust);
+}
+
+/** Decides the status: invalid on any reason; otherwise trusted only against a pin. */
+function finish(report: VerifyReport, trust?: TrustSet): VerifyReport {
+  const reasons = report.reasons;
+  report.signature_valid = reasons.length === 0;
+  if (reasons.length > 0) return report;
+  const signer = report.signer!;
+  if (!trust || trust.keys.size === 0) {
+    reasons.push({
+      code: 'not_pinned',
+      message: 'the signatures are consistent, but no signer is pinned: any key could have made them. Pin the signer with a trust file (signet trust export) or its public key',
+    });
+    report.status = 'unpinned';
+    return report;
+  }
+  const known = trust.keys.get(signer.public_key);
+  if (known) {
+    signer.name = known.name;
+    signer.status = known.status;
+  }
+  if (!known) reasons.push({ code: 'signer_untrusted', message: `signed by ${signer.fingerprint}, which is not a trusted key` });
+  else if (known.status === 'revoked') reasons.push({ code: 'signer_revoked', message: `signed by ${signer.fingerprint} ("${known.name}"), which is revoked` });
+  if (trust.doctrineHashes && !trust.doctrineHashes.has(report.doctrine?.hash ?? '')) {
+    reasons.push({ code: 'doctrine_not_pinned', message: `signed over doctrine ${report.doctrine?.hash ?? '?'}, which is not a pinned doctrine` });
+  }
+  report.status = reasons.length === 0 ? 'trusted' : 'invalid';
+  report.valid = report.status === 'trusted';
+  return report;
 }

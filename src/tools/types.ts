@@ -1,14 +1,21 @@
 import type { Doctrine } from '../doctrine/types.js';
 import type { DoctrineSearch } from '../doctrine/search.js';
 import type { DoctrineFooter } from '../signing/format.js';
-import type { VerifyOptions, VerifyReport } from '../signing/verify.js';
+import type { SigningKeyInfo } from '../signing/keyring.js';
+import type { TrustSet } from '../signing/trust.js';
+import type { VerifyReport } from '../signing/verify.js';
 
 /** What a tool handler may read. Immutable, built once per doctrine + key. */
 export interface ToolContext {
   doctrine: Doctrine;
   search: DoctrineSearch;
   footer: DoctrineFooter;
-  verify(output: unknown, options: VerifyOptions): VerifyReport;
+  /** This server's signing keys: current (active) first, then retired and revoked ones. */
+  signingKeys: SigningKeyInfo[];
+  /** What verify_output trusts by default: this server's current and retired keys (revoked ones refused). */
+  trust: TrustSet;
+  /** Verifies an output against `trust` with node:crypto. */
+  verify(output: unknown, trust: TrustSet): VerifyReport;
 }
 
 export type JsonSchema = Record<string, unknown>;

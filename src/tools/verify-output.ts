@@ -1,49 +1,80 @@
+import { SignetError } from '../errors.js';
+import { parseTrustFile, TrustFileError, trustSet, type TrustSet } from '../signing/trust.js';
 import type { ToolDefinition } from './types.js';
 
 interface Input {
   output: unknown;
-  expected_public_key?: string;
+  trusted_keys?: string[];
+  trust?: unknown;
   expected_doctrine_hash?: string;
+}
+
+const SPKI = { type: 'string', minLength: 60, maxLength: 60, description: 'base64 DER SPKI of an Ed25519 key' };
+
+/** The caller's trust, when it names any; null = this server's own keys. */
+function callerTrust(input: Input): TrustSet | null {
+  if (input.trusted_keys === undefined && input.trust === undefined) return null;
+  try {
+    return trustSet({
+      files: input.trust === undefined ? [] : [parseTrustFile(input.trust, 'arguments.trust')],
+      publicKeys: input.trusted_keys ?? [],
+    });
+  } catch (err) {
+    if (err instanceof TrustFileError) throw new SignetError('invalid_arguments', err.message, [{ where: 'arguments.trust', message: err.message }]);
+    throw err;
+  }
 }
 
 export const verifyOutputTool: ToolDefinition<Input> = {
   name: 'verify_output',
   title: 'Verify a signed output',
   description:
-    'Check a Signet output that you received earlier (or from another Signet server): pass the whole tool result, its structuredContent, or its text. Says whether it is valid and, if not, exactly why (modified content, bad signature, unknown format). Verification uses only the fields inside the output; pass expected_public_key / expected_doctrine_hash to also require a specific signer or doctrine. The report also says whether the output was signed by this server over its current doctrine.',
+    'Check a Signet output you received (a tool result, its structuredContent, a JSON-RPC response, or the JSON text of any of them; pass text to have duplicate JSON members detected). The report says trusted, unpinned or invalid, and why. By default only this server\'s keys are trusted (current and retired, never revoked ones); pass trusted_keys or a signet-trust/1 document in trust to check against other signers instead, and expected_doctrine_hash to require one doctrine.',
   inputSchema: () => ({
     type: 'object',
     required: ['output'],
     properties: {
-      output: { type: ['object', 'string'], description: 'A CallToolResult, its structuredContent, or the JSON text.' },
-      expected_public_key: { type: 'string', maxLength: 200, description: 'Require this signer (base64 DER SPKI).' },
+      output: { type: ['object', 'string'], description: 'A CallToolResult, its structuredContent, a JSON-RPC response, or the JSON text.' },
+      trusted_keys: { type: 'array', maxItems: 100, items: SPKI, description: 'Trust these signers instead of this server\'s keys.' },
+      trust: { type: 'object', description: 'A signet-trust/1 document to check against instead of this server\'s keys.' },
       expected_doctrine_hash: { type: 'string', maxLength: 100, description: 'Require this doctrine (sha256:<hex>).' },
     },
     additionalProperties: false,
   }),
   resultSchema: {
     type: 'object',
-    required: ['valid', 'reasons', 'checks', 'signed_by_this_server'],
+    required: ['format', 'status', 'valid', 'signature_valid', 'reasons', 'signed_by_this_server'],
     properties: {
+      format: { const: 'signet-verify-report/1' },
+      status: { enum: ['trusted', 'unpinned', 'invalid'] },
       valid: { type: 'boolean' },
-      reasons: { type: 'array', items: { type: 'string' } },
-      checks: { type: 'object' },
+      signature_valid: { type: 'boolean' },
+      reasons: {
+        type: 'array',
+        items: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' } } },
+      },
+      envelope: { type: ['string', 'null'] },
       tool: { type: ['string', 'null'] },
-      doctrine_hash: { type: ['string', 'null'] },
-      doctrine_version: { type: ['string', 'null'] },
-      public_key: { type: ['string', 'null'] },
+      ok: { type: ['boolean', 'null'] },
+      input_hash: { type: ['string', 'null'] },
+      doctrine: { type: ['object', 'null'] },
+      signer: { type: ['object', 'null'] },
       signed_by_this_server: { type: 'boolean' },
     },
   },
   run(ctx, input) {
-    const report = ctx.verify(input.output, {
-      expectedPublicKey: input.expected_public_key,
-      expectedDoctrineHash: input.expected_doctrine_hash,
-    });
-    return {
-      ...report,
-      signed_by_this_server:
-        report.valid && report.public_key === ctx.footer.doctrine_public_key && report.doctrine_hash === ctx.footer.doctrine_hash,
-    };
+    let trust = callerTrust(input);
+    if (input.expected_doctrine_hash !== undefined) {
+      const base = trust ?? ctx.trust;
+      try {
+        trust = { keys: base.keys, doctrineHashes: trustSet({ doctrineHashes: [input.expected_doctrine_hash] }).doctrineHashes };
+      } catch (err) {
+        if (err instanceof TrustFileError) throw new SignetError('invalid_arguments', err.message, [{ where: 'arguments.expected_doctrine_hash', message: err.message }]);
+        throw err;
+      }
+    }
+    const report = ctx.verify(input.output, trust ?? ctx.trust);
+    const mine = ctx.signingKeys.find((k) => k.public_key === report.signer?.public_key);
+    return { ...report, signed_by_this_server: report.signature_valid && mine !== undefined && mine.status !== 'revoked' };
   },
 };

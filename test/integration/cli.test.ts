@@ -3,6 +3,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkApiKeyFormat } from '../../src/keys/format.js';
+import { signOutput } from '../../src/signing/sign-output.js';
 import { testContext } from '../helpers/context.js';
 import { CLI, MINI_DOCTRINE } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
@@ -26,25 +27,91 @@ describe('signet CLI', () => {
     expect(bad.err).toMatch(/doctrine is invalid/);
   });
 
-  it('verify exits 0 for a valid output and 1 with the reason for a tampered one', () => {
+  it('verify: 0 only when a pinned key signed it, 3 when nothing is pinned, 1 when invalid or untrusted, 2 on usage errors', () => {
     const ctx = testContext();
     const out = ctx.tools.call('doctrine_info', {}).json();
     const file = join(dir, 'out.json');
     writeFileSync(file, out);
-    const good = signet(['verify', file]);
-    expect(good.code).toBe(0);
-    expect(good.out).toMatch(/^valid: doctrine_info signed by /);
-    expect(signet(['verify', '-'], out).code).toBe(0);
-    expect(signet(['verify', '--public-key', ctx.signer.publicKeySpki], out).code).toBe(0);
-    const wrongKey = signet(['verify', '--public-key', testContext().signer.publicKeySpki], out);
+    // Consistent but unpinned: never 0, and the message says how to pin.
+    const unpinned = signet(['verify', file]);
+    expect(unpinned.code).toBe(3);
+    expect(unpinned.err).toMatch(/^unpinned: .*no signer is pinned/s);
+    expect(unpinned.err).toMatch(/--trust FILE .*signet trust export.*--public-key KEY/s);
+    // Pinned by key, by trust file, by SIGNET_TRUST_FILE.
+    const byKey = signet(['verify', '--public-key', ctx.signer.publicKeySpki, file]);
+    expect(byKey.code).toBe(0);
+    expect(byKey.out).toMatch(/^trusted: doctrine_info signed by "pinned" SHA256:\S+ \(active\) over mini 0\.0\.1 \(sha256:[0-9a-f]{64}\)/);
+    const trustFile = join(dir, 'trust.json');
+    writeFileSync(trustFile, JSON.stringify(ctx.keys.file));
+    expect(signet(['verify', '--trust', trustFile, '-'], out).code).toBe(0);
+    expect(signet(['verify', file], undefined, { SIGNET_TRUST_FILE: trustFile }).code).toBe(0);
+    // Another key pinned: refused, with the reason.
+    const other = testContext().signer.publicKeySpki;
+    const wrongKey = signet(['verify', '--public-key', other], out);
     expect(wrongKey.code).toBe(1);
-    expect(wrongKey.err).toMatch(/different key/);
-    const tampered = signet(['verify'], out.replace('"mini"', '"mimi"'));
+    expect(wrongKey.err).toMatch(/signer_untrusted: signed by SHA256:/);
+    expect(signet(['verify', '--public-key', other, '--public-key', ctx.signer.publicKeySpki], out).code).toBe(0);
+    const revokedFile = join(dir, 'revoked.json');
+    writeFileSync(revokedFile, JSON.stringify({ format: 'signet-trust/1', keys: [{ name: 'old', public_key: ctx.signer.publicKeySpki, status: 'revoked' }] }));
+    expect(signet(['verify', '--trust', revokedFile], out).err).toMatch(/signer_revoked/);
+    const tampered = signet(['verify', '--public-key', ctx.signer.publicKeySpki], out.replace('"mini"', '"mimi"'));
     expect(tampered.code).toBe(1);
-    expect(tampered.err).toMatch(/output_hash does not match/);
-    const json = signet(['verify', '--json'], out);
-    expect(JSON.parse(json.out)).toMatchObject({ valid: true, checks: { output_signature_valid: true } });
+    expect(tampered.err).toMatch(/output_hash_mismatch: output_hash does not match/);
+    expect(signet(['verify'], out.replace('"mini"', '"mimi"')).code).toBe(1); // invalid even unpinned
+    const json = signet(['verify', '--json', '--public-key', ctx.signer.publicKeySpki], out);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.out)).toMatchObject({ format: 'signet-verify-report/1', status: 'trusted', valid: true, signature_valid: true, reasons: [], tool: 'doctrine_info' });
     expect(signet(['verify', join(dir, 'missing.json')]).code).toBe(1);
+    // Usage errors: a malformed pin, a bad trust file, --recompute without arguments.
+    expect(signet(['verify', '--public-key', 'not-a-key', file]).code).toBe(2);
+    writeFileSync(join(dir, 'dup.json'), '{"format":"signet-trust/1","keys":[],"keys":[]}');
+    const dupTrust = signet(['verify', '--trust', join(dir, 'dup.json'), file]);
+    expect(dupTrust.code).toBe(2);
+    expect(dupTrust.err).toMatch(/appears more than once/);
+    expect(signet(['verify', '--recompute', file]).code).toBe(2);
+    expect(signet(['verify', '--bogus', file]).code).toBe(2);
+  });
+
+  it('verify --recompute: a genuine output recomputes exactly; a trusted signature over a result the doctrine does not give fails', () => {
+    const ctx = testContext();
+    const args = { facts: { transport: { kind: 'http' }, tls: { enabled: false } } };
+    const argsFile = join(dir, 'args.json');
+    writeFileSync(argsFile, JSON.stringify(args));
+    const genuine = ctx.tools.call('doctrine_evaluate', args).json();
+    const pin = ['--public-key', ctx.signer.publicKeySpki, '--doctrine', MINI_DOCTRINE, '--arguments', argsFile];
+    const ok = signet(['verify', '--recompute', ...pin], genuine);
+    expect(ok.code).toBe(0);
+    expect(ok.out).toMatch(/recomputes exactly from the doctrine/);
+    for (const tool of [['doctrine_info', {}], ['doctrine_search', { query: 'tls' }], ['doctrine_get', { id: 'TLS-001' }], ['doctrine_get', { id: 'NOPE-1' }]] as const) {
+      writeFileSync(join(dir, 'a2.json'), JSON.stringify(tool[1]));
+      const r = signet(['verify', '--recompute', '--public-key', ctx.signer.publicKeySpki, '--doctrine', MINI_DOCTRINE, '--arguments', join(dir, 'a2.json')], ctx.tools.call(tool[0], tool[1]).json());
+      expect(r.code, tool[0]).toBe(0);
+    }
+    // The server's own key signs a body the doctrine does not give: every signature check passes,
+    // only the recomputation catches it.
+    const honest = JSON.parse(genuine) as { structuredContent: Record<string, unknown> };
+    const { footer: _f, ...body } = honest.structuredContent as { footer: unknown; result: { summary: Record<string, unknown> } };
+    body.result.summary['fail'] = 0;
+    const lie = signOutput(body as never, ctx.footer, ctx.signer);
+    const lying = JSON.stringify({ content: [{ type: 'text', text: lie.text }], structuredContent: JSON.parse(lie.text), isError: false });
+    expect(signet(['verify', '--public-key', ctx.signer.publicKeySpki], lying).code).toBe(0);
+    const caught = signet(['verify', '--recompute', ...pin], lying);
+    expect(caught.code).toBe(1);
+    expect(caught.err).toMatch(/recompute_mismatch/);
+    // The right output for other arguments: input_hash gives it away.
+    writeFileSync(join(dir, 'other-args.json'), JSON.stringify({ facts: {} }));
+    const otherCall = signet(['verify', '--recompute', '--public-key', ctx.signer.publicKeySpki, '--doctrine', MINI_DOCTRINE, '--arguments', join(dir, 'other-args.json')], genuine);
+    expect(otherCall.code).toBe(1);
+    expect(otherCall.err).toMatch(/recompute_input_hash_mismatch/);
+    // Another doctrine: said plainly.
+    const otherDoctrine = signet(['verify', '--recompute', '--public-key', ctx.signer.publicKeySpki, '--arguments', argsFile], genuine);
+    expect(otherDoctrine.err).toMatch(/recompute_doctrine_mismatch/);
+    // verify_output depends on the server's trust: refused as a usage error, saying why.
+    const v = ctx.tools.call('verify_output', { output: genuine }).json();
+    writeFileSync(join(dir, 'v.json'), JSON.stringify({ output: genuine }));
+    const notRecomputable = signet(['verify', '--recompute', '--public-key', ctx.signer.publicKeySpki, '--doctrine', MINI_DOCTRINE, '--arguments', join(dir, 'v.json')], v);
+    expect(notRecomputable.code).toBe(1);
+    expect(notRecomputable.err).toMatch(/Cannot recompute: verify_output/);
   });
 
   it('keygen writes a 0600 PKCS#8 key, prints only the public key, and refuses to overwrite', () => {
@@ -68,7 +135,7 @@ describe('signet CLI', () => {
     const ctx = testContext({ SIGNET_SIGNING_KEY_FILE: file });
     expect(ctx.keyOrigin).toBe('file');
     const notAKey = join(dir, 'bad.pem');
-    writeFileSync(notAKey, '-----BEGIN PRIVATE KEY-----\nTOPSECRETMATERIAL\n-----END PRIVATE KEY-----\n');
+    writeFileSync(notAKey, '-----BEGIN PRIVATE KEY-----\nTOPSECRETMATERIAL\n-----END PRIVATE KEY-----\n', { mode: 0o600 });
     const r = signet(['serve'], '', { SIGNET_SIGNING_KEY_FILE: notAKey, SIGNET_DOCTRINE_DIR: MINI_DOCTRINE, SIGNET_DATA_DIR: dir });
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/SIGNET_SIGNING_KEY_FILE is not a PKCS#8 PEM private key/);

@@ -1,16 +1,20 @@
 // Target 2: the compose stack, the project's own docker-compose.yml built and started by
 // testcontainers. Runs whenever a Docker engine is reachable; with SIGNET_REQUIRE_DOCKER=1
 // a missing engine fails the run.
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DockerComposeEnvironment, Wait, type StartedDockerComposeEnvironment } from 'testcontainers';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { checkApiKeyFormat } from '../../src/keys/format.js';
 import { verifyOutput } from '../../src/signing/verify.js';
-import { docker, dockerReachable, dockerRequired, removeComposeProject, testSubnet } from '../helpers/docker.js';
+import { docker, dockerReachable, dockerRequired, removeComposeProject, run, testSubnet } from '../helpers/docker.js';
 import { rawRequest, rpc } from '../helpers/http-server.js';
-import { ROOT } from '../helpers/paths.js';
+import { CLI, ROOT } from '../helpers/paths.js';
+import { tempDir } from '../helpers/tmp-doctrine.js';
 import { defineKeyLifecycleSuite } from './keys-suite.js';
 import { defineStackSuite, type StackTarget } from './suite.js';
 
@@ -41,7 +45,6 @@ async function up(): Promise<StartedDockerComposeEnvironment> {
 
 async function allLogs(service: string): Promise<string> {
   // docker logs writes the container's stderr to our stderr: collect both.
-  const { run } = await import('../helpers/docker.js');
   const r = await run('docker', ['logs', `${project}-${service}-1`], { maxBuffer: 64 * 1024 * 1024 });
   return r.stdout + r.stderr;
 }
@@ -56,7 +59,6 @@ const composeEnv = { ...process.env, SIGNET_PORT: '0', SIGNET_API_KEY: '', SIGNE
 
 /** `docker compose run --rm keys ...`: the documented way to manage keys in the stack. */
 async function composeKeys(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const { run } = await import('../helpers/docker.js');
   try {
     const r = await run('docker', ['compose', '-p', project, '-f', `${ROOT}docker-compose.yml`, 'run', '--rm', '-T', '--no-deps', 'keys', ...args], { env: composeEnv });
     return { code: 0, out: r.stdout, err: r.stderr };
@@ -73,6 +75,14 @@ async function writeStore(content: string): Promise<void> {
     const child = execFile('docker', ['run', '--rm', '-i', '--user', '101:101', '-v', `${project}_signet-keys:/keys`, '--entrypoint', 'sh', `${project}-keys`, '-c', 'cat > /keys/.keys.json.test && mv /keys/.keys.json.test /keys/keys.json'], (err) => (err ? reject(err) : resolve()));
     child.stdin!.end(content);
   });
+}
+
+async function waitHealthy(container: string): Promise<void> {
+  for (let i = 0; i < 60; i++) {
+    const health = (await docker('inspect', '--format', '{{.State.Health.Status}}', container)).trim();
+    if (health === 'healthy') return;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
 }
 
 describe.runIf(reachable)('compose stack', () => {
@@ -159,11 +169,7 @@ describe.runIf(reachable)('compose stack', () => {
     };
     const before = await info();
     await docker('restart', `${project}-signet-1`);
-    for (let i = 0; i < 60; i++) {
-      const health = (await docker('inspect', '--format', '{{.State.Health.Status}}', `${project}-signet-1`)).trim();
-      if (health === 'healthy') break;
-      await new Promise((r) => setTimeout(r, 1000));
-    }
+    await waitHealthy(`${project}-signet-1`);
     let after = '';
     for (let i = 0; i < 30 && !after; i++) {
       after = await info().catch(() => '');
@@ -172,6 +178,54 @@ describe.runIf(reachable)('compose stack', () => {
     expect(after).toBe(before);
   });
 
+  it('rotates the signing key: outputs from before verify against the exported trust file, new ones carry the new key', async () => {
+    const key = await mintedKey();
+    const compose = (args: string[]) => run('docker', ['compose', '-p', project, '-f', `${ROOT}docker-compose.yml`, ...args], { env: composeEnv });
+    const call = async (name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> => {
+      for (let attempt = 0; ; attempt++) {
+        const r = await rawRequest(`${baseUrl}/mcp`, { headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: rpc('tools/call', { name, arguments: args }) });
+        // The suite above spent this client's tools/call budget: wait for the window, as a client would.
+        if (r.status === 429 && attempt < 3) {
+          await new Promise((res) => setTimeout(res, (Number(r.headers['retry-after']) + 1) * 1000));
+          continue;
+        }
+        expect(r.status).toBe(200);
+        return r.json().result as Record<string, unknown>;
+      }
+    };
+    const dir = tempDir('signet-rotation-');
+    const before = await call('doctrine_get', { id: 'AUTH-001' });
+    const oldKey = (before['structuredContent'] as { footer: { doctrine_public_key: string } }).footer.doctrine_public_key;
+    const rotated = await compose(['run', '--rm', '-T', '--no-deps', 'signet', 'signing-key', 'rotate']);
+    expect(rotated.stdout).toMatch(/^rotated \/data\/signing-key\.pem/);
+    await compose(['restart', 'signet']);
+    await waitHealthy(`${project}-signet-1`);
+    const trust = (await compose(['run', '--rm', '-T', '--no-deps', 'signet', 'trust', 'export'])).stdout;
+    const file = JSON.parse(trust) as { keys: { public_key: string; status: string }[] };
+    expect(file.keys.map((k) => k.status)).toEqual(['active', 'retired']);
+    expect(file.keys[1]!.public_key).toBe(oldKey);
+    writeFileSync(join(dir, 'signet-trust.json'), trust);
+    writeFileSync(join(dir, 'before.json'), JSON.stringify(before));
+    let after: Record<string, unknown> | null = null;
+    for (let i = 0; i < 30 && !after; i++) {
+      after = await call('doctrine_get', { id: 'AUTH-001' }).catch(() => null);
+      if (!after) await new Promise((res) => setTimeout(res, 1000));
+    }
+    const newKey = (after!['structuredContent'] as { footer: { doctrine_public_key: string } }).footer.doctrine_public_key;
+    expect(newKey).toBe(file.keys[0]!.public_key);
+    expect(newKey).not.toBe(oldKey);
+    writeFileSync(join(dir, 'after.json'), JSON.stringify(after));
+    // The documented CI gate, on both outputs.
+    const verify = (f: string) => spawnSync(process.execPath, [CLI, 'verify', '--trust', join(dir, 'signet-trust.json'), join(dir, f)], { encoding: 'utf8' });
+    const old = verify('before.json');
+    expect(old.status, old.stderr).toBe(0);
+    expect(old.stdout).toMatch(/\(retired\)/);
+    expect(verify('after.json').status).toBe(0);
+    // And the server itself still trusts its retired key.
+    const verdict = await call('verify_output', { output: before });
+    expect((verdict['structuredContent'] as { result: Record<string, unknown> }).result).toMatchObject({ status: 'trusted', signed_by_this_server: true, signer: { status: 'retired' } });
+  }, 300_000);
+
   it('docker run -i of the image answers initialize and a signed tools/call over stdio', async () => {
     const transport = new StdioClientTransport({ command: 'docker', args: ['run', '-i', '--rm', `${project}-signet`], stderr: 'pipe' });
     const client = new Client({ name: 'stdio-in-docker', version: '1' });
@@ -179,7 +233,7 @@ describe.runIf(reachable)('compose stack', () => {
     try {
       expect(client.getServerVersion()?.name).toBe('signet');
       const r = await client.callTool({ name: 'doctrine_get', arguments: { id: 'CONT-001' } });
-      expect(verifyOutput(r).valid).toBe(true);
+      expect(verifyOutput(r).signature_valid).toBe(true);
     } finally {
       await client.close();
     }

@@ -26,7 +26,7 @@ describe('tool dispatch', () => {
     expect(sc(r)).toMatchObject({ ok: true, tool: 'doctrine_search', result: { query: 'tls' } });
     expect(sc(r).input_hash).toBe(opensslSha256(canonicalJson(args)));
     expect(r.content).toEqual([{ type: 'text', text: canonicalJson(r.structuredContent) }]);
-    expect(verifyOutput(r).valid).toBe(true);
+    expect(verifyOutput(r).signature_valid).toBe(true);
   });
 
   it('serves JSON bytes (the HTTP fast path) that equal JSON.stringify of the result object, for every tool, success and error', () => {
@@ -60,7 +60,7 @@ describe('tool dispatch', () => {
       expect(r.isError).toBe(true);
       expect(sc(r).error?.code).toBe('invalid_arguments');
       expect(sc(r).error?.details.map((d) => d.where)).toContain(where);
-      expect(verifyOutput(r).valid).toBe(true);
+      expect(verifyOutput(r).signature_valid).toBe(true);
     }
   });
 
@@ -74,7 +74,7 @@ describe('tool dispatch', () => {
     const tooDeep = call('doctrine_evaluate', { facts: deep });
     expect(sc(tooDeep).error?.code).toBe('input_too_deep');
     expect(sc(tooDeep).input_hash).toBeNull();
-    expect(verifyOutput(tooDeep).valid).toBe(true);
+    expect(verifyOutput(tooDeep).signature_valid).toBe(true);
 
     const huge = call('doctrine_search', { query: 'x'.repeat(300 * 1024) });
     expect(sc(huge).error?.code).toBe('input_too_large');
@@ -116,9 +116,24 @@ describe('tool dispatch', () => {
     const text = original.content[0]!.text.replace('"fail"', '"pass"');
     const bad = sc(call('verify_output', { output: text }));
     expect(bad.result.valid).toBe(false);
-    expect(bad.result.reasons.join()).toMatch(/output_hash does not match/);
+    expect(bad.result.reasons.map((r: { code: string }) => r.code)).toContain('output_hash_mismatch');
     const pinned = sc(call('verify_output', { output: original, expected_doctrine_hash: 'sha256:' + '0'.repeat(64) }));
-    expect(pinned.result).toMatchObject({ valid: false, signed_by_this_server: false });
+    expect(pinned.result).toMatchObject({ valid: false, status: 'invalid', signed_by_this_server: true, reasons: [{ code: 'doctrine_not_pinned' }] });
+  });
+
+  it('verify_output trusts only this server\'s keys by default; a caller may name other signers', () => {
+    const other = testContext();
+    const foreign = other.tools.call('doctrine_info', {}).result;
+    const refused = sc(call('verify_output', { output: foreign }));
+    expect(refused.result).toMatchObject({ valid: false, status: 'invalid', signature_valid: true, signed_by_this_server: false, reasons: [{ code: 'signer_untrusted' }] });
+    const named = sc(call('verify_output', { output: foreign, trusted_keys: [other.signer.publicKeySpki] }));
+    expect(named.result).toMatchObject({ valid: true, status: 'trusted', signed_by_this_server: false });
+    const file = { format: 'signet-trust/1', keys: [{ name: 'theirs', public_key: other.signer.publicKeySpki, status: 'revoked' }] };
+    const revoked = sc(call('verify_output', { output: foreign, trust: file }));
+    expect(revoked.result).toMatchObject({ valid: false, reasons: [{ code: 'signer_revoked' }], signer: { name: 'theirs', status: 'revoked' } });
+    const badTrust = sc(call('verify_output', { output: foreign, trust: { format: 'signet-trust/9', keys: [] } }));
+    expect(badTrust.ok).toBe(false);
+    expect(badTrust.error!.code).toBe('invalid_arguments');
   });
 
   it('serves repeated identical calls from the cache with identical bytes', () => {

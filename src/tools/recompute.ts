@@ -1,0 +1,64 @@
+// Reproducible verification: re-run the tool that produced a signed output, on a local copy
+// of the doctrine and with no key, and compare byte for byte. A consumer who holds the
+// doctrine then needs to trust neither the server's honesty nor its key for the result.
+import { DoctrineSearch } from '../doctrine/search.js';
+import type { Doctrine } from '../doctrine/types.js';
+import { SignetError } from '../errors.js';
+import { canonicalJson } from '../signing/canonical.js';
+import { canonicalBody } from '../signing/sign-output.js';
+import type { DoctrineFooter } from '../signing/format.js';
+import type { SigningKeyInfo } from '../signing/keyring.js';
+import type { VerifyReason } from '../signing/verify.js';
+import { ToolRunner } from './runner.js';
+import type { ToolContext } from './types.js';
+
+/** Tools whose result depends on more than (doctrine, arguments). */
+const NOT_RECOMPUTABLE: Record<string, string> = {
+  verify_output: "verify_output's result depends on the keys the server trusted when it ran",
+};
+
+type Json = Record<string, unknown>;
+
+/**
+ * Recomputes `output` (a signed structuredContent) from `args` on `doctrine`. Returns the
+ * reasons it does not match; empty when the signed body is exactly what the doctrine gives.
+ * Throws SignetError for an output this cannot recompute.
+ */
+export function recompute(doctrine: Doctrine, output: Json, args: unknown, limits = { maxArgumentBytes: 256 * 1024, maxArgumentDepth: 32 }): VerifyReason[] {
+  const tool = String(output['tool']);
+  if (NOT_RECOMPUTABLE[tool]) throw new SignetError('invalid_arguments', `Cannot recompute: ${NOT_RECOMPUTABLE[tool]}`);
+  const footer = output['footer'] as Json;
+  const reasons: VerifyReason[] = [];
+  if (footer['doctrine_hash'] !== doctrine.hash) {
+    reasons.push({ code: 'recompute_doctrine_mismatch', message: `the output was signed over ${String(footer['doctrine_hash'])}, the local doctrine is ${doctrine.hash}` });
+    return reasons;
+  }
+  // What describes the signer (doctrine_info shows it) comes from the output itself: the
+  // signatures and the trust check vouch for it, the recomputation for everything else.
+  const result = output['result'] as Json | undefined;
+  const signingKeys = tool === 'doctrine_info' && Array.isArray(result?.['signing_keys']) ? (result['signing_keys'] as SigningKeyInfo[]) : [];
+  const doctrineFooter = Object.fromEntries(
+    ['signature_format', 'doctrine_name', 'doctrine_version', 'doctrine_hash', 'doctrine_signature', 'doctrine_public_key'].map((k) => [k, footer[k]]),
+  ) as unknown as DoctrineFooter;
+  const ctx: ToolContext = {
+    doctrine,
+    search: new DoctrineSearch(doctrine),
+    footer: doctrineFooter,
+    signingKeys,
+    trust: { keys: new Map(), doctrineHashes: null },
+    verify: () => {
+      throw new SignetError('internal_error', 'verify is not available while recomputing');
+    },
+  };
+  const runner = new ToolRunner(ctx, limits);
+  if (!runner.has(tool)) throw new SignetError('invalid_arguments', `Cannot recompute: the local doctrine's server has no tool ${JSON.stringify(tool.slice(0, 60))}`);
+  const body = runner.body(tool, args);
+  if (body.input_hash !== output['input_hash']) {
+    reasons.push({ code: 'recompute_input_hash_mismatch', message: 'input_hash does not match these arguments: the output answers a different call' });
+  }
+  const { footer: _f, ...signedBody } = output;
+  if (canonicalBody(body) !== canonicalJson(signedBody)) {
+    reasons.push({ code: 'recompute_mismatch', message: 'the signed result differs from what the doctrine gives for these arguments' });
+  }
+  return reasons;
+}

@@ -1,0 +1,75 @@
+// `signet/verify`: the portable verifier as a package export and a self-contained browser
+// bundle, with the same semantics and report as the CLI and the server, and the documented
+// JSON Schemas of its inputs and outputs.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { describe, expect, it } from 'vitest';
+import { parseTrustFile } from '../../src/signing/trust.js';
+import { verifyOutput } from '../../src/signing/verify.js';
+import { testContext } from '../helpers/context.js';
+import { ROOT } from '../helpers/paths.js';
+import { testSigner } from '../helpers/signer.js';
+
+const BUNDLE = join(ROOT, 'dist', 'verify', 'signet-verify.js');
+const schema = (name: string) => JSON.parse(readFileSync(join(ROOT, 'docs', 'schemas', name), 'utf8')) as object;
+
+describe('signet/verify (portable verifier entry)', () => {
+  const ctx = testContext();
+  const output = ctx.tools.call('doctrine_get', { id: 'TLS-001' }).json();
+
+  it('is exported by the package as signet/verify', async () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
+    expect(pkg.exports['./verify']).toEqual({ types: './dist/signing/portable.d.ts', default: './dist/verify/signet-verify.js' });
+    const lib = await import('signet/verify');
+    expect(typeof lib.verifyOutput).toBe('function');
+  });
+
+  it('is one ES module with no Node built-in, no require and no Node global', () => {
+    const code = readFileSync(BUNDLE, 'utf8');
+    expect(code).not.toMatch(/from\s*["']node:|import\(["']node:|\brequire\(/);
+    expect(code).not.toMatch(/(?<![\w.])(Buffer|process)\s*\.|(?<![\w.])Buffer\s*\(|\b__dirname\b|\b__filename\b/);
+    expect(code).not.toMatch(/^import /m); // self-contained: nothing left to fetch
+  });
+
+  it('gives the same report as the source verifier, for genuine, tampered and foreign outputs', async () => {
+    const lib = (await import(pathToFileURL(BUNDLE).href)) as typeof import('../../src/signing/portable.js');
+    const trust = lib.trustSet({ files: [lib.parseTrustFile(JSON.stringify(ctx.keys.file))] });
+    const stranger = testSigner();
+    const inputs = [output, output.replace('"TLS-001"', '"TLS-002"'), JSON.stringify({ ...JSON.parse(output), isError: true })];
+    for (const input of inputs) expect(lib.verifyOutput(input, { trust })).toEqual(verifyOutput(input, { trust }));
+    expect(lib.verifyOutput(output, { trust }).status).toBe('trusted');
+    expect(lib.verifyOutput(output).status).toBe('unpinned');
+    expect(lib.verifyOutput(output, { trust: lib.trustSet({ publicKeys: [stranger.publicKeySpki] }) }).reasons[0]!.code).toBe('signer_untrusted');
+    expect(lib.fingerprint(ctx.signer.publicKeySpki)).toMatch(/^SHA256:[A-Za-z0-9+/]{43}$/);
+  });
+
+  it('reports and trust files match their documented JSON Schemas', () => {
+    const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+    const report = ajv.compile(schema('verify-report.schema.json'));
+    const trust = ajv.compile(schema('trust.schema.json'));
+    const samples = [
+      verifyOutput(output),
+      verifyOutput(output, { trust: ctx.keys.trust }),
+      verifyOutput('nope'),
+      verifyOutput(output.replace('"TLS-001"', '"TLS-002"')),
+      ctx.tools.call('verify_output', { output }).result.structuredContent['result'],
+    ];
+    for (const s of samples) expect(report(s), JSON.stringify(report.errors)).toBe(true);
+    expect(trust(ctx.keys.file), JSON.stringify(trust.errors)).toBe(true);
+    // The schema and the parser agree on what is refused.
+    const k = ctx.signer.publicKeySpki;
+    const refused = [
+      { format: 'signet-trust/1', keys: [{ name: 'a', public_key: k, status: 'active', x: 1 }] },
+      { format: 'signet-trust/1', keys: [{ name: '', public_key: k, status: 'active' }] },
+      { format: 'signet-trust/1', keys: [{ name: 'a', public_key: k.slice(1), status: 'active' }] },
+      { format: 'signet-trust/1', keys: [], doctrine_hashes: ['sha256:AB'] },
+      { format: 'signet-trust/0', keys: [] },
+    ];
+    for (const r of refused) {
+      expect(trust(r), JSON.stringify(r)).toBe(false);
+      expect(() => parseTrustFile(r), JSON.stringify(r)).toThrow();
+    }
+  });
+});
