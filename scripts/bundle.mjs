@@ -3,7 +3,12 @@
 // dependencies one by one; a few chunks start about a quarter faster (bench/RESULTS.md,
 // cold start). Code splitting keeps lazily imported parts (HTTP, Redis, search, keys) out of
 // the stdio start.
+import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
+
+// Chunk names carry content hashes: start from empty folders so stale chunks never pile up.
+rmSync('dist/bundle', { recursive: true, force: true });
+rmSync('dist/verify', { recursive: true, force: true });
 
 await build({
   entryPoints: { signet: 'dist/cli/index.js' },

@@ -14,6 +14,7 @@ import type { ToolContext } from './tools/types.js';
 import { buildResources, type ResourceSet } from './resources.js';
 import type { Logger } from './log.js';
 import type { Metrics } from './metrics.js';
+import { VERSION } from './version.js';
 
 /** Everything a server instance needs, built once at start and shared read-only. */
 export interface AppContext {
@@ -30,8 +31,6 @@ export interface AppContext {
   serverInfo: { name: string; title: string; version: string };
   metrics: Metrics | null;
 }
-
-export const SERVER_VERSION = '0.1.0';
 
 export function createContext(config: Config, log: Logger, options: { metrics?: Metrics } = {}): AppContext {
   const m = options.metrics;
@@ -80,7 +79,7 @@ export function createContext(config: Config, log: Logger, options: { metrics?: 
     tools,
     resources: buildResources(doctrine, footer, signer),
     log,
-    serverInfo: { name: 'signet', title: 'Signet', version: SERVER_VERSION },
+    serverInfo: { name: 'signet', title: 'Signet', version: VERSION },
     metrics: m ?? null,
   };
 }

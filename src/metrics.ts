@@ -52,9 +52,3 @@ export class Metrics {
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'signet_' });
   }
 }
-
-/** One instance per process: created on first use. */
-let current: Metrics | null = null;
-export function metrics(): Metrics {
-  return (current ??= new Metrics());
-}

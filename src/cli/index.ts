@@ -4,6 +4,7 @@
 import { enableCompileCache } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { SignetError } from '../errors.js';
+import { VERSION } from '../version.js';
 import type { VerifyCliOptions } from './verify.js';
 
 // Cache V8 bytecode of the modules loaded below (NODE_COMPILE_CACHE picks the folder;
@@ -14,7 +15,6 @@ try {
   /* read-only or missing temp dir: start without the cache */
 }
 
-const VERSION = '0.1.0';
 
 function exitWith(code: number | void): void {
   if (typeof code === 'number') process.exitCode = code;

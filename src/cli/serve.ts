@@ -18,7 +18,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   const config: Config = loadConfig(env);
   const log = createLogger(config.logLevel, { buffered: config.transport === 'http' });
   const withMetrics = config.transport === 'http' && config.http.metricsPort !== null;
-  const ctx = createContext(config, log, withMetrics ? { metrics: (await import('../metrics.js')).metrics() } : {});
+  const ctx = createContext(config, log, withMetrics ? { metrics: new (await import('../metrics.js')).Metrics() } : {});
   if (config.transport === 'http') {
     const { runHttp } = await import('../transports/http/run.js');
     await runHttp(ctx);

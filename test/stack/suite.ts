@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { canonicalJson } from '../../src/signing/canonical.js';
 import { unsignedView } from '../../src/signing/format.js';
 import { connectHttp, rawRequest, rpc, type RawResponse } from '../helpers/http-server.js';
+import { CLIENT_KINDS, connectClient, exerciseEveryTool } from '../helpers/mcp-clients.js';
 import { opensslSha256, opensslVerify } from '../helpers/openssl.js';
 import { FACTS } from '../helpers/paths.js';
 
@@ -81,6 +82,15 @@ export function defineStackSuite(name: string, start: () => Promise<StackTarget>
         results.push(await client.callTool({ name: 'verify_output', arguments: { output: results[3] as Record<string, unknown> } }));
         for (const r of results) expectFooterValid(r.structuredContent as Record<string, unknown>);
         expect((results[4]!.structuredContent as { result: { valid: boolean } }).result.valid).toBe(true);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it.each(CLIENT_KINDS)('serves the official %s client through the proxy: every tool, verified footers', async (kind) => {
+      const client = await connectClient(kind, { http: mcp(), headers: { Authorization: `Bearer ${target.key}` } });
+      try {
+        await exerciseEveryTool(client);
       } finally {
         await client.close();
       }

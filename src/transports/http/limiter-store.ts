@@ -4,7 +4,7 @@
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
 import type { Logger } from '../../log.js';
-import { metrics } from '../../metrics.js';
+import type { Metrics } from '../../metrics.js';
 import type { Policy } from './rate-limit.js';
 
 export interface LimiterStore {
@@ -20,15 +20,21 @@ export function memoryStore(): LimiterStore {
   };
 }
 
-/** Counts consumes answered by the insurance limiter (Redis not ready or failing). */
+/** Counts consumes answered by the insurance limiter (Redis not ready or failing), when metrics are on. */
 class InsuranceLimiter extends RateLimiterMemory {
+  onConsume: (() => void) | null = null;
   override consume(...args: Parameters<RateLimiterMemory['consume']>): ReturnType<RateLimiterMemory['consume']> {
-    metrics().limiterStoreErrors.inc({ handled_by: 'insurance' });
+    this.onConsume?.();
     return super.consume(...args);
   }
 }
 
-export function redisStore(url: string, log: Logger): LimiterStore {
+export function redisStore(url: string, log: Logger, metrics: Metrics | null = null): LimiterStore {
+  const insurance = (perMinute: number, name: string) => {
+    const limiter = new InsuranceLimiter({ points: perMinute, duration: 60, keyPrefix: `signet:insurance:${name}` });
+    if (metrics) limiter.onConsume = () => metrics.limiterStoreErrors.inc({ handled_by: 'insurance' });
+    return limiter;
+  };
   const client = new Redis(url, {
     // Fail fast while disconnected: the insurance limiter answers instead of queueing.
     enableOfflineQueue: false,
@@ -68,7 +74,7 @@ export function redisStore(url: string, log: Logger): LimiterStore {
               duration: 60,
               keyPrefix: `signet:${name}`,
               rejectIfRedisNotReady: true,
-              insuranceLimiter: new InsuranceLimiter({ points: perMinute, duration: 60, keyPrefix: `signet:insurance:${name}` }),
+              insuranceLimiter: insurance(perMinute, name),
             }),
           }
         : null,

@@ -1,13 +1,17 @@
+// `signet serve --http`: listen, serve until SIGTERM/SIGINT, then drain and exit 0.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { AppContext } from '../../context.js';
 import { flushLogs } from '../../log.js';
-import { createHttpApp, type RequestEvent } from './app.js';
+import { Router } from '../../protocol/router.js';
+import { createHttpApp } from './app.js';
 import { parseTrustedProxies } from './client-ip.js';
-import { originPolicy, type OriginPolicy } from './origin.js';
-import { createServer as createPlainServer } from 'node:http';
 import { memoryStore, redisStore } from './limiter-store.js';
+import { startMetricsServer, type RunningMetrics } from './metrics-server.js';
+import { hostnameOf, LOOPBACK_HOSTNAMES } from './middleware/host-validation.js';
+import { originPolicy } from './middleware/origin-validation.js';
+import { requestReporter } from './request-log.js';
 
 export interface RunningHttp {
   server: Server;
@@ -16,50 +20,8 @@ export interface RunningHttp {
   shutdown(reason: string): Promise<void>;
 }
 
-export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
-  const cfg = ctx.config.http;
-  const trusted = parseTrustedProxies(cfg.trustedProxies);
-  let ready = false;
-  let draining = false;
-  let policy: OriginPolicy | null = null;
-  const m = ctx.metrics;
-  const store = cfg.redisUrl ? redisStore(cfg.redisUrl, ctx.log) : memoryStore();
-  const logRequest = (e: RequestEvent) => {
-    if (m) {
-      m.httpRequests.inc({ outcome: e.outcome });
-      m.httpDuration.observe({ method: e.rpcMethod ?? 'unparsed' }, e.durationMs / 1000);
-      if (e.limitedBy) m.rateLimited.inc({ policy: e.limitedBy });
-      if (e.outcome === 'limiter_error') m.limiterStoreErrors.inc({ handled_by: 'refused' });
-    }
-    ctx.log.info(
-      {
-        req_id: e.requestId,
-        client_ip: e.clientIp,
-        key_id: e.keyId ?? undefined,
-        rpc_method: e.rpcMethod ?? undefined,
-        tool: e.tool ?? undefined,
-        status: e.status,
-        outcome: e.outcome,
-        cached: e.cached || undefined,
-        duration_ms: Math.round(e.durationMs * 1000) / 1000,
-      },
-      'mcp request',
-    );
-  };
-  const app = createHttpApp(ctx, {
-    originPolicy: () => policy!,
-    trustedProxies: trusted,
-    anyTrustedProxy: cfg.trustedProxies.length > 0,
-    calls: store.policy('calls', cfg.rateLimitPerMinute),
-    requests: store.policy('requests', cfg.otherRequestsPerMinute),
-    keyCalls: store.policy('key-calls', cfg.rateLimitPerKeyPerMinute),
-    maxBodyBytes: cfg.maxBodyBytes,
-    isReady: () => ready,
-    isDraining: () => draining,
-    onRequest: logRequest,
-  });
-
-  const server = await new Promise<Server>((resolve, reject) => {
+function listen(app: ReturnType<typeof createHttpApp>, cfg: AppContext['config']['http']): Promise<Server> {
+  return new Promise<Server>((resolve, reject) => {
     const s = serve(
       {
         fetch: app.fetch,
@@ -78,27 +40,31 @@ export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
     ) as Server;
     s.once('error', reject);
   });
-  const port = (server.address() as AddressInfo).port;
+}
 
-  // Prometheus metrics on their own port: the reference proxy only forwards /mcp and /healthz.
-  let metricsServer: Server | null = null;
-  let metricsPort: number | null = null;
-  if (m && cfg.metricsPort !== null) {
-    metricsServer = createPlainServer((req, res) => {
-      if (req.method === 'GET' && req.url === '/metrics') {
-        m.registry.metrics().then(
-          (text) => res.writeHead(200, { 'content-type': m.registry.contentType }).end(text),
-          () => res.writeHead(500).end(),
-        );
-      } else res.writeHead(404, { 'content-type': 'text/plain' }).end('metrics are at GET /metrics\n');
-    });
-    await new Promise<void>((resolve, reject) => {
-      metricsServer!.once('error', reject);
-      metricsServer!.listen(cfg.metricsPort!, cfg.metricsHost, () => resolve());
-    });
-    metricsPort = (metricsServer.address() as AddressInfo).port;
-  }
-  policy = originPolicy(cfg.host, port, cfg.allowedOrigins, cfg.allowedHosts);
+export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
+  const cfg = ctx.config.http;
+  let ready = false;
+  let draining = false;
+  const store = cfg.redisUrl ? redisStore(cfg.redisUrl, ctx.log, ctx.metrics) : memoryStore();
+  const allowedHosts = new Set([...LOOPBACK_HOSTNAMES, ...cfg.allowedHosts.map((h) => hostnameOf(h) ?? h.toLowerCase())]);
+  const app = createHttpApp(ctx, {
+    router: new Router(ctx),
+    allowedHosts: () => allowedHosts,
+    originPolicy: originPolicy(cfg.allowedOrigins),
+    trustedProxies: parseTrustedProxies(cfg.trustedProxies),
+    anyTrustedProxy: cfg.trustedProxies.length > 0,
+    calls: store.policy('calls', cfg.rateLimitPerMinute),
+    requests: store.policy('requests', cfg.otherRequestsPerMinute),
+    keyCalls: store.policy('key-calls', cfg.rateLimitPerKeyPerMinute),
+    maxBodyBytes: cfg.maxBodyBytes,
+    isReady: () => ready,
+    isDraining: () => draining,
+    onRequest: requestReporter(ctx),
+  });
+  const server = await listen(app, cfg);
+  const port = (server.address() as AddressInfo).port;
+  const metrics: RunningMetrics | null = ctx.metrics && cfg.metricsPort !== null ? await startMetricsServer(ctx.metrics, cfg.metricsHost, cfg.metricsPort) : null;
   ready = true;
   if (cfg.rateLimitPerMinute === 0) ctx.log.warn('SIGNET_RATE_LIMIT_PER_MINUTE=0: tools/call is not rate limited (unsafe)');
 
@@ -125,18 +91,29 @@ export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
         });
         server.closeIdleConnections();
       });
-      metricsServer?.close();
+      metrics?.close();
       await store.close();
     })());
 
   ctx.log.info(
-    { transport: 'http', host: cfg.host, port, metrics_port: metricsPort ?? undefined, limiter_store: cfg.redisUrl ? 'redis' : 'memory', doctrine: ctx.doctrine.meta.name, version: ctx.doctrine.meta.version, doctrine_hash: ctx.footer.doctrine_hash, public_key: ctx.signer.publicKeySpki, key_origin: ctx.keyOrigin, rate_limit_per_minute: cfg.rateLimitPerMinute },
+    {
+      transport: 'http',
+      host: cfg.host,
+      port,
+      metrics_port: metrics?.port,
+      limiter_store: cfg.redisUrl ? 'redis' : 'memory',
+      doctrine: ctx.doctrine.meta.name,
+      version: ctx.doctrine.meta.version,
+      doctrine_hash: ctx.footer.doctrine_hash,
+      public_key: ctx.signer.publicKeySpki,
+      key_origin: ctx.keyOrigin,
+      rate_limit_per_minute: cfg.rateLimitPerMinute,
+    },
     'signet ready',
   );
   return { server, port, shutdown };
 }
 
-/** `signet serve --http`: serve until SIGTERM/SIGINT, drain, exit 0. */
 export async function runHttp(ctx: AppContext): Promise<void> {
   const running = await startHttp(ctx);
   const stop = (signal: string) => {

@@ -2,7 +2,9 @@ import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { describe, expect, it } from 'vitest';
 import { createHttpApp, type HttpAppOptions, type RequestEvent } from '../../../src/transports/http/app.js';
 import { parseTrustedProxies } from '../../../src/transports/http/client-ip.js';
-import { originPolicy } from '../../../src/transports/http/origin.js';
+import { originPolicy } from '../../../src/transports/http/middleware/origin-validation.js';
+import { LOOPBACK_HOSTNAMES } from '../../../src/transports/http/middleware/host-validation.js';
+import { Router } from '../../../src/protocol/router.js';
 import { memoryStore } from '../../../src/transports/http/limiter-store.js';
 import type { Policy } from '../../../src/transports/http/rate-limit.js';
 
@@ -20,7 +22,9 @@ class BrokenStoreLimiter extends RateLimiterMemory {
 
 function app(overrides: Partial<HttpAppOptions> = {}, events: RequestEvent[] = []) {
   return createHttpApp(ctx, {
-    originPolicy: () => originPolicy('127.0.0.1', 3000, [], []),
+    router: new Router(ctx),
+    allowedHosts: () => new Set(LOOPBACK_HOSTNAMES),
+    originPolicy: originPolicy([]),
     trustedProxies: parseTrustedProxies([]),
     anyTrustedProxy: false,
     calls: memoryPolicy('calls', 60),

@@ -1,0 +1,21 @@
+// The JSON-RPC refusals the HTTP edge answers itself, before the router sees a message.
+// Same shape and member order as the MCP SDK's edge ({"jsonrpc","error","id"}).
+import { refusalBody, type RequestId } from '../../protocol/jsonrpc.js';
+
+export { PARSE_ERROR, INVALID_REQUEST, SERVER_ERROR } from '../../protocol/jsonrpc.js';
+
+export function jsonResponse(status: number, body: string, headers: Record<string, string> = {}): Response {
+  return new Response(body, { status, headers: { 'content-type': 'application/json', ...headers } });
+}
+
+export function refusal(status: number, id: RequestId | null, code: number, message: string, headers: Record<string, string> = {}, data?: unknown): Response {
+  return jsonResponse(status, refusalBody(id, code, message, data), headers);
+}
+
+/** tools/call messages in a body: what the calls limiter charges. */
+export function countToolCalls(payload: unknown): number {
+  const list = Array.isArray(payload) ? payload : [payload];
+  let n = 0;
+  for (const m of list) if (m !== null && typeof m === 'object' && (m as { method?: unknown }).method === 'tools/call') n++;
+  return n;
+}
