@@ -108,3 +108,9 @@ export function writeSection(name, markdown) {
   else text = `${text.trimEnd()}\n\n${block}\n`;
   writeFileSync(file, text);
 }
+
+/** Resident set size of a process, in KiB (Linux /proc). */
+export function rssKb(pid) {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) : NaN;
+}

@@ -18,6 +18,8 @@ export interface HttpConfig {
   otherRequestsPerMinute: number;
   /** tools/call per authenticated key id per minute (header set by the proxy); 0 = off. */
   rateLimitPerKeyPerMinute: number;
+  /** IPv6 clients share a rate-limit bucket per prefix of this many bits. */
+  rateLimitIpv6Prefix: number;
   /** CIDRs whose X-Forwarded-For is believed. */
   trustedProxies: string[];
   maxBodyBytes: number;
@@ -45,8 +47,12 @@ export interface Config {
   doctrinePublisherKey: string | undefined;
   logLevel: LogLevel;
   cacheEntries: number;
+  /** SIGNET_CACHE_BYTES: the most memory the signed-result cache may hold. */
+  cacheBytes: number;
   maxArgumentBytes: number;
   maxArgumentDepth: number;
+  /** SIGNET_MAX_BATCH_MESSAGES: the most messages one JSON-RPC batch may hold. */
+  maxBatchMessages: number;
   /** SIGNET_API_KEY: the static key `keys init` defers to (the server itself never uses it). */
   apiKey: string | undefined;
   /** SIGNET_KEY_STORE: the hashed API key store the proxy checks (default: <data dir>/keys.json). */
@@ -124,8 +130,10 @@ export function loadConfig(env: Env = process.env): Config {
     doctrinePublisherKey: publisher || undefined,
     logLevel: oneOf(env, 'SIGNET_LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     cacheEntries: int(env, 'SIGNET_CACHE_ENTRIES', 1024, 0, 1_000_000),
+    cacheBytes: int(env, 'SIGNET_CACHE_BYTES', 32 * 1024 * 1024, 64 * 1024, 4 * 1024 * 1024 * 1024),
     maxArgumentBytes: int(env, 'SIGNET_MAX_ARGUMENT_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
     maxArgumentDepth: 32,
+    maxBatchMessages: int(env, 'SIGNET_MAX_BATCH_MESSAGES', 32, 1, 1000),
     apiKey: env['SIGNET_API_KEY'] || undefined,
     keyStore: path(env, 'SIGNET_KEY_STORE') ?? join(path(env, 'SIGNET_DATA_DIR') ?? defaultDataDir(env), 'keys.json'),
     http: {
@@ -134,6 +142,7 @@ export function loadConfig(env: Env = process.env): Config {
       rateLimitPerMinute: int(env, 'SIGNET_RATE_LIMIT_PER_MINUTE', 60, 0, 10_000_000),
       otherRequestsPerMinute: int(env, 'SIGNET_RATE_LIMIT_OTHER_PER_MINUTE', 600, 0, 10_000_000),
       rateLimitPerKeyPerMinute: int(env, 'SIGNET_RATE_LIMIT_PER_KEY_PER_MINUTE', 0, 0, 10_000_000),
+      rateLimitIpv6Prefix: int(env, 'SIGNET_RATE_LIMIT_IPV6_PREFIX', 64, 32, 128),
       trustedProxies: list(env, 'SIGNET_TRUSTED_PROXIES'),
       maxBodyBytes: int(env, 'SIGNET_MAX_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
       allowedOrigins: list(env, 'SIGNET_ALLOWED_ORIGINS'),

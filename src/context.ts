@@ -59,6 +59,7 @@ export function createContext(config: Config, log: Logger, options: { metrics?: 
   };
   const tools = new ToolDispatcher(toolCtx, signer, {
     cacheEntries: config.cacheEntries,
+    cacheBytes: config.cacheBytes,
     maxArgumentBytes: config.maxArgumentBytes,
     maxArgumentDepth: config.maxArgumentDepth,
     onInternalError: (err, tool) => log.error({ tool, err: err instanceof Error ? { name: err.name, message: err.message } : String(err) }, 'tool failed'),

@@ -27,7 +27,7 @@ import {
   type RequestId,
 } from './jsonrpc.js';
 import { PROTOCOL_VERSION_KEY } from './meta-keys.js';
-import { checkMirroredHeaders, checkStandardHeaders, mismatch, stripOws, type HeaderMismatch, type StandardHeaders } from './standard-headers.js';
+import { checkMirroredHeaders, checkStandardHeaders, mismatch, quote, stripOws, type HeaderMismatch, type StandardHeaders } from './standard-headers.js';
 import { allowsBatches, isLegacyVersion, isModernVersion, LEGACY_VERSIONS, MODERN_VERSIONS } from './versions.js';
 
 export interface RouteOutcome {
@@ -48,11 +48,6 @@ export interface RouteSource {
   headers?: StandardHeaders;
 }
 
-const MAX_ECHO = 100;
-/** Client-supplied text quoted in an answer: bounded, so a huge name is not sent back whole. */
-function quote(text: string): string {
-  return text.length > MAX_ECHO ? `${text.slice(0, MAX_ECHO)}…` : text;
-}
 
 const NOT_JSON_RPC = 'Bad Request: the request body is not a valid JSON-RPC message';
 
@@ -80,12 +75,19 @@ function validModernClaim(params: unknown): boolean {
   return v !== undefined && isModernVersion(v) && meta !== undefined && envelopeIssues(meta).length === 0;
 }
 
+export interface RouterOptions {
+  /** The most messages a batch may hold (SIGNET_MAX_BATCH_MESSAGES). */
+  maxBatch: number;
+}
+
 export class Router {
   readonly answers: Answers;
   readonly #ctx: AppContext;
+  readonly #maxBatch: number;
 
-  constructor(ctx: AppContext) {
+  constructor(ctx: AppContext, options: RouterOptions = { maxBatch: ctx.config.maxBatchMessages }) {
     this.#ctx = ctx;
+    this.#maxBatch = options.maxBatch;
     this.answers = new Answers(ctx);
   }
 
@@ -111,10 +113,10 @@ export class Router {
       if (issue) return refused(400, m.id, INVALID_PARAMS, `Invalid _meta envelope for protocol revision 2026-07-28: ${issue.key}: ${issue.problem}`, { envelope: issue });
       const claimed = claimedVersion(m.params)!;
       if (headerVersion !== undefined && headerVersion !== claimed) {
-        return fromMismatch(mismatch(headerVersion, `the body envelope names protocol version ${claimed} but the MCP-Protocol-Version header names ${headerVersion}`), m.id);
+        return fromMismatch(mismatch(headerVersion, `the body envelope names protocol version ${quote(claimed)} but the MCP-Protocol-Version header names ${quote(headerVersion)}`), m.id);
       }
       if (headers.method !== undefined && headers.method !== m.method) {
-        return fromMismatch(mismatch(headers.method, `the body names method ${m.method} but the Mcp-Method header names ${headers.method}`), m.id);
+        return fromMismatch(mismatch(headers.method, `the body names method ${quote(m.method)} but the Mcp-Method header names ${quote(headers.method)}`), m.id);
       }
       return this.#modern(m, claimed, headers, source);
     }
@@ -126,7 +128,7 @@ export class Router {
         400,
         m.id,
         INVALID_PARAMS,
-        `Invalid params: the MCP-Protocol-Version header names protocol revision ${headerVersion}, but the request is missing the required per-request envelope key(s): ${missing.join(', ')}`,
+        `Invalid params: the MCP-Protocol-Version header names protocol revision ${quote(headerVersion)}, but the request is missing the required per-request envelope key(s): ${missing.join(', ')}`,
         { envelope: { missing } },
       );
     }
@@ -142,16 +144,16 @@ export class Router {
         return refused(400, null, INVALID_PARAMS, `Invalid _meta envelope for protocol revision 2026-07-28: ${issue.key}: ${issue.problem}`, { envelope: issue });
       }
       if (headerVersion !== undefined && headerVersion !== claimed) {
-        return fromMismatch(mismatch(headerVersion, `the notification envelope names protocol version ${claimed} but the MCP-Protocol-Version header names ${headerVersion}`), null);
+        return fromMismatch(mismatch(headerVersion, `the notification envelope names protocol version ${quote(claimed)} but the MCP-Protocol-Version header names ${quote(headerVersion)}`), null);
       }
       if (isModernVersion(claimed) && headers.method !== undefined && headers.method !== m.method) {
-        return fromMismatch(mismatch(headers.method, `the notification body names method ${m.method} but the Mcp-Method header names ${headers.method}`), null);
+        return fromMismatch(mismatch(headers.method, `the notification body names method ${quote(m.method)} but the Mcp-Method header names ${quote(headers.method)}`), null);
       }
       return ACCEPTED;
     }
     if (headerVersion !== undefined && isModernVersion(headerVersion)) {
       if (headers.method !== undefined && headers.method !== m.method) {
-        return fromMismatch(mismatch(headers.method, `the notification body names method ${m.method} but the Mcp-Method header names ${headers.method}`), null);
+        return fromMismatch(mismatch(headers.method, `the notification body names method ${quote(m.method)} but the Mcp-Method header names ${quote(headers.method)}`), null);
       }
       return ACCEPTED;
     }
@@ -160,6 +162,9 @@ export class Router {
 
   #batch(list: unknown[], headers: StandardHeaders, source: RouteSource): RouteOutcome {
     if (list.length === 0) return refused(400, null, INVALID_REQUEST, 'Bad Request: empty JSON-RPC batch');
+    if (list.length > this.#maxBatch) {
+      return refused(400, null, INVALID_REQUEST, `Bad Request: a batch of ${list.length} messages is over the limit of ${this.#maxBatch} (SIGNET_MAX_BATCH_MESSAGES)`);
+    }
     for (const element of list) {
       if (hasClaim(isObject(element) ? element['params'] : undefined)) {
         return refused(400, null, INVALID_REQUEST, 'Bad Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later');
@@ -175,7 +180,7 @@ export class Router {
       return fromMismatch(mismatch(headers.method ?? headers.name!, 'a JSON-RPC batch cannot carry Mcp-Method or Mcp-Name headers'), null);
     }
     if (source.transport === 'http' && !allowsBatches(headers.protocolVersion)) {
-      return refused(400, null, INVALID_REQUEST, `Bad Request: protocol revision ${headers.protocolVersion} does not allow JSON-RPC batches (2025-03-26 was the last that did)`);
+      return refused(400, null, INVALID_REQUEST, `Bad Request: protocol revision ${quote(headers.protocolVersion!)} does not allow JSON-RPC batches (2025-03-26 was the last that did)`);
     }
     const bodies: string[] = [];
     let tool: string | null = null;
@@ -234,7 +239,7 @@ export class Router {
 
   #modern(m: Request, claimed: string, headers: StandardHeaders, source: RouteSource): RouteOutcome {
     if (!(MODERN_VERSIONS as readonly string[]).includes(claimed)) {
-      return refused(400, m.id, UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${quote(claimed)}`, { supported: MODERN_VERSIONS, requested: claimed });
+      return refused(400, m.id, UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${quote(claimed)}`, { supported: MODERN_VERSIONS, requested: quote(claimed) });
     }
     if (source.transport === 'http') {
       const m2 = checkStandardHeaders(headers, m, claimed);

@@ -48,7 +48,14 @@ export function decodeHeaderValue(value: string): string | undefined {
   }
 }
 
+const MAX_ECHO = 100;
+/** A client-supplied value quoted back: cut at 100 characters, so a huge header or name is never echoed whole. */
+export function quote(text: string): string {
+  return text.length > MAX_ECHO ? `${text.slice(0, MAX_ECHO)}…` : text;
+}
+
 export function mismatch(header: string, body: string): HeaderMismatch {
+  header = quote(header);
   return { code: HEADER_MISMATCH, message: `Bad Request: the request headers and body disagree: ${body}`, data: { mismatch: { header, body } } };
 }
 
@@ -61,7 +68,7 @@ function nameMismatch(name: string, request: Request): HeaderMismatch | null {
   const decoded = decodeHeaderValue(name);
   if (decoded === undefined) return mismatch(name, 'the Mcp-Name header carries an invalid Base64 sentinel value');
   if (bodyValue !== undefined && decoded !== bodyValue) {
-    return mismatch(name, `the body carries params.${field}="${bodyValue}" but the Mcp-Name header names "${decoded}"`);
+    return mismatch(name, `the body carries params.${field}="${quote(bodyValue)}" but the Mcp-Name header names "${quote(decoded)}"`);
   }
   return null;
 }
@@ -73,7 +80,7 @@ function nameMismatch(name: string, request: Request): HeaderMismatch | null {
  */
 export function checkMirroredHeaders(headers: StandardHeaders, request: Request): HeaderMismatch | null {
   if (headers.method !== undefined && headers.method !== request.method) {
-    return mismatch(headers.method, `the body names method ${request.method} but the Mcp-Method header names ${headers.method}`);
+    return mismatch(headers.method, `the body names method ${quote(request.method)} but the Mcp-Method header names ${quote(headers.method)}`);
   }
   return headers.name === undefined ? null : nameMismatch(headers.name, request);
 }
@@ -85,17 +92,17 @@ export function checkStandardHeaders(headers: StandardHeaders, request: Request,
       '(missing)',
       claimed === undefined
         ? 'the body carries a modern per-request envelope but the required MCP-Protocol-Version header is absent'
-        : `the body envelope names protocol version ${claimed} but the required MCP-Protocol-Version header is absent`,
+        : `the body envelope names protocol version ${quote(claimed)} but the required MCP-Protocol-Version header is absent`,
     );
   }
-  if (headers.method === undefined) return mismatch('(missing)', `the body names method ${request.method} but the required Mcp-Method header is absent`);
+  if (headers.method === undefined) return mismatch('(missing)', `the body names method ${quote(request.method)} but the required Mcp-Method header is absent`);
   const field = Object.hasOwn(NAME_SOURCE, request.method) ? NAME_SOURCE[request.method]! : undefined;
   if (field === undefined) return null;
   const raw = isObject(request.params) ? request.params[field] : undefined;
   const bodyValue = typeof raw === 'string' ? raw : undefined;
   if (headers.name === undefined) {
     if (bodyValue === undefined) return null;
-    return mismatch('(missing)', `the body carries params.${field}="${bodyValue}" but the required Mcp-Name header is absent`);
+    return mismatch('(missing)', `the body carries params.${field}="${quote(bodyValue)}" but the required Mcp-Name header is absent`);
   }
   return nameMismatch(headers.name, request);
 }

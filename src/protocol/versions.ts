@@ -26,3 +26,24 @@ export function isLegacyVersion(version: string): boolean {
 export function allowsBatches(headerVersion: string | undefined): boolean {
   return headerVersion === undefined || headerVersion <= LAST_BATCH_VERSION;
 }
+
+/** Every method Signet answers in either era: the only method names metrics ever carry. */
+export const KNOWN_METHODS: ReadonlySet<string> = new Set([
+  'initialize',
+  'ping',
+  'server/discover',
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'notifications/initialized',
+  'notifications/cancelled',
+]);
+
+/** A metric label for a JSON-RPC method: a known method, "batch", "unparsed" or "other" (a fixed set). */
+export function methodLabel(method: string | null): string {
+  if (method === null) return 'unparsed';
+  if (method === 'batch' || KNOWN_METHODS.has(method)) return method;
+  return 'other';
+}

@@ -16,6 +16,8 @@ export interface CallToolResult {
 export interface DispatchOptions extends RunLimits {
   /** Signed results kept for repeated identical calls (0 disables). */
   cacheEntries: number;
+  /** The most memory the cache may hold, counted as the characters of what it keeps. */
+  cacheBytes?: number;
   /** Told about every call (metrics): outcome, cache hit, seconds spent when computed. */
   onCall?: (tool: string, ok: boolean, cached: boolean, seconds: number | null) => void;
 }
@@ -64,7 +66,17 @@ export class ToolDispatcher {
       outputSchema: signedOutputSchema(def.name, def.resultSchema),
       annotations: { title: def.title, ...READ_ONLY_ANNOTATIONS },
     }));
-    this.#cache = options.cacheEntries > 0 ? new LRUCache({ max: options.cacheEntries }) : null;
+    // Bounded twice: by entries, and by size, so a run of large distinct results (an evaluation
+    // of many facts is ~100 KB) cannot hold more memory than configured.
+    this.#cache =
+      options.cacheEntries > 0
+        ? new LRUCache<string, CacheEntry>({
+            max: options.cacheEntries,
+            maxSize: options.cacheBytes ?? 32 * 1024 * 1024,
+            // The signed text, its escaped copy in the memoised JSON, the key.
+            sizeCalculation: (entry, key) => 2 * entry.signed.text.length + key.length + 64,
+          })
+        : null;
   }
 
   has(name: string): boolean {

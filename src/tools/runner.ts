@@ -47,7 +47,11 @@ function depthExceeds(value: unknown, limit: number): boolean {
 function ajvDetails(errors: ErrorObject[] | null | undefined): ErrorDetail[] {
   return (errors ?? []).slice(0, 20).map((e) => {
     const where = 'arguments' + e.instancePath.replace(/\//g, '.');
-    if (e.keyword === 'additionalProperties') return { where, message: `unknown property "${String(e.params['additionalProperty'])}"` };
+    if (e.keyword === 'additionalProperties') {
+      // The caller chose the name: quoted back bounded, so a huge key is not signed and echoed whole.
+      const name = String(e.params['additionalProperty']);
+      return { where, message: `unknown property "${name.length > 100 ? `${name.slice(0, 100)}…` : name}"` };
+    }
     if (e.keyword === 'enum') return { where, message: `must be one of ${JSON.stringify(e.params['allowedValues'])}` };
     return { where, message: e.message ?? 'invalid' };
   });

@@ -27,6 +27,7 @@ export interface HttpAppOptions {
   calls: Policy | null;
   requests: Policy | null;
   keyCalls: Policy | null;
+  ipv6Prefix: number;
   maxBodyBytes: number;
   /** False while starting or draining: /readyz says 503. */
   isReady: () => boolean;
@@ -60,7 +61,7 @@ export function createHttpApp(ctx: AppContext, options: HttpAppOptions): Hono<Ht
     originValidation(options.originPolicy),
     contentNegotiation(),
     jsonBody({ maxBytes: options.maxBodyBytes }),
-    rateLimit({ calls: options.calls, requests: options.requests, keyCalls: options.keyCalls, log: ctx.log }),
+    rateLimit({ calls: options.calls, requests: options.requests, keyCalls: options.keyCalls, ipv6Prefix: options.ipv6Prefix, maxBatch: ctx.config.maxBatchMessages, log: ctx.log }),
     function mcpRouteHandler(c) {
       const outcome = router.route(c.get('payload'), {
         transport: 'http',

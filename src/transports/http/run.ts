@@ -57,6 +57,7 @@ export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
     calls: store.policy('calls', cfg.rateLimitPerMinute),
     requests: store.policy('requests', cfg.otherRequestsPerMinute),
     keyCalls: store.policy('key-calls', cfg.rateLimitPerKeyPerMinute),
+    ipv6Prefix: cfg.rateLimitIpv6Prefix,
     maxBodyBytes: cfg.maxBodyBytes,
     isReady: () => ready,
     isDraining: () => draining,

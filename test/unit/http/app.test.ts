@@ -30,6 +30,7 @@ function app(overrides: Partial<HttpAppOptions> = {}, events: RequestEvent[] = [
     calls: memoryPolicy('calls', 60),
     requests: memoryPolicy('requests', 600),
     keyCalls: null,
+    ipv6Prefix: 64,
     maxBodyBytes: 1024 * 1024,
     isReady: () => true,
     peerAddress: () => '127.0.0.1',

@@ -5,6 +5,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { Logger } from '../../../log.js';
 import { echoableId } from '../../../protocol/jsonrpc.js';
 import { edgeHeaders, type HttpEnv } from '../env.js';
+import { limitBucket } from '../client-ip.js';
 import { charge, type Policy } from '../rate-limit.js';
 import { countToolCalls, refusal, SERVER_ERROR } from '../responses.js';
 
@@ -15,22 +16,30 @@ export interface RateLimitOptions {
   requests: Policy | null;
   /** tools/call per authenticated key id (from the proxy's X-Signet-Key-Id). */
   keyCalls: Policy | null;
+  /** IPv6 clients share a bucket per prefix of this length (SIGNET_RATE_LIMIT_IPV6_PREFIX). */
+  ipv6Prefix: number;
+  /** Larger batches are left uncharged: the router refuses them before anything runs. */
+  maxBatch: number;
   log: Logger;
 }
 
 export function rateLimit(options: RateLimitOptions): MiddlewareHandler<HttpEnv> {
   return async function rateLimitHandler(c, next) {
     const payload = c.get('payload');
+    if (Array.isArray(payload) && payload.length > options.maxBatch) return next();
+    // Every message counts against its own budget: tools/call against the calls limits, every
+    // other message (in a batch too) against the requests limit.
+    const messages = Array.isArray(payload) ? Math.max(1, payload.length) : 1;
     const toolCalls = countToolCalls(payload);
-    const ip = c.get('clientIp');
+    const others = messages - toolCalls;
+    const bucket = limitBucket(c.get('clientIp'), options.ipv6Prefix);
     const keyId = c.get('keyId');
     const checks: { policy: Policy; key: string; points: number }[] = [];
     if (toolCalls > 0) {
-      if (options.calls) checks.push({ policy: options.calls, key: ip, points: toolCalls });
+      if (options.calls) checks.push({ policy: options.calls, key: bucket, points: toolCalls });
       if (options.keyCalls && keyId) checks.push({ policy: options.keyCalls, key: keyId, points: toolCalls });
-    } else if (options.requests) {
-      checks.push({ policy: options.requests, key: ip, points: 1 });
     }
+    if (others > 0 && options.requests) checks.push({ policy: options.requests, key: bucket, points: others });
     const decision = await charge(checks);
     const id = echoableId(payload);
     if (decision.kind === 'store_error') {
