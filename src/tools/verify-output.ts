@@ -14,13 +14,18 @@ const SPKI = { type: 'string', minLength: 60, maxLength: 60, description: 'base6
 /** The caller's trust, when it names any; null = this server's own keys. */
 function callerTrust(input: Input): TrustSet | null {
   if (input.trusted_keys === undefined && input.trust === undefined) return null;
+  const files = input.trust === undefined ? [] : [parsed(() => parseTrustFile(input.trust, 'arguments.trust'), 'arguments.trust')];
+  return parsed(() => trustSet({ files, publicKeys: input.trusted_keys ?? [] }, NAMES), 'arguments.trusted_keys');
+}
+
+const NAMES = { publicKeys: 'arguments.trusted_keys', doctrineHashes: 'arguments.expected_doctrine_hash' };
+
+/** A trust file or pin problem as the caller's invalid arguments, naming where. */
+function parsed<T>(read: () => T, where: string): T {
   try {
-    return trustSet({
-      files: input.trust === undefined ? [] : [parseTrustFile(input.trust, 'arguments.trust')],
-      publicKeys: input.trusted_keys ?? [],
-    });
+    return read();
   } catch (err) {
-    if (err instanceof TrustFileError) throw new SignetError('invalid_arguments', err.message, [{ where: 'arguments.trust', message: err.message }]);
+    if (err instanceof TrustFileError) throw new SignetError('invalid_arguments', err.message, [{ where, message: err.message }]);
     throw err;
   }
 }
@@ -66,12 +71,8 @@ export const verifyOutputTool: ToolDefinition<Input> = {
     let trust = callerTrust(input);
     if (input.expected_doctrine_hash !== undefined) {
       const base = trust ?? ctx.trust;
-      try {
-        trust = { keys: base.keys, doctrineHashes: trustSet({ doctrineHashes: [input.expected_doctrine_hash] }).doctrineHashes };
-      } catch (err) {
-        if (err instanceof TrustFileError) throw new SignetError('invalid_arguments', err.message, [{ where: 'arguments.expected_doctrine_hash', message: err.message }]);
-        throw err;
-      }
+      const pinned = parsed(() => trustSet({ doctrineHashes: [input.expected_doctrine_hash!] }, NAMES), 'arguments.expected_doctrine_hash');
+      trust = { keys: base.keys, doctrineHashes: pinned.doctrineHashes };
     }
     const report = ctx.verify(input.output, trust ?? ctx.trust);
     const mine = ctx.signingKeys.find((k) => k.public_key === report.signer?.public_key);
