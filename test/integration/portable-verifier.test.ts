@@ -4,6 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { runInNewContext } from 'node:vm';
+import { build } from 'esbuild';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { parseTrustFile } from '../../src/signing/trust.js';
@@ -31,6 +33,21 @@ describe('signet/verify (portable verifier entry)', () => {
     expect(code).not.toMatch(/from\s*["']node:|import\(["']node:|\brequire\(/);
     expect(code).not.toMatch(/(?<![\w.])(Buffer|process)\s*\.|(?<![\w.])Buffer\s*\(|\b__dirname\b|\b__filename\b/);
     expect(code).not.toMatch(/^import /m); // self-contained: nothing left to fetch
+  });
+
+  it('runs where only web-standard globals exist (no process, Buffer, require): same reports', async () => {
+    // The bundle as a classic script, evaluated in a fresh V8 context that has the language's
+    // own globals plus what browsers, Deno and workers all have (TextEncoder, atob, btoa).
+    const iife = await build({ entryPoints: [BUNDLE], bundle: true, format: 'iife', globalName: 'SignetVerify', write: false, logLevel: 'silent' });
+    const sandbox: Record<string, unknown> = { TextEncoder, atob, btoa };
+    runInNewContext(iife.outputFiles[0]!.text, sandbox, { timeout: 10_000 });
+    expect(runInNewContext('typeof process + typeof Buffer + typeof require', sandbox)).toBe('undefinedundefinedundefined');
+    const lib = sandbox['SignetVerify'] as typeof import('../../src/signing/portable.js');
+    const trust = lib.trustSet({ files: [lib.parseTrustFile(JSON.stringify(ctx.keys.file))] });
+    const cases = [output, output.replace('"TLS-001"', '"TLS-002"'), output.replace('"ok":true', '"ok":false,"ok":true')];
+    // Reports cross the realm boundary: compare their JSON.
+    for (const input of cases) expect(JSON.stringify(lib.verifyOutput(input, { trust }))).toBe(JSON.stringify(verifyOutput(input, { trust })));
+    expect(lib.verifyOutput(output, { trust }).status).toBe('trusted');
   });
 
   it('gives the same report as the source verifier, for genuine, tampered and foreign outputs', async () => {
