@@ -41,7 +41,11 @@ export const verifyOutputTool: ToolDefinition<Input> = {
     properties: {
       output: { type: ['object', 'string'], description: 'A CallToolResult, its structuredContent, a JSON-RPC response, or the JSON text.' },
       trusted_keys: { type: 'array', maxItems: 100, items: SPKI, description: 'Trust these signers instead of this server\'s keys.' },
-      trust: { type: 'object', description: 'A signet-trust/1 document to check against instead of this server\'s keys.' },
+      trust: {
+        type: ['object', 'string'],
+        maxLength: 65536,
+        description: 'A signet-trust/1 document (or its JSON text, read strictly) to check against instead of this server\'s keys.',
+      },
       expected_doctrine_hash: { type: 'string', maxLength: 100, description: 'Require this doctrine (sha256:<hex>).' },
     },
     additionalProperties: false,
