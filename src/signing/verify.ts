@@ -243,8 +243,11 @@ function check(input: unknown, options: VerifyOptions, found: (output: Json) => 
       else if (!isObject(parsed.value)) reason('no_signed_output', 'content text is not a JSON object');
       else output = parsed.value;
     }
+  } else if (report.envelope === 'jsonrpc_response') {
+    // A tools/call response carries a tool result: content, not a bare structuredContent.
+    reason('content_not_single_text', 'the JSON-RPC result is not a tool result: content must be exactly one text item');
   } else if (isObject(envelope['footer']) || 'footer' in envelope) {
-    report.envelope ??= 'structured_content';
+    report.envelope = 'structured_content';
     output = envelope;
   }
   if (!output) {

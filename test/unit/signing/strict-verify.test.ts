@@ -185,6 +185,7 @@ const cases: Case[] = [
   // The envelope: nothing but what MCP and JSON-RPC define.
   { name: '_meta on the text item', input: { ...clone(genuine), content: [{ ...genuine['content'][0], _meta: { verified: true } }] }, code: 'content_not_single_text' },
   { name: 'JSON-RPC id that is an object', input: { jsonrpc: '2.0', id: { trusted: true }, result: clone(genuine) }, code: 'jsonrpc_malformed' },
+  { name: 'JSON-RPC result that is a bare structuredContent (no content)', input: { jsonrpc: '2.0', id: 1, result: clone(structured) }, code: 'content_not_single_text' },
   { name: 'JSON-RPC response without an id', input: { jsonrpc: '2.0', result: clone(genuine) }, code: 'jsonrpc_malformed' },
   // Not an output at all.
   { name: 'not JSON', input: 'definitely not json', code: 'not_json' },
