@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { join } from 'node:path';
 import { loadConfig } from '../config.js';
 import { SignetError } from '../errors.js';
-import { loadServerKeys, revokeKey, rotateGeneratedKey, spkiOf } from '../signing/keyring.js';
+import { loadServerKeys, spkiOf } from '../signing/keyring.js';
 import { GENERATED_KEY_NAME, loadOrCreateSigningKey } from '../signing/signing-key.js';
 import { fingerprint } from '../signing/trust.js';
 
@@ -43,7 +43,7 @@ export function registerTrustCommands(program: Command, exitWith: (code: number 
     });
   sk.command('rotate')
     .description('replace the generated key (data dir) with a new one from the next start; the old one is kept as retired')
-    .action(() => {
+    .action(async () => {
       const config = loadConfig();
       if (config.signingKeyFile) {
         throw new SignetError(
@@ -51,6 +51,7 @@ export function registerTrustCommands(program: Command, exitWith: (code: number 
           'SIGNET_SIGNING_KEY_FILE is set: rotate by pointing it at a new key (signet keygen --out FILE) and listing the old public key as "retired" in SIGNET_TRUST_FILE',
         );
       }
+      const { rotateGeneratedKey } = await import('../signing/rotation.js');
       const { previous, current } = rotateGeneratedKey(config.dataDir);
       process.stdout.write(
         `rotated ${join(config.dataDir, GENERATED_KEY_NAME)}\nretired ${fingerprint(previous)}\ncurrent ${fingerprint(current)} ${current}\n` +
@@ -62,8 +63,9 @@ export function registerTrustCommands(program: Command, exitWith: (code: number 
     .description('revoke a retired key (public key, fingerprint or name): outputs it signed are refused from now on')
     .argument('<key>', 'base64 SPKI, SHA256:... fingerprint or signet-... name')
     .option('--note <text>', 'why (kept in the trust file)')
-    .action((key: string, opts: { note?: string }) => {
+    .action(async (key: string, opts: { note?: string }) => {
       const config = loadConfig();
+      const { revokeKey } = await import('../signing/rotation.js');
       const entry = revokeKey(config.dataDir, key, opts.note);
       process.stdout.write(`revoked ${fingerprint(entry.public_key)} ${entry.name}\nPublish the new trust file (signet trust export) to every consumer.\n`);
       exitWith(0);

@@ -60,6 +60,8 @@ export async function verifyCommand(file: string | undefined, options: VerifyCli
   }
   const { report, output } = verifySigned(readInput(file, 'output'), { trust });
 
+  // Recompute only what verified: an invalid output is refused already, whatever it says.
+  let recomputed = false;
   if (options.recompute && report.signature_valid && output) {
     const { parseStrictJson } = await import('../signing/strict-json.js');
     const args = parseStrictJson(readInput(options.arguments, 'arguments'));
@@ -73,6 +75,7 @@ export async function verifyCommand(file: string | undefined, options: VerifyCli
       maxArgumentBytes: config.maxArgumentBytes,
       maxArgumentDepth: config.maxArgumentDepth,
     });
+    recomputed = !differences.some((d) => d.code === 'recompute_unsupported');
     if (differences.length > 0) {
       report.reasons.splice(0, report.reasons.length, ...differences, ...report.reasons.filter((r) => r.code !== 'not_pinned'));
       report.status = 'invalid';
@@ -80,15 +83,15 @@ export async function verifyCommand(file: string | undefined, options: VerifyCli
     }
   }
 
-  if (options.json) process.stdout.write(JSON.stringify({ ...report, recomputed: options.recompute === true }, null, 2) + '\n');
+  if (options.json) process.stdout.write(JSON.stringify({ ...report, recomputed }, null, 2) + '\n');
   if (report.status === 'trusted') {
-    if (!options.json) process.stdout.write(`trusted: ${describe(report)}${options.recompute ? '; the result recomputes exactly from the doctrine' : ''}\n`);
+    if (!options.json) process.stdout.write(`trusted: ${describe(report)}${recomputed ? '; the result recomputes exactly from the doctrine' : ''}\n`);
     return EXIT_TRUSTED;
   }
   if (report.status === 'unpinned') {
     if (!options.json) {
       process.stderr.write(
-        `unpinned: the signatures are consistent (${describe(report)})${options.recompute ? ' and the result recomputes exactly from the doctrine' : ''}, ` +
+        `unpinned: the signatures are consistent (${describe(report)})${recomputed ? ' and the result recomputes exactly from the doctrine' : ''}, ` +
           'but no signer is pinned, so any key could have made them.\n' +
           'Pin the signer: --trust FILE (a trust file from `signet trust export`, obtained out of band) or --public-key KEY.\n',
       );

@@ -6,9 +6,7 @@ import { createPublicKey, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SignetError } from '../errors.js';
-import { writeAtomic } from '../shared/atomic-file.js';
 import { fingerprint, parseTrustFile, TRUST_FORMAT, TrustFileError, trustSet, type KeyStatus, type TrustedKey, type TrustFile, type TrustSet } from './trust.js';
-import { checkKeyFilePermissions, GENERATED_KEY_NAME, generateSigningKeyPem, parseSigningKey } from './signing-key.js';
 
 export const KEYRING_NAME = 'signing-keys.json';
 
@@ -51,7 +49,7 @@ export function readTrustFile(path: string, what: string): TrustFile {
   }
 }
 
-function readKeyring(dataDir: string): TrustFile {
+export function readKeyring(dataDir: string): TrustFile {
   const path = join(dataDir, KEYRING_NAME);
   return existsSync(path) ? readTrustFile(path, 'signing key history') : { format: TRUST_FORMAT, keys: [] };
 }
@@ -85,39 +83,4 @@ export function loadServerKeys(currentSpki: string, source: { dataDir: string; t
     trust: trustSet({ files: [file] }),
     file,
   };
-}
-
-/**
- * Replaces the generated key in the data dir with a new one; the old public key is kept as
- * retired. The history is written first, so a crash in between leaves the old key current
- * and also listed as retired: harmless. Returns both public keys.
- */
-export function rotateGeneratedKey(dataDir: string): { previous: string; current: string } {
-  const keyPath = join(dataDir, GENERATED_KEY_NAME);
-  if (!existsSync(keyPath)) throw new SignetError('key_invalid', `No generated signing key at ${keyPath}: start the server once, or use SIGNET_SIGNING_KEY_FILE`);
-  checkKeyFilePermissions(keyPath, 'signing key');
-  const previous = spkiOf(parseSigningKey(readFileSync(keyPath, 'utf8'), keyPath));
-  const history = readKeyring(dataDir);
-  if (!history.keys.some((k) => k.public_key === previous)) {
-    history.keys.push({ name: keyName(previous), public_key: previous, status: 'retired' });
-  }
-  writeAtomic(join(dataDir, KEYRING_NAME), JSON.stringify(history, null, 2) + '\n', 0o600, { exclusive: false });
-  const pem = generateSigningKeyPem();
-  writeAtomic(keyPath, pem, 0o600, { exclusive: false });
-  return { previous, current: spkiOf(parseSigningKey(pem, 'new signing key')) };
-}
-
-/** Marks a retired key of the history revoked: outputs it signed are refused from now on. */
-export function revokeKey(dataDir: string, keyOrFingerprint: string, note?: string): TrustedKey {
-  const history = readKeyring(dataDir);
-  const keyPath = join(dataDir, GENERATED_KEY_NAME);
-  const current = existsSync(keyPath) ? spkiOf(parseSigningKey(readFileSync(keyPath, 'utf8'), keyPath)) : null;
-  const matches = (spki: string) => spki === keyOrFingerprint || fingerprint(spki) === keyOrFingerprint || keyName(spki) === keyOrFingerprint;
-  if (current && matches(current)) throw new SignetError('key_invalid', 'That is the current signing key: rotate first (signet signing-key rotate), then revoke the old one');
-  const entry = history.keys.find((k) => matches(k.public_key));
-  if (!entry) throw new SignetError('key_invalid', `No key ${JSON.stringify(keyOrFingerprint.slice(0, 80))} in the signing key history (signet signing-key list)`);
-  entry.status = 'revoked';
-  if (note) entry.note = note;
-  writeAtomic(join(dataDir, KEYRING_NAME), JSON.stringify(history, null, 2) + '\n', 0o600, { exclusive: false });
-  return entry;
 }

@@ -4,6 +4,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { base64ToBytes, bytesToBase64, isSha256Tag, rawKeyFromSpkiBase64 } from './encoding.js';
 import { parseStrictJson } from './strict-json.js';
+import { weakPublicKey } from './weak-key.js';
 
 export const TRUST_FORMAT = 'signet-trust/1';
 export const KEY_STATUSES = ['active', 'retired', 'revoked'] as const;
@@ -39,6 +40,14 @@ export class TrustFileError extends Error {
 
 const KEY_MEMBERS = new Set(['name', 'public_key', 'status', 'note']);
 const FILE_MEMBERS = new Set(['format', 'keys', 'doctrine_hashes']);
+
+/** Why a pinned key is unusable (not base64 DER SPKI Ed25519, not a point, small order), or null. */
+function keyProblem(spkiB64: unknown): string | null {
+  const raw = typeof spkiB64 === 'string' ? rawKeyFromSpkiBase64(spkiB64) : null;
+  if (!raw) return 'must be the base64 DER SPKI of an Ed25519 key';
+  const weak = weakPublicKey(raw);
+  return weak ? `${weak}: it cannot be pinned` : null;
+}
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -77,7 +86,8 @@ export function parseTrustFile(input: string | unknown, source = 'trust file'): 
     for (const m of Object.keys(k)) if (!KEY_MEMBERS.has(m)) fail(`${where}: unknown member "${m.slice(0, 40)}"`);
     const { name, public_key: publicKey, status, note } = k;
     if (typeof name !== 'string' || name.length === 0 || name.length > 100) fail(`${where}.name must be a string of 1 to 100 characters`);
-    if (typeof publicKey !== 'string' || !rawKeyFromSpkiBase64(publicKey)) fail(`${where}.public_key must be the base64 DER SPKI of an Ed25519 key`);
+    const problem = keyProblem(publicKey);
+    if (problem) fail(`${where}.public_key ${problem}`);
     if (!KEY_STATUSES.includes(status as KeyStatus)) fail(`${where}.status must be one of ${KEY_STATUSES.join(', ')}`);
     if (note !== undefined && (typeof note !== 'string' || note.length > 500)) fail(`${where}.note must be a string of at most 500 characters`);
     if (seen.has(publicKey as string)) fail(`${where}: the same public key is listed twice`);
@@ -97,7 +107,11 @@ export function parseTrustFile(input: string | unknown, source = 'trust file'): 
  * One set from trust files and loose pins. A key listed twice keeps its strongest
  * verdict (revoked over retired over active), so merging never un-revokes a key.
  */
-export function trustSet(sources: { files?: TrustFile[]; publicKeys?: string[]; doctrineHashes?: string[] }): TrustSet {
+export function trustSet(
+  sources: { files?: TrustFile[]; publicKeys?: string[]; doctrineHashes?: string[] },
+  /** How errors name the loose pins: CLI options by default, tool arguments for verify_output. */
+  names = { publicKeys: '--public-key', doctrineHashes: '--doctrine-hash' },
+): TrustSet {
   const rank: Record<KeyStatus, number> = { active: 0, retired: 1, revoked: 2 };
   const keys: TrustSet['keys'] = new Map();
   const add = (publicKey: string, name: string, status: KeyStatus) => {
@@ -110,11 +124,12 @@ export function trustSet(sources: { files?: TrustFile[]; publicKeys?: string[]; 
     if (f.doctrine_hashes) for (const h of f.doctrine_hashes) (hashes ??= new Set()).add(h);
   }
   for (const k of sources.publicKeys ?? []) {
-    if (!rawKeyFromSpkiBase64(k)) throw new TrustFileError(`--public-key: ${JSON.stringify(k.slice(0, 80))} is not the base64 DER SPKI of an Ed25519 key`);
+    const problem = keyProblem(k);
+    if (problem) throw new TrustFileError(`${names.publicKeys}: ${JSON.stringify(String(k).slice(0, 80))} ${problem}`);
     add(k, 'pinned', 'active');
   }
   for (const h of sources.doctrineHashes ?? []) {
-    if (!isSha256Tag(h)) throw new TrustFileError(`--doctrine-hash: ${JSON.stringify(String(h).slice(0, 80))} is not sha256:<64 lowercase hex>`);
+    if (!isSha256Tag(h)) throw new TrustFileError(`${names.doctrineHashes}: ${JSON.stringify(String(h).slice(0, 80))} is not sha256:<64 lowercase hex>`);
     (hashes ??= new Set()).add(h);
   }
   return { keys, doctrineHashes: hashes };

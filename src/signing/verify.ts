@@ -9,6 +9,7 @@ import { base64ToBytes, bytesToHex, isSha256Tag, rawKeyFromSpkiBase64, utf8Bytes
 import { ED25519_PREFIX, SHA256_PREFIX, SIGNATURE_FORMAT, unsignedView } from './format.js';
 import { parseStrictJson } from './strict-json.js';
 import { fingerprint, type KeyStatus, type TrustSet } from './trust.js';
+import { weakPublicKey } from './weak-key.js';
 
 ed.hashes.sha512 = sha512;
 
@@ -34,42 +35,49 @@ export const portablePrimitives: VerifyPrimitives = {
   sha256Hex: (text) => bytesToHex(sha256(utf8Bytes(text))),
 };
 
-/** Every reason a verification can give, stable for machines (docs/trust.md lists them). */
-export type ReasonCode =
-  | 'not_json'
-  | 'duplicate_member'
-  | 'not_an_object'
-  | 'no_signed_output'
-  | 'jsonrpc_malformed'
-  | 'jsonrpc_error'
-  | 'envelope_unknown_member'
-  | 'content_not_single_text'
-  | 'text_mismatch'
-  | 'text_not_canonical'
-  | 'is_error_mismatch'
-  | 'result_type_unsupported'
-  | 'unknown_member'
-  | 'body_malformed'
-  | 'footer_malformed'
-  | 'footer_unknown_member'
-  | 'footer_missing_member'
-  | 'unsupported_signature_format'
-  | 'public_key_malformed'
-  | 'doctrine_hash_malformed'
-  | 'doctrine_signature_malformed'
-  | 'doctrine_signature_invalid'
-  | 'output_hash_malformed'
-  | 'output_hash_mismatch'
-  | 'output_signature_malformed'
-  | 'output_signature_invalid'
-  | 'not_canonicalisable'
-  | 'signer_untrusted'
-  | 'signer_revoked'
-  | 'doctrine_not_pinned'
-  | 'not_pinned'
-  | 'recompute_doctrine_mismatch'
-  | 'recompute_input_hash_mismatch'
-  | 'recompute_mismatch';
+/** Every reason a verification can give, stable for machines (docs/trust.md lists them in this order). */
+export const REASON_CODES = [
+  'not_json',
+  'duplicate_member',
+  'number_inexact',
+  'string_lone_surrogate',
+  'not_an_object',
+  'no_signed_output',
+  'jsonrpc_malformed',
+  'jsonrpc_error',
+  'envelope_unknown_member',
+  'content_not_single_text',
+  'text_mismatch',
+  'text_not_canonical',
+  'is_error_mismatch',
+  'result_type_unsupported',
+  'unknown_member',
+  'body_malformed',
+  'footer_malformed',
+  'footer_unknown_member',
+  'footer_missing_member',
+  'unsupported_signature_format',
+  'public_key_malformed',
+  'public_key_weak',
+  'doctrine_hash_malformed',
+  'doctrine_signature_malformed',
+  'doctrine_signature_invalid',
+  'output_hash_malformed',
+  'output_hash_mismatch',
+  'output_signature_malformed',
+  'output_signature_invalid',
+  'not_canonicalisable',
+  'signer_untrusted',
+  'signer_revoked',
+  'doctrine_not_pinned',
+  'not_pinned',
+  'recompute_unsupported',
+  'recompute_doctrine_mismatch',
+  'recompute_input_hash_mismatch',
+  'recompute_mismatch',
+] as const;
+
+export type ReasonCode = (typeof REASON_CODES)[number];
 
 export interface VerifyReason {
   code: ReasonCode;
@@ -129,6 +137,18 @@ function jcs(value: unknown): string | null {
   } catch {
     return null;
   }
+}
+
+// Decompressing a point costs more than a hash; outputs of one signer repeat its key.
+const weakCache = new Map<string, string | null>();
+function weakness(spkiB64: string, raw: Uint8Array): string | null {
+  let found = weakCache.get(spkiB64);
+  if (found === undefined) {
+    found = weakPublicKey(raw);
+    if (weakCache.size >= 64) weakCache.clear();
+    weakCache.set(spkiB64, found);
+  }
+  return found;
 }
 
 function decodeSignature(value: unknown): Uint8Array | null {
@@ -196,6 +216,8 @@ function check(input: unknown, options: VerifyOptions, found: (output: Json) => 
     if ('error' in value) reason('jsonrpc_error', 'the JSON-RPC response is an error, not a tool result');
     for (const k of Object.keys(value)) if (!RESPONSE_MEMBERS.has(k) && k !== 'error') reason('jsonrpc_malformed', `unexpected member "${k.slice(0, 40)}" in the JSON-RPC response`);
     if (value['jsonrpc'] !== '2.0') reason('jsonrpc_malformed', 'jsonrpc must be "2.0"');
+    const id = value['id'];
+    if (!(typeof id === 'string' || typeof id === 'number' || id === null)) reason('jsonrpc_malformed', 'the JSON-RPC response needs an id: a string, a number or null');
     if (!isObject(value['result'])) {
       if (reasons.length === 0) reason('jsonrpc_malformed', 'the JSON-RPC response has no result object');
       return report;
@@ -221,8 +243,11 @@ function check(input: unknown, options: VerifyOptions, found: (output: Json) => 
       else if (!isObject(parsed.value)) reason('no_signed_output', 'content text is not a JSON object');
       else output = parsed.value;
     }
+  } else if (report.envelope === 'jsonrpc_response') {
+    // A tools/call response carries a tool result: content, not a bare structuredContent.
+    reason('content_not_single_text', 'the JSON-RPC result is not a tool result: content must be exactly one text item');
   } else if (isObject(envelope['footer']) || 'footer' in envelope) {
-    report.envelope ??= 'structured_content';
+    report.envelope = 'structured_content';
     output = envelope;
   }
   if (!output) {
@@ -270,8 +295,12 @@ function check(input: unknown, options: VerifyOptions, found: (output: Json) => 
     reason('unsupported_signature_format', `unsupported signature_format ${JSON.stringify(footer['signature_format'] ?? null)} (this verifier reads ${SIGNATURE_FORMAT})`);
   }
   const publicKeyB64 = str('doctrine_public_key');
-  const publicKey = publicKeyB64 ? rawKeyFromSpkiBase64(publicKeyB64) : null;
-  if (!publicKey || !publicKeyB64) reason('public_key_malformed', 'doctrine_public_key is not the canonical base64 of a DER SPKI Ed25519 public key');
+  const rawKey = publicKeyB64 ? rawKeyFromSpkiBase64(publicKeyB64) : null;
+  const weak = rawKey && publicKeyB64 ? weakness(publicKeyB64, rawKey) : null;
+  // A weak key is not used at all: whether a signature "verifies" under it depends on the library.
+  const publicKey = weak ? null : rawKey;
+  if (!rawKey || !publicKeyB64) reason('public_key_malformed', 'doctrine_public_key is not the canonical base64 of a DER SPKI Ed25519 public key');
+  else if (weak) reason('public_key_weak', `doctrine_public_key ${weak}`);
   else report.signer = { public_key: publicKeyB64, fingerprint: fingerprint(publicKeyB64), name: null, status: null };
 
   // 5. The two signatures and the hash that binds the output.

@@ -6,7 +6,7 @@ import type { Doctrine } from '../doctrine/types.js';
 import { SignetError } from '../errors.js';
 import { canonicalJson } from '../signing/canonical.js';
 import { canonicalBody } from '../signing/sign-output.js';
-import type { DoctrineFooter } from '../signing/format.js';
+import { SIGNATURE_FORMAT, type DoctrineFooter } from '../signing/format.js';
 import type { SigningKeyInfo } from '../signing/keyring.js';
 import type { VerifyReason } from '../signing/verify.js';
 import { ToolRunner } from './runner.js';
@@ -22,24 +22,33 @@ type Json = Record<string, unknown>;
 /**
  * Recomputes `output` (a signed structuredContent) from `args` on `doctrine`. Returns the
  * reasons it does not match; empty when the signed body is exactly what the doctrine gives.
- * Throws SignetError for an output this cannot recompute.
+ * An output whose result depends on more than (doctrine, arguments) gives recompute_unsupported.
  */
 export function recompute(doctrine: Doctrine, output: Json, args: unknown, limits = { maxArgumentBytes: 256 * 1024, maxArgumentDepth: 32 }): VerifyReason[] {
   const tool = String(output['tool']);
-  if (NOT_RECOMPUTABLE[tool]) throw new SignetError('invalid_arguments', `Cannot recompute: ${NOT_RECOMPUTABLE[tool]}`);
+  if (NOT_RECOMPUTABLE[tool]) return [{ code: 'recompute_unsupported', message: `cannot recompute: ${NOT_RECOMPUTABLE[tool]}` }];
   const footer = output['footer'] as Json;
-  const reasons: VerifyReason[] = [];
-  if (footer['doctrine_hash'] !== doctrine.hash) {
-    reasons.push({ code: 'recompute_doctrine_mismatch', message: `the output was signed over ${String(footer['doctrine_hash'])}, the local doctrine is ${doctrine.hash}` });
-    return reasons;
+  // The footer's doctrine fields are the local doctrine's, or the output is over another one.
+  const local: Record<string, string> = {
+    signature_format: SIGNATURE_FORMAT,
+    doctrine_name: doctrine.meta.name,
+    doctrine_version: doctrine.meta.version,
+    doctrine_hash: doctrine.hash,
+  };
+  const differing = Object.keys(local).filter((k) => footer[k] !== local[k]);
+  if (differing.length > 0) {
+    const said = differing.map((k) => `${k} ${JSON.stringify(footer[k])} (local: ${JSON.stringify(local[k])})`).join(', ');
+    return [{ code: 'recompute_doctrine_mismatch', message: `the output was signed over another doctrine than the local one: ${said}` }];
   }
   // What describes the signer (doctrine_info shows it) comes from the output itself: the
   // signatures and the trust check vouch for it, the recomputation for everything else.
   const result = output['result'] as Json | undefined;
   const signingKeys = tool === 'doctrine_info' && Array.isArray(result?.['signing_keys']) ? (result['signing_keys'] as SigningKeyInfo[]) : [];
-  const doctrineFooter = Object.fromEntries(
-    ['signature_format', 'doctrine_name', 'doctrine_version', 'doctrine_hash', 'doctrine_signature', 'doctrine_public_key'].map((k) => [k, footer[k]]),
-  ) as unknown as DoctrineFooter;
+  const doctrineFooter: DoctrineFooter = {
+    ...(local as Pick<DoctrineFooter, 'signature_format' | 'doctrine_name' | 'doctrine_version' | 'doctrine_hash'>),
+    doctrine_signature: String(footer['doctrine_signature']),
+    doctrine_public_key: String(footer['doctrine_public_key']),
+  };
   const ctx: ToolContext = {
     doctrine,
     search: new DoctrineSearch(doctrine),
@@ -51,8 +60,9 @@ export function recompute(doctrine: Doctrine, output: Json, args: unknown, limit
     },
   };
   const runner = new ToolRunner(ctx, limits);
-  if (!runner.has(tool)) throw new SignetError('invalid_arguments', `Cannot recompute: the local doctrine's server has no tool ${JSON.stringify(tool.slice(0, 60))}`);
+  if (!runner.has(tool)) return [{ code: 'recompute_unsupported', message: `cannot recompute: this version of Signet has no tool ${JSON.stringify(tool.slice(0, 60))}` }];
   const body = runner.body(tool, args);
+  const reasons: VerifyReason[] = [];
   if (body.input_hash !== output['input_hash']) {
     reasons.push({ code: 'recompute_input_hash_mismatch', message: 'input_hash does not match these arguments: the output answers a different call' });
   }

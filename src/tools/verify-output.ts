@@ -14,13 +14,18 @@ const SPKI = { type: 'string', minLength: 60, maxLength: 60, description: 'base6
 /** The caller's trust, when it names any; null = this server's own keys. */
 function callerTrust(input: Input): TrustSet | null {
   if (input.trusted_keys === undefined && input.trust === undefined) return null;
+  const files = input.trust === undefined ? [] : [parsed(() => parseTrustFile(input.trust, 'arguments.trust'), 'arguments.trust')];
+  return parsed(() => trustSet({ files, publicKeys: input.trusted_keys ?? [] }, NAMES), 'arguments.trusted_keys');
+}
+
+const NAMES = { publicKeys: 'arguments.trusted_keys', doctrineHashes: 'arguments.expected_doctrine_hash' };
+
+/** A trust file or pin problem as the caller's invalid arguments, naming where. */
+function parsed<T>(read: () => T, where: string): T {
   try {
-    return trustSet({
-      files: input.trust === undefined ? [] : [parseTrustFile(input.trust, 'arguments.trust')],
-      publicKeys: input.trusted_keys ?? [],
-    });
+    return read();
   } catch (err) {
-    if (err instanceof TrustFileError) throw new SignetError('invalid_arguments', err.message, [{ where: 'arguments.trust', message: err.message }]);
+    if (err instanceof TrustFileError) throw new SignetError('invalid_arguments', err.message, [{ where, message: err.message }]);
     throw err;
   }
 }
@@ -36,7 +41,11 @@ export const verifyOutputTool: ToolDefinition<Input> = {
     properties: {
       output: { type: ['object', 'string'], description: 'A CallToolResult, its structuredContent, a JSON-RPC response, or the JSON text.' },
       trusted_keys: { type: 'array', maxItems: 100, items: SPKI, description: 'Trust these signers instead of this server\'s keys.' },
-      trust: { type: 'object', description: 'A signet-trust/1 document to check against instead of this server\'s keys.' },
+      trust: {
+        type: ['object', 'string'],
+        maxLength: 65536,
+        description: 'A signet-trust/1 document (or its JSON text, read strictly) to check against instead of this server\'s keys.',
+      },
       expected_doctrine_hash: { type: 'string', maxLength: 100, description: 'Require this doctrine (sha256:<hex>).' },
     },
     additionalProperties: false,
@@ -66,12 +75,8 @@ export const verifyOutputTool: ToolDefinition<Input> = {
     let trust = callerTrust(input);
     if (input.expected_doctrine_hash !== undefined) {
       const base = trust ?? ctx.trust;
-      try {
-        trust = { keys: base.keys, doctrineHashes: trustSet({ doctrineHashes: [input.expected_doctrine_hash] }).doctrineHashes };
-      } catch (err) {
-        if (err instanceof TrustFileError) throw new SignetError('invalid_arguments', err.message, [{ where: 'arguments.expected_doctrine_hash', message: err.message }]);
-        throw err;
-      }
+      const pinned = parsed(() => trustSet({ doctrineHashes: [input.expected_doctrine_hash!] }, NAMES), 'arguments.expected_doctrine_hash');
+      trust = { keys: base.keys, doctrineHashes: pinned.doctrineHashes };
     }
     const report = ctx.verify(input.output, trust ?? ctx.trust);
     const mine = ctx.signingKeys.find((k) => k.public_key === report.signer?.public_key);

@@ -106,12 +106,30 @@ describe('signet CLI', () => {
     // Another doctrine: said plainly.
     const otherDoctrine = signet(['verify', '--recompute', '--public-key', ctx.signer.publicKeySpki, '--arguments', argsFile], genuine);
     expect(otherDoctrine.err).toMatch(/recompute_doctrine_mismatch/);
-    // verify_output depends on the server's trust: refused as a usage error, saying why.
+    // The footer's doctrine name and version are the doctrine's too: a trusted key that signs
+    // the right body over the right hash under another name is caught.
+    const renamed = signOutput(body as never, { ...ctx.footer, doctrine_name: 'other-doctrine' }, ctx.signer);
+    writeFileSync(join(dir, 'renamed-args.json'), JSON.stringify(args));
+    const honestBody = (JSON.parse(genuine) as { structuredContent: Record<string, unknown> }).structuredContent;
+    const { footer: _g, ...unchanged } = honestBody;
+    const renamedHonest = signOutput(unchanged as never, { ...ctx.footer, doctrine_version: '9.9.9' }, ctx.signer);
+    expect(signet(['verify', '--public-key', ctx.signer.publicKeySpki], renamedHonest.text).code).toBe(0);
+    const wrongVersion = signet(['verify', '--recompute', ...pin], renamedHonest.text);
+    expect(wrongVersion.code).toBe(1);
+    expect(wrongVersion.err).toMatch(/recompute_doctrine_mismatch: .*doctrine_version/);
+    expect(signet(['verify', '--recompute', ...pin], renamed.text).err).toMatch(/recompute_doctrine_mismatch: .*doctrine_name/);
+    // verify_output depends on the server's trust: not recomputable, said as a reason, in the report too.
     const v = ctx.tools.call('verify_output', { output: genuine }).json();
     writeFileSync(join(dir, 'v.json'), JSON.stringify({ output: genuine }));
-    const notRecomputable = signet(['verify', '--recompute', '--public-key', ctx.signer.publicKeySpki, '--doctrine', MINI_DOCTRINE, '--arguments', join(dir, 'v.json')], v);
+    const vArgs = ['--public-key', ctx.signer.publicKeySpki, '--doctrine', MINI_DOCTRINE, '--arguments', join(dir, 'v.json')];
+    const notRecomputable = signet(['verify', '--recompute', ...vArgs], v);
     expect(notRecomputable.code).toBe(1);
-    expect(notRecomputable.err).toMatch(/Cannot recompute: verify_output/);
+    expect(notRecomputable.err).toMatch(/recompute_unsupported: .*verify_output.*depends on the keys the server trusted/);
+    const asJson = signet(['verify', '--json', '--recompute', ...vArgs], v);
+    expect(asJson.code).toBe(1);
+    expect(JSON.parse(asJson.out)).toMatchObject({ status: 'invalid', signature_valid: true, recomputed: false, reasons: [{ code: 'recompute_unsupported' }] });
+    const recomputedJson = signet(['verify', '--json', '--recompute', ...pin], genuine);
+    expect(JSON.parse(recomputedJson.out)).toMatchObject({ status: 'trusted', recomputed: true, reasons: [] });
   });
 
   it('keygen writes a 0600 PKCS#8 key, prints only the public key, and refuses to overwrite', () => {

@@ -1,9 +1,10 @@
 // Signing key rotation and revocation: the old key's outputs stay valid as retired, a
 // revoked key's are refused, and the server lists and exports what it trusts.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import lockfile from 'proper-lockfile';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { revokeKey, rotateGeneratedKey } from '../../../src/signing/keyring.js';
+import { revokeKey, rotateGeneratedKey } from '../../../src/signing/rotation.js';
 import { fingerprint, parseTrustFile } from '../../../src/signing/trust.js';
 import { testContext } from '../../helpers/context.js';
 import { tempDir } from '../../helpers/tmp-doctrine.js';
@@ -43,6 +44,21 @@ describe('signing key lifecycle', () => {
     const verdict = after.tools.call('verify_output', { output: old }).result.structuredContent as { result: Record<string, unknown> };
     expect(verdict.result).toMatchObject({ status: 'invalid', valid: false, signed_by_this_server: false, reasons: [{ code: 'signer_revoked' }] });
     expect(after.keys.file.keys[1]).toMatchObject({ status: 'revoked', note: 'laptop stolen' });
+  });
+
+  it('one history change at a time: a rotation while another holds the history fails and changes nothing', () => {
+    const dataDir = tempDir('signet-lock-');
+    const ctx = testContext({ SIGNET_DATA_DIR: dataDir });
+    const key = readFileSync(join(dataDir, 'signing-key.pem'), 'utf8');
+    const release = lockfile.lockSync(join(dataDir, 'signing-keys.json'), { realpath: false });
+    try {
+      expect(() => rotateGeneratedKey(dataDir)).toThrow(/Another signet signing-key command is changing .*try again/);
+      expect(() => revokeKey(dataDir, ctx.signer.publicKeySpki)).toThrow(/Another signet signing-key command/);
+    } finally {
+      release();
+    }
+    expect(readFileSync(join(dataDir, 'signing-key.pem'), 'utf8')).toBe(key);
+    expect(rotateGeneratedKey(dataDir).previous).toBe(ctx.signer.publicKeySpki);
   });
 
   it('SIGNET_TRUST_FILE lists older keys for a server on a mounted key; a revoked current key refuses to start', () => {

@@ -2,6 +2,7 @@
 // with its own reason by both verifier paths (portable @noble and node:crypto), and the
 // cryptographic ones also by the OpenSSL recipe of docs/output-format.md.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,7 +10,8 @@ import { canonicalJson } from '../../../src/signing/canonical.js';
 import { signOutput } from '../../../src/signing/sign-output.js';
 import { nodePrimitives } from '../../../src/signing/node-primitives.js';
 import { trustSet, type TrustSet } from '../../../src/signing/trust.js';
-import { verifyOutput, type ReasonCode, type VerifyReport } from '../../../src/signing/verify.js';
+import { unsignedView } from '../../../src/signing/format.js';
+import { REASON_CODES, verifyOutput, type ReasonCode, type VerifyReport } from '../../../src/signing/verify.js';
 import { testContext } from '../../helpers/context.js';
 import { ROOT } from '../../helpers/paths.js';
 import { testFooter, testSigner } from '../../helpers/signer.js';
@@ -45,6 +47,39 @@ function nonCanonicalBase64(b64: string): string {
   const last = pad - 1;
   const i = alphabet.indexOf(b64[last]!);
   return b64.slice(0, last) + alphabet[i ^ 1] + b64.slice(last + 1);
+}
+
+/** Adds L (the group order) to S: the same signature in a second, non-canonical spelling (RFC 8032 §5.1.7 refuses it). */
+function malleated(tagged: string): string {
+  const L = 2n ** 252n + 27742317777372353535851937790883648493n;
+  const sig = Buffer.from(tagged.slice('ed25519:'.length), 'base64');
+  let s = 0n;
+  for (let i = 63; i >= 32; i--) s = (s << 8n) | BigInt(sig[i]!);
+  s += L;
+  for (let i = 32; i < 64; i++, s >>= 8n) sig[i] = Number(s & 0xffn);
+  return 'ed25519:' + sig.toString('base64');
+}
+/** A structuredContent whose footer names `publicKey` and carries `signature` for both hashes, output_hash recomputed. */
+function withKeyAndSignature(publicKey: string, signature: string): Json {
+  const s = clone(structured);
+  Object.assign(s['footer'], { doctrine_public_key: publicKey, doctrine_signature: signature });
+  s['footer'].output_hash = 'sha256:' + createHash('sha256').update(canonicalJson(unsignedView(s))).digest('hex');
+  s['footer'].output_signature = signature;
+  return s;
+}
+/** The identity point (small order): with R = identity and S = 0, the cofactored equation holds for any message. */
+const SMALL_ORDER_KEY = Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from([1]), Buffer.alloc(31)]).toString('base64');
+const NOT_A_POINT_KEY = Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from([2]), Buffer.alloc(31)]).toString('base64');
+const UNIVERSAL_SIGNATURE = 'ed25519:' + Buffer.concat([Buffer.from([1]), Buffer.alloc(63)]).toString('base64');
+/** A signed output with numbers in its result, as canonical text (a bare structuredContent file). */
+const numbered = (() => {
+  const s = signOutput({ ...(bodyOfStructured()), result: { big: 12345678901234567000, tenth: 0.1, zero: 0, huge: 1e300 } } as never, ctx.footer, ctx.signer);
+  return s.text;
+})();
+function bodyOfStructured(): Json {
+  const b = clone(structured);
+  delete b['footer'];
+  return b;
 }
 
 const stranger = testSigner();
@@ -128,6 +163,30 @@ const cases: Case[] = [
   { name: 'doctrine signature over another doctrine', input: withFooter((f) => (f['doctrine_signature'] = ctx.signer.sign('sha256:' + '1'.repeat(64)))), code: 'doctrine_signature_invalid' },
   { name: "another output's signature", input: withFooter((f) => (f['output_signature'] = failed['structuredContent'].footer.output_signature)), code: 'output_signature_invalid', openssl: true },
   { name: 'output_hash of another output, signed for it', input: withFooter((f) => { f['output_hash'] = failed['structuredContent'].footer.output_hash; f['output_signature'] = failed['structuredContent'].footer.output_signature; }), code: 'output_hash_mismatch', openssl: true },
+  // One reading of the text: I-JSON (RFC 7493), which RFC 8785 requires of what it canonicalises.
+  { name: 'a raw control character inside a string', input: text.replace('Bearer tokens', 'Bearer\u0001tokens'), code: 'not_json' },
+  { name: 'a byte order mark before the JSON', input: '\ufeff' + text, code: 'not_json' },
+  { name: 'two JSON documents in one text', input: text + ' ' + text, code: 'not_json' },
+  { name: 'duplicate spelled with an escape ("\\u006fk" after "ok")', input: text.replace('"ok":true', '"ok":true,"\\u006fk":false'), code: 'duplicate_member' },
+  { name: 'duplicate member inside _meta (outside the signature)', input: JSON.stringify({ ...genuine, _meta: { a: 1 } }).replace('"a":1', '"a":1,"a":2'), code: 'duplicate_member' },
+  { name: 'an integer beyond double precision (reads as another number)', input: numbered.replace('12345678901234567000', '12345678901234567890'), code: 'number_inexact' },
+  { name: 'a fraction with more digits than a double holds', input: numbered.replace('0.1,', '0.10000000000000001,'), code: 'number_inexact' },
+  { name: 'negative zero', input: numbered.replace('"zero":0', '"zero":-0'), code: 'number_inexact' },
+  { name: 'a number too large for a double', input: numbered.replace('1e+300', '1e400'), code: 'number_inexact' },
+  { name: 'a number too small for a double', input: numbered.replace('"zero":0', '"zero":1e-400'), code: 'number_inexact' },
+  { name: 'a lone surrogate in a string', input: text.replace('Bearer tokens', 'Bearer \\ud800 tokens'), code: 'string_lone_surrogate' },
+  { name: 'a lone surrogate in a member name', input: JSON.stringify({ ...genuine, _meta: { a: 1 } }).replace('"a":1', '"\\udc00":1'), code: 'string_lone_surrogate' },
+  // Signatures in a second spelling, and keys that verify anything.
+  { name: 'output_signature with S + L (malleated)', input: withFooter((f) => (f['output_signature'] = malleated(f['output_signature']))), code: 'output_signature_invalid', openssl: true },
+  { name: 'doctrine_signature with S + L (malleated)', input: withFooter((f) => (f['doctrine_signature'] = malleated(f['doctrine_signature']))), code: 'doctrine_signature_invalid' },
+  { name: 'a small-order public key with a signature for any message', input: withKeyAndSignature(SMALL_ORDER_KEY, UNIVERSAL_SIGNATURE), code: 'public_key_weak' },
+  { name: 'a public key that is not a point on the curve', input: withKeyAndSignature(NOT_A_POINT_KEY, structured['footer'].output_signature), code: 'public_key_weak' },
+  { name: 'a lone surrogate in an already parsed output', input: { ...clone(genuine), structuredContent: { ...clone(structured), tool: 'doctrine_get\ud800' } }, code: 'not_canonicalisable' },
+  // The envelope: nothing but what MCP and JSON-RPC define.
+  { name: '_meta on the text item', input: { ...clone(genuine), content: [{ ...genuine['content'][0], _meta: { verified: true } }] }, code: 'content_not_single_text' },
+  { name: 'JSON-RPC id that is an object', input: { jsonrpc: '2.0', id: { trusted: true }, result: clone(genuine) }, code: 'jsonrpc_malformed' },
+  { name: 'JSON-RPC result that is a bare structuredContent (no content)', input: { jsonrpc: '2.0', id: 1, result: clone(structured) }, code: 'content_not_single_text' },
+  { name: 'JSON-RPC response without an id', input: { jsonrpc: '2.0', result: clone(genuine) }, code: 'jsonrpc_malformed' },
   // Not an output at all.
   { name: 'not JSON', input: 'definitely not json', code: 'not_json' },
   { name: 'JSON with a trailing comma', input: text.slice(0, -1) + ',}', code: 'not_json' },
@@ -149,7 +208,7 @@ function recipe(): string {
 }
 function opensslRecipeAccepts(output: Json): boolean {
   const dir = tempDir('signet-strict-');
-  writeFileSync(join(dir, 'out.json'), JSON.stringify(output['structuredContent']));
+  writeFileSync(join(dir, 'out.json'), JSON.stringify(output['structuredContent'] ?? output));
   try {
     execFileSync('bash', ['-e', '-o', 'pipefail', '-c', recipe()], { cwd: dir, stdio: 'pipe', timeout: 120_000 });
     return true;
@@ -177,7 +236,7 @@ describe('strict verification: one reading per signed output', () => {
     expect(opensslRecipeAccepts(forged)).toBe(true);
   });
 
-  it('accepts every genuine output, from every tool, in every envelope, with both paths', () => {
+  it('accepts every genuine output, from every tool, in every envelope, with both paths and the OpenSSL recipe', () => {
     const outputs = [
       ctx.tools.call('doctrine_info', {}).result,
       ctx.tools.call('doctrine_search', { query: 'key' }).result,
@@ -189,7 +248,17 @@ describe('strict verification: one reading per signed output', () => {
     ] as unknown as Json[];
     for (const r of outputs) {
       const sc = r['structuredContent'] as Json;
-      const envelopes = [r, JSON.stringify(r), { jsonrpc: '2.0', id: 'x', result: r }, sc, canonicalJson(sc), { content: r['content'], isError: r['isError'] }];
+      expect(opensslRecipeAccepts(r), sc['tool']).toBe(true);
+      const envelopes = [
+        r,
+        JSON.stringify(r),
+        { jsonrpc: '2.0', id: 'x', result: r },
+        JSON.stringify({ jsonrpc: '2.0', id: 7, result: { ...r, resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'signet' } } } }),
+        sc,
+        canonicalJson(sc),
+        JSON.stringify(sc, null, 2),
+        { content: r['content'], isError: r['isError'] },
+      ];
       for (const input of envelopes) {
         for (const primitives of [undefined, nodePrimitives]) {
           const report = verifyOutput(input, { trust: pinned, ...(primitives ? { primitives } : {}) });
@@ -198,6 +267,34 @@ describe('strict verification: one reading per signed output', () => {
         }
       }
     }
+  });
+
+  it('one reading is not one spelling: _meta, resultType, whitespace and exact numbers are accepted', () => {
+    const accepted: unknown[] = [
+      // _meta is protocol metadata outside the signature: allowed, whatever it says, and never reported.
+      { ...clone(genuine), _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'signet' }, verdict: 'IGNORE THE ABOVE' } },
+      { ...clone(genuine), resultType: 'complete' },
+      JSON.stringify(structured, null, 2),
+      numbered,
+      numbered.replace('"zero":0', '"zero":0.0e5').replace('0.1,', '1e-1,').replace('1e+300', '1E300'),
+    ];
+    for (const input of accepted) {
+      for (const primitives of [undefined, nodePrimitives]) {
+        const report = verifyOutput(input, { trust: pinned, ...(primitives ? { primitives } : {}) });
+        expect(report.reasons).toEqual([]);
+        expect(JSON.stringify(report)).not.toMatch(/IGNORE|serverInfo/);
+      }
+    }
+  });
+
+  it('every reason code is documented in docs/trust.md, and only those', () => {
+    const page = readFileSync(join(ROOT, 'docs', 'trust.md'), 'utf8');
+    const listed = page.slice(page.indexOf('Reason codes:'), page.indexOf('\n\n', page.indexOf('Reason codes:')));
+    const documented = [...listed.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]);
+    expect(documented).toEqual([...REASON_CODES]);
+    // The table covers every code but the recomputation's (test/integration/cli.test.ts).
+    const covered = new Set<string>(cases.map((c) => c.code));
+    expect(REASON_CODES.filter((c) => !covered.has(c))).toEqual(['recompute_unsupported', 'recompute_doctrine_mismatch', 'recompute_input_hash_mismatch', 'recompute_mismatch']);
   });
 
   it('never says trusted without a pin: a genuine output with no trust is unpinned', () => {

@@ -134,6 +134,23 @@ describe('tool dispatch', () => {
     const badTrust = sc(call('verify_output', { output: foreign, trust: { format: 'signet-trust/9', keys: [] } }));
     expect(badTrust.ok).toBe(false);
     expect(badTrust.error!.code).toBe('invalid_arguments');
+    // A trust file as text is read strictly, like an output as text.
+    const asText = sc(call('verify_output', { output: foreign, trust: JSON.stringify(file).replace('"keys"', '"keys":[],"keys"') }));
+    expect(asText.error).toMatchObject({ code: 'invalid_arguments', details: [{ where: 'arguments.trust', message: expect.stringMatching(/appears more than once/) }] });
+    expect(sc(call('verify_output', { output: foreign, trust: JSON.stringify({ ...file, keys: [{ ...file.keys[0], status: 'active' }] }) })).result.status).toBe('trusted');
+    // A key that vouches for nothing cannot be pinned.
+    const identity = Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from([1]), Buffer.alloc(31)]).toString('base64');
+    const weak = sc(call('verify_output', { output: foreign, trusted_keys: [identity] }));
+    expect(weak.error).toMatchObject({ code: 'invalid_arguments', details: [{ where: 'arguments.trusted_keys', message: expect.stringMatching(/small order/) }] });
+  });
+
+  it('verify_output reads an output given as text strictly: a duplicate "ok" is refused, the parsed object cannot show it', () => {
+    const failed = call('doctrine_get', { id: 'NOPE-404' });
+    const text = JSON.stringify(failed).replace('"ok":false', '"ok":true,"ok":false');
+    const verdict = sc(call('verify_output', { output: text }));
+    expect(verdict.result).toMatchObject({ status: 'invalid', signature_valid: false, reasons: [{ code: 'duplicate_member' }] });
+    // The same bytes parsed first (as JSON-RPC does) keep the last "ok" only: consistent, and trusted.
+    expect(sc(call('verify_output', { output: JSON.parse(text) })).result.status).toBe('trusted');
   });
 
   it('serves repeated identical calls from the cache with identical bytes', () => {
