@@ -26,6 +26,8 @@ ENV NODE_ENV=production \
     SIGNET_DATA_DIR=/data \
     NODE_COMPILE_CACHE=/app/.compile-cache
 COPY --from=build /app/dist/bundle ./dist/bundle
+# The verification page (GET /verify): its HTML, CSS and browser script.
+COPY --from=build /app/dist/verify-page/page.html /app/dist/verify-page/page.css /app/dist/verify-page/verify.js ./dist/verify-page/
 # package.json: its "type": "module" makes node load the bundle's .js files as ESM.
 COPY package.json ./
 COPY doctrine ./doctrine

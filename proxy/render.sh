@@ -13,6 +13,7 @@
 #   SIGNET_PROXY_LISTEN       8080 (address:port or port)
 #   SIGNET_PROXY_MAX_BODY     1m   (keep equal to the server's SIGNET_MAX_BODY_BYTES)
 #   SIGNET_TLS_DIR            /etc/signet/tls: if tls.crt and tls.key are there, serve HTTPS
+#   SIGNET_ALLOWED_ORIGINS    browser origins allowed to call /mcp (CORS), the same list the server reads
 #   SIGNET_PROXY_CONF_DIR     /tmp/nginx (rendered files), SIGNET_PROXY_RUNTIME_DIR (pid, temp)
 #   SIGNET_PROXY_ACCESS_LOG   /dev/stdout, SIGNET_PROXY_ERROR_LOG /dev/stderr
 #   SIGNET_PROXY_WORKER_USER  unset (nginx started as root outside a container: the store's owner)
@@ -71,15 +72,29 @@ if [ -f "$TLS_DIR/tls.crt" ] && [ -f "$TLS_DIR/tls.key" ]; then
     ssl_protocols TLSv1.2 TLSv1.3;
     ssl_prefer_server_ciphers off;
     ssl_session_cache shared:signet_tls:1m;
-    ssl_session_timeout 1h;
-    add_header Strict-Transport-Security \"max-age=31536000\" always;"
+    ssl_session_timeout 1h;"
+  SIGNET_PROXY_HSTS='add_header Strict-Transport-Security "max-age=31536000" always;'
   echo "signet-proxy: TLS on (certificate from $TLS_DIR)" >&2
 elif [ -f "$TLS_DIR/tls.crt" ] || [ -f "$TLS_DIR/tls.key" ]; then
   fail "TLS needs both $TLS_DIR/tls.crt and $TLS_DIR/tls.key"
 else
   SIGNET_PROXY_TLS=''
+  SIGNET_PROXY_HSTS=''
 fi
-export SIGNET_PROXY_LISTEN SIGNET_PROXY_TLS
+export SIGNET_PROXY_LISTEN SIGNET_PROXY_TLS SIGNET_PROXY_HSTS
+
+# ---- browsers (CORS): the origins the server also accepts ----------------------------------
+# SIGNET_ALLOWED_ORIGINS: comma-separated exact origins, lower case as browsers send them
+# (scheme://host[:port], no path, never "*"). Loopback origins are allowed without it.
+SIGNET_PROXY_CORS_ORIGINS=''
+for origin in $(printf '%s' "${SIGNET_ALLOWED_ORIGINS:-}" | tr ',' ' '); do
+  if ! printf '%s' "$origin" | grep -Eq '^https?://([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:]+\])(:[0-9]{1,5})?$'; then
+    fail "SIGNET_ALLOWED_ORIGINS: \"$origin\" is not an origin: scheme://host[:port] in lower case, no path and no wildcard (e.g. https://app.example.com)."
+  fi
+  SIGNET_PROXY_CORS_ORIGINS="$SIGNET_PROXY_CORS_ORIGINS        \"$origin\" \$http_origin;
+"
+done
+export SIGNET_PROXY_CORS_ORIGINS
 if [ "$mode" = store ]; then
   export SIGNET_PROXY_LOAD_MODULES="load_module $SIGNET_PROXY_NJS_MODULE;"
   export SIGNET_PROXY_KEY_ID_HEADER='$signet_key_id'
@@ -95,7 +110,8 @@ fi
 vars='${SIGNET_API_KEY} ${SIGNET_UPSTREAM} ${SIGNET_PROXY_LISTEN} ${SIGNET_PROXY_MAX_BODY} ${SIGNET_PROXY_TLS}
       ${SIGNET_PROXY_CONF_DIR} ${SIGNET_PROXY_RUNTIME_DIR} ${SIGNET_PROXY_ACCESS_LOG} ${SIGNET_PROXY_ERROR_LOG}
       ${SIGNET_PROXY_LOAD_MODULES} ${SIGNET_PROXY_LOG_EXTRA} ${SIGNET_PROXY_KEY_ID_HEADER} ${SIGNET_PROXY_AUTH}
-      ${SIGNET_PROXY_HTTP_EXTRA} ${SIGNET_KEY_STORE} ${SIGNET_PROXY_NJS_DIR} ${SIGNET_PROXY_USER_DIRECTIVE}'
+      ${SIGNET_PROXY_HTTP_EXTRA} ${SIGNET_KEY_STORE} ${SIGNET_PROXY_NJS_DIR} ${SIGNET_PROXY_USER_DIRECTIVE}
+      ${SIGNET_PROXY_CORS_ORIGINS} ${SIGNET_PROXY_HSTS}'
 # Workers (which may run as another user than the master) use the runtime dir; only the
 # master reads the configuration, which holds the key.
 mkdir -p "$SIGNET_PROXY_RUNTIME_DIR"
@@ -105,7 +121,7 @@ SIGNET_PROXY_AUTH=$(envsubst "$vars" < "$TEMPLATES/$auth_template")
 SIGNET_PROXY_HTTP_EXTRA=''
 [ "$mode" = store ] && SIGNET_PROXY_HTTP_EXTRA=$(envsubst "$vars" < "$TEMPLATES/auth-store-http.conf.template")
 export SIGNET_PROXY_AUTH SIGNET_PROXY_HTTP_EXTRA
-for name in nginx.conf signet.conf proxy-headers.conf; do
+for name in nginx.conf signet.conf proxy-headers.conf headers.conf cors-http.conf; do
   envsubst "$vars" < "$TEMPLATES/$name.template" > "$SIGNET_PROXY_CONF_DIR/$name"
 done
 echo "signet-proxy: configuration rendered into $SIGNET_PROXY_CONF_DIR ($mode key mode, upstream $SIGNET_UPSTREAM)" >&2

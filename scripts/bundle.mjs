@@ -38,3 +38,23 @@ await build({
   legalComments: 'linked',
   logLevel: 'warning',
 });
+
+// The verification page: its script (the portable verifier and the page's own code, for
+// browsers), with the HTML and CSS beside it (src/verify-page/assets.ts reads them).
+{
+  const { cpSync, mkdirSync } = await import('node:fs');
+  rmSync('dist/verify-page/verify.js', { force: true });
+  await build({
+    entryPoints: { verify: 'dist/verify-page/page.js' },
+    outdir: 'dist/verify-page',
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: ['es2022'],
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  mkdirSync('dist/verify-page', { recursive: true });
+  for (const f of ['page.html', 'page.css']) cpSync(`src/verify-page/${f}`, `dist/verify-page/${f}`);
+}

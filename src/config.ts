@@ -114,6 +114,17 @@ function defaultDataDir(env: Env): string {
   return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.local', 'share'), 'signet');
 }
 
+/** An origin as browsers send it: scheme://host[:port], lower case, no path; the proxy checks the same. */
+const ORIGIN = /^https?:\/\/([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:]+\])(:[0-9]{1,5})?$/;
+
+function origins(env: Env, name: string): string[] {
+  const values = list(env, name);
+  for (const v of values) {
+    if (!ORIGIN.test(v)) fail(name, 'must list origins as scheme://host[:port], in lower case, without path or wildcard (e.g. https://app.example.com)', v);
+  }
+  return values;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const redis = env['SIGNET_REDIS_URL'];
   if (redis && !/^rediss?:\/\//.test(redis)) fail('SIGNET_REDIS_URL', 'must start with redis:// or rediss://', '<redacted>');
@@ -145,7 +156,7 @@ export function loadConfig(env: Env = process.env): Config {
       rateLimitIpv6Prefix: int(env, 'SIGNET_RATE_LIMIT_IPV6_PREFIX', 64, 32, 128),
       trustedProxies: list(env, 'SIGNET_TRUSTED_PROXIES'),
       maxBodyBytes: int(env, 'SIGNET_MAX_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
-      allowedOrigins: list(env, 'SIGNET_ALLOWED_ORIGINS'),
+      allowedOrigins: origins(env, 'SIGNET_ALLOWED_ORIGINS'),
       allowedHosts: list(env, 'SIGNET_ALLOWED_HOSTS'),
       requestTimeoutMs: int(env, 'SIGNET_REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
       headersTimeoutMs: int(env, 'SIGNET_HEADERS_TIMEOUT_MS', 10_000, 1000, 600_000),

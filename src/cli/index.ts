@@ -54,8 +54,14 @@ async function main(argv: string[]): Promise<void> {
     .option('--arguments <file>', 'with --recompute: the arguments of the call (JSON)')
     .option('--doctrine <dir>', 'with --recompute: the doctrine folder (SIGNET_DOCTRINE_DIR, default the bundled one)')
     .option('--json', 'print the report (signet-verify-report/1) as JSON')
+    .option('--html', 'print the verification page as one HTML file that works offline (signet verify --html > verify.html)')
     .addHelpText('after', '\nExit codes: 0 trusted, 1 invalid or untrusted signer, 2 usage error, 3 signature consistent but no signer pinned.')
-    .action(async (file: string, opts: VerifyCliOptions) => {
+    .action(async (file: string, opts: VerifyCliOptions & { html?: boolean }) => {
+      if (opts.html) {
+        const { standalonePage } = await import('../verify-page/assets.js');
+        process.stdout.write(standalonePage());
+        return exitWith(0);
+      }
       const { verifyCommand } = await import('./verify.js');
       exitWith(await verifyCommand(file, opts));
     });

@@ -1,4 +1,5 @@
 // JSON Schemas of the doctrine's own files (not the facts schema, which the doctrine brings).
+import { SHA256_TAG_PATTERN } from '../shared/sha256-tag.js';
 import { SEVERITIES } from './types.js';
 
 export const RULE_ID = '^[A-Z][A-Z0-9]*-[0-9]{3}$';
@@ -65,7 +66,7 @@ export const publisherSignatureSchema = {
   additionalProperties: false,
   required: ['doctrine_hash', 'signature', 'public_key'],
   properties: {
-    doctrine_hash: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' },
+    doctrine_hash: { type: 'string', pattern: SHA256_TAG_PATTERN },
     signature: { type: 'string', pattern: '^ed25519:[A-Za-z0-9+/]+={0,2}$' },
     public_key: { type: 'string', pattern: '^[A-Za-z0-9+/]+={0,2}$' },
   },

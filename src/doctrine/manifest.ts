@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { sha256Tag } from '../shared/hash.js';
 import type { DoctrineFile } from './files.js';
 
 /**
@@ -37,5 +38,5 @@ export function buildManifest(files: DoctrineFile[]): Manifest {
     sha256: createHash('sha256').update(normaliseLineEndings(f.bytes)).digest('hex'),
   }));
   const text = entries.map((e) => `${e.sha256}  ${e.path}\n`).join('');
-  return { entries, text, hash: 'sha256:' + createHash('sha256').update(text, 'utf8').digest('hex') };
+  return { entries, text, hash: sha256Tag(text) };
 }

@@ -1,11 +1,13 @@
 // The API key store: one JSON file the proxy reads, the CLI writes. It holds, per key,
 // only sha256 of the key, an id, a name, times and the last 4 characters: never a key.
 // Writes take a lock (concurrent CLI runs lose nothing) and replace the file atomically.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { SignetError } from '../errors.js';
+import { sha256Tag } from '../shared/hash.js';
+import { isSha256Tag } from '../shared/sha256-tag.js';
 import { writeAtomic } from '../shared/atomic-file.js';
 import { checkApiKeyFormat, KEY_PREFIX, newApiKey } from './format.js';
 
@@ -44,7 +46,7 @@ export interface KeyStoreFile {
 export type KeyStatus = 'active' | 'expired' | 'revoked';
 
 export function keyHash(key: string): string {
-  return 'sha256:' + createHash('sha256').update(key, 'utf8').digest('hex');
+  return sha256Tag(key);
 }
 
 export function statusOf(record: KeyRecord, now: number): KeyStatus {
@@ -75,7 +77,7 @@ export function parseStore(text: string, path: string): KeyStoreFile {
     const ok =
       typeof k.id === 'string' && /^[0-9A-Za-z]{8}$/.test(k.id) &&
       typeof k.name === 'string' && /^[\w .@-]{1,64}$/.test(k.name) &&
-      typeof k.hash === 'string' && /^sha256:[0-9a-f]{64}$/.test(k.hash) &&
+      isSha256Tag(k.hash) &&
       typeof k.created_at === 'string' && ISO.test(k.created_at) &&
       (k.expires_at === null || (typeof k.expires_at === 'string' && ISO.test(k.expires_at))) &&
       (k.revoked_at === null || (typeof k.revoked_at === 'string' && ISO.test(k.revoked_at))) &&

@@ -29,12 +29,7 @@ export function base64ToBytes(text: string): Uint8Array | null {
   return bytesToBase64(out) === text ? out : null;
 }
 
-const LOWER_HEX_SHA256 = /^sha256:[0-9a-f]{64}$/;
-
-/** `sha256:` + 64 lowercase hex digits: the only spelling of a Signet hash. */
-export function isSha256Tag(value: unknown): value is string {
-  return typeof value === 'string' && LOWER_HEX_SHA256.test(value);
-}
+export { isSha256Tag } from '../shared/sha256-tag.js';
 
 export function bytesToHex(bytes: Uint8Array): string {
   let hex = '';

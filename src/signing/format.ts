@@ -2,7 +2,7 @@
 // means a new SIGNATURE_FORMAT.
 
 export const SIGNATURE_FORMAT = 'signet-output/1';
-export const SHA256_PREFIX = 'sha256:';
+export { SHA256_PREFIX } from '../shared/sha256-tag.js';
 export const ED25519_PREFIX = 'ed25519:';
 
 /** Fields every signed output carries under `footer`. */

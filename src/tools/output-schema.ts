@@ -1,3 +1,4 @@
+import { SHA256_TAG_PATTERN } from '../shared/sha256-tag.js';
 import type { JsonSchema } from './types.js';
 
 const footerSchema: JsonSchema = {
@@ -10,10 +11,10 @@ const footerSchema: JsonSchema = {
     signature_format: { type: 'string' },
     doctrine_name: { type: 'string' },
     doctrine_version: { type: 'string' },
-    doctrine_hash: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' },
+    doctrine_hash: { type: 'string', pattern: SHA256_TAG_PATTERN },
     doctrine_signature: { type: 'string', pattern: '^ed25519:' },
     doctrine_public_key: { type: 'string' },
-    output_hash: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' },
+    output_hash: { type: 'string', pattern: SHA256_TAG_PATTERN },
     output_signature: { type: 'string', pattern: '^ed25519:' },
   },
   additionalProperties: false,

@@ -17,6 +17,7 @@ import { CLI, ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 import { defineKeyLifecycleSuite } from './keys-suite.js';
 import { defineStackSuite, type StackTarget } from './suite.js';
+import { ALLOWED_HOST, defineBrowserSuite, startPageServer } from './browser-suite.js';
 
 const reachable = dockerReachable();
 
@@ -31,10 +32,13 @@ let env: StartedDockerComposeEnvironment | null = null;
 
 async function up(): Promise<StartedDockerComposeEnvironment> {
   if (env) return env;
+  // Browser pages get their origin before the stack starts: both services read SIGNET_ALLOWED_ORIGINS.
+  pages ??= await startPageServer();
+  composeEnv.SIGNET_ALLOWED_ORIGINS = `http://${ALLOWED_HOST}:${pages.port}`;
   env = await new DockerComposeEnvironment(ROOT, 'docker-compose.yml')
     .withProjectName(project)
     .withBuild()
-    .withEnvironment({ SIGNET_PORT: composeEnv.SIGNET_PORT, SIGNET_API_KEY: '', SIGNET_BACKEND_SUBNET: composeEnv.SIGNET_BACKEND_SUBNET })
+    .withEnvironment({ SIGNET_PORT: composeEnv.SIGNET_PORT, SIGNET_API_KEY: '', SIGNET_BACKEND_SUBNET: composeEnv.SIGNET_BACKEND_SUBNET, SIGNET_ALLOWED_ORIGINS: composeEnv.SIGNET_ALLOWED_ORIGINS })
     .withWaitStrategy('signet-1', Wait.forHealthCheck())
     .withWaitStrategy('keys-1', Wait.forOneShotStartup())
     .withWaitStrategy('proxy-1', Wait.forListeningPorts())
@@ -55,7 +59,8 @@ async function mintedKey(): Promise<string> {
   return result.output.trim();
 }
 
-const composeEnv = { ...process.env, SIGNET_PORT: '0', SIGNET_API_KEY: '', SIGNET_BACKEND_SUBNET: testSubnet() };
+const composeEnv = { ...process.env, SIGNET_PORT: '0', SIGNET_API_KEY: '', SIGNET_BACKEND_SUBNET: testSubnet(), SIGNET_ALLOWED_ORIGINS: '' };
+let pages: Awaited<ReturnType<typeof startPageServer>> | null = null;
 
 /** `docker compose run --rm keys ...`: the documented way to manage keys in the stack. */
 async function composeKeys(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
@@ -105,7 +110,18 @@ describe.runIf(reachable)('compose stack', () => {
   afterAll(async () => {
     if (env) await env.down({ removeVolumes: true, timeout: 10_000 });
     else await removeComposeProject(project);
+    await pages?.close();
   }, 120_000);
+
+  // First: the stack suite below spends this client's tools/call budget for the minute.
+  defineBrowserSuite('compose stack', async () => ({
+    baseUrl,
+    key: await mintedKey(),
+    pagePort: pages!.port,
+    trustFile: async () =>
+      (await run('docker', ['compose', '-p', project, '-f', `${ROOT}docker-compose.yml`, 'run', '--rm', '-T', '--no-deps', 'signet', 'trust', 'export'], { env: composeEnv })).stdout,
+    stop: async () => {},
+  }));
 
   defineStackSuite('compose stack', async () => target);
 

@@ -12,6 +12,7 @@ import { freePort, NJS_MODULE, processProxyEnv, renderProxy, startNginx } from '
 import { tempDir } from '../helpers/tmp-doctrine.js';
 import { defineKeyLifecycleSuite } from './keys-suite.js';
 import { defineStackSuite } from './suite.js';
+import { ALLOWED_HOST, defineBrowserSuite, startPageServer } from './browser-suite.js';
 
 async function startProcessStack(extraProxyEnv: Record<string, string> = {}, serverEnv: Record<string, string> = {}, mode: 'static' | 'store' = 'static') {
   const dir = tempDir('signet-stack-');
@@ -83,7 +84,7 @@ describe('per-key rate limit beside the per-IP one (key store mode)', () => {
       for (let i = 0; i < 5; i++) expect((await call(a, i)).status).toBe(200);
       const limited = await call(a, 5);
       expect(limited.status).toBe(429);
-      expect(limited.headers.get('ratelimit-policy')).toBe('"key-calls";q=5;w=60');
+      expect(limited.headers.get('ratelimit-policy')).toBe('"calls";q=60;w=60, "key-calls";q=5;w=60');
       expect(((await limited.json()) as { error: { message: string } }).error.message).toMatch(/for this API key/);
       expect((await call(b, 6)).status).toBe(200);
     } finally {
@@ -176,4 +177,20 @@ describe('reference proxy: optional TLS', () => {
       await s.stop();
     }
   });
+});
+
+defineBrowserSuite('process stack', async () => {
+  const pages = await startPageServer();
+  const origin = `http://${ALLOWED_HOST}:${pages.port}`;
+  const s = await startProcessStack({ SIGNET_ALLOWED_ORIGINS: origin }, { SIGNET_ALLOWED_ORIGINS: origin });
+  return {
+    baseUrl: `http://127.0.0.1:${s.port}`,
+    key: s.key,
+    pagePort: pages.port,
+    trustFile: async () => execFileSync(process.execPath, [CLI, 'trust', 'export'], { env: { PATH: process.env['PATH'] ?? '', SIGNET_DATA_DIR: join(s.dir, 'data') } }).toString(),
+    stop: async () => {
+      await s.stop();
+      await pages.close();
+    },
+  };
 });

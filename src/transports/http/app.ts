@@ -15,6 +15,7 @@ import { requestIdentity } from './middleware/request-identity.js';
 import { header } from './node-request.js';
 import type { Policy } from './rate-limit.js';
 import { jsonResponse, refusal, SERVER_ERROR } from './responses.js';
+import { mountVerifyPage } from './verify-page.js';
 
 export type { RequestEvent } from './env.js';
 
@@ -50,6 +51,8 @@ export function createHttpApp(ctx: AppContext, options: HttpAppOptions): Hono<Ht
       : c.json({ status: 'not_ready' }, 503),
   );
 
+  mountVerifyPage(app);
+
   app.use('/mcp', requestIdentity(options));
   app.on(['GET', 'DELETE', 'PUT', 'PATCH'], '/mcp', (c) =>
     refusal(405, null, SERVER_ERROR, 'Method not allowed: this server is stateless and answers POST /mcp only (no SSE stream, no sessions).', edgeHeaders(c, { Allow: 'POST' })),
@@ -76,7 +79,7 @@ export function createHttpApp(ctx: AppContext, options: HttpAppOptions): Hono<Ht
     },
   );
 
-  app.notFound((c) => c.json({ error: 'not_found', message: 'Signet serves POST /mcp, GET /healthz and GET /readyz' }, 404));
+  app.notFound((c) => c.json({ error: 'not_found', message: 'Signet serves POST /mcp, GET /verify, GET /healthz and GET /readyz' }, 404));
   app.onError((err, c) => {
     const rid = c.get('requestId') as string | undefined;
     ctx.log.error({ req_id: rid, err: { name: err.name, message: err.message } }, 'request failed');
