@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as z from 'zod/mini';
 import { SignetError } from './errors.js';
 
 export type Transport = 'stdio' | 'http';
@@ -75,97 +76,145 @@ export const DEFAULT_DOCTRINE_DIR = (() => {
   }
 })();
 
-function fail(name: string, message: string, value: string): never {
-  throw new SignetError('config_invalid', `${name} ${message} (got ${JSON.stringify(value.length > 80 ? value.slice(0, 80) + '…' : value)})`, [
-    { where: name, message },
-  ]);
-}
+// ---- the schema: one entry per variable, in the order docs/configuration.md lists them ----
+// zod/mini (a few KB bundled; the classic zod API measured ~20 ms of cold start). Every value
+// arrives as a string or nothing; each entry turns it into its typed value or an issue that
+// names what is wrong, and an empty value means the default.
 
-function int(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  if (!/^\d+$/.test(raw.trim())) fail(name, `must be a whole number between ${min} and ${max}`, raw);
-  const n = Number(raw.trim());
-  if (n < min || n > max) fail(name, `must be between ${min} and ${max}`, raw);
-  return n;
-}
+type Ctx = { issues: { push(issue: { code: 'custom'; message: string; input: unknown; params: { shown: string } }): unknown } };
+const raw = z.optional(z.string());
+const given = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
 
-function list(env: Env, name: string): string[] {
-  const raw = env[name];
-  if (!raw) return [];
-  return raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+function variable<T>(parse: (value: string, ctx: Ctx) => T | typeof z.NEVER, fallback: T) {
+  return z.pipe(
+    raw,
+    z.transform((v: string | undefined, ctx: Ctx) => {
+      const s = given(v);
+      return s === undefined ? fallback : parse(s, ctx);
+    }),
+  );
 }
+const problem = (ctx: Ctx, message: string, input: string) => {
+  ctx.issues.push({ code: 'custom', message, input, params: { shown: input } });
+  return z.NEVER;
+};
 
-function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!(allowed as readonly string[]).includes(raw)) fail(name, `must be one of ${allowed.join(', ')}`, raw);
-  return raw as T;
-}
-
-function path(env: Env, name: string): string | undefined {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return undefined;
-  return isAbsolute(raw) ? raw : resolve(raw);
-}
-
-function defaultDataDir(env: Env): string {
-  const xdg = env['XDG_DATA_HOME'];
-  return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.local', 'share'), 'signet');
-}
+const integer = (fallback: number, min: number, max: number) =>
+  variable((s, ctx) => {
+    if (!/^\d+$/.test(s)) return problem(ctx, `must be a whole number between ${min} and ${max}`, s);
+    const n = Number(s);
+    return n < min || n > max ? problem(ctx, `must be between ${min} and ${max}`, s) : n;
+  }, fallback);
+const optionalInteger = (min: number, max: number) =>
+  variable<number | null>((s, ctx) => {
+    if (!/^\d+$/.test(s) || Number(s) < min || Number(s) > max) return problem(ctx, `must be a whole number between ${min} and ${max}`, s);
+    return Number(s);
+  }, null);
+const oneOf = <T extends string>(allowed: readonly T[], fallback: T) =>
+  variable((s, ctx) => ((allowed as readonly string[]).includes(s) ? (s as T) : problem(ctx, `must be one of ${allowed.join(', ')}`, s)), fallback);
+const filePath = variable<string | undefined>((s) => (isAbsolute(s) ? s : resolve(s)), undefined);
+const text = variable<string | undefined>((s) => s, undefined);
+const list = variable<string[]>((s) => s.split(',').map((x) => x.trim()).filter((x) => x.length > 0), []);
+const matching = (pattern: RegExp, message: string, shown: (s: string) => string = (s) => s) =>
+  variable<string | undefined>((s, ctx) => (pattern.test(s) ? s : problem(ctx, message, shown(s))), undefined);
 
 /** An origin as browsers send it: scheme://host[:port], lower case, no path; the proxy checks the same. */
 const ORIGIN = /^https?:\/\/([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:]+\])(:[0-9]{1,5})?$/;
+const origins = variable<string[]>((s, ctx) => {
+  const values = s.split(',').map((x) => x.trim()).filter((x) => x.length > 0);
+  const bad = values.find((v) => !ORIGIN.test(v));
+  return bad === undefined ? values : problem(ctx, 'must list origins as scheme://host[:port], in lower case, without path or wildcard (e.g. https://app.example.com)', bad);
+}, []);
 
-function origins(env: Env, name: string): string[] {
-  const values = list(env, name);
-  for (const v of values) {
-    if (!ORIGIN.test(v)) fail(name, 'must list origins as scheme://host[:port], in lower case, without path or wildcard (e.g. https://app.example.com)', v);
-  }
-  return values;
+const MiB = 1024 * 1024;
+const SCHEMA = z.object({
+  SIGNET_TRANSPORT: oneOf(['stdio', 'http'] as const, 'stdio'),
+  SIGNET_DOCTRINE_DIR: filePath,
+  SIGNET_DOCTRINE_PUBLISHER_KEY: matching(/^[A-Za-z0-9+/]{59}=$/, 'must be the base64 DER SPKI of an Ed25519 key (60 characters)'),
+  SIGNET_DATA_DIR: filePath,
+  SIGNET_SIGNING_KEY_FILE: filePath,
+  SIGNET_TRUST_FILE: filePath,
+  SIGNET_LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+  SIGNET_CACHE_ENTRIES: integer(1024, 0, 1_000_000),
+  SIGNET_CACHE_BYTES: integer(32 * MiB, 64 * 1024, 4096 * MiB),
+  SIGNET_MAX_ARGUMENT_BYTES: integer(256 * 1024, 1024, 64 * MiB),
+  SIGNET_MAX_BATCH_MESSAGES: integer(32, 1, 1000),
+  SIGNET_API_KEY: text,
+  SIGNET_KEY_STORE: filePath,
+  SIGNET_HTTP_HOST: text,
+  SIGNET_HTTP_PORT: integer(3000, 0, 65535),
+  SIGNET_RATE_LIMIT_PER_MINUTE: integer(60, 0, 10_000_000),
+  SIGNET_RATE_LIMIT_OTHER_PER_MINUTE: integer(600, 0, 10_000_000),
+  SIGNET_RATE_LIMIT_PER_KEY_PER_MINUTE: integer(0, 0, 10_000_000),
+  SIGNET_RATE_LIMIT_IPV6_PREFIX: integer(64, 32, 128),
+  SIGNET_TRUSTED_PROXIES: list,
+  SIGNET_MAX_BODY_BYTES: integer(MiB, 1024, 64 * MiB),
+  SIGNET_ALLOWED_ORIGINS: origins,
+  SIGNET_ALLOWED_HOSTS: list,
+  SIGNET_REQUEST_TIMEOUT_MS: integer(30_000, 1000, 600_000),
+  SIGNET_HEADERS_TIMEOUT_MS: integer(10_000, 1000, 600_000),
+  SIGNET_KEEP_ALIVE_TIMEOUT_MS: integer(65_000, 1000, 600_000),
+  SIGNET_SHUTDOWN_TIMEOUT_MS: integer(10_000, 0, 600_000),
+  SIGNET_SHUTDOWN_DELAY_MS: integer(1000, 0, 60_000),
+  // A Redis URL may carry a password: never shown back.
+  SIGNET_REDIS_URL: matching(/^rediss?:\/\//, 'must start with redis:// or rediss://', () => '<redacted>'),
+  SIGNET_METRICS_PORT: optionalInteger(0, 65535),
+  SIGNET_METRICS_HOST: text,
+  XDG_DATA_HOME: text,
+});
+
+/** Every variable the schema reads: the docs test checks docs/configuration.md lists them. */
+export const CONFIG_VARIABLES = Object.keys(SCHEMA.shape).filter((k) => k.startsWith('SIGNET_'));
+
+function defaultDataDir(xdg: string | undefined): string {
+  return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.local', 'share'), 'signet');
 }
 
 export function loadConfig(env: Env = process.env): Config {
-  const redis = env['SIGNET_REDIS_URL'];
-  if (redis && !/^rediss?:\/\//.test(redis)) fail('SIGNET_REDIS_URL', 'must start with redis:// or rediss://', '<redacted>');
-  const publisher = env['SIGNET_DOCTRINE_PUBLISHER_KEY'];
-  if (publisher !== undefined && publisher !== '' && !/^[A-Za-z0-9+/]{59}=$/.test(publisher)) {
-    fail('SIGNET_DOCTRINE_PUBLISHER_KEY', 'must be the base64 DER SPKI of an Ed25519 key (60 characters)', publisher);
+  const parsed = SCHEMA.safeParse(env);
+  if (!parsed.success) {
+    const details = parsed.error.issues.map((i) => ({ where: String(i.path[0]), message: i.message }));
+    const first = parsed.error.issues[0]!;
+    const input = String((first as { params?: { shown?: string } }).params?.shown ?? '');
+    const shown = input.length > 80 ? `${input.slice(0, 80)}…` : input;
+    throw new SignetError('config_invalid', `${String(first.path[0])} ${first.message} (got ${JSON.stringify(shown)})`, details);
   }
+  const c = parsed.data;
+  const dataDir = c.SIGNET_DATA_DIR ?? defaultDataDir(c.XDG_DATA_HOME);
   return {
-    transport: oneOf(env, 'SIGNET_TRANSPORT', ['stdio', 'http'] as const, 'stdio'),
-    doctrineDir: path(env, 'SIGNET_DOCTRINE_DIR') ?? DEFAULT_DOCTRINE_DIR,
-    dataDir: path(env, 'SIGNET_DATA_DIR') ?? defaultDataDir(env),
-    signingKeyFile: path(env, 'SIGNET_SIGNING_KEY_FILE'),
-    trustFile: path(env, 'SIGNET_TRUST_FILE'),
-    doctrinePublisherKey: publisher || undefined,
-    logLevel: oneOf(env, 'SIGNET_LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
-    cacheEntries: int(env, 'SIGNET_CACHE_ENTRIES', 1024, 0, 1_000_000),
-    cacheBytes: int(env, 'SIGNET_CACHE_BYTES', 32 * 1024 * 1024, 64 * 1024, 4 * 1024 * 1024 * 1024),
-    maxArgumentBytes: int(env, 'SIGNET_MAX_ARGUMENT_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
+    transport: c.SIGNET_TRANSPORT,
+    doctrineDir: c.SIGNET_DOCTRINE_DIR ?? DEFAULT_DOCTRINE_DIR,
+    dataDir,
+    signingKeyFile: c.SIGNET_SIGNING_KEY_FILE,
+    trustFile: c.SIGNET_TRUST_FILE,
+    doctrinePublisherKey: c.SIGNET_DOCTRINE_PUBLISHER_KEY,
+    logLevel: c.SIGNET_LOG_LEVEL,
+    cacheEntries: c.SIGNET_CACHE_ENTRIES,
+    cacheBytes: c.SIGNET_CACHE_BYTES,
+    maxArgumentBytes: c.SIGNET_MAX_ARGUMENT_BYTES,
     maxArgumentDepth: 32,
-    maxBatchMessages: int(env, 'SIGNET_MAX_BATCH_MESSAGES', 32, 1, 1000),
-    apiKey: env['SIGNET_API_KEY'] || undefined,
-    keyStore: path(env, 'SIGNET_KEY_STORE') ?? join(path(env, 'SIGNET_DATA_DIR') ?? defaultDataDir(env), 'keys.json'),
+    maxBatchMessages: c.SIGNET_MAX_BATCH_MESSAGES,
+    apiKey: c.SIGNET_API_KEY,
+    keyStore: c.SIGNET_KEY_STORE ?? join(dataDir, 'keys.json'),
     http: {
-      host: env['SIGNET_HTTP_HOST'] || '127.0.0.1',
-      port: int(env, 'SIGNET_HTTP_PORT', 3000, 0, 65535),
-      rateLimitPerMinute: int(env, 'SIGNET_RATE_LIMIT_PER_MINUTE', 60, 0, 10_000_000),
-      otherRequestsPerMinute: int(env, 'SIGNET_RATE_LIMIT_OTHER_PER_MINUTE', 600, 0, 10_000_000),
-      rateLimitPerKeyPerMinute: int(env, 'SIGNET_RATE_LIMIT_PER_KEY_PER_MINUTE', 0, 0, 10_000_000),
-      rateLimitIpv6Prefix: int(env, 'SIGNET_RATE_LIMIT_IPV6_PREFIX', 64, 32, 128),
-      trustedProxies: list(env, 'SIGNET_TRUSTED_PROXIES'),
-      maxBodyBytes: int(env, 'SIGNET_MAX_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
-      allowedOrigins: origins(env, 'SIGNET_ALLOWED_ORIGINS'),
-      allowedHosts: list(env, 'SIGNET_ALLOWED_HOSTS'),
-      requestTimeoutMs: int(env, 'SIGNET_REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
-      headersTimeoutMs: int(env, 'SIGNET_HEADERS_TIMEOUT_MS', 10_000, 1000, 600_000),
-      keepAliveTimeoutMs: int(env, 'SIGNET_KEEP_ALIVE_TIMEOUT_MS', 65_000, 1000, 600_000),
-      shutdownTimeoutMs: int(env, 'SIGNET_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
-      shutdownDelayMs: int(env, 'SIGNET_SHUTDOWN_DELAY_MS', 1000, 0, 60_000),
-      redisUrl: redis || null,
-      metricsPort: env['SIGNET_METRICS_PORT'] ? int(env, 'SIGNET_METRICS_PORT', 0, 0, 65535) : null,
-      metricsHost: env['SIGNET_METRICS_HOST'] || env['SIGNET_HTTP_HOST'] || '127.0.0.1',
+      host: c.SIGNET_HTTP_HOST ?? '127.0.0.1',
+      port: c.SIGNET_HTTP_PORT,
+      rateLimitPerMinute: c.SIGNET_RATE_LIMIT_PER_MINUTE,
+      otherRequestsPerMinute: c.SIGNET_RATE_LIMIT_OTHER_PER_MINUTE,
+      rateLimitPerKeyPerMinute: c.SIGNET_RATE_LIMIT_PER_KEY_PER_MINUTE,
+      rateLimitIpv6Prefix: c.SIGNET_RATE_LIMIT_IPV6_PREFIX,
+      trustedProxies: c.SIGNET_TRUSTED_PROXIES,
+      maxBodyBytes: c.SIGNET_MAX_BODY_BYTES,
+      allowedOrigins: c.SIGNET_ALLOWED_ORIGINS,
+      allowedHosts: c.SIGNET_ALLOWED_HOSTS,
+      requestTimeoutMs: c.SIGNET_REQUEST_TIMEOUT_MS,
+      headersTimeoutMs: c.SIGNET_HEADERS_TIMEOUT_MS,
+      keepAliveTimeoutMs: c.SIGNET_KEEP_ALIVE_TIMEOUT_MS,
+      shutdownTimeoutMs: c.SIGNET_SHUTDOWN_TIMEOUT_MS,
+      shutdownDelayMs: c.SIGNET_SHUTDOWN_DELAY_MS,
+      redisUrl: c.SIGNET_REDIS_URL ?? null,
+      metricsPort: c.SIGNET_METRICS_PORT,
+      metricsHost: c.SIGNET_METRICS_HOST ?? c.SIGNET_HTTP_HOST ?? '127.0.0.1',
     },
   };
 }

@@ -4,7 +4,7 @@ import type { Doctrine } from './doctrine/types.js';
 import { canonicalJson } from './signing/canonical.js';
 import type { DoctrineFooter } from './signing/format.js';
 import { sha256Tagged, type Signer } from './signing/signer.js';
-import { documentUri, ruleUri } from './tools/doctrine-get.js';
+import { documentUri, publicRule, ruleUri } from './doctrine/uris.js';
 
 export const RESOURCE_SIGNATURE_FORMAT = 'signet-resource/1';
 export const RESOURCE_META_KEY = 'signet/footer';
@@ -63,10 +63,9 @@ export function buildResources(doctrine: Doctrine, footer: DoctrineFooter, signe
     add({ uri: documentUri(d.id), name: d.id, title: d.title, description: `Doctrine document: ${d.title}`, mimeType: 'text/markdown' }, d.source, true);
   }
   for (const r of doctrine.rules) {
-    const { path: _p, ...rule } = r;
     add(
       { uri: ruleUri(r.id), name: r.id, title: r.title, description: `Rule ${r.id} (${r.severity})`, mimeType: 'application/json' },
-      canonicalJson({ ...rule, when: rule.when ?? null }),
+      canonicalJson(publicRule(r)),
       false,
     );
   }

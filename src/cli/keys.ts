@@ -6,7 +6,8 @@ import { dirname, join } from 'node:path';
 import { loadConfig } from '../config.js';
 import { SignetError } from '../errors.js';
 import { writeAtomic } from '../shared/atomic-file.js';
-import { newApiKey } from '../keys/format.js';
+import { checkApiKeyFormat, newApiKey } from '../keys/format.js';
+import { parseDuration } from '../shared/duration.js';
 import type { KeyRecord, KeyStore } from '../keys/store.js';
 // The store (and its lock library) loads only when a keys command runs, not on `signet serve`.
 const storeModule = () => import('../keys/store.js');
@@ -55,7 +56,7 @@ async function init(path: string | undefined): Promise<number> {
 export function registerKeyCommands(keys: Command, exitWith: (code: number | void) => void): void {
   keys.option('--store <file>', 'key store (SIGNET_KEY_STORE, default <data dir>/keys.json)');
   const storeOf = (cmd: Command) => store((cmd.parent?.opts() as { store?: string }).store);
-  const duration = async (text: string, option: string) => (await storeModule()).parseDuration(text, option);
+  const duration = async (text: string, option: string) => parseDuration(text, option);
 
   keys
     .command('new')
@@ -140,7 +141,8 @@ export function registerKeyCommands(keys: Command, exitWith: (code: number | voi
 function forgetInitialKey(s: KeyStore, id: string): void {
   const file = join(dirname(s.path), INITIAL_KEY_FILE);
   try {
-    if (readFileSync(file, 'utf8').trim().slice(5, 13) === id) rmSync(file);
+    const check = checkApiKeyFormat(readFileSync(file, 'utf8').trim());
+    if (check.ok && check.id === id) rmSync(file);
   } catch {
     /* no initial key file */
   }

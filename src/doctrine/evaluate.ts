@@ -1,3 +1,4 @@
+import { ajvDetails } from '../schema/errors.js';
 import { LogicEngine } from 'json-logic-engine';
 import { SignetError } from '../errors.js';
 import { canonicalJson, PreCanonical } from '../signing/canonical.js';
@@ -115,10 +116,7 @@ function checkFacts(doctrine: Doctrine, facts: unknown): asserts facts is Record
   throw new SignetError(
     'invalid_arguments',
     `facts do not match the doctrine's facts schema (${errors.length} problem${errors.length === 1 ? '' : 's'} shown)`,
-    errors.map((e) => ({
-      where: `facts${e.instancePath.replace(/\//g, '.')}`,
-      message: e.keyword === 'additionalProperties' ? `unknown fact "${String(e.params['additionalProperty'])}"` : (e.message ?? 'invalid'),
-    })),
+    ajvDetails('facts', errors, { unknown: 'fact' }),
   );
 }
 

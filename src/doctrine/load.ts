@@ -1,3 +1,4 @@
+import { ajvDetails } from '../schema/errors.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ErrorObject } from 'ajv';
@@ -16,10 +17,7 @@ const validateFrontMatter = ajv.compile(frontMatterSchema);
 const validatePublisher = ajv.compile(publisherSignatureSchema);
 
 function ajvProblems(file: string, errors: ErrorObject[] | null | undefined): Problem[] {
-  return (errors ?? []).map((e) => ({
-    where: `${file}: ${e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '(root)'}`,
-    message: e.message ?? 'invalid',
-  }));
+  return ajvDetails(`${file}: `, errors, { limit: Infinity }).map((d) => ({ where: d.where!, message: d.message }));
 }
 
 function parseJson(file: DoctrineFile, problems: Problem[]): unknown {

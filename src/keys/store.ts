@@ -7,7 +7,8 @@ import { dirname } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { SignetError } from '../errors.js';
 import { sha256Tag } from '../shared/hash.js';
-import { isSha256Tag } from '../shared/sha256-tag.js';
+import { SHA256_TAG_PATTERN } from '../shared/sha256-tag.js';
+import { ajv } from '../schema/ajv.js';
 import { writeAtomic } from '../shared/atomic-file.js';
 import { checkApiKeyFormat, KEY_PREFIX, newApiKey } from './format.js';
 
@@ -55,7 +56,39 @@ export function statusOf(record: KeyRecord, now: number): KeyStatus {
   return 'active';
 }
 
-const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
+const ISO = '^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d+)?Z$';
+const time = { type: 'string', pattern: ISO };
+const nullableTime = { type: ['string', 'null'], pattern: ISO };
+const ID = '^[0-9A-Za-z]{8}$';
+
+/** The store's records, as JSON Schema (the proxy's njs check relies on the same shape). */
+const STORE_SCHEMA = {
+  type: 'object',
+  required: ['format', 'keys'],
+  properties: {
+    format: { const: STORE_FORMAT },
+    record_bytes: { const: RECORD_BYTES },
+    keys: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'name', 'hash', 'last4', 'created_at', 'expires_at', 'revoked_at', 'rotated_to'],
+        additionalProperties: false,
+        properties: {
+          id: { type: 'string', pattern: ID },
+          name: { type: 'string', pattern: '^[\\w .@-]{1,64}$' },
+          hash: { type: 'string', pattern: SHA256_TAG_PATTERN },
+          last4: { type: 'string', pattern: '^[0-9A-Za-z]{4}$' },
+          created_at: time,
+          expires_at: nullableTime,
+          revoked_at: nullableTime,
+          rotated_to: { type: ['string', 'null'], pattern: ID },
+        },
+      },
+    },
+  },
+} as const;
+const validateStore = ajv.compile(STORE_SCHEMA);
 
 /** Parses and checks a store; a corrupted store is an error naming what is wrong, never "no keys". */
 export function parseStore(text: string, path: string): KeyStoreFile {
@@ -68,22 +101,13 @@ export function parseStore(text: string, path: string): KeyStoreFile {
   const bad = (why: string): never => {
     throw new SignetError('store_invalid', `Key store ${path} is corrupted (${why}). Restore it from a backup, or move it away and create keys again.`);
   };
-  if (!data || typeof data !== 'object' || (data as KeyStoreFile).format !== STORE_FORMAT || !Array.isArray((data as KeyStoreFile).keys)) {
-    bad(`expected {"format":"${STORE_FORMAT}","keys":[...]}`);
+  if (!validateStore(data)) {
+    const e = validateStore.errors?.[0];
+    const where = e?.instancePath ? e.instancePath.slice(1).replace(/\//g, '.').replace(/^keys\.(\d+)/, 'keys[$1]') : '';
+    bad(where ? `${where.split('.')[0]} is malformed` : `expected {"format":"${STORE_FORMAT}","keys":[...]}`);
   }
   const ids = new Set<string>();
-  for (const [i, k] of (data as KeyStoreFile).keys.entries()) {
-    if (!k || typeof k !== 'object') bad(`keys[${i}] is malformed`);
-    const ok =
-      typeof k.id === 'string' && /^[0-9A-Za-z]{8}$/.test(k.id) &&
-      typeof k.name === 'string' && /^[\w .@-]{1,64}$/.test(k.name) &&
-      isSha256Tag(k.hash) &&
-      typeof k.created_at === 'string' && ISO.test(k.created_at) &&
-      (k.expires_at === null || (typeof k.expires_at === 'string' && ISO.test(k.expires_at))) &&
-      (k.revoked_at === null || (typeof k.revoked_at === 'string' && ISO.test(k.revoked_at))) &&
-      typeof k.last4 === 'string' && /^[0-9A-Za-z]{4}$/.test(k.last4) &&
-      (k.rotated_to === null || (typeof k.rotated_to === 'string' && /^[0-9A-Za-z]{8}$/.test(k.rotated_to)));
-    if (!ok) bad(`keys[${i}] is malformed`);
+  for (const k of (data as KeyStoreFile).keys) {
     if (ids.has(k.id)) bad(`duplicate id ${k.id}`);
     ids.add(k.id);
   }
@@ -205,11 +229,4 @@ export class KeyStore {
     const status = statusOf(record, now);
     return status === 'active' ? { ok: true, record } : { ok: false, reason: `key ${record.id} is ${status}` };
   }
-}
-
-/** "90d", "24h", "15m", "30s" → milliseconds. */
-export function parseDuration(text: string, option: string): number {
-  const m = /^(\d+)(s|m|h|d)$/.exec(text.trim());
-  if (!m) throw new SignetError('invalid_arguments', `${option} takes a duration like 30s, 15m, 24h or 90d (got "${text}")`);
-  return Number(m[1]) * { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 's' | 'm' | 'h' | 'd'];
 }

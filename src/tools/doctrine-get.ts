@@ -1,4 +1,5 @@
 import { SignetError } from '../errors.js';
+import { documentUri, publicRule, ruleUri } from '../doctrine/uris.js';
 import type { ToolDefinition } from './types.js';
 
 interface Input {
@@ -6,14 +7,6 @@ interface Input {
 }
 
 const PLAIN_ID = /^[A-Za-z0-9][A-Za-z0-9-]{0,127}$/;
-
-export function documentUri(id: string): string {
-  return `doctrine://documents/${id}`;
-}
-
-export function ruleUri(id: string): string {
-  return `doctrine://rules/${id}`;
-}
 
 export const doctrineGet: ToolDefinition<Input> = {
   name: 'doctrine_get',
@@ -51,8 +44,7 @@ export const doctrineGet: ToolDefinition<Input> = {
     }
     const rule = ctx.doctrine.rules.find((r) => r.id === id);
     if (rule) {
-      const { path: _path, ...publicRule } = rule;
-      return { kind: 'rule', id, uri: ruleUri(id), rule: { ...publicRule, when: rule.when ?? null } };
+      return { kind: 'rule', id, uri: ruleUri(id), rule: publicRule(rule) };
     }
     const suggestions = ctx.search.search(id, { limit: 3 }).hits.map((h) => h.id);
     throw new SignetError(

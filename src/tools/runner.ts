@@ -1,6 +1,7 @@
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import { ajv } from '../schema/ajv.js';
-import { publicError, SignetError, type ErrorDetail } from '../errors.js';
+import { publicError, SignetError } from '../errors.js';
+import { ajvDetails } from '../schema/errors.js';
 import { canonicalJson } from '../signing/canonical.js';
 import type { OutputBody } from '../signing/format.js';
 import { sha256Tagged } from '../signing/signer.js';
@@ -42,19 +43,6 @@ function depthExceeds(value: unknown, limit: number): boolean {
     }
   }
   return false;
-}
-
-function ajvDetails(errors: ErrorObject[] | null | undefined): ErrorDetail[] {
-  return (errors ?? []).slice(0, 20).map((e) => {
-    const where = 'arguments' + e.instancePath.replace(/\//g, '.');
-    if (e.keyword === 'additionalProperties') {
-      // The caller chose the name: quoted back bounded, so a huge key is not signed and echoed whole.
-      const name = String(e.params['additionalProperty']);
-      return { where, message: `unknown property "${name.length > 100 ? `${name.slice(0, 100)}…` : name}"` };
-    }
-    if (e.keyword === 'enum') return { where, message: `must be one of ${JSON.stringify(e.params['allowedValues'])}` };
-    return { where, message: e.message ?? 'invalid' };
-  });
 }
 
 function errorBody(tool: string, inputHash: string | null, err: unknown): OutputBody {
@@ -109,7 +97,7 @@ export class ToolRunner {
     }
     const tool = p.tool;
     if (!(tool.compiled ??= ajv.compile(tool.schema))(p.args)) {
-      const details = ajvDetails(tool.compiled.errors);
+      const details = ajvDetails('arguments', tool.compiled.errors);
       const message = `Invalid arguments for ${name}: ${details.map((d) => `${d.where} ${d.message}`).join('; ')}`;
       return errorBody(name, inputHash, new SignetError('invalid_arguments', message, details));
     }

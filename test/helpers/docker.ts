@@ -4,15 +4,19 @@ import { promisify } from 'node:util';
 
 export const run = promisify(execFile);
 
-// testcontainers cannot pull its Ryuk reaper here; the suites clean up in afterAll.
-process.env['TESTCONTAINERS_RYUK_DISABLED'] ??= 'true';
-
-// The stack publishes its ports on 127.0.0.1 only (by design). Inside a container (/.dockerenv)
-// with a local socket, testcontainers would otherwise probe the bridge gateway (172.17.0.1),
-// where nothing listens, and wait until its startup timeout. A remote engine (tcp://) keeps
-// testcontainers' own resolution.
-const dockerHost = process.env['DOCKER_HOST'] ?? '';
-if (dockerHost === '' || dockerHost.startsWith('unix:')) process.env['TESTCONTAINERS_HOST_OVERRIDE'] ??= '127.0.0.1';
+/**
+ * Settings testcontainers reads from the environment, set by the compose suites when they
+ * start (never on import): no Ryuk reaper (it cannot be pulled here; the suites clean up in
+ * afterAll), and, for a local engine, the host to probe published ports on. The stack
+ * publishes on 127.0.0.1 only (by design); inside a container (/.dockerenv) with a local
+ * socket, testcontainers would otherwise probe the bridge gateway (172.17.0.1), where nothing
+ * listens. A remote engine (tcp://) keeps testcontainers' own resolution.
+ */
+export function configureTestcontainers(): void {
+  process.env['TESTCONTAINERS_RYUK_DISABLED'] ??= 'true';
+  const dockerHost = process.env['DOCKER_HOST'] ?? '';
+  if (dockerHost === '' || dockerHost.startsWith('unix:')) process.env['TESTCONTAINERS_HOST_OVERRIDE'] ??= '127.0.0.1';
+}
 
 /** Is a Docker engine reachable? With SIGNET_REQUIRE_DOCKER=1 a missing engine is a failure, not a skip. */
 export function dockerReachable(): boolean {

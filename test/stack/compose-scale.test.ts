@@ -3,10 +3,12 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DockerComposeEnvironment, Wait, type StartedDockerComposeEnvironment } from 'testcontainers';
-import { docker, dockerReachable, removeComposeProject, run, testSubnet } from '../helpers/docker.js';
+import { configureTestcontainers, docker, dockerReachable, removeComposeProject, run, testSubnet } from '../helpers/docker.js';
 import { rawRequest, rpc } from '../helpers/http-server.js';
 import { ROOT } from '../helpers/paths.js';
 import { requestLines } from './suite.js';
+
+configureTestcontainers();
 
 const project = `signet-scale-${randomBytes(4).toString('hex')}`;
 // Pings in the availability loops are not what is measured here: give them room.

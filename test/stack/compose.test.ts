@@ -11,13 +11,15 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { checkApiKeyFormat } from '../../src/keys/format.js';
 import { verifyOutput } from '../../src/signing/verify.js';
-import { docker, dockerReachable, dockerRequired, removeComposeProject, run, testSubnet } from '../helpers/docker.js';
+import { configureTestcontainers, docker, dockerReachable, dockerRequired, removeComposeProject, run, testSubnet } from '../helpers/docker.js';
 import { rawRequest, rpc } from '../helpers/http-server.js';
 import { CLI, ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 import { defineKeyLifecycleSuite } from './keys-suite.js';
 import { defineStackSuite, type StackTarget } from './suite.js';
 import { ALLOWED_HOST, defineBrowserSuite, startPageServer } from './browser-suite.js';
+
+configureTestcontainers();
 
 const reachable = dockerReachable();
 

@@ -68,7 +68,7 @@ describe('doctrine manifest and hash', () => {
     const { doctrine: d, problems } = checkDoctrine(dir);
     expect(d).toBeNull();
     const text = problems.map((p) => `${p.where} => ${p.message}`).join('\n');
-    expect(text).toContain('rules/tls.json: rules.0.severity => must be equal to one of the allowed values');
+    expect(text).toContain('rules/tls.json: rules.0.severity => must be one of ["critical","high","medium","low"]');
     expect(text).toContain('documents/tls-basics.md front matter: id => id "tls-basic" must equal the file name "tls-basics"');
     expect(text).toContain('scripts/run.sh => unexpected file');
     expect(text).toMatch(/rules\/tls\.json: rules\.1\.check: operator "method" is not allowed/);

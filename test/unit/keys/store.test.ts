@@ -2,7 +2,8 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { base62Checksum, checkApiKeyFormat, KEY_SCANNER_REGEX, newApiKey } from '../../../src/keys/format.js';
-import { keyHash, KeyStore, parseDuration, statusOf } from '../../../src/keys/store.js';
+import { keyHash, KeyStore, statusOf } from '../../../src/keys/store.js';
+import { parseDuration } from '../../../src/shared/duration.js';
 import { tempDir } from '../../helpers/tmp-doctrine.js';
 
 describe('API key format', () => {
