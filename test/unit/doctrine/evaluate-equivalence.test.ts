@@ -1,10 +1,13 @@
-// The evaluator's two speed-ups checked against slow, independent references on random
-// facts: json-logic-engine against json-logic-js (the reference JSON Logic implementation),
-// and the pre-canonicalised result against `canonicalize` (RFC 8785) of the same value.
+// The evaluator checked against slow, independent references on random facts: with every
+// fact given, json-logic-engine against json-logic-js (the reference JSON Logic
+// implementation); with facts missing, every decided status (pass, fail, not_applicable) must
+// hold for any way of filling in the missing facts; and the pre-canonicalised signed result
+// against `canonicalize` (RFC 8785) of the same value.
 import canonicalize from 'canonicalize';
 import jsonLogic, { type RulesLogic } from 'json-logic-js';
 import { describe, expect, it } from 'vitest';
-import { evaluateFacts, evaluateFactsCanonical, type FindingStatus } from '../../../src/doctrine/evaluate.js';
+import { evaluateFacts, type FindingStatus } from '../../../src/doctrine/evaluate.js';
+import { evaluationCanonical } from '../../../src/tools/doctrine-evaluate.js';
 import { loadDoctrine } from '../../../src/doctrine/load.js';
 import type { Doctrine } from '../../../src/doctrine/types.js';
 import { DEFAULT_DOCTRINE } from '../../helpers/paths.js';
@@ -41,21 +44,30 @@ function randomFacts(schema: Schema, next: () => number, presence: number): Reco
   return out;
 }
 
-/** The evaluator's contract, restated with json-logic-js. */
-function referenceStatuses(d: Doctrine, facts: Record<string, unknown>): FindingStatus[] {
-  const has = (path: string) => {
-    let node: unknown = facts;
-    for (const part of path.split('.')) {
-      if (node === null || typeof node !== 'object' || !Object.hasOwn(node, part)) return false;
-      node = (node as Record<string, unknown>)[part];
-    }
-    return node !== undefined;
+const has = (facts: Record<string, unknown>, path: string) => {
+  let node: unknown = facts;
+  for (const part of path.split('.')) {
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, part)) return false;
+    node = (node as Record<string, unknown>)[part];
+  }
+  return node !== undefined;
+};
+
+/** The status with every fact given, restated with json-logic-js. */
+function referenceStatus(rule: Doctrine['rules'][number], facts: Record<string, unknown>): FindingStatus {
+  if (rule.when !== undefined && !jsonLogic.truthy(jsonLogic.apply(rule.when as RulesLogic, facts))) return 'not_applicable';
+  return jsonLogic.truthy(jsonLogic.apply(rule.check as RulesLogic, facts)) ? 'pass' : 'fail';
+}
+
+/** `facts` with every missing fact of the schema filled in, at random. */
+function complete(schema: Schema, facts: Record<string, unknown>, next: () => number): Record<string, unknown> {
+  const filled = randomFacts(schema, next, 1);
+  const merge = (a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> => {
+    const out = { ...b };
+    for (const [k, v] of Object.entries(a)) out[k] = v && typeof v === 'object' && !Array.isArray(v) && b[k] && typeof b[k] === 'object' ? merge(v as Record<string, unknown>, b[k] as Record<string, unknown>) : v;
+    return out;
   };
-  return d.rules.map((rule) => {
-    if (!rule.facts.every(has)) return 'not_applicable';
-    if (rule.when !== undefined && !jsonLogic.truthy(jsonLogic.apply(rule.when as RulesLogic, facts))) return 'not_applicable';
-    return jsonLogic.truthy(jsonLogic.apply(rule.check as RulesLogic, facts)) ? 'pass' : 'fail';
-  });
+  return merge(facts, filled);
 }
 
 const samples = (() => {
@@ -76,17 +88,53 @@ describe('evaluator against the references', () => {
     }
   });
 
-  it('gives the same status as json-logic-js for every rule and sample', () => {
+  it('with every fact given, gives the same status as json-logic-js for every rule and sample', () => {
     samples.forEach((facts, i) => {
-      const got = evaluateFacts(doctrine, facts).findings.map((f) => f.status);
-      expect(got, `sample ${i}: ${JSON.stringify(facts)}`).toEqual(referenceStatuses(doctrine, facts));
+      const got = evaluateFacts(doctrine, facts).findings;
+      doctrine.rules.forEach((rule, r) => {
+        if (!rule.facts.every((p) => has(facts, p))) return;
+        expect(got[r]!.status, `sample ${i}, ${rule.id}`).toBe(referenceStatus(rule, facts));
+      });
     });
+  });
+
+  it('with facts missing, decides only what no missing fact could change, and says which facts it needs otherwise', () => {
+    const next = rng(7);
+    const schema = doctrine.meta.facts_schema as Schema;
+    let decided = 0;
+    let undetermined = 0;
+    samples.forEach((facts, i) => {
+      const got = evaluateFacts(doctrine, facts).findings;
+      const completions = Array.from({ length: 12 }, () => complete(schema, facts, next));
+      doctrine.rules.forEach((rule, r) => {
+        const missing = rule.facts.filter((p) => !has(facts, p));
+        if (missing.length === 0) return;
+        const f = got[r]!;
+        if (f.status === 'undetermined') {
+          undetermined++;
+          expect(f.missing_facts, `sample ${i}, ${rule.id}`).toEqual(missing);
+          return;
+        }
+        decided++;
+        for (const c of completions) expect(referenceStatus(rule, c), `sample ${i}, ${rule.id}: decided ${f.status} without ${missing.join(', ')}`).toBe(f.status);
+      });
+    });
+    // Both kinds occur, so both branches are checked.
+    expect(decided).toBeGreaterThan(50);
+    expect(undetermined).toBeGreaterThan(50);
+  });
+
+  it('never reads an incomplete evaluation as a pass: empty facts are incomplete, not clean', () => {
+    const empty = evaluateFacts(doctrine, {});
+    expect(empty.summary).toMatchObject({ verdict: 'incomplete', complete: false, fail: 0 });
+    expect(empty.summary.undetermined).toBeGreaterThan(0);
+    expect(empty.summary.facts_needed.length).toBeGreaterThan(0);
   });
 
   it('builds byte-for-byte the RFC 8785 form of the evaluation, with either detail', () => {
     samples.forEach((facts, i) => {
       for (const detail of ['failures', 'full'] as const) {
-        const pre = evaluateFactsCanonical(doctrine, facts, { detail });
+        const pre = evaluationCanonical(doctrine, facts, detail);
         expect(pre.json, `sample ${i}, detail ${detail}`).toBe(canonicalize(evaluateFacts(doctrine, facts, { detail })));
         expect(pre.json).toBe(canonicalize(pre.value));
       }

@@ -7,7 +7,7 @@ import { MINI_DOCTRINE } from '../../helpers/paths.js';
 const doctrine = loadDoctrine(MINI_DOCTRINE);
 
 describe('evaluateFacts', () => {
-  it('passes, fails or marks not_applicable each rule, in rule id order', () => {
+  it('passes, fails, marks not_applicable or undetermined each rule, in rule id order', () => {
     const { findings, summary } = evaluateFacts(doctrine, { transport: { kind: 'http' }, tls: { enabled: false, min_version: '1.3' } });
     expect(findings.map((f) => [f.rule_id, f.status])).toEqual([
       ['TLS-001', 'fail'],
@@ -15,13 +15,18 @@ describe('evaluateFacts', () => {
       ['TRANS-001', 'pass'],
     ]);
     expect(summary).toEqual({
+      verdict: 'fail',
+      complete: true,
       rules: 3,
       pass: 2,
       fail: 1,
       not_applicable: 0,
+      undetermined: 0,
       failed_by_severity: { critical: 0, high: 1, medium: 0, low: 0 },
       highest_failed_severity: 'high',
       failed_rule_ids: ['TLS-001'],
+      undetermined_rule_ids: [],
+      facts_needed: [],
     });
     expect(findings[0]).toMatchObject({ severity: 'high', category: 'tls', rationale: 'Bearer tokens travel in every request.', references: ['doc:tls-basics'] });
     // Passing findings stay short; "full" explains every one.
@@ -30,16 +35,20 @@ describe('evaluateFacts', () => {
     expect(full.findings[1]).toMatchObject({ status: 'pass', rationale: 'Older versions have known weaknesses.', references: ['doc:tls-basics', 'https://www.rfc-editor.org/rfc/rfc8996'] });
   });
 
-  it('reports missing facts and unmet conditions as not_applicable, never as fail', () => {
-    const { findings } = evaluateFacts(doctrine, { transport: { kind: 'stdio' } });
+  it('decides scope first; a rule it cannot decide for missing facts is undetermined, with the facts it needs', () => {
+    const { findings, summary } = evaluateFacts(doctrine, { transport: { kind: 'http' } });
     expect(findings.map((f) => [f.rule_id, f.status, f.missing_facts])).toEqual([
-      ['TLS-001', 'not_applicable', ['tls.enabled']],
-      ['TLS-002', 'not_applicable', ['tls.min_version']],
+      ['TLS-001', 'undetermined', ['tls.enabled']],
+      ['TLS-002', 'undetermined', ['tls.min_version']],
       ['TRANS-001', 'pass', undefined],
     ]);
-    const stdioWithTls = evaluateFacts(doctrine, { transport: { kind: 'stdio' }, tls: { enabled: false } });
-    expect(stdioWithTls.findings[0]).toMatchObject({ status: 'not_applicable', reason: 'condition for this rule does not hold' });
-    expect(evaluateFacts(doctrine, {}).summary.not_applicable).toBe(3);
+    expect(summary).toMatchObject({ verdict: 'incomplete', complete: false, undetermined: 2, facts_needed: ['tls.enabled', 'tls.min_version'] });
+    // Out of scope whatever is missing: TLS rules do not apply to stdio.
+    const stdio = evaluateFacts(doctrine, { transport: { kind: 'stdio' }, tls: { min_version: '1.3' } });
+    expect(stdio.findings[0]).toMatchObject({ status: 'not_applicable', reason: expect.stringMatching(/does not apply/) });
+    expect(stdio.summary).toMatchObject({ verdict: 'pass', complete: true, not_applicable: 1, pass: 2 });
+    // No facts at all is never a pass.
+    expect(evaluateFacts(doctrine, {}).summary).toMatchObject({ verdict: 'incomplete', complete: false, pass: 0, fail: 0 });
   });
 
   it('rejects facts that do not match the schema, naming each fact', () => {
