@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { ROOT } from './paths.js';
 
@@ -35,10 +36,14 @@ export async function startNginx(dir: string, port: number): Promise<NginxProces
   const deadline = Date.now() + 10_000;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`nginx exited ${proc.exitCode}: ${out}`);
-    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
-      (r) => r.status > 0,
-      () => false,
-    );
+    // A TCP connection, not an HTTP request: a PROXY-protocol or TLS listener answers no plain request.
+    const ok = await new Promise<boolean>((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port }, () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
     if (ok) break;
     if (Date.now() > deadline) throw new Error(`nginx did not start: ${out}`);
     await new Promise((r) => setTimeout(r, 100));

@@ -159,7 +159,12 @@ export function defineKeyLifecycleSuite(name: string, start: () => Promise<KeySt
       expect((await ping(good)).status).toBe(200);
     });
 
-    it('never writes a key or a key hash to any log', async () => {
+    it('never writes a key or a key hash to any log, nor a warning for requests outside /mcp', async () => {
+      // Outside /mcp the key check never runs: its variables must still be logged without a
+      // warning (nginx's "using uninitialized variable" line quotes the whole request line).
+      for (const path of [`/healthz?access_token=${minted[0]}`, '/healthz', `/nope/${minted[0]}`, '/.well-known/oauth-protected-resource']) {
+        await fetch(`${t.baseUrl}${path}`).then((r) => r.arrayBuffer());
+      }
       await sleep(1500); // the proxy's access log flushes every second
       const logs = (await t.serverLogs()) + (await t.proxyLogs());
       const store = JSON.parse(await t.readStore()) as { keys: { hash: string }[] };
@@ -169,6 +174,7 @@ export function defineKeyLifecycleSuite(name: string, start: () => Promise<KeySt
       }
       for (const k of store.keys) expect(logs).not.toContain(k.hash.slice(7));
       expect(logs).not.toMatch(/sgnk_[0-9A-Za-z]{20}/);
+      expect(await t.proxyLogs()).not.toContain('uninitialized');
     });
   });
 }

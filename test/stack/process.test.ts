@@ -6,12 +6,13 @@ import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { newApiKey } from '../../src/keys/format.js';
-import { startHttpServer } from '../helpers/http-server.js';
+import { rawRequest, startHttpServer } from '../helpers/http-server.js';
 import { CLI, DEFAULT_DOCTRINE } from '../helpers/paths.js';
 import { freePort, NJS_MODULE, processProxyEnv, renderProxy, startNginx } from '../helpers/proxy-process.js';
+import { rawExchange } from '../helpers/raw-http.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 import { defineKeyLifecycleSuite } from './keys-suite.js';
-import { defineStackSuite } from './suite.js';
+import { accessLines, defineStackSuite, requestLines } from './suite.js';
 import { ALLOWED_HOST, defineBrowserSuite, startPageServer } from './browser-suite.js';
 
 async function startProcessStack(extraProxyEnv: Record<string, string> = {}, serverEnv: Record<string, string> = {}, mode: 'static' | 'store' = 'static') {
@@ -93,13 +94,18 @@ describe('per-key rate limit beside the per-IP one (key store mode)', () => {
   });
 });
 
+/** The suite refuses many keys on purpose: room for them (the defaults are tested on their own below). */
+const SUITE_AUTH_FAILURES = { SIGNET_PROXY_AUTH_FAILURES_PER_MINUTE: '600', SIGNET_PROXY_AUTH_FAILURES_BURST: '100' };
+
 defineStackSuite('process stack', async () => {
-  const s = await startProcessStack();
+  const s = await startProcessStack(SUITE_AUTH_FAILURES);
   return {
     baseUrl: `http://127.0.0.1:${s.port}`,
     key: s.key,
     clientAddress: '127.0.0.2',
     expectedClientIp: '127.0.0.2',
+    perKeyLimit: false,
+    authFailureBurst: 100,
     serverLogs: async () => s.server.logs(),
     proxyLogs: async () => s.nginx.accessLog() + s.nginx.errorLog(),
     stop: s.stop,
@@ -137,7 +143,7 @@ describe('reference proxy: refuses to start without a safe key', () => {
     const http = readFileSync(join(out, 'nginx.conf'), 'utf8');
     expect(http).toContain('js_set $signet_auth signet_auth.check;');
     expect(http).toContain('load_module');
-    expect(readFileSync(join(out, 'signet.conf'), 'utf8')).not.toMatch(/sgnk_/);
+    expect(readFileSync(join(out, 'signet.conf'), 'utf8')).not.toMatch(/sgnk_[0-9A-Za-z]/);
   });
 });
 
@@ -193,4 +199,152 @@ defineBrowserSuite('process stack', async () => {
       await pages.close();
     },
   };
+});
+
+/** The server's request-log line for one request id (the proxy's X-Request-Id), once written. */
+async function serverLine(s: { server: { logs(): string } }, requestId: string): Promise<Record<string, unknown> | undefined> {
+  for (let i = 0; i < 30; i++) {
+    const line = requestLines(s.server.logs()).find((l) => l['req_id'] === requestId);
+    if (line) return line;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return undefined;
+}
+
+const pingBody = (id: string) => JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' });
+const callBody = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'doctrine_info', arguments: {} } });
+
+describe('client address from trusted front proxies only (X-Forwarded-For, nginx realip)', () => {
+  // 127.0.0.9 plays the load balancer / ingress controller; any other 127.0.0.x is a client.
+  const LB = '127.0.0.9';
+  const via = (s: { port: number; key: string }, from: string, xff: string | null, body: string, key: string | null = s.key) =>
+    rawRequest(`http://127.0.0.1:${s.port}/mcp`, {
+      headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}), ...(xff === null ? {} : { 'x-forwarded-for': xff }) },
+      body,
+      localAddress: from,
+    });
+
+  it('believes X-Forwarded-For from a trusted peer only; the per-IP limits then apply to the real client', async () => {
+    const s = await startProcessStack({ SIGNET_PROXY_TRUSTED_PROXIES: `${LB}/32, 192.0.2.0/24` });
+    try {
+      expect(readFileSync(join(s.dir, 'conf', 'signet.conf'), 'utf8')).toMatch(/set_real_ip_from 127\.0\.0\.9\/32;[\s\S]*real_ip_recursive on;/);
+      // A client's own header is ignored: spoofed from an untrusted peer.
+      const spoofed = await via(s, '127.0.0.2', '203.0.113.66', pingBody('spoof'));
+      expect((await serverLine(s, String(spoofed.headers['x-request-id'])))?.['client_ip']).toBe('127.0.0.2');
+      // A genuine one from the trusted peer: the right-most address that is not a trusted hop.
+      const genuine = await via(s, LB, '198.51.100.7, 203.0.113.7', pingBody('lb'));
+      expect((await serverLine(s, String(genuine.headers['x-request-id'])))?.['client_ip']).toBe('203.0.113.7');
+      const twoHops = await via(s, LB, '203.0.113.8, 192.0.2.10', pingBody('hops'));
+      expect((await serverLine(s, String(twoHops.headers['x-request-id'])))?.['client_ip']).toBe('203.0.113.8');
+      // Behind the balancer, each client has its own tools/call budget.
+      for (let i = 0; i < 60; i++) expect((await via(s, LB, '203.0.113.10', callBody(i))).status, `call ${i}`).toBe(200);
+      expect((await via(s, LB, '203.0.113.10', callBody(60))).status).toBe(429);
+      expect((await via(s, LB, '203.0.113.11', callBody(61))).status).toBe(200);
+      // And its own budget of refused keys.
+      const refused: number[] = [];
+      for (let i = 0; i < 30; i++) refused.push((await via(s, LB, '203.0.113.20', pingBody(`r${i}`), 'sgnk_' + 'Q'.repeat(57))).status);
+      expect(refused.slice(0, 21).every((st) => st === 401)).toBe(true);
+      expect(refused.slice(21).every((st) => st === 429)).toBe(true);
+      expect((await via(s, LB, '203.0.113.21', pingBody('other'), 'sgnk_' + 'Q'.repeat(57))).status).toBe(401);
+      await new Promise((r) => setTimeout(r, 1200)); // the access log flushes every second
+      const remote = accessLines(s.nginx.accessLog()).map((l) => l['remote_addr']);
+      expect(remote).toEqual(expect.arrayContaining(['127.0.0.2', '203.0.113.7', '203.0.113.10', '203.0.113.20']));
+      expect(remote).not.toContain('203.0.113.66');
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it('reads the PROXY protocol from a trusted load balancer only, and logs nothing of a plain request sent to it', async () => {
+    const s = await startProcessStack({ SIGNET_PROXY_TRUSTED_PROXIES: LB, SIGNET_PROXY_REAL_IP_HEADER: 'proxy_protocol' });
+    try {
+      const base = `http://127.0.0.1:${s.port}`;
+      const body = pingBody('pp');
+      const request = (proxyLine: string, target = '/mcp') =>
+        `${proxyLine}POST ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAuthorization: Bearer ${s.key}\r\n` +
+        `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`;
+      const clientOf = async (text: string) => (await serverLine(s, /X-Request-Id: (\w+)/i.exec(text)![1]!))?.['client_ip'];
+      const trusted = await rawExchange(base, request(`PROXY TCP4 203.0.113.5 127.0.0.1 5555 ${s.port}\r\n`), { localAddress: LB });
+      expect(trusted.statuses).toEqual([200]);
+      expect(await clientOf(trusted.text)).toBe('203.0.113.5');
+      const untrusted = await rawExchange(base, request(`PROXY TCP4 203.0.113.6 127.0.0.1 5555 ${s.port}\r\n`), { localAddress: '127.0.0.2' });
+      expect(untrusted.statuses).toEqual([200]);
+      expect(await clientOf(untrusted.text)).toBe('127.0.0.2');
+      // Plain HTTP (no PROXY header): the connection is dropped, and nginx's "broken header"
+      // line, which would quote the request with the key in it, is not written.
+      const plain = await rawExchange(base, request('', `/mcp?access_token=${s.key}`), { localAddress: '127.0.0.2' });
+      expect(plain.statuses).toEqual([]);
+      expect(plain.closed).toBe(true);
+      await new Promise((r) => setTimeout(r, 1200));
+      const logs = s.nginx.errorLog() + s.nginx.accessLog() + s.server.logs();
+      expect(logs).not.toContain(s.key);
+      expect(logs).not.toContain('broken header');
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it.each([
+    ['a CIDR with junk', { SIGNET_PROXY_TRUSTED_PROXIES: '10.0.0.0/8;return' }, /SIGNET_PROXY_TRUSTED_PROXIES: '10\.0\.0\.0\/8;return' is not an address/],
+    ['a name', { SIGNET_PROXY_TRUSTED_PROXIES: 'lb.example.com' }, /is not an address or CIDR/],
+    ['another header', { SIGNET_PROXY_TRUSTED_PROXIES: '10.0.0.0/8', SIGNET_PROXY_REAL_IP_HEADER: 'X-Real-IP' }, /must be X-Forwarded-For or proxy_protocol/],
+    ['the PROXY protocol from anyone', { SIGNET_PROXY_REAL_IP_HEADER: 'proxy_protocol' }, /needs SIGNET_PROXY_TRUSTED_PROXIES/],
+    ['no refusals allowed', { SIGNET_PROXY_AUTH_FAILURES_BURST: '0' }, /SIGNET_PROXY_AUTH_FAILURES_BURST must be a whole number/],
+    ['a rate that is not a number', { SIGNET_PROXY_AUTH_FAILURES_PER_MINUTE: '1r/s' }, /SIGNET_PROXY_AUTH_FAILURES_PER_MINUTE must be a whole number/],
+  ])('render.sh refuses %s', (_label, extra, message) => {
+    const dir = tempDir('signet-render-');
+    const r = renderProxy({ ...processProxyEnv(dir, 1, 2), SIGNET_API_KEY: newApiKey(), ...extra });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(message);
+    expect(existsSync(join(dir, 'conf', 'signet.conf'))).toBe(false);
+  });
+});
+
+describe('refused keys: the default limit per client address', () => {
+  it('answers 20 refusals at once, then 429 until a second passes; a valid key from the same address never meets it', async () => {
+    const s = await startProcessStack();
+    try {
+      const conf = readFileSync(join(s.dir, 'conf', 'signet.conf'), 'utf8') + readFileSync(join(s.dir, 'conf', 'errors.conf'), 'utf8');
+      expect(conf).toContain('rate=60r/m');
+      expect(conf).toContain('burst=20 nodelay');
+      const post = (key: string, from: string, id: string) =>
+        rawRequest(`http://127.0.0.1:${s.port}/mcp`, { headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: pingBody(id), localAddress: from });
+      const statuses: number[] = [];
+      for (let i = 0; i < 40; i++) {
+        statuses.push((await post(`sgnk_${'W'.repeat(56)}${i % 10}`, '127.0.0.31', `bad${i}`)).status);
+        expect((await post(s.key, '127.0.0.31', `good${i}`)).status).toBe(200);
+      }
+      // 21: the burst of 20 plus the one the rate allows; the flood takes well under a second.
+      expect(statuses.filter((st) => st === 401).length).toBeGreaterThanOrEqual(21);
+      expect(statuses.filter((st) => st === 401).length).toBeLessThanOrEqual(22);
+      expect(statuses.filter((st) => st === 429).length).toBeGreaterThanOrEqual(18);
+      expect((await post('sgnk_nope', '127.0.0.32', 'elsewhere')).status).toBe(401);
+      await new Promise((r) => setTimeout(r, 1100));
+      expect((await post('sgnk_nope', '127.0.0.31', 'later')).status).toBe(401);
+      await new Promise((r) => setTimeout(r, 1200));
+      expect(s.nginx.errorLog()).not.toMatch(/limiting requests/); // a flood writes no error-log line per refusal
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
+describe('reference proxy: when Signet is down', () => {
+  it('answers 503 with a JSON body and Retry-After, and logs the upstream error without the request\'s secrets', async () => {
+    const s = await startProcessStack();
+    try {
+      await s.server.stop();
+      const r = await rawRequest(`http://127.0.0.1:${s.port}/mcp`, { headers: { 'content-type': 'application/json', authorization: `Bearer ${s.key}` }, body: pingBody('down') });
+      expect(r.status).toBe(503);
+      expect(r.headers['retry-after']).toBe('1');
+      expect(r.json()).toMatchObject({ error: 'unavailable' });
+      const health = await rawRequest(`http://127.0.0.1:${s.port}/healthz`, { method: 'GET' });
+      expect(health.status).toBe(503);
+      const errors = s.nginx.errorLog();
+      expect(errors).toMatch(/connect\(\) failed .* request: "POST \/mcp HTTP\/1\.1", upstream: "http:\/\/127\.0\.0\.1:\d+\/mcp"/);
+      expect(errors).not.toContain(s.key);
+    } finally {
+      await s.stop();
+    }
+  });
 });
