@@ -12,6 +12,12 @@
 #   SIGNET_PROXY_WATCH_UPSTREAM  1 (compose): reload nginx when the upstream name's addresses change
 #   SIGNET_PROXY_LISTEN       8080 (address:port or port)
 #   SIGNET_PROXY_MAX_BODY     1m   (keep equal to the server's SIGNET_MAX_BODY_BYTES)
+#   SIGNET_PROXY_TRUSTED_PROXIES  unset: the peer is the client. Else the front proxies (CIDRs)
+#                             whose X-Forwarded-For or PROXY protocol header names the client
+#   SIGNET_PROXY_REAL_IP_HEADER   X-Forwarded-For, or proxy_protocol (the listener then expects
+#                             the PROXY protocol on every connection)
+#   SIGNET_PROXY_AUTH_FAILURES_PER_MINUTE  60 and SIGNET_PROXY_AUTH_FAILURES_BURST 20: refused
+#                             keys per client address (a burst, then so many a minute), then 429
 #   SIGNET_TLS_DIR            /etc/signet/tls: if tls.crt and tls.key are there, serve HTTPS
 #   SIGNET_ALLOWED_ORIGINS    browser origins allowed to call /mcp (CORS), the same list the server reads
 #   SIGNET_PROXY_CONF_DIR     /tmp/nginx (rendered files), SIGNET_PROXY_RUNTIME_DIR (pid, temp)
@@ -95,6 +101,47 @@ for origin in $(printf '%s' "${SIGNET_ALLOWED_ORIGINS:-}" | tr ',' ' '); do
 "
 done
 export SIGNET_PROXY_CORS_ORIGINS
+
+# ---- client address: trusted front proxies (nginx realip) -----------------------------------
+# Only a peer in SIGNET_PROXY_TRUSTED_PROXIES may name the client (X-Forwarded-For read right
+# to left past the trusted hops, or the PROXY protocol header); anyone else is the client.
+trusted=$(printf '%s' "${SIGNET_PROXY_TRUSTED_PROXIES:-}" | tr ',' ' ')
+real_ip_header=${SIGNET_PROXY_REAL_IP_HEADER:-X-Forwarded-For}
+case "$real_ip_header" in
+  X-Forwarded-For|proxy_protocol) ;;
+  *) fail "SIGNET_PROXY_REAL_IP_HEADER must be X-Forwarded-For or proxy_protocol, not '$real_ip_header'." ;;
+esac
+SIGNET_PROXY_REAL_IP=''
+for cidr in $trusted; do
+  case "$cidr" in
+    *[!0-9A-Fa-f.:/]* | '' | */*/*) fail "SIGNET_PROXY_TRUSTED_PROXIES: '$cidr' is not an address or CIDR (e.g. 10.0.0.0/8, fd00::/8)." ;;
+  esac
+  SIGNET_PROXY_REAL_IP="$SIGNET_PROXY_REAL_IP    set_real_ip_from $cidr;
+"
+done
+if [ -n "$SIGNET_PROXY_REAL_IP" ]; then
+  SIGNET_PROXY_REAL_IP="    # Client address: only these front proxies may name it (SIGNET_PROXY_TRUSTED_PROXIES).
+$SIGNET_PROXY_REAL_IP    real_ip_header $real_ip_header;
+    real_ip_recursive on;"
+  echo "signet-proxy: client addresses from $real_ip_header of trusted front proxies: $trusted" >&2
+elif [ "$real_ip_header" = proxy_protocol ]; then
+  fail "SIGNET_PROXY_REAL_IP_HEADER=proxy_protocol needs SIGNET_PROXY_TRUSTED_PROXIES (the load balancer's addresses)."
+fi
+[ "$real_ip_header" = proxy_protocol ] && SIGNET_PROXY_LISTEN="$SIGNET_PROXY_LISTEN proxy_protocol"
+export SIGNET_PROXY_LISTEN SIGNET_PROXY_REAL_IP
+
+# ---- refused keys: a cheap limit per client address -----------------------------------------
+export SIGNET_PROXY_AUTH_FAILURES_PER_MINUTE="${SIGNET_PROXY_AUTH_FAILURES_PER_MINUTE:-60}"
+export SIGNET_PROXY_AUTH_FAILURES_BURST="${SIGNET_PROXY_AUTH_FAILURES_BURST:-20}"
+whole() {
+  case "$2" in
+    '' | *[!0-9]* | 0*) fail "$1 must be a whole number of at least 1." ;;
+  esac
+}
+whole SIGNET_PROXY_AUTH_FAILURES_PER_MINUTE "$SIGNET_PROXY_AUTH_FAILURES_PER_MINUTE"
+whole SIGNET_PROXY_AUTH_FAILURES_BURST "$SIGNET_PROXY_AUTH_FAILURES_BURST"
+
+# ---- the key check of each mode ------------------------------------------------------------
 if [ "$mode" = store ]; then
   export SIGNET_PROXY_LOAD_MODULES="load_module $SIGNET_PROXY_NJS_MODULE;"
   export SIGNET_PROXY_KEY_ID_HEADER='$signet_key_id'
@@ -111,7 +158,8 @@ vars='${SIGNET_API_KEY} ${SIGNET_UPSTREAM} ${SIGNET_PROXY_LISTEN} ${SIGNET_PROXY
       ${SIGNET_PROXY_CONF_DIR} ${SIGNET_PROXY_RUNTIME_DIR} ${SIGNET_PROXY_ACCESS_LOG} ${SIGNET_PROXY_ERROR_LOG}
       ${SIGNET_PROXY_LOAD_MODULES} ${SIGNET_PROXY_LOG_EXTRA} ${SIGNET_PROXY_KEY_ID_HEADER} ${SIGNET_PROXY_AUTH}
       ${SIGNET_PROXY_HTTP_EXTRA} ${SIGNET_KEY_STORE} ${SIGNET_PROXY_NJS_DIR} ${SIGNET_PROXY_USER_DIRECTIVE}
-      ${SIGNET_PROXY_CORS_ORIGINS} ${SIGNET_PROXY_HSTS}'
+      ${SIGNET_PROXY_CORS_ORIGINS} ${SIGNET_PROXY_HSTS}
+      ${SIGNET_PROXY_REAL_IP} ${SIGNET_PROXY_AUTH_FAILURES_PER_MINUTE} ${SIGNET_PROXY_AUTH_FAILURES_BURST}'
 # Workers (which may run as another user than the master) use the runtime dir; only the
 # master reads the configuration, which holds the key.
 mkdir -p "$SIGNET_PROXY_RUNTIME_DIR"
@@ -121,7 +169,7 @@ SIGNET_PROXY_AUTH=$(envsubst "$vars" < "$TEMPLATES/$auth_template")
 SIGNET_PROXY_HTTP_EXTRA=''
 [ "$mode" = store ] && SIGNET_PROXY_HTTP_EXTRA=$(envsubst "$vars" < "$TEMPLATES/auth-store-http.conf.template")
 export SIGNET_PROXY_AUTH SIGNET_PROXY_HTTP_EXTRA
-for name in nginx.conf signet.conf proxy-headers.conf headers.conf cors-http.conf; do
+for name in nginx.conf signet.conf errors.conf proxy-headers.conf headers.conf cors-http.conf; do
   envsubst "$vars" < "$TEMPLATES/$name.template" > "$SIGNET_PROXY_CONF_DIR/$name"
 done
 echo "signet-proxy: configuration rendered into $SIGNET_PROXY_CONF_DIR ($mode key mode, upstream $SIGNET_UPSTREAM)" >&2
