@@ -48,6 +48,7 @@ describe.runIf(dockerReachable())('compose scale profile: three replicas, one sh
       .withWaitStrategy('redis-1', Wait.forHealthCheck())
       .withWaitStrategy('signet-1', Wait.forHealthCheck())
       .withWaitStrategy('keys-1', Wait.forOneShotStartup())
+      .withWaitStrategy('redis-auth-1', Wait.forOneShotStartup())
       .withWaitStrategy('proxy-1', Wait.forListeningPorts())
       .withStartupTimeout(180_000)
       .up();
@@ -68,6 +69,37 @@ describe.runIf(dockerReachable())('compose scale profile: three replicas, one sh
     if (stack) await stack.down({ removeVolumes: true, timeout: 10_000 });
     else await removeComposeProject(project);
   }, 120_000);
+
+  it('keeps Redis to signet: its own network, a generated password that no log or configuration shows', async () => {
+    const redis = `${project}-redis-1`;
+    const proxy = `${project}-proxy-1`;
+    const networks = async (c: string) => Object.keys(JSON.parse(await docker('inspect', c))[0].NetworkSettings.Networks).sort();
+    expect(await networks(redis)).toEqual([`${project}_redis`]);
+    for (const c of replicas) expect(await networks(c)).toEqual([`${project}_backend`, `${project}_redis`]);
+    expect(await networks(proxy)).not.toContain(`${project}_redis`);
+    // The proxy cannot even resolve Redis's name, let alone connect to it.
+    await expect(docker('exec', proxy, 'getent', 'hosts', 'redis')).rejects.toThrow();
+    // Zero configuration: generated on first start, 64 hex digits, readable by signet (owner) and Redis (group) only.
+    const password = (await docker('exec', redis, 'cat', '/run/redis-auth/password')).trim();
+    expect(password).toMatch(/^[0-9a-f]{64}$/);
+    expect((await docker('exec', redis, 'stat', '-c', '%a %u %g', '/run/redis-auth', '/run/redis-auth/password')).trim().split('\n')).toEqual([
+      '750 1000 6379',
+      '440 1000 6379',
+    ]);
+    // Nothing without it; the wrong one is refused.
+    expect(await docker('exec', redis, 'redis-cli', 'set', 'signet:calls:x', '1')).toMatch(/NOAUTH/);
+    expect(await docker('exec', '-e', 'REDISCLI_AUTH=wrong', redis, 'redis-cli', 'ping')).toMatch(/WRONGPASS|NOAUTH/);
+    expect((await docker('exec', '-e', `REDISCLI_AUTH=${password}`, redis, 'redis-cli', 'ping')).trim()).toBe('PONG');
+    // Every replica authenticated (it says so once connected) and shares the limit.
+    for (const c of replicas) expect(await readyCount(c), c).toBeGreaterThanOrEqual(1);
+    // Never in a log of any container, nor in the configuration Docker holds for one.
+    const containers = (await docker('ps', '-a', '--filter', `label=com.docker.compose.project=${project}`, '--format', '{{.Names}}')).trim().split('\n');
+    expect(containers.length).toBeGreaterThanOrEqual(6); // 3 signet, proxy, redis, the one-shots
+    for (const c of containers) {
+      expect(await logsOf(c), `${c} logs`).not.toContain(password);
+      expect(await docker('inspect', c), `${c} configuration`).not.toContain(password);
+    }
+  });
 
   it('spreads 60 calls from one IP over the replicas, and answers the 61st with 429', async () => {
     const before = await Promise.all(replicas.map(async (c) => requestLines(await logsOf(c)).length));

@@ -40,9 +40,16 @@ async function up(): Promise<StartedDockerComposeEnvironment> {
   env = await new DockerComposeEnvironment(ROOT, 'docker-compose.yml')
     .withProjectName(project)
     .withBuild()
-    .withEnvironment({ SIGNET_PORT: composeEnv.SIGNET_PORT, SIGNET_API_KEY: '', SIGNET_BACKEND_SUBNET: composeEnv.SIGNET_BACKEND_SUBNET, SIGNET_ALLOWED_ORIGINS: composeEnv.SIGNET_ALLOWED_ORIGINS })
+    .withEnvironment({
+      SIGNET_PORT: composeEnv.SIGNET_PORT,
+      SIGNET_API_KEY: '',
+      SIGNET_BACKEND_SUBNET: composeEnv.SIGNET_BACKEND_SUBNET,
+      SIGNET_ALLOWED_ORIGINS: composeEnv.SIGNET_ALLOWED_ORIGINS,
+      ...SUITE_AUTH_FAILURES,
+    })
     .withWaitStrategy('signet-1', Wait.forHealthCheck())
     .withWaitStrategy('keys-1', Wait.forOneShotStartup())
+    .withWaitStrategy('redis-auth-1', Wait.forOneShotStartup())
     .withWaitStrategy('proxy-1', Wait.forListeningPorts())
     .withStartupTimeout(180_000)
     .up();
@@ -61,7 +68,9 @@ async function mintedKey(): Promise<string> {
   return result.output.trim();
 }
 
-const composeEnv = { ...process.env, SIGNET_PORT: '0', SIGNET_API_KEY: '', SIGNET_BACKEND_SUBNET: testSubnet(), SIGNET_ALLOWED_ORIGINS: '' };
+/** The stack suite refuses many keys on purpose: room for them (the defaults are tested on the process stack). */
+const SUITE_AUTH_FAILURES = { SIGNET_PROXY_AUTH_FAILURES_PER_MINUTE: '600', SIGNET_PROXY_AUTH_FAILURES_BURST: '100' };
+const composeEnv = { ...process.env, SIGNET_PORT: '0', SIGNET_API_KEY: '', SIGNET_BACKEND_SUBNET: testSubnet(), SIGNET_ALLOWED_ORIGINS: '', ...SUITE_AUTH_FAILURES };
 let pages: Awaited<ReturnType<typeof startPageServer>> | null = null;
 
 /** `docker compose run --rm keys ...`: the documented way to manage keys in the stack. */
@@ -103,6 +112,9 @@ describe.runIf(reachable)('compose stack', () => {
       baseUrl,
       key: await mintedKey(),
       expectedClientIp: (await docker('network', 'inspect', `${project}_frontend`, '--format', '{{(index .IPAM.Config 0).Gateway}}')).trim(),
+      // Key-store mode, and SIGNET_RATE_LIMIT_PER_KEY_PER_MINUTE=60 by default in compose.
+      perKeyLimit: true,
+      authFailureBurst: Number(SUITE_AUTH_FAILURES.SIGNET_PROXY_AUTH_FAILURES_BURST),
       serverLogs: () => allLogs('signet'),
       proxyLogs: () => allLogs('proxy'),
       stop: async () => {},
@@ -162,13 +174,12 @@ describe.runIf(reachable)('compose stack', () => {
     expect(await allLogs('keys')).not.toContain(key);
   });
 
-  it('signet publishes no port and sits only on the internal backend network, hardened', async () => {
+  it('signet publishes no port and sits only on internal networks (the proxy\'s and Redis\'s), hardened', async () => {
     const info = JSON.parse(await docker('inspect', `${project}-signet-1`))[0];
     expect(Object.values(info.NetworkSettings.Ports ?? {}).every((v) => v === null)).toBe(true);
     expect(info.HostConfig.PortBindings ?? {}).toEqual({});
-    expect(Object.keys(info.NetworkSettings.Networks)).toEqual([`${project}_backend`]);
-    const net = JSON.parse(await docker('network', 'inspect', `${project}_backend`))[0];
-    expect(net.Internal).toBe(true);
+    expect(Object.keys(info.NetworkSettings.Networks).sort()).toEqual([`${project}_backend`, `${project}_redis`]);
+    for (const name of ['backend', 'redis']) expect(JSON.parse(await docker('network', 'inspect', `${project}_${name}`))[0].Internal, name).toBe(true);
     expect(info.HostConfig.ReadonlyRootfs).toBe(true);
     expect(info.HostConfig.CapDrop).toEqual(['ALL']);
     expect(info.HostConfig.SecurityOpt).toContain('no-new-privileges:true');
