@@ -15,19 +15,37 @@ import { tempDir } from '../../helpers/tmp-doctrine.js';
 type Obj = Record<string, any>;
 const KUSTOMIZE = join(ROOT, 'deploy/kubernetes');
 
+/** A fenced block of docs/operations.md between <!-- recipe:NAME --> and <!-- /recipe -->. */
+function recipe(name: string): string {
+  const page = readFileSync(join(ROOT, 'docs', 'operations.md'), 'utf8');
+  const start = page.indexOf(`<!-- recipe:${name} -->`);
+  const block = page.slice(start, page.indexOf('<!-- /recipe -->', start));
+  return block.slice(block.indexOf('\n', block.indexOf('```')) + 1, block.lastIndexOf('```'));
+}
+
 /**
  * The manifests as the cluster gets them: `kubectl kustomize`, run on a copy of
- * deploy/kubernetes in which the dev overlay's git-ignored secret files exist (with dummy
- * content), as they do once its header's commands ran.
+ * deploy/kubernetes in which the dev overlay's git-ignored secret files exist, as they do once
+ * its header's commands ran: the Redis password made by the recipe of docs/operations.md, the
+ * others with dummy content. `extra` adds files (path → content) under the copy.
  */
-function build(overlay: string): Obj[] {
-  const copy = join(tempDir('signet-kustomize-'), 'kubernetes');
+function build(overlay: string, extra: Record<string, string> = {}): Obj[] {
+  const root = tempDir('signet-kustomize-');
+  const copy = join(root, 'deploy/kubernetes');
   cpSync(KUSTOMIZE, copy, { recursive: true });
+  execFileSync('bash', ['-e', '-o', 'pipefail', '-c', recipe('redis-password')], { cwd: root });
   const secrets = join(copy, 'overlays/dev/secrets');
-  mkdirSync(secrets, { recursive: true });
   for (const f of ['signing-key.pem', 'keys.json']) if (!existsSync(join(secrets, f))) writeFileSync(join(secrets, f), 'generated');
+  for (const [path, content] of Object.entries(extra)) {
+    mkdirSync(dirname(join(copy, path)), { recursive: true });
+    writeFileSync(join(copy, path), content);
+  }
   const out = execFileSync('kubectl', ['kustomize', join(copy, overlay)], { encoding: 'utf8' });
-  return parseAllDocuments(out).map((d) => d.toJS() as Obj);
+  const objects = parseAllDocuments(out).map((d) => d.toJS() as Obj);
+  // kustomize folds long base64 values over lines; the API server's decoder skips the line
+  // breaks, the schema's "byte" format does not.
+  for (const o of objects) if (o['kind'] === 'Secret') for (const k of Object.keys(o['data'] ?? {})) o['data'][k] = String(o['data'][k]).replace(/\s/g, '');
+  return objects;
 }
 
 const base = build('base');
@@ -36,6 +54,42 @@ const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')) as
 const byKind = (objs: Obj[], kind: string) => objs.filter((o) => o['kind'] === kind);
 const deployment = (objs: Obj[], name: string) => byKind(objs, 'Deployment').find((d) => d['metadata'].name === name)!;
 const matches = (selector: Obj, labels: Obj) => Object.entries(selector).every(([k, v]) => labels?.[k] === v);
+interface Peer {
+  namespace: string;
+  labels: Obj;
+}
+
+/** A NetworkPolicy peer (podSelector, namespaceSelector, both, or ipBlock) matches `p`. */
+function peerMatches(peer: Obj, p: Peer, policyNamespace = 'signet'): boolean {
+  if (peer.ipBlock) return true; // no ipBlock here narrows anything; treat as "any address"
+  const ns = peer.namespaceSelector ? matches(peer.namespaceSelector.matchLabels ?? {}, { 'kubernetes.io/metadata.name': p.namespace }) : p.namespace === policyNamespace;
+  const pods = peer.podSelector ? matches(peer.podSelector.matchLabels ?? {}, p.labels) : true;
+  return ns && pods;
+}
+
+function portMatches(ports: Obj[] | undefined, port: number, protocol: string): boolean {
+  return ports === undefined || ports.length === 0 || ports.some((x) => x.port === port && (x.protocol ?? 'TCP') === protocol);
+}
+
+/**
+ * Does the set of policies let `from` open `port` on `to`? Kubernetes semantics: a direction is
+ * open for a pod that no policy of that type selects; else some selecting policy must have a
+ * rule allowing it. Both the sender's egress and the receiver's ingress must allow.
+ */
+function allows(policies: Obj[], from: Peer, to: Peer, port: number, protocol: string): boolean {
+  const side = (pod: Peer, type: 'Ingress' | 'Egress', other: Peer) => {
+    if (pod.namespace !== 'signet') return true; // pods of other namespaces: their policies are not ours
+    const selecting = policies.filter((p) => (p.policyTypes ?? ['Ingress']).includes(type) && matches(p.podSelector.matchLabels ?? {}, pod.labels));
+    if (selecting.length === 0) return true;
+    const rules = selecting.flatMap((p) => (type === 'Ingress' ? p.ingress : p.egress) ?? []);
+    return rules.some((r: Obj) => {
+      const peers = (type === 'Ingress' ? r.from : r.to) as Obj[] | undefined;
+      return (peers === undefined || peers.length === 0 || peers.some((x) => peerMatches(x, other))) && portMatches(r.ports, port, protocol);
+    });
+  };
+  return side(from, 'Egress', to) && side(to, 'Ingress', from);
+}
+
 /** `${VAR:-default}` → default, as compose resolves it with nothing set. */
 const composeValue = (v: unknown) => String(v).replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1');
 
@@ -77,19 +131,75 @@ describe.each([
     }
     for (const np of byKind(objects, 'NetworkPolicy')) {
       const target = deployments.filter((d) => matches(np['spec'].podSelector.matchLabels, d['spec'].template.metadata.labels));
-      expect(target, `NetworkPolicy ${np['metadata'].name}`).toHaveLength(1);
-      const containerPorts = target[0]!['spec'].template.spec.containers.flatMap((c: Obj) => (c.ports ?? []).map((p: Obj) => p.containerPort));
-      for (const rule of np['spec'].ingress) for (const p of rule.ports) expect(containerPorts).toContain(p.port);
+      expect(target.length, `NetworkPolicy ${np['metadata'].name} selects pods`).toBeGreaterThan(0);
+      const containerPorts = target.flatMap((t) => t['spec'].template.spec.containers.flatMap((c: Obj) => (c.ports ?? []).map((p: Obj) => p.containerPort)));
+      for (const rule of np['spec'].ingress ?? []) for (const p of rule.ports ?? []) expect(containerPorts).toContain(p.port);
+    }
+    for (const d of deployments) {
+      for (const e of d['spec'].template.spec.containers.flatMap((c: Obj) => c.env ?? [])) {
+        if (e.valueFrom?.configMapKeyRef) expect(byKind(objects, 'ConfigMap').find((c) => c['metadata'].name === e.valueFrom.configMapKeyRef.name)?.['data'], e.name).toHaveProperty(e.valueFrom.configMapKeyRef.key);
+        if (e.valueFrom?.secretKeyRef && _name !== 'base') {
+          expect(byKind(objects, 'Secret').find((c) => c['metadata'].name === e.valueFrom.secretKeyRef.name)?.['data'], e.name).toHaveProperty(e.valueFrom.secretKeyRef.key);
+        }
+      }
     }
   });
 
-  it('let only the proxy reach the MCP port, and only signet reach Redis', () => {
-    const signetPolicy = byKind(objects, 'NetworkPolicy').find((n) => n['metadata'].name === 'signet')!;
-    const mcpRule = signetPolicy['spec'].ingress.find((r: Obj) => r.ports.some((p: Obj) => p.port === 3000));
-    expect(mcpRule.from).toHaveLength(1);
-    expect(matches(mcpRule.from[0].podSelector.matchLabels, deployment(objects, 'signet-proxy')['spec'].template.metadata.labels)).toBe(true);
-    const redisPolicy = byKind(objects, 'NetworkPolicy').find((n) => n['metadata'].name === 'redis')!;
-    expect(matches(redisPolicy['spec'].ingress[0].from[0].podSelector.matchLabels, deployment(objects, 'signet')['spec'].template.metadata.labels)).toBe(true);
+  it('allow exactly the flows Signet needs, in and out: everything else is denied (NetworkPolicy semantics)', () => {
+    const pod = (name: string) => ({ namespace: 'signet', labels: deployment(objects, name)['spec'].template.metadata.labels as Obj });
+    const proxy = pod('signet-proxy');
+    const signet = pod('signet');
+    const redis = pod('redis');
+    const dns = { namespace: 'kube-system', labels: { 'k8s-app': 'kube-dns' } };
+    const prometheus = { namespace: 'signet', labels: { 'app.kubernetes.io/name': 'prometheus' } };
+    const stranger = { namespace: 'signet', labels: { app: 'other' } };
+    const elsewhere = { namespace: 'default', labels: { app: 'client' } };
+    const flows: [string, Peer, Peer, number, string, boolean][] = [
+      ['a client reaches the proxy', elsewhere, proxy, 8080, 'TCP', true],
+      ['the proxy reaches signet\'s MCP port', proxy, signet, 3000, 'TCP', true],
+      ['the proxy looks names up', proxy, dns, 53, 'UDP', true],
+      ['signet reaches Redis', signet, redis, 6379, 'TCP', true],
+      ['signet looks names up (TCP)', signet, dns, 53, 'TCP', true],
+      ['Prometheus scrapes signet', prometheus, signet, 9464, 'TCP', true],
+      ['the proxy reaches Redis', proxy, redis, 6379, 'TCP', false],
+      ['the proxy reaches signet\'s metrics', proxy, signet, 9464, 'TCP', false],
+      ['another pod reaches signet\'s MCP port', stranger, signet, 3000, 'TCP', false],
+      ['another namespace reaches signet\'s MCP port', elsewhere, signet, 3000, 'TCP', false],
+      ['another pod reaches Redis', stranger, redis, 6379, 'TCP', false],
+      ['signet reaches anything else', signet, elsewhere, 443, 'TCP', false],
+      ['the proxy reaches anything else', proxy, elsewhere, 443, 'TCP', false],
+      ['Redis reaches anything (DNS included)', redis, dns, 53, 'UDP', false],
+      ['Redis reaches signet', redis, signet, 3000, 'TCP', false],
+      ['signet reaches the proxy', signet, proxy, 8080, 'TCP', false],
+    ];
+    const policies = byKind(objects, 'NetworkPolicy').map((n) => n['spec'] as Obj);
+    for (const [label, from, to, port, protocol, allowed] of flows) expect(allows(policies, from, to, port, protocol), label).toBe(allowed);
+  });
+
+  it('trust X-Forwarded-For only from the proxy pods\' range, a documented value narrower than 10.0.0.0/8', () => {
+    const env = deployment(objects, 'signet')['spec'].template.spec.containers[0].env as Obj[];
+    const trusted = env.find((e) => e.name === 'SIGNET_TRUSTED_PROXIES')!;
+    expect(trusted.value).toBeUndefined();
+    expect(trusted.valueFrom.configMapKeyRef).toEqual({ name: 'signet-network', key: 'proxy-pods' });
+    const value = byKind(objects, 'ConfigMap').find((c) => c['metadata'].name === 'signet-network')!['data']['proxy-pods'] as string;
+    for (const cidr of value.split(',')) expect(Number(cidr.split('/')[1]), cidr).toBeGreaterThanOrEqual(16);
+    expect(readFileSync(join(ROOT, 'docs', 'operations.md'), 'utf8')).toContain('proxy-pods');
+  });
+
+  it('give Redis a password from a Secret, which signet gets in SIGNET_REDIS_URL and nobody finds in a manifest', () => {
+    const spec = deployment(objects, 'redis')['spec'].template.spec;
+    const mount = spec.containers[0].volumeMounts.find((m: Obj) => m.mountPath === '/run/redis-auth');
+    expect(mount.readOnly).toBe(true);
+    expect(spec.volumes.find((v: Obj) => v.name === mount.name).secret).toMatchObject({ secretName: 'signet-redis-auth', defaultMode: 0o440 });
+    expect(spec.securityContext.fsGroup).toBe(6379);
+    expect(spec.containers[0].command.join(' ')).toContain('requirepass $(cat /run/redis-auth/password)');
+    expect(spec.containers[0].readinessProbe.exec.command.join(' ')).toContain('REDISCLI_AUTH=');
+    const env = deployment(objects, 'signet')['spec'].template.spec.containers[0].env as Obj[];
+    const names = env.map((e) => e.name);
+    // Kubernetes expands $(REDIS_PASSWORD) only from variables defined before it.
+    expect(names.indexOf('REDIS_PASSWORD')).toBeLessThan(names.indexOf('SIGNET_REDIS_URL'));
+    expect(env.find((e) => e.name === 'REDIS_PASSWORD')!.valueFrom.secretKeyRef).toEqual({ name: 'signet-redis-auth', key: 'password' });
+    expect(env.find((e) => e.name === 'SIGNET_REDIS_URL')!.value).toBe('redis://:$(REDIS_PASSWORD)@redis:6379');
   });
 
   it('run hardened: non-root, read-only root filesystem, no privilege escalation, all capabilities dropped, requests and limits', () => {
@@ -118,16 +228,22 @@ describe('Kubernetes manifests match the compose stack', () => {
     expect(compose['services'].proxy.build).toBe('./proxy');
     expect(image('signet-proxy')).toBe('signet-proxy');
     expect(deployment(base, 'redis')['spec'].template.spec.containers[0].image).toBe(compose['services'].redis.image);
-    expect(deployment(base, 'redis')['spec'].template.spec.containers[0].args).toEqual(compose['services'].redis.command);
+    // Redis starts the same way: compose writes $$ for a $ the shell should see.
+    const redis = deployment(base, 'redis')['spec'].template.spec.containers[0];
+    expect(redis.command).toEqual((compose['services'].redis.entrypoint as string[]).map((a) => a.replaceAll('$$', '$')));
+    expect(redis.args).toEqual(compose['services'].redis.command);
+    expect(redis.readinessProbe.exec.command[2]).toBe((compose['services'].redis.healthcheck.test[1] as string).replaceAll('$$', '$'));
   });
 
   it('set the same SIGNET_* variables to the same values, with the intended differences only', () => {
     const k8sEnv = Object.fromEntries(deployment(base, 'signet')['spec'].template.spec.containers[0].env.map((e: Obj) => [e.name, e.value]));
     const composeEnv = Object.fromEntries(Object.entries(compose['services'].signet.environment as Obj).map(([k, v]) => [k, composeValue(v)]));
-    // Intended: the trusted network is the compose subnet there, the pod CIDR here; Kubernetes
-    // pins one signing key for all replicas (compose keeps one in its data volume).
-    const differs = new Set(['SIGNET_TRUSTED_PROXIES']);
-    const k8sOnly = new Set(['SIGNET_SIGNING_KEY_FILE']);
+    // Intended: the trusted network is the compose subnet there, the proxy pods' range here;
+    // the Redis URL carries the password from a Secret here (compose's entrypoint reads it from
+    // its volume); Kubernetes pins one signing key for all replicas (compose keeps one in its
+    // data volume).
+    const differs = new Set(['SIGNET_TRUSTED_PROXIES', 'SIGNET_REDIS_URL']);
+    const k8sOnly = new Set(['SIGNET_SIGNING_KEY_FILE', 'REDIS_PASSWORD']);
     for (const [k, v] of Object.entries(composeEnv)) {
       expect(k8sEnv, `Kubernetes sets ${k}`).toHaveProperty(k);
       if (!differs.has(k)) expect(k8sEnv[k], k).toBe(v);
@@ -140,7 +256,20 @@ describe('Kubernetes manifests match the compose stack', () => {
     const composeProxy = compose['services'].proxy.environment as Obj;
     expect(proxyConfig.SIGNET_UPSTREAM).toBe(composeProxy.SIGNET_UPSTREAM);
     expect(proxyConfig.SIGNET_KEY_STORE).toBe(composeProxy.SIGNET_KEY_STORE);
+    for (const k of ['SIGNET_PROXY_TRUSTED_PROXIES', 'SIGNET_PROXY_REAL_IP_HEADER']) expect(proxyConfig[k], k).toBe(composeValue(composeProxy[k]));
     for (const k of Object.keys(proxyConfig)) expect(readme, `${k} is documented`).toContain(`\`${k}\``);
+  });
+
+  it('let an overlay narrow the proxy pods\' range with the patch of docs/operations.md', () => {
+    const patched = build('overlays/narrow', {
+      'overlays/narrow/kustomization.yaml': `resources:\n  - ../../base\n${recipe('proxy-pods-patch')}`,
+    });
+    expect(byKind(patched, 'ConfigMap').find((c) => c['metadata'].name === 'signet-network')!['data']['proxy-pods']).toBe('10.42.0.0/16');
+  });
+
+  it('the dev overlay generates the Redis password Secret from the file the recipe of docs/operations.md makes', () => {
+    const secret = byKind(dev, 'Secret').find((c) => c['metadata'].name === 'signet-redis-auth')!;
+    expect(Buffer.from(secret['data'].password, 'base64').toString()).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('the dev overlay runs one replica in its own namespace, with generated Secrets kept out of git', () => {
