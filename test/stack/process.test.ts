@@ -175,7 +175,11 @@ describe('reference proxy: optional TLS', () => {
       expect(JSON.parse(ok.body)).toEqual({ result: {}, jsonrpc: '2.0', id: 1 });
       const denied = await get('/mcp', { 'content-type': 'application/json' }, '{}');
       expect(denied.status).toBe(401);
-      // Plain HTTP on the TLS port is refused, and TLS 1.1 cannot be negotiated.
+      // Plain HTTP on the TLS port is refused (with JSON, like every error of the proxy), and
+      // TLS 1.1 cannot be negotiated.
+      const plain = await rawExchange(`http://127.0.0.1:${s.port}`, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      expect(plain.statuses).toEqual([400]);
+      expect(plain.text).toContain('{"error":"bad_request","message":"plain HTTP sent to the HTTPS port"}');
       const old = execFileSync('sh', ['-c', `openssl s_client -connect 127.0.0.1:${s.port} -tls1_1 < /dev/null 2>&1; true`]).toString();
       expect(old).toMatch(/alert protocol version|no protocols available/);
       expect(old).toMatch(/Cipher is \(NONE\)/);
