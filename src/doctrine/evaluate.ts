@@ -1,24 +1,30 @@
-import { LogicEngine } from 'json-logic-engine';
 import { SignetError } from '../errors.js';
-import { canonicalJson, PreCanonical } from '../signing/canonical.js';
+import { scanLogic } from './json-logic.js';
+import { compile, decide, evaluatePartial, type Node } from './partial-logic.js';
 import { SEVERITIES, type Doctrine, type Rule, type Severity } from './types.js';
 
-export type FindingStatus = 'pass' | 'fail' | 'not_applicable';
+/**
+ * pass / fail: the rule applies and its check holds or not. not_applicable: its `when`
+ * is false for these facts. undetermined: the facts given cannot decide whether it applies
+ * or whether it holds; `missing_facts` names the facts that would.
+ */
+export type FindingStatus = 'pass' | 'fail' | 'not_applicable' | 'undetermined';
+export type Verdict = 'fail' | 'incomplete' | 'pass';
 
 export interface Finding {
   rule_id: string;
   title: string;
   severity: Severity;
   status: FindingStatus;
-  /** not_applicable only: why (missing facts, or the rule's `when` did not hold). */
+  /** not_applicable and undetermined: why. */
   reason?: string;
-  /** not_applicable because of missing facts: which. */
-  missing_facts?: string[];
+  /** undetermined: the missing facts that would decide the rule, sorted. */
+  missing_facts?: readonly string[];
   /** Failed findings (every finding with detail "full"): what to do about it. */
   category?: string;
   rationale?: string;
   remediation?: string;
-  references?: string[];
+  references?: readonly string[];
 }
 
 /**
@@ -27,28 +33,75 @@ export interface Finding {
  */
 export type Detail = 'failures' | 'full';
 
-export interface Evaluation {
-  findings: Finding[];
-  summary: {
-    rules: number;
-    pass: number;
-    fail: number;
-    not_applicable: number;
-    failed_by_severity: Record<Severity, number>;
-    /** The most severe failed rule's severity, or null when nothing failed. */
-    highest_failed_severity: Severity | null;
-    /** Rule ids that failed, most severe first, then by id. */
-    failed_rule_ids: string[];
-  };
+export interface Summary {
+  rules: number;
+  pass: number;
+  fail: number;
+  not_applicable: number;
+  undetermined: number;
+  /** true when every rule was decided: nothing is undetermined. */
+  complete: boolean;
+  /** fail if any rule failed; otherwise incomplete if any is undetermined; otherwise pass. */
+  verdict: Verdict;
+  failed_by_severity: Record<Severity, number>;
+  /** The most severe failed rule's severity, or null when nothing failed. */
+  highest_failed_severity: Severity | null;
+  /** Rule ids that failed, most severe first, then by id. */
+  failed_rule_ids: string[];
+  undetermined_by_severity: Record<Severity, number>;
+  /** Rule ids left undetermined, most severe first, then by id. */
+  undetermined_rule_ids: string[];
+  /** Every fact that would decide an undetermined rule, sorted: what to find out next. */
+  missing_facts: string[];
 }
 
-// JSON Logic via json-logic-engine's interpreter: the same results as json-logic-js on every
-// operator a doctrine may use (tested against it on random facts), about 4x faster, with no
-// code generation (its `build` compiler uses eval; `run` does not).
-const logic = new LogicEngine();
-/** JSON Logic truthiness, as the spec defines it ([] is false, unlike JavaScript). */
-function truthy(value: unknown): boolean {
-  return Array.isArray(value) ? value.length > 0 : Boolean(value);
+/** Plain data. Findings are frozen and shared between evaluations with the same outcome. */
+export interface Evaluation {
+  findings: readonly Finding[];
+  summary: Summary;
+}
+
+export const REASONS = {
+  notApplicable: 'condition for this rule does not hold',
+  scopeUndetermined: 'whether this rule applies depends on facts that were not given',
+  checkUndetermined: 'this rule applies, but its check needs facts that were not given',
+} as const;
+
+interface CompiledRule {
+  rule: Rule;
+  whenVars: readonly string[];
+  checkVars: readonly string[];
+  when: Node | null;
+  check: Node;
+  /** Decided findings by status and detail: [pass, fail, not_applicable] × [short, explained]. */
+  decided: (Finding | undefined)[];
+  /** Undetermined findings by reason, detail and missing facts. */
+  undetermined: Map<string, Finding>;
+  /** Every fact the rule reads; when none is given, the outcome depends on the rule alone. */
+  vars: readonly string[];
+  /** That outcome, by detail: [short, full]. */
+  nothingGiven: (Finding | undefined)[];
+}
+
+const compiled = new WeakMap<Doctrine, CompiledRule[]>();
+
+function compileRules(doctrine: Doctrine): CompiledRule[] {
+  let rules = compiled.get(doctrine);
+  if (!rules) {
+    rules = doctrine.rules.map((rule) => ({
+      rule,
+      whenVars: rule.when === undefined ? [] : scanLogic(rule.when).vars,
+      checkVars: scanLogic(rule.check).vars,
+      when: rule.when === undefined ? null : compile(rule.when),
+      check: compile(rule.check),
+      decided: [],
+      undetermined: new Map(),
+      vars: rule.facts,
+      nothingGiven: [],
+    }));
+    compiled.set(doctrine, rules);
+  }
+  return rules;
 }
 
 const splitPaths = new Map<string, string[]>();
@@ -64,49 +117,59 @@ function hasFact(facts: Record<string, unknown>, path: string): boolean {
   return node !== undefined;
 }
 
-const NO_CONDITION = { status: 'not_applicable', reason: 'condition for this rule does not hold' } as const;
-const PASS = { status: 'pass' } as const;
-const FAIL = { status: 'fail' } as const;
-
-function evaluateRule(rule: Rule, facts: Record<string, unknown>): Pick<Finding, 'status' | 'reason' | 'missing_facts'> {
+function missingOf(vars: readonly string[], facts: Record<string, unknown>): string[] | null {
   let missing: string[] | null = null;
-  for (const path of rule.facts) if (!hasFact(facts, path)) (missing ??= []).push(path);
-  if (missing !== null) return { status: 'not_applicable', reason: 'missing facts', missing_facts: missing };
-  if (rule.when !== undefined && !truthy(logic.run(rule.when, facts))) return NO_CONDITION;
-  return truthy(logic.run(rule.check, facts)) ? PASS : FAIL;
+  for (const path of vars) if (!hasFact(facts, path)) (missing ??= []).push(path);
+  return missing;
 }
 
-/**
- * Canonical findings per rule, memoised by outcome. A finding is a pure function of its
- * rule and outcome (status, reason, which of the rule's facts are missing, explained or
- * not), so each rule has a handful of distinct findings (at most 2^facts for the missing
- * ones): canonicalising them on every call is wasted work.
- */
-const canonicalFindings = new WeakMap<Rule, Map<string, string>>();
-
-type Outcome = Pick<Finding, 'status' | 'reason' | 'missing_facts'>;
-
-function toFinding(rule: Rule, outcome: Outcome, explained: boolean): Finding {
-  const finding: Finding = { rule_id: rule.id, title: rule.title, severity: rule.severity, status: outcome.status };
-  if (outcome.reason !== undefined) finding.reason = outcome.reason;
-  if (outcome.missing_facts !== undefined) finding.missing_facts = outcome.missing_facts;
+function finding(rule: Rule, status: FindingStatus, explained: boolean, reason?: string, missing?: readonly string[]): Finding {
+  const f: Finding = { rule_id: rule.id, title: rule.title, severity: rule.severity, status };
+  if (reason !== undefined) f.reason = reason;
+  if (missing !== undefined) f.missing_facts = Object.freeze([...missing]);
   if (explained) {
-    finding.category = rule.category;
-    finding.rationale = rule.rationale;
-    finding.remediation = rule.remediation;
-    finding.references = rule.references;
+    f.category = rule.category;
+    f.rationale = rule.rationale;
+    f.remediation = rule.remediation;
+    f.references = rule.references;
   }
-  return finding;
+  return Object.freeze(f);
 }
 
-/** JCS of toFinding(rule, outcome, explained), from the rule's memo. */
-function canonicalFinding(rule: Rule, outcome: Outcome, explained: boolean): string {
-  const memo = `${outcome.status}|${outcome.reason ?? ''}|${explained}|${outcome.missing_facts ? JSON.stringify(outcome.missing_facts) : ''}`;
-  let byOutcome = canonicalFindings.get(rule);
-  if (!byOutcome) canonicalFindings.set(rule, (byOutcome = new Map()));
-  let json = byOutcome.get(memo);
-  if (json === undefined) byOutcome.set(memo, (json = canonicalJson(toFinding(rule, outcome, explained))));
-  return json;
+const DECIDED: readonly FindingStatus[] = ['pass', 'fail', 'not_applicable'];
+
+function decided(c: CompiledRule, index: 0 | 1 | 2, full: boolean): Finding {
+  const explained = full || index === 1;
+  const slot = index * 2 + (explained ? 1 : 0);
+  return (c.decided[slot] ??= finding(c.rule, DECIDED[index]!, explained, index === 2 ? REASONS.notApplicable : undefined));
+}
+
+function undetermined(c: CompiledRule, scope: boolean, missing: readonly string[], full: boolean): Finding {
+  const sorted = [...new Set(missing)].sort();
+  const key = `${scope ? 's' : 'c'}${full ? '+' : '-'}${sorted.join(',')}`;
+  let f = c.undetermined.get(key);
+  if (!f) c.undetermined.set(key, (f = finding(c.rule, 'undetermined', full, scope ? REASONS.scopeUndetermined : REASONS.checkUndetermined, sorted)));
+  return f;
+}
+
+/** Scope from `when` first, then the check; missing facts make either undecided, never false. */
+function evaluateRule(c: CompiledRule, facts: Record<string, unknown>, full: boolean): Finding {
+  if (c.vars.length > 0 && c.vars.every((v) => !hasFact(facts, v))) return (c.nothingGiven[full ? 1 : 0] ??= outcome(c, facts, full));
+  return outcome(c, facts, full);
+}
+
+function outcome(c: CompiledRule, facts: Record<string, unknown>, full: boolean): Finding {
+  if (c.when) {
+    const whenMissing = missingOf(c.whenVars, facts);
+    const applies = whenMissing === null ? decide(c.rule.when, facts) : evaluatePartial(c.when, facts, new Set(whenMissing));
+    if (applies === false) return decided(c, 2, full);
+    if (applies !== true) return undetermined(c, true, [...applies, ...(missingOf(c.checkVars, facts) ?? [])], full);
+  }
+  const checkMissing = missingOf(c.checkVars, facts);
+  const holds = checkMissing === null ? decide(c.rule.check, facts) : evaluatePartial(c.check, facts, new Set(checkMissing));
+  if (holds === true) return decided(c, 0, full);
+  if (holds === false) return decided(c, 1, full);
+  return undetermined(c, false, holds, full);
 }
 
 function checkFacts(doctrine: Doctrine, facts: unknown): asserts facts is Record<string, unknown> {
@@ -129,26 +192,41 @@ interface Options {
 }
 
 const rank = (s: Severity) => SEVERITIES.indexOf(s);
+const bySeverityThenId = (a: Finding, b: Finding) => rank(a.severity) - rank(b.severity) || (a.rule_id < b.rule_id ? -1 : 1);
+const zero = (): Record<Severity, number> => ({ critical: 0, high: 0, medium: 0, low: 0 });
 
-function summarize(rules: readonly Rule[], statuses: readonly FindingStatus[]): Evaluation['summary'] {
-  const failed_by_severity = { critical: 0, high: 0, medium: 0, low: 0 } as Record<Severity, number>;
-  const failed: Rule[] = [];
+function summarize(findings: readonly Finding[]): Summary {
+  const failed: Finding[] = [];
+  const open: Finding[] = [];
+  const failed_by_severity = zero();
+  const undetermined_by_severity = zero();
+  const missing = new Set<string>();
   let pass = 0;
-  statuses.forEach((status, i) => {
-    if (status === 'pass') pass++;
-    else if (status === 'fail') {
-      failed.push(rules[i]!);
-      failed_by_severity[rules[i]!.severity]++;
+  for (const f of findings) {
+    if (f.status === 'pass') pass++;
+    else if (f.status === 'fail') {
+      failed.push(f);
+      failed_by_severity[f.severity]++;
+    } else if (f.status === 'undetermined') {
+      open.push(f);
+      undetermined_by_severity[f.severity]++;
+      for (const m of f.missing_facts ?? []) missing.add(m);
     }
-  });
+  }
   return {
-    rules: statuses.length,
+    rules: findings.length,
     pass,
     fail: failed.length,
-    not_applicable: statuses.length - pass - failed.length,
+    not_applicable: findings.length - pass - failed.length - open.length,
+    undetermined: open.length,
+    complete: open.length === 0,
+    verdict: failed.length > 0 ? 'fail' : open.length > 0 ? 'incomplete' : 'pass',
     failed_by_severity,
     highest_failed_severity: SEVERITIES.find((s) => failed_by_severity[s] > 0) ?? null,
-    failed_rule_ids: failed.sort((a, b) => rank(a.severity) - rank(b.severity) || (a.id < b.id ? -1 : 1)).map((r) => r.id),
+    failed_rule_ids: failed.sort(bySeverityThenId).map((f) => f.rule_id),
+    undetermined_by_severity,
+    undetermined_rule_ids: open.sort(bySeverityThenId).map((f) => f.rule_id),
+    missing_facts: [...missing].sort(),
   };
 }
 
@@ -156,29 +234,6 @@ function summarize(rules: readonly Rule[], statuses: readonly FindingStatus[]): 
 export function evaluateFacts(doctrine: Doctrine, facts: unknown, options: Options = {}): Evaluation {
   if (!options.validated) checkFacts(doctrine, facts);
   const full = options.detail === 'full';
-  const findings = doctrine.rules.map((rule) => {
-    const outcome = evaluateRule(rule, facts as Record<string, unknown>);
-    return toFinding(rule, outcome, full || outcome.status === 'fail');
-  });
-  return { findings, summary: summarize(doctrine.rules, findings.map((f) => f.status)) };
-}
-
-/**
- * evaluateFacts as canonical JSON, built from per-rule fragments without building the
- * finding objects: what doctrine_evaluate signs. The value is computed only if asked for.
- * Tests check the JSON equals canonicalize(evaluateFacts(...)) byte for byte.
- */
-export function evaluateFactsCanonical(doctrine: Doctrine, facts: unknown, options: Options = {}): PreCanonical {
-  if (!options.validated) checkFacts(doctrine, facts);
-  const full = options.detail === 'full';
-  const rules = doctrine.rules;
-  const statuses: FindingStatus[] = new Array(rules.length);
-  let parts = '';
-  for (let i = 0; i < rules.length; i++) {
-    const outcome = evaluateRule(rules[i]!, facts as Record<string, unknown>);
-    statuses[i] = outcome.status;
-    parts += (i > 0 ? ',' : '') + canonicalFinding(rules[i]!, outcome, full || outcome.status === 'fail');
-  }
-  const json = `{"findings":[${parts}],"summary":${canonicalJson(summarize(rules, statuses))}}`;
-  return new PreCanonical(json, () => evaluateFacts(doctrine, facts, { ...options, validated: true }));
+  const findings = compileRules(doctrine).map((c) => evaluateRule(c, facts as Record<string, unknown>, full));
+  return { findings, summary: summarize(findings) };
 }

@@ -46,6 +46,6 @@ describe('the shipped doctrine: MCP deployment security baseline', () => {
     const dev = evaluateFacts(doctrine!, facts('stdio-dev'));
     expect(dev.summary.failed_by_severity.critical + dev.summary.failed_by_severity.high).toBe(0);
     const httpOnly = dev.findings.filter((f) => f.rule_id.startsWith('RATE-') || f.rule_id.startsWith('TLS-'));
-    expect(httpOnly.every((f) => f.status === 'not_applicable')).toBe(true);
+    expect(httpOnly.every((f) => f.status === 'not_applicable' || f.status === 'undetermined')).toBe(true);
   });
 });

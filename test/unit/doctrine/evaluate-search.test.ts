@@ -7,7 +7,7 @@ import { MINI_DOCTRINE } from '../../helpers/paths.js';
 const doctrine = loadDoctrine(MINI_DOCTRINE);
 
 describe('evaluateFacts', () => {
-  it('passes, fails or marks not_applicable each rule, in rule id order', () => {
+  it('passes, fails, marks not_applicable or undetermined each rule, in rule id order', () => {
     const { findings, summary } = evaluateFacts(doctrine, { transport: { kind: 'http' }, tls: { enabled: false, min_version: '1.3' } });
     expect(findings.map((f) => [f.rule_id, f.status])).toEqual([
       ['TLS-001', 'fail'],
@@ -19,9 +19,15 @@ describe('evaluateFacts', () => {
       pass: 2,
       fail: 1,
       not_applicable: 0,
+      undetermined: 0,
+      complete: true,
+      verdict: 'fail',
       failed_by_severity: { critical: 0, high: 1, medium: 0, low: 0 },
       highest_failed_severity: 'high',
       failed_rule_ids: ['TLS-001'],
+      undetermined_by_severity: { critical: 0, high: 0, medium: 0, low: 0 },
+      undetermined_rule_ids: [],
+      missing_facts: [],
     });
     expect(findings[0]).toMatchObject({ severity: 'high', category: 'tls', rationale: 'Bearer tokens travel in every request.', references: ['doc:tls-basics'] });
     // Passing findings stay short; "full" explains every one.
@@ -30,16 +36,37 @@ describe('evaluateFacts', () => {
     expect(full.findings[1]).toMatchObject({ status: 'pass', rationale: 'Older versions have known weaknesses.', references: ['doc:tls-basics', 'https://www.rfc-editor.org/rfc/rfc8996'] });
   });
 
-  it('reports missing facts and unmet conditions as not_applicable, never as fail', () => {
-    const { findings } = evaluateFacts(doctrine, { transport: { kind: 'stdio' } });
+  it('decides scope from `when` first: a false condition is not_applicable, whatever is missing', () => {
+    const { findings, summary } = evaluateFacts(doctrine, { transport: { kind: 'stdio' } });
     expect(findings.map((f) => [f.rule_id, f.status, f.missing_facts])).toEqual([
-      ['TLS-001', 'not_applicable', ['tls.enabled']],
-      ['TLS-002', 'not_applicable', ['tls.min_version']],
+      ['TLS-001', 'not_applicable', undefined],
+      ['TLS-002', 'undetermined', ['tls.min_version']],
       ['TRANS-001', 'pass', undefined],
     ]);
-    const stdioWithTls = evaluateFacts(doctrine, { transport: { kind: 'stdio' }, tls: { enabled: false } });
-    expect(stdioWithTls.findings[0]).toMatchObject({ status: 'not_applicable', reason: 'condition for this rule does not hold' });
-    expect(evaluateFacts(doctrine, {}).summary.not_applicable).toBe(3);
+    expect(findings[0]!.reason).toBe('condition for this rule does not hold');
+    expect(findings[1]!.reason).toBe('this rule applies, but its check needs facts that were not given');
+    expect(summary).toMatchObject({ pass: 1, not_applicable: 1, undetermined: 1, complete: false, verdict: 'incomplete', missing_facts: ['tls.min_version'] });
+  });
+
+  it('never reads a missing fact as a pass: empty facts leave every rule undetermined, and the verdict incomplete', () => {
+    const { findings, summary } = evaluateFacts(doctrine, {});
+    expect(findings.map((f) => [f.rule_id, f.status, f.missing_facts])).toEqual([
+      ['TLS-001', 'undetermined', ['tls.enabled', 'transport.kind']],
+      ['TLS-002', 'undetermined', ['tls.min_version']],
+      ['TRANS-001', 'undetermined', ['transport.kind']],
+    ]);
+    expect(findings[0]!.reason).toBe('whether this rule applies depends on facts that were not given');
+    expect(summary).toMatchObject({
+      pass: 0, fail: 0, not_applicable: 0, undetermined: 3, complete: false, verdict: 'incomplete', highest_failed_severity: null,
+      undetermined_by_severity: { critical: 0, high: 1, medium: 1, low: 1 },
+      undetermined_rule_ids: ['TLS-001', 'TLS-002', 'TRANS-001'],
+      missing_facts: ['tls.enabled', 'tls.min_version', 'transport.kind'],
+    });
+  });
+
+  it('lets a failure win over an incomplete evaluation', () => {
+    const { summary } = evaluateFacts(doctrine, { transport: { kind: 'http' }, tls: { enabled: false } });
+    expect(summary).toMatchObject({ fail: 1, undetermined: 1, complete: false, verdict: 'fail', failed_rule_ids: ['TLS-001'] });
   });
 
   it('rejects facts that do not match the schema, naming each fact', () => {
