@@ -45,6 +45,8 @@ export interface Config {
   /** SIGNET_TRUST_FILE: a signet-trust/1 file; the server's older keys, and what `signet verify` trusts. */
   trustFile: string | undefined;
   doctrinePublisherKey: string | undefined;
+  /** The approved doctrine hash; the server refuses to start on any other doctrine. */
+  doctrineHash: string | undefined;
   logLevel: LogLevel;
   cacheEntries: number;
   /** SIGNET_CACHE_BYTES: the most memory the signed-result cache may hold. */
@@ -121,6 +123,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (publisher !== undefined && publisher !== '' && !/^[A-Za-z0-9+/]{59}=$/.test(publisher)) {
     fail('SIGNET_DOCTRINE_PUBLISHER_KEY', 'must be the base64 DER SPKI of an Ed25519 key (60 characters)', publisher);
   }
+  const pinnedHash = env['SIGNET_DOCTRINE_HASH'];
+  if (pinnedHash !== undefined && pinnedHash !== '' && !/^sha256:[0-9a-f]{64}$/.test(pinnedHash)) {
+    fail('SIGNET_DOCTRINE_HASH', 'must be sha256: followed by 64 lowercase hex digits (`signet doctrine check` prints it)', pinnedHash);
+  }
   return {
     transport: oneOf(env, 'SIGNET_TRANSPORT', ['stdio', 'http'] as const, 'stdio'),
     doctrineDir: path(env, 'SIGNET_DOCTRINE_DIR') ?? DEFAULT_DOCTRINE_DIR,
@@ -128,6 +134,7 @@ export function loadConfig(env: Env = process.env): Config {
     signingKeyFile: path(env, 'SIGNET_SIGNING_KEY_FILE'),
     trustFile: path(env, 'SIGNET_TRUST_FILE'),
     doctrinePublisherKey: publisher || undefined,
+    doctrineHash: pinnedHash || undefined,
     logLevel: oneOf(env, 'SIGNET_LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     cacheEntries: int(env, 'SIGNET_CACHE_ENTRIES', 1024, 0, 1_000_000),
     cacheBytes: int(env, 'SIGNET_CACHE_BYTES', 32 * 1024 * 1024, 64 * 1024, 4 * 1024 * 1024 * 1024),
