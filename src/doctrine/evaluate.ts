@@ -148,7 +148,10 @@ function undetermined(c: CompiledRule, scope: boolean, missing: readonly string[
   const sorted = [...new Set(missing)].sort();
   const key = `${scope ? 's' : 'c'}${full ? '+' : '-'}${sorted.join(',')}`;
   let f = c.undetermined.get(key);
-  if (!f) c.undetermined.set(key, (f = finding(c.rule, 'undetermined', full, scope ? REASONS.scopeUndetermined : REASONS.checkUndetermined, sorted)));
+  if (!f) {
+    const reason = scope ? REASONS.scopeUndetermined : REASONS.checkUndetermined;
+    c.undetermined.set(key, (f = finding(c.rule, 'undetermined', full, reason, sorted)));
+  }
   return f;
 }
 

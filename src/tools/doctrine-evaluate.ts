@@ -27,14 +27,16 @@ export const doctrineEvaluate: ToolDefinition<Input> = {
   name: 'doctrine_evaluate',
   title: 'Evaluate a deployment against the doctrine',
   description:
-    'Check facts about one deployment (the shape is in inputSchema.properties.facts; every fact is optional) against every rule of the doctrine. ' +
-    'Returns one finding per rule, in rule id order, with a status: pass or fail (the rule applies and its check holds or not); ' +
-    'not_applicable (its condition is false for these facts); undetermined (the facts given cannot decide whether it applies or whether it holds: ' +
-    'missing_facts names the facts that would). A fact you leave out never passes or excuses a rule: it leaves the rule undetermined. ' +
-    'The summary gives counts per status, the failed and undetermined rule ids (most severe first), every missing fact, complete (true when nothing is undetermined) ' +
-    'and verdict: fail if any rule failed, otherwise incomplete if any is undetermined, otherwise pass. Only verdict "pass" means the deployment meets the baseline as described. ' +
-    'Failed findings also carry category, rationale, remediation and references (detail "full" adds them to every finding; doctrine_get gives any rule in full). ' +
-    'Deterministic: the same facts always give the same signed output. Describe what is deployed, not what is intended, and test what you can.',
+    'Check facts about one deployment (the shape is in inputSchema.properties.facts; every fact is optional) against every rule of ' +
+    'the doctrine. Returns one finding per rule, in rule id order, with a status: pass or fail (the rule applies and its check ' +
+    'holds or not); not_applicable (its condition is false for these facts); undetermined (the facts given cannot decide whether ' +
+    'it applies or whether it holds: missing_facts names the facts that would). A fact you leave out never passes or excuses a ' +
+    'rule: it leaves the rule undetermined. The summary gives counts per status, the failed and undetermined rule ids (most severe ' +
+    'first), every missing fact, complete (true when nothing is undetermined) and verdict: fail if any rule failed, otherwise ' +
+    'incomplete if any is undetermined, otherwise pass. Only verdict "pass" means the deployment meets the baseline as described. ' +
+    'Failed findings also carry category, rationale, remediation and references (detail "full" adds them to every finding; ' +
+    'doctrine_get gives any rule in full). Deterministic: the same facts always give the same signed output. Describe what is ' +
+    'deployed, not what is intended, and test what you can.',
   inputSchema: (doctrine) => ({
     type: 'object',
     required: ['facts'],
