@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { evaluateFacts } from '../../../src/doctrine/evaluate.js';
 import { checkDoctrine } from '../../../src/doctrine/load.js';
-import { DEFAULT_DOCTRINE, FACTS } from '../../helpers/paths.js';
+import { join } from 'node:path';
+import { DEFAULT_DOCTRINE, FACTS, ROOT } from '../../helpers/paths.js';
 
 const facts = (name: string) => JSON.parse(readFileSync(FACTS(name), 'utf8'));
 
@@ -80,5 +81,17 @@ describe('the shipped doctrine: MCP deployment security baseline', () => {
     const changelog = d.documents.find((doc) => doc.id === 'changelog')!.body;
     for (const r of d.rules.filter((x) => x.references.includes('doc:changelog'))) expect(changelog, r.id).toMatch(new RegExp(`\\b${r.id.split('-')[0]}-(\\*|${r.id.split('-')[1]})`));
     expect(changelog).toContain(`## ${d.meta.version}`);
+  });
+
+  it('is described with its own numbers in docs/tools.md and docs/doctrine.md', () => {
+    const d = doctrine!;
+    const leaves = d.factPaths.filter((p) => !d.factPaths.some((q) => q.startsWith(p + '.'))).length;
+    const areas = new Set(d.rules.map((r) => r.category)).size;
+    const tools = readFileSync(join(ROOT, 'docs', 'tools.md'), 'utf8').replace(/\s+/g, ' ');
+    expect(tools).toContain(`version ${d.meta.version}: ${d.rules.length} rules over ${leaves} facts`);
+    expect(tools).toContain(`${d.documents.length} documents`);
+    const page = readFileSync(join(ROOT, 'docs', 'doctrine.md'), 'utf8').replace(/\s+/g, ' ');
+    expect(page).toContain(`baseline ${d.meta.version}`);
+    expect(page).toContain(`${d.rules.length} rules over ${leaves} facts in ${areas} areas, and ${d.documents.length} documents`);
   });
 });
