@@ -63,8 +63,8 @@ export interface Evaluation {
 
 export const REASONS = {
   notApplicable: 'condition for this rule does not hold',
-  scopeUndetermined: 'whether this rule applies depends on facts that were not given',
-  checkUndetermined: 'this rule applies, but its check needs facts that were not given',
+  scopeUndetermined: 'its condition needs facts that were not given',
+  checkUndetermined: 'it applies, but its check needs facts that were not given',
 } as const;
 
 interface CompiledRule {
@@ -194,41 +194,48 @@ interface Options {
   detail?: Detail;
 }
 
-const rank = (s: Severity) => SEVERITIES.indexOf(s);
-const bySeverityThenId = (a: Finding, b: Finding) => rank(a.severity) - rank(b.severity) || (a.rule_id < b.rule_id ? -1 : 1);
 const zero = (): Record<Severity, number> => ({ critical: 0, high: 0, medium: 0, low: 0 });
+const buckets = (): Record<Severity, string[]> => ({ critical: [], high: [], medium: [], low: [] });
+/** Most severe first, then by id: findings come in id order, so one bucket per severity keeps it. */
+const bySeverity = (b: Record<Severity, string[]>) => SEVERITIES.flatMap((s) => b[s]);
 
 function summarize(findings: readonly Finding[]): Summary {
-  const failed: Finding[] = [];
-  const open: Finding[] = [];
-  const failed_by_severity = zero();
-  const undetermined_by_severity = zero();
+  const failed = buckets();
+  const open = buckets();
   const missing = new Set<string>();
   let pass = 0;
+  let fail = 0;
+  let undetermined = 0;
   for (const f of findings) {
     if (f.status === 'pass') pass++;
     else if (f.status === 'fail') {
-      failed.push(f);
-      failed_by_severity[f.severity]++;
+      fail++;
+      failed[f.severity].push(f.rule_id);
     } else if (f.status === 'undetermined') {
-      open.push(f);
-      undetermined_by_severity[f.severity]++;
-      for (const m of f.missing_facts ?? []) missing.add(m);
+      undetermined++;
+      open[f.severity].push(f.rule_id);
+      for (const m of f.missing_facts!) missing.add(m);
     }
+  }
+  const failed_by_severity = zero();
+  const undetermined_by_severity = zero();
+  for (const s of SEVERITIES) {
+    failed_by_severity[s] = failed[s].length;
+    undetermined_by_severity[s] = open[s].length;
   }
   return {
     rules: findings.length,
     pass,
-    fail: failed.length,
-    not_applicable: findings.length - pass - failed.length - open.length,
-    undetermined: open.length,
-    complete: open.length === 0,
-    verdict: failed.length > 0 ? 'fail' : open.length > 0 ? 'incomplete' : 'pass',
+    fail,
+    not_applicable: findings.length - pass - fail - undetermined,
+    undetermined,
+    complete: undetermined === 0,
+    verdict: fail > 0 ? 'fail' : undetermined > 0 ? 'incomplete' : 'pass',
     failed_by_severity,
     highest_failed_severity: SEVERITIES.find((s) => failed_by_severity[s] > 0) ?? null,
-    failed_rule_ids: failed.sort(bySeverityThenId).map((f) => f.rule_id),
+    failed_rule_ids: bySeverity(failed),
     undetermined_by_severity,
-    undetermined_rule_ids: open.sort(bySeverityThenId).map((f) => f.rule_id),
+    undetermined_rule_ids: bySeverity(open),
     missing_facts: [...missing].sort(),
   };
 }

@@ -44,7 +44,7 @@ describe('evaluateFacts', () => {
       ['TRANS-001', 'pass', undefined],
     ]);
     expect(findings[0]!.reason).toBe('condition for this rule does not hold');
-    expect(findings[1]!.reason).toBe('this rule applies, but its check needs facts that were not given');
+    expect(findings[1]!.reason).toBe('it applies, but its check needs facts that were not given');
     expect(summary).toMatchObject({ pass: 1, not_applicable: 1, undetermined: 1, complete: false, verdict: 'incomplete', missing_facts: ['tls.min_version'] });
   });
 
@@ -55,7 +55,7 @@ describe('evaluateFacts', () => {
       ['TLS-002', 'undetermined', ['tls.min_version']],
       ['TRANS-001', 'undetermined', ['transport.kind']],
     ]);
-    expect(findings[0]!.reason).toBe('whether this rule applies depends on facts that were not given');
+    expect(findings[0]!.reason).toBe('its condition needs facts that were not given');
     expect(summary).toMatchObject({
       pass: 0, fail: 0, not_applicable: 0, undetermined: 3, complete: false, verdict: 'incomplete', highest_failed_severity: null,
       undetermined_by_severity: { critical: 0, high: 1, medium: 1, low: 1 },
