@@ -47,8 +47,8 @@ const CASES: Case[] = [
     not_applicable: [
       'AUTH-006', 'AUTH-008', 'AUTH-009', 'AUTH-010', 'AUTH-011', 'AUTH-012', 'AUTH-013', 'AUTH-014', 'CLIENT-001', 'CLIENT-002',
       'CLIENT-003', 'CLIENT-004', 'CLIENT-005', 'CLIENT-006', 'CLIENT-007', 'CLIENT-008', 'CONT-014', 'EGRESS-001', 'EXPO-001',
-      'EXPO-004', 'EXPO-006', 'HTTP-012', 'INJ-001', 'LOG-004', 'PROTO-002', 'PROTO-003', 'RATE-004', 'TLS-001', 'TLS-002', 'TLS-003',
-      'TLS-004', 'TLS-005',
+      'EXPO-004', 'EXPO-006', 'HTTP-012', 'INJ-001', 'LOG-004', 'PROTO-002', 'PROTO-003', 'PROTO-005', 'RATE-004', 'TLS-001', 'TLS-002',
+      'TLS-003', 'TLS-004', 'TLS-005',
     ],
   },
   {
@@ -73,7 +73,7 @@ const CASES: Case[] = [
     not_applicable: [
       'AUTH-006', 'AUTH-008', 'AUTH-009', 'AUTH-010', 'AUTH-011', 'AUTH-012', 'AUTH-013', 'AUTH-014', 'CLIENT-001', 'CLIENT-002',
       'CLIENT-003', 'CLIENT-004', 'CLIENT-005', 'CLIENT-006', 'CLIENT-007', 'CLIENT-008', 'EGRESS-001', 'EXPO-001', 'EXPO-004',
-      'EXPO-006', 'HTTP-012', 'INJ-001', 'LOG-004', 'PROTO-002', 'PROTO-003', 'TLS-002',
+      'EXPO-006', 'HTTP-012', 'INJ-001', 'LOG-004', 'PROTO-002', 'PROTO-003', 'PROTO-005', 'TLS-002',
     ],
   },
   {
@@ -86,8 +86,8 @@ const CASES: Case[] = [
     not_applicable: [
       'AUTH-003', 'AUTH-004', 'AUTH-005', 'AUTH-006', 'AUTH-012', 'CLIENT-001', 'CLIENT-002', 'CLIENT-003', 'CLIENT-004', 'CLIENT-005',
       'CLIENT-006', 'CLIENT-007', 'CLIENT-008', 'EGRESS-001', 'EXPO-001', 'EXPO-004', 'EXPO-006', 'HTTP-005', 'KEYS-001', 'KEYS-002',
-      'KEYS-003', 'KEYS-004', 'KEYS-005', 'KEYS-006', 'LOG-004', 'PROTO-002', 'SIGN-001', 'SIGN-002', 'SIGN-003', 'SIGN-004', 'SIGN-005',
-      'TLS-002',
+      'KEYS-003', 'KEYS-004', 'KEYS-005', 'KEYS-006', 'LOG-004', 'PROTO-002', 'PROTO-005', 'SIGN-001', 'SIGN-002', 'SIGN-003',
+      'SIGN-004', 'SIGN-005', 'TLS-002',
     ],
   },
   {
@@ -99,7 +99,7 @@ const CASES: Case[] = [
     pass: 'rest',
     not_applicable: [
       'AUTH-006', 'AUTH-008', 'AUTH-009', 'AUTH-010', 'AUTH-011', 'AUTH-012', 'AUTH-013', 'AUTH-014', 'CLIENT-005', 'CLIENT-006',
-      'CLIENT-007', 'EXPO-001', 'EXPO-004', 'EXPO-006', 'HTTP-012', 'LOG-004', 'PROTO-003', 'TLS-002',
+      'CLIENT-007', 'EXPO-001', 'EXPO-004', 'EXPO-006', 'HTTP-012', 'LOG-004', 'PROTO-003', 'PROTO-005', 'TLS-002',
     ],
   },
   {
