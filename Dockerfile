@@ -10,7 +10,10 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY src ./src
 # The bundle (dist/bundle) carries every runtime dependency: the image needs no node_modules.
-RUN npm run build
+# Its software bill of materials (CycloneDX, runtime dependencies from the lockfile) ships
+# in the image as /app/sbom.cdx.json.
+RUN npm run build \
+ && npm sbom --sbom-format cyclonedx --omit dev --package-lock-only > sbom.cdx.json
 
 FROM ${NODE_IMAGE}
 # tini as PID 1: signals reach node, zombies are reaped.
@@ -28,6 +31,7 @@ ENV NODE_ENV=production \
 COPY --from=build /app/dist/bundle ./dist/bundle
 # The verification page (GET /verify): its HTML, CSS and browser script.
 COPY --from=build /app/dist/verify-page/page.html /app/dist/verify-page/page.css /app/dist/verify-page/verify.js ./dist/verify-page/
+COPY --from=build /app/sbom.cdx.json ./sbom.cdx.json
 # package.json: its "type": "module" makes node load the bundle's .js files as ESM.
 COPY package.json ./
 COPY doctrine ./doctrine

@@ -23,6 +23,7 @@ describe('configuration', () => {
     ['SIGNET_TRANSPORT', 'carrier-pigeon', /must be one of stdio, http/],
     ['SIGNET_LOG_LEVEL', 'loud', /must be one of fatal, error/],
     ['SIGNET_DOCTRINE_PUBLISHER_KEY', 'abc', /base64 DER SPKI of an Ed25519 key/],
+    ['SIGNET_DOCTRINE_HASH', 'sha256:ABC', /64 lowercase hex digits/],
     ['SIGNET_CACHE_ENTRIES', '-1', /whole number between 0 and 1000000/],
     ['SIGNET_CACHE_BYTES', '1', /between 65536 and/],
     ['SIGNET_MAX_ARGUMENT_BYTES', '12k', /whole number/],

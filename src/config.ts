@@ -46,6 +46,8 @@ export interface Config {
   /** SIGNET_TRUST_FILE: a signet-trust/1 file; the server's older keys, and what `signet verify` trusts. */
   trustFile: string | undefined;
   doctrinePublisherKey: string | undefined;
+  /** The approved doctrine hash; the server refuses to start on any other doctrine. */
+  doctrineHash: string | undefined;
   logLevel: LogLevel;
   cacheEntries: number;
   /** SIGNET_CACHE_BYTES: the most memory the signed-result cache may hold. */
@@ -131,6 +133,7 @@ const SCHEMA = z.object({
   SIGNET_TRANSPORT: oneOf(['stdio', 'http'] as const, 'stdio'),
   SIGNET_DOCTRINE_DIR: filePath,
   SIGNET_DOCTRINE_PUBLISHER_KEY: matching(/^[A-Za-z0-9+/]{59}=$/, 'must be the base64 DER SPKI of an Ed25519 key (60 characters)'),
+  SIGNET_DOCTRINE_HASH: matching(/^sha256:[0-9a-f]{64}$/, 'must be sha256: followed by 64 lowercase hex digits (`signet doctrine check` prints it)'),
   SIGNET_DATA_DIR: filePath,
   SIGNET_SIGNING_KEY_FILE: filePath,
   SIGNET_TRUST_FILE: filePath,
@@ -188,6 +191,7 @@ export function loadConfig(env: Env = process.env): Config {
     signingKeyFile: c.SIGNET_SIGNING_KEY_FILE,
     trustFile: c.SIGNET_TRUST_FILE,
     doctrinePublisherKey: c.SIGNET_DOCTRINE_PUBLISHER_KEY,
+    doctrineHash: c.SIGNET_DOCTRINE_HASH,
     logLevel: c.SIGNET_LOG_LEVEL,
     cacheEntries: c.SIGNET_CACHE_ENTRIES,
     cacheBytes: c.SIGNET_CACHE_BYTES,

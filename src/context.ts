@@ -1,5 +1,5 @@
 import type { Config } from './config.js';
-import { checkPublisher } from './doctrine/publisher.js';
+import { checkPinnedHash, checkPublisher } from './doctrine/publisher.js';
 import { loadDoctrine } from './doctrine/load.js';
 import { DoctrineSearch } from './doctrine/search.js';
 import type { Doctrine } from './doctrine/types.js';
@@ -36,6 +36,7 @@ export function createContext(config: Config, log: Logger, options: { metrics?: 
   const m = options.metrics;
   const doctrine = loadDoctrine(config.doctrineDir);
   checkPublisher(doctrine, config.doctrinePublisherKey);
+  checkPinnedHash(doctrine, config.doctrineHash);
   const loaded = loadOrCreateSigningKey({ keyFile: config.signingKeyFile, dataDir: config.dataDir });
   const signer = new Signer(loaded.key);
   const keys = loadServerKeys(signer.publicKeySpki, { dataDir: config.dataDir, trustFile: config.trustFile });

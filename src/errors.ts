@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'unknown_tool'
   | 'doctrine_invalid'
   | 'doctrine_signature_mismatch'
+  | 'doctrine_hash_mismatch'
   | 'config_invalid'
   | 'key_invalid'
   | 'key_exists'

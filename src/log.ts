@@ -7,26 +7,16 @@ export type { Logger };
  * Structured JSON logs on stderr (stdout belongs to the stdio protocol). Anything that
  * could hold a secret is redacted by path, whatever code logs it.
  */
+// Secret-bearing field names. A pino path matches exactly the nesting it spells (`*` is one
+// level), so each name is listed at the top level and one and two levels down (the doctrine's
+// LOG-002 asks for a canary at each of those depths to be caught).
+const SECRET_FIELDS = ['authorization', 'cookie', 'apiKey', 'api_key', 'key', 'privateKey', 'private_key', 'secret', 'password', 'token'];
+
 export const REDACT_PATHS = [
-  'authorization',
-  'req.headers.authorization',
-  'headers.authorization',
-  'req.headers.cookie',
-  'headers.cookie',
   'req.headers["x-api-key"]',
-  'apiKey',
-  'api_key',
-  'key',
-  'privateKey',
-  'private_key',
-  'secret',
-  'password',
-  'token',
-  '*.authorization',
-  '*.apiKey',
-  '*.privateKey',
-  '*.secret',
-  '*.token',
+  ...SECRET_FIELDS,
+  ...SECRET_FIELDS.map((f) => `*.${f}`),
+  ...SECRET_FIELDS.map((f) => `*.*.${f}`),
 ];
 
 /**

@@ -7,6 +7,7 @@ import { loadConfig } from '../config.js';
 import { SignetError } from '../errors.js';
 import { writeAtomic } from '../shared/atomic-file.js';
 import { checkApiKeyFormat, newApiKey } from '../keys/format.js';
+import { DEFAULT_KEY_LIFETIME } from '../keys/lifetime.js';
 import { parseDuration } from '../shared/duration.js';
 import type { KeyRecord, KeyStore } from '../keys/store.js';
 // The store (and its lock library) loads only when a keys command runs, not on `signet serve`.
@@ -41,13 +42,14 @@ async function init(path: string | undefined): Promise<number> {
   const initialFile = join(dirname(s.path), INITIAL_KEY_FILE);
   const created = await s.update((file) => {
     if (file.keys.length > 0) return null;
-    const added = s.addTo(file, 'initial', null, new Date());
+    const now = new Date();
+    const added = s.addTo(file, 'initial', new Date(now.getTime() + parseDuration(DEFAULT_KEY_LIFETIME, 'the default lifetime')), now);
     writeAtomic(initialFile, added.key + '\n', 0o600, { exclusive: false });
     return added.record;
   });
   process.stderr.write(
     created
-      ? `signet keys init: created the first API key, id ${created.id}; print it with: docker compose exec proxy cat ${initialFile}\n`
+      ? `signet keys init: created the first API key, id ${created.id}, valid until ${created.expires_at} (rotate it with: keys rotate ${created.id}); print it with: docker compose exec proxy cat ${initialFile}\n`
       : `signet keys init: key store ${s.path} already holds keys; nothing created\n`,
   );
   return 0;
@@ -70,11 +72,12 @@ export function registerKeyCommands(keys: Command, exitWith: (code: number | voi
     .command('create')
     .description('create a key and print it once; only its SHA-256 is stored')
     .requiredOption('--name <name>', 'who or what the key is for')
-    .option('--expires <duration>', 'lifetime, e.g. 90d, 24h (default: no expiry)')
-    .action(async (opts: { name: string; expires?: string }, cmd: Command) => {
-      const expires = opts.expires ? new Date(Date.now() + (await duration(opts.expires, '--expires'))) : null;
+    .option('--expires <duration>', `lifetime, e.g. 90d, 24h, or never (default: ${DEFAULT_KEY_LIFETIME})`, DEFAULT_KEY_LIFETIME)
+    .action(async (opts: { name: string; expires: string }, cmd: Command) => {
+      const now = new Date();
+      const expires = opts.expires === 'never' ? null : new Date(now.getTime() + (await duration(opts.expires, '--expires')));
       if (!/^[\w .@-]{1,64}$/.test(opts.name)) throw new SignetError('invalid_arguments', '--name takes 1 to 64 letters, digits, spaces and . _ @ -');
-      const { key, record } = await (await storeOf(cmd)).create(opts.name, expires);
+      const { key, record } = await (await storeOf(cmd)).create(opts.name, expires, now);
       process.stderr.write(`created key ${record.id} for ${JSON.stringify(record.name)}${record.expires_at ? `, expires ${record.expires_at}` : ''}; it is shown once:\n`);
       process.stdout.write(key + '\n');
       exitWith(0);

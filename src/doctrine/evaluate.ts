@@ -1,15 +1,15 @@
-// Evaluating facts against the doctrine's rules. Scope first: a rule whose `when` is false
-// does not apply, whatever else is missing. Then a rule that cannot be decided because facts
-// it needs were not given is "undetermined", never a pass and never "not applicable": an
-// incomplete description must not read as a clean bill of health. Plain data only; what
-// the signed output looks like is the tools layer's business.
-import { LogicEngine } from 'json-logic-engine';
 import { SignetError } from '../errors.js';
-import { ajvDetails } from '../schema/errors.js';
 import { scanLogic } from './json-logic.js';
+import { compile, decide, evaluatePartial, type Node } from './partial-logic.js';
 import { SEVERITIES, type Doctrine, type Rule, type Severity } from './types.js';
 
+/**
+ * pass / fail: the rule applies and its check holds or not. not_applicable: its `when`
+ * is false for these facts. undetermined: the facts given cannot decide whether it applies
+ * or whether it holds; `missing_facts` names the facts that would.
+ */
 export type FindingStatus = 'pass' | 'fail' | 'not_applicable' | 'undetermined';
+export type Verdict = 'fail' | 'incomplete' | 'pass';
 
 export interface Finding {
   rule_id: string;
@@ -18,13 +18,13 @@ export interface Finding {
   status: FindingStatus;
   /** not_applicable and undetermined: why. */
   reason?: string;
-  /** undetermined: the facts that would decide the rule. */
-  missing_facts?: string[];
+  /** undetermined: the missing facts that would decide the rule, sorted. */
+  missing_facts?: readonly string[];
   /** Failed findings (every finding with detail "full"): what to do about it. */
   category?: string;
   rationale?: string;
   remediation?: string;
-  references?: string[];
+  references?: readonly string[];
 }
 
 /**
@@ -33,48 +33,75 @@ export interface Finding {
  */
 export type Detail = 'failures' | 'full';
 
-export type Verdict = 'fail' | 'incomplete' | 'pass';
-
 export interface Summary {
-  /** fail: a rule failed. incomplete: none failed, but some could not be decided. pass: every rule in scope passed. */
-  verdict: Verdict;
-  /** Every rule in scope was decided (no undetermined rule). */
-  complete: boolean;
   rules: number;
   pass: number;
   fail: number;
   not_applicable: number;
   undetermined: number;
+  /** true when every rule was decided: nothing is undetermined. */
+  complete: boolean;
+  /** fail if any rule failed; otherwise incomplete if any is undetermined; otherwise pass. */
+  verdict: Verdict;
   failed_by_severity: Record<Severity, number>;
   /** The most severe failed rule's severity, or null when nothing failed. */
   highest_failed_severity: Severity | null;
   /** Rule ids that failed, most severe first, then by id. */
   failed_rule_ids: string[];
-  /** Rule ids that could not be decided, most severe first, then by id. */
+  undetermined_by_severity: Record<Severity, number>;
+  /** Rule ids left undetermined, most severe first, then by id. */
   undetermined_rule_ids: string[];
-  /** The facts that would decide them, sorted. */
-  facts_needed: string[];
+  /** Every fact that would decide an undetermined rule, sorted: what to find out next. */
+  missing_facts: string[];
 }
 
+/** Plain data. Findings are frozen and shared between evaluations with the same outcome. */
 export interface Evaluation {
-  findings: Finding[];
+  findings: readonly Finding[];
   summary: Summary;
 }
 
-/** What a rule came to for some facts: a pure function of the rule and the facts. */
-export interface Outcome {
-  status: FindingStatus;
-  reason?: string;
-  missing_facts?: string[];
+export const REASONS = {
+  notApplicable: 'condition for this rule does not hold',
+  scopeUndetermined: 'its condition needs facts that were not given',
+  checkUndetermined: 'it applies, but its check needs facts that were not given',
+} as const;
+
+interface CompiledRule {
+  rule: Rule;
+  whenVars: readonly string[];
+  checkVars: readonly string[];
+  when: Node | null;
+  check: Node;
+  /** Decided findings by status and detail: [pass, fail, not_applicable] × [short, explained]. */
+  decided: (Finding | undefined)[];
+  /** Undetermined findings by reason, detail and missing facts. */
+  undetermined: Map<string, Finding>;
+  /** Every fact the rule reads; when none is given, the outcome depends on the rule alone. */
+  vars: readonly string[];
+  /** That outcome, by detail: [short, full]. */
+  nothingGiven: (Finding | undefined)[];
 }
 
-// JSON Logic via json-logic-engine's interpreter: the same results as json-logic-js on every
-// operator a doctrine may use (tested against it on random facts), with no code generation
-// (its `build` compiler uses eval; `run` does not).
-const logic = new LogicEngine();
-/** JSON Logic truthiness, as the spec defines it ([] is false, unlike JavaScript). */
-function truthy(value: unknown): boolean {
-  return Array.isArray(value) ? value.length > 0 : Boolean(value);
+const compiled = new WeakMap<Doctrine, CompiledRule[]>();
+
+function compileRules(doctrine: Doctrine): CompiledRule[] {
+  let rules = compiled.get(doctrine);
+  if (!rules) {
+    rules = doctrine.rules.map((rule) => ({
+      rule,
+      whenVars: rule.when === undefined ? [] : scanLogic(rule.when).vars,
+      checkVars: scanLogic(rule.check).vars,
+      when: rule.when === undefined ? null : compile(rule.when),
+      check: compile(rule.check),
+      decided: [],
+      undetermined: new Map(),
+      vars: rule.facts,
+      nothingGiven: [],
+    }));
+    compiled.set(doctrine, rules);
+  }
+  return rules;
 }
 
 const splitPaths = new Map<string, string[]>();
@@ -90,162 +117,133 @@ function hasFact(facts: Record<string, unknown>, path: string): boolean {
   return node !== undefined;
 }
 
-/** The value of an expression whose facts were not all given, when it cannot be known. */
-const UNKNOWN = Symbol('unknown');
-type Value = unknown;
-
-const varsOf = new WeakMap<object, string[]>();
-function varsIn(node: object): string[] {
-  let vars = varsOf.get(node);
-  if (!vars) varsOf.set(node, (vars = scanLogic(node).vars));
-  return vars;
+function missingOf(vars: readonly string[], facts: Record<string, unknown>): string[] | null {
+  let missing: string[] | null = null;
+  for (const path of vars) if (!hasFact(facts, path)) (missing ??= []).push(path);
+  return missing;
 }
 
-/**
- * JSON Logic with three values: a missing fact is unknown, and so is anything that depends
- * on it, except where the logic decides without it (false in an `and`, true in an `or`).
- * Where every fact an operation reads is given, the engine evaluates it as usual.
- */
-function partial(node: unknown, facts: Record<string, unknown>): Value | typeof UNKNOWN {
-  if (node === null || typeof node !== 'object') return node;
-  if (Array.isArray(node)) return varsIn(node).every((v) => hasFact(facts, v)) ? logic.run(node, facts) : UNKNOWN;
-  const [op, raw] = Object.entries(node)[0] as [string, unknown];
-  const args = Array.isArray(raw) ? raw : [raw];
-  switch (op) {
-    case 'and': {
-      let unknown = false;
-      let last: Value = true;
-      for (const a of args) {
-        const v = partial(a, facts);
-        if (v === UNKNOWN) unknown = true;
-        else if (!truthy(v)) return v;
-        else last = v;
-      }
-      return unknown ? UNKNOWN : last;
-    }
-    case 'or': {
-      let unknown = false;
-      let last: Value = false;
-      for (const a of args) {
-        const v = partial(a, facts);
-        if (v === UNKNOWN) unknown = true;
-        else if (truthy(v)) return v;
-        else last = v;
-      }
-      return unknown ? UNKNOWN : last;
-    }
-    case '!':
-    case '!!': {
-      const v = partial(args[0], facts);
-      return v === UNKNOWN ? UNKNOWN : op === '!' ? !truthy(v) : truthy(v);
-    }
-    default:
-      return varsIn(node).every((v) => hasFact(facts, v)) ? logic.run(node, facts) : UNKNOWN;
-  }
-}
-
-function missingFacts(rule: Rule, facts: Record<string, unknown>): string[] {
-  return rule.facts.filter((path) => !hasFact(facts, path));
-}
-
-const OUT_OF_SCOPE: Outcome = { status: 'not_applicable', reason: 'the rule does not apply: its condition does not hold for these facts' };
-const PASS: Outcome = { status: 'pass' };
-const FAIL: Outcome = { status: 'fail' };
-
-/** One rule: scope from `when` first, then the check; undecidable parts say which facts they need. */
-export function evaluateRule(rule: Rule, facts: Record<string, unknown>): Outcome {
-  if (rule.when !== undefined) {
-    const scope = partial(rule.when, facts);
-    if (scope === UNKNOWN) {
-      return { status: 'undetermined', reason: 'cannot tell whether the rule applies: facts are missing', missing_facts: missingFacts(rule, facts) };
-    }
-    if (!truthy(scope)) return OUT_OF_SCOPE;
-  }
-  const verdict = partial(rule.check, facts);
-  if (verdict === UNKNOWN) {
-    return { status: 'undetermined', reason: 'the rule applies, but facts it checks are missing', missing_facts: missingFacts(rule, facts) };
-  }
-  return truthy(verdict) ? PASS : FAIL;
-}
-
-/** The finding for a rule's outcome: `explained` adds what the rule is about and what to do. */
-export function toFinding(rule: Rule, outcome: Outcome, explained: boolean): Finding {
-  const finding: Finding = { rule_id: rule.id, title: rule.title, severity: rule.severity, status: outcome.status };
-  if (outcome.reason !== undefined) finding.reason = outcome.reason;
-  if (outcome.missing_facts !== undefined) finding.missing_facts = outcome.missing_facts;
+function finding(rule: Rule, status: FindingStatus, explained: boolean, reason?: string, missing?: readonly string[]): Finding {
+  const f: Finding = { rule_id: rule.id, title: rule.title, severity: rule.severity, status };
+  if (reason !== undefined) f.reason = reason;
+  if (missing !== undefined) f.missing_facts = Object.freeze([...missing]);
   if (explained) {
-    finding.category = rule.category;
-    finding.rationale = rule.rationale;
-    finding.remediation = rule.remediation;
-    finding.references = rule.references;
+    f.category = rule.category;
+    f.rationale = rule.rationale;
+    f.remediation = rule.remediation;
+    f.references = rule.references;
   }
-  return finding;
+  return Object.freeze(f);
 }
 
-export function checkFacts(doctrine: Doctrine, facts: unknown): asserts facts is Record<string, unknown> {
+const DECIDED: readonly FindingStatus[] = ['pass', 'fail', 'not_applicable'];
+
+function decided(c: CompiledRule, index: 0 | 1 | 2, full: boolean): Finding {
+  const explained = full || index === 1;
+  const slot = index * 2 + (explained ? 1 : 0);
+  return (c.decided[slot] ??= finding(c.rule, DECIDED[index]!, explained, index === 2 ? REASONS.notApplicable : undefined));
+}
+
+function undetermined(c: CompiledRule, scope: boolean, missing: readonly string[], full: boolean): Finding {
+  const sorted = [...new Set(missing)].sort();
+  const key = `${scope ? 's' : 'c'}${full ? '+' : '-'}${sorted.join(',')}`;
+  let f = c.undetermined.get(key);
+  if (!f) {
+    const reason = scope ? REASONS.scopeUndetermined : REASONS.checkUndetermined;
+    c.undetermined.set(key, (f = finding(c.rule, 'undetermined', full, reason, sorted)));
+  }
+  return f;
+}
+
+/** Scope from `when` first, then the check; missing facts make either undecided, never false. */
+function evaluateRule(c: CompiledRule, facts: Record<string, unknown>, full: boolean): Finding {
+  if (c.vars.length > 0 && c.vars.every((v) => !hasFact(facts, v))) return (c.nothingGiven[full ? 1 : 0] ??= outcome(c, facts, full));
+  return outcome(c, facts, full);
+}
+
+function outcome(c: CompiledRule, facts: Record<string, unknown>, full: boolean): Finding {
+  if (c.when) {
+    const whenMissing = missingOf(c.whenVars, facts);
+    const applies = whenMissing === null ? decide(c.rule.when, facts) : evaluatePartial(c.when, facts, new Set(whenMissing));
+    if (applies === false) return decided(c, 2, full);
+    if (applies !== true) return undetermined(c, true, [...applies, ...(missingOf(c.checkVars, facts) ?? [])], full);
+  }
+  const checkMissing = missingOf(c.checkVars, facts);
+  const holds = checkMissing === null ? decide(c.rule.check, facts) : evaluatePartial(c.check, facts, new Set(checkMissing));
+  if (holds === true) return decided(c, 0, full);
+  if (holds === false) return decided(c, 1, full);
+  return undetermined(c, false, holds, full);
+}
+
+function checkFacts(doctrine: Doctrine, facts: unknown): asserts facts is Record<string, unknown> {
   if (doctrine.validateFacts(facts)) return;
   const errors = (doctrine.validateFacts.errors ?? []).slice(0, 20);
   throw new SignetError(
     'invalid_arguments',
     `facts do not match the doctrine's facts schema (${errors.length} problem${errors.length === 1 ? '' : 's'} shown)`,
-    ajvDetails('facts', errors, { unknown: 'fact' }),
+    errors.map((e) => ({
+      where: `facts${e.instancePath.replace(/\//g, '.')}`,
+      message: e.keyword === 'additionalProperties' ? `unknown fact "${String(e.params['additionalProperty'])}"` : (e.message ?? 'invalid'),
+    })),
   );
 }
 
-const rank = (s: Severity) => SEVERITIES.indexOf(s);
-const bySeverityThenId = (a: Rule, b: Rule) => rank(a.severity) - rank(b.severity) || (a.id < b.id ? -1 : 1);
-
-export function summarize(rules: readonly Rule[], outcomes: readonly Outcome[]): Summary {
-  const failed_by_severity = { critical: 0, high: 0, medium: 0, low: 0 } as Record<Severity, number>;
-  const failed: Rule[] = [];
-  const undetermined: Rule[] = [];
-  const needed = new Set<string>();
-  let pass = 0;
-  outcomes.forEach((o, i) => {
-    const rule = rules[i]!;
-    if (o.status === 'pass') pass++;
-    else if (o.status === 'fail') {
-      failed.push(rule);
-      failed_by_severity[rule.severity]++;
-    } else if (o.status === 'undetermined') {
-      undetermined.push(rule);
-      for (const f of o.missing_facts ?? []) needed.add(f);
-    }
-  });
-  return {
-    verdict: failed.length > 0 ? 'fail' : undetermined.length > 0 ? 'incomplete' : 'pass',
-    complete: undetermined.length === 0,
-    rules: outcomes.length,
-    pass,
-    fail: failed.length,
-    not_applicable: outcomes.length - pass - failed.length - undetermined.length,
-    undetermined: undetermined.length,
-    failed_by_severity,
-    highest_failed_severity: SEVERITIES.find((s) => failed_by_severity[s] > 0) ?? null,
-    failed_rule_ids: failed.sort(bySeverityThenId).map((r) => r.id),
-    undetermined_rule_ids: undetermined.sort(bySeverityThenId).map((r) => r.id),
-    facts_needed: [...needed].sort(),
-  };
-}
-
-export interface Options {
+interface Options {
   /** The caller already checked the facts against the schema. */
   validated?: boolean;
   detail?: Detail;
 }
 
-/** Every rule's outcome, in rule id order, after checking the facts against the schema. */
-export function evaluateOutcomes(doctrine: Doctrine, facts: unknown, options: Options = {}): Outcome[] {
-  if (!options.validated) checkFacts(doctrine, facts);
-  return doctrine.rules.map((rule) => evaluateRule(rule, facts as Record<string, unknown>));
+const zero = (): Record<Severity, number> => ({ critical: 0, high: 0, medium: 0, low: 0 });
+const buckets = (): Record<Severity, string[]> => ({ critical: [], high: [], medium: [], low: [] });
+/** Most severe first, then by id: findings come in id order, so one bucket per severity keeps it. */
+const bySeverity = (b: Record<Severity, string[]>) => SEVERITIES.flatMap((s) => b[s]);
+
+function summarize(findings: readonly Finding[]): Summary {
+  const failed = buckets();
+  const open = buckets();
+  const missing = new Set<string>();
+  let pass = 0;
+  let fail = 0;
+  let undetermined = 0;
+  for (const f of findings) {
+    if (f.status === 'pass') pass++;
+    else if (f.status === 'fail') {
+      fail++;
+      failed[f.severity].push(f.rule_id);
+    } else if (f.status === 'undetermined') {
+      undetermined++;
+      open[f.severity].push(f.rule_id);
+      for (const m of f.missing_facts!) missing.add(m);
+    }
+  }
+  const failed_by_severity = zero();
+  const undetermined_by_severity = zero();
+  for (const s of SEVERITIES) {
+    failed_by_severity[s] = failed[s].length;
+    undetermined_by_severity[s] = open[s].length;
+  }
+  return {
+    rules: findings.length,
+    pass,
+    fail,
+    not_applicable: findings.length - pass - fail - undetermined,
+    undetermined,
+    complete: undetermined === 0,
+    verdict: fail > 0 ? 'fail' : undetermined > 0 ? 'incomplete' : 'pass',
+    failed_by_severity,
+    highest_failed_severity: SEVERITIES.find((s) => failed_by_severity[s] > 0) ?? null,
+    failed_rule_ids: bySeverity(failed),
+    undetermined_by_severity,
+    undetermined_rule_ids: bySeverity(open),
+    missing_facts: [...missing].sort(),
+  };
 }
 
 /** Validates facts against the doctrine's schema, then evaluates every rule, in rule id order. */
 export function evaluateFacts(doctrine: Doctrine, facts: unknown, options: Options = {}): Evaluation {
-  const outcomes = evaluateOutcomes(doctrine, facts, options);
+  if (!options.validated) checkFacts(doctrine, facts);
   const full = options.detail === 'full';
-  return {
-    findings: doctrine.rules.map((rule, i) => toFinding(rule, outcomes[i]!, full || outcomes[i]!.status === 'fail')),
-    summary: summarize(doctrine.rules, outcomes),
-  };
+  const findings = compileRules(doctrine).map((c) => evaluateRule(c, facts as Record<string, unknown>, full));
+  return { findings, summary: summarize(findings) };
 }

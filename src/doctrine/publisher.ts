@@ -36,3 +36,16 @@ export function checkPublisher(doctrine: Doctrine, pinnedPublicKey?: string): vo
     throw new SignetError('doctrine_signature_mismatch', 'doctrine.sig is signed by a key other than SIGNET_DOCTRINE_PUBLISHER_KEY');
   }
 }
+
+/**
+ * A deployment that pins the doctrine hash it approved (SIGNET_DOCTRINE_HASH) refuses any
+ * other doctrine: the approval lives in the deployment's configuration, apart from the image.
+ */
+export function checkPinnedHash(doctrine: Doctrine, pinnedHash?: string): void {
+  if (pinnedHash === undefined || pinnedHash === doctrine.hash) return;
+  throw new SignetError(
+    'doctrine_hash_mismatch',
+    `SIGNET_DOCTRINE_HASH pins ${pinnedHash} but the doctrine at hand hashes to ${doctrine.hash} (version ${doctrine.meta.version}): ` +
+      'serve the approved doctrine, or review this one and pin its hash.',
+  );
+}

@@ -203,7 +203,10 @@ export class KeyStore {
     return this.update((store) => {
       const old = this.#find(store, id);
       if (statusOf(old, now.getTime()) !== 'active') throw new SignetError('key_invalid', `Key ${id} is ${statusOf(old, now.getTime())}; only an active key can be rotated`);
-      const created = this.addTo(store, old.name, old.expires_at ? new Date(old.expires_at) : null, now);
+      // The successor gets the lifetime its predecessor was given, counted from now: rotating a
+      // key shortly before it expires must not hand out a key that expires just as soon.
+      const lifetime = old.expires_at === null ? null : Date.parse(old.expires_at) - Date.parse(old.created_at);
+      const created = this.addTo(store, old.name, lifetime === null ? null : new Date(now.getTime() + lifetime), now);
       const end = new Date(now.getTime() + graceMs).toISOString();
       if (old.expires_at === null || Date.parse(old.expires_at) > Date.parse(end)) old.expires_at = end;
       old.rotated_to = created.record.id;

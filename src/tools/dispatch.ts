@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { signOutput, type SignedPayload } from '../signing/sign-output.js';
 import type { Signer } from '../signing/signer.js';
+import { callToolResultJson } from './canonical-result.js';
 import { TOOLS } from './index.js';
 import { signedOutputSchema } from './output-schema.js';
 import { ToolRunner, type RunLimits } from './runner.js';
@@ -129,10 +130,7 @@ export class ToolDispatcher {
           isError: entry.isError,
         });
       },
-      // The same members in the same order as JSON.stringify(result) gives: the canonical
-      // text serialises to itself, so the structured copy needs no parse and no re-stringify.
-      json: () =>
-        (entry.json ??= `{"content":[{"type":"text","text":${JSON.stringify(entry.signed.text)}}],"structuredContent":${entry.signed.text},"isError":${entry.isError}}`),
+      json: () => (entry.json ??= callToolResultJson(entry.signed.text, entry.isError)),
     };
   }
 }

@@ -1,41 +1,12 @@
-import { checkFacts, evaluateFacts, evaluateOutcomes, summarize, toFinding, type Detail, type Outcome } from '../doctrine/evaluate.js';
-import type { Rule } from '../doctrine/types.js';
-import { canonicalJson, PreCanonical } from '../signing/canonical.js';
+import { evaluateFacts, REASONS, type Detail } from '../doctrine/evaluate.js';
+import { SEVERITIES } from '../doctrine/types.js';
 import { SignetError } from '../errors.js';
+import { canonicalEvaluation } from './canonical-result.js';
 import type { ToolDefinition } from './types.js';
 
 interface Input {
   facts: Record<string, unknown>;
   detail?: Detail;
-}
-
-/**
- * The signed result as canonical JSON, built from per-rule fragments: a finding is a pure
- * function of its rule and outcome, so each rule has a handful of distinct findings and each
- * is canonicalised once. The one canonical-bytes shortcut of evaluation, kept here, where the
- * result meets signing; doctrine/ returns plain data. A test checks the bytes equal
- * canonicalize(evaluateFacts(...)).
- */
-const fragments = new WeakMap<Rule, Map<string, string>>();
-
-function canonicalFinding(rule: Rule, outcome: Outcome, explained: boolean): string {
-  const memo = `${outcome.status}|${explained}|${outcome.missing_facts ? outcome.missing_facts.join(',') : ''}|${outcome.reason ?? ''}`;
-  let byOutcome = fragments.get(rule);
-  if (!byOutcome) fragments.set(rule, (byOutcome = new Map()));
-  let json = byOutcome.get(memo);
-  if (json === undefined) byOutcome.set(memo, (json = canonicalJson(toFinding(rule, outcome, explained))));
-  return json;
-}
-
-export function evaluationCanonical(doctrine: Parameters<typeof evaluateFacts>[0], facts: Record<string, unknown>, detail: Detail): PreCanonical {
-  const outcomes = evaluateOutcomes(doctrine, facts, { validated: true });
-  const full = detail === 'full';
-  let parts = '';
-  doctrine.rules.forEach((rule, i) => {
-    parts += (i > 0 ? ',' : '') + canonicalFinding(rule, outcomes[i]!, full || outcomes[i]!.status === 'fail');
-  });
-  const json = `{"findings":[${parts}],"summary":${canonicalJson(summarize(doctrine.rules, outcomes))}}`;
-  return new PreCanonical(json, () => evaluateFacts(doctrine, facts, { validated: true, detail }));
 }
 
 /** The doctrine's facts schema, embeddable as a subschema (no `$schema` below the root). */
@@ -44,11 +15,28 @@ function factsSubschema(schema: Record<string, unknown>): Record<string, unknown
   return rest;
 }
 
+const severityCounts = {
+  type: 'object',
+  required: [...SEVERITIES],
+  properties: Object.fromEntries(SEVERITIES.map((s) => [s, { type: 'integer', minimum: 0 }])),
+  additionalProperties: false,
+};
+const ruleIds = { type: 'array', items: { type: 'string' } };
+
 export const doctrineEvaluate: ToolDefinition<Input> = {
   name: 'doctrine_evaluate',
   title: 'Evaluate a deployment against the doctrine',
   description:
-    'Check facts about one deployment (the shape is in inputSchema.properties.facts) against every rule of the doctrine. Returns one finding per rule, in rule id order: id, title, severity and status: pass, fail, not_applicable (the rule\'s condition does not hold for this deployment) or undetermined (facts it needs were not given; missing_facts names them). Failed findings also carry category, rationale, remediation and references (detail "full" adds them to every finding; doctrine_get gives any rule in full). The summary\'s verdict is fail, incomplete (nothing failed, but some rules could not be decided: never read that as a pass) or pass, with counts, the failed and undetermined rule ids, most severe first, and facts_needed: give those facts and evaluate again. Deterministic: the same facts always give the same signed output.',
+    'Check facts about one deployment (the shape is in inputSchema.properties.facts; every fact is optional) against every rule of ' +
+    'the doctrine. Returns one finding per rule, in rule id order, with a status: pass or fail (the rule applies and its check ' +
+    'holds or not); not_applicable (its condition is false for these facts); undetermined (the facts given cannot decide whether ' +
+    'it applies or whether it holds: missing_facts names the facts that would). A fact you leave out never passes or excuses a ' +
+    'rule: it leaves the rule undetermined. The summary gives counts per status, the failed and undetermined rule ids (most severe ' +
+    'first), every missing fact, complete (true when nothing is undetermined) and verdict: fail if any rule failed, otherwise ' +
+    'incomplete if any is undetermined, otherwise pass. Only verdict "pass" means the deployment meets the baseline as described. ' +
+    'Failed findings also carry category, rationale, remediation and references (detail "full" adds them to every finding; ' +
+    'doctrine_get gives any rule in full). Deterministic: the same facts always give the same signed output. Describe what is ' +
+    'deployed, not what is intended, and test what you can.',
   inputSchema: (doctrine) => ({
     type: 'object',
     required: ['facts'],
@@ -71,20 +59,22 @@ export const doctrineEvaluate: ToolDefinition<Input> = {
   resultSchema: {
     type: 'object',
     required: ['findings', 'summary'],
+    additionalProperties: false,
     properties: {
       findings: {
         type: 'array',
         items: {
           type: 'object',
           required: ['rule_id', 'title', 'severity', 'status'],
+          additionalProperties: false,
           properties: {
             rule_id: { type: 'string' },
             title: { type: 'string' },
             category: { type: 'string' },
-            severity: { enum: ['critical', 'high', 'medium', 'low'] },
+            severity: { enum: [...SEVERITIES] },
             status: { enum: ['pass', 'fail', 'not_applicable', 'undetermined'] },
-            reason: { type: 'string' },
-            missing_facts: { type: 'array', items: { type: 'string' } },
+            reason: { enum: Object.values(REASONS) },
+            missing_facts: { type: 'array', items: { type: 'string' }, minItems: 1 },
             rationale: { type: 'string' },
             remediation: { type: 'string' },
             references: { type: 'array', items: { type: 'string' } },
@@ -93,20 +83,28 @@ export const doctrineEvaluate: ToolDefinition<Input> = {
       },
       summary: {
         type: 'object',
-        required: ['verdict', 'complete', 'rules', 'pass', 'fail', 'not_applicable', 'undetermined'],
+        required: [
+          'rules', 'pass', 'fail', 'not_applicable', 'undetermined', 'complete', 'verdict', 'failed_by_severity', 'highest_failed_severity',
+          'failed_rule_ids', 'undetermined_by_severity', 'undetermined_rule_ids', 'missing_facts',
+        ],
+        additionalProperties: false,
         properties: {
-          verdict: { enum: ['fail', 'incomplete', 'pass'], description: 'fail: a rule failed; incomplete: none failed but some could not be decided; pass: every rule in scope passed' },
-          complete: { type: 'boolean', description: 'every rule in scope was decided' },
           rules: { type: 'integer' },
           pass: { type: 'integer' },
           fail: { type: 'integer' },
           not_applicable: { type: 'integer' },
           undetermined: { type: 'integer' },
-          failed_by_severity: { type: 'object', additionalProperties: { type: 'integer' } },
-          highest_failed_severity: { type: ['string', 'null'] },
-          failed_rule_ids: { type: 'array', items: { type: 'string' } },
-          undetermined_rule_ids: { type: 'array', items: { type: 'string' } },
-          facts_needed: { type: 'array', items: { type: 'string' }, description: 'facts that would decide the undetermined rules' },
+          complete: { type: 'boolean', description: 'true when every rule was decided.' },
+          verdict: {
+            enum: ['fail', 'incomplete', 'pass'],
+            description: 'fail if any rule failed; otherwise incomplete if any rule is undetermined; otherwise pass.',
+          },
+          failed_by_severity: severityCounts,
+          highest_failed_severity: { enum: [...SEVERITIES, null] },
+          failed_rule_ids: ruleIds,
+          undetermined_by_severity: severityCounts,
+          undetermined_rule_ids: ruleIds,
+          missing_facts: { type: 'array', items: { type: 'string' }, description: 'Every fact that would decide an undetermined rule.' },
         },
       },
     },
@@ -114,8 +112,7 @@ export const doctrineEvaluate: ToolDefinition<Input> = {
   run(ctx, input) {
     // Facts are checked here, by the doctrine's compiled facts validator (see validationSchema).
     try {
-      checkFacts(ctx.doctrine, input.facts);
-      return evaluationCanonical(ctx.doctrine, input.facts, input.detail ?? 'failures');
+      return canonicalEvaluation(evaluateFacts(ctx.doctrine, input.facts, { detail: input.detail ?? 'failures' }));
     } catch (err) {
       if (!(err instanceof SignetError)) throw err;
       throw new SignetError(err.code, `Invalid arguments for doctrine_evaluate: ${err.message}`, err.details.map((d) => ({ ...d, where: d.where ? `arguments.${d.where}` : 'arguments.facts' })));

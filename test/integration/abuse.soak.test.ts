@@ -246,14 +246,18 @@ describe('abuse resistance: 20,000 requests, half of them hostile', () => {
     // is bounded (16 MiB here); everything else per request is garbage, and the heap is sized
     // for the container (NODE_OPTIONS, as the image runs). So memory levels off: the second
     // half of the run adds little to the first, and the whole stays under the 256 MiB the
-    // Kubernetes manifests give the container.
+    // Kubernetes manifests give the container. RSS is read without forcing a GC, so where the
+    // collector happens to be adds noise: measured alone, the second half adds ~4 MiB; beside
+    // the rest of the suite on two cores, up to ~48 MiB. A leak of per-request state would add
+    // far more (10,000 requests of up to 200 KB each) and, with old space capped at 128 MiB,
+    // end in an out-of-memory exit, which the exit-code check above catches.
     await new Promise((res) => setTimeout(res, 1000));
     const rssAfter = rssMiB(server.proc.pid!);
     console.log(
       `RSS ${rssBefore.toFixed(1)} MiB before, ${rssHalf.toFixed(1)} after 10,000 requests, ${rssAfter.toFixed(1)} after 20,000; ` +
         `/metrics ${metricsBefore} bytes before, ${metricsAfter.length} after`,
     );
-    expect(rssAfter - rssHalf).toBeLessThan(32);
+    expect(rssAfter - rssHalf).toBeLessThan(64);
     expect(rssAfter).toBeLessThan(256);
 
     // Logs: one line per request, none carrying a huge string.

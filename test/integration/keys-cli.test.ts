@@ -50,6 +50,31 @@ describe('signet keys (CLI)', () => {
     expect(keys(store, ['create', '--name', 'x', '--expires', 'tomorrow']).err).toMatch(/--expires takes a duration/);
   });
 
+  it('gives every key a 90-day lifetime unless told otherwise (the doctrine\'s AUTH-005), and `never` opts out', () => {
+    const store = join(dir, 'lifetimes.json');
+    const before = Date.now();
+    const byDefault = keys(store, ['create', '--name', 'default']);
+    expect(byDefault.code).toBe(0);
+    expect(byDefault.err).toMatch(/expires \d{4}-/);
+    const never = keys(store, ['create', '--name', 'forever', '--expires', 'never']);
+    expect(never.code).toBe(0);
+    const records = new KeyStore(store).read().keys;
+    const lifetime = (name: string) => {
+      const r = records.find((k) => k.name === name)!;
+      return r.expires_at === null ? null : Date.parse(r.expires_at) - Date.parse(r.created_at);
+    };
+    expect(lifetime('default')).toBe(90 * 86_400_000);
+    expect(Date.parse(records.find((k) => k.name === 'default')!.created_at)).toBeGreaterThanOrEqual(before - 1000);
+    expect(lifetime('forever')).toBeNull();
+    // init: the zero-config first key expires too, and says when.
+    const initStore = join(dir, 'init-lifetime', 'keys.json');
+    const init = spawnSync(process.execPath, [CLI, 'keys', '--store', initStore, 'init'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '' } });
+    expect(init.status).toBe(0);
+    expect(init.stderr).toMatch(/valid until \d{4}-/);
+    const first = new KeyStore(initStore).read().keys[0]!;
+    expect(Date.parse(first.expires_at!) - Date.parse(first.created_at)).toBe(90 * 86_400_000);
+  });
+
   it('loses no key when 20 `keys create` run at once', async () => {
     const store = join(dir, 'concurrent.json');
     const runs = Array.from({ length: 20 }, (_, i) =>
@@ -82,7 +107,7 @@ describe('signet keys (CLI)', () => {
     const store = join(dir, 'init', 'keys.json');
     const first = keys(store, ['init']);
     expect(first.code).toBe(0);
-    expect(first.err).toMatch(/created the first API key, id [0-9A-Za-z]{8}; print it with: docker compose exec proxy cat/);
+    expect(first.err).toMatch(/created the first API key, id [0-9A-Za-z]{8}, valid until \S+ \(rotate it with: keys rotate [0-9A-Za-z]{8}\); print it with: docker compose exec proxy cat/);
     const initial = readFileSync(join(dir, 'init', 'initial-api-key'), 'utf8').trim();
     expect(first.err).not.toContain(initial);
     expect(keys(store, ['verify', initial]).code).toBe(0);

@@ -19,4 +19,18 @@ describe('logger redaction', () => {
     expect(text).not.toContain('session=abc');
     expect(text.match(/\[redacted\]/g)!.length).toBeGreaterThanOrEqual(8);
   });
+
+  it('catches a canary at the top level and one and two levels down (the doctrine\'s LOG-002)', () => {
+    const lines: string[] = [];
+    const sink = new Writable({ write: (chunk, _enc, cb) => (lines.push(chunk.toString()), cb()) });
+    const log = createLogger('info', { destination: sink });
+    const canary = 'sgnk_test_canary_0000';
+    for (const field of ['token', 'password', 'apiKey', 'authorization', 'secret']) {
+      log.info({ [field]: canary }, 'top');
+      log.info({ call: { [field]: canary } }, 'one level down');
+      log.info({ call: { upstream: { [field]: canary } } }, 'two levels down');
+    }
+    expect(lines).toHaveLength(15);
+    expect(lines.join('')).not.toContain(canary);
+  });
 });

@@ -15,18 +15,19 @@ describe('evaluateFacts', () => {
       ['TRANS-001', 'pass'],
     ]);
     expect(summary).toEqual({
-      verdict: 'fail',
-      complete: true,
       rules: 3,
       pass: 2,
       fail: 1,
       not_applicable: 0,
       undetermined: 0,
+      complete: true,
+      verdict: 'fail',
       failed_by_severity: { critical: 0, high: 1, medium: 0, low: 0 },
       highest_failed_severity: 'high',
       failed_rule_ids: ['TLS-001'],
+      undetermined_by_severity: { critical: 0, high: 0, medium: 0, low: 0 },
       undetermined_rule_ids: [],
-      facts_needed: [],
+      missing_facts: [],
     });
     expect(findings[0]).toMatchObject({ severity: 'high', category: 'tls', rationale: 'Bearer tokens travel in every request.', references: ['doc:tls-basics'] });
     // Passing findings stay short; "full" explains every one.
@@ -35,20 +36,37 @@ describe('evaluateFacts', () => {
     expect(full.findings[1]).toMatchObject({ status: 'pass', rationale: 'Older versions have known weaknesses.', references: ['doc:tls-basics', 'https://www.rfc-editor.org/rfc/rfc8996'] });
   });
 
-  it('decides scope first; a rule it cannot decide for missing facts is undetermined, with the facts it needs', () => {
-    const { findings, summary } = evaluateFacts(doctrine, { transport: { kind: 'http' } });
+  it('decides scope from `when` first: a false condition is not_applicable, whatever is missing', () => {
+    const { findings, summary } = evaluateFacts(doctrine, { transport: { kind: 'stdio' } });
     expect(findings.map((f) => [f.rule_id, f.status, f.missing_facts])).toEqual([
-      ['TLS-001', 'undetermined', ['tls.enabled']],
+      ['TLS-001', 'not_applicable', undefined],
       ['TLS-002', 'undetermined', ['tls.min_version']],
       ['TRANS-001', 'pass', undefined],
     ]);
-    expect(summary).toMatchObject({ verdict: 'incomplete', complete: false, undetermined: 2, facts_needed: ['tls.enabled', 'tls.min_version'] });
-    // Out of scope whatever is missing: TLS rules do not apply to stdio.
-    const stdio = evaluateFacts(doctrine, { transport: { kind: 'stdio' }, tls: { min_version: '1.3' } });
-    expect(stdio.findings[0]).toMatchObject({ status: 'not_applicable', reason: expect.stringMatching(/does not apply/) });
-    expect(stdio.summary).toMatchObject({ verdict: 'pass', complete: true, not_applicable: 1, pass: 2 });
-    // No facts at all is never a pass.
-    expect(evaluateFacts(doctrine, {}).summary).toMatchObject({ verdict: 'incomplete', complete: false, pass: 0, fail: 0 });
+    expect(findings[0]!.reason).toBe('condition for this rule does not hold');
+    expect(findings[1]!.reason).toBe('it applies, but its check needs facts that were not given');
+    expect(summary).toMatchObject({ pass: 1, not_applicable: 1, undetermined: 1, complete: false, verdict: 'incomplete', missing_facts: ['tls.min_version'] });
+  });
+
+  it('never reads a missing fact as a pass: empty facts leave every rule undetermined, and the verdict incomplete', () => {
+    const { findings, summary } = evaluateFacts(doctrine, {});
+    expect(findings.map((f) => [f.rule_id, f.status, f.missing_facts])).toEqual([
+      ['TLS-001', 'undetermined', ['tls.enabled', 'transport.kind']],
+      ['TLS-002', 'undetermined', ['tls.min_version']],
+      ['TRANS-001', 'undetermined', ['transport.kind']],
+    ]);
+    expect(findings[0]!.reason).toBe('its condition needs facts that were not given');
+    expect(summary).toMatchObject({
+      pass: 0, fail: 0, not_applicable: 0, undetermined: 3, complete: false, verdict: 'incomplete', highest_failed_severity: null,
+      undetermined_by_severity: { critical: 0, high: 1, medium: 1, low: 1 },
+      undetermined_rule_ids: ['TLS-001', 'TLS-002', 'TRANS-001'],
+      missing_facts: ['tls.enabled', 'tls.min_version', 'transport.kind'],
+    });
+  });
+
+  it('lets a failure win over an incomplete evaluation', () => {
+    const { summary } = evaluateFacts(doctrine, { transport: { kind: 'http' }, tls: { enabled: false } });
+    expect(summary).toMatchObject({ fail: 1, undetermined: 1, complete: false, verdict: 'fail', failed_rule_ids: ['TLS-001'] });
   });
 
   it('rejects facts that do not match the schema, naming each fact', () => {

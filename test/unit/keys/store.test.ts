@@ -65,6 +65,18 @@ describe('KeyStore', () => {
     expect(status).toEqual({ [a.record.id]: 'expired', [b.record.id]: 'revoked', [c.record.id]: 'expired', [rotated.record.id]: 'active' });
   });
 
+  it('gives a rotated key its predecessor\'s lifetime, counted from the rotation', async () => {
+    const store = new KeyStore(join(dir, 'lifetime', 'keys.json'));
+    const t0 = new Date('2030-01-01T00:00:00Z');
+    const ninetyDays = 90 * 86_400_000;
+    const a = await store.create('a', new Date(t0.getTime() + ninetyDays), t0);
+    // Rotated one day before it expires: the successor lives 90 days from then, not one.
+    const later = new Date(t0.getTime() + ninetyDays - 86_400_000);
+    const rotated = await store.rotate(a.record.id, 3_600_000, later);
+    expect(Date.parse(rotated.record.expires_at!)).toBe(later.getTime() + ninetyDays);
+    expect(Date.parse(rotated.old.expires_at!)).toBe(later.getTime() + 3_600_000);
+  });
+
   it('detects a corrupted or truncated store instead of treating it as empty', async () => {
     const store = new KeyStore(join(dir, 'c', 'keys.json'));
     await store.create('x', null);

@@ -1,0 +1,177 @@
+// Signet's own deployment fact sets (deploy/facts/*.json) are a description, and a description
+// can drift from what it describes. Every fact that can be read from the shipped files is read
+// here and compared with the fact set, so a change to the compose file, the manifests, the
+// Dockerfile or the proxy templates that changes a fact fails until the fact set says so.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
+import { loadDoctrine } from '../../../src/doctrine/load.js';
+import { DEFAULT_KEY_LIFETIME } from '../../../src/keys/lifetime.js';
+import { REDACT_PATHS } from '../../../src/log.js';
+import { DEFAULT_DOCTRINE, ROOT } from '../../helpers/paths.js';
+
+type Obj = Record<string, any>;
+interface FactSet {
+  description: string;
+  sources: string[];
+  notes: { facts: string[]; note: string }[];
+  facts: Obj;
+}
+
+const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+const factSet = (name: string) => JSON.parse(read(`deploy/facts/${name}.json`)) as FactSet;
+const doctrine = loadDoctrine(DEFAULT_DOCTRINE);
+// merge: the services share the hardening settings through a YAML merge key (<<: *hardening).
+const compose = parse(read('docker-compose.yml'), { merge: true }) as Obj;
+/** `${VAR:-default}` → default, as compose resolves it with nothing set. */
+const composeValue = (v: unknown) => String(v).replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1');
+const k8s = readdirSync(join(ROOT, 'deploy/kubernetes/base'))
+  .filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml')
+  .flatMap((f) => parseAllDocuments(read(`deploy/kubernetes/base/${f}`)).map((d) => d.toJS() as Obj));
+const deployments = k8s.filter((o) => o['kind'] === 'Deployment');
+const policies = k8s.filter((o) => o['kind'] === 'NetworkPolicy');
+const deployment = (name: string) => deployments.find((d) => d['metadata'].name === name)!;
+const selects = (selector: Obj, labels: Obj) => Object.entries(selector ?? {}).every(([k, v]) => labels?.[k] === v);
+const proxyTemplates = readdirSync(join(ROOT, 'proxy/templates')).map((f) => read(`proxy/templates/${f}`)).join('\n');
+const dockerfile = read('Dockerfile');
+
+/** Facts that the shipped build and proxy give both deployments. */
+function sharedFacts(f: Obj): void {
+  // The Dockerfile: lockfile, no install scripts, an SBOM in the image, no signature audit, base by tag.
+  expect(f['supply_chain']['lockfile_enforced']).toBe(/npm ci\b/.test(dockerfile) && !/npm install\b/.test(dockerfile));
+  expect(f['supply_chain']['install_scripts_disabled']).toBe(/npm ci[^\n]*--ignore-scripts/.test(dockerfile));
+  const sbomInImage = /npm sbom/.test(dockerfile) && /COPY --from=build \/app\/sbom\.cdx\.json/.test(dockerfile);
+  expect(f['supply_chain']['sbom_published']).toBe(sbomInImage);
+  expect(f['supply_chain']['provenance_verified']).toBe(/npm audit signatures/.test(dockerfile));
+  expect(/^ARG NODE_IMAGE=\S+@sha256:/m.test(dockerfile)).toBe(false);
+  // The proxy: no credential in any log format, the error log above info, OAuth discovery 404s.
+  const logFormat = proxyTemplates.match(/log_format[\s\S]*?;\n/)![0];
+  expect(f['logging']['logs_authorization_header']).toBe(/\$http_authorization/.test(logFormat));
+  expect(proxyTemplates).toMatch(/error_log \S+ warn;/);
+  expect(f['logging']['edge_logs_rejected_header_values']).toBe(false);
+  expect(f['http']['oauth_discovery_endpoints']).toBe('not_found');
+  expect(proxyTemplates).toMatch(/location \^~ \/\.well-known\/oauth-protected-resource \{[^}]*return 404/);
+  expect(proxyTemplates).toMatch(/location \^~ \/\.well-known\/oauth-authorization-server \{[^}]*return 404/);
+  // Refused keys are limited per client address (limit_req after error_page 401); no per-client connection limit.
+  expect(f['rate_limit']['unauthenticated_limited']).toBe(/limit_req\s/.test(proxyTemplates));
+  if ('connections_per_client_limited' in f['http']) {
+    expect(f['http']['connections_per_client_limited']).toBe(/limit_conn\s/.test(proxyTemplates));
+  }
+  expect(f['http']['execution_deadline_seconds']).toBe(Number(/proxy_read_timeout (\d+)s;/.exec(proxyTemplates)![1]));
+  // The server: redaction two levels down, a 90-day default key lifetime.
+  expect(f['logging']['redacts_secrets']).toBe(REDACT_PATHS.includes('*.*.token') && REDACT_PATHS.includes('*.*.authorization'));
+  expect(f['authentication']['key_rotation_days']).toBe(Number(/^(\d+)d$/.exec(DEFAULT_KEY_LIFETIME)![1]));
+  expect(f['signing']['doctrine_verified_at_start']).toBe(true);
+  expect(f['client']).toEqual({ reviewed: false });
+}
+
+describe('deploy/facts/compose.json describes docker-compose.yml', () => {
+  const { facts: f, notes, sources } = factSet('compose');
+  const signet = compose['services'].signet;
+  const proxy = compose['services'].proxy;
+
+  it('names its sources, and every note names facts it sets or leaves out on purpose', () => {
+    for (const s of sources) expect(() => read(s), s).not.toThrow();
+    for (const n of notes) expect(n.facts.length, n.note).toBeGreaterThan(0);
+  });
+
+  it('reads the container facts from the signet service', () => {
+    expect(f['container']['read_only_root_fs']).toBe(signet.read_only === true);
+    expect(f['container']['capabilities_dropped']).toBe(signet.cap_drop?.includes('ALL'));
+    expect(f['container']['no_new_privileges']).toBe(signet.security_opt?.includes('no-new-privileges:true'));
+    expect(f['container']['runs_as_root']).toBe(String(signet.user).split(':')[0] === '0');
+    expect(f['container']['privileged']).toBe(signet.privileged === true);
+    expect(f['container']['docker_socket_mounted']).toBe((signet.volumes ?? []).some((v: string) => v.includes('docker.sock')));
+    expect(f['container']['published_ports']).toBe(signet.ports ? 'all_interfaces' : 'none');
+    expect(f['container']['resource_limits']).toBe(Boolean(signet.mem_limit && signet.cpus && signet.pids_limit));
+    expect(f['container']['healthcheck']).toBe(Boolean(signet.healthcheck?.test));
+    expect(f['container']['image_pinned_by_digest']).toBe(false);
+    const seccompOption = (signet.security_opt ?? []).some((o: string) => o.startsWith('seccomp'));
+    expect(f['container']['seccomp']).toBe(seccompOption ? 'custom' : 'runtime_default');
+    // Every service has limits, not only signet.
+    for (const [name, svc] of Object.entries(compose['services'] as Obj)) {
+      expect(Boolean(svc.mem_limit && svc.cpus && svc.pids_limit), name).toBe(true);
+    }
+  });
+
+  it('reads exposure and egress from the networks and the published ports', () => {
+    // signet's networks are all internal: the proxy's backend network, and Redis's own (scale profile).
+    expect(signet.networks).toContain('backend');
+    for (const n of signet.networks as string[]) expect(compose['networks'][n].internal, n).toBe(true);
+    expect(compose['services'].proxy.networks).not.toContain('redis');
+    expect(f['egress']['network_restricted']).toBe(true);
+    expect(f['egress']['cloud_metadata_credentials_reachable']).toBe(false);
+    expect(proxy.ports.every((p: string) => composeValue(p).startsWith('127.0.0.1:'))).toBe(true);
+    expect(f['exposure']).toMatchObject({ endpoint_address_class: 'loopback', reachable_from_internet: false, behind_reverse_proxy: true });
+    expect(f['tls']['enabled']).toBe(false);
+  });
+
+  it('reads limits, logging and the pinned doctrine from the environment', () => {
+    const env = Object.fromEntries(Object.entries(signet.environment as Obj).map(([k, v]) => [k, composeValue(v)]));
+    expect(env['SIGNET_DOCTRINE_HASH']).toBe(doctrine.hash);
+    expect(f['rate_limit']['per_minute']).toBe(Number(env['SIGNET_RATE_LIMIT_PER_MINUTE']));
+    expect(f['rate_limit']['scope']).toBe(Number(env['SIGNET_RATE_LIMIT_PER_KEY_PER_MINUTE']) > 0 ? 'ip_and_key' : 'ip');
+    expect(f['logging']['level']).toBe(env['SIGNET_LOG_LEVEL']);
+    expect(f['deployment']['replicas']).toBe(1);
+  });
+
+  it('shares the build and proxy facts', () => sharedFacts(f));
+});
+
+describe('deploy/facts/kubernetes.json describes deploy/kubernetes/base', () => {
+  const { facts: f, sources } = factSet('kubernetes');
+
+  it('names its sources', () => {
+    for (const s of sources) expect(existsSync(join(ROOT, s)), s).toBe(true);
+  });
+
+  it('reads the container facts from every Deployment', () => {
+    for (const d of deployments) {
+      const spec = d['spec'].template.spec;
+      const name = d['metadata'].name;
+      expect(spec.automountServiceAccountToken, name).toBe(!f['container']['service_account_token_mounted'] ? false : true);
+      expect(spec.securityContext.seccompProfile?.type, name).toBe('RuntimeDefault');
+      expect(spec.securityContext.runAsNonRoot, name).toBe(!f['container']['runs_as_root']);
+      expect(spec.hostUsers === false, name).toBe(f['container']['user_namespace']);
+      for (const c of spec.containers) {
+        expect(c.securityContext.readOnlyRootFilesystem, name).toBe(f['container']['read_only_root_fs']);
+        expect(c.securityContext.capabilities.drop, name).toContain('ALL');
+        expect(c.securityContext.allowPrivilegeEscalation, name).toBe(false);
+        expect(c.securityContext.privileged ?? false, name).toBe(f['container']['privileged']);
+        expect(Boolean(c.resources?.limits?.cpu && c.resources?.limits?.memory), name).toBe(f['container']['resource_limits']);
+        expect(String(c.image).includes('@sha256:'), name).toBe(f['container']['image_pinned_by_digest']);
+        expect(Boolean(c.livenessProbe && c.readinessProbe), name).toBe(f['container']['healthcheck']);
+        expect((c.ports ?? []).some((p: Obj) => p.hostPort), name).toBe(false);
+      }
+    }
+    expect(f['container']['seccomp']).toBe('runtime_default');
+  });
+
+  it('reads exposure, egress and the pinned doctrine from the policies and the signet Deployment', () => {
+    for (const d of deployments) {
+      const labels = d['spec'].template.metadata.labels;
+      const mine = policies.filter((p) => selects(p['spec'].podSelector.matchLabels, labels));
+      expect(mine.some((p) => p['spec'].policyTypes.includes('Egress')), `${d['metadata'].name} has an egress policy`).toBe(true);
+      expect(mine.some((p) => p['spec'].policyTypes.includes('Ingress')), `${d['metadata'].name} has an ingress policy`).toBe(true);
+    }
+    const signetPolicy = policies.find((p) => p['metadata'].name === 'signet')!;
+    // Out of the signet pods: Redis and DNS only, no ipBlock, so no internet and no metadata service.
+    expect(signetPolicy['spec'].egress.flatMap((r: Obj) => r.to).every((t: Obj) => !t.ipBlock)).toBe(true);
+    expect(f['egress']).toMatchObject({ network_restricted: true, cloud_metadata_credentials_reachable: false });
+    const mcp = signetPolicy['spec'].ingress.find((r: Obj) => r.ports.some((p: Obj) => p.port === 3000));
+    expect(mcp.from).toHaveLength(1);
+    expect(f['exposure']['ingress_restricted_to_proxy']).toBe(true);
+    for (const s of k8s.filter((o) => o['kind'] === 'Service')) expect(s['spec'].type, s['metadata'].name).toBe('ClusterIP');
+    const signet = deployment('signet');
+    expect(f['deployment']['replicas']).toBe(signet['spec'].replicas);
+    const env = Object.fromEntries(signet['spec'].template.spec.containers[0].env.map((e: Obj) => [e.name, e.value]));
+    expect(env['SIGNET_DOCTRINE_HASH']).toBe(doctrine.hash);
+    expect(f['rate_limit']['shared_across_replicas']).toBe(Boolean(env['SIGNET_REDIS_URL']));
+    expect(f['signing_key']['source']).toBe(env['SIGNET_SIGNING_KEY_FILE'] ? 'file' : 'generated_per_start');
+    const keyVolume = signet['spec'].template.spec.volumes.find((v: Obj) => v.secret?.secretName === 'signet-signing-key');
+    expect(f['signing_key']['file_mode_restricted']).toBe((keyVolume.secret.defaultMode & 0o007) === 0);
+  });
+
+  it('shares the build and proxy facts', () => sharedFacts(f));
+});
