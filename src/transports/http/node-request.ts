@@ -20,21 +20,46 @@ export function header(c: Context, name: string): string | undefined {
 
 export type BodyResult = { ok: true; text: string } | { ok: false };
 
-/** The body as UTF-8 text, refusing (without buffering the rest) once it exceeds `max` bytes. */
-export async function readBody(c: Context, max: number): Promise<BodyResult> {
+/**
+ * The body as UTF-8 text, refusing (without buffering the rest) once it exceeds `max`
+ * bytes. Read with stream events rather than an async iterator: the iterator's promise per
+ * chunk measured several microseconds per request. A body refused for its size is left
+ * unread; the 413 carries Connection: close, so the rest dies with the connection.
+ */
+export function readBody(c: Context, max: number): Promise<BodyResult> {
   const msg = incoming(c);
   const declared = Number(header(c, 'content-length') ?? NaN);
-  if (declared > max) return { ok: false };
+  if (declared > max) return Promise.resolve({ ok: false });
   if (!msg) {
-    const text = await c.req.text();
-    return Buffer.byteLength(text) > max ? { ok: false } : { ok: true, text };
+    return c.req.text().then((text) => (Buffer.byteLength(text) > max ? { ok: false } : { ok: true, text }));
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of msg as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > max) return { ok: false };
-    chunks.push(chunk);
-  }
-  return { ok: true, text: (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8') };
+  if (msg.readableEnded) return Promise.resolve({ ok: true, text: '' });
+  return new Promise<BodyResult>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      msg.off('data', onData);
+      msg.off('end', onEnd);
+      msg.off('error', onError);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) {
+        done();
+        msg.pause();
+        resolve({ ok: false });
+      } else chunks.push(chunk);
+    };
+    const onEnd = () => {
+      done();
+      resolve({ ok: true, text: (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8') });
+    };
+    const onError = (err: Error) => {
+      done();
+      reject(err);
+    };
+    msg.on('data', onData);
+    msg.on('end', onEnd);
+    msg.on('error', onError);
+  });
 }

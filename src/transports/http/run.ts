@@ -9,8 +9,7 @@ import { createHttpApp } from './app.js';
 import { parseTrustedProxies } from './client-ip.js';
 import { memoryStore, redisStore } from './limiter-store.js';
 import { startMetricsServer, type RunningMetrics } from './metrics-server.js';
-import { hostnameOf, LOOPBACK_HOSTNAMES } from './middleware/host-validation.js';
-import { originPolicy } from './middleware/origin-validation.js';
+import { hostPolicy } from './middleware/host-validation.js';
 import { requestReporter } from './request-log.js';
 
 export interface RunningHttp {
@@ -47,11 +46,11 @@ export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
   let ready = false;
   let draining = false;
   const store = cfg.redisUrl ? redisStore(cfg.redisUrl, ctx.log, ctx.metrics) : memoryStore();
-  const allowedHosts = new Set([...LOOPBACK_HOSTNAMES, ...cfg.allowedHosts.map((h) => hostnameOf(h) ?? h.toLowerCase())]);
+  const allowedHostnames = hostPolicy(cfg.host, cfg.allowedHosts);
   const app = createHttpApp(ctx, {
     router: new Router(ctx),
-    allowedHosts: () => allowedHosts,
-    originPolicy: originPolicy(cfg.allowedOrigins),
+    allowedHostnames,
+    allowedOrigins: cfg.allowedOrigins,
     trustedProxies: parseTrustedProxies(cfg.trustedProxies),
     anyTrustedProxy: cfg.trustedProxies.length > 0,
     calls: store.policy('calls', cfg.rateLimitPerMinute),
@@ -108,6 +107,7 @@ export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
       public_key: ctx.signer.publicKeySpki,
       key_origin: ctx.keyOrigin,
       rate_limit_per_minute: cfg.rateLimitPerMinute,
+      host_check: allowedHostnames ? [...allowedHostnames] : 'off (not a loopback bind and no SIGNET_ALLOWED_HOSTS)',
     },
     'signet ready',
   );
