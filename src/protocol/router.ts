@@ -18,6 +18,7 @@ import {
   isResponse,
   METHOD_NOT_FOUND,
   methodErrorBody,
+  quote,
   refusalBody,
   resultBody,
   SERVER_ERROR,
@@ -46,12 +47,6 @@ export interface RouteOutcome {
 export interface RouteSource {
   transport: 'http' | 'stdio';
   headers?: StandardHeaders;
-}
-
-const MAX_ECHO = 100;
-/** Client-supplied text quoted in an answer: bounded, so a huge name is not sent back whole. */
-function quote(text: string): string {
-  return text.length > MAX_ECHO ? `${text.slice(0, MAX_ECHO)}…` : text;
 }
 
 const NOT_JSON_RPC = 'Bad Request: the request body is not a valid JSON-RPC message';
@@ -111,10 +106,10 @@ export class Router {
       if (issue) return refused(400, m.id, INVALID_PARAMS, `Invalid _meta envelope for protocol revision 2026-07-28: ${issue.key}: ${issue.problem}`, { envelope: issue });
       const claimed = claimedVersion(m.params)!;
       if (headerVersion !== undefined && headerVersion !== claimed) {
-        return fromMismatch(mismatch(headerVersion, `the body envelope names protocol version ${claimed} but the MCP-Protocol-Version header names ${headerVersion}`), m.id);
+        return fromMismatch(mismatch(headerVersion, `the body envelope names protocol version ${quote(claimed)} but the MCP-Protocol-Version header names ${quote(headerVersion)}`), m.id);
       }
       if (headers.method !== undefined && headers.method !== m.method) {
-        return fromMismatch(mismatch(headers.method, `the body names method ${m.method} but the Mcp-Method header names ${headers.method}`), m.id);
+        return fromMismatch(mismatch(headers.method, `the body names method ${quote(m.method)} but the Mcp-Method header names ${quote(headers.method)}`), m.id);
       }
       return this.#modern(m, claimed, headers, source);
     }
@@ -126,7 +121,7 @@ export class Router {
         400,
         m.id,
         INVALID_PARAMS,
-        `Invalid params: the MCP-Protocol-Version header names protocol revision ${headerVersion}, but the request is missing the required per-request envelope key(s): ${missing.join(', ')}`,
+        `Invalid params: the MCP-Protocol-Version header names protocol revision ${quote(headerVersion)}, but the request is missing the required per-request envelope key(s): ${missing.join(', ')}`,
         { envelope: { missing } },
       );
     }
@@ -142,16 +137,16 @@ export class Router {
         return refused(400, null, INVALID_PARAMS, `Invalid _meta envelope for protocol revision 2026-07-28: ${issue.key}: ${issue.problem}`, { envelope: issue });
       }
       if (headerVersion !== undefined && headerVersion !== claimed) {
-        return fromMismatch(mismatch(headerVersion, `the notification envelope names protocol version ${claimed} but the MCP-Protocol-Version header names ${headerVersion}`), null);
+        return fromMismatch(mismatch(headerVersion, `the notification envelope names protocol version ${quote(claimed)} but the MCP-Protocol-Version header names ${quote(headerVersion)}`), null);
       }
       if (isModernVersion(claimed) && headers.method !== undefined && headers.method !== m.method) {
-        return fromMismatch(mismatch(headers.method, `the notification body names method ${m.method} but the Mcp-Method header names ${headers.method}`), null);
+        return fromMismatch(mismatch(headers.method, `the notification body names method ${quote(m.method)} but the Mcp-Method header names ${quote(headers.method)}`), null);
       }
       return ACCEPTED;
     }
     if (headerVersion !== undefined && isModernVersion(headerVersion)) {
       if (headers.method !== undefined && headers.method !== m.method) {
-        return fromMismatch(mismatch(headers.method, `the notification body names method ${m.method} but the Mcp-Method header names ${headers.method}`), null);
+        return fromMismatch(mismatch(headers.method, `the notification body names method ${quote(m.method)} but the Mcp-Method header names ${quote(headers.method)}`), null);
       }
       return ACCEPTED;
     }
@@ -175,7 +170,7 @@ export class Router {
       return fromMismatch(mismatch(headers.method ?? headers.name!, 'a JSON-RPC batch cannot carry Mcp-Method or Mcp-Name headers'), null);
     }
     if (source.transport === 'http' && !allowsBatches(headers.protocolVersion)) {
-      return refused(400, null, INVALID_REQUEST, `Bad Request: protocol revision ${headers.protocolVersion} does not allow JSON-RPC batches (2025-03-26 was the last that did)`);
+      return refused(400, null, INVALID_REQUEST, `Bad Request: protocol revision ${quote(headers.protocolVersion!)} does not allow JSON-RPC batches (2025-03-26 was the last that did)`);
     }
     const bodies: string[] = [];
     let tool: string | null = null;
@@ -234,7 +229,7 @@ export class Router {
 
   #modern(m: Request, claimed: string, headers: StandardHeaders, source: RouteSource): RouteOutcome {
     if (!(MODERN_VERSIONS as readonly string[]).includes(claimed)) {
-      return refused(400, m.id, UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${quote(claimed)}`, { supported: MODERN_VERSIONS, requested: claimed });
+      return refused(400, m.id, UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${quote(claimed)}`, { supported: MODERN_VERSIONS, requested: quote(claimed) });
     }
     if (source.transport === 'http') {
       const m2 = checkStandardHeaders(headers, m, claimed);
@@ -279,7 +274,7 @@ export class Router {
     const uri = isObject(m.params) ? m.params['uri'] : undefined;
     if (typeof uri !== 'string') return { status: 200, body: methodErrorBody(m.id, INVALID_PARAMS, 'Invalid params: resources/read needs params.uri, a string'), era, tool: null, cached: false };
     const read = this.answers.read(era, uri);
-    if (!read.ok) return { status: 200, body: methodErrorBody(m.id, read.code, `Resource not found: ${quote(uri)}`), era, tool: null, cached: false };
+    if (!read.ok) return { status: 200, body: methodErrorBody(m.id, read.code, `Resource not found: ${quote(uri)}`, { uri: quote(uri) }), era, tool: null, cached: false };
     return { status: 200, body: resultBody(m.id, read.json), era, tool: null, cached: false };
   }
 }

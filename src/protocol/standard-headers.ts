@@ -2,7 +2,7 @@
 // Mcp-Name mirror the body so gateways can route and limit without reading it. A header
 // that contradicts the body is refused (-32020): that is what makes a gateway's decision
 // by header safe, since the server never acts on a different method or name.
-import { HEADER_MISMATCH, isObject, type Request } from './jsonrpc.js';
+import { HEADER_MISMATCH, isObject, quote, type Request } from './jsonrpc.js';
 
 export interface StandardHeaders {
   protocolVersion?: string | undefined;
@@ -48,8 +48,9 @@ export function decodeHeaderValue(value: string): string | undefined {
   }
 }
 
+/** A -32020 answer. Every client-supplied value in it is already cut by quote() (100 characters). */
 export function mismatch(header: string, body: string): HeaderMismatch {
-  return { code: HEADER_MISMATCH, message: `Bad Request: the request headers and body disagree: ${body}`, data: { mismatch: { header, body } } };
+  return { code: HEADER_MISMATCH, message: `Bad Request: the request headers and body disagree: ${body}`, data: { mismatch: { header: quote(header), body } } };
 }
 
 /** Mcp-Name against the body, when the method has a name source; null when they agree or it has none. */
@@ -61,7 +62,7 @@ function nameMismatch(name: string, request: Request): HeaderMismatch | null {
   const decoded = decodeHeaderValue(name);
   if (decoded === undefined) return mismatch(name, 'the Mcp-Name header carries an invalid Base64 sentinel value');
   if (bodyValue !== undefined && decoded !== bodyValue) {
-    return mismatch(name, `the body carries params.${field}="${bodyValue}" but the Mcp-Name header names "${decoded}"`);
+    return mismatch(name, `the body carries params.${field}="${quote(bodyValue)}" but the Mcp-Name header names "${quote(decoded)}"`);
   }
   return null;
 }
@@ -73,7 +74,7 @@ function nameMismatch(name: string, request: Request): HeaderMismatch | null {
  */
 export function checkMirroredHeaders(headers: StandardHeaders, request: Request): HeaderMismatch | null {
   if (headers.method !== undefined && headers.method !== request.method) {
-    return mismatch(headers.method, `the body names method ${request.method} but the Mcp-Method header names ${headers.method}`);
+    return mismatch(headers.method, `the body names method ${quote(request.method)} but the Mcp-Method header names ${quote(headers.method)}`);
   }
   return headers.name === undefined ? null : nameMismatch(headers.name, request);
 }
@@ -85,17 +86,17 @@ export function checkStandardHeaders(headers: StandardHeaders, request: Request,
       '(missing)',
       claimed === undefined
         ? 'the body carries a modern per-request envelope but the required MCP-Protocol-Version header is absent'
-        : `the body envelope names protocol version ${claimed} but the required MCP-Protocol-Version header is absent`,
+        : `the body envelope names protocol version ${quote(claimed)} but the required MCP-Protocol-Version header is absent`,
     );
   }
-  if (headers.method === undefined) return mismatch('(missing)', `the body names method ${request.method} but the required Mcp-Method header is absent`);
+  if (headers.method === undefined) return mismatch('(missing)', `the body names method ${quote(request.method)} but the required Mcp-Method header is absent`);
   const field = Object.hasOwn(NAME_SOURCE, request.method) ? NAME_SOURCE[request.method]! : undefined;
   if (field === undefined) return null;
   const raw = isObject(request.params) ? request.params[field] : undefined;
   const bodyValue = typeof raw === 'string' ? raw : undefined;
   if (headers.name === undefined) {
     if (bodyValue === undefined) return null;
-    return mismatch('(missing)', `the body carries params.${field}="${bodyValue}" but the required Mcp-Name header is absent`);
+    return mismatch('(missing)', `the body carries params.${field}="${quote(bodyValue)}" but the required Mcp-Name header is absent`);
   }
   return nameMismatch(headers.name, request);
 }

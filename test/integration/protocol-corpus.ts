@@ -6,9 +6,14 @@ import { FACTS } from '../helpers/paths.js';
 export interface Case {
   name: string;
   payload: unknown;
+  /** Sent besides Content-Type: application/json and Accept: application/json, text/event-stream (which these may replace). */
   headers: Record<string, string>;
   /** legacy: 2025-era traffic (both SDKs answer it); modern: 2026-07-28 (v2 only). */
   era: 'legacy' | 'modern';
+  /** The body as sent, when it is not JSON.stringify(payload) (malformed JSON, an empty body). */
+  raw?: string;
+  /** HTTP method (default POST). */
+  httpMethod?: string;
 }
 
 const MODERN = '2026-07-28';
@@ -113,6 +118,17 @@ export function corpus(): Case[] {
   legacy('a JSON number', 42);
   legacy('an object that is no message', { hello: 'world' });
   legacy('null', null);
+  // The HTTP edge in front of the router.
+  const edge = (name: string, era: 'legacy' | 'modern', extra: Partial<Case>) => out.push({ name: `${era}: ${name}`, payload: null, headers: {}, era, ...extra });
+  edge('malformed JSON', 'legacy', { raw: '{"jsonrpc": "2.0", "id": 1, "method": ' });
+  edge('empty body', 'legacy', { raw: '' });
+  edge('text/plain content type', 'legacy', { raw: JSON.stringify(req('ping', undefined)), headers: { 'content-type': 'text/plain' } });
+  edge('content type with charset', 'legacy', { raw: JSON.stringify(req('ping', undefined)), headers: { 'content-type': 'application/json; charset=utf-8' } });
+  edge('Accept application/json only', 'legacy', { raw: JSON.stringify(req('ping', undefined)), headers: { accept: 'application/json' } });
+  edge('Accept text/event-stream only', 'legacy', { raw: JSON.stringify(req('ping', undefined)), headers: { accept: 'text/event-stream' } });
+  edge('Accept */*', 'legacy', { raw: JSON.stringify(req('tools/list', undefined)), headers: { accept: '*/*' } });
+  edge('DELETE /mcp', 'legacy', { httpMethod: 'DELETE' });
+  edge('malformed JSON under 2026-07-28 headers', 'modern', { raw: '{"jsonrpc":', headers: { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' } });
 
   // ---- 2026-07-28 ---------------------------------------------------------------------------
   const std = (method: string, name?: string) => ({ 'mcp-protocol-version': MODERN, 'mcp-method': method, ...(name === undefined ? {} : { 'mcp-name': name }) });
