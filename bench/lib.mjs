@@ -82,6 +82,7 @@ export async function load({ url, connections, duration = 5, body, bodies, heade
     p99: r.latency.p99,
     errors: r.errors + r.non2xx,
     total: r.requests.total,
+    durationS: r.duration,
   };
 }
 
@@ -108,3 +109,17 @@ export function writeSection(name, markdown) {
   else text = `${text.trimEnd()}\n\n${block}\n`;
   writeFileSync(file, text);
 }
+
+/** CPU time (user + system) a process has used so far, in µs (Linux /proc; clock ticks of 10 ms). */
+export function cpuUs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+/** Resident set size of a process, in KiB (Linux /proc). */
+export function rssKb(pid) {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) : NaN;
+}
+
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
