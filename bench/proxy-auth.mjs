@@ -4,14 +4,16 @@
 //   store    the hashed key store checked by njs (what Signet ships)
 //   auth_request  the alternative: a verifier service on the private network, per request
 // Sequential keep-alive requests timed with performance.now() (µs resolution), interleaved.
+// Then the proxy's overhead under load: autocannon against Signet directly and through the
+// proxy (static key, and key store), same run, 10 and 50 connections.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KeyStore } from '../dist/keys/store.js';
 import { newApiKey } from '../dist/keys/format.js';
-import { ROOT, fmt, machine, percentile, startChild, table, writeSection } from './lib.mjs';
+import { ROOT, fmt, load, machine, median, percentile, startChild, table, writeSection } from './lib.mjs';
 
 const quick = process.env.BENCH_QUICK === '1';
 const N = quick ? 1000 : 4000;
@@ -33,13 +35,13 @@ const staticKey = newApiKey();
 const upstream = await startChild(process.execPath, [`${ROOT}bench/baseline-server.mjs`], {}, /listening on port (\d+)/);
 const verifier = await startChild(process.execPath, [`${ROOT}bench/auth-verifier.mjs`], { SIGNET_KEY_STORE: storePath }, /listening on port (\d+)/);
 
-function render(name, port, env) {
+function render(name, port, env, upstreamPort = upstream.port) {
   const d = join(dir, name);
   mkdirSync(d, { recursive: true });
   const r = spawn('sh', [`${ROOT}proxy/render.sh`], {
     env: {
       PATH: process.env.PATH,
-      SIGNET_UPSTREAM: `127.0.0.1:${upstream.port}`,
+      SIGNET_UPSTREAM: `127.0.0.1:${upstreamPort}`,
       SIGNET_PROXY_LISTEN: `127.0.0.1:${port}`,
       SIGNET_PROXY_CONF_DIR: join(d, 'conf'),
       SIGNET_PROXY_RUNTIME_DIR: join(d, 'run'),
@@ -115,13 +117,55 @@ const stats = samples.map((s) => {
   return { p50: percentile(sorted, 50) * 1000, p99: percentile(sorted, 99) * 1000 };
 });
 const rows = configs.map(([label], i) => [label, fmt(stats[i].p50), fmt(stats[i].p99), `${stats[i].p50 - stats[0].p50 >= 0 ? '+' : ''}${fmt(stats[i].p50 - stats[0].p50)}`]);
+
+// ---- Under load: Signet directly vs through the proxy -------------------------------------------
+const signet = await startChild(
+  process.execPath,
+  [`${ROOT}dist/bundle/signet.js`, 'serve', '--http'],
+  { SIGNET_HTTP_PORT: '0', SIGNET_DATA_DIR: join(dir, 'signet'), SIGNET_TRUSTED_PROXIES: '127.0.0.1/32', SIGNET_RATE_LIMIT_PER_MINUTE: '0', SIGNET_RATE_LIMIT_OTHER_PER_MINUTE: '0' },
+  /"port":(\d+)/,
+);
+const loadPorts = { static: 18183, store: 18184 };
+const loadNginx = [
+  await startNginx(await render('load-static', loadPorts.static, { SIGNET_API_KEY: staticKey }, signet.port), loadPorts.static),
+  await startNginx(await render('load-store', loadPorts.store, { SIGNET_KEY_STORE: storePath }, signet.port), loadPorts.store),
+];
+const get = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'doctrine_get', arguments: { id: 'AUTH-001' } } });
+const paths = [
+  ['Signet directly', `http://127.0.0.1:${signet.port}/mcp`, {}],
+  ['through the proxy, static key', `http://127.0.0.1:${loadPorts.static}/mcp`, { authorization: `Bearer ${staticKey}` }],
+  ['through the proxy, key store (njs)', `http://127.0.0.1:${loadPorts.store}/mcp`, { authorization: `Bearer ${storeKey}` }],
+];
+const loadRows = [];
+const overhead = {};
+for (const c of [10, 50]) {
+  const runs = paths.map(() => []);
+  for (let rep = 0; rep < REPS; rep++) {
+    for (let i = 0; i < paths.length; i++) runs[i].push(await load({ url: paths[i][1], headers: paths[i][2], body: get, connections: c, duration: quick ? 2 : 4 }));
+  }
+  const rps = runs.map((rs) => median(rs.map((r) => r.rps)));
+  paths.forEach(([label], i) => {
+    const o = i === 0 ? null : 1 - rps[i] / rps[0];
+    if (o !== null) overhead[`${i}@${c}`] = o;
+    loadRows.push([label, String(c), fmt(rps[i]), fmt(median(runs[i].map((r) => r.p50)), 1), fmt(median(runs[i].map((r) => r.p99)), 1), o === null ? '' : `${fmt(100 * o)} %`, String(runs[i].reduce((a, r) => a + r.errors, 0))]);
+  });
+}
+for (const n of loadNginx) n.kill('SIGQUIT');
+await signet.stop();
+
 const out = [
   '## Reference proxy: cost of authentication',
   '',
-  `${machine()}; nginx (${nginxBin}, one worker per core) in front of a bare Hono echo; ${N} sequential keep-alive requests per configuration × ${REPS} interleaved runs; store of 100 keys.`,
+  `${machine()}; nginx (${nginxBin}, one worker per core) in front of a bare Hono echo; ${N} sequential keep-alive requests per configuration × ${REPS} interleaved runs; store of ${Number(process.env.BENCH_STORE_KEYS ?? 100)} keys. Goal: key store p50 ≤ 150 µs over the static key.`,
   '',
   table(['configuration', 'p50 µs', 'p99 µs', 'p50 vs static µs'], rows),
+  '',
+  '### Proxy overhead under load',
+  '',
+  `Signet (cached \`tools/call doctrine_get\`, rate limits off, logs at info) directly and through the proxy, autocannon in the benchmark process, ${quick ? 2 : 4} s per run, median of ${REPS} interleaved runs; the server, nginx (2 workers) and autocannon share the ${cpus().length} cores. Goal: static key ≤ 20 % at 10 connections.`,
+  '',
+  table(['path', 'connections', 'req/s', 'p50 ms', 'p99 ms', 'overhead vs direct', 'errors'], loadRows),
 ].join('\n');
 console.log(out);
-writeSection('proxy-auth', out);
+if (!quick) writeSection('proxy-auth', out);
 process.exit(0);
