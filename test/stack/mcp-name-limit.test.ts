@@ -84,13 +84,19 @@ describe('docs/proxy.md: limiting one tool by Mcp-Name at a cloned proxy', () =>
 
   it('logs Mcp-Method and Mcp-Name, bounded and escaped', async () => {
     await post(modern('doctrine_info', {}), { ...std('doctrine_info'), 'mcp-name': 'x'.repeat(300) + '"\\' }, '127.0.0.26');
+    // Quotes and backslashes within the first 64 characters reach the log escaped, as JSON.
+    await post(modern('doctrine_info', {}), { ...std('doctrine_info'), 'mcp-method': 'tools/"call"\\', 'mcp-name': 'q"u\\o{}' }, '127.0.0.27');
     await new Promise((r) => setTimeout(r, 1500)); // the access log flushes every second
-    const line = nginx
+    const lines = nginx
       .accessLog()
       .split('\n')
-      .filter((l) => l.includes('"mcp_name":"xxx'))
-      .map((l) => JSON.parse(l) as Record<string, string>)[0]!;
-    expect(line['mcp_method']).toBe('tools/call');
-    expect(line['mcp_name']).toBe('x'.repeat(64));
+      .filter((l) => l.includes('"mcp_name":'))
+      .map((l) => JSON.parse(l) as Record<string, string>);
+    const long = lines.find((l) => l['mcp_name']!.startsWith('xxx'))!;
+    expect(long['mcp_method']).toBe('tools/call');
+    expect(long['mcp_name']).toBe('x'.repeat(64));
+    const quoted = lines.find((l) => l['remote_addr'] === '127.0.0.27')!;
+    expect(quoted['mcp_method']).toBe('tools/"call"\\');
+    expect(quoted['mcp_name']).toBe('q"u\\o{}');
   });
 });
