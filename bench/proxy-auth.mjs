@@ -35,6 +35,10 @@ const staticKey = newApiKey();
 const upstream = await startChild(process.execPath, [`${ROOT}bench/baseline-server.mjs`], {}, /listening on port (\d+)/);
 const verifier = await startChild(process.execPath, [`${ROOT}bench/auth-verifier.mjs`], { SIGNET_KEY_STORE: storePath }, /listening on port (\d+)/);
 
+// BENCH_PROXY_IMAGE=nginx:1.30-trixie: run each nginx from that image instead (host network,
+// the rendered files mounted at the same paths), to measure the nginx and njs the image ships.
+const image = process.env.BENCH_PROXY_IMAGE;
+
 function render(name, port, env, upstreamPort = upstream.port) {
   const d = join(dir, name);
   mkdirSync(d, { recursive: true });
@@ -50,6 +54,8 @@ function render(name, port, env, upstreamPort = upstream.port) {
       SIGNET_TLS_DIR: join(d, 'tls'),
       SIGNET_PROXY_WORKER_USER: 'root',
       ...(njs ? { SIGNET_PROXY_NJS_MODULE: njs } : {}),
+      // render.sh probes the local njs; the image's (0.8+) has the shared dict.
+      ...(image ? { SIGNET_PROXY_NJS_SHARED_DICT: 'on' } : {}),
       ...env,
     },
     stdio: 'inherit',
@@ -57,8 +63,15 @@ function render(name, port, env, upstreamPort = upstream.port) {
   return new Promise((resolve, reject) => r.on('exit', (code) => (code === 0 ? resolve(join(d, 'conf')) : reject(new Error(`render ${code}`)))));
 }
 
+const nginxLabel = image ? `${image} (docker, host network)` : nginxBin;
+let containers = 0;
 async function startNginx(conf, port) {
-  const child = spawn(nginxBin, ['-c', join(conf, 'nginx.conf'), '-g', 'daemon off;'], { stdio: 'inherit' });
+  const args = ['-c', join(conf, 'nginx.conf'), '-g', 'daemon off;'];
+  const name = `signet-bench-nginx-${process.pid}-${containers++}`;
+  const child = image
+    ? spawn('docker', ['run', '--rm', '--name', name, '--network', 'host', '-v', `${dir}:${dir}`, '-v', `${ROOT}proxy/njs:${ROOT}proxy/njs:ro`, image, 'nginx', ...args], { stdio: 'inherit' })
+    : spawn(nginxBin, args, { stdio: 'inherit' });
+  if (image) child.kill = () => spawn('docker', ['rm', '-f', name], { stdio: 'ignore' });
   for (let i = 0; i < 100; i++) {
     if (await fetch(`http://127.0.0.1:${port}/healthz`).then(() => true, () => false)) break;
     await new Promise((r) => setTimeout(r, 50));
@@ -80,6 +93,10 @@ const confAuth = await render('auth_request', ports.auth_request, { SIGNET_API_K
   writeFileSync(f, conf);
 }
 const nginx = [await startNginx(confStatic, ports.static), await startNginx(confStore, ports.store), await startNginx(confAuth, ports.auth_request)];
+for (const [port, key] of [[ports.static, staticKey], [ports.store, storeKey]]) {
+  const r = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+  if (r.status !== 200) throw new Error(`proxy on ${port} answered ${r.status}: ${await r.text()}`);
+}
 
 const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
 function timed(port, key, agent) {
@@ -156,7 +173,7 @@ await signet.stop();
 const out = [
   '## Reference proxy: cost of authentication',
   '',
-  `${machine()}; nginx (${nginxBin}, one worker per core) in front of a bare Hono echo; ${N} sequential keep-alive requests per configuration × ${REPS} interleaved runs; store of ${Number(process.env.BENCH_STORE_KEYS ?? 100)} keys. Goal: key store p50 ≤ 150 µs over the static key.`,
+  `${machine()}; nginx (${nginxLabel}, one worker per core) in front of a bare Hono echo; ${N} sequential keep-alive requests per configuration × ${REPS} interleaved runs; store of ${Number(process.env.BENCH_STORE_KEYS ?? 100)} keys. Goal: key store p50 ≤ 150 µs over the static key.`,
   '',
   table(['configuration', 'p50 µs', 'p99 µs', 'p50 vs static µs'], rows),
   '',
@@ -167,5 +184,5 @@ const out = [
   table(['path', 'connections', 'req/s', 'p50 ms', 'p99 ms', 'overhead vs direct', 'errors'], loadRows),
 ].join('\n');
 console.log(out);
-if (!quick) writeSection('proxy-auth', out);
+if (!quick) writeSection(image ? 'proxy-auth-image' : 'proxy-auth', out);
 process.exit(0);
