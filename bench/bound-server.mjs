@@ -12,7 +12,10 @@ import { createContext } from '../dist/context.js';
 import { createLogger } from '../dist/log.js';
 
 const ctx = createContext(
-  loadConfig({ SIGNET_DATA_DIR: process.env.SIGNET_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'signet-bound-')), SIGNET_CACHE_ENTRIES: process.env.SIGNET_CACHE_ENTRIES ?? '0' }),
+  loadConfig({
+    SIGNET_DATA_DIR: process.env.SIGNET_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'signet-bound-')),
+    SIGNET_CACHE_ENTRIES: process.env.SIGNET_CACHE_ENTRIES ?? '0',
+  }),
   createLogger('silent'),
 );
 const app = new Hono();

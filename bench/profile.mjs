@@ -19,9 +19,16 @@ const ENVELOPE = {
   'io.modelcontextprotocol/clientCapabilities': {},
 };
 // Every rule id of the shipped doctrine, in turn (an unknown id would measure the suggestion search instead).
-const ids = readdirSync(`${ROOT}doctrine/rules`).flatMap((f) => JSON.parse(readFileSync(`${ROOT}doctrine/rules/${f}`, 'utf8')).rules.map((r) => r.id));
+const ids = readdirSync(`${ROOT}doctrine/rules`).flatMap((f) =>
+  JSON.parse(readFileSync(`${ROOT}doctrine/rules/${f}`, 'utf8')).rules.map((r) => r.id),
+);
 const call = (era, id, args) =>
-  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: era === 'modern' ? { name: 'doctrine_get', arguments: args, _meta: ENVELOPE } : { name: 'doctrine_get', arguments: args } });
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: era === 'modern' ? { name: 'doctrine_get', arguments: args, _meta: ENVELOPE } : { name: 'doctrine_get', arguments: args },
+  });
 const modern = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'doctrine_get' };
 
 /** Where a sample's code comes from, by original source path. */
@@ -32,11 +39,14 @@ function category(source, fn) {
   if (/^(writeUtf8String|writeString|writeBuffer|writev|writeLatin1String)$/.test(fn)) return 'socket and pipe writes (kernel)';
   if (fn === 'signOneShot' || source.startsWith('node:internal/crypto/sig')) return 'Ed25519 signing (node:crypto)';
   if (source.startsWith('node:internal/crypto/hash')) return 'SHA-256 (node:crypto)';
-  if (/src\/signing\//.test(source) || /safe-stable-stringify|canonicalize/.test(source)) return 'canonical JSON and signed output (src/signing)';
+  if (/src\/signing\//.test(source) || /safe-stable-stringify|canonicalize/.test(source))
+    return 'canonical JSON and signed output (src/signing)';
   if (source === '' && /^validate\d*$/.test(fn)) return 'tool: validate, run, cache (src/tools, src/doctrine)'; // Ajv's generated code
-  if (/src\/(tools|doctrine|resources)/.test(source) || /node_modules\/(ajv|json-logic|minisearch|lru-cache)/.test(source)) return 'tool: validate, run, cache (src/tools, src/doctrine)';
+  if (/src\/(tools|doctrine|resources)/.test(source) || /node_modules\/(ajv|json-logic|minisearch|lru-cache)/.test(source))
+    return 'tool: validate, run, cache (src/tools, src/doctrine)';
   if (/src\/protocol\//.test(source)) return 'router (src/protocol)';
-  if (/src\/transports\/http\/|src\/log|node_modules\/(rate-limiter-flexible)/.test(source)) return 'edge middleware and request report (src/transports/http)';
+  if (/src\/transports\/http\/|src\/log|node_modules\/(rate-limiter-flexible)/.test(source))
+    return 'edge middleware and request report (src/transports/http)';
   if (/node_modules\/(pino|sonic-boom|thread-stream|fast-redact|quick-format|pino-std)/.test(source)) return 'request log line (pino)';
   if (/node_modules\/hono\//.test(source)) return 'Hono (routing, middleware chain, context)';
   if (/node_modules\/@hono\/node-server/.test(source)) return '@hono/node-server (request/response adapter)';
@@ -51,7 +61,14 @@ async function profileOne(name, env, opts) {
   const server = await startChild(
     process.execPath,
     ['--cpu-prof', '--cpu-prof-dir', profDir, '--cpu-prof-interval', '250', bundle, 'serve', '--http'],
-    { SIGNET_HTTP_PORT: '0', SIGNET_DATA_DIR: dataDir, SIGNET_DOCTRINE_DIR: `${ROOT}doctrine/`, SIGNET_RATE_LIMIT_PER_MINUTE: '0', SIGNET_RATE_LIMIT_OTHER_PER_MINUTE: '0', ...env },
+    {
+      SIGNET_HTTP_PORT: '0',
+      SIGNET_DATA_DIR: dataDir,
+      SIGNET_DOCTRINE_DIR: `${ROOT}doctrine/`,
+      SIGNET_RATE_LIMIT_PER_MINUTE: '0',
+      SIGNET_RATE_LIMIT_OTHER_PER_MINUTE: '0',
+      ...env,
+    },
     /"port":(\d+)/,
   );
   const url = `http://127.0.0.1:${server.port}/mcp`;
@@ -60,7 +77,10 @@ async function profileOne(name, env, opts) {
   const r = await load({ url, connections: 10, duration, ...opts });
   const cpu = (cpuUs(server.child.pid) - cpu0) / r.total;
   await server.stop();
-  const file = join(profDir, readdirSync(profDir).find((f) => f.endsWith('.cpuprofile')));
+  const file = join(
+    profDir,
+    readdirSync(profDir).find((f) => f.endsWith('.cpuprofile')),
+  );
   const p = JSON.parse(readFileSync(file, 'utf8'));
   const maps = new Map();
   const mapFor = (url) => {
@@ -98,8 +118,16 @@ async function profileOne(name, env, opts) {
 }
 
 const scenarios = [
-  ['doctrine_get, distinct ids, cache off, 2025 era', { SIGNET_CACHE_ENTRIES: '0' }, { bodies: (i) => call('legacy', i, { id: ids[i % ids.length] }) }],
-  ['doctrine_get, distinct ids, cache off, 2026-07-28', { SIGNET_CACHE_ENTRIES: '0' }, { headers: modern, bodies: (i) => call('modern', i, { id: ids[i % ids.length] }) }],
+  [
+    'doctrine_get, distinct ids, cache off, 2025 era',
+    { SIGNET_CACHE_ENTRIES: '0' },
+    { bodies: (i) => call('legacy', i, { id: ids[i % ids.length] }) },
+  ],
+  [
+    'doctrine_get, distinct ids, cache off, 2026-07-28',
+    { SIGNET_CACHE_ENTRIES: '0' },
+    { headers: modern, bodies: (i) => call('modern', i, { id: ids[i % ids.length] }) },
+  ],
   ['doctrine_get, repeated, cached, 2025 era', {}, { body: call('legacy', 1, { id: 'AUTH-001' }) }],
 ];
 const results = [];
@@ -111,7 +139,9 @@ for (const [name, env, opts] of scenarios) {
     console.error(`${name}: ${err.message}`);
   }
 }
-const cats = [...new Set(results.flatMap((r) => [...r.perRequest.keys()]))].sort((a, b) => (results[0].perRequest.get(b) ?? 0) - (results[0].perRequest.get(a) ?? 0));
+const cats = [...new Set(results.flatMap((r) => [...r.perRequest.keys()]))].sort(
+  (a, b) => (results[0].perRequest.get(b) ?? 0) - (results[0].perRequest.get(a) ?? 0),
+);
 const rows = cats.map((c) => [c, ...results.map((r) => fmt(r.perRequest.get(c) ?? 0, 1))]);
 rows.push(['**main thread, all samples**', ...results.map((r) => `**${fmt(r.wall, 1)}**`)]);
 rows.push(['server CPU (user + system, /proc)', ...results.map((r) => fmt(r.cpu, 1))]);
@@ -119,7 +149,10 @@ rows.push(['req/s while profiled', ...results.map((r) => fmt(r.rps))]);
 const out = [
   `## Where the time of one request goes: ${label}`,
   '',
-  `${machine()}; \`node --cpu-prof\` (250 µs sampling) on the server, autocannon with 10 connections for ${duration} s; samples attributed to their original source file through the bundle's source maps; µs of main-thread time per request. Samples are wall-clock: time the thread spends descheduled on a busy machine lands on whatever it was running (most visibly the socket writes, where the woken client takes over), so the server CPU row is the firmer total.`,
+  `${machine()}; \`node --cpu-prof\` (250 µs sampling) on the server, autocannon with 10 connections for ${duration} s; samples ` +
+    `attributed to their original source file through the bundle's source maps; µs of main-thread time per request. Samples are ` +
+    `wall-clock: time the thread spends descheduled on a busy machine lands on whatever it was running (most visibly the socket ` +
+    `writes, where the woken client takes over), so the server CPU row is the firmer total.`,
   '',
   table(['where', ...results.map((r) => r.name)], rows),
 ].join('\n');

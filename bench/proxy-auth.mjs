@@ -19,8 +19,23 @@ const quick = process.env.BENCH_QUICK === '1';
 const N = quick ? 1000 : 4000;
 const REPS = quick ? 1 : 3;
 const dir = mkdtempSync(join(tmpdir(), 'signet-bench-proxy-'));
-const nginxBin = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => { try { readFileSync(p); return true; } catch { return false; } }) ?? 'nginx';
-const njs = ['/usr/lib/nginx/modules/ngx_http_js_module.so'].find((p) => { try { readFileSync(p); return true; } catch { return false; } });
+const nginxBin =
+  ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => {
+    try {
+      readFileSync(p);
+      return true;
+    } catch {
+      return false;
+    }
+  }) ?? 'nginx';
+const njs = ['/usr/lib/nginx/modules/ngx_http_js_module.so'].find((p) => {
+  try {
+    readFileSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+});
 
 // A store of 100 keys, as a team might have.
 const storePath = join(dir, 'keys', 'keys.json');
@@ -33,7 +48,12 @@ for (let i = 0; i < Number(process.env.BENCH_STORE_KEYS ?? 100); i++) {
 const staticKey = newApiKey();
 
 const upstream = await startChild(process.execPath, [`${ROOT}bench/baseline-server.mjs`], {}, /listening on port (\d+)/);
-const verifier = await startChild(process.execPath, [`${ROOT}bench/auth-verifier.mjs`], { SIGNET_KEY_STORE: storePath }, /listening on port (\d+)/);
+const verifier = await startChild(
+  process.execPath,
+  [`${ROOT}bench/auth-verifier.mjs`],
+  { SIGNET_KEY_STORE: storePath },
+  /listening on port (\d+)/,
+);
 
 // BENCH_PROXY_IMAGE=nginx:1.30-trixie: run each nginx from that image instead (host network,
 // the rendered files mounted at the same paths), to measure the nginx and njs the image ships.
@@ -60,7 +80,9 @@ function render(name, port, env, upstreamPort = upstream.port) {
     },
     stdio: 'inherit',
   });
-  return new Promise((resolve, reject) => r.on('exit', (code) => (code === 0 ? resolve(join(d, 'conf')) : reject(new Error(`render ${code}`)))));
+  return new Promise((resolve, reject) =>
+    r.on('exit', (code) => (code === 0 ? resolve(join(d, 'conf')) : reject(new Error(`render ${code}`)))),
+  );
 }
 
 const nginxLabel = image ? `${image} (docker, host network)` : nginxBin;
@@ -69,11 +91,35 @@ async function startNginx(conf, port) {
   const args = ['-c', join(conf, 'nginx.conf'), '-g', 'daemon off;'];
   const name = `signet-bench-nginx-${process.pid}-${containers++}`;
   const child = image
-    ? spawn('docker', ['run', '--rm', '--name', name, '--network', 'host', '-v', `${dir}:${dir}`, '-v', `${ROOT}proxy/njs:${ROOT}proxy/njs:ro`, image, 'nginx', ...args], { stdio: 'inherit' })
+    ? spawn(
+        'docker',
+        [
+          'run',
+          '--rm',
+          '--name',
+          name,
+          '--network',
+          'host',
+          '-v',
+          `${dir}:${dir}`,
+          '-v',
+          `${ROOT}proxy/njs:${ROOT}proxy/njs:ro`,
+          image,
+          'nginx',
+          ...args,
+        ],
+        { stdio: 'inherit' },
+      )
     : spawn(nginxBin, args, { stdio: 'inherit' });
   if (image) child.kill = () => spawn('docker', ['rm', '-f', name], { stdio: 'ignore' });
   for (let i = 0; i < 100; i++) {
-    if (await fetch(`http://127.0.0.1:${port}/healthz`).then(() => true, () => false)) break;
+    if (
+      await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        () => true,
+        () => false,
+      )
+    )
+      break;
     await new Promise((r) => setTimeout(r, 50));
   }
   return child;
@@ -87,14 +133,42 @@ const confAuth = await render('auth_request', ports.auth_request, { SIGNET_API_K
 {
   const f = join(confAuth, 'signet.conf');
   let conf = readFileSync(f, 'utf8');
-  conf = conf.replace(/        if \(\$http_authorization != "Bearer [^"]+"\) \{\n[^\n]*\n        \}\n/, '        auth_request /_signet_verify;\n');
-  conf = conf.replace('    location = /healthz {', `    location = /_signet_verify {\n        internal;\n        proxy_pass http://127.0.0.1:${verifier.port}/verify;\n        proxy_pass_request_body off;\n        proxy_set_header Content-Length "";\n        proxy_http_version 1.1;\n        proxy_set_header Connection "";\n    }\n\n    location = /healthz {`);
+  conf = conf.replace(
+    /        if \(\$http_authorization != "Bearer [^"]+"\) \{\n[^\n]*\n        \}\n/,
+    '        auth_request /_signet_verify;\n',
+  );
+  conf = conf.replace(
+    '    location = /healthz {',
+    [
+      '    location = /_signet_verify {',
+      '        internal;',
+      `        proxy_pass http://127.0.0.1:${verifier.port}/verify;`,
+      '        proxy_pass_request_body off;',
+      '        proxy_set_header Content-Length "";',
+      '        proxy_http_version 1.1;',
+      '        proxy_set_header Connection "";',
+      '    }',
+      '',
+      '    location = /healthz {',
+    ].join('\n'),
+  );
   if (!conf.includes('auth_request /_signet_verify;')) throw new Error('auth_request rewrite failed');
   writeFileSync(f, conf);
 }
-const nginx = [await startNginx(confStatic, ports.static), await startNginx(confStore, ports.store), await startNginx(confAuth, ports.auth_request)];
-for (const [port, key] of [[ports.static, staticKey], [ports.store, storeKey]]) {
-  const r = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+const nginx = [
+  await startNginx(confStatic, ports.static),
+  await startNginx(confStore, ports.store),
+  await startNginx(confAuth, ports.auth_request),
+];
+for (const [port, key] of [
+  [ports.static, staticKey],
+  [ports.store, storeKey],
+]) {
+  const r = await fetch(`http://127.0.0.1:${port}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+  });
   if (r.status !== 200) throw new Error(`proxy on ${port} answered ${r.status}: ${await r.text()}`);
 }
 
@@ -102,10 +176,22 @@ const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
 function timed(port, key, agent) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const req = request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'content-length': Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`status ${res.statusCode} on ${port}`))));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () =>
+          res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`status ${res.statusCode} on ${port}`)),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -133,13 +219,24 @@ const stats = samples.map((s) => {
   const sorted = [...s].sort((a, b) => a - b);
   return { p50: percentile(sorted, 50) * 1000, p99: percentile(sorted, 99) * 1000 };
 });
-const rows = configs.map(([label], i) => [label, fmt(stats[i].p50), fmt(stats[i].p99), `${stats[i].p50 - stats[0].p50 >= 0 ? '+' : ''}${fmt(stats[i].p50 - stats[0].p50)}`]);
+const rows = configs.map(([label], i) => [
+  label,
+  fmt(stats[i].p50),
+  fmt(stats[i].p99),
+  `${stats[i].p50 - stats[0].p50 >= 0 ? '+' : ''}${fmt(stats[i].p50 - stats[0].p50)}`,
+]);
 
 // ---- Under load: Signet directly vs through the proxy -------------------------------------------
 const signet = await startChild(
   process.execPath,
   [`${ROOT}dist/bundle/signet.js`, 'serve', '--http'],
-  { SIGNET_HTTP_PORT: '0', SIGNET_DATA_DIR: join(dir, 'signet'), SIGNET_TRUSTED_PROXIES: '127.0.0.1/32', SIGNET_RATE_LIMIT_PER_MINUTE: '0', SIGNET_RATE_LIMIT_OTHER_PER_MINUTE: '0' },
+  {
+    SIGNET_HTTP_PORT: '0',
+    SIGNET_DATA_DIR: join(dir, 'signet'),
+    SIGNET_TRUSTED_PROXIES: '127.0.0.1/32',
+    SIGNET_RATE_LIMIT_PER_MINUTE: '0',
+    SIGNET_RATE_LIMIT_OTHER_PER_MINUTE: '0',
+  },
   /"port":(\d+)/,
 );
 const loadPorts = { static: 18183, store: 18184 };
@@ -147,7 +244,12 @@ const loadNginx = [
   await startNginx(await render('load-static', loadPorts.static, { SIGNET_API_KEY: staticKey }, signet.port), loadPorts.static),
   await startNginx(await render('load-store', loadPorts.store, { SIGNET_KEY_STORE: storePath }, signet.port), loadPorts.store),
 ];
-const get = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'doctrine_get', arguments: { id: 'AUTH-001' } } });
+const get = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'doctrine_get', arguments: { id: 'AUTH-001' } },
+});
 const paths = [
   ['Signet directly', `http://127.0.0.1:${signet.port}/mcp`, {}],
   ['through the proxy, static key', `http://127.0.0.1:${loadPorts.static}/mcp`, { authorization: `Bearer ${staticKey}` }],
@@ -158,13 +260,22 @@ const overhead = {};
 for (const c of [10, 50]) {
   const runs = paths.map(() => []);
   for (let rep = 0; rep < REPS; rep++) {
-    for (let i = 0; i < paths.length; i++) runs[i].push(await load({ url: paths[i][1], headers: paths[i][2], body: get, connections: c, duration: quick ? 2 : 4 }));
+    for (let i = 0; i < paths.length; i++)
+      runs[i].push(await load({ url: paths[i][1], headers: paths[i][2], body: get, connections: c, duration: quick ? 2 : 4 }));
   }
   const rps = runs.map((rs) => median(rs.map((r) => r.rps)));
   paths.forEach(([label], i) => {
     const o = i === 0 ? null : 1 - rps[i] / rps[0];
     if (o !== null) overhead[`${i}@${c}`] = o;
-    loadRows.push([label, String(c), fmt(rps[i]), fmt(median(runs[i].map((r) => r.p50)), 1), fmt(median(runs[i].map((r) => r.p99)), 1), o === null ? '' : `${fmt(100 * o)} %`, String(runs[i].reduce((a, r) => a + r.errors, 0))]);
+    loadRows.push([
+      label,
+      String(c),
+      fmt(rps[i]),
+      fmt(median(runs[i].map((r) => r.p50)), 1),
+      fmt(median(runs[i].map((r) => r.p99)), 1),
+      o === null ? '' : `${fmt(100 * o)} %`,
+      String(runs[i].reduce((a, r) => a + r.errors, 0)),
+    ]);
   });
 }
 for (const n of loadNginx) n.kill('SIGQUIT');
@@ -173,13 +284,17 @@ await signet.stop();
 const out = [
   '## Reference proxy: cost of authentication',
   '',
-  `${machine()}; nginx (${nginxLabel}, one worker per core) in front of a bare Hono echo; ${N} sequential keep-alive requests per configuration × ${REPS} interleaved runs; store of ${Number(process.env.BENCH_STORE_KEYS ?? 100)} keys. Goal: key store p50 ≤ 150 µs over the static key.`,
+  `${machine()}; nginx (${nginxLabel}, one worker per core) in front of a bare Hono echo; ${N} sequential keep-alive requests ` +
+    `per configuration × ${REPS} interleaved runs; store of ${Number(process.env.BENCH_STORE_KEYS ?? 100)} keys. Goal: key store ` +
+    `p50 ≤ 150 µs over the static key.`,
   '',
   table(['configuration', 'p50 µs', 'p99 µs', 'p50 vs static µs'], rows),
   '',
   '### Proxy overhead under load',
   '',
-  `Signet (cached \`tools/call doctrine_get\`, rate limits off, logs at info) directly and through the proxy, autocannon in the benchmark process, ${quick ? 2 : 4} s per run, median of ${REPS} interleaved runs; the server, nginx (2 workers) and autocannon share the ${cpus().length} cores. Goal: static key ≤ 20 % at 10 connections.`,
+  `Signet (cached \`tools/call doctrine_get\`, rate limits off, logs at info) directly and through the proxy, autocannon in ` +
+    `the benchmark process, ${quick ? 2 : 4} s per run, median of ${REPS} interleaved runs; the server, nginx (2 workers) and ` +
+    `autocannon share the ${cpus().length} cores. Goal: static key ≤ 20 % at 10 connections.`,
   '',
   table(['path', 'connections', 'req/s', 'p50 ms', 'p99 ms', 'overhead vs direct', 'errors'], loadRows),
 ].join('\n');

@@ -82,7 +82,12 @@ export class Answers {
     const version = supported(requested) ? requested : LATEST_LEGACY_VERSION;
     let json = this.#initialize.get(version);
     if (json === undefined) {
-      json = JSON.stringify({ protocolVersion: version, capabilities: this.capabilities, serverInfo: this.#ctx.serverInfo, instructions: this.#instructions });
+      json = JSON.stringify({
+        protocolVersion: version,
+        capabilities: this.capabilities,
+        serverInfo: this.#ctx.serverInfo,
+        instructions: this.#instructions,
+      });
       this.#initialize.set(version, json);
     }
     return json;

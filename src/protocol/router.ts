@@ -28,7 +28,14 @@ import {
   type RequestId,
 } from './jsonrpc.js';
 import { PROTOCOL_VERSION_KEY } from './meta-keys.js';
-import { checkMirroredHeaders, checkStandardHeaders, mismatch, stripOws, type HeaderMismatch, type StandardHeaders } from './standard-headers.js';
+import {
+  checkMirroredHeaders,
+  checkStandardHeaders,
+  mismatch,
+  stripOws,
+  type HeaderMismatch,
+  type StandardHeaders,
+} from './standard-headers.js';
 import { allowsBatches, isLegacyVersion, isModernVersion, LEGACY_VERSIONS, MODERN_VERSIONS } from './versions.js';
 
 export interface RouteOutcome {
@@ -98,30 +105,53 @@ export class Router {
     const headerVersion = headers.protocolVersion;
     const headerModern = headerVersion !== undefined && isModernVersion(headerVersion);
     if (m.method === 'initialize' && !validModernClaim(m.params)) {
-      if (headerModern) return fromMismatch(mismatch(headerVersion, 'an initialize request (legacy handshake) was sent with a modern MCP-Protocol-Version header'), m.id);
+      if (headerModern)
+        return fromMismatch(
+          mismatch(headerVersion, 'an initialize request (legacy handshake) was sent with a modern MCP-Protocol-Version header'),
+          m.id,
+        );
       return this.#legacy(m, headers, source);
     }
     if (hasClaim(m.params)) {
       const issue = envelopeIssues(envelopeOf(m.params)!)[0];
-      if (issue) return refused(400, m.id, INVALID_PARAMS, `Invalid _meta envelope for protocol revision 2026-07-28: ${issue.key}: ${issue.problem}`, { envelope: issue });
+      if (issue)
+        return refused(
+          400,
+          m.id,
+          INVALID_PARAMS,
+          `Invalid _meta envelope for protocol revision 2026-07-28: ${issue.key}: ${issue.problem}`,
+          { envelope: issue },
+        );
       const claimed = claimedVersion(m.params)!;
       if (headerVersion !== undefined && headerVersion !== claimed) {
-        return fromMismatch(mismatch(headerVersion, `the body envelope names protocol version ${quote(claimed)} but the MCP-Protocol-Version header names ${quote(headerVersion)}`), m.id);
+        return fromMismatch(
+          mismatch(
+            headerVersion,
+            `the body envelope names protocol version ${quote(claimed)} but the MCP-Protocol-Version header names ${quote(headerVersion)}`,
+          ),
+          m.id,
+        );
       }
       if (headers.method !== undefined && headers.method !== m.method) {
-        return fromMismatch(mismatch(headers.method, `the body names method ${quote(m.method)} but the Mcp-Method header names ${quote(headers.method)}`), m.id);
+        return fromMismatch(
+          mismatch(headers.method, `the body names method ${quote(m.method)} but the Mcp-Method header names ${quote(headers.method)}`),
+          m.id,
+        );
       }
       return this.#modern(m, claimed, headers, source);
     }
     if (headerModern) {
       const meta = envelopeOf(m.params);
-      const missingKeys = envelopeIssues(meta ?? {}).filter((i) => i.problem === 'missing').map((i) => i.key);
+      const missingKeys = envelopeIssues(meta ?? {})
+        .filter((i) => i.problem === 'missing')
+        .map((i) => i.key);
       const missing = meta === undefined ? ['_meta'] : missingKeys.length > 0 ? missingKeys : [PROTOCOL_VERSION_KEY];
       return refused(
         400,
         m.id,
         INVALID_PARAMS,
-        `Invalid params: the MCP-Protocol-Version header names protocol revision ${quote(headerVersion)}, but the request is missing the required per-request envelope key(s): ${missing.join(', ')}`,
+        `Invalid params: the MCP-Protocol-Version header names protocol revision ${quote(headerVersion)}, ` +
+          `but the request is missing the required per-request envelope key(s): ${missing.join(', ')}`,
         { envelope: { missing } },
       );
     }
@@ -134,19 +164,44 @@ export class Router {
       const claimed = claimedVersion(m.params);
       if (claimed === undefined) {
         const issue = envelopeIssues(envelopeOf(m.params)!).find((i) => i.key === PROTOCOL_VERSION_KEY)!;
-        return refused(400, null, INVALID_PARAMS, `Invalid _meta envelope for protocol revision 2026-07-28: ${issue.key}: ${issue.problem}`, { envelope: issue });
+        return refused(
+          400,
+          null,
+          INVALID_PARAMS,
+          `Invalid _meta envelope for protocol revision 2026-07-28: ${issue.key}: ${issue.problem}`,
+          { envelope: issue },
+        );
       }
       if (headerVersion !== undefined && headerVersion !== claimed) {
-        return fromMismatch(mismatch(headerVersion, `the notification envelope names protocol version ${quote(claimed)} but the MCP-Protocol-Version header names ${quote(headerVersion)}`), null);
+        return fromMismatch(
+          mismatch(
+            headerVersion,
+            `the notification envelope names protocol version ${quote(claimed)} ` +
+              `but the MCP-Protocol-Version header names ${quote(headerVersion)}`,
+          ),
+          null,
+        );
       }
       if (isModernVersion(claimed) && headers.method !== undefined && headers.method !== m.method) {
-        return fromMismatch(mismatch(headers.method, `the notification body names method ${quote(m.method)} but the Mcp-Method header names ${quote(headers.method)}`), null);
+        return fromMismatch(
+          mismatch(
+            headers.method,
+            `the notification body names method ${quote(m.method)} but the Mcp-Method header names ${quote(headers.method)}`,
+          ),
+          null,
+        );
       }
       return ACCEPTED;
     }
     if (headerVersion !== undefined && isModernVersion(headerVersion)) {
       if (headers.method !== undefined && headers.method !== m.method) {
-        return fromMismatch(mismatch(headers.method, `the notification body names method ${quote(m.method)} but the Mcp-Method header names ${quote(headers.method)}`), null);
+        return fromMismatch(
+          mismatch(
+            headers.method,
+            `the notification body names method ${quote(m.method)} but the Mcp-Method header names ${quote(headers.method)}`,
+          ),
+          null,
+        );
       }
       return ACCEPTED;
     }
@@ -157,7 +212,12 @@ export class Router {
     if (list.length === 0) return refused(400, null, INVALID_REQUEST, 'Bad Request: empty JSON-RPC batch');
     for (const element of list) {
       if (hasClaim(isObject(element) ? element['params'] : undefined)) {
-        return refused(400, null, INVALID_REQUEST, 'Bad Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later');
+        return refused(
+          400,
+          null,
+          INVALID_REQUEST,
+          'Bad Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later',
+        );
       }
       if (!(isRequest(element) || isNotification(element) || isResponse(element))) {
         return refused(400, null, INVALID_REQUEST, 'Bad Request: JSON-RPC batch contains an invalid message');
@@ -170,7 +230,13 @@ export class Router {
       return fromMismatch(mismatch(headers.method ?? headers.name!, 'a JSON-RPC batch cannot carry Mcp-Method or Mcp-Name headers'), null);
     }
     if (source.transport === 'http' && !allowsBatches(headers.protocolVersion)) {
-      return refused(400, null, INVALID_REQUEST, `Bad Request: protocol revision ${quote(headers.protocolVersion!)} does not allow JSON-RPC batches (2025-03-26 was the last that did)`);
+      return refused(
+        400,
+        null,
+        INVALID_REQUEST,
+        `Bad Request: protocol revision ${quote(headers.protocolVersion!)} ` +
+          'does not allow JSON-RPC batches (2025-03-26 was the last that did)',
+      );
     }
     const bodies: string[] = [];
     let tool: string | null = null;
@@ -192,7 +258,12 @@ export class Router {
   #legacyVersionRefusal(headers: StandardHeaders, source: RouteSource): RouteOutcome | null {
     const v = headers.protocolVersion;
     if (source.transport !== 'http' || v === undefined || isLegacyVersion(v)) return null;
-    return refused(400, null, SERVER_ERROR, `Bad Request: Unsupported protocol version: ${quote(v)} (supported versions: ${LEGACY_VERSIONS.join(', ')})`);
+    return refused(
+      400,
+      null,
+      SERVER_ERROR,
+      `Bad Request: Unsupported protocol version: ${quote(v)} (supported versions: ${LEGACY_VERSIONS.join(', ')})`,
+    );
   }
 
   #legacy(m: Request, headers: StandardHeaders, source: RouteSource): RouteOutcome {
@@ -207,11 +278,18 @@ export class Router {
 
   #legacyDispatch(m: Request): RouteOutcome {
     const ok = (json: string): RouteOutcome => ({ status: 200, body: resultBody(m.id, json), era: 'legacy', tool: null, cached: false });
-    const error = (code: number, message: string): RouteOutcome => ({ status: 200, body: methodErrorBody(m.id, code, message), era: 'legacy', tool: null, cached: false });
+    const error = (code: number, message: string): RouteOutcome => ({
+      status: 200,
+      body: methodErrorBody(m.id, code, message),
+      era: 'legacy',
+      tool: null,
+      cached: false,
+    });
     switch (m.method) {
       case 'initialize': {
         const params = m.params;
-        if (!isObject(params) || typeof params['protocolVersion'] !== 'string') return error(INVALID_PARAMS, 'Invalid params: initialize needs params.protocolVersion, a string');
+        if (!isObject(params) || typeof params['protocolVersion'] !== 'string')
+          return error(INVALID_PARAMS, 'Invalid params: initialize needs params.protocolVersion, a string');
         return ok(this.answers.initialize(params['protocolVersion'], isLegacyVersion));
       }
       case 'ping':
@@ -229,7 +307,10 @@ export class Router {
 
   #modern(m: Request, claimed: string, headers: StandardHeaders, source: RouteSource): RouteOutcome {
     if (!(MODERN_VERSIONS as readonly string[]).includes(claimed)) {
-      return refused(400, m.id, UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${quote(claimed)}`, { supported: MODERN_VERSIONS, requested: quote(claimed) });
+      return refused(400, m.id, UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${quote(claimed)}`, {
+        supported: MODERN_VERSIONS,
+        requested: quote(claimed),
+      });
     }
     if (source.transport === 'http') {
       const m2 = checkStandardHeaders(headers, m, claimed);
@@ -254,7 +335,8 @@ export class Router {
 
   #toolCall(m: Request, era: Era): RouteOutcome {
     const params = toolCallParams(m.params);
-    if (typeof params === 'string') return { status: 200, body: methodErrorBody(m.id, INVALID_PARAMS, `Invalid params: ${params}`), era, tool: null, cached: false };
+    if (typeof params === 'string')
+      return { status: 200, body: methodErrorBody(m.id, INVALID_PARAMS, `Invalid params: ${params}`), era, tool: null, cached: false };
     if (!this.#ctx.tools.has(params.name)) {
       const message = `Unknown tool: ${quote(params.name)}. tools/list names the available tools.`;
       return { status: 200, body: methodErrorBody(m.id, INVALID_PARAMS, message), era, tool: null, cached: false };
@@ -263,18 +345,39 @@ export class Router {
     try {
       outcome = this.#ctx.tools.call(params.name, params.args);
     } catch (err) {
-      if (err instanceof SignetError) return { status: 200, body: methodErrorBody(m.id, INVALID_PARAMS, err.message), era, tool: params.name, cached: false };
+      if (err instanceof SignetError)
+        return { status: 200, body: methodErrorBody(m.id, INVALID_PARAMS, err.message), era, tool: params.name, cached: false };
       throw err;
     }
     const json = outcome.json();
-    return { status: 200, body: resultBody(m.id, era === 'modern' ? this.answers.modern(json, false) : json), era, tool: params.name, cached: outcome.cached };
+    return {
+      status: 200,
+      body: resultBody(m.id, era === 'modern' ? this.answers.modern(json, false) : json),
+      era,
+      tool: params.name,
+      cached: outcome.cached,
+    };
   }
 
   #read(m: Request, era: Era): RouteOutcome {
     const uri = isObject(m.params) ? m.params['uri'] : undefined;
-    if (typeof uri !== 'string') return { status: 200, body: methodErrorBody(m.id, INVALID_PARAMS, 'Invalid params: resources/read needs params.uri, a string'), era, tool: null, cached: false };
+    if (typeof uri !== 'string')
+      return {
+        status: 200,
+        body: methodErrorBody(m.id, INVALID_PARAMS, 'Invalid params: resources/read needs params.uri, a string'),
+        era,
+        tool: null,
+        cached: false,
+      };
     const read = this.answers.read(era, uri);
-    if (!read.ok) return { status: 200, body: methodErrorBody(m.id, read.code, `Resource not found: ${quote(uri)}`, { uri: quote(uri) }), era, tool: null, cached: false };
+    if (!read.ok)
+      return {
+        status: 200,
+        body: methodErrorBody(m.id, read.code, `Resource not found: ${quote(uri)}`, { uri: quote(uri) }),
+        era,
+        tool: null,
+        cached: false,
+      };
     return { status: 200, body: resultBody(m.id, read.json), era, tool: null, cached: false };
   }
 }

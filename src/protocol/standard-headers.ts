@@ -50,7 +50,11 @@ export function decodeHeaderValue(value: string): string | undefined {
 
 /** A -32020 answer. Every client-supplied value in it is already cut by quote() (100 characters). */
 export function mismatch(header: string, body: string): HeaderMismatch {
-  return { code: HEADER_MISMATCH, message: `Bad Request: the request headers and body disagree: ${body}`, data: { mismatch: { header: quote(header), body } } };
+  return {
+    code: HEADER_MISMATCH,
+    message: `Bad Request: the request headers and body disagree: ${body}`,
+    data: { mismatch: { header: quote(header), body } },
+  };
 }
 
 /** Mcp-Name against the body, when the method has a name source; null when they agree or it has none. */
@@ -74,7 +78,10 @@ function nameMismatch(name: string, request: Request): HeaderMismatch | null {
  */
 export function checkMirroredHeaders(headers: StandardHeaders, request: Request): HeaderMismatch | null {
   if (headers.method !== undefined && headers.method !== request.method) {
-    return mismatch(headers.method, `the body names method ${quote(request.method)} but the Mcp-Method header names ${quote(headers.method)}`);
+    return mismatch(
+      headers.method,
+      `the body names method ${quote(request.method)} but the Mcp-Method header names ${quote(headers.method)}`,
+    );
   }
   return headers.name === undefined ? null : nameMismatch(headers.name, request);
 }
@@ -89,7 +96,8 @@ export function checkStandardHeaders(headers: StandardHeaders, request: Request,
         : `the body envelope names protocol version ${quote(claimed)} but the required MCP-Protocol-Version header is absent`,
     );
   }
-  if (headers.method === undefined) return mismatch('(missing)', `the body names method ${quote(request.method)} but the required Mcp-Method header is absent`);
+  if (headers.method === undefined)
+    return mismatch('(missing)', `the body names method ${quote(request.method)} but the required Mcp-Method header is absent`);
   const field = Object.hasOwn(NAME_SOURCE, request.method) ? NAME_SOURCE[request.method]! : undefined;
   if (field === undefined) return null;
   const raw = isObject(request.params) ? request.params[field] : undefined;

@@ -24,7 +24,8 @@ export type FetchHandler = (request: Request) => Promise<Response>;
 const CAPABILITIES = { tools: { listChanged: false }, resources: { listChanged: false } };
 
 function callTool(ctx: AppContext, name: string, args: unknown) {
-  if (!ctx.tools.has(name)) throw Object.assign(new Error(`Unknown tool: ${name}. tools/list names the available tools.`), { code: -32602 });
+  if (!ctx.tools.has(name))
+    throw Object.assign(new Error(`Unknown tool: ${name}. tools/list names the available tools.`), { code: -32602 });
   return ctx.tools.call(name, args).result;
 }
 
@@ -32,7 +33,9 @@ function callTool(ctx: AppContext, name: string, args: unknown) {
 function readResource(ctx: AppContext, uri: string, sdk: 'v1' | 'v2') {
   const found = ctx.resources.read(uri);
   if (found) return found;
-  throw sdk === 'v1' ? Object.assign(new Error(`Resource not found: ${uri}`), { code: -32002, data: { uri } }) : new ResourceNotFoundError(uri);
+  throw sdk === 'v1'
+    ? Object.assign(new Error(`Resource not found: ${uri}`), { code: -32002, data: { uri } })
+    : new ResourceNotFoundError(uri);
 }
 
 /** The v1 SDK path Signet used before the router: a fresh low-level Server and transport per request. */
@@ -65,7 +68,13 @@ export function v2Oracle(ctx: AppContext): FetchHandler {
       const server = new ServerV2(ctx.serverInfo, {
         capabilities: CAPABILITIES,
         instructions: instructions(ctx),
-        cacheHints: { 'server/discover': hint, 'tools/list': hint, 'resources/list': hint, 'resources/templates/list': hint, 'resources/read': hint },
+        cacheHints: {
+          'server/discover': hint,
+          'tools/list': hint,
+          'resources/list': hint,
+          'resources/templates/list': hint,
+          'resources/read': hint,
+        },
       });
       server.setRequestHandler('tools/list', () => ({ tools: ctx.tools.toolList }) as never);
       server.setRequestHandler('tools/call', (r) => callTool(ctx, r.params.name, r.params.arguments) as never);
@@ -98,7 +107,12 @@ export async function serveFetch(handler: FetchHandler): Promise<Served> {
 export function unframe(text: string): string {
   const data = text
     .split('\n\n')
-    .map((frame) => frame.split('\n').find((l) => l.startsWith('data: '))?.slice(6))
+    .map((frame) =>
+      frame
+        .split('\n')
+        .find((l) => l.startsWith('data: '))
+        ?.slice(6),
+    )
     .filter((d): d is string => d !== undefined);
   return data.length === 1 ? data[0]! : `[${data.join(',')}]`;
 }

@@ -12,7 +12,11 @@ describe('official MCP clients of both eras', () => {
   const dataDir = tempDir('signet-clients-');
   let server: ServerProcess;
   beforeAll(async () => {
-    server = await startHttpServer({ SIGNET_DATA_DIR: dataDir, SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE, SIGNET_RATE_LIMIT_PER_MINUTE: '1000' });
+    server = await startHttpServer({
+      SIGNET_DATA_DIR: dataDir,
+      SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE,
+      SIGNET_RATE_LIMIT_PER_MINUTE: '1000',
+    });
   });
   afterAll(async () => server?.stop());
 
@@ -26,7 +30,9 @@ describe('official MCP clients of both eras', () => {
   });
 
   it.each(CLIENT_KINDS)('%s over stdio', async (kind) => {
-    const client = await connectClient(kind, { stdio: { SIGNET_DATA_DIR: dataDir, SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE, SIGNET_LOG_LEVEL: 'warn' } });
+    const client = await connectClient(kind, {
+      stdio: { SIGNET_DATA_DIR: dataDir, SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE, SIGNET_LOG_LEVEL: 'warn' },
+    });
     try {
       await exerciseEveryTool(client);
     } finally {
@@ -38,7 +44,10 @@ describe('official MCP clients of both eras', () => {
     const args = { id: 'AUTH-001' };
     const texts = new Set<string>();
     for (const kind of CLIENT_KINDS) {
-      for (const endpoint of [{ http: server.url }, { stdio: { SIGNET_DATA_DIR: dataDir, SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE, SIGNET_LOG_LEVEL: 'warn' } }]) {
+      for (const endpoint of [
+        { http: server.url },
+        { stdio: { SIGNET_DATA_DIR: dataDir, SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE, SIGNET_LOG_LEVEL: 'warn' } },
+      ]) {
         const client = await connectClient(kind, endpoint);
         try {
           const r = await client.callTool('doctrine_get', args);
@@ -61,12 +70,17 @@ describe('official MCP clients of both eras', () => {
       const kind = kinds[Math.floor(i / 2) % kinds.length]!;
       const id = modern ? `client-${i}` : i * 1000 + 7;
       const params: Record<string, unknown> =
-        kind === 'search' ? { name: 'doctrine_search', arguments: { query: `rule ${i}`, limit: 1 + (i % 5) } }
-        : kind === 'get' ? { name: 'doctrine_get', arguments: { id: ['AUTH-001', 'TLS-001', 'AUTH-002'][i % 3] } }
-        : kind === 'evaluate' ? { name: 'doctrine_evaluate', arguments: { facts: { transport: { kind: 'http' }, tls: { enabled: i % 4 === 0 } } } }
-        : kind === 'read' ? { uri: 'doctrine://rules/TLS-001' }
-        : kind === 'bad-name' ? { name: `no_such_tool_${i}`, arguments: {} }
-        : {};
+        kind === 'search'
+          ? { name: 'doctrine_search', arguments: { query: `rule ${i}`, limit: 1 + (i % 5) } }
+          : kind === 'get'
+            ? { name: 'doctrine_get', arguments: { id: ['AUTH-001', 'TLS-001', 'AUTH-002'][i % 3] } }
+            : kind === 'evaluate'
+              ? { name: 'doctrine_evaluate', arguments: { facts: { transport: { kind: 'http' }, tls: { enabled: i % 4 === 0 } } } }
+              : kind === 'read'
+                ? { uri: 'doctrine://rules/TLS-001' }
+                : kind === 'bad-name'
+                  ? { name: `no_such_tool_${i}`, arguments: {} }
+                  : {};
       const method = kind === 'list' ? 'tools/list' : kind === 'read' ? 'resources/read' : 'tools/call';
       const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
       if (modern) {

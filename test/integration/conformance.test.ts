@@ -16,7 +16,9 @@ const UNLIMITED = { SIGNET_RATE_LIMIT_PER_MINUTE: '0', SIGNET_RATE_LIMIT_OTHER_P
 
 function conformance(url: string, selection: string[]): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [SUITE, 'server', '--url', url, ...selection, '--expected-failures', BASELINE], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [SUITE, 'server', '--url', url, ...selection, '--expected-failures', BASELINE], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c));
     child.stderr.on('data', (c: Buffer) => (out += c));
@@ -26,8 +28,16 @@ function conformance(url: string, selection: string[]): Promise<{ code: number |
 
 const RUNS: [string, string[], string[]][] = [
   // selection, and scenarios that must pass whole in it
-  ['2026-07-28 requirements', ['--requirements', '2026-07-28'], ['tools-list', 'resources-list', 'http-header-validation', 'sep-2164-resource-not-found', 'dns-rebinding-protection']],
-  ['2025-11-25', ['--spec-version', '2025-11-25'], ['server-initialize', 'ping', 'tools-list', 'resources-list', 'dns-rebinding-protection']],
+  [
+    '2026-07-28 requirements',
+    ['--requirements', '2026-07-28'],
+    ['tools-list', 'resources-list', 'http-header-validation', 'sep-2164-resource-not-found', 'dns-rebinding-protection'],
+  ],
+  [
+    '2025-11-25',
+    ['--spec-version', '2025-11-25'],
+    ['server-initialize', 'ping', 'tools-list', 'resources-list', 'dns-rebinding-protection'],
+  ],
   ['2025-06-18', ['--spec-version', '2025-06-18'], ['server-initialize', 'ping', 'tools-list', 'resources-list']],
   ['every scenario, drafts and extensions included', ['--suite', 'all'], ['tools-list', 'resources-list', 'dns-rebinding-protection']],
 ];
@@ -38,7 +48,10 @@ describe.each([
 ])('official MCP conformance suite, %s', (_label, args) => {
   let server: ServerProcess;
   beforeAll(async () => {
-    server = await startHttpServer({ SIGNET_DATA_DIR: tempDir('signet-conformance-'), SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE, ...UNLIMITED }, args);
+    server = await startHttpServer(
+      { SIGNET_DATA_DIR: tempDir('signet-conformance-'), SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE, ...UNLIMITED },
+      args,
+    );
   });
   afterAll(async () => server?.stop());
 
@@ -56,7 +69,10 @@ describe('DNS-rebinding protection as the image binds (0.0.0.0)', () => {
   beforeAll(async () => {
     const env = { SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE, ...UNLIMITED };
     open = await startHttpServer({ ...env, SIGNET_DATA_DIR: tempDir('signet-bind-') }, ['--host', '0.0.0.0']);
-    listed = await startHttpServer({ ...env, SIGNET_DATA_DIR: tempDir('signet-bind-'), SIGNET_ALLOWED_HOSTS: 'mcp.example.org' }, ['--host', '0.0.0.0']);
+    listed = await startHttpServer({ ...env, SIGNET_DATA_DIR: tempDir('signet-bind-'), SIGNET_ALLOWED_HOSTS: 'mcp.example.org' }, [
+      '--host',
+      '0.0.0.0',
+    ]);
   });
   afterAll(async () => {
     await open?.stop();

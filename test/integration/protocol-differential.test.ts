@@ -36,12 +36,27 @@ const UNCOMPARED = new Set(['date', 'x-request-id']);
  */
 let v2StreamedLegacy = 0;
 const error = (a: Answer) => (JSON.parse(a.body) as { error: { code: number; message: string } }).error;
-const named = (...names: string[]) => (c: Case) => names.some((n) => c.name === n);
+const named =
+  (...names: string[]) =>
+  (c: Case) =>
+    names.some((n) => c.name === n);
 
 const DISAGREEMENTS: Record<string, Disagreement> = {
   'invalid-params-wording': {
-    why: "The SDKs answer malformed params with their schema library's issue list as the message (v1, and v2 for initialize and resources/read, even as -32603 Internal error). Signet answers -32602 Invalid params with one sentence naming the field.",
-    applies: (c) => /tools\/call (without params|without a name|name not a string|arguments an array)|initialize (without params|with a numeric version)|resources\/read without uri/.test(c.name),
+    why:
+      "The SDKs answer malformed params with their schema library's issue list as the message (v1, and v2 for initialize " +
+      'and resources/read, even as -32603 Internal error). Signet answers -32602 Invalid params with one sentence naming ' +
+      'the field.',
+    applies: (c) =>
+      [
+        'tools/call without params',
+        'tools/call without a name',
+        'tools/call name not a string',
+        'tools/call arguments an array',
+        'initialize without params',
+        'initialize with a numeric version',
+        'resources/read without uri',
+      ].some((n) => c.name.endsWith(n)),
     expect: (mine) => {
       expect(mine.status).toBe(200);
       expect(error(mine).code).toBe(-32602);
@@ -49,12 +64,16 @@ const DISAGREEMENTS: Record<string, Disagreement> = {
     },
   },
   'legacy-resource-not-found': {
-    why: "v2's 2025-era leg reports an unknown resource as -32602; the 2025 revisions define -32002 for it (with data.uri), which v1 and Signet answer.",
+    why:
+      "v2's 2025-era leg reports an unknown resource as -32602; the 2025 revisions define -32002 for it (with data.uri), " +
+      'which v1 and Signet answer.',
     applies: (c, sdk) => sdk === 'v2' && c.era === 'legacy' && /resources\/read (doctrine:\/\/nope|file:)/.test(c.name),
     expect: (mine) => expect(JSON.parse(mine.body).error).toMatchObject({ code: -32002, data: { uri: expect.any(String) } }),
   },
   'batch-answer-order': {
-    why: 'v2 answers the members of a batch in the order they finish; Signet answers in request order, deterministically (JSON-RPC leaves the order open).',
+    why:
+      'v2 answers the members of a batch in the order they finish; Signet answers in request order, deterministically ' +
+      '(JSON-RPC leaves the order open).',
     applies: (c, sdk) => sdk === 'v2' && Array.isArray(c.payload) && c.payload.length > 1,
     expect: (mine, sdk) => {
       const ids = (a: Answer) => (JSON.parse(a.body) as { id: unknown }[]).map((m) => JSON.stringify(m));
@@ -62,10 +81,23 @@ const DISAGREEMENTS: Record<string, Disagreement> = {
     },
   },
   'v1-invalid-message': {
-    why: 'v1 answers a message that is not JSON-RPC with -32700 Parse error and id null. The JSON was parsed; JSON-RPC 2.0 calls this -32600 Invalid Request, as v2 and Signet answer.',
+    why:
+      'v1 answers a message that is not JSON-RPC with -32700 Parse error and id null. The JSON was parsed; JSON-RPC 2.0 ' +
+      'calls this -32600 Invalid Request, as v2 and Signet answer.',
     applies: (c, sdk) =>
       sdk === 'v1' &&
-      /legacy: (id (null|float|object|array|boolean)|jsonrpc 1\.0|no jsonrpc member|method not a string|params an array|a JSON (string|number)|an object that is no message|null|batch with an invalid element)$/.test(c.name),
+      [
+        ...['null', 'float', 'object', 'array', 'boolean'].map((t) => `id ${t}`),
+        'jsonrpc 1.0',
+        'no jsonrpc member',
+        'method not a string',
+        'params an array',
+        'a JSON string',
+        'a JSON number',
+        'an object that is no message',
+        'null',
+        'batch with an invalid element',
+      ].some((n) => c.name === `legacy: ${n}`),
     expect: (mine) => {
       expect(mine.status).toBe(400);
       expect(error(mine).code).toBe(-32600);
@@ -77,12 +109,21 @@ const DISAGREEMENTS: Record<string, Disagreement> = {
     expect: (mine) => expect([mine.status, error(mine).code]).toEqual([400, -32600]),
   },
   'legacy-headers-must-not-contradict': {
-    why: 'The SDKs ignore Mcp-Method and Mcp-Name on 2025-era requests. Signet refuses them (-32020) when they contradict the body or label a batch, so a gateway that limits or routes by these headers (docs/proxy.md) cannot be fooled by a 2025-era client.',
-    applies: named('legacy: tools/call with a contradicting Mcp-Name', 'legacy: tools/call disguised by Mcp-Method', 'legacy: batch carrying Mcp-Name'),
+    why:
+      'The SDKs ignore Mcp-Method and Mcp-Name on 2025-era requests. Signet refuses them (-32020) when they contradict ' +
+      'the body or label a batch, so a gateway that limits or routes by these headers (docs/proxy.md) cannot be fooled by ' +
+      'a 2025-era client.',
+    applies: named(
+      'legacy: tools/call with a contradicting Mcp-Name',
+      'legacy: tools/call disguised by Mcp-Method',
+      'legacy: batch carrying Mcp-Name',
+    ),
     expect: (mine) => expect([mine.status, error(mine).code]).toEqual([400, -32020]),
   },
   'batches-removed-in-2025-06-18': {
-    why: 'Both SDKs accept a batch from a client that declared 2025-06-18, the revision that removed JSON-RPC batching. Signet refuses it (a client without the header is 2025-03-26, which allowed them).',
+    why:
+      'Both SDKs accept a batch from a client that declared 2025-06-18, the revision that removed JSON-RPC batching. ' +
+      'Signet refuses it (a client without the header is 2025-03-26, which allowed them).',
     applies: named('legacy: batch under MCP-Protocol-Version 2025-06-18'),
     expect: (mine) => {
       expect(mine.status).toBe(400);
@@ -90,7 +131,11 @@ const DISAGREEMENTS: Record<string, Disagreement> = {
     },
   },
   'json-only-clients': {
-    why: 'The SDKs refuse (406) a client whose Accept lists application/json without text/event-stream, although in JSON response mode they never stream, and refuse Accept: */* too (an RFC 9110 wildcard that admits both). Signet only ever answers JSON, so it serves any client that accepts JSON (and refuses one that accepts only text/event-stream).',
+    why:
+      'The SDKs refuse (406) a client whose Accept lists application/json without text/event-stream, although in JSON ' +
+      'response mode they never stream, and refuse Accept: */* too (an RFC 9110 wildcard that admits both). Signet only ' +
+      'ever answers JSON, so it serves any client that accepts JSON (and refuses one that accepts only ' +
+      'text/event-stream).',
     applies: named('legacy: Accept application/json only', 'legacy: Accept */*'),
     expect: (mine, sdk) => {
       expect(sdk.status).toBe(406);
@@ -99,8 +144,13 @@ const DISAGREEMENTS: Record<string, Disagreement> = {
     },
   },
   'edge-refusals-wording': {
-    why: "Refusals at the HTTP edge (malformed JSON, an empty body, a wrong Content-Type, an Accept without JSON, a DELETE on a stateless server) carry the same status and JSON-RPC code as the SDKs' but Signet's own message; a 405 also carries Allow: POST.",
-    applies: (c, sdk) => /(malformed JSON|empty body|text\/plain content type|Accept text\/event-stream only)/.test(c.name) || (sdk === 'v2' && /DELETE \/mcp/.test(c.name)),
+    why:
+      'Refusals at the HTTP edge (malformed JSON, an empty body, a wrong Content-Type, an Accept without JSON, a DELETE ' +
+      "on a stateless server) carry the same status and JSON-RPC code as the SDKs' but Signet's own message; a 405 also " +
+      'carries Allow: POST.',
+    applies: (c, sdk) =>
+      /(malformed JSON|empty body|text\/plain content type|Accept text\/event-stream only)/.test(c.name) ||
+      (sdk === 'v2' && /DELETE \/mcp/.test(c.name)),
     expect: (mine, sdk) => {
       expect(mine.status).toBe(sdk.status);
       expect(error(mine).code).toBe(error(sdk).code);
@@ -108,7 +158,9 @@ const DISAGREEMENTS: Record<string, Disagreement> = {
     },
   },
   'v1-stateless-delete': {
-    why: 'v1 answers DELETE /mcp with 200 on a stateless transport, where there is no session to end; v2 and Signet answer 405 Method Not Allowed.',
+    why:
+      'v1 answers DELETE /mcp with 200 on a stateless transport, where there is no session to end; v2 and Signet answer ' +
+      '405 Method Not Allowed.',
     applies: (c, sdk) => sdk === 'v1' && named('legacy: DELETE /mcp')(c),
     expect: (mine) => {
       expect(mine.status).toBe(405);
@@ -119,7 +171,13 @@ const DISAGREEMENTS: Record<string, Disagreement> = {
 
 describe('the router and its HTTP edge answer like the official MCP SDKs', () => {
   const dataDir = tempDir('signet-differential-');
-  const env = { SIGNET_DATA_DIR: dataDir, SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE, SIGNET_CACHE_ENTRIES: '0', SIGNET_RATE_LIMIT_PER_MINUTE: '0', SIGNET_RATE_LIMIT_OTHER_PER_MINUTE: '0' };
+  const env = {
+    SIGNET_DATA_DIR: dataDir,
+    SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE,
+    SIGNET_CACHE_ENTRIES: '0',
+    SIGNET_RATE_LIMIT_PER_MINUTE: '0',
+    SIGNET_RATE_LIMIT_OTHER_PER_MINUTE: '0',
+  };
   const cases = corpus();
   const used = new Set<string>();
   let signet: ServerProcess;
@@ -154,11 +212,14 @@ describe('the router and its HTTP edge answer like the official MCP SDKs', () =>
   }
 
   function compare(c: Case, sdk: Sdk, ours: Answer, theirs: Answer): void {
-    if (ours.status === theirs.status && ours.body === theirs.body && JSON.stringify(ours.headers) === JSON.stringify(theirs.headers)) return;
+    if (ours.status === theirs.status && ours.body === theirs.body && JSON.stringify(ours.headers) === JSON.stringify(theirs.headers))
+      return;
     const rules = Object.entries(DISAGREEMENTS).filter(([, d]) => d.applies(c, sdk));
     if (rules.length === 0) {
       expect.fail(
-        `${c.name}: differs from ${sdk}\n  signet ${ours.status} ${JSON.stringify(ours.headers)} ${ours.body.slice(0, 400)}\n  ${sdk}     ${theirs.status} ${JSON.stringify(theirs.headers)} ${theirs.body.slice(0, 400)}`,
+        `${c.name}: differs from ${sdk}\n` +
+          `  signet ${ours.status} ${JSON.stringify(ours.headers)} ${ours.body.slice(0, 400)}\n` +
+          `  ${sdk}     ${theirs.status} ${JSON.stringify(theirs.headers)} ${theirs.body.slice(0, 400)}`,
       );
     }
     for (const [name, rule] of rules) {

@@ -54,7 +54,10 @@ export function createHttpApp(ctx: AppContext, options: HttpAppOptions): Hono<Ht
   );
 
   app.use('/mcp', requestReport({ onRequest: options.onRequest ?? (() => {}) }));
-  app.use('/mcp', requestIdentity({ trustedProxies: options.trustedProxies, anyTrustedProxy: options.anyTrustedProxy, peerAddress: options.peerAddress }));
+  app.use(
+    '/mcp',
+    requestIdentity({ trustedProxies: options.trustedProxies, anyTrustedProxy: options.anyTrustedProxy, peerAddress: options.peerAddress }),
+  );
   app.on(['GET', 'DELETE', 'PUT', 'PATCH'], '/mcp', postOnly());
   app.post(
     '/mcp',

@@ -39,7 +39,12 @@ export async function charge(checks: { policy: Policy; key: string; points: numb
       if (err instanceof RateLimiterRes) {
         // Retry-After: whole seconds until the limiter frees a point, not the whole window.
         const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
-        return { kind: 'limited', policy: policy.name, retryAfter, headers: { ...headers(policy, err), 'Retry-After': String(retryAfter) } };
+        return {
+          kind: 'limited',
+          policy: policy.name,
+          retryAfter,
+          headers: { ...headers(policy, err), 'Retry-After': String(retryAfter) },
+        };
       }
       return { kind: 'store_error', policy: policy.name, error: err };
     }

@@ -63,7 +63,8 @@ export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
   });
   const server = await listen(app, cfg);
   const port = (server.address() as AddressInfo).port;
-  const metrics: RunningMetrics | null = ctx.metrics && cfg.metricsPort !== null ? await startMetricsServer(ctx.metrics, cfg.metricsHost, cfg.metricsPort) : null;
+  const metrics: RunningMetrics | null =
+    ctx.metrics && cfg.metricsPort !== null ? await startMetricsServer(ctx.metrics, cfg.metricsHost, cfg.metricsPort) : null;
   ready = true;
   if (cfg.rateLimitPerMinute === 0) ctx.log.warn('SIGNET_RATE_LIMIT_PER_MINUTE=0: tools/call is not rate limited (unsafe)');
 

@@ -40,14 +40,20 @@ describe('hostValidation', () => {
   it('arms itself like the SDK v2 createMcpHonoApp: always on loopback binds, elsewhere only with a list', () => {
     for (const bind of ['127.0.0.1', '127.0.0.2', 'localhost', '::1']) expect(hostPolicy(bind, [])).toEqual(new Set(LOOPBACK_HOSTNAMES));
     for (const bind of ['0.0.0.0', '::', '10.1.2.3', 'signet']) expect(hostPolicy(bind, [])).toBeNull();
-    expect(hostPolicy('0.0.0.0', ['Signet.Example.com:8443', '[fd00::1]'])).toEqual(new Set([...LOOPBACK_HOSTNAMES, 'signet.example.com', '[fd00::1]']));
+    expect(hostPolicy('0.0.0.0', ['Signet.Example.com:8443', '[fd00::1]'])).toEqual(
+      new Set([...LOOPBACK_HOSTNAMES, 'signet.example.com', '[fd00::1]']),
+    );
   });
 
   it('answers a foreign Host with 403 and a JSON-RPC error, before the handler runs', async () => {
     const a = app(allowed);
     const bad = await a.send('evil.example.com');
     expect(bad.status).toBe(403);
-    expect(await bad.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Forbidden: Host "evil.example.com" is not allowed (SIGNET_ALLOWED_HOSTS)' }, id: null });
+    expect(await bad.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: 'Forbidden: Host "evil.example.com" is not allowed (SIGNET_ALLOWED_HOSTS)' },
+      id: null,
+    });
     expect(bad.headers.get('x-request-id')).toBe('rid-1');
     expect((await a.send('localhost:1')).status).toBe(200);
     // A remembered good value does not let a different one through.

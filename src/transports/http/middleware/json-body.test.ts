@@ -18,13 +18,20 @@ function app() {
 }
 
 /** A raw HTTP/1.1 POST: `chunks` are written one by one, chunked unless a Content-Length is given. */
-function post(port: number, chunks: string[], headers: Record<string, string> = {}): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+function post(
+  port: number,
+  chunks: string[],
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
-    });
+    const req = request(
+      { host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { 'content-type': 'application/json', ...headers } },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+      },
+    );
     req.on('error', reject);
     for (const c of chunks) req.write(c);
     req.end();
@@ -54,7 +61,11 @@ describe('jsonBody', () => {
     expect(declared.headers['connection']).toBe('close');
     const streamed = await post(port, ['[' + '1,'.repeat(20), '1,'.repeat(20), '1]']);
     expect(streamed.status).toBe(413);
-    expect(JSON.parse(streamed.body)).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Payload Too Large: the request body must not exceed 64 bytes' }, id: null });
+    expect(JSON.parse(streamed.body)).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: 'Payload Too Large: the request body must not exceed 64 bytes' },
+      id: null,
+    });
   });
 
   it('answers a body that is not JSON with 400 / -32700, also when empty', async () => {

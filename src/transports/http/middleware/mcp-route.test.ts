@@ -19,7 +19,8 @@ function app() {
     },
     mcpRoute({ router: new Router(testContext()) }),
   );
-  return (body: unknown, headers: Record<string, string> = {}) => a.request('/mcp', { method: 'POST', headers, body: JSON.stringify(body) });
+  return (body: unknown, headers: Record<string, string> = {}) =>
+    a.request('/mcp', { method: 'POST', headers, body: JSON.stringify(body) });
 }
 
 describe('mcpRoute', () => {

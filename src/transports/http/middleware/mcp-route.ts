@@ -21,6 +21,8 @@ export function mcpRoute(options: McpRouteOptions): MiddlewareHandler<HttpEnv> {
     // Headers are set where the Response is built: adding them afterwards would force a
     // WHATWG Headers object onto the hot path.
     const headers = edgeHeaders(c, c.get('rateHeaders'));
-    return Promise.resolve(outcome.body === null ? new Response(null, { status: outcome.status, headers }) : jsonResponse(outcome.status, outcome.body, headers));
+    return Promise.resolve(
+      outcome.body === null ? new Response(null, { status: outcome.status, headers }) : jsonResponse(outcome.status, outcome.body, headers),
+    );
   };
 }

@@ -43,7 +43,11 @@ describe('originValidation', () => {
     const send = (headers: Record<string, string>) => a.request('http://x/mcp', { method: 'POST', headers });
     const bad = await send({ origin: 'http://evil.example.com' });
     expect(bad.status).toBe(403);
-    expect(await bad.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Forbidden: Origin "http://evil.example.com" is not allowed (SIGNET_ALLOWED_ORIGINS)' }, id: null });
+    expect(await bad.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: 'Forbidden: Origin "http://evil.example.com" is not allowed (SIGNET_ALLOWED_ORIGINS)' },
+      id: null,
+    });
     expect(bad.headers.get('x-request-id')).toBe('rid-2');
     expect((await send({})).status).toBe(200);
     expect((await send({ origin: 'http://localhost:5173' })).status).toBe(200);

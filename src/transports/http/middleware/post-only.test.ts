@@ -15,6 +15,9 @@ describe('postOnly', () => {
     expect(r.status).toBe(405);
     expect(r.headers.get('allow')).toBe('POST');
     expect(r.headers.get('x-request-id')).toBe('r');
-    expect(((await r.json()) as { error: { code: number; message: string } }).error).toMatchObject({ code: -32000, message: expect.stringMatching(/stateless/) });
+    expect(((await r.json()) as { error: { code: number; message: string } }).error).toMatchObject({
+      code: -32000,
+      message: expect.stringMatching(/stateless/),
+    });
   });
 });

@@ -6,10 +6,13 @@ import { requestIdentity } from './request-identity.js';
 
 function app(peer: string, trusted: string[]) {
   const a = new Hono<HttpEnv>();
-  a.post('/mcp', requestIdentity({ trustedProxies: parseTrustedProxies(trusted), anyTrustedProxy: trusted.length > 0, peerAddress: () => peer }), (c) =>
-    c.json({ requestId: c.get('requestId'), clientIp: c.get('clientIp'), keyId: c.get('keyId') }),
+  a.post(
+    '/mcp',
+    requestIdentity({ trustedProxies: parseTrustedProxies(trusted), anyTrustedProxy: trusted.length > 0, peerAddress: () => peer }),
+    (c) => c.json({ requestId: c.get('requestId'), clientIp: c.get('clientIp'), keyId: c.get('keyId') }),
   );
-  return async (headers: Record<string, string>) => (await a.request('/mcp', { method: 'POST', headers })).json() as Promise<Record<string, unknown>>;
+  return async (headers: Record<string, string>) =>
+    (await a.request('/mcp', { method: 'POST', headers })).json() as Promise<Record<string, unknown>>;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -17,7 +20,11 @@ const proxyHeaders = { 'x-request-id': 'proxy-req-1', 'x-forwarded-for': '198.51
 
 describe('requestIdentity', () => {
   it('believes the request id, client address and key id from a trusted proxy', async () => {
-    expect(await app('10.0.0.5', ['10.0.0.0/8'])(proxyHeaders)).toEqual({ requestId: 'proxy-req-1', clientIp: '198.51.100.7', keyId: 'abc123' });
+    expect(await app('10.0.0.5', ['10.0.0.0/8'])(proxyHeaders)).toEqual({
+      requestId: 'proxy-req-1',
+      clientIp: '198.51.100.7',
+      keyId: 'abc123',
+    });
   });
 
   it('ignores all three from anyone else, and mints its own request id', async () => {
