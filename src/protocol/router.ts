@@ -4,9 +4,9 @@
 // a client sends can reach another client's answer (GHSA-345p-7cg4-v4c7 stays closed).
 // Era classification follows the TypeScript SDK v2's body-primary rules; a differential
 // test holds the router to the SDKs' bytes (test/integration/protocol-differential.test.ts).
+// This file decides which era a message is and refuses what the era's rules refuse;
+// methods.ts answers it.
 import type { AppContext } from '../context.js';
-import { SignetError } from '../errors.js';
-import { Answers, toolCallParams, type Era } from './answers.js';
 import { claimedVersion, envelopeIssues, envelopeOf, hasClaim } from './envelope.js';
 import {
   echoableId,
@@ -16,55 +16,21 @@ import {
   isObject,
   isRequest,
   isResponse,
-  METHOD_NOT_FOUND,
-  methodErrorBody,
   quote,
-  refusalBody,
-  resultBody,
   SERVER_ERROR,
   UNSUPPORTED_PROTOCOL_VERSION,
   type Notification,
   type Request,
-  type RequestId,
 } from './jsonrpc.js';
 import { PROTOCOL_VERSION_KEY } from './meta-keys.js';
-import {
-  checkMirroredHeaders,
-  checkStandardHeaders,
-  mismatch,
-  stripOws,
-  type HeaderMismatch,
-  type StandardHeaders,
-} from './standard-headers.js';
+import { Methods } from './methods.js';
+import { ACCEPTED, fromMismatch, refused, type RouteOutcome, type RouteSource } from './outcome.js';
+import { checkMirroredHeaders, checkStandardHeaders, mismatch, stripOws, type StandardHeaders } from './standard-headers.js';
 import { allowsBatches, isLegacyVersion, isModernVersion, LEGACY_VERSIONS, MODERN_VERSIONS } from './versions.js';
 
-export interface RouteOutcome {
-  /** HTTP status; stdio ignores it. */
-  status: number;
-  /** The JSON to send, or null when there is nothing to answer (notifications, posted responses). */
-  body: string | null;
-  era: Era | null;
-  /** The single tool called, for logs and metrics. */
-  tool: string | null;
-  /** The tool result came from the signed-result cache. */
-  cached: boolean;
-}
-
-/** Where a message came from: HTTP carries the standard headers, stdio has none. */
-export interface RouteSource {
-  transport: 'http' | 'stdio';
-  headers?: StandardHeaders;
-}
+export type { RouteOutcome, RouteSource } from './outcome.js';
 
 const NOT_JSON_RPC = 'Bad Request: the request body is not a valid JSON-RPC message';
-
-function refused(status: number, id: RequestId | null, code: number, message: string, data?: unknown): RouteOutcome {
-  return { status, body: refusalBody(id, code, message, data), era: null, tool: null, cached: false };
-}
-function fromMismatch(m: HeaderMismatch, id: RequestId | null): RouteOutcome {
-  return refused(400, id, m.code, m.message, m.data);
-}
-const ACCEPTED: RouteOutcome = { status: 202, body: null, era: null, tool: null, cached: false };
 
 function normalise(h: StandardHeaders | undefined): StandardHeaders {
   if (!h) return {};
@@ -83,12 +49,10 @@ function validModernClaim(params: unknown): boolean {
 }
 
 export class Router {
-  readonly answers: Answers;
-  readonly #ctx: AppContext;
+  readonly #methods: Methods;
 
   constructor(ctx: AppContext) {
-    this.#ctx = ctx;
-    this.answers = new Answers(ctx);
+    this.#methods = new Methods(ctx);
   }
 
   /** Answers one parsed HTTP body or stdio line: a message or a batch. */
@@ -243,7 +207,7 @@ export class Router {
     let cached = false;
     for (const element of list) {
       if (!isRequest(element)) continue;
-      const out = this.#legacyDispatch(element);
+      const out = this.#methods.legacy(element);
       bodies.push(out.body!);
       if (out.tool) ({ tool, cached } = out);
     }
@@ -273,36 +237,7 @@ export class Router {
     }
     const contradiction = source.transport === 'http' ? checkMirroredHeaders(headers, m) : null;
     if (contradiction) return fromMismatch(contradiction, m.id);
-    return this.#legacyDispatch(m);
-  }
-
-  #legacyDispatch(m: Request): RouteOutcome {
-    const ok = (json: string): RouteOutcome => ({ status: 200, body: resultBody(m.id, json), era: 'legacy', tool: null, cached: false });
-    const error = (code: number, message: string): RouteOutcome => ({
-      status: 200,
-      body: methodErrorBody(m.id, code, message),
-      era: 'legacy',
-      tool: null,
-      cached: false,
-    });
-    switch (m.method) {
-      case 'initialize': {
-        const params = m.params;
-        if (!isObject(params) || typeof params['protocolVersion'] !== 'string')
-          return error(INVALID_PARAMS, 'Invalid params: initialize needs params.protocolVersion, a string');
-        return ok(this.answers.initialize(params['protocolVersion'], isLegacyVersion));
-      }
-      case 'ping':
-        return ok('{}');
-      case 'tools/call':
-        return this.#toolCall(m, 'legacy');
-      case 'resources/read':
-        return this.#read(m, 'legacy');
-      default: {
-        const list = this.answers.list('legacy', m.method);
-        return list === undefined ? error(METHOD_NOT_FOUND, 'Method not found') : ok(list);
-      }
-    }
+    return this.#methods.legacy(m);
   }
 
   #modern(m: Request, claimed: string, headers: StandardHeaders, source: RouteSource): RouteOutcome {
@@ -316,68 +251,6 @@ export class Router {
       const m2 = checkStandardHeaders(headers, m, claimed);
       if (m2) return fromMismatch(m2, m.id);
     }
-    const ok = (json: string): RouteOutcome => ({ status: 200, body: resultBody(m.id, json), era: 'modern', tool: null, cached: false });
-    switch (m.method) {
-      case 'server/discover':
-        return ok(this.answers.discover());
-      case 'tools/call':
-        return this.#toolCall(m, 'modern');
-      case 'resources/read':
-        return this.#read(m, 'modern');
-      default: {
-        const list = this.answers.list('modern', m.method);
-        if (list !== undefined) return ok(list);
-        // ping, initialize, logging, completion, subscriptions: not served in the modern era.
-        return { status: 404, body: methodErrorBody(m.id, METHOD_NOT_FOUND, 'Method not found'), era: 'modern', tool: null, cached: false };
-      }
-    }
-  }
-
-  #toolCall(m: Request, era: Era): RouteOutcome {
-    const params = toolCallParams(m.params);
-    if (typeof params === 'string')
-      return { status: 200, body: methodErrorBody(m.id, INVALID_PARAMS, `Invalid params: ${params}`), era, tool: null, cached: false };
-    if (!this.#ctx.tools.has(params.name)) {
-      const message = `Unknown tool: ${quote(params.name)}. tools/list names the available tools.`;
-      return { status: 200, body: methodErrorBody(m.id, INVALID_PARAMS, message), era, tool: null, cached: false };
-    }
-    let outcome;
-    try {
-      outcome = this.#ctx.tools.call(params.name, params.args);
-    } catch (err) {
-      if (err instanceof SignetError)
-        return { status: 200, body: methodErrorBody(m.id, INVALID_PARAMS, err.message), era, tool: params.name, cached: false };
-      throw err;
-    }
-    const json = outcome.json();
-    return {
-      status: 200,
-      body: resultBody(m.id, era === 'modern' ? this.answers.modern(json, false) : json),
-      era,
-      tool: params.name,
-      cached: outcome.cached,
-    };
-  }
-
-  #read(m: Request, era: Era): RouteOutcome {
-    const uri = isObject(m.params) ? m.params['uri'] : undefined;
-    if (typeof uri !== 'string')
-      return {
-        status: 200,
-        body: methodErrorBody(m.id, INVALID_PARAMS, 'Invalid params: resources/read needs params.uri, a string'),
-        era,
-        tool: null,
-        cached: false,
-      };
-    const read = this.answers.read(era, uri);
-    if (!read.ok)
-      return {
-        status: 200,
-        body: methodErrorBody(m.id, read.code, `Resource not found: ${quote(uri)}`, { uri: quote(uri) }),
-        era,
-        tool: null,
-        cached: false,
-      };
-    return { status: 200, body: resultBody(m.id, read.json), era, tool: null, cached: false };
+    return this.#methods.modern(m);
   }
 }
