@@ -117,6 +117,14 @@ async function profileOne(name, env, opts) {
   return { name, rps: r.rps, cpu, perRequest: new Map([...by].map(([k, v]) => [k, v / requests])), wall: total / requests };
 }
 
+const hardened = JSON.parse(readFileSync(`${ROOT}test/fixtures/facts/hardened.json`, 'utf8'));
+const evaluate = (i) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: i,
+    method: 'tools/call',
+    params: { name: 'doctrine_evaluate', arguments: { facts: { ...hardened, authentication: { ...hardened.authentication, client_count: 1 + i } } } },
+  });
 const scenarios = [
   [
     'doctrine_get, distinct ids, cache off, 2025 era',
@@ -129,6 +137,7 @@ const scenarios = [
     { headers: modern, bodies: (i) => call('modern', i, { id: ids[i % ids.length] }) },
   ],
   ['doctrine_get, repeated, cached, 2025 era', {}, { body: call('legacy', 1, { id: 'AUTH-001' }) }],
+  ['doctrine_evaluate (hardened), distinct facts, cache off, 2025 era', { SIGNET_CACHE_ENTRIES: '0' }, { bodies: evaluate }],
 ];
 const results = [];
 for (const [name, env, opts] of scenarios) {

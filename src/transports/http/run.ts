@@ -7,6 +7,7 @@ import { flushLogs } from '../../log.js';
 import { Router } from '../../protocol/router.js';
 import { createHttpApp } from './app.js';
 import { parseTrustedProxies } from './client-ip.js';
+import { closeServer } from './close-server.js';
 import { memoryStore, redisStore } from './limiter-store.js';
 import { startMetricsServer, type RunningMetrics } from './metrics-server.js';
 import { hostPolicy } from './middleware/host-validation.js';
@@ -79,18 +80,7 @@ export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
       ctx.log.info({ reason, delay_ms: cfg.shutdownDelayMs, timeout_ms: cfg.shutdownTimeoutMs }, 'http server draining');
       await new Promise((r) => setTimeout(r, cfg.shutdownDelayMs));
       // 2. Stop accepting; idle keep-alive connections end now, busy ones after their response.
-      await new Promise<void>((resolve) => {
-        const force = setTimeout(() => {
-          ctx.log.warn('shutdown timeout reached: closing remaining connections');
-          server.closeAllConnections();
-        }, cfg.shutdownTimeoutMs);
-        force.unref();
-        server.close(() => {
-          clearTimeout(force);
-          resolve();
-        });
-        server.closeIdleConnections();
-      });
+      await closeServer(server, cfg.shutdownTimeoutMs, ctx.log);
       metrics?.close();
       await store.close();
     })());
