@@ -72,6 +72,16 @@ async function profileOne(name, env, opts) {
     /"port":(\d+)/,
   );
   const url = `http://127.0.0.1:${server.port}/mcp`;
+  // A build that does not serve this request (an older one, 2026-07-28) is not profiled for it.
+  const probe = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...opts.headers },
+    body: opts.body ?? opts.bodies(0),
+  });
+  if (!(await probe.text()).includes('"result"')) {
+    await server.stop();
+    throw new Error(`not served by this build (HTTP ${probe.status})`);
+  }
   await load({ url, connections: 10, duration: 1, ...opts }); // warm-up, not profiled apart: a second of the total
   const cpu0 = cpuUs(server.child.pid);
   const r = await load({ url, connections: 10, duration, ...opts });
@@ -123,7 +133,10 @@ const evaluate = (i) =>
     jsonrpc: '2.0',
     id: i,
     method: 'tools/call',
-    params: { name: 'doctrine_evaluate', arguments: { facts: { ...hardened, authentication: { ...hardened.authentication, client_count: 1 + i } } } },
+    params: {
+      name: 'doctrine_evaluate',
+      arguments: { facts: { ...hardened, authentication: { ...hardened.authentication, client_count: 1 + i } } },
+    },
   });
 const scenarios = [
   [
