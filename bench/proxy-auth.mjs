@@ -7,13 +7,13 @@
 // Then the proxy's overhead under load: autocannon against Signet directly and through the
 // proxy (static key, and key store), same run, 10 and 50 connections.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KeyStore } from '../dist/keys/store.js';
 import { newApiKey } from '../dist/keys/format.js';
-import { ROOT, fmt, load, machine, median, percentile, startChild, table, writeSection } from './lib.mjs';
+import { ROOT, cpuUs, fmt, load, machine, median, percentile, startChild, table, writeSection } from './lib.mjs';
 
 const quick = process.env.BENCH_QUICK === '1';
 const N = quick ? 1000 : 4000;
@@ -123,6 +123,19 @@ async function startNginx(conf, port) {
     await new Promise((r) => setTimeout(r, 50));
   }
   return child;
+}
+
+/** CPU µs used so far by a process's children (nginx workers), 0 when they cannot be read (docker). */
+function childrenCpuUs(pid) {
+  let sum = 0;
+  for (const p of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')[1] === String(pid)) sum += cpuUs(Number(p));
+    } catch {
+      /* gone */
+    }
+  }
+  return sum;
 }
 
 const ports = { static: 18180, store: 18181, auth_request: 18182 };
@@ -260,8 +273,18 @@ const overhead = {};
 for (const c of [10, 50]) {
   const runs = paths.map(() => []);
   for (let rep = 0; rep < REPS; rep++) {
-    for (let i = 0; i < paths.length; i++)
-      runs[i].push(await load({ url: paths[i][1], headers: paths[i][2], body: get, connections: c, duration: quick ? 2 : 4 }));
+    for (let i = 0; i < paths.length; i++) {
+      const nginxPid = i === 0 ? null : loadNginx[i - 1].pid;
+      const n0 = nginxPid ? childrenCpuUs(nginxPid) : 0;
+      const s0 = cpuUs(signet.child.pid);
+      const r = await load({ url: paths[i][1], headers: paths[i][2], body: get, connections: c, duration: quick ? 2 : 4 });
+      const total = Math.max(1, r.total);
+      runs[i].push({
+        ...r,
+        nginxCpu: nginxPid ? (childrenCpuUs(nginxPid) - n0) / total : 0,
+        signetCpu: (cpuUs(signet.child.pid) - s0) / total,
+      });
+    }
   }
   const rps = runs.map((rs) => median(rs.map((r) => r.rps)));
   paths.forEach(([label], i) => {
@@ -274,6 +297,8 @@ for (const c of [10, 50]) {
       fmt(median(runs[i].map((r) => r.p50)), 1),
       fmt(median(runs[i].map((r) => r.p99)), 1),
       o === null ? '' : `${fmt(100 * o)} %`,
+      fmt(median(runs[i].map((r) => r.signetCpu)), 0),
+      i === 0 || image ? '' : fmt(median(runs[i].map((r) => r.nginxCpu)), 0),
       String(runs[i].reduce((a, r) => a + r.errors, 0)),
     ]);
   });
@@ -296,7 +321,10 @@ const out = [
     `the benchmark process, ${quick ? 2 : 4} s per run, median of ${REPS} interleaved runs; the server, nginx (2 workers) and ` +
     `autocannon share the ${cpus().length} cores. Goal: static key ≤ 20 % at 10 connections.`,
   '',
-  table(['path', 'connections', 'req/s', 'p50 ms', 'p99 ms', 'overhead vs direct', 'errors'], loadRows),
+  table(
+    ['path', 'connections', 'req/s', 'p50 ms', 'p99 ms', 'overhead vs direct', 'Signet CPU µs/req', 'nginx CPU µs/req', 'errors'],
+    loadRows,
+  ),
 ].join('\n');
 console.log(out);
 if (!quick) writeSection(image ? 'proxy-auth-image' : 'proxy-auth', out);
