@@ -23,7 +23,12 @@ export function measure(fn, { n = 3000, warmup = 500 } = {}) {
   }
   const total = performance.now() - t0;
   const sorted = Array.from(samples).sort((a, b) => a - b);
-  return { opsPerSec: (n / total) * 1000, p50us: percentile(sorted, 50) * 1000, p99us: percentile(sorted, 99) * 1000, meanUs: (total / n) * 1000 };
+  return {
+    opsPerSec: (n / total) * 1000,
+    p50us: percentile(sorted, 50) * 1000,
+    p99us: percentile(sorted, 99) * 1000,
+    meanUs: (total / n) * 1000,
+  };
 }
 
 export async function measureAsync(fn, { n = 2000, warmup = 300 } = {}) {
@@ -37,7 +42,12 @@ export async function measureAsync(fn, { n = 2000, warmup = 300 } = {}) {
   }
   const total = performance.now() - t0;
   const sorted = Array.from(samples).sort((a, b) => a - b);
-  return { opsPerSec: (n / total) * 1000, p50us: percentile(sorted, 50) * 1000, p99us: percentile(sorted, 99) * 1000, meanUs: (total / n) * 1000 };
+  return {
+    opsPerSec: (n / total) * 1000,
+    p50us: percentile(sorted, 50) * 1000,
+    p99us: percentile(sorted, 99) * 1000,
+    meanUs: (total / n) * 1000,
+  };
 }
 
 /** Starts a child process and resolves once a stderr/stdout line matches `ready`. */
@@ -53,7 +63,16 @@ export function startChild(cmd, args, env, ready = /signet ready|listening/) {
       if (m) {
         started = true;
         const port = /"port":(\d+)/.exec(out)?.[1] ?? /port (\d+)/.exec(out)?.[1];
-        resolve({ child, port: Number(port), output: () => out, stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }) });
+        resolve({
+          child,
+          port: Number(port),
+          output: () => out,
+          stop: () =>
+            new Promise((r) => {
+              child.once('exit', r);
+              child.kill('SIGTERM');
+            }),
+        });
       }
     };
     child.stdout.on('data', onData);
@@ -82,6 +101,7 @@ export async function load({ url, connections, duration = 5, body, bodies, heade
     p99: r.latency.p99,
     errors: r.errors + r.non2xx,
     total: r.requests.total,
+    durationS: r.duration,
   };
 }
 
@@ -90,7 +110,8 @@ export function table(headers, rows) {
   return [line(headers), line(headers.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
-export const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }) : 'n/a');
+export const fmt = (n, d = 0) =>
+  Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }) : 'n/a';
 
 export function machine() {
   const c = cpus();
@@ -102,11 +123,19 @@ export function writeSection(name, markdown) {
   const file = `${ROOT}bench/RESULTS.md`;
   const begin = `<!-- begin:${name} -->`;
   const end = `<!-- end:${name} -->`;
-  let text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n\nWritten by `npm run bench` and `npm run bench:stack`; numbers drift from run to run, ratios hold better.\n';
+  let text = existsSync(file)
+    ? readFileSync(file, 'utf8')
+    : '# Benchmark results\n\nWritten by `npm run bench` and `npm run bench:stack`; numbers drift from run to run, ratios hold better.\n';
   const block = `${begin}\n${markdown.trim()}\n${end}`;
   if (text.includes(begin)) text = text.slice(0, text.indexOf(begin)) + block + text.slice(text.indexOf(end) + end.length);
   else text = `${text.trimEnd()}\n\n${block}\n`;
   writeFileSync(file, text);
+}
+
+/** CPU time (user + system) a process has used so far, in µs (Linux /proc; clock ticks of 10 ms). */
+export function cpuUs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
 /** Resident set size of a process, in KiB (Linux /proc). */
@@ -114,3 +143,5 @@ export function rssKb(pid) {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) : NaN;
 }
+
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

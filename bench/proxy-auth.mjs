@@ -4,21 +4,38 @@
 //   store    the hashed key store checked by njs (what Signet ships)
 //   auth_request  the alternative: a verifier service on the private network, per request
 // Sequential keep-alive requests timed with performance.now() (µs resolution), interleaved.
+// Then the proxy's overhead under load: autocannon against Signet directly and through the
+// proxy (static key, and key store), same run, 10 and 50 connections.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KeyStore } from '../dist/keys/store.js';
 import { newApiKey } from '../dist/keys/format.js';
-import { ROOT, fmt, machine, percentile, startChild, table, writeSection } from './lib.mjs';
+import { ROOT, cpuUs, fmt, load, machine, median, percentile, startChild, table, writeSection } from './lib.mjs';
 
 const quick = process.env.BENCH_QUICK === '1';
 const N = quick ? 1000 : 4000;
 const REPS = quick ? 1 : 3;
 const dir = mkdtempSync(join(tmpdir(), 'signet-bench-proxy-'));
-const nginxBin = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => { try { readFileSync(p); return true; } catch { return false; } }) ?? 'nginx';
-const njs = ['/usr/lib/nginx/modules/ngx_http_js_module.so'].find((p) => { try { readFileSync(p); return true; } catch { return false; } });
+const nginxBin =
+  ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => {
+    try {
+      readFileSync(p);
+      return true;
+    } catch {
+      return false;
+    }
+  }) ?? 'nginx';
+const njs = ['/usr/lib/nginx/modules/ngx_http_js_module.so'].find((p) => {
+  try {
+    readFileSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+});
 
 // A store of 100 keys, as a team might have.
 const storePath = join(dir, 'keys', 'keys.json');
@@ -31,15 +48,24 @@ for (let i = 0; i < Number(process.env.BENCH_STORE_KEYS ?? 100); i++) {
 const staticKey = newApiKey();
 
 const upstream = await startChild(process.execPath, [`${ROOT}bench/baseline-server.mjs`], {}, /listening on port (\d+)/);
-const verifier = await startChild(process.execPath, [`${ROOT}bench/auth-verifier.mjs`], { SIGNET_KEY_STORE: storePath }, /listening on port (\d+)/);
+const verifier = await startChild(
+  process.execPath,
+  [`${ROOT}bench/auth-verifier.mjs`],
+  { SIGNET_KEY_STORE: storePath },
+  /listening on port (\d+)/,
+);
 
-function render(name, port, env) {
+// BENCH_PROXY_IMAGE=nginx:1.30-trixie: run each nginx from that image instead (host network,
+// the rendered files mounted at the same paths), to measure the nginx and njs the image ships.
+const image = process.env.BENCH_PROXY_IMAGE;
+
+function render(name, port, env, upstreamPort = upstream.port) {
   const d = join(dir, name);
   mkdirSync(d, { recursive: true });
   const r = spawn('sh', [`${ROOT}proxy/render.sh`], {
     env: {
       PATH: process.env.PATH,
-      SIGNET_UPSTREAM: `127.0.0.1:${upstream.port}`,
+      SIGNET_UPSTREAM: `127.0.0.1:${upstreamPort}`,
       SIGNET_PROXY_LISTEN: `127.0.0.1:${port}`,
       SIGNET_PROXY_CONF_DIR: join(d, 'conf'),
       SIGNET_PROXY_RUNTIME_DIR: join(d, 'run'),
@@ -48,20 +74,68 @@ function render(name, port, env) {
       SIGNET_TLS_DIR: join(d, 'tls'),
       SIGNET_PROXY_WORKER_USER: 'root',
       ...(njs ? { SIGNET_PROXY_NJS_MODULE: njs } : {}),
+      // render.sh probes the local njs; the image's (0.8+) has the shared dict.
+      ...(image ? { SIGNET_PROXY_NJS_SHARED_DICT: 'on' } : {}),
       ...env,
     },
     stdio: 'inherit',
   });
-  return new Promise((resolve, reject) => r.on('exit', (code) => (code === 0 ? resolve(join(d, 'conf')) : reject(new Error(`render ${code}`)))));
+  return new Promise((resolve, reject) =>
+    r.on('exit', (code) => (code === 0 ? resolve(join(d, 'conf')) : reject(new Error(`render ${code}`)))),
+  );
 }
 
+const nginxLabel = image ? `${image} (docker, host network)` : nginxBin;
+let containers = 0;
 async function startNginx(conf, port) {
-  const child = spawn(nginxBin, ['-c', join(conf, 'nginx.conf'), '-g', 'daemon off;'], { stdio: 'inherit' });
+  const args = ['-c', join(conf, 'nginx.conf'), '-g', 'daemon off;'];
+  const name = `signet-bench-nginx-${process.pid}-${containers++}`;
+  const child = image
+    ? spawn(
+        'docker',
+        [
+          'run',
+          '--rm',
+          '--name',
+          name,
+          '--network',
+          'host',
+          '-v',
+          `${dir}:${dir}`,
+          '-v',
+          `${ROOT}proxy/njs:${ROOT}proxy/njs:ro`,
+          image,
+          'nginx',
+          ...args,
+        ],
+        { stdio: 'inherit' },
+      )
+    : spawn(nginxBin, args, { stdio: 'inherit' });
+  if (image) child.kill = () => spawn('docker', ['rm', '-f', name], { stdio: 'ignore' });
   for (let i = 0; i < 100; i++) {
-    if (await fetch(`http://127.0.0.1:${port}/healthz`).then(() => true, () => false)) break;
+    if (
+      await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        () => true,
+        () => false,
+      )
+    )
+      break;
     await new Promise((r) => setTimeout(r, 50));
   }
   return child;
+}
+
+/** CPU µs used so far by a process's children (nginx workers), 0 when they cannot be read (docker). */
+function childrenCpuUs(pid) {
+  let sum = 0;
+  for (const p of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')[1] === String(pid)) sum += cpuUs(Number(p));
+    } catch {
+      /* gone */
+    }
+  }
+  return sum;
 }
 
 const ports = { static: 18180, store: 18181, auth_request: 18182 };
@@ -72,21 +146,65 @@ const confAuth = await render('auth_request', ports.auth_request, { SIGNET_API_K
 {
   const f = join(confAuth, 'signet.conf');
   let conf = readFileSync(f, 'utf8');
-  conf = conf.replace(/        if \(\$http_authorization != "Bearer [^"]+"\) \{\n[^\n]*\n        \}\n/, '        auth_request /_signet_verify;\n');
-  conf = conf.replace('    location = /healthz {', `    location = /_signet_verify {\n        internal;\n        proxy_pass http://127.0.0.1:${verifier.port}/verify;\n        proxy_pass_request_body off;\n        proxy_set_header Content-Length "";\n        proxy_http_version 1.1;\n        proxy_set_header Connection "";\n    }\n\n    location = /healthz {`);
+  conf = conf.replace(
+    /        if \(\$http_authorization != "Bearer [^"]+"\) \{\n[^\n]*\n        \}\n/,
+    '        auth_request /_signet_verify;\n',
+  );
+  conf = conf.replace(
+    '    location = /healthz {',
+    [
+      '    location = /_signet_verify {',
+      '        internal;',
+      `        proxy_pass http://127.0.0.1:${verifier.port}/verify;`,
+      '        proxy_pass_request_body off;',
+      '        proxy_set_header Content-Length "";',
+      '        proxy_http_version 1.1;',
+      '        proxy_set_header Connection "";',
+      '    }',
+      '',
+      '    location = /healthz {',
+    ].join('\n'),
+  );
   if (!conf.includes('auth_request /_signet_verify;')) throw new Error('auth_request rewrite failed');
   writeFileSync(f, conf);
 }
-const nginx = [await startNginx(confStatic, ports.static), await startNginx(confStore, ports.store), await startNginx(confAuth, ports.auth_request)];
+const nginx = [
+  await startNginx(confStatic, ports.static),
+  await startNginx(confStore, ports.store),
+  await startNginx(confAuth, ports.auth_request),
+];
+for (const [port, key] of [
+  [ports.static, staticKey],
+  [ports.store, storeKey],
+]) {
+  const r = await fetch(`http://127.0.0.1:${port}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+  });
+  if (r.status !== 200) throw new Error(`proxy on ${port} answered ${r.status}: ${await r.text()}`);
+}
 
 const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
 function timed(port, key, agent) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const req = request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'content-length': Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`status ${res.statusCode} on ${port}`))));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () =>
+          res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`status ${res.statusCode} on ${port}`)),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -114,14 +232,100 @@ const stats = samples.map((s) => {
   const sorted = [...s].sort((a, b) => a - b);
   return { p50: percentile(sorted, 50) * 1000, p99: percentile(sorted, 99) * 1000 };
 });
-const rows = configs.map(([label], i) => [label, fmt(stats[i].p50), fmt(stats[i].p99), `${stats[i].p50 - stats[0].p50 >= 0 ? '+' : ''}${fmt(stats[i].p50 - stats[0].p50)}`]);
+const rows = configs.map(([label], i) => [
+  label,
+  fmt(stats[i].p50),
+  fmt(stats[i].p99),
+  `${stats[i].p50 - stats[0].p50 >= 0 ? '+' : ''}${fmt(stats[i].p50 - stats[0].p50)}`,
+]);
+
+// ---- Under load: Signet directly vs through the proxy -------------------------------------------
+const signet = await startChild(
+  process.execPath,
+  [`${ROOT}dist/bundle/signet.js`, 'serve', '--http'],
+  {
+    SIGNET_HTTP_PORT: '0',
+    SIGNET_DATA_DIR: join(dir, 'signet'),
+    SIGNET_TRUSTED_PROXIES: '127.0.0.1/32',
+    SIGNET_RATE_LIMIT_PER_MINUTE: '0',
+    SIGNET_RATE_LIMIT_OTHER_PER_MINUTE: '0',
+  },
+  /"port":(\d+)/,
+);
+const loadPorts = { static: 18183, store: 18184 };
+const loadNginx = [
+  await startNginx(await render('load-static', loadPorts.static, { SIGNET_API_KEY: staticKey }, signet.port), loadPorts.static),
+  await startNginx(await render('load-store', loadPorts.store, { SIGNET_KEY_STORE: storePath }, signet.port), loadPorts.store),
+];
+const get = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'doctrine_get', arguments: { id: 'AUTH-001' } },
+});
+const paths = [
+  ['Signet directly', `http://127.0.0.1:${signet.port}/mcp`, {}],
+  ['through the proxy, static key', `http://127.0.0.1:${loadPorts.static}/mcp`, { authorization: `Bearer ${staticKey}` }],
+  ['through the proxy, key store (njs)', `http://127.0.0.1:${loadPorts.store}/mcp`, { authorization: `Bearer ${storeKey}` }],
+];
+const loadRows = [];
+const overhead = {};
+for (const c of [10, 50]) {
+  const runs = paths.map(() => []);
+  for (let rep = 0; rep < REPS; rep++) {
+    for (let i = 0; i < paths.length; i++) {
+      const nginxPid = i === 0 ? null : loadNginx[i - 1].pid;
+      const n0 = nginxPid ? childrenCpuUs(nginxPid) : 0;
+      const s0 = cpuUs(signet.child.pid);
+      const r = await load({ url: paths[i][1], headers: paths[i][2], body: get, connections: c, duration: quick ? 2 : 4 });
+      const total = Math.max(1, r.total);
+      runs[i].push({
+        ...r,
+        nginxCpu: nginxPid ? (childrenCpuUs(nginxPid) - n0) / total : 0,
+        signetCpu: (cpuUs(signet.child.pid) - s0) / total,
+      });
+    }
+  }
+  const rps = runs.map((rs) => median(rs.map((r) => r.rps)));
+  paths.forEach(([label], i) => {
+    const o = i === 0 ? null : 1 - rps[i] / rps[0];
+    if (o !== null) overhead[`${i}@${c}`] = o;
+    loadRows.push([
+      label,
+      String(c),
+      fmt(rps[i]),
+      fmt(median(runs[i].map((r) => r.p50)), 1),
+      fmt(median(runs[i].map((r) => r.p99)), 1),
+      o === null ? '' : `${fmt(100 * o)} %`,
+      fmt(median(runs[i].map((r) => r.signetCpu)), 0),
+      i === 0 || image ? '' : fmt(median(runs[i].map((r) => r.nginxCpu)), 0),
+      String(runs[i].reduce((a, r) => a + r.errors, 0)),
+    ]);
+  });
+}
+for (const n of loadNginx) n.kill('SIGQUIT');
+await signet.stop();
+
 const out = [
   '## Reference proxy: cost of authentication',
   '',
-  `${machine()}; nginx (${nginxBin}, one worker per core) in front of a bare Hono echo; ${N} sequential keep-alive requests per configuration × ${REPS} interleaved runs; store of 100 keys.`,
+  `${machine()}; nginx (${nginxLabel}, one worker per core) in front of a bare Hono echo; ${N} sequential keep-alive requests ` +
+    `per configuration × ${REPS} interleaved runs; store of ${Number(process.env.BENCH_STORE_KEYS ?? 100)} keys. Goal: key store ` +
+    `p50 ≤ 150 µs over the static key.`,
   '',
   table(['configuration', 'p50 µs', 'p99 µs', 'p50 vs static µs'], rows),
+  '',
+  '### Proxy overhead under load',
+  '',
+  `Signet (cached \`tools/call doctrine_get\`, rate limits off, logs at info) directly and through the proxy, autocannon in ` +
+    `the benchmark process, ${quick ? 2 : 4} s per run, median of ${REPS} interleaved runs; the server, nginx (2 workers) and ` +
+    `autocannon share the ${cpus().length} cores. Goal: static key ≤ 20 % at 10 connections.`,
+  '',
+  table(
+    ['path', 'connections', 'req/s', 'p50 ms', 'p99 ms', 'overhead vs direct', 'Signet CPU µs/req', 'nginx CPU µs/req', 'errors'],
+    loadRows,
+  ),
 ].join('\n');
 console.log(out);
-writeSection('proxy-auth', out);
+if (!quick) writeSection(image ? 'proxy-auth-image' : 'proxy-auth', out);
 process.exit(0);

@@ -8,6 +8,8 @@
 #   SIGNET_API_KEY            static mode: the one bearer key (sgnk_...)
 #   SIGNET_KEY_STORE          store mode (no SIGNET_API_KEY): /keys/keys.json, written by `signet keys`
 #   SIGNET_PROXY_NJS_DIR      where signet_auth.js is; SIGNET_PROXY_NJS_MODULE the njs .so to load
+#   SIGNET_PROXY_NJS_SHARED_DICT  auto: keep key decisions in a shared dict when this njs has them
+#                             (0.8+; checked with nginx -t), on, off
 #   SIGNET_UPSTREAM           signet:3000
 #   SIGNET_PROXY_WATCH_UPSTREAM  1 (compose): reload nginx when the upstream name's addresses change
 #   SIGNET_PROXY_LISTEN       8080 (address:port or port)
@@ -141,6 +143,27 @@ whole() {
 whole SIGNET_PROXY_AUTH_FAILURES_PER_MINUTE "$SIGNET_PROXY_AUTH_FAILURES_PER_MINUTE"
 whole SIGNET_PROXY_AUTH_FAILURES_BURST "$SIGNET_PROXY_AUTH_FAILURES_BURST"
 
+# ---- key decisions in nginx shared memory (njs 0.8+, js_shared_dict_zone): njs/signet_auth.js
+njs_has_shared_dict() {
+  probe=$(mktemp -d)
+  printf 'load_module %s;\npid %s/nginx.pid;\nevents {}\nhttp { js_shared_dict_zone zone=signet_probe:64k; }\n' \
+    "$SIGNET_PROXY_NJS_MODULE" "$probe" > "$probe/nginx.conf"
+  ok=1
+  nginx -q -t -e /dev/null -c "$probe/nginx.conf" > /dev/null 2>&1 || ok=0
+  rm -rf "$probe"
+  [ "$ok" = 1 ]
+}
+export SIGNET_PROXY_KEY_CACHE=''
+if [ "$mode" = store ]; then
+  case "${SIGNET_PROXY_NJS_SHARED_DICT:-auto}" in
+    on) use_dict=1 ;;
+    off) use_dict=0 ;;
+    auto) if njs_has_shared_dict; then use_dict=1; else use_dict=0; fi ;;
+    *) fail "SIGNET_PROXY_NJS_SHARED_DICT must be auto, on or off" ;;
+  esac
+  [ "$use_dict" = 1 ] && SIGNET_PROXY_KEY_CACHE='js_shared_dict_zone zone=signet_keys:1m timeout=60s evict;'
+fi
+
 # ---- the key check of each mode ------------------------------------------------------------
 if [ "$mode" = store ]; then
   export SIGNET_PROXY_LOAD_MODULES="load_module $SIGNET_PROXY_NJS_MODULE;"
@@ -159,7 +182,8 @@ vars='${SIGNET_API_KEY} ${SIGNET_UPSTREAM} ${SIGNET_PROXY_LISTEN} ${SIGNET_PROXY
       ${SIGNET_PROXY_LOAD_MODULES} ${SIGNET_PROXY_LOG_EXTRA} ${SIGNET_PROXY_KEY_ID_HEADER} ${SIGNET_PROXY_AUTH}
       ${SIGNET_PROXY_HTTP_EXTRA} ${SIGNET_KEY_STORE} ${SIGNET_PROXY_NJS_DIR} ${SIGNET_PROXY_USER_DIRECTIVE}
       ${SIGNET_PROXY_CORS_ORIGINS} ${SIGNET_PROXY_HSTS}
-      ${SIGNET_PROXY_REAL_IP} ${SIGNET_PROXY_AUTH_FAILURES_PER_MINUTE} ${SIGNET_PROXY_AUTH_FAILURES_BURST}'
+      ${SIGNET_PROXY_REAL_IP} ${SIGNET_PROXY_AUTH_FAILURES_PER_MINUTE} ${SIGNET_PROXY_AUTH_FAILURES_BURST}
+      ${SIGNET_PROXY_KEY_CACHE}'
 # Workers (which may run as another user than the master) use the runtime dir; only the
 # master reads the configuration, which holds the key.
 mkdir -p "$SIGNET_PROXY_RUNTIME_DIR"
@@ -172,4 +196,6 @@ export SIGNET_PROXY_AUTH SIGNET_PROXY_HTTP_EXTRA
 for name in nginx.conf signet.conf errors.conf proxy-headers.conf headers.conf cors-http.conf; do
   envsubst "$vars" < "$TEMPLATES/$name.template" > "$SIGNET_PROXY_CONF_DIR/$name"
 done
-echo "signet-proxy: configuration rendered into $SIGNET_PROXY_CONF_DIR ($mode key mode, upstream $SIGNET_UPSTREAM)" >&2
+cache_note=''
+[ "$mode" = store ] && { [ -n "$SIGNET_PROXY_KEY_CACHE" ] && cache_note=', key decisions cached in shared memory' || cache_note=', no shared dict in this njs: the store is read per request'; }
+echo "signet-proxy: configuration rendered into $SIGNET_PROXY_CONF_DIR ($mode key mode, upstream $SIGNET_UPSTREAM$cache_note)" >&2

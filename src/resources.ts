@@ -23,13 +23,21 @@ export interface ResourceSet {
   read(uri: string): { contents: Record<string, unknown>[] } | null;
 }
 
+type Read = { contents: Record<string, unknown>[] };
+
 export function buildResources(doctrine: Doctrine, footer: DoctrineFooter, signer: Signer): ResourceSet {
   const list: ResourceEntry[] = [];
-  const reads = new Map<string, { contents: Record<string, unknown>[] }>();
-  const add = (entry: ResourceEntry, text: string, listed: boolean) => {
-    const contentHash = sha256Tagged(text);
+  // Each read is hashed and signed on first use, not at start: a stdio client that never reads
+  // a resource does not wait for 60-odd signatures. Ed25519 is deterministic: same bytes either way.
+  const reads = new Map<string, () => Read>();
+  const add = (entry: ResourceEntry, content: () => string, listed: boolean) => {
     if (listed) list.push(entry);
-    reads.set(entry.uri, {
+    let read: Read | undefined;
+    reads.set(entry.uri, () => (read ??= signedRead(entry, content())));
+  };
+  const signedRead = (entry: ResourceEntry, text: string): Read => {
+    const contentHash = sha256Tagged(text);
+    return {
       contents: [
         {
           uri: entry.uri,
@@ -45,27 +53,27 @@ export function buildResources(doctrine: Doctrine, footer: DoctrineFooter, signe
           },
         },
       ],
-    });
+    };
   };
 
   add(
     { uri: 'doctrine://manifest', name: 'manifest', title: 'Doctrine manifest', description: 'sha256sum-format list of every doctrine file; its SHA-256 is doctrine_hash.', mimeType: 'text/plain' },
-    doctrine.manifest.text,
+    () => doctrine.manifest.text,
     true,
   );
   add(
     { uri: 'doctrine://facts-schema', name: 'facts-schema', title: 'Facts schema', description: 'JSON Schema of the facts doctrine_evaluate accepts.', mimeType: 'application/schema+json' },
-    canonicalJson(doctrine.meta.facts_schema),
+    () => canonicalJson(doctrine.meta.facts_schema),
     true,
   );
   for (const d of doctrine.documents) {
     // The file text itself, so content_hash equals the file's line in the manifest.
-    add({ uri: documentUri(d.id), name: d.id, title: d.title, description: `Doctrine document: ${d.title}`, mimeType: 'text/markdown' }, d.source, true);
+    add({ uri: documentUri(d.id), name: d.id, title: d.title, description: `Doctrine document: ${d.title}`, mimeType: 'text/markdown' }, () => d.source, true);
   }
   for (const r of doctrine.rules) {
     add(
       { uri: ruleUri(r.id), name: r.id, title: r.title, description: `Rule ${r.id} (${r.severity})`, mimeType: 'application/json' },
-      canonicalJson(publicRule(r)),
+      () => canonicalJson(publicRule(r)),
       false,
     );
   }
@@ -75,6 +83,6 @@ export function buildResources(doctrine: Doctrine, footer: DoctrineFooter, signe
       { uriTemplate: 'doctrine://documents/{id}', name: 'document', title: 'Doctrine document', description: 'A doctrine document by id.', mimeType: 'text/markdown' },
       { uriTemplate: 'doctrine://rules/{id}', name: 'rule', title: 'Doctrine rule', description: 'A rule by id, as canonical JSON.', mimeType: 'application/json' },
     ],
-    read: (uri) => reads.get(uri) ?? null,
+    read: (uri) => reads.get(uri)?.() ?? null,
   };
 }

@@ -82,20 +82,25 @@ export class Answers {
     const version = supported(requested) ? requested : LATEST_LEGACY_VERSION;
     let json = this.#initialize.get(version);
     if (json === undefined) {
-      json = JSON.stringify({ protocolVersion: version, capabilities: this.capabilities, serverInfo: this.#ctx.serverInfo, instructions: this.#instructions });
+      json = JSON.stringify({
+        protocolVersion: version,
+        capabilities: this.capabilities,
+        serverInfo: this.#ctx.serverInfo,
+        instructions: this.#instructions,
+      });
       this.#initialize.set(version, json);
     }
     return json;
   }
 
-  /** A resource read (signed content), or the error for an unknown URI in each era's code. */
-  read(era: Era, uri: string): { ok: true; json: string } | { ok: false; code: number; message: string } {
+  /** A resource read (signed content), or the error code for an unknown URI in each era. */
+  read(era: Era, uri: string): { ok: true; json: string } | { ok: false; code: number } {
     let entry = this.#reads.get(uri);
     if (entry === undefined) {
       const found = this.#ctx.resources.read(uri);
       if (!found) {
         // 2026-07-28 reports an unknown resource as invalid params; the 2025 revisions had their own code.
-        return { ok: false, code: era === 'modern' ? INVALID_PARAMS : RESOURCE_NOT_FOUND, message: `Resource not found: ${uri}` };
+        return { ok: false, code: era === 'modern' ? INVALID_PARAMS : RESOURCE_NOT_FOUND };
       }
       const json = JSON.stringify(found);
       entry = { legacy: json, modern: this.modern(json, true) };

@@ -45,7 +45,8 @@ export function envelopeIssues(meta: Json): EnvelopeIssue[] {
   for (const key of REQUIRED) if (!(key in meta)) issues.push({ key, problem: 'missing' });
   const present = (key: string) => key in meta;
   const version = meta[PROTOCOL_VERSION_KEY];
-  if (present(PROTOCOL_VERSION_KEY) && typeof version !== 'string') issues.push({ key: PROTOCOL_VERSION_KEY, problem: expected('string', version) });
+  if (present(PROTOCOL_VERSION_KEY) && typeof version !== 'string')
+    issues.push({ key: PROTOCOL_VERSION_KEY, problem: expected('string', version) });
   const info = meta[CLIENT_INFO_KEY];
   if (present(CLIENT_INFO_KEY)) {
     if (!isObject(info)) issues.push({ key: CLIENT_INFO_KEY, problem: expected('object', info) });

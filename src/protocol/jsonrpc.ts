@@ -65,14 +65,20 @@ export function echoableId(m: unknown): RequestId | null {
 
 export const idJson = (id: RequestId | null): string => JSON.stringify(id);
 
+const MAX_ECHO = 100;
+/** Client-supplied text quoted in an answer: cut at 100 characters, so a huge value is never sent back whole. */
+export function quote(text: string): string {
+  return text.length > MAX_ECHO ? `${text.slice(0, MAX_ECHO)}…` : text;
+}
+
 /** A result: `resultJson` is already JSON. */
 export function resultBody(id: RequestId, resultJson: string): string {
   return `{"result":${resultJson},"jsonrpc":"2.0","id":${idJson(id)}}`;
 }
 
 /** An error a method answered with (after dispatch). */
-export function methodErrorBody(id: RequestId, code: number, message: string): string {
-  return `{"jsonrpc":"2.0","id":${idJson(id)},"error":${JSON.stringify({ code, message })}}`;
+export function methodErrorBody(id: RequestId, code: number, message: string, data?: unknown): string {
+  return `{"jsonrpc":"2.0","id":${idJson(id)},"error":${JSON.stringify(data === undefined ? { code, message } : { code, message, data })}}`;
 }
 
 /** A refusal before dispatch (malformed message, version, headers, limits). */

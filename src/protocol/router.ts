@@ -4,9 +4,9 @@
 // a client sends can reach another client's answer (GHSA-345p-7cg4-v4c7 stays closed).
 // Era classification follows the TypeScript SDK v2's body-primary rules; a differential
 // test holds the router to the SDKs' bytes (test/integration/protocol-differential.test.ts).
+// This file decides which era a message is and refuses what the era's rules refuse;
+// methods.ts answers it.
 import type { AppContext } from '../context.js';
-import { SignetError } from '../errors.js';
-import { Answers, toolCallParams, type Era } from './answers.js';
 import { claimedVersion, envelopeIssues, envelopeOf, hasClaim } from './envelope.js';
 import {
   echoableId,
@@ -16,48 +16,21 @@ import {
   isObject,
   isRequest,
   isResponse,
-  METHOD_NOT_FOUND,
-  methodErrorBody,
-  refusalBody,
-  resultBody,
+  quote,
   SERVER_ERROR,
   UNSUPPORTED_PROTOCOL_VERSION,
   type Notification,
   type Request,
-  type RequestId,
 } from './jsonrpc.js';
 import { PROTOCOL_VERSION_KEY } from './meta-keys.js';
-import { checkMirroredHeaders, checkStandardHeaders, mismatch, quote, stripOws, type HeaderMismatch, type StandardHeaders } from './standard-headers.js';
+import { Methods } from './methods.js';
+import { ACCEPTED, fromMismatch, refused, type RouteOutcome, type RouteSource } from './outcome.js';
+import { checkMirroredHeaders, checkStandardHeaders, mismatch, stripOws, type StandardHeaders } from './standard-headers.js';
 import { allowsBatches, isLegacyVersion, isModernVersion, LEGACY_VERSIONS, MODERN_VERSIONS } from './versions.js';
 
-export interface RouteOutcome {
-  /** HTTP status; stdio ignores it. */
-  status: number;
-  /** The JSON to send, or null when there is nothing to answer (notifications, posted responses). */
-  body: string | null;
-  era: Era | null;
-  /** The single tool called, for logs and metrics. */
-  tool: string | null;
-  /** The tool result came from the signed-result cache. */
-  cached: boolean;
-}
-
-/** Where a message came from: HTTP carries the standard headers, stdio has none. */
-export interface RouteSource {
-  transport: 'http' | 'stdio';
-  headers?: StandardHeaders;
-}
-
+export type { RouteOutcome, RouteSource } from './outcome.js';
 
 const NOT_JSON_RPC = 'Bad Request: the request body is not a valid JSON-RPC message';
-
-function refused(status: number, id: RequestId | null, code: number, message: string, data?: unknown): RouteOutcome {
-  return { status, body: refusalBody(id, code, message, data), era: null, tool: null, cached: false };
-}
-function fromMismatch(m: HeaderMismatch, id: RequestId | null): RouteOutcome {
-  return refused(400, id, m.code, m.message, m.data);
-}
-const ACCEPTED: RouteOutcome = { status: 202, body: null, era: null, tool: null, cached: false };
 
 function normalise(h: StandardHeaders | undefined): StandardHeaders {
   if (!h) return {};
@@ -81,14 +54,12 @@ export interface RouterOptions {
 }
 
 export class Router {
-  readonly answers: Answers;
-  readonly #ctx: AppContext;
+  readonly #methods: Methods;
   readonly #maxBatch: number;
 
   constructor(ctx: AppContext, options: RouterOptions = { maxBatch: ctx.config.maxBatchMessages }) {
-    this.#ctx = ctx;
+    this.#methods = new Methods(ctx);
     this.#maxBatch = options.maxBatch;
-    this.answers = new Answers(ctx);
   }
 
   /** Answers one parsed HTTP body or stdio line: a message or a batch. */
@@ -105,30 +76,53 @@ export class Router {
     const headerVersion = headers.protocolVersion;
     const headerModern = headerVersion !== undefined && isModernVersion(headerVersion);
     if (m.method === 'initialize' && !validModernClaim(m.params)) {
-      if (headerModern) return fromMismatch(mismatch(headerVersion, 'an initialize request (legacy handshake) was sent with a modern MCP-Protocol-Version header'), m.id);
+      if (headerModern)
+        return fromMismatch(
+          mismatch(headerVersion, 'an initialize request (legacy handshake) was sent with a modern MCP-Protocol-Version header'),
+          m.id,
+        );
       return this.#legacy(m, headers, source);
     }
     if (hasClaim(m.params)) {
       const issue = envelopeIssues(envelopeOf(m.params)!)[0];
-      if (issue) return refused(400, m.id, INVALID_PARAMS, `Invalid _meta envelope for protocol revision 2026-07-28: ${issue.key}: ${issue.problem}`, { envelope: issue });
+      if (issue)
+        return refused(
+          400,
+          m.id,
+          INVALID_PARAMS,
+          `Invalid _meta envelope for protocol revision 2026-07-28: ${issue.key}: ${issue.problem}`,
+          { envelope: issue },
+        );
       const claimed = claimedVersion(m.params)!;
       if (headerVersion !== undefined && headerVersion !== claimed) {
-        return fromMismatch(mismatch(headerVersion, `the body envelope names protocol version ${quote(claimed)} but the MCP-Protocol-Version header names ${quote(headerVersion)}`), m.id);
+        return fromMismatch(
+          mismatch(
+            headerVersion,
+            `the body envelope names protocol version ${quote(claimed)} but the MCP-Protocol-Version header names ${quote(headerVersion)}`,
+          ),
+          m.id,
+        );
       }
       if (headers.method !== undefined && headers.method !== m.method) {
-        return fromMismatch(mismatch(headers.method, `the body names method ${quote(m.method)} but the Mcp-Method header names ${quote(headers.method)}`), m.id);
+        return fromMismatch(
+          mismatch(headers.method, `the body names method ${quote(m.method)} but the Mcp-Method header names ${quote(headers.method)}`),
+          m.id,
+        );
       }
       return this.#modern(m, claimed, headers, source);
     }
     if (headerModern) {
       const meta = envelopeOf(m.params);
-      const missingKeys = envelopeIssues(meta ?? {}).filter((i) => i.problem === 'missing').map((i) => i.key);
+      const missingKeys = envelopeIssues(meta ?? {})
+        .filter((i) => i.problem === 'missing')
+        .map((i) => i.key);
       const missing = meta === undefined ? ['_meta'] : missingKeys.length > 0 ? missingKeys : [PROTOCOL_VERSION_KEY];
       return refused(
         400,
         m.id,
         INVALID_PARAMS,
-        `Invalid params: the MCP-Protocol-Version header names protocol revision ${quote(headerVersion)}, but the request is missing the required per-request envelope key(s): ${missing.join(', ')}`,
+        `Invalid params: the MCP-Protocol-Version header names protocol revision ${quote(headerVersion)}, ` +
+          `but the request is missing the required per-request envelope key(s): ${missing.join(', ')}`,
         { envelope: { missing } },
       );
     }
@@ -141,19 +135,44 @@ export class Router {
       const claimed = claimedVersion(m.params);
       if (claimed === undefined) {
         const issue = envelopeIssues(envelopeOf(m.params)!).find((i) => i.key === PROTOCOL_VERSION_KEY)!;
-        return refused(400, null, INVALID_PARAMS, `Invalid _meta envelope for protocol revision 2026-07-28: ${issue.key}: ${issue.problem}`, { envelope: issue });
+        return refused(
+          400,
+          null,
+          INVALID_PARAMS,
+          `Invalid _meta envelope for protocol revision 2026-07-28: ${issue.key}: ${issue.problem}`,
+          { envelope: issue },
+        );
       }
       if (headerVersion !== undefined && headerVersion !== claimed) {
-        return fromMismatch(mismatch(headerVersion, `the notification envelope names protocol version ${quote(claimed)} but the MCP-Protocol-Version header names ${quote(headerVersion)}`), null);
+        return fromMismatch(
+          mismatch(
+            headerVersion,
+            `the notification envelope names protocol version ${quote(claimed)} ` +
+              `but the MCP-Protocol-Version header names ${quote(headerVersion)}`,
+          ),
+          null,
+        );
       }
       if (isModernVersion(claimed) && headers.method !== undefined && headers.method !== m.method) {
-        return fromMismatch(mismatch(headers.method, `the notification body names method ${quote(m.method)} but the Mcp-Method header names ${quote(headers.method)}`), null);
+        return fromMismatch(
+          mismatch(
+            headers.method,
+            `the notification body names method ${quote(m.method)} but the Mcp-Method header names ${quote(headers.method)}`,
+          ),
+          null,
+        );
       }
       return ACCEPTED;
     }
     if (headerVersion !== undefined && isModernVersion(headerVersion)) {
       if (headers.method !== undefined && headers.method !== m.method) {
-        return fromMismatch(mismatch(headers.method, `the notification body names method ${quote(m.method)} but the Mcp-Method header names ${quote(headers.method)}`), null);
+        return fromMismatch(
+          mismatch(
+            headers.method,
+            `the notification body names method ${quote(m.method)} but the Mcp-Method header names ${quote(headers.method)}`,
+          ),
+          null,
+        );
       }
       return ACCEPTED;
     }
@@ -163,11 +182,21 @@ export class Router {
   #batch(list: unknown[], headers: StandardHeaders, source: RouteSource): RouteOutcome {
     if (list.length === 0) return refused(400, null, INVALID_REQUEST, 'Bad Request: empty JSON-RPC batch');
     if (list.length > this.#maxBatch) {
-      return refused(400, null, INVALID_REQUEST, `Bad Request: a batch of ${list.length} messages is over the limit of ${this.#maxBatch} (SIGNET_MAX_BATCH_MESSAGES)`);
+      return refused(
+        400,
+        null,
+        INVALID_REQUEST,
+        `Bad Request: a batch of ${list.length} messages is over the limit of ${this.#maxBatch} (SIGNET_MAX_BATCH_MESSAGES)`,
+      );
     }
     for (const element of list) {
       if (hasClaim(isObject(element) ? element['params'] : undefined)) {
-        return refused(400, null, INVALID_REQUEST, 'Bad Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later');
+        return refused(
+          400,
+          null,
+          INVALID_REQUEST,
+          'Bad Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later',
+        );
       }
       if (!(isRequest(element) || isNotification(element) || isResponse(element))) {
         return refused(400, null, INVALID_REQUEST, 'Bad Request: JSON-RPC batch contains an invalid message');
@@ -180,14 +209,20 @@ export class Router {
       return fromMismatch(mismatch(headers.method ?? headers.name!, 'a JSON-RPC batch cannot carry Mcp-Method or Mcp-Name headers'), null);
     }
     if (source.transport === 'http' && !allowsBatches(headers.protocolVersion)) {
-      return refused(400, null, INVALID_REQUEST, `Bad Request: protocol revision ${quote(headers.protocolVersion!)} does not allow JSON-RPC batches (2025-03-26 was the last that did)`);
+      return refused(
+        400,
+        null,
+        INVALID_REQUEST,
+        `Bad Request: protocol revision ${quote(headers.protocolVersion!)} ` +
+          'does not allow JSON-RPC batches (2025-03-26 was the last that did)',
+      );
     }
     const bodies: string[] = [];
     let tool: string | null = null;
     let cached = false;
     for (const element of list) {
       if (!isRequest(element)) continue;
-      const out = this.#legacyDispatch(element);
+      const out = this.#methods.legacy(element);
       bodies.push(out.body!);
       if (out.tool) ({ tool, cached } = out);
     }
@@ -202,7 +237,12 @@ export class Router {
   #legacyVersionRefusal(headers: StandardHeaders, source: RouteSource): RouteOutcome | null {
     const v = headers.protocolVersion;
     if (source.transport !== 'http' || v === undefined || isLegacyVersion(v)) return null;
-    return refused(400, null, SERVER_ERROR, `Bad Request: Unsupported protocol version: ${quote(v)} (supported versions: ${LEGACY_VERSIONS.join(', ')})`);
+    return refused(
+      400,
+      null,
+      SERVER_ERROR,
+      `Bad Request: Unsupported protocol version: ${quote(v)} (supported versions: ${LEGACY_VERSIONS.join(', ')})`,
+    );
   }
 
   #legacy(m: Request, headers: StandardHeaders, source: RouteSource): RouteOutcome {
@@ -212,79 +252,20 @@ export class Router {
     }
     const contradiction = source.transport === 'http' ? checkMirroredHeaders(headers, m) : null;
     if (contradiction) return fromMismatch(contradiction, m.id);
-    return this.#legacyDispatch(m);
-  }
-
-  #legacyDispatch(m: Request): RouteOutcome {
-    const ok = (json: string): RouteOutcome => ({ status: 200, body: resultBody(m.id, json), era: 'legacy', tool: null, cached: false });
-    const error = (code: number, message: string): RouteOutcome => ({ status: 200, body: methodErrorBody(m.id, code, message), era: 'legacy', tool: null, cached: false });
-    switch (m.method) {
-      case 'initialize': {
-        const params = m.params;
-        if (!isObject(params) || typeof params['protocolVersion'] !== 'string') return error(INVALID_PARAMS, 'Invalid params: initialize needs params.protocolVersion, a string');
-        return ok(this.answers.initialize(params['protocolVersion'], isLegacyVersion));
-      }
-      case 'ping':
-        return ok('{}');
-      case 'tools/call':
-        return this.#toolCall(m, 'legacy');
-      case 'resources/read':
-        return this.#read(m, 'legacy');
-      default: {
-        const list = this.answers.list('legacy', m.method);
-        return list === undefined ? error(METHOD_NOT_FOUND, 'Method not found') : ok(list);
-      }
-    }
+    return this.#methods.legacy(m);
   }
 
   #modern(m: Request, claimed: string, headers: StandardHeaders, source: RouteSource): RouteOutcome {
     if (!(MODERN_VERSIONS as readonly string[]).includes(claimed)) {
-      return refused(400, m.id, UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${quote(claimed)}`, { supported: MODERN_VERSIONS, requested: quote(claimed) });
+      return refused(400, m.id, UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${quote(claimed)}`, {
+        supported: MODERN_VERSIONS,
+        requested: quote(claimed),
+      });
     }
     if (source.transport === 'http') {
       const m2 = checkStandardHeaders(headers, m, claimed);
       if (m2) return fromMismatch(m2, m.id);
     }
-    const ok = (json: string): RouteOutcome => ({ status: 200, body: resultBody(m.id, json), era: 'modern', tool: null, cached: false });
-    switch (m.method) {
-      case 'server/discover':
-        return ok(this.answers.discover());
-      case 'tools/call':
-        return this.#toolCall(m, 'modern');
-      case 'resources/read':
-        return this.#read(m, 'modern');
-      default: {
-        const list = this.answers.list('modern', m.method);
-        if (list !== undefined) return ok(list);
-        // ping, initialize, logging, completion, subscriptions: not served in the modern era.
-        return { status: 404, body: methodErrorBody(m.id, METHOD_NOT_FOUND, 'Method not found'), era: 'modern', tool: null, cached: false };
-      }
-    }
-  }
-
-  #toolCall(m: Request, era: Era): RouteOutcome {
-    const params = toolCallParams(m.params);
-    if (typeof params === 'string') return { status: 200, body: methodErrorBody(m.id, INVALID_PARAMS, `Invalid params: ${params}`), era, tool: null, cached: false };
-    if (!this.#ctx.tools.has(params.name)) {
-      const message = `Unknown tool: ${quote(params.name)}. tools/list names the available tools.`;
-      return { status: 200, body: methodErrorBody(m.id, INVALID_PARAMS, message), era, tool: null, cached: false };
-    }
-    let outcome;
-    try {
-      outcome = this.#ctx.tools.call(params.name, params.args);
-    } catch (err) {
-      if (err instanceof SignetError) return { status: 200, body: methodErrorBody(m.id, INVALID_PARAMS, err.message), era, tool: params.name, cached: false };
-      throw err;
-    }
-    const json = outcome.json();
-    return { status: 200, body: resultBody(m.id, era === 'modern' ? this.answers.modern(json, false) : json), era, tool: params.name, cached: outcome.cached };
-  }
-
-  #read(m: Request, era: Era): RouteOutcome {
-    const uri = isObject(m.params) ? m.params['uri'] : undefined;
-    if (typeof uri !== 'string') return { status: 200, body: methodErrorBody(m.id, INVALID_PARAMS, 'Invalid params: resources/read needs params.uri, a string'), era, tool: null, cached: false };
-    const read = this.answers.read(era, uri);
-    if (!read.ok) return { status: 200, body: methodErrorBody(m.id, read.code, `Resource not found: ${quote(uri)}`), era, tool: null, cached: false };
-    return { status: 200, body: resultBody(m.id, read.json), era, tool: null, cached: false };
+    return this.#methods.modern(m);
   }
 }

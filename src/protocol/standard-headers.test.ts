@@ -20,7 +20,10 @@ describe('standard headers (SEP-2243)', () => {
     expect(checkStandardHeaders({ ...full, protocolVersion: undefined }, call, '2026-07-28')?.data.mismatch.header).toBe('(missing)');
     expect(checkStandardHeaders({ ...full, method: undefined }, call, '2026-07-28')?.message).toMatch(/Mcp-Method header is absent/);
     expect(checkStandardHeaders({ ...full, name: undefined }, call, '2026-07-28')?.message).toMatch(/Mcp-Name header is absent/);
-    expect(checkStandardHeaders({ ...full, name: 'doctrine_info' }, call, '2026-07-28')).toMatchObject({ code: -32020, data: { mismatch: { header: 'doctrine_info' } } });
+    expect(checkStandardHeaders({ ...full, name: 'doctrine_info' }, call, '2026-07-28')).toMatchObject({
+      code: -32020,
+      data: { mismatch: { header: 'doctrine_info' } },
+    });
   });
 
   it('lets a 2025-era request omit the headers but never contradict its body', () => {

@@ -2,7 +2,7 @@
 // Mcp-Name mirror the body so gateways can route and limit without reading it. A header
 // that contradicts the body is refused (-32020): that is what makes a gateway's decision
 // by header safe, since the server never acts on a different method or name.
-import { HEADER_MISMATCH, isObject, type Request } from './jsonrpc.js';
+import { HEADER_MISMATCH, isObject, quote, type Request } from './jsonrpc.js';
 
 export interface StandardHeaders {
   protocolVersion?: string | undefined;
@@ -48,15 +48,13 @@ export function decodeHeaderValue(value: string): string | undefined {
   }
 }
 
-const MAX_ECHO = 100;
-/** A client-supplied value quoted back: cut at 100 characters, so a huge header or name is never echoed whole. */
-export function quote(text: string): string {
-  return text.length > MAX_ECHO ? `${text.slice(0, MAX_ECHO)}…` : text;
-}
-
+/** A -32020 answer. Every client-supplied value in it is already cut by quote() (100 characters). */
 export function mismatch(header: string, body: string): HeaderMismatch {
-  header = quote(header);
-  return { code: HEADER_MISMATCH, message: `Bad Request: the request headers and body disagree: ${body}`, data: { mismatch: { header, body } } };
+  return {
+    code: HEADER_MISMATCH,
+    message: `Bad Request: the request headers and body disagree: ${body}`,
+    data: { mismatch: { header: quote(header), body } },
+  };
 }
 
 /** Mcp-Name against the body, when the method has a name source; null when they agree or it has none. */
@@ -80,7 +78,10 @@ function nameMismatch(name: string, request: Request): HeaderMismatch | null {
  */
 export function checkMirroredHeaders(headers: StandardHeaders, request: Request): HeaderMismatch | null {
   if (headers.method !== undefined && headers.method !== request.method) {
-    return mismatch(headers.method, `the body names method ${quote(request.method)} but the Mcp-Method header names ${quote(headers.method)}`);
+    return mismatch(
+      headers.method,
+      `the body names method ${quote(request.method)} but the Mcp-Method header names ${quote(headers.method)}`,
+    );
   }
   return headers.name === undefined ? null : nameMismatch(headers.name, request);
 }
@@ -95,7 +96,8 @@ export function checkStandardHeaders(headers: StandardHeaders, request: Request,
         : `the body envelope names protocol version ${quote(claimed)} but the required MCP-Protocol-Version header is absent`,
     );
   }
-  if (headers.method === undefined) return mismatch('(missing)', `the body names method ${quote(request.method)} but the required Mcp-Method header is absent`);
+  if (headers.method === undefined)
+    return mismatch('(missing)', `the body names method ${quote(request.method)} but the required Mcp-Method header is absent`);
   const field = Object.hasOwn(NAME_SOURCE, request.method) ? NAME_SOURCE[request.method]! : undefined;
   if (field === undefined) return null;
   const raw = isObject(request.params) ? request.params[field] : undefined;

@@ -26,7 +26,7 @@ export interface DispatchOptions extends RunLimits {
 export interface CallOutcome {
   /** The CallToolResult object (for the SDK), built on first use. */
   readonly result: CallToolResult;
-  /** The CallToolResult as JSON, memoised: the HTTP fast path serves these bytes. */
+  /** The CallToolResult as JSON, memoised: what the router sends, in both eras and on both transports. */
   json(): string;
   cached: boolean;
 }
@@ -82,20 +82,6 @@ export class ToolDispatcher {
 
   has(name: string): boolean {
     return this.#runner.has(name);
-  }
-
-  /**
-   * The serialised result of an earlier identical call, or null. Never computes: the
-   * HTTP edge uses it to answer repeated calls without building an MCP server.
-   */
-  peekJson(name: string, rawArgs: unknown): string | null {
-    if (!this.#cache || !this.#runner.has(name)) return null;
-    const { canonicalArgs } = this.#runner.prepare(name, rawArgs);
-    if (canonicalArgs === null || canonicalArgs.length > MAX_CACHE_KEY) return null;
-    const hit = this.#cache.get(`${name}\u0000${canonicalArgs}`);
-    if (!hit) return null;
-    this.#options.onCall?.(name, !hit.isError, true, null);
-    return this.#outcome(hit, true).json();
   }
 
   /** Throws SignetError('unknown_tool') for a name that is not a tool; everything else is a signed result. */

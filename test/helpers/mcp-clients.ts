@@ -27,13 +27,21 @@ export interface AnyClient {
 const info = { name: 'signet-test', version: '1.0.0' };
 
 function stdioParams(env: Record<string, string>) {
-  return { command: process.execPath, args: [CLI], env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', ...env }, stderr: 'pipe' as const };
+  return {
+    command: process.execPath,
+    args: [CLI],
+    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', ...env },
+    stderr: 'pipe' as const,
+  };
 }
 
 export async function connectClient(kind: ClientKind, endpoint: Endpoint): Promise<AnyClient> {
   if (kind === 'v1') {
     const client = new ClientV1(info);
-    const transport = 'http' in endpoint ? new HttpV1(new URL(endpoint.http), { requestInit: { headers: endpoint.headers ?? {} } }) : new StdioV1(stdioParams(endpoint.stdio));
+    const transport =
+      'http' in endpoint
+        ? new HttpV1(new URL(endpoint.http), { requestInit: { headers: endpoint.headers ?? {} } })
+        : new StdioV1(stdioParams(endpoint.stdio));
     await client.connect(transport);
     return {
       kind,
@@ -46,7 +54,10 @@ export async function connectClient(kind: ClientKind, endpoint: Endpoint): Promi
   }
   const mode = kind === 'v2-auto' ? ('auto' as const) : { pin: '2026-07-28' };
   const client = new ClientV2(info, { versionNegotiation: { mode } });
-  const transport = 'http' in endpoint ? new HttpV2(new URL(endpoint.http), { requestInit: { headers: endpoint.headers ?? {} } }) : new StdioV2(stdioParams(endpoint.stdio));
+  const transport =
+    'http' in endpoint
+      ? new HttpV2(new URL(endpoint.http), { requestInit: { headers: endpoint.headers ?? {} } })
+      : new StdioV2(stdioParams(endpoint.stdio));
   await client.connect(transport);
   return {
     kind,
@@ -62,7 +73,13 @@ export async function connectClient(kind: ClientKind, endpoint: Endpoint): Promi
 export async function exerciseEveryTool(client: AnyClient): Promise<void> {
   expect(client.protocolVersion()).toBe(client.kind === 'v1' ? '2025-11-25' : '2026-07-28');
   const { tools } = await client.listTools();
-  expect(tools.map((t) => t.name).sort()).toEqual(['doctrine_evaluate', 'doctrine_get', 'doctrine_info', 'doctrine_search', 'verify_output']);
+  expect(tools.map((t) => t.name).sort()).toEqual([
+    'doctrine_evaluate',
+    'doctrine_get',
+    'doctrine_info',
+    'doctrine_search',
+    'verify_output',
+  ]);
   const results = [
     await client.callTool('doctrine_info', {}),
     await client.callTool('doctrine_search', { query: 'bearer key', limit: 3 }),

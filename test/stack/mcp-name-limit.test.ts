@@ -14,7 +14,10 @@ import { ENVELOPE } from '../integration/protocol-corpus.js';
 
 function recipe(name: string): string {
   const page = readFileSync(join(ROOT, 'docs', 'proxy.md'), 'utf8');
-  const block = page.slice(page.indexOf(`<!-- recipe:${name} -->`), page.indexOf('<!-- /recipe -->', page.indexOf(`<!-- recipe:${name} -->`)));
+  const block = page.slice(
+    page.indexOf(`<!-- recipe:${name} -->`),
+    page.indexOf('<!-- /recipe -->', page.indexOf(`<!-- recipe:${name} -->`)),
+  );
   return block.slice(block.indexOf('```nginx') + 8, block.lastIndexOf('```'));
 }
 
@@ -26,7 +29,11 @@ describe('docs/proxy.md: limiting one tool by Mcp-Name at a cloned proxy', () =>
   let port = 0;
 
   beforeAll(async () => {
-    server = await startHttpServer({ SIGNET_DATA_DIR: join(dir, 'data'), SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE, SIGNET_TRUSTED_PROXIES: '127.0.0.1/32' });
+    server = await startHttpServer({
+      SIGNET_DATA_DIR: join(dir, 'data'),
+      SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE,
+      SIGNET_TRUSTED_PROXIES: '127.0.0.1/32',
+    });
     port = await freePort();
     const rendered = renderProxy({ ...processProxyEnv(dir, port, server.port), SIGNET_API_KEY: key });
     if (rendered.code !== 0) throw new Error(rendered.stderr);
@@ -49,7 +56,12 @@ describe('docs/proxy.md: limiting one tool by Mcp-Name at a cloned proxy', () =>
       body: JSON.stringify(body),
       localAddress: from,
     });
-  const modern = (name: string, args: unknown, id = 1) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, _meta: ENVELOPE } });
+  const modern = (name: string, args: unknown, id = 1) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: args, _meta: ENVELOPE },
+  });
   const std = (name: string) => ({ 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name });
   const evaluate = { facts: {} };
 
@@ -71,7 +83,10 @@ describe('docs/proxy.md: limiting one tool by Mcp-Name at a cloned proxy', () =>
     expect(disguised.json().error.code).toBe(-32020);
     const base64 = `=?base64?${Buffer.from('doctrine_evaluate').toString('base64')}?=`;
     expect((await post(modern('doctrine_evaluate', evaluate, 3), std(base64), from)).status).toBe(429);
-    expect((await post(modern('doctrine_evaluate', evaluate, 4), { ...std('doctrine_evaluate'), 'mcp-name': '  doctrine_evaluate ' }, from)).status).toBe(429);
+    expect(
+      (await post(modern('doctrine_evaluate', evaluate, 4), { ...std('doctrine_evaluate'), 'mcp-name': '  doctrine_evaluate ' }, from))
+        .status,
+    ).toBe(429);
     // A 2025-era client names nothing: it shares the bucket, as the recipe says.
     const legacy = { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'doctrine_evaluate', arguments: evaluate } };
     expect((await post(legacy, {}, from)).status).toBe(429);
@@ -84,13 +99,23 @@ describe('docs/proxy.md: limiting one tool by Mcp-Name at a cloned proxy', () =>
 
   it('logs Mcp-Method and Mcp-Name, bounded and escaped', async () => {
     await post(modern('doctrine_info', {}), { ...std('doctrine_info'), 'mcp-name': 'x'.repeat(300) + '"\\' }, '127.0.0.26');
+    // Quotes and backslashes within the first 64 characters reach the log escaped, as JSON.
+    await post(
+      modern('doctrine_info', {}),
+      { ...std('doctrine_info'), 'mcp-method': 'tools/"call"\\', 'mcp-name': 'q"u\\o{}' },
+      '127.0.0.27',
+    );
     await new Promise((r) => setTimeout(r, 1500)); // the access log flushes every second
-    const line = nginx
+    const lines = nginx
       .accessLog()
       .split('\n')
-      .filter((l) => l.includes('"mcp_name":"xxx'))
-      .map((l) => JSON.parse(l) as Record<string, string>)[0]!;
-    expect(line['mcp_method']).toBe('tools/call');
-    expect(line['mcp_name']).toBe('x'.repeat(64));
+      .filter((l) => l.includes('"mcp_name":'))
+      .map((l) => JSON.parse(l) as Record<string, string>);
+    const long = lines.find((l) => l['mcp_name']!.startsWith('xxx'))!;
+    expect(long['mcp_method']).toBe('tools/call');
+    expect(long['mcp_name']).toBe('x'.repeat(64));
+    const quoted = lines.find((l) => l['remote_addr'] === '127.0.0.27')!;
+    expect(quoted['mcp_method']).toBe('tools/"call"\\');
+    expect(quoted['mcp_name']).toBe('q"u\\o{}');
   });
 });

@@ -1,33 +1,38 @@
-// The HTTP edge: POST /mcp through named middleware (identity, Host and Origin checks,
-// content negotiation, body, rate limit) to the shared router; health probes beside it.
+// The HTTP edge: POST /mcp through named middleware (report, identity, Host and Origin
+// checks, content negotiation, body, rate limit) to the shared router; health probes beside.
 import type { BlockList } from 'node:net';
 import { Hono, type Context } from 'hono';
 import type { AppContext } from '../../context.js';
 import type { Router } from '../../protocol/router.js';
-import { edgeHeaders, type HttpEnv, type RequestEvent } from './env.js';
+import type { HttpEnv, RequestEvent } from './env.js';
 import { contentNegotiation } from './middleware/content-negotiation.js';
 import { closeWhileDraining } from './middleware/drain.js';
 import { hostValidation } from './middleware/host-validation.js';
 import { jsonBody } from './middleware/json-body.js';
-import { originValidation, type OriginPolicy } from './middleware/origin-validation.js';
+import { mcpRoute } from './middleware/mcp-route.js';
+import { originValidation } from './middleware/origin-validation.js';
+import { postOnly } from './middleware/post-only.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestIdentity } from './middleware/request-identity.js';
-import { header } from './node-request.js';
+import { requestReport } from './middleware/request-report.js';
 import type { Policy } from './rate-limit.js';
-import { jsonResponse, refusal, SERVER_ERROR } from './responses.js';
+import { refusal } from './responses.js';
 import { mountVerifyPage } from './verify-page.js';
 
 export type { RequestEvent } from './env.js';
 
 export interface HttpAppOptions {
   router: Router;
-  allowedHosts: () => ReadonlySet<string>;
-  originPolicy: OriginPolicy;
+  /** Hostnames the Host header may name; null: Host is not checked (see hostPolicy). */
+  allowedHostnames: ReadonlySet<string> | null;
+  /** Exact origins allowed besides loopback ones (SIGNET_ALLOWED_ORIGINS). */
+  allowedOrigins: readonly string[];
   trustedProxies: BlockList;
   anyTrustedProxy: boolean;
   calls: Policy | null;
   requests: Policy | null;
   keyCalls: Policy | null;
+  /** IPv6 clients share a rate-limit bucket per prefix of this length (SIGNET_RATE_LIMIT_IPV6_PREFIX). */
   ipv6Prefix: number;
   maxBodyBytes: number;
   /** False while starting or draining: /readyz says 503. */
@@ -42,7 +47,7 @@ export interface HttpAppOptions {
 
 export function createHttpApp(ctx: AppContext, options: HttpAppOptions): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
-  if (options.isDraining) app.use('*', closeWhileDraining(options.isDraining));
+  if (options.isDraining) app.use('*', closeWhileDraining({ isDraining: options.isDraining }));
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', (c) =>
@@ -53,30 +58,27 @@ export function createHttpApp(ctx: AppContext, options: HttpAppOptions): Hono<Ht
 
   mountVerifyPage(app);
 
-  app.use('/mcp', requestIdentity(options));
-  app.on(['GET', 'DELETE', 'PUT', 'PATCH'], '/mcp', (c) =>
-    refusal(405, null, SERVER_ERROR, 'Method not allowed: this server is stateless and answers POST /mcp only (no SSE stream, no sessions).', edgeHeaders(c, { Allow: 'POST' })),
+  app.use('/mcp', requestReport({ onRequest: options.onRequest ?? (() => {}) }));
+  app.use(
+    '/mcp',
+    requestIdentity({ trustedProxies: options.trustedProxies, anyTrustedProxy: options.anyTrustedProxy, peerAddress: options.peerAddress }),
   );
-  const router = options.router;
+  app.on(['GET', 'DELETE', 'PUT', 'PATCH'], '/mcp', postOnly());
   app.post(
     '/mcp',
-    hostValidation(options.allowedHosts),
-    originValidation(options.originPolicy),
+    hostValidation({ allowedHostnames: options.allowedHostnames }),
+    originValidation({ allowedOrigins: options.allowedOrigins }),
     contentNegotiation(),
     jsonBody({ maxBytes: options.maxBodyBytes }),
-    rateLimit({ calls: options.calls, requests: options.requests, keyCalls: options.keyCalls, ipv6Prefix: options.ipv6Prefix, maxBatch: ctx.config.maxBatchMessages, log: ctx.log }),
-    function mcpRouteHandler(c) {
-      const outcome = router.route(c.get('payload'), {
-        transport: 'http',
-        headers: { protocolVersion: header(c, 'mcp-protocol-version'), method: header(c, 'mcp-method'), name: header(c, 'mcp-name') },
-      });
-      c.set('route', outcome);
-      // Headers are set where the Response is built: adding them afterwards would force a
-      // WHATWG Headers object onto the hot path.
-      const headers = edgeHeaders(c, c.get('rateHeaders'));
-      if (outcome.body === null) return new Response(null, { status: outcome.status, headers });
-      return jsonResponse(outcome.status, outcome.body, headers);
-    },
+    rateLimit({
+      calls: options.calls,
+      requests: options.requests,
+      keyCalls: options.keyCalls,
+      ipv6Prefix: options.ipv6Prefix,
+      maxBatch: ctx.config.maxBatchMessages,
+      log: ctx.log,
+    }),
+    mcpRoute({ router: options.router }),
   );
 
   app.notFound((c) => c.json({ error: 'not_found', message: 'Signet serves POST /mcp, GET /verify, GET /healthz and GET /readyz' }, 404));

@@ -16,7 +16,13 @@ export function parseTrustedProxies(cidrs: string[]): BlockList {
     const ip = normaliseIp(addr ?? '');
     const family = isIP(ip);
     const bits = prefix === undefined ? (family === 6 ? 128 : 32) : Number(prefix);
-    if (family === 0 || !Number.isInteger(bits) || bits < 0 || bits > (family === 6 ? 128 : 32) || (prefix !== undefined && !/^\d+$/.test(prefix))) {
+    if (
+      family === 0 ||
+      !Number.isInteger(bits) ||
+      bits < 0 ||
+      bits > (family === 6 ? 128 : 32) ||
+      (prefix !== undefined && !/^\d+$/.test(prefix))
+    ) {
       throw new SignetError('config_invalid', `SIGNET_TRUSTED_PROXIES: "${raw}" is not an IP address or CIDR (e.g. 10.0.0.0/8, fd00::/8)`);
     }
     list.addSubnet(ip, bits, family === 6 ? 'ipv6' : 'ipv4');

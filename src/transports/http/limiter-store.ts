@@ -15,7 +15,9 @@ export interface LimiterStore {
 export function memoryStore(): LimiterStore {
   return {
     policy: (name, perMinute) =>
-      perMinute > 0 ? { name, perMinute, limiter: new RateLimiterMemory({ points: perMinute, duration: 60, keyPrefix: `signet:${name}` }) } : null,
+      perMinute > 0
+        ? { name, perMinute, limiter: new RateLimiterMemory({ points: perMinute, duration: 60, keyPrefix: `signet:${name}` }) }
+        : null,
     close: async () => {},
   };
 }

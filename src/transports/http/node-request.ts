@@ -20,35 +20,46 @@ export function header(c: Context, name: string): string | undefined {
 
 export type BodyResult = { ok: true; text: string } | { ok: false };
 
-/** The body as UTF-8 text, refusing (without buffering the rest) once it exceeds `max` bytes. */
-export async function readBody(c: Context, max: number): Promise<BodyResult> {
+/**
+ * The body as UTF-8 text, refusing (without buffering the rest) once it exceeds `max`
+ * bytes. Read with stream events rather than an async iterator: the iterator's promise per
+ * chunk measured several microseconds per request. A body refused for its size is left
+ * unread; the 413 carries Connection: close, so the rest dies with the connection.
+ */
+export function readBody(c: Context, max: number): Promise<BodyResult> {
   const msg = incoming(c);
   const declared = Number(header(c, 'content-length') ?? NaN);
-  if (declared > max) return { ok: false };
+  if (declared > max) return Promise.resolve({ ok: false });
   if (!msg) {
-    const text = await c.req.text();
-    return Buffer.byteLength(text) > max ? { ok: false } : { ok: true, text };
+    return c.req.text().then((text) => (Buffer.byteLength(text) > max ? { ok: false } : { ok: true, text }));
   }
-  // Events, not `for await`: an async iterator per request measured as a visible share of a
-  // cached call. The body is refused (and the rest not buffered) once it passes `max`.
-  if (msg.readableEnded) return { ok: true, text: '' };
+  if (msg.readableEnded) return Promise.resolve({ ok: true, text: '' });
   return new Promise<BodyResult>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const done = () => {
+      msg.off('data', onData);
+      msg.off('end', onEnd);
+      msg.off('error', onError);
+    };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > max) {
-        msg.off('data', onData);
-        msg.off('end', onEnd);
-        msg.resume();
+        done();
+        msg.pause();
         resolve({ ok: false });
-        return;
-      }
-      chunks.push(chunk);
+      } else chunks.push(chunk);
     };
-    const onEnd = () => resolve({ ok: true, text: (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8') });
+    const onEnd = () => {
+      done();
+      resolve({ ok: true, text: (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8') });
+    };
+    const onError = (err: Error) => {
+      done();
+      reject(err);
+    };
     msg.on('data', onData);
-    msg.once('end', onEnd);
-    msg.once('error', reject);
+    msg.on('end', onEnd);
+    msg.on('error', onError);
   });
 }

@@ -8,7 +8,14 @@ export function jsonResponse(status: number, body: string, headers: Record<strin
   return new Response(body, { status, headers: { 'content-type': 'application/json', ...headers } });
 }
 
-export function refusal(status: number, id: RequestId | null, code: number, message: string, headers: Record<string, string> = {}, data?: unknown): Response {
+export function refusal(
+  status: number,
+  id: RequestId | null,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+  data?: unknown,
+): Response {
   return jsonResponse(status, refusalBody(id, code, message, data), headers);
 }
 

@@ -7,10 +7,10 @@ import { flushLogs } from '../../log.js';
 import { Router } from '../../protocol/router.js';
 import { createHttpApp } from './app.js';
 import { parseTrustedProxies } from './client-ip.js';
+import { closeServer } from './close-server.js';
 import { memoryStore, redisStore } from './limiter-store.js';
 import { startMetricsServer, type RunningMetrics } from './metrics-server.js';
-import { hostnameOf, LOOPBACK_HOSTNAMES } from './middleware/host-validation.js';
-import { originPolicy } from './middleware/origin-validation.js';
+import { hostPolicy } from './middleware/host-validation.js';
 import { requestReporter } from './request-log.js';
 
 export interface RunningHttp {
@@ -47,11 +47,11 @@ export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
   let ready = false;
   let draining = false;
   const store = cfg.redisUrl ? redisStore(cfg.redisUrl, ctx.log, ctx.metrics) : memoryStore();
-  const allowedHosts = new Set([...LOOPBACK_HOSTNAMES, ...cfg.allowedHosts.map((h) => hostnameOf(h) ?? h.toLowerCase())]);
+  const allowedHostnames = hostPolicy(cfg.host, cfg.allowedHosts);
   const app = createHttpApp(ctx, {
     router: new Router(ctx),
-    allowedHosts: () => allowedHosts,
-    originPolicy: originPolicy(cfg.allowedOrigins),
+    allowedHostnames,
+    allowedOrigins: cfg.allowedOrigins,
     trustedProxies: parseTrustedProxies(cfg.trustedProxies),
     anyTrustedProxy: cfg.trustedProxies.length > 0,
     calls: store.policy('calls', cfg.rateLimitPerMinute),
@@ -65,7 +65,8 @@ export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
   });
   const server = await listen(app, cfg);
   const port = (server.address() as AddressInfo).port;
-  const metrics: RunningMetrics | null = ctx.metrics && cfg.metricsPort !== null ? await startMetricsServer(ctx.metrics, cfg.metricsHost, cfg.metricsPort) : null;
+  const metrics: RunningMetrics | null =
+    ctx.metrics && cfg.metricsPort !== null ? await startMetricsServer(ctx.metrics, cfg.metricsHost, cfg.metricsPort) : null;
   ready = true;
   if (cfg.rateLimitPerMinute === 0) ctx.log.warn('SIGNET_RATE_LIMIT_PER_MINUTE=0: tools/call is not rate limited (unsafe)');
 
@@ -80,18 +81,7 @@ export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
       ctx.log.info({ reason, delay_ms: cfg.shutdownDelayMs, timeout_ms: cfg.shutdownTimeoutMs }, 'http server draining');
       await new Promise((r) => setTimeout(r, cfg.shutdownDelayMs));
       // 2. Stop accepting; idle keep-alive connections end now, busy ones after their response.
-      await new Promise<void>((resolve) => {
-        const force = setTimeout(() => {
-          ctx.log.warn('shutdown timeout reached: closing remaining connections');
-          server.closeAllConnections();
-        }, cfg.shutdownTimeoutMs);
-        force.unref();
-        server.close(() => {
-          clearTimeout(force);
-          resolve();
-        });
-        server.closeIdleConnections();
-      });
+      await closeServer(server, cfg.shutdownTimeoutMs, ctx.log);
       metrics?.close();
       await store.close();
     })());
@@ -109,6 +99,7 @@ export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
       public_key: ctx.signer.publicKeySpki,
       key_origin: ctx.keyOrigin,
       rate_limit_per_minute: cfg.rateLimitPerMinute,
+      host_check: allowedHostnames ? [...allowedHostnames] : 'off (not a loopback bind and no SIGNET_ALLOWED_HOSTS)',
     },
     'signet ready',
   );

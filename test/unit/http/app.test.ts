@@ -2,7 +2,6 @@ import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { describe, expect, it } from 'vitest';
 import { createHttpApp, type HttpAppOptions, type RequestEvent } from '../../../src/transports/http/app.js';
 import { parseTrustedProxies } from '../../../src/transports/http/client-ip.js';
-import { originPolicy } from '../../../src/transports/http/middleware/origin-validation.js';
 import { LOOPBACK_HOSTNAMES } from '../../../src/transports/http/middleware/host-validation.js';
 import { Router } from '../../../src/protocol/router.js';
 import { memoryStore } from '../../../src/transports/http/limiter-store.js';
@@ -23,8 +22,8 @@ class BrokenStoreLimiter extends RateLimiterMemory {
 function app(overrides: Partial<HttpAppOptions> = {}, events: RequestEvent[] = []) {
   return createHttpApp(ctx, {
     router: new Router(ctx),
-    allowedHosts: () => new Set(LOOPBACK_HOSTNAMES),
-    originPolicy: originPolicy([]),
+    allowedHostnames: new Set(LOOPBACK_HOSTNAMES),
+    allowedOrigins: [],
     trustedProxies: parseTrustedProxies([]),
     anyTrustedProxy: false,
     calls: memoryPolicy('calls', 60),

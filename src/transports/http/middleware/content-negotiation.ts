@@ -16,12 +16,14 @@ export function isJsonContentType(contentType: string | undefined): boolean {
 }
 
 export function contentNegotiation(): MiddlewareHandler<HttpEnv> {
-  return async function contentNegotiationHandler(c, next) {
+  return function contentNegotiationHandler(c, next) {
     if (!isJsonContentType(header(c, 'content-type'))) {
-      return refusal(415, null, SERVER_ERROR, 'Unsupported Media Type: Content-Type must be application/json', edgeHeaders(c));
+      return Promise.resolve(
+        refusal(415, null, SERVER_ERROR, 'Unsupported Media Type: Content-Type must be application/json', edgeHeaders(c)),
+      );
     }
     if (!acceptsJson(header(c, 'accept'))) {
-      return refusal(406, null, SERVER_ERROR, 'Not Acceptable: this server answers with application/json', edgeHeaders(c));
+      return Promise.resolve(refusal(406, null, SERVER_ERROR, 'Not Acceptable: this server answers with application/json', edgeHeaders(c)));
     }
     return next();
   };

@@ -2,9 +2,14 @@
 // clients move to another replica while this one drains.
 import type { MiddlewareHandler } from 'hono';
 
-export function closeWhileDraining(isDraining: () => boolean): MiddlewareHandler {
+export interface CloseWhileDrainingOptions {
+  /** True from SIGTERM on. */
+  isDraining: () => boolean;
+}
+
+export function closeWhileDraining(options: CloseWhileDrainingOptions): MiddlewareHandler {
   return async function closeWhileDrainingHandler(c, next) {
     await next();
-    if (isDraining()) c.res.headers.set('Connection', 'close');
+    if (options.isDraining()) c.res.headers.set('Connection', 'close');
   };
 }

@@ -1,9 +1,24 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import type { HttpEnv } from '../env.js';
-import { checkHost, hostValidation, LOOPBACK_HOSTNAMES } from './host-validation.js';
+import { checkHost, hostPolicy, hostValidation, LOOPBACK_HOSTNAMES } from './host-validation.js';
 
 const allowed = new Set([...LOOPBACK_HOSTNAMES, 'signet.example.com']);
+
+function app(allowedHostnames: ReadonlySet<string> | null) {
+  const a = new Hono<HttpEnv>();
+  let reached = 0;
+  a.use('*', async (c, next) => {
+    c.set('requestId', 'rid-1');
+    await next();
+  });
+  a.post('/mcp', hostValidation({ allowedHostnames }), (c) => {
+    reached++;
+    return c.text('ok');
+  });
+  const send = (host: string) => a.request('http://x/mcp', { method: 'POST', headers: { host } });
+  return { send, reached: () => reached };
+}
 
 describe('hostValidation', () => {
   it.each([
@@ -13,6 +28,7 @@ describe('hostValidation', () => {
     ['SIGNET.example.com:443', null],
     ['evil.example.com', /"evil\.example\.com" is not allowed/],
     ['127.0.0.1.evil.example', /not allowed/],
+    ['localhost.evil.example', /not allowed/],
     ['', /Missing Host/],
     ['exa mple', /Invalid Host/],
   ])('Host %j', (host, expected) => {
@@ -21,22 +37,39 @@ describe('hostValidation', () => {
     else expect(reason).toMatch(expected);
   });
 
+  it('arms itself like the SDK v2 createMcpHonoApp: always on loopback binds, elsewhere only with a list', () => {
+    for (const bind of ['127.0.0.1', '127.0.0.2', 'localhost', '::1']) expect(hostPolicy(bind, [])).toEqual(new Set(LOOPBACK_HOSTNAMES));
+    for (const bind of ['0.0.0.0', '::', '10.1.2.3', 'signet']) expect(hostPolicy(bind, [])).toBeNull();
+    expect(hostPolicy('0.0.0.0', ['Signet.Example.com:8443', '[fd00::1]'])).toEqual(
+      new Set([...LOOPBACK_HOSTNAMES, 'signet.example.com', '[fd00::1]']),
+    );
+  });
+
   it('answers a foreign Host with 403 and a JSON-RPC error, before the handler runs', async () => {
-    const app = new Hono<HttpEnv>();
-    let reached = 0;
-    app.use('*', async (c, next) => {
-      c.set('requestId', 'rid-1');
-      await next();
-    });
-    app.post('/mcp', hostValidation(() => allowed), (c) => {
-      reached++;
-      return c.text('ok');
-    });
-    const bad = await app.request('http://x/mcp', { method: 'POST', headers: { host: 'evil.example.com' } });
+    const a = app(allowed);
+    const bad = await a.send('evil.example.com');
     expect(bad.status).toBe(403);
-    expect(await bad.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Forbidden: Host "evil.example.com" is not allowed (SIGNET_ALLOWED_HOSTS)' }, id: null });
+    expect(await bad.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: 'Forbidden: Host "evil.example.com" is not allowed (SIGNET_ALLOWED_HOSTS)' },
+      id: null,
+    });
     expect(bad.headers.get('x-request-id')).toBe('rid-1');
-    expect((await app.request('http://x/mcp', { method: 'POST', headers: { host: 'localhost:1' } })).status).toBe(200);
-    expect(reached).toBe(1);
+    expect((await a.send('localhost:1')).status).toBe(200);
+    // A remembered good value does not let a different one through.
+    expect((await a.send('localhost:1')).status).toBe(200);
+    expect((await a.send('evil.example.com:1')).status).toBe(403);
+    expect(a.reached()).toBe(2);
+  });
+
+  it('remembers only a bounded number of allowed Host values and still checks the rest', async () => {
+    const a = app(allowed);
+    for (let port = 1; port <= 100; port++) expect((await a.send(`localhost:${port}`)).status).toBe(200);
+    expect((await a.send('evil.example.com')).status).toBe(403);
+  });
+
+  it('passes every Host when the bind has no list (a proxy in front chooses the name)', async () => {
+    const a = app(null);
+    expect((await a.send('mcp.example.org')).status).toBe(200);
   });
 });

@@ -1,12 +1,21 @@
-// DNS-rebinding protection, half one: the Host header must name this server. Shaped like
-// the MCP SDK v2 hostHeaderValidation middleware: an allowlist of hostnames, port-agnostic.
+// DNS-rebinding protection, half one: the Host header must name this server. Shaped like the
+// MCP SDK v2 hostHeaderValidation (hostnames, any port), and armed the way its
+// createMcpHonoApp arms it (hostPolicy): always on a loopback bind, and on any other bind
+// only when SIGNET_ALLOWED_HOSTS names the hostnames, since a server bound to 0.0.0.0 sits
+// behind a proxy that passes on whatever name its clients use. The Origin check (half two)
+// is on for every bind.
 import type { MiddlewareHandler } from 'hono';
 import { edgeHeaders, type HttpEnv } from '../env.js';
 import { header } from '../node-request.js';
 import { refusal, SERVER_ERROR } from '../responses.js';
 
-/** localhost, 127.0.0.1 and [::1]: accepted on every bind address (DNS rebinding needs a foreign name). */
-export const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'];
+/** localhost, 127.0.0.1 and [::1]: what a DNS-rebinding page can never make a browser send. */
+export const LOOPBACK_HOSTNAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
+
+export interface HostValidationOptions {
+  /** Hostnames (lower case, IPv6 in brackets) the Host header may name, on any port; null: not checked. */
+  allowedHostnames: ReadonlySet<string> | null;
+}
 
 /** The hostname of a Host header value (IPv6 keeps its brackets); null when malformed. */
 export function hostnameOf(host: string): string | null {
@@ -18,6 +27,20 @@ export function hostnameOf(host: string): string | null {
   }
 }
 
+function isLoopbackBind(bind: string): boolean {
+  return bind === 'localhost' || bind === '::1' || bind === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(bind);
+}
+
+/**
+ * Which hostnames Host may name for a bind address, or null when Host is not checked: a
+ * loopback bind gets the loopback names plus SIGNET_ALLOWED_HOSTS; any other bind is checked
+ * only against a configured list (plus the loopback names, for probes inside the host).
+ */
+export function hostPolicy(bind: string, configured: readonly string[]): ReadonlySet<string> | null {
+  if (configured.length === 0 && !isLoopbackBind(bind)) return null;
+  return new Set([...LOOPBACK_HOSTNAMES, ...configured.map((h) => hostnameOf(h) ?? h.toLowerCase())]);
+}
+
 /** null when allowed, else why not. */
 export function checkHost(allowed: ReadonlySet<string>, host: string | undefined): string | null {
   if (!host) return 'Missing Host header';
@@ -26,10 +49,23 @@ export function checkHost(allowed: ReadonlySet<string>, host: string | undefined
   return allowed.has(name) ? null : `Host ${JSON.stringify(name.slice(0, 100))} is not allowed (SIGNET_ALLOWED_HOSTS)`;
 }
 
-export function hostValidation(allowed: () => ReadonlySet<string>): MiddlewareHandler<HttpEnv> {
-  return async function hostValidationHandler(c, next) {
-    const reason = checkHost(allowed(), header(c, 'host'));
-    if (reason) return refusal(403, null, SERVER_ERROR, `Forbidden: ${reason}`, edgeHeaders(c));
+/** Host values already found allowed are remembered (a few, so a client cannot grow the set). */
+const REMEMBERED = 32;
+
+export function hostValidation(options: HostValidationOptions): MiddlewareHandler<HttpEnv> {
+  const allowed = options.allowedHostnames;
+  if (allowed === null) {
+    return function hostNotChecked(_c, next) {
+      return next();
+    };
+  }
+  const known = new Set<string>();
+  return function hostValidationHandler(c, next) {
+    const host = header(c, 'host');
+    if (host !== undefined && known.has(host)) return next();
+    const reason = checkHost(allowed, host);
+    if (reason) return Promise.resolve(refusal(403, null, SERVER_ERROR, `Forbidden: ${reason}`, edgeHeaders(c)));
+    if (known.size < REMEMBERED) known.add(host!);
     return next();
   };
 }

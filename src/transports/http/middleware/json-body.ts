@@ -5,13 +5,23 @@ import { edgeHeaders, type HttpEnv } from '../env.js';
 import { readBody } from '../node-request.js';
 import { PARSE_ERROR, refusal, SERVER_ERROR } from '../responses.js';
 
-export function jsonBody(options: { maxBytes: number }): MiddlewareHandler<HttpEnv> {
+export interface JsonBodyOptions {
+  /** Largest body accepted, in bytes (SIGNET_MAX_BODY_BYTES); 413 beyond. */
+  maxBytes: number;
+}
+
+/** The JSON-RPC method a body names, for logs: a single message's (64 characters at most), "batch", or null. */
+export function methodOf(payload: unknown): string | null {
+  if (Array.isArray(payload)) return 'batch';
+  const method = (payload as { method?: unknown } | null)?.method;
+  return typeof method === 'string' ? method.slice(0, 64) : null;
+}
+
+export function jsonBody(options: JsonBodyOptions): MiddlewareHandler<HttpEnv> {
+  const tooLarge = `Payload Too Large: the request body must not exceed ${options.maxBytes} bytes`;
   return async function jsonBodyHandler(c, next) {
     const body = await readBody(c, options.maxBytes);
-    if (!body.ok) {
-      const message = `Payload Too Large: the request body must not exceed ${options.maxBytes} bytes`;
-      return refusal(413, null, SERVER_ERROR, message, edgeHeaders(c, { Connection: 'close' }));
-    }
+    if (!body.ok) return refusal(413, null, SERVER_ERROR, tooLarge, edgeHeaders(c, { Connection: 'close' }));
     let payload: unknown;
     try {
       payload = JSON.parse(body.text);
@@ -19,8 +29,7 @@ export function jsonBody(options: { maxBytes: number }): MiddlewareHandler<HttpE
       return refusal(400, null, PARSE_ERROR, 'Parse error: the body is not valid JSON', edgeHeaders(c));
     }
     c.set('payload', payload);
-    const method = Array.isArray(payload) ? 'batch' : (payload as { method?: unknown } | null)?.method;
-    c.set('rpcMethod', typeof method === 'string' ? method.slice(0, 64) : null);
+    c.set('rpcMethod', methodOf(payload));
     return next();
   };
 }

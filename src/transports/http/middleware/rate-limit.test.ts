@@ -24,7 +24,8 @@ function app(perMinute: number, other: number) {
   return a;
 }
 const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'doctrine_info' } });
-const send = (a: Hono<HttpEnv>, body: unknown, ip = '1.1.1.1') => a.request('/mcp', { method: 'POST', body: JSON.stringify(body), headers: { 'x-test-ip': ip } });
+const send = (a: Hono<HttpEnv>, body: unknown, ip = '1.1.1.1') =>
+  a.request('/mcp', { method: 'POST', body: JSON.stringify(body), headers: { 'x-test-ip': ip } });
 
 describe('rateLimit', () => {
   it('charges tools/call to the calls budget, one point per call in a batch, and refuses with 429 and Retry-After', async () => {
@@ -35,7 +36,11 @@ describe('rateLimit', () => {
     const limited = await send(a, call(4));
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect(await limited.json()).toMatchObject({ jsonrpc: '2.0', id: 4, error: { code: -32000, data: { retry_after: expect.any(Number) } } });
+    expect(await limited.json()).toMatchObject({
+      jsonrpc: '2.0',
+      id: 4,
+      error: { code: -32000, data: { retry_after: expect.any(Number) } },
+    });
     // Another client address has its own budget; cheap requests have theirs.
     expect((await send(a, call(5), '2.2.2.2')).status).toBe(200);
     expect((await send(a, { jsonrpc: '2.0', id: 6, method: 'tools/list' })).status).toBe(200);
@@ -46,6 +51,8 @@ describe('rateLimit', () => {
     expect((await send(a, { jsonrpc: '2.0', id: 1, method: 'ping' })).status).toBe(200);
     const limited = await send(a, { jsonrpc: '2.0', id: 2, method: 'ping' });
     expect(limited.status).toBe(429);
-    expect(((await limited.json()) as { error: { message: string } }).error.message).toMatch(/too many requests per minute for this client IP/);
+    expect(((await limited.json()) as { error: { message: string } }).error.message).toMatch(
+      /too many requests per minute for this client IP/,
+    );
   });
 });

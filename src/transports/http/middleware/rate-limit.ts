@@ -44,7 +44,13 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler<HttpEnv>
     const id = echoableId(payload);
     if (decision.kind === 'store_error') {
       options.log.error({ req_id: c.get('requestId'), policy: decision.policy, err: String(decision.error) }, 'rate limiter store failed');
-      return refusal(503, id, SERVER_ERROR, 'Service Unavailable: the rate limiter cannot reach its store; retry shortly', edgeHeaders(c, { 'Retry-After': '1' }));
+      return refusal(
+        503,
+        id,
+        SERVER_ERROR,
+        'Service Unavailable: the rate limiter cannot reach its store; retry shortly',
+        edgeHeaders(c, { 'Retry-After': '1' }),
+      );
     }
     if (decision.kind === 'limited') {
       c.set('limitedBy', decision.policy);

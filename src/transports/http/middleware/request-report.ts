@@ -1,0 +1,45 @@
+// Reports every /mcp request once, after its response is built: one event with who asked,
+// what, the outcome and the time taken (the request log line and the metrics).
+import type { MiddlewareHandler } from 'hono';
+import type { HttpEnv, RequestEvent } from '../env.js';
+
+export interface RequestReportOptions {
+  onRequest: (event: RequestEvent) => void;
+}
+
+export function outcomeOf(status: number): RequestEvent['outcome'] {
+  if (status < 400) return 'ok';
+  if (status === 429) return 'rate_limited';
+  if (status === 503) return 'limiter_error';
+  return status < 500 ? 'rejected' : 'error';
+}
+
+export function requestReport(options: RequestReportOptions): MiddlewareHandler<HttpEnv> {
+  return async function requestReportHandler(c, next) {
+    const start = performance.now();
+    // What later middleware fill in; set first so a refusal anywhere still reports.
+    c.set('requestId', '');
+    c.set('clientIp', '');
+    c.set('keyId', null);
+    c.set('rpcMethod', null);
+    c.set('limitedBy', null);
+    c.set('route', null);
+    c.set('rateHeaders', {});
+    await next();
+    const route = c.get('route');
+    const status = c.res.status;
+    options.onRequest({
+      requestId: c.get('requestId'),
+      clientIp: c.get('clientIp'),
+      keyId: c.get('keyId'),
+      rpcMethod: c.get('rpcMethod'),
+      tool: route?.tool ?? null,
+      status,
+      outcome: outcomeOf(status),
+      cached: route?.cached ?? false,
+      limitedBy: c.get('limitedBy'),
+      era: route?.era ?? null,
+      durationMs: performance.now() - start,
+    });
+  };
+}
