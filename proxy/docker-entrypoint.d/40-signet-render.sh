@@ -1,3 +1,29 @@
 #!/bin/sh
-# Runs before nginx: render /tmp/nginx from the templates, or stop the container.
-exec /etc/signet-proxy/render.sh
+# Signet proxy start-up, step 8: write the configuration from the templates and what steps
+# 1-7 exported, into SIGNET_PROXY_CONF_DIR (0700, files 0600: it may hold the static key).
+set -eu
+ME=40-signet-render.sh
+
+mode=$SIGNET_PROXY_MODE
+vars='${SIGNET_API_KEY} ${SIGNET_UPSTREAM} ${SIGNET_PROXY_LISTEN} ${SIGNET_PROXY_MAX_BODY} ${SIGNET_PROXY_TLS}
+      ${SIGNET_PROXY_CONF_DIR} ${SIGNET_PROXY_RUNTIME_DIR} ${SIGNET_PROXY_ACCESS_LOG} ${SIGNET_PROXY_ERROR_LOG}
+      ${SIGNET_PROXY_LOAD_MODULES} ${SIGNET_PROXY_LOG_EXTRA} ${SIGNET_PROXY_KEY_ID_HEADER} ${SIGNET_PROXY_AUTH}
+      ${SIGNET_PROXY_HTTP_EXTRA} ${SIGNET_KEY_STORE} ${SIGNET_PROXY_NJS_DIR} ${SIGNET_PROXY_USER_DIRECTIVE}
+      ${SIGNET_PROXY_CORS_ORIGINS} ${SIGNET_PROXY_HSTS}
+      ${SIGNET_PROXY_REAL_IP} ${SIGNET_PROXY_AUTH_FAILURES_PER_MINUTE} ${SIGNET_PROXY_AUTH_FAILURES_BURST}
+      ${SIGNET_PROXY_KEY_CACHE}'
+templates=$SIGNET_PROXY_TEMPLATES
+# Workers (which may run as another user than the master) use the runtime dir; only the
+# master reads the configuration, which holds the key.
+mkdir -p "$SIGNET_PROXY_RUNTIME_DIR"
+umask 077
+mkdir -p "$SIGNET_PROXY_CONF_DIR"
+SIGNET_PROXY_AUTH=$(envsubst "$vars" < "$templates/auth-$mode.conf.template")
+SIGNET_PROXY_HTTP_EXTRA=''
+if [ "$mode" = store ]; then SIGNET_PROXY_HTTP_EXTRA=$(envsubst "$vars" < "$templates/auth-store-http.conf.template"); fi
+export SIGNET_PROXY_AUTH SIGNET_PROXY_HTTP_EXTRA
+for name in nginx.conf signet.conf errors.conf proxy-headers.conf headers.conf cors-http.conf; do
+  envsubst "$vars" < "$templates/$name.template" > "$SIGNET_PROXY_CONF_DIR/$name"
+done
+[ -n "${NGINX_ENTRYPOINT_QUIET_LOGS:-}" ] ||
+  echo "signet-proxy: $ME: configuration rendered into $SIGNET_PROXY_CONF_DIR ($mode key mode, upstream $SIGNET_UPSTREAM)" >&2

@@ -1,0 +1,90 @@
+// The proxy's start-up steps (proxy/docker-entrypoint.d) run two ways: by the image's
+// /docker-entrypoint.sh (docker-nginx: *.envsh sourced, *.sh run, in version order) and by
+// proxy/render.sh outside a container. Both must write the same configuration, refuse the
+// same settings, and keep quiet with NGINX_ENTRYPOINT_QUIET_LOGS except to refuse.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/paths.js';
+import { tempDir } from '../helpers/tmp-doctrine.js';
+
+const STEPS = join(ROOT, 'proxy', 'docker-entrypoint.d');
+const KEY = `sgnk_${'K'.repeat(43)}`;
+
+/** docker-nginx's entrypoint loop, as the official image (and this machine's stand-in) runs it. */
+const ENTRYPOINT = `#!/bin/sh
+set -e
+if [ -z "\${NGINX_ENTRYPOINT_QUIET_LOGS:-}" ]; then exec 3>&1; else exec 3>/dev/null; fi
+for f in $(find "$STEPS" -follow -type f -print | sort -V); do
+  case "$f" in
+    */50-signet-watch-upstream.sh) ;;
+    *.envsh) [ -x "$f" ] && . "$f" ;;
+    *.sh) [ -x "$f" ] && "$f" ;;
+  esac
+done
+`;
+
+function run(how: 'entrypoint' | 'render.sh', env: Record<string, string>) {
+  const dir = tempDir('signet-startup-');
+  const base = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', SIGNET_PROXY_CONF_DIR: join(dir, 'conf'), SIGNET_TLS_DIR: join(dir, 'tls') };
+  let r;
+  if (how === 'render.sh') {
+    r = spawnSync('sh', [join(ROOT, 'proxy', 'render.sh')], { env: { ...base, ...env }, encoding: 'utf8' });
+  } else {
+    const script = join(dir, 'docker-entrypoint.sh');
+    writeFileSync(script, ENTRYPOINT);
+    r = spawnSync('sh', [script], { env: { ...base, STEPS, SIGNET_PROXY_HOME: join(ROOT, 'proxy'), ...env }, encoding: 'utf8' });
+  }
+  const conf = join(dir, 'conf');
+  const files = r.status === 0 ? Object.fromEntries(readdirSync(conf).map((f) => [f, readFileSync(join(conf, f), 'utf8').replaceAll(dir, '<dir>')])) : {};
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, files };
+}
+
+describe('proxy start-up steps', () => {
+  it('are one concern per numbered step, executable, as docker-nginx runs them', () => {
+    const names = readdirSync(STEPS).sort();
+    expect(names.length).toBeGreaterThanOrEqual(8);
+    for (const name of names) {
+      expect(name, name).toMatch(/^\d\d-signet-[a-z-]+\.(envsh|sh)$/);
+      expect(statSync(join(STEPS, name)).mode & 0o111, `${name} is executable`).not.toBe(0);
+    }
+  });
+
+  it.each([
+    ['a static key', { SIGNET_API_KEY: KEY }],
+    ['CORS, trusted front proxies and the PROXY protocol', { SIGNET_API_KEY: KEY, SIGNET_ALLOWED_ORIGINS: 'https://app.example.com', SIGNET_PROXY_TRUSTED_PROXIES: '10.0.0.0/8', SIGNET_PROXY_REAL_IP_HEADER: 'proxy_protocol' }],
+    ['the key store', { SIGNET_KEY_STORE: join(ROOT, 'package.json'), SIGNET_PROXY_NJS_SHARED_DICT: 'off' }],
+  ])('write the same configuration through the entrypoint and render.sh: %s', (_label, env) => {
+    const a = run('entrypoint', env);
+    const b = run('render.sh', env);
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    expect(Object.keys(a.files).sort()).toEqual(['cors-http.conf', 'errors.conf', 'headers.conf', 'nginx.conf', 'proxy-headers.conf', 'signet.conf']);
+    expect(a.files).toEqual(b.files);
+  });
+
+  it('refuse the same settings both ways, write nothing, and never print the key', () => {
+    for (const how of ['entrypoint', 'render.sh'] as const) {
+      const r = run(how, { SIGNET_API_KEY: `${KEY}!` });
+      expect(r.code, how).toBe(1);
+      expect(r.stderr).toMatch(/refusing to start: SIGNET_API_KEY may contain only letters and digits/);
+      expect(r.stderr + r.stdout).not.toContain(KEY);
+      expect(r.files).toEqual({});
+    }
+  });
+
+  it('say what they did, and only refusals with NGINX_ENTRYPOINT_QUIET_LOGS', () => {
+    const env = { SIGNET_API_KEY: KEY, SIGNET_PROXY_TRUSTED_PROXIES: '10.0.0.0/8' };
+    const loud = run('render.sh', env);
+    expect(loud.stderr).toMatch(/36-signet-client-address\.envsh: client addresses from X-Forwarded-For of trusted front proxies/);
+    expect(loud.stderr).toMatch(/40-signet-render\.sh: configuration rendered/);
+    expect(loud.stderr).not.toContain(KEY);
+    const quiet = run('render.sh', { ...env, NGINX_ENTRYPOINT_QUIET_LOGS: '1' });
+    expect(quiet.code).toBe(0);
+    expect(quiet.stderr + quiet.stdout).toBe('');
+    const refused = run('entrypoint', { ...env, NGINX_ENTRYPOINT_QUIET_LOGS: '1', SIGNET_PROXY_AUTH_FAILURES_BURST: '0' });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/SIGNET_PROXY_AUTH_FAILURES_BURST must be a whole number of at least 1/);
+  });
+});
