@@ -25,7 +25,14 @@ async function builds(dist) {
   const imp = (p) => import(pathToFileURL(join(resolve(dist), p)).href);
   const [{ loadConfig }, { createContext }, { createLogger }] = await Promise.all([imp('config.js'), imp('context.js'), imp('log.js')]);
   return (doctrineDir) =>
-    createContext(loadConfig({ SIGNET_DATA_DIR: mkdtempSync(join(tmpdir(), 'signet-bench-')), SIGNET_CACHE_ENTRIES: '0', SIGNET_DOCTRINE_DIR: doctrineDir }), createLogger('silent'));
+    createContext(
+      loadConfig({
+        SIGNET_DATA_DIR: mkdtempSync(join(tmpdir(), 'signet-bench-')),
+        SIGNET_CACHE_ENTRIES: '0',
+        SIGNET_DOCTRINE_DIR: doctrineDir,
+      }),
+      createLogger('silent'),
+    );
 }
 
 const sides = { base: await builds(baseDist), this: await builds(join(ROOT, 'dist')) };
@@ -54,7 +61,13 @@ for (const { dir: doctrineDir, factsDir } of doctrines) {
         best[side] = Math.max(best[side], m.opsPerSec);
       }
     }
-    rows.push([`${doctrineDir.replace(ROOT, '')} (${ctx.this.doctrine.rules.length} rules)`, label, fmt(best.base), fmt(best.this), `${fmt((best.this / best.base) * 100)} %`]);
+    rows.push([
+      `${doctrineDir.replace(ROOT, '')} (${ctx.this.doctrine.rules.length} rules)`,
+      label,
+      fmt(best.base),
+      fmt(best.this),
+      `${fmt((best.this / best.base) * 100)} %`,
+    ]);
   }
 }
 console.log(table(['doctrine', 'facts', 'base calls/s', 'this calls/s', 'this / base'], rows));

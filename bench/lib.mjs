@@ -1,6 +1,6 @@
 // Shared helpers for the benchmarks: timing loops, percentiles, child servers, autocannon, tables.
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import autocannon from 'autocannon';
 

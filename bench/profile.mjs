@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, cpuUs, fmt, load, machine, startChild, table, writeSection } from './lib.mjs';
+import { cpuUs, fmt, load, machine, ROOT, startChild, table, writeSection } from './lib.mjs';
 
 const quick = process.env.BENCH_QUICK === '1';
 const bundle = process.env.BENCH_BUNDLE ?? `${ROOT}dist/bundle/signet.js`;
@@ -97,7 +97,7 @@ async function profileOne(name, env, opts) {
     if (!url.startsWith('file://')) return null;
     if (!maps.has(url)) {
       try {
-        maps.set(url, new SourceMap(JSON.parse(readFileSync(new URL(url).pathname + '.map', 'utf8'))));
+        maps.set(url, new SourceMap(JSON.parse(readFileSync(`${new URL(url).pathname}.map`, 'utf8'))));
       } catch {
         maps.set(url, null);
       }

@@ -11,9 +11,9 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { Agent, request } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KeyStore } from '../dist/keys/store.js';
 import { newApiKey } from '../dist/keys/format.js';
-import { ROOT, cpuUs, fmt, load, machine, median, percentile, startChild, table, writeSection } from './lib.mjs';
+import { KeyStore } from '../dist/keys/store.js';
+import { cpuUs, fmt, load, machine, median, percentile, ROOT, startChild, table, writeSection } from './lib.mjs';
 
 const quick = process.env.BENCH_QUICK === '1';
 const N = quick ? 1000 : 4000;
@@ -146,10 +146,7 @@ const confAuth = await render('auth_request', ports.auth_request, { SIGNET_API_K
 {
   const f = join(confAuth, 'signet.conf');
   let conf = readFileSync(f, 'utf8');
-  conf = conf.replace(
-    /        if \(\$http_authorization != "Bearer [^"]+"\) \{\n[^\n]*\n        \}\n/,
-    '        auth_request /_signet_verify;\n',
-  );
+  conf = conf.replace(/ {8}if \(\$http_authorization != "Bearer [^"]+"\) \{\n[^\n]*\n {8}\}\n/, '        auth_request /_signet_verify;\n');
   conf = conf.replace(
     '    location = /healthz {',
     [

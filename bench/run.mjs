@@ -4,8 +4,9 @@
 // arguments and cache on, 10 and 50 connections) with the targets of issue 13; memory at idle
 // and after a sustained run. Every ratio is against a baseline measured in the same run.
 // BENCH_QUICK=1: a short run. BENCH_SECTIONS=http,cold,...: only some sections.
-import { generateKeyPairSync, sign as nodeSign, verify as nodeVerify } from 'node:crypto';
+
 import { spawn } from 'node:child_process';
+import { generateKeyPairSync, sign as nodeSign, verify as nodeVerify } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +16,7 @@ import { loadConfig } from '../dist/config.js';
 import { createContext } from '../dist/context.js';
 import { createLogger } from '../dist/log.js';
 import { Router } from '../dist/protocol/router.js';
-import { ROOT, cpuUs, fmt, load, machine, measure, median, percentile, rssKb, startChild, table, writeSection } from './lib.mjs';
+import { cpuUs, fmt, load, machine, measure, median, percentile, ROOT, rssKb, startChild, table, writeSection } from './lib.mjs';
 
 ed.hashes.sha512 = sha512;
 const quick = process.env.BENCH_QUICK === '1';
@@ -64,7 +65,7 @@ log(
 // ---- Signing cost ----------------------------------------------------------------------------
 if (sections.has('signing')) {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  const msg = Buffer.from('sha256:' + 'ab'.repeat(32));
+  const msg = Buffer.from(`sha256:${'ab'.repeat(32)}`);
   const sig = nodeSign(null, msg, privateKey);
   const raw = new Uint8Array(privateKey.export({ format: 'der', type: 'pkcs8' }).subarray(16));
   const pub = await ed.getPublicKeyAsync(raw);
@@ -203,7 +204,7 @@ if (sections.has('cold')) {
   const add = (label, runs) => rows.push([label, String(runs.length), fmt(runs[0]), fmt(percentile(runs, 50)), fmt(percentile(runs, 90))]);
   add('bare `node -e 0` (start and exit)', await series(['-e', '0'], null));
   for (const [label, msg] of Object.entries(first))
-    add(`signet, first answer: ${label}`, await series([`${ROOT}dist/bundle/signet.js`], JSON.stringify(msg) + '\n'));
+    add(`signet, first answer: ${label}`, await series([`${ROOT}dist/bundle/signet.js`], `${JSON.stringify(msg)}\n`));
   log('\n## Cold start: spawn `signet` on stdio to its first answer (goal: median ≤ 150 ms)\n');
   log(table(['what', 'runs', 'min ms', 'median ms', 'p90 ms'], rows));
 }
@@ -316,7 +317,7 @@ if (sections.has('http')) {
         runs[i].push({ ...res, cpu: (cpuUs(pid) - cpu0) / Math.max(1, res.total) });
       }
     }
-    scenarios.forEach(([key, label], i) => {
+    scenarios.forEach(([key, _label], i) => {
       const rs = runs[i];
       const m = {
         rps: median(rs.map((x) => x.rps)),

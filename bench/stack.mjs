@@ -4,16 +4,16 @@
 // Requests go to the containers' bridge addresses (no docker-proxy in the way); the rate
 // limit is raised for the run.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ROOT, fmt, load, machine, startChild, table, writeSection } from './lib.mjs';
+import { cpus } from 'node:os';
+import { fmt, load, machine, ROOT, startChild, table, writeSection } from './lib.mjs';
 
 const quick = process.env.BENCH_QUICK === '1';
 const duration = quick ? 2 : 4;
 const project = 'signet-bench';
 const files = ['-f', `${ROOT}docker-compose.yml`, '-f', `${ROOT}bench/compose.bench.yml`];
-const staticKey = execFileSync(process.execPath, [`${ROOT}dist/bundle/signet.js`, 'keys', 'new']).toString().trim();
+const staticKey = execFileSync(process.execPath, [`${ROOT}dist/bundle/signet.js`, 'keys', 'new'])
+  .toString()
+  .trim();
 const baseEnv = {
   ...process.env,
   SIGNET_PORT: '0',
@@ -22,9 +22,11 @@ const baseEnv = {
   SIGNET_RATE_LIMIT_OTHER_PER_MINUTE: '10000000',
   SIGNET_LOG_LEVEL: 'info',
 };
-const sh = (args, env = baseEnv) => execFileSync('docker', args, { env, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 }).toString();
+const sh = (args, env = baseEnv) =>
+  execFileSync('docker', args, { env, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 }).toString();
 const compose = (args, env) => sh(['compose', '-p', project, ...files, '--profile', 'scale', ...args], env);
-const ip = (container, network) => sh(['inspect', '--format', `{{(index .NetworkSettings.Networks "${project}_${network}").IPAddress}}`, container]).trim();
+const ip = (container, network) =>
+  sh(['inspect', '--format', `{{(index .NetworkSettings.Networks "${project}_${network}").IPAddress}}`, container]).trim();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function waitHealthy(containers) {
@@ -38,13 +40,24 @@ async function waitHealthy(containers) {
 
 async function waitProxy(url) {
   for (let i = 0; i < 90; i++) {
-    if (await fetch(url.replace('/mcp', '/healthz')).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(url.replace('/mcp', '/healthz')).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     await sleep(500);
   }
   throw new Error(`proxy at ${url} did not come up`);
 }
 
-const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'doctrine_get', arguments: { id: 'AUTH-001' } } });
+const body = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'doctrine_get', arguments: { id: 'AUTH-001' } },
+});
 const rows = [];
 const results = {};
 async function measure(label, url, headers = {}) {

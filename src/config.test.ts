@@ -5,13 +5,25 @@ describe('configuration', () => {
   it('has a default for everything', () => {
     const c = loadConfig({});
     expect(c.transport).toBe('stdio');
-    expect(c.http).toMatchObject({ host: '127.0.0.1', port: 3000, rateLimitPerMinute: 60, rateLimitIpv6Prefix: 64, metricsPort: null, redisUrl: null });
+    expect(c.http).toMatchObject({
+      host: '127.0.0.1',
+      port: 3000,
+      rateLimitPerMinute: 60,
+      rateLimitIpv6Prefix: 64,
+      metricsPort: null,
+      redisUrl: null,
+    });
     expect(c.cacheEntries).toBe(1024);
     expect(c.keyStore).toBe(`${c.dataDir}/keys.json`);
   });
 
   it('reads good values, trimmed; an empty value is the default', () => {
-    const c = loadConfig({ SIGNET_HTTP_PORT: ' 8080 ', SIGNET_TRANSPORT: 'http', SIGNET_ALLOWED_ORIGINS: 'https://a.example, http://localhost:6274', SIGNET_CACHE_ENTRIES: '' });
+    const c = loadConfig({
+      SIGNET_HTTP_PORT: ' 8080 ',
+      SIGNET_TRANSPORT: 'http',
+      SIGNET_ALLOWED_ORIGINS: 'https://a.example, http://localhost:6274',
+      SIGNET_CACHE_ENTRIES: '',
+    });
     expect(c.http.port).toBe(8080);
     expect(c.transport).toBe('http');
     expect(c.http.allowedOrigins).toEqual(['https://a.example', 'http://localhost:6274']);
@@ -70,7 +82,10 @@ describe('configuration', () => {
       loadConfig({ SIGNET_HTTP_PORT: 'x', SIGNET_TRANSPORT: 'y' });
       expect.fail('no error');
     } catch (err) {
-      expect((err as { details: { where: string }[] }).details.map((d) => d.where).sort()).toEqual(['SIGNET_HTTP_PORT', 'SIGNET_TRANSPORT']);
+      expect((err as { details: { where: string }[] }).details.map((d) => d.where).sort()).toEqual([
+        'SIGNET_HTTP_PORT',
+        'SIGNET_TRANSPORT',
+      ]);
     }
   });
 

@@ -1,7 +1,8 @@
 // The only module that reads process.env. Every SIGNET_* variable is parsed and
 // validated here once; the rest of the code receives a typed Config.
-import { homedir } from 'node:os';
+
 import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as z from 'zod/mini';
@@ -113,19 +114,38 @@ const optionalInteger = (min: number, max: number) =>
     return Number(s);
   }, null);
 const oneOf = <T extends string>(allowed: readonly T[], fallback: T) =>
-  variable((s, ctx) => ((allowed as readonly string[]).includes(s) ? (s as T) : problem(ctx, `must be one of ${allowed.join(', ')}`, s)), fallback);
+  variable(
+    (s, ctx) => ((allowed as readonly string[]).includes(s) ? (s as T) : problem(ctx, `must be one of ${allowed.join(', ')}`, s)),
+    fallback,
+  );
 const filePath = variable<string | undefined>((s) => (isAbsolute(s) ? s : resolve(s)), undefined);
 const text = variable<string | undefined>((s) => s, undefined);
-const list = variable<string[]>((s) => s.split(',').map((x) => x.trim()).filter((x) => x.length > 0), []);
+const list = variable<string[]>(
+  (s) =>
+    s
+      .split(',')
+      .map((x) => x.trim())
+      .filter((x) => x.length > 0),
+  [],
+);
 const matching = (pattern: RegExp, message: string, shown: (s: string) => string = (s) => s) =>
   variable<string | undefined>((s, ctx) => (pattern.test(s) ? s : problem(ctx, message, shown(s))), undefined);
 
 /** An origin as browsers send it: scheme://host[:port], lower case, no path; the proxy checks the same. */
 const ORIGIN = /^https?:\/\/([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:]+\])(:[0-9]{1,5})?$/;
 const origins = variable<string[]>((s, ctx) => {
-  const values = s.split(',').map((x) => x.trim()).filter((x) => x.length > 0);
+  const values = s
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x.length > 0);
   const bad = values.find((v) => !ORIGIN.test(v));
-  return bad === undefined ? values : problem(ctx, 'must list origins as scheme://host[:port], in lower case, without path or wildcard (e.g. https://app.example.com)', bad);
+  return bad === undefined
+    ? values
+    : problem(
+        ctx,
+        'must list origins as scheme://host[:port], in lower case, without path or wildcard (e.g. https://app.example.com)',
+        bad,
+      );
 }, []);
 
 const MiB = 1024 * 1024;
@@ -133,7 +153,10 @@ const SCHEMA = z.object({
   SIGNET_TRANSPORT: oneOf(['stdio', 'http'] as const, 'stdio'),
   SIGNET_DOCTRINE_DIR: filePath,
   SIGNET_DOCTRINE_PUBLISHER_KEY: matching(/^[A-Za-z0-9+/]{59}=$/, 'must be the base64 DER SPKI of an Ed25519 key (60 characters)'),
-  SIGNET_DOCTRINE_HASH: matching(/^sha256:[0-9a-f]{64}$/, 'must be sha256: followed by 64 lowercase hex digits (`signet doctrine check` prints it)'),
+  SIGNET_DOCTRINE_HASH: matching(
+    /^sha256:[0-9a-f]{64}$/,
+    'must be sha256: followed by 64 lowercase hex digits (`signet doctrine check` prints it)',
+  ),
   SIGNET_DATA_DIR: filePath,
   SIGNET_SIGNING_KEY_FILE: filePath,
   SIGNET_TRUST_FILE: filePath,

@@ -1,19 +1,19 @@
 import type { Config } from './config.js';
-import { checkPinnedHash, checkPublisher } from './doctrine/publisher.js';
 import { loadDoctrine } from './doctrine/load.js';
+import { checkPinnedHash, checkPublisher } from './doctrine/publisher.js';
 import { DoctrineSearch } from './doctrine/search.js';
 import type { Doctrine } from './doctrine/types.js';
-import { SIGNATURE_FORMAT, type DoctrineFooter } from './signing/format.js';
+import type { Logger } from './log.js';
+import type { Metrics } from './metrics.js';
+import { buildResources, type ResourceSet } from './resources.js';
+import { type DoctrineFooter, SIGNATURE_FORMAT } from './signing/format.js';
 import { loadServerKeys, type ServerKeys } from './signing/keyring.js';
 import { nodePrimitives } from './signing/node-primitives.js';
 import { Signer } from './signing/signer.js';
-import { loadOrCreateSigningKey, type LoadedSigningKey } from './signing/signing-key.js';
+import { type LoadedSigningKey, loadOrCreateSigningKey } from './signing/signing-key.js';
 import { verifyOutput } from './signing/verify.js';
 import { ToolDispatcher } from './tools/dispatch.js';
 import type { ToolContext } from './tools/types.js';
-import { buildResources, type ResourceSet } from './resources.js';
-import type { Logger } from './log.js';
-import type { Metrics } from './metrics.js';
 import { VERSION } from './version.js';
 
 /** Everything a server instance needs, built once at start and shared read-only. */
@@ -63,7 +63,8 @@ export function createContext(config: Config, log: Logger, options: { metrics?: 
     cacheBytes: config.cacheBytes,
     maxArgumentBytes: config.maxArgumentBytes,
     maxArgumentDepth: config.maxArgumentDepth,
-    onInternalError: (err, tool) => log.error({ tool, err: err instanceof Error ? { name: err.name, message: err.message } : String(err) }, 'tool failed'),
+    onInternalError: (err, tool) =>
+      log.error({ tool, err: err instanceof Error ? { name: err.name, message: err.message } : String(err) }, 'tool failed'),
     onCall: m
       ? (tool, ok, cached, seconds) => {
           m.toolCalls.inc({ tool, outcome: ok ? 'ok' : 'error', cached: cached ? 'true' : 'false' });

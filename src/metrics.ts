@@ -1,6 +1,6 @@
 // Prometheus metrics (prom-client), served on their own port (SIGNET_METRICS_PORT) that
 // the reference proxy never exposes. Labels are bounded: tool names, outcomes, policies.
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
 export class Metrics {
   readonly registry = new Registry();

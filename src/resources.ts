@@ -1,13 +1,13 @@
 // Doctrine content as MCP resources (doctrine://...). Every read carries the doctrine
 // fields and a signature over the content hash in `_meta`, like tool outputs do.
 import type { Doctrine } from './doctrine/types.js';
+import { documentUri, publicRule, ruleUri } from './doctrine/uris.js';
 import { canonicalJson } from './signing/canonical.js';
 import type { DoctrineFooter } from './signing/format.js';
-import { sha256Tagged, type Signer } from './signing/signer.js';
-import { documentUri, publicRule, ruleUri } from './doctrine/uris.js';
+import { type Signer, sha256Tagged } from './signing/signer.js';
 
 export const RESOURCE_SIGNATURE_FORMAT = 'signet-resource/1';
-export const RESOURCE_META_KEY = 'signet/footer';
+const RESOURCE_META_KEY = 'signet/footer';
 
 export interface ResourceEntry {
   uri: string;
@@ -57,18 +57,34 @@ export function buildResources(doctrine: Doctrine, footer: DoctrineFooter, signe
   };
 
   add(
-    { uri: 'doctrine://manifest', name: 'manifest', title: 'Doctrine manifest', description: 'sha256sum-format list of every doctrine file; its SHA-256 is doctrine_hash.', mimeType: 'text/plain' },
+    {
+      uri: 'doctrine://manifest',
+      name: 'manifest',
+      title: 'Doctrine manifest',
+      description: 'sha256sum-format list of every doctrine file; its SHA-256 is doctrine_hash.',
+      mimeType: 'text/plain',
+    },
     () => doctrine.manifest.text,
     true,
   );
   add(
-    { uri: 'doctrine://facts-schema', name: 'facts-schema', title: 'Facts schema', description: 'JSON Schema of the facts doctrine_evaluate accepts.', mimeType: 'application/schema+json' },
+    {
+      uri: 'doctrine://facts-schema',
+      name: 'facts-schema',
+      title: 'Facts schema',
+      description: 'JSON Schema of the facts doctrine_evaluate accepts.',
+      mimeType: 'application/schema+json',
+    },
     () => canonicalJson(doctrine.meta.facts_schema),
     true,
   );
   for (const d of doctrine.documents) {
     // The file text itself, so content_hash equals the file's line in the manifest.
-    add({ uri: documentUri(d.id), name: d.id, title: d.title, description: `Doctrine document: ${d.title}`, mimeType: 'text/markdown' }, () => d.source, true);
+    add(
+      { uri: documentUri(d.id), name: d.id, title: d.title, description: `Doctrine document: ${d.title}`, mimeType: 'text/markdown' },
+      () => d.source,
+      true,
+    );
   }
   for (const r of doctrine.rules) {
     add(
@@ -80,8 +96,20 @@ export function buildResources(doctrine: Doctrine, footer: DoctrineFooter, signe
   return {
     list,
     templates: [
-      { uriTemplate: 'doctrine://documents/{id}', name: 'document', title: 'Doctrine document', description: 'A doctrine document by id.', mimeType: 'text/markdown' },
-      { uriTemplate: 'doctrine://rules/{id}', name: 'rule', title: 'Doctrine rule', description: 'A rule by id, as canonical JSON.', mimeType: 'application/json' },
+      {
+        uriTemplate: 'doctrine://documents/{id}',
+        name: 'document',
+        title: 'Doctrine document',
+        description: 'A doctrine document by id.',
+        mimeType: 'text/markdown',
+      },
+      {
+        uriTemplate: 'doctrine://rules/{id}',
+        name: 'rule',
+        title: 'Doctrine rule',
+        description: 'A rule by id, as canonical JSON.',
+        mimeType: 'application/json',
+      },
     ],
     read: (uri) => reads.get(uri)?.() ?? null,
   };

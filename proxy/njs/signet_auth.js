@@ -17,8 +17,9 @@
 // times), checked with one stat per request. Any rewrite of the store (a revocation, a new
 // key, a broken file) changes that identity, so it applies to the next request, as without
 // the cache. Unknown keys are never cached.
-import fs from 'fs';
+
 import crypto from 'crypto';
+import fs from 'fs';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const KEY_LENGTH = 62; // sgnk_ + 57 base62 characters
@@ -48,7 +49,7 @@ function base62(n) {
     out = BASE62[n % 62] + out;
     n = Math.floor(n / 62);
   }
-  while (out.length < 6) out = '0' + out;
+  while (out.length < 6) out = `0${out}`;
   return out;
 }
 
@@ -96,8 +97,16 @@ function findRecord(r, id) {
     const size = fs.fstatSync(fd).size;
     const count = (size - HEADER_BYTES - FOOTER.length) / RECORD_BYTES;
     const header = size >= HEADER_BYTES + FOOTER.length ? readAt(fd, HEADER_BYTES, 0) : null;
-    if (!Number.isInteger(count) || count < 0 || header === null || header.slice(0, HEADER.length) !== HEADER || readAt(fd, FOOTER.length, size - FOOTER.length) !== FOOTER) {
-      r.error(`signet auth: key store ${path} is not a whole signet-keys/1 store (truncated, edited by hand, or another file); refusing every request`);
+    if (
+      !Number.isInteger(count) ||
+      count < 0 ||
+      header === null ||
+      header.slice(0, HEADER.length) !== HEADER ||
+      readAt(fd, FOOTER.length, size - FOOTER.length) !== FOOTER
+    ) {
+      r.error(
+        `signet auth: key store ${path} is not a whole signet-keys/1 store (truncated, edited by hand, or another file); refusing every request`,
+      );
       return undefined;
     }
     let lo = 0;
@@ -159,7 +168,7 @@ function check(r) {
   if (base62(crc32(key.slice(5, 56))) !== key.slice(56)) return 'checksum';
 
   const id = key.slice(5, 13);
-  const digest = 'sha256:' + crypto.createHash('sha256').update(key).digest('hex');
+  const digest = `sha256:${crypto.createHash('sha256').update(key).digest('hex')}`;
   const cache = decisionCache();
   let stamp;
   if (cache) {

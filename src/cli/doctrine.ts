@@ -1,16 +1,15 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { SIGNATURE_FILE } from '../doctrine/files.js';
 import { checkDoctrine, loadDoctrine } from '../doctrine/load.js';
 import { checkPublisher, publisherSignature } from '../doctrine/publisher.js';
-import { SIGNATURE_FILE } from '../doctrine/files.js';
 import { Signer } from '../signing/signer.js';
 import { parseSigningKey } from '../signing/signing-key.js';
-import { readFileSync } from 'node:fs';
 
 export function doctrineHash(dir: string): number {
   const { doctrine, problems } = checkDoctrine(dir);
   if (!doctrine) return reportProblems(problems);
-  process.stdout.write(doctrine.hash + '\n');
+  process.stdout.write(`${doctrine.hash}\n`);
   return 0;
 }
 
@@ -37,7 +36,7 @@ export function doctrineCheck(dir: string, publisherKey?: string): number {
   }
   process.stdout.write(
     `ok: ${doctrine.meta.name} ${doctrine.meta.version}, ${doctrine.documents.length} documents, ${doctrine.rules.length} rules, ` +
-      `${doctrine.factPaths.length} facts${doctrine.publisher ? ', signed by ' + doctrine.publisher.public_key : ''}\n${doctrine.hash}\n`,
+      `${doctrine.factPaths.length} facts${doctrine.publisher ? `, signed by ${doctrine.publisher.public_key}` : ''}\n${doctrine.hash}\n`,
   );
   return 0;
 }
@@ -47,7 +46,7 @@ export function doctrineSign(dir: string, keyFile: string): number {
   const doctrine = loadDoctrine(dir);
   const signer = new Signer(parseSigningKey(readFileSync(keyFile, 'utf8'), keyFile));
   const sig = publisherSignature(doctrine.hash, signer);
-  writeFileSync(join(dir, SIGNATURE_FILE), JSON.stringify(sig, null, 2) + '\n');
+  writeFileSync(join(dir, SIGNATURE_FILE), `${JSON.stringify(sig, null, 2)}\n`);
   process.stdout.write(`signed ${doctrine.hash} with ${signer.publicKeySpki}\n`);
   return 0;
 }

@@ -15,8 +15,7 @@ try {
   /* read-only or missing temp dir: start without the cache */
 }
 
-
-function exitWith(code: number | void): void {
+function exitWith(code: number | undefined): void {
   if (typeof code === 'number') process.exitCode = code;
 }
 
@@ -55,7 +54,10 @@ async function main(argv: string[]): Promise<void> {
     .option('--doctrine <dir>', 'with --recompute: the doctrine folder (SIGNET_DOCTRINE_DIR, default the bundled one)')
     .option('--json', 'print the report (signet-verify-report/1) as JSON')
     .option('--html', 'print the verification page as one HTML file that works offline (signet verify --html > verify.html)')
-    .addHelpText('after', '\nExit codes: 0 trusted, 1 invalid or untrusted signer, 2 usage error, 3 signature consistent but no signer pinned.')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 trusted, 1 invalid or untrusted signer, 2 usage error, 3 signature consistent but no signer pinned.',
+    )
     .action(async (file: string, opts: VerifyCliOptions & { html?: boolean }) => {
       if (opts.html) {
         const { standalonePage } = await import('../verify-page/assets.js');
@@ -82,7 +84,9 @@ async function main(argv: string[]): Promise<void> {
     .argument('<dir>')
     .option('--publisher-key <spki>', 'require doctrine.sig from this key')
     .description('validate a doctrine folder; every problem is named by file and field')
-    .action(async (dir: string, opts: { publisherKey?: string }) => exitWith((await import('./doctrine.js')).doctrineCheck(dir, opts.publisherKey)));
+    .action(async (dir: string, opts: { publisherKey?: string }) =>
+      exitWith((await import('./doctrine.js')).doctrineCheck(dir, opts.publisherKey)),
+    );
   doctrine
     .command('sign')
     .argument('<dir>')
@@ -113,7 +117,7 @@ main(process.argv).catch((err: unknown) => {
   }
   if (err instanceof SignetError) {
     process.stderr.write(`signet: ${err.message}\n`);
-    for (const d of err.details.slice(0, 50)) process.stderr.write(`  ${d.where ? d.where + ': ' : ''}${d.message}\n`);
+    for (const d of err.details.slice(0, 50)) process.stderr.write(`  ${d.where ? `${d.where}: ` : ''}${d.message}\n`);
     process.exitCode = 1;
     return;
   }

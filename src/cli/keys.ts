@@ -1,15 +1,17 @@
 // `signet keys ...`: API keys for the reference proxy. Keys are shown once, at creation;
 // the store keeps only their SHA-256. Ids are not secret and name keys in logs.
-import type { Command } from 'commander';
+
 import { readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { SignetError } from '../errors.js';
-import { writeAtomic } from '../shared/atomic-file.js';
 import { checkApiKeyFormat, newApiKey } from '../keys/format.js';
 import { DEFAULT_KEY_LIFETIME } from '../keys/lifetime.js';
-import { parseDuration } from '../shared/duration.js';
 import type { KeyRecord, KeyStore } from '../keys/store.js';
+import { writeAtomic } from '../shared/atomic-file.js';
+import { parseDuration } from '../shared/duration.js';
+
 // The store (and its lock library) loads only when a keys command runs, not on `signet serve`.
 const storeModule = () => import('../keys/store.js');
 
@@ -44,7 +46,7 @@ async function init(path: string | undefined): Promise<number> {
     if (file.keys.length > 0) return null;
     const now = new Date();
     const added = s.addTo(file, 'initial', new Date(now.getTime() + parseDuration(DEFAULT_KEY_LIFETIME, 'the default lifetime')), now);
-    writeAtomic(initialFile, added.key + '\n', 0o600, { exclusive: false });
+    writeAtomic(initialFile, `${added.key}\n`, 0o600, { exclusive: false });
     return added.record;
   });
   process.stderr.write(
@@ -55,16 +57,16 @@ async function init(path: string | undefined): Promise<number> {
   return 0;
 }
 
-export function registerKeyCommands(keys: Command, exitWith: (code: number | void) => void): void {
+export function registerKeyCommands(keys: Command, exitWith: (code: number | undefined) => void): void {
   keys.option('--store <file>', 'key store (SIGNET_KEY_STORE, default <data dir>/keys.json)');
-  const storeOf = (cmd: Command) => store((cmd.parent?.opts() as { store?: string }).store);
+  const storeOf = (cmd: Command) => store(cmd.parent?.opts<{ store?: string }>().store);
   const duration = async (text: string, option: string) => parseDuration(text, option);
 
   keys
     .command('new')
     .description('print a fresh, well-formed API key (sgnk_...); it is not stored anywhere')
     .action(() => {
-      process.stdout.write(newApiKey() + '\n');
+      process.stdout.write(`${newApiKey()}\n`);
       exitWith(0);
     });
 
@@ -76,10 +78,13 @@ export function registerKeyCommands(keys: Command, exitWith: (code: number | voi
     .action(async (opts: { name: string; expires: string }, cmd: Command) => {
       const now = new Date();
       const expires = opts.expires === 'never' ? null : new Date(now.getTime() + (await duration(opts.expires, '--expires')));
-      if (!/^[\w .@-]{1,64}$/.test(opts.name)) throw new SignetError('invalid_arguments', '--name takes 1 to 64 letters, digits, spaces and . _ @ -');
+      if (!/^[\w .@-]{1,64}$/.test(opts.name))
+        throw new SignetError('invalid_arguments', '--name takes 1 to 64 letters, digits, spaces and . _ @ -');
       const { key, record } = await (await storeOf(cmd)).create(opts.name, expires, now);
-      process.stderr.write(`created key ${record.id} for ${JSON.stringify(record.name)}${record.expires_at ? `, expires ${record.expires_at}` : ''}; it is shown once:\n`);
-      process.stdout.write(key + '\n');
+      process.stderr.write(
+        `created key ${record.id} for ${JSON.stringify(record.name)}${record.expires_at ? `, expires ${record.expires_at}` : ''}; it is shown once:\n`,
+      );
+      process.stdout.write(`${key}\n`);
       exitWith(0);
     });
 
@@ -91,8 +96,15 @@ export function registerKeyCommands(keys: Command, exitWith: (code: number | voi
       const now = Date.now();
       const { statusOf } = await storeModule();
       const file = (await storeOf(cmd)).read();
-      if (opts.json) process.stdout.write(JSON.stringify(file.keys.map((k) => ({ ...k, hash: undefined, status: statusOf(k, now) })), null, 2) + '\n');
-      else process.stdout.write(file.keys.length ? file.keys.map((k) => describe(k, statusOf(k, now))).join('\n') + '\n' : 'no keys\n');
+      if (opts.json)
+        process.stdout.write(
+          `${JSON.stringify(
+            file.keys.map((k) => ({ ...k, hash: undefined, status: statusOf(k, now) })),
+            null,
+            2,
+          )}\n`,
+        );
+      else process.stdout.write(file.keys.length ? `${file.keys.map((k) => describe(k, statusOf(k, now))).join('\n')}\n` : 'no keys\n');
       exitWith(0);
     });
 
@@ -118,7 +130,7 @@ export function registerKeyCommands(keys: Command, exitWith: (code: number | voi
       const { key, record, old } = await s.rotate(id, await duration(opts.grace, '--grace'));
       forgetInitialKey(s, old.id);
       process.stderr.write(`rotated ${old.id} → ${record.id}; ${old.id} stops working at ${old.expires_at}. The new key is shown once:\n`);
-      process.stdout.write(key + '\n');
+      process.stdout.write(`${key}\n`);
       exitWith(0);
     });
 
@@ -137,7 +149,7 @@ export function registerKeyCommands(keys: Command, exitWith: (code: number | voi
   keys
     .command('init')
     .description('first start of the compose stack: unless SIGNET_API_KEY is set, create a first key if the store is empty')
-    .action(async (_opts: unknown, cmd: Command) => exitWith(await init((cmd.parent?.opts() as { store?: string }).store)));
+    .action(async (_opts: unknown, cmd: Command) => exitWith(await init(cmd.parent?.opts<{ store?: string }>().store)));
 }
 
 /** The zero-config key file goes once that key is revoked or rotated away. */

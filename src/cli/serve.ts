@@ -1,4 +1,4 @@
-import { loadConfig, type Config } from '../config.js';
+import { type Config, loadConfig } from '../config.js';
 import { createContext } from '../context.js';
 import { createLogger } from '../log.js';
 

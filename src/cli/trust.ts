@@ -1,7 +1,8 @@
 // `signet trust export` and `signet signing-key ...`: the keys this server signs with, as a
 // trust file consumers pin, and the lifecycle of the generated key (rotate, revoke).
-import type { Command } from 'commander';
+
 import { join } from 'node:path';
+import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { SignetError } from '../errors.js';
 import { loadServerKeys, spkiOf } from '../signing/keyring.js';
@@ -14,7 +15,7 @@ function serverKeys() {
   return { config, keys: loadServerKeys(spkiOf(loaded.key), { dataDir: config.dataDir, trustFile: config.trustFile }) };
 }
 
-export function registerTrustCommands(program: Command, exitWith: (code: number | void) => void): void {
+export function registerTrustCommands(program: Command, exitWith: (code: number | undefined) => void): void {
   const trust = program.command('trust').description('trust files: the signing keys consumers pin (signet-trust/1)');
   trust
     .command('export')
@@ -27,7 +28,7 @@ export function registerTrustCommands(program: Command, exitWith: (code: number 
         const { loadDoctrine } = await import('../doctrine/load.js');
         file.doctrine_hashes = [loadDoctrine(config.doctrineDir).hash];
       }
-      process.stdout.write(JSON.stringify(file, null, 2) + '\n');
+      process.stdout.write(`${JSON.stringify(file, null, 2)}\n`);
       exitWith(0);
     });
 
@@ -37,7 +38,7 @@ export function registerTrustCommands(program: Command, exitWith: (code: number 
     .option('--json', 'as JSON')
     .action((opts: { json?: boolean }) => {
       const { keys } = serverKeys();
-      if (opts.json) process.stdout.write(JSON.stringify(keys.list, null, 2) + '\n');
+      if (opts.json) process.stdout.write(`${JSON.stringify(keys.list, null, 2)}\n`);
       else for (const k of keys.list) process.stdout.write(`${k.status.padEnd(8)} ${k.fingerprint}  ${k.name}  ${k.public_key}\n`);
       exitWith(0);
     });
@@ -67,7 +68,9 @@ export function registerTrustCommands(program: Command, exitWith: (code: number 
       const config = loadConfig();
       const { revokeKey } = await import('../signing/rotation.js');
       const entry = revokeKey(config.dataDir, key, opts.note);
-      process.stdout.write(`revoked ${fingerprint(entry.public_key)} ${entry.name}\nPublish the new trust file (signet trust export) to every consumer.\n`);
+      process.stdout.write(
+        `revoked ${fingerprint(entry.public_key)} ${entry.name}\nPublish the new trust file (signet trust export) to every consumer.\n`,
+      );
       exitWith(0);
     });
 }

@@ -5,8 +5,8 @@ import { readFileSync } from 'node:fs';
 import { loadConfig } from '../config.js';
 import { SignetError } from '../errors.js';
 import { readTrustFile } from '../signing/keyring.js';
-import { trustSet, TrustFileError } from '../signing/trust.js';
-import { verifySigned, type VerifyReport } from '../signing/verify.js';
+import { TrustFileError, trustSet } from '../signing/trust.js';
+import { type VerifyReport, verifySigned } from '../signing/verify.js';
 
 export const EXIT_TRUSTED = 0;
 export const EXIT_INVALID = 1;
@@ -44,7 +44,7 @@ export async function verifyCommand(file: string | undefined, options: VerifyCli
   }
   const config = loadConfig();
   const trustPath = options.trust ?? config.trustFile;
-  let trust;
+  let trust: ReturnType<typeof trustSet>;
   try {
     trust = trustSet({
       files: trustPath ? [readTrustFile(trustPath, options.trust ? '--trust' : 'SIGNET_TRUST_FILE')] : [],
@@ -83,9 +83,10 @@ export async function verifyCommand(file: string | undefined, options: VerifyCli
     }
   }
 
-  if (options.json) process.stdout.write(JSON.stringify({ ...report, recomputed }, null, 2) + '\n');
+  if (options.json) process.stdout.write(`${JSON.stringify({ ...report, recomputed }, null, 2)}\n`);
   if (report.status === 'trusted') {
-    if (!options.json) process.stdout.write(`trusted: ${describe(report)}${recomputed ? '; the result recomputes exactly from the doctrine' : ''}\n`);
+    if (!options.json)
+      process.stdout.write(`trusted: ${describe(report)}${recomputed ? '; the result recomputes exactly from the doctrine' : ''}\n`);
     return EXIT_TRUSTED;
   }
   if (report.status === 'unpinned') {

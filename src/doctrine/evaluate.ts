@@ -1,7 +1,7 @@
 import { SignetError } from '../errors.js';
 import { scanLogic } from './json-logic.js';
 import { compile, decide, evaluatePartial, type Node } from './partial-logic.js';
-import { SEVERITIES, type Doctrine, type Rule, type Severity } from './types.js';
+import { type Doctrine, type Rule, SEVERITIES, type Severity } from './types.js';
 
 /**
  * pass / fail: the rule applies and its check holds or not. not_applicable: its `when`

@@ -23,9 +23,11 @@ export function readDoctrineFiles(root: string): DoctrineFile[] {
     try {
       entries = readdirSync(abs);
     } catch (err) {
-      throw new SignetError('doctrine_invalid', `Cannot read doctrine folder ${rel || '.'}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, [
-        { where: rel || '.', message: 'folder is not readable' },
-      ]);
+      throw new SignetError(
+        'doctrine_invalid',
+        `Cannot read doctrine folder ${rel || '.'}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+        [{ where: rel || '.', message: 'folder is not readable' }],
+      );
     }
     for (const name of entries) {
       if (name.startsWith('.')) continue;

@@ -1,6 +1,6 @@
 // JSON Schemas of the doctrine's own files (not the facts schema, which the doctrine brings).
 import { SHA256_TAG_PATTERN } from '../shared/sha256-tag.js';
-import { SEVERITIES } from './types.js';
+import { DOCTRINE_FORMAT, SEVERITIES } from './types.js';
 
 export const RULE_ID = '^[A-Z][A-Z0-9]*-[0-9]{3}$';
 export const DOCUMENT_ID = '^[a-z0-9]+(-[a-z0-9]+)*$';
@@ -10,7 +10,7 @@ export const doctrineJsonSchema = {
   additionalProperties: false,
   required: ['format', 'name', 'title', 'version', 'description', 'facts_schema'],
   properties: {
-    format: { const: 'signet-doctrine/1' },
+    format: { const: DOCTRINE_FORMAT },
     name: { type: 'string', pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', maxLength: 100 },
     title: { type: 'string', minLength: 1, maxLength: 200 },
     version: { type: 'string', pattern: '^[0-9]+\\.[0-9]+\\.[0-9]+(-[0-9A-Za-z.-]+)?$' },

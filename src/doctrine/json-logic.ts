@@ -2,8 +2,34 @@
 // by absolute path are allowed: no `method` (calls host methods), no `log`, and no
 // iteration operators whose `var` would refer to loop items instead of facts.
 export const ALLOWED_OPERATORS = new Set([
-  'var', 'missing', 'missing_some', 'if', '?:', '==', '===', '!=', '!==', '!', '!!', 'or', 'and',
-  '>', '>=', '<', '<=', 'in', 'cat', 'substr', '+', '-', '*', '/', '%', 'min', 'max', 'merge',
+  'var',
+  'missing',
+  'missing_some',
+  'if',
+  '?:',
+  '==',
+  '===',
+  '!=',
+  '!==',
+  '!',
+  '!!',
+  'or',
+  'and',
+  '>',
+  '>=',
+  '<',
+  '<=',
+  'in',
+  'cat',
+  'substr',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  'min',
+  'max',
+  'merge',
 ]);
 
 export interface LogicScan {
@@ -19,7 +45,7 @@ export function scanLogic(logic: unknown, at = ''): LogicScan {
   while (stack.length > 0) {
     const { node, at: here } = stack.pop()!;
     if (Array.isArray(node)) {
-      node.forEach((child, i) => stack.push({ node: child, at: `${here}[${i}]` }));
+      for (const [i, child] of node.entries()) stack.push({ node: child, at: `${here}[${i}]` });
       continue;
     }
     if (node === null || typeof node !== 'object') continue;

@@ -1,10 +1,10 @@
-import { ajvDetails } from '../schema/errors.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ErrorObject } from 'ajv';
-import { ajv, metaSchemaErrors } from '../schema/ajv.js';
 import { SignetError } from '../errors.js';
-import { readDoctrineFiles, SIGNATURE_FILE, type DoctrineFile } from './files.js';
+import { ajv, metaSchemaErrors } from '../schema/ajv.js';
+import { ajvDetails } from '../schema/errors.js';
+import { type DoctrineFile, readDoctrineFiles, SIGNATURE_FILE } from './files.js';
 import { doctrineJsonSchema, frontMatterSchema, publisherSignatureSchema, ruleFileSchema } from './format-schemas.js';
 import { splitFrontMatter } from './front-matter.js';
 import { scanLogic } from './json-logic.js';
@@ -59,7 +59,13 @@ export function checkDoctrine(dir: string, options: CheckOptions = {}): CheckRes
   try {
     files = readDoctrineFiles(dir);
   } catch (err) {
-    if (err instanceof SignetError) return { doctrine: null, problems: err.details.length ? err.details.map((d) => ({ where: d.where ?? '.', message: d.message })) : [{ where: '.', message: err.message }] };
+    if (err instanceof SignetError)
+      return {
+        doctrine: null,
+        problems: err.details.length
+          ? err.details.map((d) => ({ where: d.where ?? '.', message: d.message }))
+          : [{ where: '.', message: err.message }],
+      };
     throw err;
   }
   const manifest = buildManifest(files);
@@ -108,7 +114,8 @@ export function checkDoctrine(dir: string, options: CheckOptions = {}): CheckRes
       }
       const data = fm.data as { id: string; title: string; tags?: string[] };
       const expected = file.path.slice('documents/'.length, -'.md'.length);
-      if (data.id !== expected) problems.push({ where: `${file.path} front matter: id`, message: `id "${data.id}" must equal the file name "${expected}"` });
+      if (data.id !== expected)
+        problems.push({ where: `${file.path} front matter: id`, message: `id "${data.id}" must equal the file name "${expected}"` });
       documents.push({ id: data.id, title: data.title, tags: data.tags ?? [], path: file.path, body: fm.body, source });
     } else if (/^rules\/[^/]+\.json$/.test(file.path)) {
       const raw = parseJson(file, problems);
@@ -126,7 +133,7 @@ export function checkDoctrine(dir: string, options: CheckOptions = {}): CheckRes
           if (r[key] === undefined) continue;
           const scan = scanLogic(r[key], key);
           for (const e of scan.errors) problems.push({ where: `${file.path}: rules.${i}.${e}`, message: 'invalid JSON Logic' });
-          scan.vars.forEach((v) => vars.add(v));
+          for (const v of scan.vars) vars.add(v);
         }
         rules.push({ ...r, severity: r.severity as Severity, path: file.path, facts: [...vars].sort() });
       });

@@ -17,7 +17,10 @@ export function checkPublisher(doctrine: Doctrine, pinnedPublicKey?: string): vo
   const sig = doctrine.publisher;
   if (!sig) {
     if (pinnedPublicKey) {
-      throw new SignetError('doctrine_signature_mismatch', 'SIGNET_DOCTRINE_PUBLISHER_KEY is set but the doctrine has no doctrine.sig; sign it with `signet doctrine sign`');
+      throw new SignetError(
+        'doctrine_signature_mismatch',
+        'SIGNET_DOCTRINE_PUBLISHER_KEY is set but the doctrine has no doctrine.sig; sign it with `signet doctrine sign`',
+      );
     }
     return;
   }

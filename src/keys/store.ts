@@ -6,10 +6,10 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { SignetError } from '../errors.js';
-import { sha256Tag } from '../shared/hash.js';
-import { SHA256_TAG_PATTERN } from '../shared/sha256-tag.js';
 import { ajv } from '../schema/ajv.js';
 import { writeAtomic } from '../shared/atomic-file.js';
+import { sha256Tag } from '../shared/hash.js';
+import { SHA256_TAG_PATTERN } from '../shared/sha256-tag.js';
 import { checkApiKeyFormat, KEY_PREFIX, newApiKey } from './format.js';
 
 export const STORE_FORMAT = 'signet-keys/1';
@@ -96,14 +96,25 @@ export function parseStore(text: string, path: string): KeyStoreFile {
   try {
     data = JSON.parse(text);
   } catch {
-    throw new SignetError('store_invalid', `Key store ${path} is corrupted (not JSON). Restore it from a backup, or move it away and create keys again.`);
+    throw new SignetError(
+      'store_invalid',
+      `Key store ${path} is corrupted (not JSON). Restore it from a backup, or move it away and create keys again.`,
+    );
   }
   const bad = (why: string): never => {
-    throw new SignetError('store_invalid', `Key store ${path} is corrupted (${why}). Restore it from a backup, or move it away and create keys again.`);
+    throw new SignetError(
+      'store_invalid',
+      `Key store ${path} is corrupted (${why}). Restore it from a backup, or move it away and create keys again.`,
+    );
   };
   if (!validateStore(data)) {
     const e = validateStore.errors?.[0];
-    const where = e?.instancePath ? e.instancePath.slice(1).replace(/\//g, '.').replace(/^keys\.(\d+)/, 'keys[$1]') : '';
+    const where = e?.instancePath
+      ? e.instancePath
+          .slice(1)
+          .replace(/\//g, '.')
+          .replace(/^keys\.(\d+)/, 'keys[$1]')
+      : '';
     bad(where ? `${where.split('.')[0]} is malformed` : `expected {"format":"${STORE_FORMAT}","keys":[...]}`);
   }
   const ids = new Set<string>();
@@ -119,13 +130,19 @@ export function serializeStore(store: KeyStoreFile): string {
   const records = [...store.keys].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const lines = records.map((k, i) => {
     const json = JSON.stringify({
-      id: k.id, name: k.name, hash: k.hash, last4: k.last4, created_at: k.created_at,
-      expires_at: k.expires_at, revoked_at: k.revoked_at, rotated_to: k.rotated_to,
+      id: k.id,
+      name: k.name,
+      hash: k.hash,
+      last4: k.last4,
+      created_at: k.created_at,
+      expires_at: k.expires_at,
+      revoked_at: k.revoked_at,
+      rotated_to: k.rotated_to,
     });
     if (json.length > RECORD_BYTES - 2) throw new SignetError('store_invalid', `Key record ${k.id} does not fit the store layout`);
-    return ((i === 0 ? ' ' : ',') + json).padEnd(RECORD_BYTES - 1, ' ') + '\n';
+    return `${((i === 0 ? ' ' : ',') + json).padEnd(RECORD_BYTES - 1, ' ')}\n`;
   });
-  return HEADER.padEnd(HEADER_BYTES - 1, ' ') + '\n' + lines.join('') + FOOTER;
+  return `${HEADER.padEnd(HEADER_BYTES - 1, ' ')}\n${lines.join('')}${FOOTER}`;
 }
 
 export class KeyStore {
@@ -152,7 +169,11 @@ export class KeyStore {
     mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
     try {
       // The lock is a directory next to the store; stale locks (a crashed CLI) expire after 10 s.
-      release = await lockfile.lock(this.path, { realpath: false, stale: 10_000, retries: { retries: 100, factor: 1.2, minTimeout: 20, maxTimeout: 250, randomize: true } });
+      release = await lockfile.lock(this.path, {
+        realpath: false,
+        stale: 10_000,
+        retries: { retries: 100, factor: 1.2, minTimeout: 20, maxTimeout: 250, randomize: true },
+      });
     } catch (err) {
       throw new SignetError('store_invalid', `Cannot lock key store ${this.path}: ${(err as Error).message}`);
     }
@@ -202,7 +223,8 @@ export class KeyStore {
   async rotate(id: string, graceMs: number, now = new Date()): Promise<{ key: string; record: KeyRecord; old: KeyRecord }> {
     return this.update((store) => {
       const old = this.#find(store, id);
-      if (statusOf(old, now.getTime()) !== 'active') throw new SignetError('key_invalid', `Key ${id} is ${statusOf(old, now.getTime())}; only an active key can be rotated`);
+      if (statusOf(old, now.getTime()) !== 'active')
+        throw new SignetError('key_invalid', `Key ${id} is ${statusOf(old, now.getTime())}; only an active key can be rotated`);
       // The successor gets the lifetime its predecessor was given, counted from now: rotating a
       // key shortly before it expires must not hand out a key that expires just as soon.
       const lifetime = old.expires_at === null ? null : Date.parse(old.expires_at) - Date.parse(old.created_at);

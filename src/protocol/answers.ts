@@ -2,7 +2,7 @@
 // context is read-only, so lists, the initialize and discover results and the resource
 // reads are the same bytes for every client, in every request, until the process ends.
 import type { AppContext } from '../context.js';
-import { INVALID_PARAMS, isObject, RESOURCE_NOT_FOUND, type Json } from './jsonrpc.js';
+import { INVALID_PARAMS, isObject, type Json, RESOURCE_NOT_FOUND } from './jsonrpc.js';
 import { SERVER_INFO_KEY } from './meta-keys.js';
 import { LATEST_LEGACY_VERSION, MODERN_VERSIONS } from './versions.js';
 

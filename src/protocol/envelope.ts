@@ -1,8 +1,9 @@
 // The 2026-07-28 per-request `_meta` envelope: which revision, which client, what it can do.
 // Problems are reported the way the TypeScript SDK v2 reports them (key, then problem), so
 // clients see the same message from Signet as from an SDK server.
-import { CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, LOG_LEVEL_KEY, PROTOCOL_VERSION_KEY } from './meta-keys.js';
+
 import { isObject, type Json } from './jsonrpc.js';
+import { CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, LOG_LEVEL_KEY, PROTOCOL_VERSION_KEY } from './meta-keys.js';
 
 /** clientInfo is optional (but checked when present); version and capabilities are required. */
 const REQUIRED = [PROTOCOL_VERSION_KEY, CLIENT_CAPABILITIES_KEY] as const;

@@ -5,7 +5,13 @@ describe('JSON-RPC shapes and bytes', () => {
   it('tells requests, notifications and responses apart, as the MCP SDKs do', () => {
     expect(isRequest({ jsonrpc: '2.0', id: 1, method: 'ping' })).toBe(true);
     expect(isRequest({ jsonrpc: '2.0', id: 'a', method: 'ping', params: {} })).toBe(true);
-    for (const bad of [{ jsonrpc: '2.0', id: 1.5, method: 'p' }, { jsonrpc: '2.0', id: null, method: 'p' }, { jsonrpc: '1.0', id: 1, method: 'p' }, { jsonrpc: '2.0', id: 1, method: 'p', params: [] }, { id: 1, method: 'p' }]) {
+    for (const bad of [
+      { jsonrpc: '2.0', id: 1.5, method: 'p' },
+      { jsonrpc: '2.0', id: null, method: 'p' },
+      { jsonrpc: '1.0', id: 1, method: 'p' },
+      { jsonrpc: '2.0', id: 1, method: 'p', params: [] },
+      { id: 1, method: 'p' },
+    ]) {
       expect(isRequest(bad), JSON.stringify(bad)).toBe(false);
     }
     expect(isNotification({ jsonrpc: '2.0', method: 'notifications/initialized' })).toBe(true);
@@ -25,7 +31,9 @@ describe('JSON-RPC shapes and bytes', () => {
 
   it('writes the members in the order the SDKs do', () => {
     expect(resultBody(1, '{}')).toBe('{"result":{},"jsonrpc":"2.0","id":1}');
-    expect(methodErrorBody('a', -32601, 'Method not found')).toBe('{"jsonrpc":"2.0","id":"a","error":{"code":-32601,"message":"Method not found"}}');
+    expect(methodErrorBody('a', -32601, 'Method not found')).toBe(
+      '{"jsonrpc":"2.0","id":"a","error":{"code":-32601,"message":"Method not found"}}',
+    );
     expect(refusalBody(null, -32600, 'x')).toBe('{"jsonrpc":"2.0","error":{"code":-32600,"message":"x"},"id":null}');
     expect(refusalBody(2, -32020, 'y', { d: 1 })).toBe('{"jsonrpc":"2.0","error":{"code":-32020,"message":"y","data":{"d":1}},"id":2}');
   });

@@ -3,7 +3,8 @@
 // tool calls from the dispatcher (whose signed-result cache makes a repeated call a lookup).
 import type { AppContext } from '../context.js';
 import { SignetError } from '../errors.js';
-import { Answers, toolCallParams, type Era } from './answers.js';
+import type { CallOutcome } from '../tools/dispatch.js';
+import { Answers, type Era, toolCallParams } from './answers.js';
 import { INVALID_PARAMS, isObject, METHOD_NOT_FOUND, quote, type Request } from './jsonrpc.js';
 import { answered, failed, type RouteOutcome } from './outcome.js';
 import { isLegacyVersion } from './versions.js';
@@ -64,7 +65,7 @@ export class Methods {
     if (!this.#ctx.tools.has(params.name)) {
       return failed(m.id, era, INVALID_PARAMS, `Unknown tool: ${quote(params.name)}. tools/list names the available tools.`);
     }
-    let outcome;
+    let outcome: CallOutcome;
     try {
       outcome = this.#ctx.tools.call(params.name, params.args);
     } catch (err) {

@@ -1,6 +1,6 @@
 // What routing one message yields, and the shapes every answer is built from.
 import type { Era } from './answers.js';
-import { methodErrorBody, refusalBody, resultBody, type RequestId } from './jsonrpc.js';
+import { methodErrorBody, type RequestId, refusalBody, resultBody } from './jsonrpc.js';
 import type { HeaderMismatch, StandardHeaders } from './standard-headers.js';
 
 export interface RouteOutcome {

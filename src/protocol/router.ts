@@ -16,16 +16,16 @@ import {
   isObject,
   isRequest,
   isResponse,
+  type Notification,
   quote,
+  type Request,
   SERVER_ERROR,
   UNSUPPORTED_PROTOCOL_VERSION,
-  type Notification,
-  type Request,
 } from './jsonrpc.js';
 import { PROTOCOL_VERSION_KEY } from './meta-keys.js';
 import { Methods } from './methods.js';
-import { ACCEPTED, fromMismatch, refused, type RouteOutcome, type RouteSource } from './outcome.js';
-import { checkMirroredHeaders, checkStandardHeaders, mismatch, stripOws, type StandardHeaders } from './standard-headers.js';
+import { ACCEPTED, fromMismatch, type RouteOutcome, type RouteSource, refused } from './outcome.js';
+import { checkMirroredHeaders, checkStandardHeaders, mismatch, type StandardHeaders, stripOws } from './standard-headers.js';
 import { allowsBatches, isLegacyVersion, isModernVersion, LEGACY_VERSIONS, MODERN_VERSIONS } from './versions.js';
 
 export type { RouteOutcome, RouteSource } from './outcome.js';

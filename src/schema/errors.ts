@@ -11,7 +11,11 @@ const quote = (name: string) => (name.length > 100 ? `${name.slice(0, 100)}…` 
  * path joins it with a dot unless it ends with a space. `unknown` names what an unknown
  * property is ("property", "fact").
  */
-export function ajvDetails(root: string, errors: ErrorObject[] | null | undefined, options: { unknown?: string; limit?: number } = {}): ErrorDetail[] {
+export function ajvDetails(
+  root: string,
+  errors: ErrorObject[] | null | undefined,
+  options: { unknown?: string; limit?: number } = {},
+): ErrorDetail[] {
   return (errors ?? []).slice(0, options.limit ?? 20).map((e) => {
     const path = e.instancePath.slice(1).replace(/\//g, '.');
     const where = root.endsWith(' ') ? `${root}${path || '(root)'}` : path ? `${root}.${path}` : root;

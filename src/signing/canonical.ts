@@ -42,8 +42,8 @@ export function byKey(a: readonly [string, string], b: readonly [string, string]
 export function canonicalObject(members: readonly (readonly [string, string])[]): string {
   const sorted = [...members].sort(byKey);
   let out = '{';
-  for (let i = 0; i < sorted.length; i++) out += (i > 0 ? ',' : '') + JSON.stringify(sorted[i]![0]) + ':' + sorted[i]![1];
-  return out + '}';
+  for (let i = 0; i < sorted.length; i++) out += `${(i > 0 ? ',' : '') + JSON.stringify(sorted[i]![0])}:${sorted[i]![1]}`;
+  return `${out}}`;
 }
 
 /**
@@ -55,9 +55,9 @@ export class PreCanonical {
   readonly #valueOf: () => unknown;
   #value: unknown;
   #built = false;
-  constructor(json: string, valueOf: () => unknown) {
+  constructor(json: string, build: () => unknown) {
     this.json = json;
-    this.#valueOf = valueOf;
+    this.#valueOf = build;
   }
   get value(): unknown {
     if (!this.#built) {

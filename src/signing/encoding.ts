@@ -50,7 +50,7 @@ export const ED25519_SPKI_PREFIX = new Uint8Array([0x30, 0x2a, 0x30, 0x05, 0x06,
 /** Raw 32-byte key from base64 SPKI DER (44 bytes); null when it is not an Ed25519 SPKI. */
 export function rawKeyFromSpkiBase64(spkiB64: string): Uint8Array | null {
   const der = base64ToBytes(spkiB64);
-  if (!der || der.length !== 44) return null;
+  if (der?.length !== 44) return null;
   if (!equalBytes(der.subarray(0, 12), ED25519_SPKI_PREFIX)) return null;
   return der.subarray(12);
 }

@@ -6,7 +6,17 @@ import { createPublicKey, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SignetError } from '../errors.js';
-import { fingerprint, parseTrustFile, TRUST_FORMAT, TrustFileError, trustSet, type KeyStatus, type TrustedKey, type TrustFile, type TrustSet } from './trust.js';
+import {
+  fingerprint,
+  type KeyStatus,
+  parseTrustFile,
+  TRUST_FORMAT,
+  type TrustedKey,
+  type TrustFile,
+  TrustFileError,
+  type TrustSet,
+  trustSet,
+} from './trust.js';
 
 export const KEYRING_NAME = 'signing-keys.json';
 
@@ -31,7 +41,9 @@ export function spkiOf(key: KeyObject): string {
 }
 
 export function keyName(spki: string): string {
-  return `signet-${fingerprint(spki).slice('SHA256:'.length, 'SHA256:'.length + 8).replace(/[+/]/g, '_')}`;
+  return `signet-${fingerprint(spki)
+    .slice('SHA256:'.length, 'SHA256:'.length + 8)
+    .replace(/[+/]/g, '_')}`;
 }
 
 export function readTrustFile(path: string, what: string): TrustFile {
@@ -70,7 +82,10 @@ export function loadServerKeys(currentSpki: string, source: { dataDir: string; t
     }
   }
   if (others.get(currentSpki)?.status === 'revoked') {
-    throw new SignetError('key_invalid', `The signing key ${fingerprint(currentSpki)} is revoked in the signing key history or SIGNET_TRUST_FILE: rotate to a new key`);
+    throw new SignetError(
+      'key_invalid',
+      `The signing key ${fingerprint(currentSpki)} is revoked in the signing key history or SIGNET_TRUST_FILE: rotate to a new key`,
+    );
   }
   others.delete(currentSpki);
   const current: TrustedKey = { name: keyName(currentSpki), public_key: currentSpki, status: 'active' };

@@ -20,7 +20,10 @@ function withHistoryLock<T>(dataDir: string, change: () => T): T {
     release = lockfile.lockSync(join(dataDir, KEYRING_NAME), { realpath: false, stale: 30_000 });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
-    throw new SignetError('key_invalid', `Another signet signing-key command is changing ${join(dataDir, KEYRING_NAME)}: try again when it is done`);
+    throw new SignetError(
+      'key_invalid',
+      `Another signet signing-key command is changing ${join(dataDir, KEYRING_NAME)}: try again when it is done`,
+    );
   }
   try {
     return change();
@@ -40,14 +43,15 @@ export function rotateGeneratedKey(dataDir: string): { previous: string; current
 
 function rotateLocked(dataDir: string): { previous: string; current: string } {
   const keyPath = join(dataDir, GENERATED_KEY_NAME);
-  if (!existsSync(keyPath)) throw new SignetError('key_invalid', `No generated signing key at ${keyPath}: start the server once, or use SIGNET_SIGNING_KEY_FILE`);
+  if (!existsSync(keyPath))
+    throw new SignetError('key_invalid', `No generated signing key at ${keyPath}: start the server once, or use SIGNET_SIGNING_KEY_FILE`);
   checkKeyFilePermissions(keyPath, 'signing key');
   const previous = spkiOf(parseSigningKey(readFileSync(keyPath, 'utf8'), keyPath));
   const history = readKeyring(dataDir);
   if (!history.keys.some((k) => k.public_key === previous)) {
     history.keys.push({ name: keyName(previous), public_key: previous, status: 'retired' });
   }
-  writeAtomic(join(dataDir, KEYRING_NAME), JSON.stringify(history, null, 2) + '\n', 0o600, { exclusive: false });
+  writeAtomic(join(dataDir, KEYRING_NAME), `${JSON.stringify(history, null, 2)}\n`, 0o600, { exclusive: false });
   const pem = generateSigningKeyPem();
   writeAtomic(keyPath, pem, 0o600, { exclusive: false });
   return { previous, current: spkiOf(parseSigningKey(pem, 'new signing key')) };
@@ -62,12 +66,21 @@ function revokeLocked(dataDir: string, keyOrFingerprint: string, note?: string):
   const history = readKeyring(dataDir);
   const keyPath = join(dataDir, GENERATED_KEY_NAME);
   const current = existsSync(keyPath) ? spkiOf(parseSigningKey(readFileSync(keyPath, 'utf8'), keyPath)) : null;
-  const matches = (spki: string) => spki === keyOrFingerprint || fingerprint(spki) === keyOrFingerprint || keyName(spki) === keyOrFingerprint;
-  if (current && matches(current)) throw new SignetError('key_invalid', 'That is the current signing key: rotate first (signet signing-key rotate), then revoke the old one');
+  const matches = (spki: string) =>
+    spki === keyOrFingerprint || fingerprint(spki) === keyOrFingerprint || keyName(spki) === keyOrFingerprint;
+  if (current && matches(current))
+    throw new SignetError(
+      'key_invalid',
+      'That is the current signing key: rotate first (signet signing-key rotate), then revoke the old one',
+    );
   const entry = history.keys.find((k) => matches(k.public_key));
-  if (!entry) throw new SignetError('key_invalid', `No key ${JSON.stringify(keyOrFingerprint.slice(0, 80))} in the signing key history (signet signing-key list)`);
+  if (!entry)
+    throw new SignetError(
+      'key_invalid',
+      `No key ${JSON.stringify(keyOrFingerprint.slice(0, 80))} in the signing key history (signet signing-key list)`,
+    );
   entry.status = 'revoked';
   if (note) entry.note = note;
-  writeAtomic(join(dataDir, KEYRING_NAME), JSON.stringify(history, null, 2) + '\n', 0o600, { exclusive: false });
+  writeAtomic(join(dataDir, KEYRING_NAME), `${JSON.stringify(history, null, 2)}\n`, 0o600, { exclusive: false });
   return entry;
 }

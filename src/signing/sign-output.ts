@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { byKey, canonicalJson, canonicalObject, PreCanonical } from './canonical.js';
-import { SHA256_PREFIX, type DoctrineFooter, type OutputBody, type SignedOutput } from './format.js';
+import { type DoctrineFooter, type OutputBody, SHA256_PREFIX, type SignedOutput } from './format.js';
 import type { Signer } from './signer.js';
 
 export interface SignedPayload {

@@ -1,8 +1,8 @@
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { readFileSync, realpathSync, statSync } from 'node:fs';
-import { writeAtomic } from '../shared/atomic-file.js';
 import { join } from 'node:path';
 import { SignetError } from '../errors.js';
+import { writeAtomic } from '../shared/atomic-file.js';
 
 export const GENERATED_KEY_NAME = 'signing-key.pem';
 
@@ -80,10 +80,16 @@ export function checkKeyFilePermissions(path: string, what: string): void {
     }
   } else if (st.uid === 0) {
     if ((mode & 0o037) !== 0) {
-      throw new SignetError('key_invalid', `${what} ${shown} is owned by root with mode ${octal}: at most 0640 is allowed. Fix: chmod 640 ${target}`);
+      throw new SignetError(
+        'key_invalid',
+        `${what} ${shown} is owned by root with mode ${octal}: at most 0640 is allowed. Fix: chmod 640 ${target}`,
+      );
     }
   } else {
-    throw new SignetError('key_invalid', `${what} ${shown} is owned by uid ${st.uid}, not by the user running Signet (uid ${uid}) or root. Fix: chown ${uid} ${target}`);
+    throw new SignetError(
+      'key_invalid',
+      `${what} ${shown} is owned by uid ${st.uid}, not by the user running Signet (uid ${uid}) or root. Fix: chown ${uid} ${target}`,
+    );
   }
 }
 

@@ -20,7 +20,7 @@ function decimal(literal: string): string | null {
   const m = NUMBER.exec(literal);
   if (!m) return null;
   let digits = (m[2]! + (m[3] ?? '')).replace(/^0+/, '');
-  if (digits === '') return m[1] + '0';
+  if (digits === '') return `${m[1]}0`;
   let exponent = BigInt(m[4] ?? '0') - BigInt((m[3] ?? '').length);
   const trimmed = digits.replace(/0+$/, '');
   exponent += BigInt(digits.length - trimmed.length);
@@ -51,11 +51,14 @@ function firstAmbiguity(root: Node, text: string): Finding | null {
         stack.push([member.value, at]);
       }
     } else if (node.type === 'Array') {
-      node.elements.forEach((element, i) => stack.push([element.value, `${path}[${i}]`]));
+      for (const [i, element] of node.elements.entries()) stack.push([element.value, `${path}[${i}]`]);
     } else if (node.type === 'Number') {
       const literal = text.slice(node.loc.start.offset, node.loc.end.offset);
       if (!exactNumber(literal)) {
-        return { code: 'number_inexact', message: `number ${literal.slice(0, 40)} at ${path} is not exactly a double (it would read differently elsewhere)` };
+        return {
+          code: 'number_inexact',
+          message: `number ${literal.slice(0, 40)} at ${path} is not exactly a double (it would read differently elsewhere)`,
+        };
       }
     } else if (node.type === 'String' && LONE_SURROGATE.test(node.value)) {
       return { code: 'string_lone_surrogate', message: `string at ${path} holds a lone surrogate` };

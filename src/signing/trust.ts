@@ -57,7 +57,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 export function fingerprint(spkiB64: string): string {
   const der = base64ToBytes(spkiB64);
   if (!der) return 'SHA256:?';
-  return 'SHA256:' + bytesToBase64(sha256(der)).replace(/=+$/, '');
+  return `SHA256:${bytesToBase64(sha256(der)).replace(/=+$/, '')}`;
 }
 
 /**
@@ -89,7 +89,8 @@ export function parseTrustFile(input: string | unknown, source = 'trust file'): 
     const problem = keyProblem(publicKey);
     if (problem) fail(`${where}.public_key ${problem}`);
     if (!KEY_STATUSES.includes(status as KeyStatus)) fail(`${where}.status must be one of ${KEY_STATUSES.join(', ')}`);
-    if (note !== undefined && (typeof note !== 'string' || note.length > 500)) fail(`${where}.note must be a string of at most 500 characters`);
+    if (note !== undefined && (typeof note !== 'string' || note.length > 500))
+      fail(`${where}.note must be a string of at most 500 characters`);
     if (seen.has(publicKey as string)) fail(`${where}: the same public key is listed twice`);
     seen.add(publicKey as string);
     return { name, public_key: publicKey, status, ...(note === undefined ? {} : { note }) } as TrustedKey;
@@ -129,7 +130,8 @@ export function trustSet(
     add(k, 'pinned', 'active');
   }
   for (const h of sources.doctrineHashes ?? []) {
-    if (!isSha256Tag(h)) throw new TrustFileError(`${names.doctrineHashes}: ${JSON.stringify(String(h).slice(0, 80))} is not sha256:<64 lowercase hex>`);
+    if (!isSha256Tag(h))
+      throw new TrustFileError(`${names.doctrineHashes}: ${JSON.stringify(String(h).slice(0, 80))} is not sha256:<64 lowercase hex>`);
     (hashes ??= new Set()).add(h);
   }
   return { keys, doctrineHashes: hashes };

@@ -167,7 +167,10 @@ export function verifyOutput(input: unknown, options: VerifyOptions = {}): Verif
 }
 
 /** verifyOutput, plus the signed structuredContent it found (for recomputation). */
-export function verifySigned(input: unknown, options: VerifyOptions = {}): { report: VerifyReport; output: Record<string, unknown> | null } {
+export function verifySigned(
+  input: unknown,
+  options: VerifyOptions = {},
+): { report: VerifyReport; output: Record<string, unknown> | null } {
   let found: Json | null = null;
   const report = check(input, options, (o) => (found = o));
   return { report, output: found };
@@ -214,10 +217,13 @@ function check(input: unknown, options: VerifyOptions, found: (output: Json) => 
   if ('jsonrpc' in value) {
     report.envelope = 'jsonrpc_response';
     if ('error' in value) reason('jsonrpc_error', 'the JSON-RPC response is an error, not a tool result');
-    for (const k of Object.keys(value)) if (!RESPONSE_MEMBERS.has(k) && k !== 'error') reason('jsonrpc_malformed', `unexpected member "${k.slice(0, 40)}" in the JSON-RPC response`);
+    for (const k of Object.keys(value))
+      if (!RESPONSE_MEMBERS.has(k) && k !== 'error')
+        reason('jsonrpc_malformed', `unexpected member "${k.slice(0, 40)}" in the JSON-RPC response`);
     if (value['jsonrpc'] !== '2.0') reason('jsonrpc_malformed', 'jsonrpc must be "2.0"');
     const id = value['id'];
-    if (!(typeof id === 'string' || typeof id === 'number' || id === null)) reason('jsonrpc_malformed', 'the JSON-RPC response needs an id: a string, a number or null');
+    if (!(typeof id === 'string' || typeof id === 'number' || id === null))
+      reason('jsonrpc_malformed', 'the JSON-RPC response needs an id: a string, a number or null');
     if (!isObject(value['result'])) {
       if (reasons.length === 0) reason('jsonrpc_malformed', 'the JSON-RPC response has no result object');
       return report;
@@ -226,8 +232,10 @@ function check(input: unknown, options: VerifyOptions, found: (output: Json) => 
   }
   if ('content' in envelope || 'structuredContent' in envelope) {
     report.envelope ??= 'call_tool_result';
-    for (const k of Object.keys(envelope)) if (!RESULT_MEMBERS.has(k)) reason('envelope_unknown_member', `unexpected member "${k.slice(0, 40)}" in the tool result`);
-    if ('resultType' in envelope && envelope['resultType'] !== 'complete') reason('result_type_unsupported', 'resultType must be "complete"');
+    for (const k of Object.keys(envelope))
+      if (!RESULT_MEMBERS.has(k)) reason('envelope_unknown_member', `unexpected member "${k.slice(0, 40)}" in the tool result`);
+    if ('resultType' in envelope && envelope['resultType'] !== 'complete')
+      reason('result_type_unsupported', 'resultType must be "complete"');
     const content = envelope['content'];
     const item = Array.isArray(content) && content.length === 1 ? content[0] : undefined;
     if (!isObject(item) || item['type'] !== 'text' || typeof item['text'] !== 'string' || Object.keys(item).length !== 2) {
@@ -258,7 +266,8 @@ function check(input: unknown, options: VerifyOptions, found: (output: Json) => 
   found(output);
 
   // 3. The body: exactly the members a Signet output has, consistent with each other.
-  for (const k of Object.keys(output)) if (!BODY_MEMBERS.has(k)) reason('unknown_member', `unexpected member "${k.slice(0, 40)}" in the signed output`);
+  for (const k of Object.keys(output))
+    if (!BODY_MEMBERS.has(k)) reason('unknown_member', `unexpected member "${k.slice(0, 40)}" in the signed output`);
   const tool = output['tool'];
   const ok = output['ok'];
   const inputHash = output['input_hash'];
@@ -268,7 +277,8 @@ function check(input: unknown, options: VerifyOptions, found: (output: Json) => 
   if (typeof tool !== 'string') reason('body_malformed', 'tool must be a string');
   if (typeof ok !== 'boolean') reason('body_malformed', 'ok must be true or false');
   if (inputHash !== null && !isSha256Tag(inputHash)) reason('body_malformed', 'input_hash must be null or sha256:<64 lowercase hex>');
-  if (ok === true && (!('result' in output) || 'error' in output)) reason('body_malformed', 'ok is true: the output must have a result and no error');
+  if (ok === true && (!('result' in output) || 'error' in output))
+    reason('body_malformed', 'ok is true: the output must have a result and no error');
   if (ok === false) {
     const e = output['error'];
     if ('result' in output || !isObject(e) || typeof e['code'] !== 'string' || typeof e['message'] !== 'string') {
@@ -276,7 +286,8 @@ function check(input: unknown, options: VerifyOptions, found: (output: Json) => 
     }
   }
   if (report.envelope !== 'structured_content' && typeof ok === 'boolean') {
-    if (isError === undefined ? !ok : isError !== !ok) reason('is_error_mismatch', `isError must be ${!ok} for an output whose ok is ${ok}`);
+    if (isError === undefined ? !ok : isError !== !ok)
+      reason('is_error_mismatch', `isError must be ${!ok} for an output whose ok is ${ok}`);
   }
 
   // 4. The footer: exactly the members of the format, each in its one spelling.
@@ -285,21 +296,26 @@ function check(input: unknown, options: VerifyOptions, found: (output: Json) => 
     reason('footer_malformed', 'the output has no footer object');
     return finish(report);
   }
-  for (const k of Object.keys(footer)) if (!(FOOTER_MEMBERS as readonly string[]).includes(k)) reason('footer_unknown_member', `unexpected footer member "${k.slice(0, 40)}"`);
+  for (const k of Object.keys(footer))
+    if (!(FOOTER_MEMBERS as readonly string[]).includes(k)) reason('footer_unknown_member', `unexpected footer member "${k.slice(0, 40)}"`);
   for (const k of FOOTER_MEMBERS) {
     if (typeof footer[k] !== 'string') reason('footer_missing_member', `footer.${k} is missing or not a string`);
   }
   const str = (k: (typeof FOOTER_MEMBERS)[number]) => (typeof footer[k] === 'string' ? (footer[k] as string) : null);
   report.doctrine = { name: str('doctrine_name'), version: str('doctrine_version'), hash: str('doctrine_hash') };
   if (footer['signature_format'] !== SIGNATURE_FORMAT) {
-    reason('unsupported_signature_format', `unsupported signature_format ${JSON.stringify(footer['signature_format'] ?? null)} (this verifier reads ${SIGNATURE_FORMAT})`);
+    reason(
+      'unsupported_signature_format',
+      `unsupported signature_format ${JSON.stringify(footer['signature_format'] ?? null)} (this verifier reads ${SIGNATURE_FORMAT})`,
+    );
   }
   const publicKeyB64 = str('doctrine_public_key');
   const rawKey = publicKeyB64 ? rawKeyFromSpkiBase64(publicKeyB64) : null;
   const weak = rawKey && publicKeyB64 ? weakness(publicKeyB64, rawKey) : null;
   // A weak key is not used at all: whether a signature "verifies" under it depends on the library.
   const publicKey = weak ? null : rawKey;
-  if (!rawKey || !publicKeyB64) reason('public_key_malformed', 'doctrine_public_key is not the canonical base64 of a DER SPKI Ed25519 public key');
+  if (!rawKey || !publicKeyB64)
+    reason('public_key_malformed', 'doctrine_public_key is not the canonical base64 of a DER SPKI Ed25519 public key');
   else if (weak) reason('public_key_weak', `doctrine_public_key ${weak}`);
   else report.signer = { public_key: publicKeyB64, fingerprint: fingerprint(publicKeyB64), name: null, status: null };
 
@@ -343,7 +359,8 @@ function finish(report: VerifyReport, trust?: TrustSet): VerifyReport {
   if (!trust || trust.keys.size === 0) {
     reasons.push({
       code: 'not_pinned',
-      message: 'the signatures are consistent, but no signer is pinned: any key could have made them. Pin the signer with a trust file (signet trust export) or its public key',
+      message:
+        'the signatures are consistent, but no signer is pinned: any key could have made them. Pin the signer with a trust file (signet trust export) or its public key',
     });
     report.status = 'unpinned';
     return report;
@@ -354,9 +371,13 @@ function finish(report: VerifyReport, trust?: TrustSet): VerifyReport {
     signer.status = known.status;
   }
   if (!known) reasons.push({ code: 'signer_untrusted', message: `signed by ${signer.fingerprint}, which is not a trusted key` });
-  else if (known.status === 'revoked') reasons.push({ code: 'signer_revoked', message: `signed by ${signer.fingerprint} ("${known.name}"), which is revoked` });
+  else if (known.status === 'revoked')
+    reasons.push({ code: 'signer_revoked', message: `signed by ${signer.fingerprint} ("${known.name}"), which is revoked` });
   if (trust.doctrineHashes && !trust.doctrineHashes.has(report.doctrine?.hash ?? '')) {
-    reasons.push({ code: 'doctrine_not_pinned', message: `signed over doctrine ${report.doctrine?.hash ?? '?'}, which is not a pinned doctrine` });
+    reasons.push({
+      code: 'doctrine_not_pinned',
+      message: `signed over doctrine ${report.doctrine?.hash ?? '?'}, which is not a pinned doctrine`,
+    });
   }
   report.status = reasons.length === 0 ? 'trusted' : 'invalid';
   report.valid = report.status === 'trusted';

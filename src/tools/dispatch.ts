@@ -1,10 +1,10 @@
 import { LRUCache } from 'lru-cache';
-import { signOutput, type SignedPayload } from '../signing/sign-output.js';
+import { type SignedPayload, signOutput } from '../signing/sign-output.js';
 import type { Signer } from '../signing/signer.js';
 import { callToolResultJson } from './canonical-result.js';
 import { TOOLS } from './index.js';
 import { signedOutputSchema } from './output-schema.js';
-import { ToolRunner, type RunLimits } from './runner.js';
+import { type RunLimits, ToolRunner } from './runner.js';
 import { READ_ONLY_ANNOTATIONS, type ToolContext } from './types.js';
 
 export interface CallToolResult {

@@ -1,4 +1,4 @@
-import { evaluateFacts, REASONS, type Detail } from '../doctrine/evaluate.js';
+import { type Detail, evaluateFacts, REASONS } from '../doctrine/evaluate.js';
 import { SEVERITIES } from '../doctrine/types.js';
 import { SignetError } from '../errors.js';
 import { canonicalEvaluation } from './canonical-result.js';
@@ -45,7 +45,8 @@ export const doctrineEvaluate: ToolDefinition<Input> = {
       detail: {
         enum: ['failures', 'full'],
         default: 'failures',
-        description: 'Where the explanation (category, rationale, remediation, references) appears: "failures" (default, compact) or "full" (every finding).',
+        description:
+          'Where the explanation (category, rationale, remediation, references) appears: "failures" (default, compact) or "full" (every finding).',
       },
     },
     additionalProperties: false,
@@ -84,8 +85,19 @@ export const doctrineEvaluate: ToolDefinition<Input> = {
       summary: {
         type: 'object',
         required: [
-          'rules', 'pass', 'fail', 'not_applicable', 'undetermined', 'complete', 'verdict', 'failed_by_severity', 'highest_failed_severity',
-          'failed_rule_ids', 'undetermined_by_severity', 'undetermined_rule_ids', 'missing_facts',
+          'rules',
+          'pass',
+          'fail',
+          'not_applicable',
+          'undetermined',
+          'complete',
+          'verdict',
+          'failed_by_severity',
+          'highest_failed_severity',
+          'failed_rule_ids',
+          'undetermined_by_severity',
+          'undetermined_rule_ids',
+          'missing_facts',
         ],
         additionalProperties: false,
         properties: {
@@ -115,7 +127,11 @@ export const doctrineEvaluate: ToolDefinition<Input> = {
       return canonicalEvaluation(evaluateFacts(ctx.doctrine, input.facts, { detail: input.detail ?? 'failures' }));
     } catch (err) {
       if (!(err instanceof SignetError)) throw err;
-      throw new SignetError(err.code, `Invalid arguments for doctrine_evaluate: ${err.message}`, err.details.map((d) => ({ ...d, where: d.where ? `arguments.${d.where}` : 'arguments.facts' })));
+      throw new SignetError(
+        err.code,
+        `Invalid arguments for doctrine_evaluate: ${err.message}`,
+        err.details.map((d) => ({ ...d, where: d.where ? `arguments.${d.where}` : 'arguments.facts' })),
+      );
     }
   },
 };

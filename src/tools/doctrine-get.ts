@@ -1,5 +1,5 @@
-import { SignetError } from '../errors.js';
 import { documentUri, publicRule, ruleUri } from '../doctrine/uris.js';
+import { SignetError } from '../errors.js';
 import type { ToolDefinition } from './types.js';
 
 interface Input {

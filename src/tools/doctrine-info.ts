@@ -9,7 +9,18 @@ export const doctrineInfo: ToolDefinition = {
   inputSchema: () => ({ type: 'object', properties: {}, additionalProperties: false }),
   resultSchema: {
     type: 'object',
-    required: ['name', 'title', 'version', 'description', 'doctrine_hash', 'doctrine_signature', 'doctrine_public_key', 'signing_keys', 'document_count', 'rule_count'],
+    required: [
+      'name',
+      'title',
+      'version',
+      'description',
+      'doctrine_hash',
+      'doctrine_signature',
+      'doctrine_public_key',
+      'signing_keys',
+      'document_count',
+      'rule_count',
+    ],
     properties: {
       name: { type: 'string' },
       title: { type: 'string' },
@@ -21,11 +32,16 @@ export const doctrineInfo: ToolDefinition = {
       doctrine_public_key: { type: 'string' },
       signing_keys: {
         type: 'array',
-        description: 'This server\'s signing keys: the current one (active) first, then retired and revoked ones.',
+        description: "This server's signing keys: the current one (active) first, then retired and revoked ones.",
         items: {
           type: 'object',
           required: ['name', 'public_key', 'fingerprint', 'status'],
-          properties: { name: { type: 'string' }, public_key: { type: 'string' }, fingerprint: { type: 'string' }, status: { enum: ['active', 'retired', 'revoked'] } },
+          properties: {
+            name: { type: 'string' },
+            public_key: { type: 'string' },
+            fingerprint: { type: 'string' },
+            status: { enum: ['active', 'retired', 'revoked'] },
+          },
         },
       },
       publisher: {

@@ -4,8 +4,14 @@ import type { JsonSchema } from './types.js';
 const footerSchema: JsonSchema = {
   type: 'object',
   required: [
-    'signature_format', 'doctrine_name', 'doctrine_version', 'doctrine_hash',
-    'doctrine_signature', 'doctrine_public_key', 'output_hash', 'output_signature',
+    'signature_format',
+    'doctrine_name',
+    'doctrine_version',
+    'doctrine_hash',
+    'doctrine_signature',
+    'doctrine_public_key',
+    'output_hash',
+    'output_signature',
   ],
   properties: {
     signature_format: { type: 'string' },

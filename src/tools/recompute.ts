@@ -5,9 +5,9 @@ import { DoctrineSearch } from '../doctrine/search.js';
 import type { Doctrine } from '../doctrine/types.js';
 import { SignetError } from '../errors.js';
 import { canonicalJson } from '../signing/canonical.js';
-import { canonicalBody } from '../signing/sign-output.js';
-import { SIGNATURE_FORMAT, type DoctrineFooter } from '../signing/format.js';
+import { type DoctrineFooter, SIGNATURE_FORMAT } from '../signing/format.js';
 import type { SigningKeyInfo } from '../signing/keyring.js';
+import { canonicalBody } from '../signing/sign-output.js';
 import type { VerifyReason } from '../signing/verify.js';
 import { ToolRunner } from './runner.js';
 import type { ToolContext } from './types.js';
@@ -24,7 +24,12 @@ type Json = Record<string, unknown>;
  * reasons it does not match; empty when the signed body is exactly what the doctrine gives.
  * An output whose result depends on more than (doctrine, arguments) gives recompute_unsupported.
  */
-export function recompute(doctrine: Doctrine, output: Json, args: unknown, limits = { maxArgumentBytes: 256 * 1024, maxArgumentDepth: 32 }): VerifyReason[] {
+export function recompute(
+  doctrine: Doctrine,
+  output: Json,
+  args: unknown,
+  limits = { maxArgumentBytes: 256 * 1024, maxArgumentDepth: 32 },
+): VerifyReason[] {
   const tool = String(output['tool']);
   if (NOT_RECOMPUTABLE[tool]) return [{ code: 'recompute_unsupported', message: `cannot recompute: ${NOT_RECOMPUTABLE[tool]}` }];
   const footer = output['footer'] as Json;
@@ -43,7 +48,8 @@ export function recompute(doctrine: Doctrine, output: Json, args: unknown, limit
   // What describes the signer (doctrine_info shows it) comes from the output itself: the
   // signatures and the trust check vouch for it, the recomputation for everything else.
   const result = output['result'] as Json | undefined;
-  const signingKeys = tool === 'doctrine_info' && Array.isArray(result?.['signing_keys']) ? (result['signing_keys'] as SigningKeyInfo[]) : [];
+  const signingKeys =
+    tool === 'doctrine_info' && Array.isArray(result?.['signing_keys']) ? (result['signing_keys'] as SigningKeyInfo[]) : [];
   const doctrineFooter: DoctrineFooter = {
     ...(local as Pick<DoctrineFooter, 'signature_format' | 'doctrine_name' | 'doctrine_version' | 'doctrine_hash'>),
     doctrine_signature: String(footer['doctrine_signature']),
@@ -60,11 +66,20 @@ export function recompute(doctrine: Doctrine, output: Json, args: unknown, limit
     },
   };
   const runner = new ToolRunner(ctx, limits);
-  if (!runner.has(tool)) return [{ code: 'recompute_unsupported', message: `cannot recompute: this version of Signet has no tool ${JSON.stringify(tool.slice(0, 60))}` }];
+  if (!runner.has(tool))
+    return [
+      {
+        code: 'recompute_unsupported',
+        message: `cannot recompute: this version of Signet has no tool ${JSON.stringify(tool.slice(0, 60))}`,
+      },
+    ];
   const body = runner.body(tool, args);
   const reasons: VerifyReason[] = [];
   if (body.input_hash !== output['input_hash']) {
-    reasons.push({ code: 'recompute_input_hash_mismatch', message: 'input_hash does not match these arguments: the output answers a different call' });
+    reasons.push({
+      code: 'recompute_input_hash_mismatch',
+      message: 'input_hash does not match these arguments: the output answers a different call',
+    });
   }
   const { footer: _f, ...signedBody } = output;
   if (canonicalBody(body) !== canonicalJson(signedBody)) {

@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv';
-import { ajv } from '../schema/ajv.js';
 import { publicError, SignetError } from '../errors.js';
+import { ajv } from '../schema/ajv.js';
 import { ajvDetails } from '../schema/errors.js';
 import { canonicalJson } from '../signing/canonical.js';
 import type { OutputBody } from '../signing/format.js';
@@ -93,7 +93,11 @@ export class ToolRunner {
     const name = p.tool.def.name;
     const inputHash = sha256Tagged(p.canonicalArgs);
     if (Buffer.byteLength(p.canonicalArgs) > this.#limits.maxArgumentBytes) {
-      return errorBody(name, inputHash, new SignetError('input_too_large', `Arguments exceed ${this.#limits.maxArgumentBytes} bytes of canonical JSON`));
+      return errorBody(
+        name,
+        inputHash,
+        new SignetError('input_too_large', `Arguments exceed ${this.#limits.maxArgumentBytes} bytes of canonical JSON`),
+      );
     }
     const tool = p.tool;
     if (!(tool.compiled ??= ajv.compile(tool.schema))(p.args)) {

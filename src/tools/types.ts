@@ -1,5 +1,5 @@
-import type { Doctrine } from '../doctrine/types.js';
 import type { DoctrineSearch } from '../doctrine/search.js';
+import type { Doctrine } from '../doctrine/types.js';
 import type { DoctrineFooter } from '../signing/format.js';
 import type { SigningKeyInfo } from '../signing/keyring.js';
 import type { TrustSet } from '../signing/trust.js';

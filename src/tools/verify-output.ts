@@ -1,5 +1,5 @@
 import { SignetError } from '../errors.js';
-import { parseTrustFile, TrustFileError, trustSet, type TrustSet } from '../signing/trust.js';
+import { parseTrustFile, TrustFileError, type TrustSet, trustSet } from '../signing/trust.js';
 import type { ToolDefinition } from './types.js';
 
 interface Input {
@@ -34,17 +34,20 @@ export const verifyOutputTool: ToolDefinition<Input> = {
   name: 'verify_output',
   title: 'Verify a signed output',
   description:
-    'Check a Signet output you received (a tool result, its structuredContent, a JSON-RPC response, or the JSON text of any of them; pass text to have duplicate JSON members detected). The report says trusted, unpinned or invalid, and why. By default only this server\'s keys are trusted (current and retired, never revoked ones); pass trusted_keys or a signet-trust/1 document in trust to check against other signers instead, and expected_doctrine_hash to require one doctrine.',
+    "Check a Signet output you received (a tool result, its structuredContent, a JSON-RPC response, or the JSON text of any of them; pass text to have duplicate JSON members detected). The report says trusted, unpinned or invalid, and why. By default only this server's keys are trusted (current and retired, never revoked ones); pass trusted_keys or a signet-trust/1 document in trust to check against other signers instead, and expected_doctrine_hash to require one doctrine.",
   inputSchema: () => ({
     type: 'object',
     required: ['output'],
     properties: {
-      output: { type: ['object', 'string'], description: 'A CallToolResult, its structuredContent, a JSON-RPC response, or the JSON text.' },
-      trusted_keys: { type: 'array', maxItems: 100, items: SPKI, description: 'Trust these signers instead of this server\'s keys.' },
+      output: {
+        type: ['object', 'string'],
+        description: 'A CallToolResult, its structuredContent, a JSON-RPC response, or the JSON text.',
+      },
+      trusted_keys: { type: 'array', maxItems: 100, items: SPKI, description: "Trust these signers instead of this server's keys." },
       trust: {
         type: ['object', 'string'],
         maxLength: 65536,
-        description: 'A signet-trust/1 document (or its JSON text, read strictly) to check against instead of this server\'s keys.',
+        description: "A signet-trust/1 document (or its JSON text, read strictly) to check against instead of this server's keys.",
       },
       expected_doctrine_hash: { type: 'string', maxLength: 100, description: 'Require this doctrine (sha256:<hex>).' },
     },

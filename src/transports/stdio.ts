@@ -2,8 +2,8 @@
 // Each line goes through the same router as HTTP (both protocol eras; no headers on stdio).
 // Exits 0 when the client closes stdin or on SIGTERM/SIGINT. No network, no auth, no limit.
 import type { AppContext } from '../context.js';
-import { PARSE_ERROR, refusalBody } from '../protocol/jsonrpc.js';
-import { Router } from '../protocol/router.js';
+import { INTERNAL_ERROR, PARSE_ERROR, refusalBody } from '../protocol/jsonrpc.js';
+import { type RouteOutcome, Router } from '../protocol/router.js';
 
 /** A line longer than this is refused and skipped, so a runaway client cannot exhaust memory. */
 const MAX_LINE_BYTES = 4 * 1024 * 1024;
@@ -16,18 +16,18 @@ export async function runStdio(ctx: AppContext): Promise<void> {
     try {
       payload = JSON.parse(line);
     } catch {
-      out.write(refusalBody(null, PARSE_ERROR, 'Parse error: the line is not valid JSON') + '\n');
+      out.write(`${refusalBody(null, PARSE_ERROR, 'Parse error: the line is not valid JSON')}\n`);
       return;
     }
-    let outcome;
+    let outcome: RouteOutcome;
     try {
       outcome = router.route(payload, { transport: 'stdio' });
     } catch (err) {
       ctx.log.error({ err: { name: (err as Error).name, message: (err as Error).message } }, 'message failed');
-      out.write(refusalBody(null, -32603, 'Internal error') + '\n');
+      out.write(`${refusalBody(null, INTERNAL_ERROR, 'Internal error')}\n`);
       return;
     }
-    if (outcome.body !== null) out.write(outcome.body + '\n');
+    if (outcome.body !== null) out.write(`${outcome.body}\n`);
   };
 
   let pending: Buffer[] = [];
@@ -51,7 +51,7 @@ export async function runStdio(ctx: AppContext): Promise<void> {
     if (rest.length === 0 || skipping) return;
     pendingBytes += rest.length;
     if (pendingBytes > MAX_LINE_BYTES) {
-      out.write(refusalBody(null, -32600, `Invalid Request: a message longer than ${MAX_LINE_BYTES} bytes`) + '\n');
+      out.write(`${refusalBody(null, -32600, `Invalid Request: a message longer than ${MAX_LINE_BYTES} bytes`)}\n`);
       pending = [];
       pendingBytes = 0;
       skipping = true;
@@ -73,7 +73,14 @@ export async function runStdio(ctx: AppContext): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   ctx.log.info(
-    { transport: 'stdio', doctrine: ctx.doctrine.meta.name, version: ctx.doctrine.meta.version, doctrine_hash: ctx.footer.doctrine_hash, public_key: ctx.signer.publicKeySpki, key_origin: ctx.keyOrigin },
+    {
+      transport: 'stdio',
+      doctrine: ctx.doctrine.meta.name,
+      version: ctx.doctrine.meta.version,
+      doctrine_hash: ctx.footer.doctrine_hash,
+      public_key: ctx.signer.publicKeySpki,
+      key_origin: ctx.keyOrigin,
+    },
     'signet ready',
   );
 }

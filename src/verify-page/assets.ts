@@ -36,7 +36,8 @@ export function pageFiles(): PageFiles {
 }
 
 /** The CSP the server sends with the page: nothing but its own script and style, no connection anywhere. */
-export const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+export const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** The page as the server serves it at /verify (script and style at /verify/verify.js and .css). */
 export function servedPage(): string {

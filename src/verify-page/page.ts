@@ -1,7 +1,7 @@
 // The verification page (GET /verify, and `signet verify --html` for a file opened offline):
 // the portable verifier in a page, with no request to anywhere. Paste or drop an output and
 // optionally a trust file or a public key; the page says trusted, unpinned or invalid, and why.
-import { parseTrustFile, trustSet, verifyOutput, type TrustFile, type VerifyReport } from '../signing/portable.js';
+import { parseTrustFile, type TrustFile, trustSet, type VerifyReport, verifyOutput } from '../signing/portable.js';
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 
@@ -9,7 +9,8 @@ const VERDICTS: Record<VerifyReport['status'], { title: string; summary: string 
   trusted: { title: 'Valid and trusted', summary: 'The output is intact, and a key you trust signed it.' },
   unpinned: {
     title: 'Signature valid, but the signer is not pinned',
-    summary: 'The output is intact and consistently signed, but by a key you have not said you trust: anyone can make such an output. Add the trust file or the public key you got from the operator.',
+    summary:
+      'The output is intact and consistently signed, but by a key you have not said you trust: anyone can make such an output. Add the trust file or the public key you got from the operator.',
   },
   invalid: { title: 'Invalid', summary: 'Do not rely on this output:' },
 };
@@ -43,7 +44,14 @@ function show(report: VerifyReport): void {
   text($('f-hash'), d?.hash ?? '–');
   text($('f-fingerprint'), report.signer?.fingerprint ?? '–');
   const s = report.signer;
-  text($('f-signer'), s?.status ? `${s.name ?? ''} (${s.status})` : report.status === 'invalid' && report.signature_valid === false ? 'not checked: the output itself is invalid' : 'not listed');
+  text(
+    $('f-signer'),
+    s?.status
+      ? `${s.name ?? ''} (${s.status})`
+      : report.status === 'invalid' && report.signature_valid === false
+        ? 'not checked: the output itself is invalid'
+        : 'not listed',
+  );
 }
 
 function showError(message: string): void {

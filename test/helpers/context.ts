@@ -1,5 +1,5 @@
-import { loadConfig, type Env } from '../../src/config.js';
-import { createContext, type AppContext } from '../../src/context.js';
+import { type Env, loadConfig } from '../../src/config.js';
+import { type AppContext, createContext } from '../../src/context.js';
 import { createLogger } from '../../src/log.js';
 import { MINI_DOCTRINE } from './paths.js';
 import { tempDir } from './tmp-doctrine.js';

@@ -33,7 +33,7 @@ export function snippetsOf(doc: string, body: string): Snippet[] {
     let j = i + 1;
     for (; j < lines.length && !/^ *```\s*$/.test(lines[j]!); j++) code.push(lines[j]!.slice(Math.min(indent, lines[j]!.search(/\S|$/))));
     if (j === lines.length) throw new Error(`${doc}:${i + 1}: a code block is never closed`);
-    out.push({ doc, lang, attrs, code: code.join('\n') + '\n', line: i + 1 });
+    out.push({ doc, lang, attrs, code: `${code.join('\n')}\n`, line: i + 1 });
     i = j;
   }
   return out;

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -86,7 +86,13 @@ export interface RawResponse {
  */
 export function rawRequest(
   url: string,
-  opts: { method?: string; headers?: Record<string, string> | [string, string][]; body?: string | Buffer; localAddress?: string; chunked?: boolean } = {},
+  opts: {
+    method?: string;
+    headers?: Record<string, string> | [string, string][];
+    body?: string | Buffer;
+    localAddress?: string;
+    chunked?: boolean;
+  } = {},
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
@@ -96,7 +102,15 @@ export function rawRequest(
     if (!headerList.some(([k]) => k.toLowerCase() === 'host')) flat.push('host', u.host);
     for (const [k, v] of headerList) flat.push(k, v);
     const req = httpRequest(
-      { host: u.hostname, port: u.port, path: u.pathname + u.search, method: opts.method ?? 'POST', localAddress: opts.localAddress, headers: flat, agent: false },
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname + u.search,
+        method: opts.method ?? 'POST',
+        localAddress: opts.localAddress,
+        headers: flat,
+        agent: false,
+      },
       (res) => {
         let body = '';
         res.setEncoding('utf8');

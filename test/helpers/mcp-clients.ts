@@ -1,11 +1,12 @@
 // The official MCP clients, the way users run them: v1 (2025 revisions) and v2 with
 // `versionNegotiation: 'auto'` and pinned to 2026-07-28, over stdio or HTTP. One small
 // interface so the same checks run against every client, transport and stack.
+
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
+import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
-import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
 import { expect } from 'vitest';
 import { opensslVerify } from './openssl.js';
 import { CLI } from './paths.js';

@@ -11,9 +11,13 @@ export function opensslVerify(publicKeySpkiB64: string, message: string, signatu
     writeFileSync(join(dir, 'pub.pem'), `-----BEGIN PUBLIC KEY-----\n${b64}\n-----END PUBLIC KEY-----\n`);
     writeFileSync(join(dir, 'msg'), message, 'utf8');
     writeFileSync(join(dir, 'sig'), Buffer.from(signature.replace(/^ed25519:/, ''), 'base64'));
-    execFileSync('openssl', ['pkeyutl', '-verify', '-pubin', '-inkey', join(dir, 'pub.pem'), '-rawin', '-in', join(dir, 'msg'), '-sigfile', join(dir, 'sig')], {
-      stdio: 'pipe',
-    });
+    execFileSync(
+      'openssl',
+      ['pkeyutl', '-verify', '-pubin', '-inkey', join(dir, 'pub.pem'), '-rawin', '-in', join(dir, 'msg'), '-sigfile', join(dir, 'sig')],
+      {
+        stdio: 'pipe',
+      },
+    );
     return true;
   } catch {
     return false;
@@ -25,5 +29,5 @@ export function opensslVerify(publicKeySpkiB64: string, message: string, signatu
 /** sha256:<hex> with the OpenSSL CLI, independent of Node's crypto. */
 export function opensslSha256(text: string): string {
   const out = execFileSync('openssl', ['dgst', '-sha256', '-r'], { input: Buffer.from(text, 'utf8') }).toString();
-  return 'sha256:' + out.split(' ')[0]!.trim();
+  return `sha256:${out.split(' ')[0]!.trim()}`;
 }

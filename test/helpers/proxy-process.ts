@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -6,7 +6,9 @@ import { ROOT } from './paths.js';
 
 export const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p)) ?? 'nginx';
 /** Debian's njs module, for the key-store proxy mode. */
-export const NJS_MODULE = ['/usr/lib/nginx/modules/ngx_http_js_module.so', '/usr/share/nginx/modules/ngx_http_js_module.so'].find((p) => existsSync(p));
+export const NJS_MODULE = ['/usr/lib/nginx/modules/ngx_http_js_module.so', '/usr/share/nginx/modules/ngx_http_js_module.so'].find((p) =>
+  existsSync(p),
+);
 
 export interface RenderResult {
   code: number | null;
@@ -15,7 +17,10 @@ export interface RenderResult {
 
 /** Runs proxy/render.sh exactly as the container does, with the given environment. */
 export function renderProxy(env: Record<string, string>): RenderResult {
-  const r = spawnSync('sh', [join(ROOT, 'proxy/render.sh')], { env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', ...env }, encoding: 'utf8' });
+  const r = spawnSync('sh', [join(ROOT, 'proxy/render.sh')], {
+    env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', ...env },
+    encoding: 'utf8',
+  });
   return { code: r.status, stderr: r.stderr };
 }
 
@@ -63,7 +68,12 @@ export async function startNginx(dir: string, port: number): Promise<NginxProces
 }
 
 /** The environment render.sh needs to write a process-stack configuration under `dir`. */
-export function processProxyEnv(dir: string, listenPort: number, upstreamPort: number, extra: Record<string, string> = {}): Record<string, string> {
+export function processProxyEnv(
+  dir: string,
+  listenPort: number,
+  upstreamPort: number,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return {
     SIGNET_UPSTREAM: `127.0.0.1:${upstreamPort}`,
     SIGNET_PROXY_LISTEN: `127.0.0.1:${listenPort}`,

@@ -16,7 +16,11 @@ export interface RawExchange {
  * the peer closes or sends nothing for `idleMs`. The socket is never half-closed: nginx reads
  * a half-close as a client that went away.
  */
-export function rawExchange(baseUrl: string, request: string | Buffer, opts: { localAddress?: string; idleMs?: number } = {}): Promise<RawExchange> {
+export function rawExchange(
+  baseUrl: string,
+  request: string | Buffer,
+  opts: { localAddress?: string; idleMs?: number } = {},
+): Promise<RawExchange> {
   const u = new URL(baseUrl);
   const idleMs = opts.idleMs ?? 700;
   return new Promise((resolve, reject) => {
@@ -54,7 +58,9 @@ export function rawExchange(baseUrl: string, request: string | Buffer, opts: { l
 
 /** The JSON bodies found in a raw answer (one per response), parsed. */
 export function jsonBodies(text: string): Record<string, unknown>[] {
-  return [...text.matchAll(/\{"error":"[^"\r\n]*"(?:,"[^"\r\n]*":"[^"\r\n]*")*\}/g)].map((m) => JSON.parse(m[0]) as Record<string, unknown>);
+  return [...text.matchAll(/\{"error":"[^"\r\n]*"(?:,"[^"\r\n]*":"[^"\r\n]*")*\}/g)].map(
+    (m) => JSON.parse(m[0]) as Record<string, unknown>,
+  );
 }
 
 /** One header's value in the first final (non-1xx) response of a raw answer (case-insensitive name). */

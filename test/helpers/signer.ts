@@ -1,12 +1,12 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { type DoctrineFooter, SIGNATURE_FORMAT } from '../../src/signing/format.js';
 import { Signer } from '../../src/signing/signer.js';
-import { SIGNATURE_FORMAT, type DoctrineFooter } from '../../src/signing/format.js';
 
 export function testSigner(): Signer {
   return new Signer(generateKeyPairSync('ed25519').privateKey);
 }
 
-export function testFooter(signer: Signer, hash = 'sha256:' + 'ab'.repeat(32)): DoctrineFooter {
+export function testFooter(signer: Signer, hash = `sha256:${'ab'.repeat(32)}`): DoctrineFooter {
   return {
     signature_format: SIGNATURE_FORMAT,
     doctrine_name: 'test',

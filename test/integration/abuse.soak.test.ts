@@ -4,11 +4,12 @@
 // server. Each gets its own right answer; the server never falls over, /healthz answers
 // throughout, /metrics stays small, no log line or answer echoes a huge string, and memory
 // stays bounded.
-import { Agent, request } from 'node:http';
+
 import { readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyOutput } from '../../src/signing/verify.js';
-import { startHttpServer, type ServerProcess } from '../helpers/http-server.js';
+import { type ServerProcess, startHttpServer } from '../helpers/http-server.js';
 import { DEFAULT_DOCTRINE, FACTS, ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 import { ENVELOPE } from './protocol-corpus.js';
@@ -38,7 +39,8 @@ const deep = (levels: number, leaf: unknown): unknown => {
   for (let i = 0; i < levels; i++) v = { a: v };
   return v;
 };
-const req = (method: string, params: unknown, id: unknown = 1) => JSON.stringify(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });
+const req = (method: string, params: unknown, id: unknown = 1) =>
+  JSON.stringify(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });
 const call = (name: string, args: unknown, id: unknown = 1) => req('tools/call', { name, arguments: args }, id);
 const deepArray = (n: number) => '['.repeat(n) + ']'.repeat(n);
 const deepArrayParses = (() => {
@@ -62,29 +64,95 @@ function malformed(i: number, r: () => number): Probe {
     () => ({ kind: 'id boolean', body: req('ping', undefined, i % 2 === 0), status: 400, expect: -32600 }),
     () => ({ kind: 'tool name not a string', body: req('tools/call', { name: i }), status: 200, expect: -32602 }),
     () => ({ kind: 'huge unknown tool name', body: call(`${HUGE}${i}`, {}), status: 200, expect: -32602 }),
-    () => ({ kind: 'params an array', body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/list', params: [i] }), status: 400, expect: -32600 }),
-    () => ({ kind: 'batch over the limit', body: JSON.stringify(Array.from({ length: 40 }, (_, k) => JSON.parse(req('ping', undefined, k)))), status: 400, expect: -32600 }),
+    () => ({
+      kind: 'params an array',
+      body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/list', params: [i] }),
+      status: 400,
+      expect: -32600,
+    }),
+    () => ({
+      kind: 'batch over the limit',
+      body: JSON.stringify(Array.from({ length: 40 }, (_, k) => JSON.parse(req('ping', undefined, k)))),
+      status: 400,
+      expect: -32600,
+    }),
     () => ({ kind: 'batch with an invalid element', body: `[${req('ping', undefined, 1)},${i}]`, status: 400, expect: -32600 }),
     () => ({ kind: 'nested batch', body: `[[${req('ping', undefined, 1)}]]`, status: 400, expect: -32600 }),
     () => ({ kind: 'deep params', body: req(`deep/${i}`, deep(1000, i)), status: 200, expect: -32601 }),
     () => ({ kind: 'very deep arrays', body: deepArray(300_000), status: 400, expect: deepArrayParses ? -32600 : -32700 }),
     () => ({ kind: 'arguments nested too deep', body: call('doctrine_get', deep(100, i)), status: 200, expect: 'signed-error' }),
     () => ({ kind: 'huge string argument', body: call('doctrine_search', { query: HUGE }), status: 200, expect: 'signed-error' }),
-    () => ({ kind: 'unknown huge argument name', body: call('doctrine_get', { id: 'AUTH-001', [HUGE.slice(0, 50_000)]: 1 }), status: 200, expect: 'signed-error' }),
-    () => ({ kind: 'invalid UTF-8 in a string', body: Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"m'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from(`${i}"}`)]), status: 200, expect: -32601 }),
-    () => ({ kind: 'invalid UTF-8 outside strings', body: Buffer.concat([Buffer.from('{"jsonrpc":"2.0",'), Buffer.from([0xff]), Buffer.from('"id":1}')]), status: 400, expect: -32700 }),
+    () => ({
+      kind: 'unknown huge argument name',
+      body: call('doctrine_get', { id: 'AUTH-001', [HUGE.slice(0, 50_000)]: 1 }),
+      status: 200,
+      expect: 'signed-error',
+    }),
+    () => ({
+      kind: 'invalid UTF-8 in a string',
+      body: Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"m'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from(`${i}"}`)]),
+      status: 200,
+      expect: -32601,
+    }),
+    () => ({
+      kind: 'invalid UTF-8 outside strings',
+      body: Buffer.concat([Buffer.from('{"jsonrpc":"2.0",'), Buffer.from([0xff]), Buffer.from('"id":1}')]),
+      status: 400,
+      expect: -32700,
+    }),
     () => ({ kind: 'control characters and quotes', body: req(`\u001b[31m"red"\u0000${i}`, {}), status: 200, expect: -32601 }),
     () => ({ kind: 'not JSON', body: `{"jsonrpc": "2.0", "id": ${i}, `, status: 400, expect: -32700 }),
     () => ({ kind: 'empty body', body: '', status: 400, expect: -32700 }),
     () => ({ kind: 'not an object', body: String(i), status: 400, expect: -32600 }),
-    () => ({ kind: 'wrong content type', body: req('ping', undefined), headers: { 'content-type': 'text/plain' }, status: 415, expect: -32000 }),
-    () => ({ kind: 'modern, Mcp-Name contradicts', body: req('tools/call', { name: 'doctrine_info', arguments: {}, _meta: ENVELOPE }, i), headers: modern, status: 400, expect: -32020 }),
-    () => ({ kind: 'modern, unsupported revision', body: req('tools/list', { _meta: { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': `2099-${i}` } }), headers: { ...modern, 'mcp-protocol-version': `2099-${i}`, 'mcp-method': 'tools/list' }, status: 400, expect: -32022 }),
-    () => ({ kind: 'modern, bad envelope', body: req('tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } }), headers: { ...modern, 'mcp-method': 'tools/list' }, status: 400, expect: -32602 }),
-    () => ({ kind: 'legacy, contradicting Mcp-Method', body: call('doctrine_info', {}, i), headers: { 'mcp-method': 'tools/list' }, status: 400, expect: -32020 }),
-    () => ({ kind: 'unsupported MCP-Protocol-Version', body: req('tools/list', undefined), headers: { 'mcp-protocol-version': `1999-${i}` }, status: 400, expect: -32000 }),
+    () => ({
+      kind: 'wrong content type',
+      body: req('ping', undefined),
+      headers: { 'content-type': 'text/plain' },
+      status: 415,
+      expect: -32000,
+    }),
+    () => ({
+      kind: 'modern, Mcp-Name contradicts',
+      body: req('tools/call', { name: 'doctrine_info', arguments: {}, _meta: ENVELOPE }, i),
+      headers: modern,
+      status: 400,
+      expect: -32020,
+    }),
+    () => ({
+      kind: 'modern, unsupported revision',
+      body: req('tools/list', { _meta: { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': `2099-${i}` } }),
+      headers: { ...modern, 'mcp-protocol-version': `2099-${i}`, 'mcp-method': 'tools/list' },
+      status: 400,
+      expect: -32022,
+    }),
+    () => ({
+      kind: 'modern, bad envelope',
+      body: req('tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } }),
+      headers: { ...modern, 'mcp-method': 'tools/list' },
+      status: 400,
+      expect: -32602,
+    }),
+    () => ({
+      kind: 'legacy, contradicting Mcp-Method',
+      body: call('doctrine_info', {}, i),
+      headers: { 'mcp-method': 'tools/list' },
+      status: 400,
+      expect: -32020,
+    }),
+    () => ({
+      kind: 'unsupported MCP-Protocol-Version',
+      body: req('tools/list', undefined),
+      headers: { 'mcp-protocol-version': `1999-${i}` },
+      status: 400,
+      expect: -32000,
+    }),
     () => ({ kind: 'body over the limit', body: call('doctrine_search', { query: 'x'.repeat(1024 * 1024) }), status: 413, expect: -32000 }),
-    () => ({ kind: 'notification with a huge method', body: JSON.stringify({ jsonrpc: '2.0', method: `n/${HUGE.slice(0, 20_000)}` }), status: 202, expect: 'empty' }),
+    () => ({
+      kind: 'notification with a huge method',
+      body: JSON.stringify({ jsonrpc: '2.0', method: `n/${HUGE.slice(0, 20_000)}` }),
+      status: 202,
+      expect: 'empty',
+    }),
   ];
   return kinds[i % kinds.length]!();
 }
@@ -94,7 +162,10 @@ function valid(i: number, ids: string[], facts: Record<string, unknown>): Probe 
   const args: [string, unknown][] = [
     ['doctrine_get', { id: ids[i % ids.length] }],
     ['doctrine_search', { query: `rate limit ${i}`, limit: 1 + (i % 5) }],
-    ['doctrine_evaluate', { facts: { ...facts, rate_limit: { ...(facts['rate_limit'] as object), enabled: i % 2 === 0, per_minute: 1 + (i % 500) } } }],
+    [
+      'doctrine_evaluate',
+      { facts: { ...facts, rate_limit: { ...(facts['rate_limit'] as object), enabled: i % 2 === 0, per_minute: 1 + (i % 500) } } },
+    ],
     ['doctrine_info', {}],
   ];
   const [name, a] = args[i % args.length]!;
@@ -113,7 +184,14 @@ function send(port: number, agent: Agent, p: Probe): Promise<{ status: number; b
     const body = typeof p.body === 'string' ? Buffer.from(p.body) : p.body;
     let answered = false;
     const r = request(
-      { host: '127.0.0.1', port, path: '/mcp', method: 'POST', agent, headers: { 'content-type': 'application/json', accept: 'application/json', 'content-length': body.length, ...p.headers } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', accept: 'application/json', 'content-length': body.length, ...p.headers },
+      },
       (res) => {
         answered = true;
         const chunks: Buffer[] = [];
@@ -156,13 +234,23 @@ describe('abuse resistance: 20,000 requests, half of them hostile', () => {
     metricsPort = Number(/"metrics_port":(\d+)/.exec(server.logs())![1]);
   });
   afterAll(async () => {
-    if (server?.proc.exitCode !== null) console.log(server?.logs().split('\n').filter((l) => !l.includes('"mcp request"')).slice(-30).join('\n'));
+    if (server?.proc.exitCode !== null)
+      console.log(
+        server
+          ?.logs()
+          .split('\n')
+          .filter((l) => !l.includes('"mcp request"'))
+          .slice(-30)
+          .join('\n'),
+      );
     await server?.stop();
   });
 
   it('answers every request rightly, keeps /healthz up, keeps /metrics and memory bounded', async () => {
     const r = rng(20261122);
-    const ids = JSON.parse(readFileSync(`${DEFAULT_DOCTRINE}rules/authentication.json`, 'utf8')).rules.map((x: { id: string }) => x.id) as string[];
+    const ids = JSON.parse(readFileSync(`${DEFAULT_DOCTRINE}rules/authentication.json`, 'utf8')).rules.map(
+      (x: { id: string }) => x.id,
+    ) as string[];
     const facts = JSON.parse(readFileSync(FACTS('hardened'), 'utf8')) as Record<string, unknown>;
     const probes: Probe[] = [];
     for (let i = 0; i < 10_000; i++) probes.push(malformed(i, r), valid(i, ids, facts));
@@ -183,7 +271,10 @@ describe('abuse resistance: 20,000 requests, half of them hostile', () => {
     let polling = true;
     const health = (async () => {
       while (polling) {
-        const ok = await fetch(`http://127.0.0.1:${server.port}/healthz`).then((x) => x.status === 200, () => false);
+        const ok = await fetch(`http://127.0.0.1:${server.port}/healthz`).then(
+          (x) => x.status === 200,
+          () => false,
+        );
         healthChecks++;
         if (!ok) healthFailures++;
         await new Promise((res) => setTimeout(res, 50));
@@ -207,13 +298,17 @@ describe('abuse resistance: 20,000 requests, half of them hostile', () => {
           if (res.body !== '') wrong.push(`${p.kind}: a body for a notification`);
           continue;
         }
-        const json = JSON.parse(res.body) as { error?: { code: number; message: string }; result?: { structuredContent: { ok: boolean }; isError: boolean } };
+        const json = JSON.parse(res.body) as {
+          error?: { code: number; message: string };
+          result?: { structuredContent: { ok: boolean }; isError: boolean };
+        };
         if (typeof p.expect === 'number') {
           if (json.error?.code !== p.expect) wrong.push(`${p.kind}: code ${json.error?.code}, expected ${p.expect}`);
           else if (json.error.message.length > 400) wrong.push(`${p.kind}: an error message of ${json.error.message.length} characters`);
         } else {
           const sc = json.result?.structuredContent;
-          if (!sc || sc.ok !== (p.expect === 'signed') || json.result!.isError === (p.expect === 'signed')) wrong.push(`${p.kind}: not the signed ${p.expect} expected: ${res.body.slice(0, 200)}`);
+          if (!sc || sc.ok !== (p.expect === 'signed') || json.result!.isError === (p.expect === 'signed'))
+            wrong.push(`${p.kind}: not the signed ${p.expect} expected: ${res.body.slice(0, 200)}`);
           else if (next % 97 === 0) {
             if (!verifyOutput(json.result).signature_valid) wrong.push(`${p.kind}: signature does not verify`);
             verified++;

@@ -18,7 +18,7 @@ describe('signet CLI', () => {
 
   it('doctrine hash prints the hash; doctrine check validates and names problems', () => {
     const ctx = testContext();
-    expect(signet(['doctrine', 'hash', MINI_DOCTRINE])).toEqual({ code: 0, out: ctx.doctrine.hash + '\n', err: '' });
+    expect(signet(['doctrine', 'hash', MINI_DOCTRINE])).toEqual({ code: 0, out: `${ctx.doctrine.hash}\n`, err: '' });
     const ok = signet(['doctrine', 'check', MINI_DOCTRINE]);
     expect(ok.code).toBe(0);
     expect(ok.out).toMatch(/^ok: mini 0\.0\.1, 2 documents, 3 rules/);
@@ -52,7 +52,10 @@ describe('signet CLI', () => {
     expect(wrongKey.err).toMatch(/signer_untrusted: signed by SHA256:/);
     expect(signet(['verify', '--public-key', other, '--public-key', ctx.signer.publicKeySpki], out).code).toBe(0);
     const revokedFile = join(dir, 'revoked.json');
-    writeFileSync(revokedFile, JSON.stringify({ format: 'signet-trust/1', keys: [{ name: 'old', public_key: ctx.signer.publicKeySpki, status: 'revoked' }] }));
+    writeFileSync(
+      revokedFile,
+      JSON.stringify({ format: 'signet-trust/1', keys: [{ name: 'old', public_key: ctx.signer.publicKeySpki, status: 'revoked' }] }),
+    );
     expect(signet(['verify', '--trust', revokedFile], out).err).toMatch(/signer_revoked/);
     const tampered = signet(['verify', '--public-key', ctx.signer.publicKeySpki], out.replace('"mini"', '"mimi"'));
     expect(tampered.code).toBe(1);
@@ -60,7 +63,14 @@ describe('signet CLI', () => {
     expect(signet(['verify'], out.replace('"mini"', '"mimi"')).code).toBe(1); // invalid even unpinned
     const json = signet(['verify', '--json', '--public-key', ctx.signer.publicKeySpki], out);
     expect(json.code).toBe(0);
-    expect(JSON.parse(json.out)).toMatchObject({ format: 'signet-verify-report/1', status: 'trusted', valid: true, signature_valid: true, reasons: [], tool: 'doctrine_info' });
+    expect(JSON.parse(json.out)).toMatchObject({
+      format: 'signet-verify-report/1',
+      status: 'trusted',
+      valid: true,
+      signature_valid: true,
+      reasons: [],
+      tool: 'doctrine_info',
+    });
     expect(signet(['verify', join(dir, 'missing.json')]).code).toBe(1);
     // Usage errors: a malformed pin, a bad trust file, --recompute without arguments.
     expect(signet(['verify', '--public-key', 'not-a-key', file]).code).toBe(2);
@@ -82,9 +92,26 @@ describe('signet CLI', () => {
     const ok = signet(['verify', '--recompute', ...pin], genuine);
     expect(ok.code).toBe(0);
     expect(ok.out).toMatch(/recomputes exactly from the doctrine/);
-    for (const tool of [['doctrine_info', {}], ['doctrine_search', { query: 'tls' }], ['doctrine_get', { id: 'TLS-001' }], ['doctrine_get', { id: 'NOPE-1' }]] as const) {
+    for (const tool of [
+      ['doctrine_info', {}],
+      ['doctrine_search', { query: 'tls' }],
+      ['doctrine_get', { id: 'TLS-001' }],
+      ['doctrine_get', { id: 'NOPE-1' }],
+    ] as const) {
       writeFileSync(join(dir, 'a2.json'), JSON.stringify(tool[1]));
-      const r = signet(['verify', '--recompute', '--public-key', ctx.signer.publicKeySpki, '--doctrine', MINI_DOCTRINE, '--arguments', join(dir, 'a2.json')], ctx.tools.call(tool[0], tool[1]).json());
+      const r = signet(
+        [
+          'verify',
+          '--recompute',
+          '--public-key',
+          ctx.signer.publicKeySpki,
+          '--doctrine',
+          MINI_DOCTRINE,
+          '--arguments',
+          join(dir, 'a2.json'),
+        ],
+        ctx.tools.call(tool[0], tool[1]).json(),
+      );
       expect(r.code, tool[0]).toBe(0);
     }
     // The server's own key signs a body the doctrine does not give: every signature check passes,
@@ -100,7 +127,19 @@ describe('signet CLI', () => {
     expect(caught.err).toMatch(/recompute_mismatch/);
     // The right output for other arguments: input_hash gives it away.
     writeFileSync(join(dir, 'other-args.json'), JSON.stringify({ facts: {} }));
-    const otherCall = signet(['verify', '--recompute', '--public-key', ctx.signer.publicKeySpki, '--doctrine', MINI_DOCTRINE, '--arguments', join(dir, 'other-args.json')], genuine);
+    const otherCall = signet(
+      [
+        'verify',
+        '--recompute',
+        '--public-key',
+        ctx.signer.publicKeySpki,
+        '--doctrine',
+        MINI_DOCTRINE,
+        '--arguments',
+        join(dir, 'other-args.json'),
+      ],
+      genuine,
+    );
     expect(otherCall.code).toBe(1);
     expect(otherCall.err).toMatch(/recompute_input_hash_mismatch/);
     // Another doctrine: said plainly.
@@ -127,7 +166,12 @@ describe('signet CLI', () => {
     expect(notRecomputable.err).toMatch(/recompute_unsupported: .*verify_output.*depends on the keys the server trusted/);
     const asJson = signet(['verify', '--json', '--recompute', ...vArgs], v);
     expect(asJson.code).toBe(1);
-    expect(JSON.parse(asJson.out)).toMatchObject({ status: 'invalid', signature_valid: true, recomputed: false, reasons: [{ code: 'recompute_unsupported' }] });
+    expect(JSON.parse(asJson.out)).toMatchObject({
+      status: 'invalid',
+      signature_valid: true,
+      recomputed: false,
+      reasons: [{ code: 'recompute_unsupported' }],
+    });
     const recomputedJson = signet(['verify', '--json', '--recompute', ...pin], genuine);
     expect(JSON.parse(recomputedJson.out)).toMatchObject({ status: 'trusted', recomputed: true, reasons: [] });
   });

@@ -3,8 +3,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/signing/canonical.js';
+import { rawRequest, type ServerProcess, startHttpServer } from '../helpers/http-server.js';
 import { CLIENT_KINDS, connectClient, exerciseEveryTool } from '../helpers/mcp-clients.js';
-import { rawRequest, rpc, startHttpServer, type ServerProcess } from '../helpers/http-server.js';
 import { DEFAULT_DOCTRINE } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 

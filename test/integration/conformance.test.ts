@@ -6,7 +6,7 @@
 // sends more than 60 calls a minute from one address.
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawRequest, rpc, startHttpServer, type ServerProcess } from '../helpers/http-server.js';
+import { rawRequest, rpc, type ServerProcess, startHttpServer } from '../helpers/http-server.js';
 import { DEFAULT_DOCTRINE, ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 

@@ -21,7 +21,12 @@ describe('docs/output-format.md OpenSSL verification recipe', () => {
     const dir = tempDir('signet-recipe-');
     writeFileSync(join(dir, 'out.json'), JSON.stringify(structured, null, 2));
     try {
-      const out = execFileSync('bash', ['-e', '-o', 'pipefail', '-c', recipe()], { cwd: dir, encoding: 'utf8', stdio: 'pipe', timeout: 120_000 });
+      const out = execFileSync('bash', ['-e', '-o', 'pipefail', '-c', recipe()], {
+        cwd: dir,
+        encoding: 'utf8',
+        stdio: 'pipe',
+        timeout: 120_000,
+      });
       return { ok: true, out };
     } catch (err) {
       const e = err as { stdout?: string; stderr?: string };
@@ -46,7 +51,7 @@ describe('docs/output-format.md OpenSSL verification recipe', () => {
     const forged = structuredClone(output) as { footer: { output_signature: string } };
     const sig = Buffer.from(forged.footer.output_signature.slice(8), 'base64');
     sig[5]! ^= 1;
-    forged.footer.output_signature = 'ed25519:' + sig.toString('base64');
+    forged.footer.output_signature = `ed25519:${sig.toString('base64')}`;
     const r2 = runRecipe(forged);
     expect(r2.out).toContain('output_hash matches');
     expect(r2.out).toMatch(/Signature Verification Failure/);

@@ -22,7 +22,13 @@ const cli = read(join(ROOT, 'docs', 'cli.md'));
 function anchors(markdown: string): Set<string> {
   const out = new Set<string>();
   for (const m of markdown.matchAll(/^#{1,6} +(.+)$/gm)) {
-    out.add(m[1]!.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-'));
+    out.add(
+      m[1]!
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N} _-]/gu, '')
+        .replace(/ /g, '-'),
+    );
   }
   return out;
 }
@@ -41,7 +47,8 @@ describe('documentation', () => {
         const [path, anchor] = target.split('#') as [string, string | undefined];
         const file = path === '' ? page : join(dirname(page), path);
         if (!existsSync(file)) broken.push(`${relative(ROOT, page)}: ${target}`);
-        else if (anchor && file.endsWith('.md') && !anchors(read(file)).has(anchor)) broken.push(`${relative(ROOT, page)}: ${target} (no such heading)`);
+        else if (anchor && file.endsWith('.md') && !anchors(read(file)).has(anchor))
+          broken.push(`${relative(ROOT, page)}: ${target} (no such heading)`);
       }
     }
     expect(broken).toEqual([]);

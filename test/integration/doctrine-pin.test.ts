@@ -51,6 +51,6 @@ describe('SIGNET_DOCTRINE_HASH', () => {
     const d = loadDoctrine(DEFAULT_DOCTRINE);
     expect(() => checkPinnedHash(d, undefined)).not.toThrow();
     expect(() => checkPinnedHash(d, approved)).not.toThrow();
-    expect(() => checkPinnedHash(d, 'sha256:' + '0'.repeat(64))).toThrow(/serve the approved doctrine/);
+    expect(() => checkPinnedHash(d, `sha256:${'0'.repeat(64)}`)).toThrow(/serve the approved doctrine/);
   });
 });

@@ -5,9 +5,9 @@ import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from '
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runRecipe, snippet } from '../helpers/doctrine-snippets.js';
 import { testContext } from '../helpers/context.js';
-import { startHttpServer, type ServerProcess } from '../helpers/http-server.js';
+import { runRecipe, snippet } from '../helpers/doctrine-snippets.js';
+import { type ServerProcess, startHttpServer } from '../helpers/http-server.js';
 import { DEFAULT_DOCTRINE, ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 
@@ -61,7 +61,7 @@ describe('output-signing-and-verification', () => {
     expect(r.out).toContain('Signature Verified Successfully');
   }, 180_000);
 
-  it('key-file-mode: stat -L reads the key behind a Kubernetes Secret volume\'s links; stat alone reads the link', () => {
+  it("key-file-mode: stat -L reads the key behind a Kubernetes Secret volume's links; stat alone reads the link", () => {
     // The kubelet's layout (pkg/volume/util/atomic_writer.go): key -> ..data/key, ..data -> ..<timestamp>/
     const volume = tempDir('signet-secret-');
     mkdirSync(join(volume, '..2026_11_22_12_00_00.000000001'));
@@ -112,7 +112,10 @@ log.flush();`,
 export const log = pino({ redact: { censor: '[redacted]',
   paths: ['req.headers.authorization', 'req.headers.cookie', '*.apiKey', '*.token', '*.password', '*.privateKey'] } });`,
     );
-    const lines = logWith(old, 'sgnk_test_canary_0000').trim().split('\n').map((l) => JSON.parse(l) as { msg: string });
+    const lines = logWith(old, 'sgnk_test_canary_0000')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { msg: string });
     const leaked = (msg: string) => lines.filter((l) => l.msg === msg && JSON.stringify(l).includes('sgnk_test_canary_0000')).length;
     expect(leaked('one down')).toBe(1); // only `authorization`, which those paths never listed
     expect(leaked('top')).toBeGreaterThanOrEqual(4);
@@ -127,10 +130,26 @@ describe('egress-and-ssrf: egress-guard', () => {
   it('refuses the usual disguises of internal and metadata addresses, and lets public addresses through', async () => {
     const { publicDestination } = (await import(pathToFileURL(file).href)) as { publicDestination: (u: string) => Promise<string> };
     const refused = [
-      'http://127.0.0.1/', 'http://2130706433/', 'http://0x7f000001/', 'http://0177.0.0.1/', 'http://[::1]/', 'http://[::ffff:127.0.0.1]/',
-      'http://localhost:6379/', 'http://169.254.169.254/latest/meta-data/', 'http://[::ffff:169.254.169.254]/', 'http://[fd00:ec2::254]/',
-      'http://10.1.2.3/', 'http://172.16.0.1/', 'http://192.168.1.1/', 'http://100.64.0.1/', 'http://0.0.0.0/', 'http://[::]/',
-      'http://[fe80::1]/', 'http://[64:ff9b::7f00:1]/', 'file:///etc/passwd', 'gopher://example.org/',
+      'http://127.0.0.1/',
+      'http://2130706433/',
+      'http://0x7f000001/',
+      'http://0177.0.0.1/',
+      'http://[::1]/',
+      'http://[::ffff:127.0.0.1]/',
+      'http://localhost:6379/',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[::ffff:169.254.169.254]/',
+      'http://[fd00:ec2::254]/',
+      'http://10.1.2.3/',
+      'http://172.16.0.1/',
+      'http://192.168.1.1/',
+      'http://100.64.0.1/',
+      'http://0.0.0.0/',
+      'http://[::]/',
+      'http://[fe80::1]/',
+      'http://[64:ff9b::7f00:1]/',
+      'file:///etc/passwd',
+      'gopher://example.org/',
     ];
     for (const url of refused) await expect(publicDestination(url), url).rejects.toThrow(/not a public address|URLs are refused/);
     await expect(publicDestination('https://1.1.1.1/')).resolves.toBe('1.1.1.1');

@@ -1,11 +1,11 @@
-import { connect } from 'node:net';
 import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/signing/canonical.js';
 import { unsignedView } from '../../src/signing/format.js';
 import { verifyOutput } from '../../src/signing/verify.js';
+import { connectHttp, JSON_HEADERS, rawRequest, rpc, type ServerProcess, startHttpServer } from '../helpers/http-server.js';
 import { connectStdio } from '../helpers/mcp-client.js';
-import { connectHttp, JSON_HEADERS, rawRequest, rpc, startHttpServer, type ServerProcess } from '../helpers/http-server.js';
 import { opensslSha256, opensslVerify } from '../helpers/openssl.js';
 import { DEFAULT_DOCTRINE, FACTS } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
@@ -24,7 +24,11 @@ describe('HTTP transport: MCP SDK client and raw fetch against the real server',
   const dataDir = tempDir('signet-http-');
   let server: ServerProcess;
   beforeAll(async () => {
-    server = await startHttpServer({ SIGNET_DATA_DIR: dataDir, SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE, SIGNET_RATE_LIMIT_PER_MINUTE: '1000' });
+    server = await startHttpServer({
+      SIGNET_DATA_DIR: dataDir,
+      SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE,
+      SIGNET_RATE_LIMIT_PER_MINUTE: '1000',
+    });
   });
   afterAll(async () => server?.stop());
 
@@ -95,7 +99,12 @@ describe('HTTP transport: MCP SDK client and raw fetch against the real server',
       ['empty batch', { headers: JSON_HEADERS, body: '[]' }, 400, -32600],
       ['not a JSON-RPC message', { headers: JSON_HEADERS, body: '{"hello":"world"}' }, 400, -32600],
       ['wrong content type', { headers: { ...JSON_HEADERS, 'content-type': 'text/plain' }, body: rpc('ping') }, 415, -32000],
-      ['form content type', { headers: { ...JSON_HEADERS, 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' }, 415, -32000],
+      [
+        'form content type',
+        { headers: { ...JSON_HEADERS, 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' },
+        415,
+        -32000,
+      ],
       ['unknown protocol version', { headers: { ...JSON_HEADERS, 'mcp-protocol-version': '1999-01-01' }, body: rpc('ping') }, 400, -32000],
       ['foreign Origin', { headers: { ...JSON_HEADERS, origin: 'http://evil.example' }, body: rpc('ping') }, 403, -32000],
       ['foreign Host', { headers: { ...JSON_HEADERS, host: 'evil.example:80' }, body: rpc('ping') }, 403, -32000],
@@ -132,11 +141,14 @@ describe('HTTP rate limit and client IP', () => {
   const dataDir = tempDir('signet-http-rl-');
   let server: ServerProcess;
   beforeAll(async () => {
-    server = await startHttpServer({
-      SIGNET_DATA_DIR: dataDir,
-      SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE,
-      SIGNET_TRUSTED_PROXIES: '127.0.0.9/32',
-    }, ['--host', '0.0.0.0']);
+    server = await startHttpServer(
+      {
+        SIGNET_DATA_DIR: dataDir,
+        SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE,
+        SIGNET_TRUSTED_PROXIES: '127.0.0.9/32',
+      },
+      ['--host', '0.0.0.0'],
+    );
   });
   afterAll(async () => server?.stop());
 
@@ -195,13 +207,20 @@ describe('HTTP rate limit and client IP', () => {
 
 describe('HTTP lifecycle', () => {
   it('drains on SIGTERM: requests in flight complete, new connections are refused, exit code 0', async () => {
-    const server = await startHttpServer({ SIGNET_DATA_DIR: tempDir('signet-http-term-'), SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE, SIGNET_RATE_LIMIT_PER_MINUTE: '0', SIGNET_SHUTDOWN_DELAY_MS: '1000' });
+    const server = await startHttpServer({
+      SIGNET_DATA_DIR: tempDir('signet-http-term-'),
+      SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE,
+      SIGNET_RATE_LIMIT_PER_MINUTE: '0',
+      SIGNET_SHUTDOWN_DELAY_MS: '1000',
+    });
     // Slow clients: headers and half a body sent before SIGTERM, the rest after.
     const body = call('doctrine_evaluate', { facts: facts('exposed') }, 'slow');
     const slow = Array.from({ length: 5 }, () => {
       return new Promise<string>((resolve, reject) => {
         const socket = connect(server.port, '127.0.0.1', () => {
-          socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`);
+          socket.write(
+            `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`,
+          );
           socket.write(body.slice(0, 40));
           // The rest arrives after the listener has closed (SIGTERM at 300 ms + 1000 ms delay).
           setTimeout(() => socket.write(body.slice(40)), 1600);
@@ -212,7 +231,9 @@ describe('HTTP lifecycle', () => {
         socket.on('error', reject);
       });
     });
-    const fast = Array.from({ length: 40 }, (_, i) => rawRequest(server.url, { headers: JSON_HEADERS, body: call('doctrine_search', { query: `rule ${i}` }, i) }));
+    const fast = Array.from({ length: 40 }, (_, i) =>
+      rawRequest(server.url, { headers: JSON_HEADERS, body: call('doctrine_search', { query: `rule ${i}` }, i) }),
+    );
     await new Promise((r) => setTimeout(r, 300));
     server.proc.kill('SIGTERM');
     // Requests arriving during the drain delay are still served, and told to close.
@@ -234,7 +255,12 @@ describe('HTTP lifecycle', () => {
   });
 
   it('drops a client that never finishes its headers', async () => {
-    const server = await startHttpServer({ SIGNET_DATA_DIR: tempDir('signet-http-slow-'), SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE, SIGNET_HEADERS_TIMEOUT_MS: '1000', SIGNET_REQUEST_TIMEOUT_MS: '2000' });
+    const server = await startHttpServer({
+      SIGNET_DATA_DIR: tempDir('signet-http-slow-'),
+      SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE,
+      SIGNET_HEADERS_TIMEOUT_MS: '1000',
+      SIGNET_REQUEST_TIMEOUT_MS: '2000',
+    });
     try {
       const started = Date.now();
       const closed = await new Promise<string>((resolve) => {

@@ -7,7 +7,11 @@ import { CLI } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 
 function keys(store: string, args: string[], input?: string) {
-  const r = spawnSync(process.execPath, [CLI, 'keys', '--store', store, ...args], { input, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '' } });
+  const r = spawnSync(process.execPath, [CLI, 'keys', '--store', store, ...args], {
+    input,
+    encoding: 'utf8',
+    env: { PATH: process.env['PATH'] ?? '' },
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -33,7 +37,7 @@ describe('signet keys (CLI)', () => {
     expect(json[0].hash).toBeUndefined();
 
     expect(keys(store, ['verify', key]).code).toBe(0);
-    expect(keys(store, ['verify'], key + '\n').code).toBe(0);
+    expect(keys(store, ['verify'], `${key}\n`).code).toBe(0);
     const typo = keys(store, ['verify', key.slice(0, -1) + (key.endsWith('A') ? 'B' : 'A')]);
     expect(typo).toMatchObject({ code: 1 });
     expect(typo.err).toMatch(/checksum mismatch/);
@@ -50,7 +54,7 @@ describe('signet keys (CLI)', () => {
     expect(keys(store, ['create', '--name', 'x', '--expires', 'tomorrow']).err).toMatch(/--expires takes a duration/);
   });
 
-  it('gives every key a 90-day lifetime unless told otherwise (the doctrine\'s AUTH-005), and `never` opts out', () => {
+  it("gives every key a 90-day lifetime unless told otherwise (the doctrine's AUTH-005), and `never` opts out", () => {
     const store = join(dir, 'lifetimes.json');
     const before = Date.now();
     const byDefault = keys(store, ['create', '--name', 'default']);
@@ -68,7 +72,10 @@ describe('signet keys (CLI)', () => {
     expect(lifetime('forever')).toBeNull();
     // init: the zero-config first key expires too, and says when.
     const initStore = join(dir, 'init-lifetime', 'keys.json');
-    const init = spawnSync(process.execPath, [CLI, 'keys', '--store', initStore, 'init'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '' } });
+    const init = spawnSync(process.execPath, [CLI, 'keys', '--store', initStore, 'init'], {
+      encoding: 'utf8',
+      env: { PATH: process.env['PATH'] ?? '' },
+    });
     expect(init.status).toBe(0);
     expect(init.stderr).toMatch(/valid until \d{4}-/);
     const first = new KeyStore(initStore).read().keys[0]!;
@@ -77,15 +84,19 @@ describe('signet keys (CLI)', () => {
 
   it('loses no key when 20 `keys create` run at once', async () => {
     const store = join(dir, 'concurrent.json');
-    const runs = Array.from({ length: 20 }, (_, i) =>
-      new Promise<string>((resolve, reject) => {
-        const child = spawn(process.execPath, [CLI, 'keys', '--store', store, 'create', '--name', `worker-${i}`], { stdio: ['ignore', 'pipe', 'pipe'] });
-        let out = '';
-        let err = '';
-        child.stdout.on('data', (c) => (out += c));
-        child.stderr.on('data', (c) => (err += c));
-        child.on('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`exit ${code}: ${err}`))));
-      }),
+    const runs = Array.from(
+      { length: 20 },
+      (_, i) =>
+        new Promise<string>((resolve, reject) => {
+          const child = spawn(process.execPath, [CLI, 'keys', '--store', store, 'create', '--name', `worker-${i}`], {
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
+          let out = '';
+          let err = '';
+          child.stdout.on('data', (c) => (out += c));
+          child.stderr.on('data', (c) => (err += c));
+          child.on('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`exit ${code}: ${err}`))));
+        }),
     );
     const created = await Promise.all(runs);
     const s = new KeyStore(store);
@@ -107,7 +118,9 @@ describe('signet keys (CLI)', () => {
     const store = join(dir, 'init', 'keys.json');
     const first = keys(store, ['init']);
     expect(first.code).toBe(0);
-    expect(first.err).toMatch(/created the first API key, id [0-9A-Za-z]{8}, valid until \S+ \(rotate it with: keys rotate [0-9A-Za-z]{8}\); print it with: docker compose exec proxy cat/);
+    expect(first.err).toMatch(
+      /created the first API key, id [0-9A-Za-z]{8}, valid until \S+ \(rotate it with: keys rotate [0-9A-Za-z]{8}\); print it with: docker compose exec proxy cat/,
+    );
     const initial = readFileSync(join(dir, 'init', 'initial-api-key'), 'utf8').trim();
     expect(first.err).not.toContain(initial);
     expect(keys(store, ['verify', initial]).code).toBe(0);

@@ -5,8 +5,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { runInNewContext } from 'node:vm';
-import { build } from 'esbuild';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { parseTrustFile } from '../../src/signing/trust.js';
 import { verifyOutput } from '../../src/signing/verify.js';
@@ -38,7 +38,14 @@ describe('signet/verify (portable verifier entry)', () => {
   it('runs where only web-standard globals exist (no process, Buffer, require): same reports', async () => {
     // The bundle as a classic script, evaluated in a fresh V8 context that has the language's
     // own globals plus what browsers, Deno and workers all have (TextEncoder, atob, btoa).
-    const iife = await build({ entryPoints: [BUNDLE], bundle: true, format: 'iife', globalName: 'SignetVerify', write: false, logLevel: 'silent' });
+    const iife = await build({
+      entryPoints: [BUNDLE],
+      bundle: true,
+      format: 'iife',
+      globalName: 'SignetVerify',
+      write: false,
+      logLevel: 'silent',
+    });
     const sandbox: Record<string, unknown> = { TextEncoder, atob, btoa };
     runInNewContext(iife.outputFiles[0]!.text, sandbox, { timeout: 10_000 });
     expect(runInNewContext('typeof process + typeof Buffer + typeof require', sandbox)).toBe('undefinedundefinedundefined');
@@ -46,7 +53,8 @@ describe('signet/verify (portable verifier entry)', () => {
     const trust = lib.trustSet({ files: [lib.parseTrustFile(JSON.stringify(ctx.keys.file))] });
     const cases = [output, output.replace('"TLS-001"', '"TLS-002"'), output.replace('"ok":true', '"ok":false,"ok":true')];
     // Reports cross the realm boundary: compare their JSON.
-    for (const input of cases) expect(JSON.stringify(lib.verifyOutput(input, { trust }))).toBe(JSON.stringify(verifyOutput(input, { trust })));
+    for (const input of cases)
+      expect(JSON.stringify(lib.verifyOutput(input, { trust }))).toBe(JSON.stringify(verifyOutput(input, { trust })));
     expect(lib.verifyOutput(output, { trust }).status).toBe('trusted');
   });
 
@@ -58,7 +66,9 @@ describe('signet/verify (portable verifier entry)', () => {
     for (const input of inputs) expect(lib.verifyOutput(input, { trust })).toEqual(verifyOutput(input, { trust }));
     expect(lib.verifyOutput(output, { trust }).status).toBe('trusted');
     expect(lib.verifyOutput(output).status).toBe('unpinned');
-    expect(lib.verifyOutput(output, { trust: lib.trustSet({ publicKeys: [stranger.publicKeySpki] }) }).reasons[0]!.code).toBe('signer_untrusted');
+    expect(lib.verifyOutput(output, { trust: lib.trustSet({ publicKeys: [stranger.publicKeySpki] }) }).reasons[0]!.code).toBe(
+      'signer_untrusted',
+    );
     expect(lib.fingerprint(ctx.signer.publicKeySpki)).toMatch(/^SHA256:[A-Za-z0-9+/]{43}$/);
   });
 
@@ -83,9 +93,14 @@ describe('signet/verify (portable verifier entry)', () => {
     const accepted = [
       file({}),
       file({ keys: [] }),
-      file({ keys: [{ ...key, note: 'x'.repeat(500) }, { ...key, public_key: testSigner().publicKeySpki, status: 'revoked' }] }),
+      file({
+        keys: [
+          { ...key, note: 'x'.repeat(500) },
+          { ...key, public_key: testSigner().publicKeySpki, status: 'revoked' },
+        ],
+      }),
       file({ doctrine_hashes: [] }),
-      file({ doctrine_hashes: ['sha256:' + 'a'.repeat(64)] }),
+      file({ doctrine_hashes: [`sha256:${'a'.repeat(64)}`] }),
     ];
     const refusedByBoth = [
       file({ x: 1 }),
@@ -98,13 +113,13 @@ describe('signet/verify (portable verifier entry)', () => {
       file({ keys: [{ ...key, name: 'n'.repeat(101) }] }),
       file({ keys: [{ ...key, name: 7 }] }),
       file({ keys: [{ ...key, public_key: k.slice(1) }] }),
-      file({ keys: [{ ...key, public_key: k.replace(/.=$/, (m) => String.fromCharCode(m.charCodeAt(0) ^ 1) + '=') }] }),
+      file({ keys: [{ ...key, public_key: k.replace(/.=$/, (m) => `${String.fromCharCode(m.charCodeAt(0) ^ 1)}=`) }] }),
       file({ keys: [{ ...key, status: 'trusted' }] }),
       file({ keys: [{ ...key, status: undefined }] }),
       file({ keys: [{ ...key, note: 'x'.repeat(501) }] }),
       file({ keys: [{ ...key, note: 1 }] }),
       file({ doctrine_hashes: ['sha256:AB'] }),
-      file({ doctrine_hashes: 'sha256:' + 'a'.repeat(64) }),
+      file({ doctrine_hashes: `sha256:${'a'.repeat(64)}` }),
       [key],
     ];
     const identity = Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from([1]), Buffer.alloc(31)]).toString('base64');

@@ -7,11 +7,11 @@
 // asserts what Signet answers instead.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testContext } from '../helpers/context.js';
-import { JSON_HEADERS, startHttpServer, type ServerProcess } from '../helpers/http-server.js';
+import { JSON_HEADERS, type ServerProcess, startHttpServer } from '../helpers/http-server.js';
 import { DEFAULT_DOCTRINE } from '../helpers/paths.js';
-import { serveFetch, unframe, v1Oracle, v2Oracle, type Served } from '../helpers/sdk-oracles.js';
+import { type Served, serveFetch, unframe, v1Oracle, v2Oracle } from '../helpers/sdk-oracles.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
-import { corpus, type Case } from './protocol-corpus.js';
+import { type Case, corpus } from './protocol-corpus.js';
 
 interface Answer {
   status: number;

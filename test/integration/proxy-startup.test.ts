@@ -2,7 +2,7 @@
 // /docker-entrypoint.sh (docker-nginx: *.envsh sourced, *.sh run, in version order) and by
 // proxy/render.sh outside a container. Both must write the same configuration, refuse the
 // same settings, and keep quiet with NGINX_ENTRYPOINT_QUIET_LOGS except to refuse.
-import { spawnSync } from 'node:child_process';
+import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -28,7 +28,7 @@ done
 function run(how: 'entrypoint' | 'render.sh', env: Record<string, string>) {
   const dir = tempDir('signet-startup-');
   const base = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', SIGNET_PROXY_CONF_DIR: join(dir, 'conf'), SIGNET_TLS_DIR: join(dir, 'tls') };
-  let r;
+  let r: SpawnSyncReturns<string>;
   if (how === 'render.sh') {
     r = spawnSync('sh', [join(ROOT, 'proxy', 'render.sh')], { env: { ...base, ...env }, encoding: 'utf8' });
   } else {
@@ -37,7 +37,10 @@ function run(how: 'entrypoint' | 'render.sh', env: Record<string, string>) {
     r = spawnSync('sh', [script], { env: { ...base, STEPS, SIGNET_PROXY_HOME: join(ROOT, 'proxy'), ...env }, encoding: 'utf8' });
   }
   const conf = join(dir, 'conf');
-  const files = r.status === 0 ? Object.fromEntries(readdirSync(conf).map((f) => [f, readFileSync(join(conf, f), 'utf8').replaceAll(dir, '<dir>')])) : {};
+  const files =
+    r.status === 0
+      ? Object.fromEntries(readdirSync(conf).map((f) => [f, readFileSync(join(conf, f), 'utf8').replaceAll(dir, '<dir>')]))
+      : {};
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, files };
 }
 
@@ -53,14 +56,29 @@ describe('proxy start-up steps', () => {
 
   it.each([
     ['a static key', { SIGNET_API_KEY: KEY }],
-    ['CORS, trusted front proxies and the PROXY protocol', { SIGNET_API_KEY: KEY, SIGNET_ALLOWED_ORIGINS: 'https://app.example.com', SIGNET_PROXY_TRUSTED_PROXIES: '10.0.0.0/8', SIGNET_PROXY_REAL_IP_HEADER: 'proxy_protocol' }],
+    [
+      'CORS, trusted front proxies and the PROXY protocol',
+      {
+        SIGNET_API_KEY: KEY,
+        SIGNET_ALLOWED_ORIGINS: 'https://app.example.com',
+        SIGNET_PROXY_TRUSTED_PROXIES: '10.0.0.0/8',
+        SIGNET_PROXY_REAL_IP_HEADER: 'proxy_protocol',
+      },
+    ],
     ['the key store', { SIGNET_KEY_STORE: join(ROOT, 'package.json'), SIGNET_PROXY_NJS_SHARED_DICT: 'off' }],
   ])('write the same configuration through the entrypoint and render.sh: %s', (_label, env) => {
     const a = run('entrypoint', env);
     const b = run('render.sh', env);
     expect(a.code, a.stderr).toBe(0);
     expect(b.code, b.stderr).toBe(0);
-    expect(Object.keys(a.files).sort()).toEqual(['cors-http.conf', 'errors.conf', 'headers.conf', 'nginx.conf', 'proxy-headers.conf', 'signet.conf']);
+    expect(Object.keys(a.files).sort()).toEqual([
+      'cors-http.conf',
+      'errors.conf',
+      'headers.conf',
+      'nginx.conf',
+      'proxy-headers.conf',
+      'signet.conf',
+    ]);
     expect(a.files).toEqual(b.files);
   });
 

@@ -1,9 +1,9 @@
 // Several Signet processes sharing one Redis limiter (the real redis-server binary), with
 // the insurance limiter taking over during an outage, and Prometheus metrics.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JSON_HEADERS, rawRequest, rpc, startHttpServer, type ServerProcess } from '../helpers/http-server.js';
+import { JSON_HEADERS, rawRequest, rpc, type ServerProcess, startHttpServer } from '../helpers/http-server.js';
 import { DEFAULT_DOCTRINE } from '../helpers/paths.js';
 import { freePort } from '../helpers/proxy-process.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
@@ -11,7 +11,9 @@ import { tempDir } from '../helpers/tmp-doctrine.js';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function startRedis(port: number): Promise<ChildProcess> {
-  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
   for (let i = 0; i < 50; i++) {
     const up = await new Promise<boolean>((resolve) => {
       const s = connect(port, '127.0.0.1', () => {
@@ -53,7 +55,12 @@ describe('shared rate limit in Redis across processes', () => {
     redis?.kill('SIGKILL');
   });
 
-  const call = (i: number, from = '127.0.0.7') => rawRequest(servers[i % servers.length]!.url, { headers: JSON_HEADERS, body: rpc('tools/call', { name: 'doctrine_get', arguments: { id: 'RATE-001' } }, i), localAddress: from });
+  const call = (i: number, from = '127.0.0.7') =>
+    rawRequest(servers[i % servers.length]!.url, {
+      headers: JSON_HEADERS,
+      body: rpc('tools/call', { name: 'doctrine_get', arguments: { id: 'RATE-001' } }, i),
+      localAddress: from,
+    });
 
   it('holds 60 calls per minute per client IP across processes: the 61st gets 429', async () => {
     for (let i = 0; i < 60; i++) expect((await call(i)).status, `call ${i}`).toBe(200);

@@ -34,7 +34,13 @@ describe('stdio end to end (real signet process, MCP SDK client, OpenSSL)', () =
     expect(session.client.getServerVersion()).toMatchObject({ name: 'signet' });
     expect(session.client.getInstructions()).toMatch(/doctrine_info/);
     const { tools } = await session.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['doctrine_evaluate', 'doctrine_get', 'doctrine_info', 'doctrine_search', 'verify_output']);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'doctrine_evaluate',
+      'doctrine_get',
+      'doctrine_info',
+      'doctrine_search',
+      'verify_output',
+    ]);
     const { resources } = await session.client.listResources();
     expect(resources.length).toBeGreaterThanOrEqual(8);
     expect(resources.map((r) => r.uri)).toContain('doctrine://manifest');
@@ -83,7 +89,8 @@ describe('stdio end to end (real signet process, MCP SDK client, OpenSSL)', () =
     const text = (manifest.contents[0] as { text: string }).text;
     const footer = (manifest.contents[0]!['_meta'] as Record<string, Footer>)['signet/footer']!;
     expect(opensslSha256(text)).toBe(footer['doctrine_hash']);
-    const line = text.split('\n').find((l) => l.endsWith('  documents/' + 'overview.md')) ?? text.split('\n').find((l) => l.includes('documents/'))!;
+    const line =
+      text.split('\n').find((l) => l.endsWith('  documents/' + 'overview.md')) ?? text.split('\n').find((l) => l.includes('documents/'))!;
     const [sha, path] = line.split('  ');
     const doc = await session.client.readResource({ uri: `doctrine://documents/${path!.slice('documents/'.length, -3)}` });
     const docFooter = (doc.contents[0]!['_meta'] as Record<string, Footer>)['signet/footer']!;
@@ -132,13 +139,13 @@ describe('stdio process behaviour', () => {
   const dataDir = tempDir('signet-stdio-raw-');
   const env = { PATH: process.env['PATH'] ?? '', SIGNET_DATA_DIR: dataDir, SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE };
 
-  function run(lines: string[], opts: { closeStdin?: boolean; signal?: NodeJS.Signals } = {}) {
+  function run(lines: string[], _opts: { closeStdin?: boolean; signal?: NodeJS.Signals } = {}) {
     const child = spawn(process.execPath, [CLI], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c));
     child.stderr.on('data', (c: Buffer) => (stderr += c));
-    for (const l of lines) child.stdin.write(l + '\n');
+    for (const l of lines) child.stdin.write(`${l}\n`);
     return {
       child,
       out: () => stdout,
@@ -146,14 +153,23 @@ describe('stdio process behaviour', () => {
       exit: new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code))),
     };
   }
-  const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+  const init = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  });
 
   it('writes only JSON-RPC to stdout, answers malformed lines with a parse error, and exits 0 when stdin closes', async () => {
     const p = run([init, '{ this is not json', JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })]);
     await new Promise((r) => setTimeout(r, 1500));
     p.child.stdin.end();
     expect(await p.exit).toBe(0);
-    const lines = p.out().trim().split('\n').map((l) => JSON.parse(l));
+    const lines = p
+      .out()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.every((l) => l.jsonrpc === '2.0')).toBe(true);
     expect(lines.find((l) => l.id === 2)?.result.tools).toHaveLength(5);
     expect(p.err()).toMatch(/"level":"info"/);
@@ -161,12 +177,20 @@ describe('stdio process behaviour', () => {
 
   it('answers deeply nested arguments with a signed error and keeps serving', async () => {
     // Built as text: the SDK client's own JSON.stringify cannot go this deep.
-    const deep = '{"x":'.repeat(20_000) + '{}' + '}'.repeat(20_000);
-    const p = run([init, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"doctrine_evaluate","arguments":{"facts":${deep}}}}`, JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'ping' })]);
+    const deep = `${'{"x":'.repeat(20_000)}{}${'}'.repeat(20_000)}`;
+    const p = run([
+      init,
+      `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"doctrine_evaluate","arguments":{"facts":${deep}}}}`,
+      JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'ping' }),
+    ]);
     await new Promise((r) => setTimeout(r, 1500));
     p.child.stdin.end();
     expect(await p.exit).toBe(0);
-    const lines = p.out().trim().split('\n').map((l) => JSON.parse(l));
+    const lines = p
+      .out()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const deepAnswer = lines.find((l) => l.id === 7);
     expect(deepAnswer.result.structuredContent.error.code).toBe('input_too_deep');
     expect(deepAnswer.result.isError).toBe(true);
@@ -189,7 +213,10 @@ describe('stdio process behaviour', () => {
     const keyDir = tempDir('signet-pub-');
     execFileSync(process.execPath, [CLI, 'keygen', '--out', join(keyDir, 'publisher.pem')]);
     execFileSync(process.execPath, [CLI, 'doctrine', 'sign', dir, '--key', join(keyDir, 'publisher.pem')]);
-    const docs = execFileSync('ls', [join(dir, 'documents')]).toString().trim().split('\n');
+    const docs = execFileSync('ls', [join(dir, 'documents')])
+      .toString()
+      .trim()
+      .split('\n');
     appendFileSync(join(dir, 'documents', docs[0]!), '\nAn edit after signing.\n');
     const child = spawn(process.execPath, [CLI], { env: { ...env, SIGNET_DOCTRINE_DIR: dir }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stderr = '';

@@ -9,10 +9,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, ROOT } from '../helpers/paths.js';
 import { testContext } from '../helpers/context.js';
+import { CLI, ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -93,7 +93,10 @@ export function defineBrowserSuite(name: string, start: () => Promise<BrowserTar
     it('a page from an allowed origin calls /mcp with a key and reads the signed result, and why it was refused', async () => {
       const { page } = await newPage();
       await page.goto(`http://${ALLOWED_HOST}:${target.pagePort}/`);
-      const r = (await page.evaluate(([u, k]) => (window as never as { signet: { call(u: string, k: string): Promise<unknown> } }).signet.call(u!, k!), [`${target.baseUrl}/mcp`, target.key])) as Record<string, string>;
+      const r = (await page.evaluate(
+        ([u, k]) => (window as never as { signet: { call(u: string, k: string): Promise<unknown> } }).signet.call(u!, k!),
+        [`${target.baseUrl}/mcp`, target.key],
+      )) as Record<string, string>;
       expect(r['error']).toBeUndefined();
       expect(r['status']).toBe(200);
       const body = JSON.parse(r['text']!) as { result: { structuredContent: { footer: { output_signature: string } } } };
@@ -101,7 +104,10 @@ export function defineBrowserSuite(name: string, start: () => Promise<BrowserTar
       // Exposed headers are readable.
       expect(r['requestId']).toBeTruthy();
       expect(r['rateLimit']).toMatch(/"calls";r=\d+/);
-      const denied = (await page.evaluate((u) => (window as never as { signet: { unauthorized(u: string): Promise<unknown> } }).signet.unauthorized(u), `${target.baseUrl}/mcp`)) as Record<string, unknown>;
+      const denied = (await page.evaluate(
+        (u) => (window as never as { signet: { unauthorized(u: string): Promise<unknown> } }).signet.unauthorized(u),
+        `${target.baseUrl}/mcp`,
+      )) as Record<string, unknown>;
       expect(denied).toEqual({ status: 401, wwwAuthenticate: 'Bearer realm="signet"' });
       await page.close();
     });
@@ -109,13 +115,20 @@ export function defineBrowserSuite(name: string, start: () => Promise<BrowserTar
     it('a page from another origin is refused: no CORS grant, and the request never runs', async () => {
       const { page } = await newPage();
       await page.goto(`http://${FOREIGN_HOST}:${target.pagePort}/`);
-      const r = (await page.evaluate(([u, k]) => (window as never as { signet: { call(u: string, k: string): Promise<unknown> } }).signet.call(u!, k!), [`${target.baseUrl}/mcp`, target.key])) as Record<string, string>;
+      const r = (await page.evaluate(
+        ([u, k]) => (window as never as { signet: { call(u: string, k: string): Promise<unknown> } }).signet.call(u!, k!),
+        [`${target.baseUrl}/mcp`, target.key],
+      )) as Record<string, string>;
       expect(r['error']).toMatch(/TypeError: Failed to fetch/);
       await page.close();
       // What the browser was told: 403 to the preflight, without any grant.
       const preflight = await fetch(`${target.baseUrl}/mcp`, {
         method: 'OPTIONS',
-        headers: { Origin: `http://${FOREIGN_HOST}:${target.pagePort}`, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, content-type' },
+        headers: {
+          Origin: `http://${FOREIGN_HOST}:${target.pagePort}`,
+          'Access-Control-Request-Method': 'POST',
+          'Access-Control-Request-Headers': 'authorization, content-type',
+        },
       });
       expect(preflight.status).toBe(403);
       expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
@@ -130,11 +143,18 @@ export function defineBrowserSuite(name: string, start: () => Promise<BrowserTar
         const r = await fetch(`${target.baseUrl}/mcp`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${target.key}` },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'doctrine_get', arguments: { id: 'TLS-001' } } }),
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 7,
+            method: 'tools/call',
+            params: { name: 'doctrine_get', arguments: { id: 'TLS-001' } },
+          }),
         });
         genuine = await r.text();
         // The rule's severity lowered after signing, in both copies, as a forger would.
-        const edited = JSON.parse(genuine) as { result: { content: { text: string }[]; structuredContent: { result: { rule: { severity: string } } } } };
+        const edited = JSON.parse(genuine) as {
+          result: { content: { text: string }[]; structuredContent: { result: { rule: { severity: string } } } };
+        };
         edited.result.structuredContent.result.rule.severity = 'low';
         edited.result.content[0]!.text = JSON.stringify(edited.result.structuredContent);
         tampered = JSON.stringify(edited);
@@ -175,7 +195,11 @@ export function defineBrowserSuite(name: string, start: () => Promise<BrowserTar
         expect(res?.headers()['content-security-policy']).toMatch(/^default-src 'none'; script-src 'self'; style-src 'self'/);
         expect(await page.getAttribute('label[for="output"]', 'for')).toBe('output');
         for (const [label, output, trustText, verdict] of cases) await check(page, label, 'served', output(), trustText(), verdict);
-        expect([...new Set(requests)].sort()).toEqual([`${target.baseUrl}/verify`, `${target.baseUrl}/verify/verify.css`, `${target.baseUrl}/verify/verify.js`]);
+        expect([...new Set(requests)].sort()).toEqual([
+          `${target.baseUrl}/verify`,
+          `${target.baseUrl}/verify/verify.css`,
+          `${target.baseUrl}/verify/verify.js`,
+        ]);
         expect(violations).toEqual([]);
         await page.close();
       });

@@ -1,8 +1,8 @@
 // The compose `scale` profile: three signet replicas behind the same proxy, sharing the
 // rate limit through Redis. Runs whenever a Docker engine is reachable.
 import { randomBytes } from 'node:crypto';
+import { DockerComposeEnvironment, type StartedDockerComposeEnvironment, Wait } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DockerComposeEnvironment, Wait, type StartedDockerComposeEnvironment } from 'testcontainers';
 import { configureTestcontainers, docker, dockerReachable, removeComposeProject, run, testSubnet } from '../helpers/docker.js';
 import { rawRequest, rpc } from '../helpers/http-server.js';
 import { ROOT } from '../helpers/paths.js';
@@ -12,11 +12,20 @@ configureTestcontainers();
 
 const project = `signet-scale-${randomBytes(4).toString('hex')}`;
 // Pings in the availability loops are not what is measured here: give them room.
-const env = { ...process.env, SIGNET_PORT: '0', SIGNET_API_KEY: '', SIGNET_BACKEND_SUBNET: testSubnet(), SIGNET_RATE_LIMIT_OTHER_PER_MINUTE: '100000' };
+const env = {
+  ...process.env,
+  SIGNET_PORT: '0',
+  SIGNET_API_KEY: '',
+  SIGNET_BACKEND_SUBNET: testSubnet(),
+  SIGNET_RATE_LIMIT_OTHER_PER_MINUTE: '100000',
+};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function compose(...args: string[]): Promise<string> {
-  const r = await run('docker', ['compose', '-p', project, '-f', `${ROOT}docker-compose.yml`, '--profile', 'scale', ...args], { env, maxBuffer: 64 * 1024 * 1024 });
+  const r = await run('docker', ['compose', '-p', project, '-f', `${ROOT}docker-compose.yml`, '--profile', 'scale', ...args], {
+    env,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return r.stdout + r.stderr;
 }
 
@@ -34,17 +43,26 @@ describe.runIf(dockerReachable())('compose scale profile: three replicas, one sh
   const call = (id: number | string, method = 'tools/call') =>
     rawRequest(url, {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-      body: method === 'tools/call' ? rpc('tools/call', { name: 'doctrine_get', arguments: { id: 'RATE-004' } }, id) : rpc(method, undefined, id),
+      body:
+        method === 'tools/call'
+          ? rpc('tools/call', { name: 'doctrine_get', arguments: { id: 'RATE-004' } }, id)
+          : rpc(method, undefined, id),
     });
 
-  const readyCount = async (c: string) => (await logsOf(c)).split('\n').filter((l) => l.includes('rate limiter store (redis) ready')).length;
+  const readyCount = async (c: string) =>
+    (await logsOf(c)).split('\n').filter((l) => l.includes('rate limiter store (redis) ready')).length;
 
   beforeAll(async () => {
     stack = await new DockerComposeEnvironment(ROOT, 'docker-compose.yml')
       .withProjectName(project)
       .withProfiles('scale')
       .withBuild()
-      .withEnvironment({ SIGNET_PORT: env.SIGNET_PORT, SIGNET_API_KEY: '', SIGNET_BACKEND_SUBNET: env.SIGNET_BACKEND_SUBNET, SIGNET_RATE_LIMIT_OTHER_PER_MINUTE: env.SIGNET_RATE_LIMIT_OTHER_PER_MINUTE })
+      .withEnvironment({
+        SIGNET_PORT: env.SIGNET_PORT,
+        SIGNET_API_KEY: '',
+        SIGNET_BACKEND_SUBNET: env.SIGNET_BACKEND_SUBNET,
+        SIGNET_RATE_LIMIT_OTHER_PER_MINUTE: env.SIGNET_RATE_LIMIT_OTHER_PER_MINUTE,
+      })
       .withWaitStrategy('redis-1', Wait.forHealthCheck())
       .withWaitStrategy('signet-1', Wait.forHealthCheck())
       .withWaitStrategy('keys-1', Wait.forOneShotStartup())
@@ -82,10 +100,9 @@ describe.runIf(dockerReachable())('compose scale profile: three replicas, one sh
     // Zero configuration: generated on first start, 64 hex digits, readable by signet (owner) and Redis (group) only.
     const password = (await docker('exec', redis, 'cat', '/run/redis-auth/password')).trim();
     expect(password).toMatch(/^[0-9a-f]{64}$/);
-    expect((await docker('exec', redis, 'stat', '-c', '%a %u %g', '/run/redis-auth', '/run/redis-auth/password')).trim().split('\n')).toEqual([
-      '750 1000 6379',
-      '440 1000 6379',
-    ]);
+    expect(
+      (await docker('exec', redis, 'stat', '-c', '%a %u %g', '/run/redis-auth', '/run/redis-auth/password')).trim().split('\n'),
+    ).toEqual(['750 1000 6379', '440 1000 6379']);
     // Nothing without it; the wrong one is refused.
     expect(await docker('exec', redis, 'redis-cli', 'set', 'signet:calls:x', '1')).toMatch(/NOAUTH/);
     expect(await docker('exec', '-e', 'REDISCLI_AUTH=wrong', redis, 'redis-cli', 'ping')).toMatch(/WRONGPASS|NOAUTH/);
@@ -93,7 +110,9 @@ describe.runIf(dockerReachable())('compose scale profile: three replicas, one sh
     // Every replica authenticated (it says so once connected) and shares the limit.
     for (const c of replicas) expect(await readyCount(c), c).toBeGreaterThanOrEqual(1);
     // Never in a log of any container, nor in the configuration Docker holds for one.
-    const containers = (await docker('ps', '-a', '--filter', `label=com.docker.compose.project=${project}`, '--format', '{{.Names}}')).trim().split('\n');
+    const containers = (await docker('ps', '-a', '--filter', `label=com.docker.compose.project=${project}`, '--format', '{{.Names}}'))
+      .trim()
+      .split('\n');
     expect(containers.length).toBeGreaterThanOrEqual(6); // 3 signet, proxy, redis, the one-shots
     for (const c of containers) {
       expect(await logsOf(c), `${c} logs`).not.toContain(password);
@@ -110,7 +129,10 @@ describe.runIf(dockerReachable())('compose scale profile: three replicas, one sh
     await sleep(500);
     const after = await Promise.all(replicas.map(async (c) => requestLines(await logsOf(c)).length));
     const served = after.map((n, i) => n - before[i]!);
-    expect(served.every((n) => n > 0), `requests per replica: ${served.join(', ')}`).toBe(true);
+    expect(
+      served.every((n) => n > 0),
+      `requests per replica: ${served.join(', ')}`,
+    ).toBe(true);
   });
 
   it('loses no request to a Redis outage (insurance limiters answer), and shares the limit again once Redis is back', async () => {

@@ -5,19 +5,27 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DockerComposeEnvironment, Wait, type StartedDockerComposeEnvironment } from 'testcontainers';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { DockerComposeEnvironment, type StartedDockerComposeEnvironment, Wait } from 'testcontainers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkApiKeyFormat } from '../../src/keys/format.js';
 import { verifyOutput } from '../../src/signing/verify.js';
-import { configureTestcontainers, docker, dockerReachable, dockerRequired, removeComposeProject, run, testSubnet } from '../helpers/docker.js';
+import {
+  configureTestcontainers,
+  docker,
+  dockerReachable,
+  dockerRequired,
+  removeComposeProject,
+  run,
+  testSubnet,
+} from '../helpers/docker.js';
 import { rawRequest, rpc } from '../helpers/http-server.js';
 import { CLI, ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
+import { ALLOWED_HOST, defineBrowserSuite, startPageServer } from './browser-suite.js';
 import { defineKeyLifecycleSuite } from './keys-suite.js';
 import { defineStackSuite, type StackTarget } from './suite.js';
-import { ALLOWED_HOST, defineBrowserSuite, startPageServer } from './browser-suite.js';
 
 configureTestcontainers();
 
@@ -70,13 +78,24 @@ async function mintedKey(): Promise<string> {
 
 /** The stack suite refuses many keys on purpose: room for them (the defaults are tested on the process stack). */
 const SUITE_AUTH_FAILURES = { SIGNET_PROXY_AUTH_FAILURES_PER_MINUTE: '600', SIGNET_PROXY_AUTH_FAILURES_BURST: '100' };
-const composeEnv = { ...process.env, SIGNET_PORT: '0', SIGNET_API_KEY: '', SIGNET_BACKEND_SUBNET: testSubnet(), SIGNET_ALLOWED_ORIGINS: '', ...SUITE_AUTH_FAILURES };
+const composeEnv = {
+  ...process.env,
+  SIGNET_PORT: '0',
+  SIGNET_API_KEY: '',
+  SIGNET_BACKEND_SUBNET: testSubnet(),
+  SIGNET_ALLOWED_ORIGINS: '',
+  ...SUITE_AUTH_FAILURES,
+};
 let pages: Awaited<ReturnType<typeof startPageServer>> | null = null;
 
 /** `docker compose run --rm keys ...`: the documented way to manage keys in the stack. */
 async function composeKeys(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
   try {
-    const r = await run('docker', ['compose', '-p', project, '-f', `${ROOT}docker-compose.yml`, 'run', '--rm', '-T', '--no-deps', 'keys', ...args], { env: composeEnv });
+    const r = await run(
+      'docker',
+      ['compose', '-p', project, '-f', `${ROOT}docker-compose.yml`, 'run', '--rm', '-T', '--no-deps', 'keys', ...args],
+      { env: composeEnv },
+    );
     return { code: 0, out: r.stdout, err: r.stderr };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };
@@ -88,7 +107,24 @@ async function composeKeys(args: string[]): Promise<{ code: number | null; out: 
 async function writeStore(content: string): Promise<void> {
   const { execFile } = await import('node:child_process');
   await new Promise<void>((resolve, reject) => {
-    const child = execFile('docker', ['run', '--rm', '-i', '--user', '101:101', '-v', `${project}_signet-keys:/keys`, '--entrypoint', 'sh', `${project}-keys`, '-c', 'cat > /keys/.keys.json.test && mv /keys/.keys.json.test /keys/keys.json'], (err) => (err ? reject(err) : resolve()));
+    const child = execFile(
+      'docker',
+      [
+        'run',
+        '--rm',
+        '-i',
+        '--user',
+        '101:101',
+        '-v',
+        `${project}_signet-keys:/keys`,
+        '--entrypoint',
+        'sh',
+        `${project}-keys`,
+        '-c',
+        'cat > /keys/.keys.json.test && mv /keys/.keys.json.test /keys/keys.json',
+      ],
+      (err) => (err ? reject(err) : resolve()),
+    );
     child.stdin!.end(content);
   });
 }
@@ -111,7 +147,9 @@ describe.runIf(reachable)('compose stack', () => {
     target = {
       baseUrl,
       key: await mintedKey(),
-      expectedClientIp: (await docker('network', 'inspect', `${project}_frontend`, '--format', '{{(index .IPAM.Config 0).Gateway}}')).trim(),
+      expectedClientIp: (
+        await docker('network', 'inspect', `${project}_frontend`, '--format', '{{(index .IPAM.Config 0).Gateway}}')
+      ).trim(),
       // Key-store mode, and SIGNET_RATE_LIMIT_PER_KEY_PER_MINUTE=60 by default in compose.
       perKeyLimit: true,
       authFailureBurst: Number(SUITE_AUTH_FAILURES.SIGNET_PROXY_AUTH_FAILURES_BURST),
@@ -133,7 +171,13 @@ describe.runIf(reachable)('compose stack', () => {
     key: await mintedKey(),
     pagePort: pages!.port,
     trustFile: async () =>
-      (await run('docker', ['compose', '-p', project, '-f', `${ROOT}docker-compose.yml`, 'run', '--rm', '-T', '--no-deps', 'signet', 'trust', 'export'], { env: composeEnv })).stdout,
+      (
+        await run(
+          'docker',
+          ['compose', '-p', project, '-f', `${ROOT}docker-compose.yml`, 'run', '--rm', '-T', '--no-deps', 'signet', 'trust', 'export'],
+          { env: composeEnv },
+        )
+      ).stdout,
     stop: async () => {},
   }));
 
@@ -152,13 +196,30 @@ describe.runIf(reachable)('compose stack', () => {
   it('loses no key when 20 `keys create` run at once against the volume', async () => {
     const before = JSON.parse((await (await up()).getContainer('proxy-1').exec(['cat', '/keys/keys.json'])).output).keys.length;
     const runs = Array.from({ length: 20 }, (_, i) =>
-      docker('run', '--rm', '--user', '101:101', '-v', `${project}_signet-keys:/keys`, '-e', 'SIGNET_KEY_STORE=/keys/keys.json', `${project}-keys`, 'keys', 'create', '--name', `parallel-${i}`),
+      docker(
+        'run',
+        '--rm',
+        '--user',
+        '101:101',
+        '-v',
+        `${project}_signet-keys:/keys`,
+        '-e',
+        'SIGNET_KEY_STORE=/keys/keys.json',
+        `${project}-keys`,
+        'keys',
+        'create',
+        '--name',
+        `parallel-${i}`,
+      ),
     );
     const keys = (await Promise.all(runs)).map((out) => out.trim());
     const store = JSON.parse((await (await up()).getContainer('proxy-1').exec(['cat', '/keys/keys.json'])).output);
     expect(store.keys.length).toBe(before + 20);
     for (const key of keys) {
-      const r = await rawRequest(`${baseUrl}/mcp`, { headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: rpc('ping') });
+      const r = await rawRequest(`${baseUrl}/mcp`, {
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: rpc('ping'),
+      });
       expect(r.status).toBe(200);
     }
   }, 300_000);
@@ -166,20 +227,27 @@ describe.runIf(reachable)('compose stack', () => {
   it('zero configuration: the first start minted a well-formed key into a volume; a wrong key is refused', async () => {
     const key = await mintedKey();
     expect(checkApiKeyFormat(key)).toMatchObject({ ok: true });
-    const wrong = await rawRequest(`${baseUrl}/mcp`, { headers: { 'content-type': 'application/json', authorization: `Bearer ${key.slice(0, -1)}X` }, body: rpc('ping') });
+    const wrong = await rawRequest(`${baseUrl}/mcp`, {
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key.slice(0, -1)}X` },
+      body: rpc('ping'),
+    });
     expect(wrong.status).toBe(401);
-    const right = await rawRequest(`${baseUrl}/mcp`, { headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: rpc('ping') });
+    const right = await rawRequest(`${baseUrl}/mcp`, {
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: rpc('ping'),
+    });
     expect(right.status).toBe(200);
     expect(await allLogs('keys')).toMatch(/created the first API key/);
     expect(await allLogs('keys')).not.toContain(key);
   });
 
-  it('signet publishes no port and sits only on internal networks (the proxy\'s and Redis\'s), hardened', async () => {
+  it("signet publishes no port and sits only on internal networks (the proxy's and Redis's), hardened", async () => {
     const info = JSON.parse(await docker('inspect', `${project}-signet-1`))[0];
     expect(Object.values(info.NetworkSettings.Ports ?? {}).every((v) => v === null)).toBe(true);
     expect(info.HostConfig.PortBindings ?? {}).toEqual({});
     expect(Object.keys(info.NetworkSettings.Networks).sort()).toEqual([`${project}_backend`, `${project}_redis`]);
-    for (const name of ['backend', 'redis']) expect(JSON.parse(await docker('network', 'inspect', `${project}_${name}`))[0].Internal, name).toBe(true);
+    for (const name of ['backend', 'redis'])
+      expect(JSON.parse(await docker('network', 'inspect', `${project}_${name}`))[0].Internal, name).toBe(true);
     expect(info.HostConfig.ReadonlyRootfs).toBe(true);
     expect(info.HostConfig.CapDrop).toEqual(['ALL']);
     expect(info.HostConfig.SecurityOpt).toContain('no-new-privileges:true');
@@ -193,7 +261,10 @@ describe.runIf(reachable)('compose stack', () => {
     const key = await mintedKey();
     // A resource read: signed like tool results, and outside the tools/call budget the suite used up.
     const info = async () => {
-      const r = await rawRequest(`${baseUrl}/mcp`, { headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: rpc('resources/read', { uri: 'doctrine://manifest' }) });
+      const r = await rawRequest(`${baseUrl}/mcp`, {
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: rpc('resources/read', { uri: 'doctrine://manifest' }),
+      });
       return r.json().result.contents[0]._meta['signet/footer'].doctrine_public_key as string;
     };
     const before = await info();
@@ -209,10 +280,14 @@ describe.runIf(reachable)('compose stack', () => {
 
   it('rotates the signing key: outputs from before verify against the exported trust file, new ones carry the new key', async () => {
     const key = await mintedKey();
-    const compose = (args: string[]) => run('docker', ['compose', '-p', project, '-f', `${ROOT}docker-compose.yml`, ...args], { env: composeEnv });
+    const compose = (args: string[]) =>
+      run('docker', ['compose', '-p', project, '-f', `${ROOT}docker-compose.yml`, ...args], { env: composeEnv });
     const call = async (name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> => {
       for (let attempt = 0; ; attempt++) {
-        const r = await rawRequest(`${baseUrl}/mcp`, { headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: rpc('tools/call', { name, arguments: args }) });
+        const r = await rawRequest(`${baseUrl}/mcp`, {
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+          body: rpc('tools/call', { name, arguments: args }),
+        });
         // The suite above spent this client's tools/call budget: wait for the window, as a client would.
         if (r.status === 429 && attempt < 3) {
           await new Promise((res) => setTimeout(res, (Number(r.headers['retry-after']) + 1) * 1000));
@@ -245,14 +320,19 @@ describe.runIf(reachable)('compose stack', () => {
     expect(newKey).not.toBe(oldKey);
     writeFileSync(join(dir, 'after.json'), JSON.stringify(after));
     // The documented CI gate, on both outputs.
-    const verify = (f: string) => spawnSync(process.execPath, [CLI, 'verify', '--trust', join(dir, 'signet-trust.json'), join(dir, f)], { encoding: 'utf8' });
+    const verify = (f: string) =>
+      spawnSync(process.execPath, [CLI, 'verify', '--trust', join(dir, 'signet-trust.json'), join(dir, f)], { encoding: 'utf8' });
     const old = verify('before.json');
     expect(old.status, old.stderr).toBe(0);
     expect(old.stdout).toMatch(/\(retired\)/);
     expect(verify('after.json').status).toBe(0);
     // And the server itself still trusts its retired key.
     const verdict = await call('verify_output', { output: before });
-    expect((verdict['structuredContent'] as { result: Record<string, unknown> }).result).toMatchObject({ status: 'trusted', signed_by_this_server: true, signer: { status: 'retired' } });
+    expect((verdict['structuredContent'] as { result: Record<string, unknown> }).result).toMatchObject({
+      status: 'trusted',
+      signed_by_this_server: true,
+      signer: { status: 'retired' },
+    });
   }, 300_000);
 
   it('docker run -i of the image answers initialize and a signed tools/call over stdio', async () => {

@@ -4,14 +4,14 @@
 // bundle) that answers an MCP client while it can neither reach the network nor write.
 // Only base images that exist here are used (node:24-trixie-slim); nothing is pulled.
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { afterAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { doctrineSnippets, runRecipe, snippet } from '../helpers/doctrine-snippets.js';
+import { afterAll, describe, expect, it } from 'vitest';
 import { docker, dockerReachable, dockerRequired } from '../helpers/docker.js';
+import { doctrineSnippets, runRecipe, snippet } from '../helpers/doctrine-snippets.js';
 import { CLI, ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 
@@ -22,7 +22,7 @@ describe('Docker engine for the doctrine recipes', () => {
   it.runIf(dockerRequired)('is reachable (SIGNET_REQUIRE_DOCKER=1)', () => expect(reachable).toBe(true));
 });
 
-describe.runIf(reachable)('the doctrine\'s container examples, on Docker', () => {
+describe.runIf(reachable)("the doctrine's container examples, on Docker", () => {
   const project = `signet-doctrine-${randomBytes(4).toString('hex')}`;
   const dir = tempDir('signet-doctrine-docker-');
   afterAll(async () => {
@@ -77,8 +77,18 @@ describe.runIf(reachable)('the doctrine\'s container examples, on Docker', () =>
 
     const transport = new StdioClientTransport({
       command: 'bash',
-      args: ['-e', '-c', snippet('run', 'stdio-sandbox').code, 'stdio-sandbox', 'env', 'SIGNET_SIGNING_KEY_FILE=/work/key.pem',
-        'SIGNET_DATA_DIR=/work/no-data', 'SIGNET_LOG_LEVEL=error', 'node', '/work/dist/bundle/signet.js'],
+      args: [
+        '-e',
+        '-c',
+        snippet('run', 'stdio-sandbox').code,
+        'stdio-sandbox',
+        'env',
+        'SIGNET_SIGNING_KEY_FILE=/work/key.pem',
+        'SIGNET_DATA_DIR=/work/no-data',
+        'SIGNET_LOG_LEVEL=error',
+        'node',
+        '/work/dist/bundle/signet.js',
+      ],
       env: { PATH: process.env['PATH'] ?? '', ...env },
       stderr: 'pipe',
     });
@@ -95,9 +105,10 @@ describe.runIf(reachable)('the doctrine\'s container examples, on Docker', () =>
 
     // The same sandbox, another command: no route out, nothing writable where the project is.
     const probe = runRecipe('stdio-sandbox', projectDir, env, [
-      'sh', '-c',
-      'node -e "fetch(\'http://1.1.1.1/\', { signal: AbortSignal.timeout(3000) })' +
-        '.then(() => console.log(\'network: reachable\'), () => console.log(\'network: none\'))"; ' +
+      'sh',
+      '-c',
+      "node -e \"fetch('http://1.1.1.1/', { signal: AbortSignal.timeout(3000) })" +
+        ".then(() => console.log('network: reachable'), () => console.log('network: none'))\"; " +
         'touch /work/written 2>/dev/null && echo "project: writable" || echo "project: read-only"; ' +
         'touch /written 2>/dev/null && echo "root: writable" || echo "root: read-only"; id -u',
     ]);

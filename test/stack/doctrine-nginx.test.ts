@@ -3,14 +3,14 @@
 // case-insensitively, `return 401` runs before limit_req, add_header in a location drops the
 // server's, body timeouts are idle timers, info-level error logs quote rejected headers, the
 // OpenSSL 3 probe) are shown on counter-example configurations written here, not in the documents.
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import { connect } from 'node:net';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { doctrineSnippets, runRecipe, snippet, type Snippet } from '../helpers/doctrine-snippets.js';
+import { doctrineSnippets, runRecipe, type Snippet, snippet } from '../helpers/doctrine-snippets.js';
 import { freePort, NGINX } from '../helpers/proxy-process.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 
@@ -19,9 +19,29 @@ const TOKEN = 'sgnk_DoctrineTestTokenAbcdefghijklmnopqrstuvwxyz0123456789ABCDEFG
 const dir = tempDir('signet-doctrine-nginx-');
 const cert = join(dir, 'cert.pem');
 const key = join(dir, 'key.pem');
-execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key, '-out', cert,
-  '-days', '2', '-subj', '/CN=mcp.example.com', '-addext', 'subjectAltName=DNS:mcp.example.com,IP:127.0.0.1,IP:127.0.14.1',
-], { stdio: 'ignore' });
+execFileSync(
+  'openssl',
+  [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    key,
+    '-out',
+    cert,
+    '-days',
+    '2',
+    '-subj',
+    '/CN=mcp.example.com',
+    '-addext',
+    'subjectAltName=DNS:mcp.example.com,IP:127.0.0.1,IP:127.0.14.1',
+  ],
+  { stdio: 'ignore' },
+);
 
 interface Ports {
   listen: number;
@@ -104,7 +124,10 @@ async function start(build: (work: string) => string, name: string, port: number
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`nginx exited: ${out}`);
     const up = await new Promise<boolean>((resolve) => {
-      const s = connect(port, host, () => (s.end(), resolve(true)));
+      const s = connect(port, host, () => {
+        s.end();
+        resolve(true);
+      });
       s.on('error', () => resolve(false));
     });
     if (up) break;
@@ -219,7 +242,7 @@ describe('static-token (authentication-and-api-keys)', () => {
     expect(statuses.slice(-3)).toEqual([429, 429, 429]);
   });
 
-  it('auth-probes: the document\'s probes, as written, get what the document says', async () => {
+  it("auth-probes: the document's probes, as written, get what the document says", async () => {
     const probePort = await freePort();
     const code = snippet('name', 'static-token').code;
     await start((w) => wrap(code, 'http', { listen: probePort, upstream: upstreamPort }, w), 'probes', probePort);
@@ -256,9 +279,13 @@ describe('the claims the static-token configuration rests on, on counter-example
     const port = await freePort();
     await start(
       (work) =>
-        http(`map_hash_bucket_size 128;
+        http(
+          `map_hash_bucket_size 128;
 map $http_authorization $ok { default 0; "Bearer ${TOKEN}" 1; }
-server { listen 127.0.0.1:PORT; location = /mcp { if ($ok = 0) { return 401; } proxy_pass http://127.0.0.1:UPSTREAM; } }`, port, work),
+server { listen 127.0.0.1:PORT; location = /mcp { if ($ok = 0) { return 401; } proxy_pass http://127.0.0.1:UPSTREAM; } }`,
+          port,
+          work,
+        ),
       'map',
       port,
     );
@@ -270,9 +297,13 @@ server { listen 127.0.0.1:PORT; location = /mcp { if ($ok = 0) { return 401; } p
     const port = await freePort();
     await start(
       (work) =>
-        http(`limit_req_zone $binary_remote_addr zone=z:1m rate=60r/m;
+        http(
+          `limit_req_zone $binary_remote_addr zone=z:1m rate=60r/m;
 server { listen 127.0.0.1:PORT; location = /mcp { limit_req zone=z burst=20 nodelay; limit_req_status 429;
-  if ($http_authorization != "Bearer ${TOKEN}") { return 401; } proxy_pass http://127.0.0.1:UPSTREAM; } }`, port, work),
+  if ($http_authorization != "Bearer ${TOKEN}") { return 401; } proxy_pass http://127.0.0.1:UPSTREAM; } }`,
+          port,
+          work,
+        ),
       'rewrite',
       port,
     );
@@ -283,12 +314,16 @@ server { listen 127.0.0.1:PORT; location = /mcp { limit_req zone=z burst=20 node
     expect(new Set(statuses)).toEqual(new Set([401]));
   });
 
-  it('an add_header in a location drops the server level\'s HSTS', async () => {
+  it("an add_header in a location drops the server level's HSTS", async () => {
     const port = await freePort();
     await start(
       (work) =>
-        http(`server { listen 127.0.0.1:PORT; add_header Strict-Transport-Security "max-age=31536000" always;
-  location = /a { add_header X-Request-Id $request_id always; return 200; } location = /b { return 200; } }`, port, work),
+        http(
+          `server { listen 127.0.0.1:PORT; add_header Strict-Transport-Security "max-age=31536000" always;
+  location = /a { add_header X-Request-Id $request_id always; return 200; } location = /b { return 200; } }`,
+          port,
+          work,
+        ),
       'hsts',
       port,
     );
@@ -343,7 +378,6 @@ describe('reference-server (tls-and-reverse-proxy)', () => {
     const args = ['-sk', '--max-time', '5', '--resolve', `other.example:${port}:127.0.0.1`, `https://other.example:${port}/mcp`];
     await expect(exec('curl', args)).rejects.toThrow();
   });
-
 });
 
 describe('tls-version-probe (tls-and-reverse-proxy)', () => {

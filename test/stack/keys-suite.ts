@@ -28,11 +28,16 @@ export function defineKeyLifecycleSuite(name: string, start: () => Promise<KeySt
       const u = new URL(`${t.baseUrl}/mcp`);
       const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...extra };
       if (key !== null) headers['authorization'] = `Bearer ${key}`;
-      const req = httpRequest({ host: u.hostname, port: u.port, path: '/mcp', method: 'POST', headers, agent, localAddress: t.clientAddress }, (res) => {
-        sockets.add(res.socket);
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, auth: res.headers['www-authenticate'] as string | undefined, reused: req.reusedSocket }));
-      });
+      const req = httpRequest(
+        { host: u.hostname, port: u.port, path: '/mcp', method: 'POST', headers, agent, localAddress: t.clientAddress },
+        (res) => {
+          sockets.add(res.socket);
+          res.resume();
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, auth: res.headers['www-authenticate'] as string | undefined, reused: req.reusedSocket }),
+          );
+        },
+      );
       req.on('error', reject);
       req.end(rpc('ping'));
     });
@@ -162,7 +167,12 @@ export function defineKeyLifecycleSuite(name: string, start: () => Promise<KeySt
     it('never writes a key or a key hash to any log, nor a warning for requests outside /mcp', async () => {
       // Outside /mcp the key check never runs: its variables must still be logged without a
       // warning (nginx's "using uninitialized variable" line quotes the whole request line).
-      for (const path of [`/healthz?access_token=${minted[0]}`, '/healthz', `/nope/${minted[0]}`, '/.well-known/oauth-protected-resource']) {
+      for (const path of [
+        `/healthz?access_token=${minted[0]}`,
+        '/healthz',
+        `/nope/${minted[0]}`,
+        '/.well-known/oauth-protected-resource',
+      ]) {
         await fetch(`${t.baseUrl}${path}`).then((r) => r.arrayBuffer());
       }
       await sleep(1500); // the proxy's access log flushes every second

@@ -6,9 +6,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newApiKey } from '../../src/keys/format.js';
-import { rawRequest, startHttpServer, type ServerProcess } from '../helpers/http-server.js';
+import { rawRequest, type ServerProcess, startHttpServer } from '../helpers/http-server.js';
 import { DEFAULT_DOCTRINE, ROOT } from '../helpers/paths.js';
-import { freePort, processProxyEnv, renderProxy, startNginx, type NginxProcess } from '../helpers/proxy-process.js';
+import { freePort, type NginxProcess, processProxyEnv, renderProxy, startNginx } from '../helpers/proxy-process.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 import { ENVELOPE } from '../integration/protocol-corpus.js';
 
@@ -98,7 +98,7 @@ describe('docs/proxy.md: limiting one tool by Mcp-Name at a cloned proxy', () =>
   });
 
   it('logs Mcp-Method and Mcp-Name, bounded and escaped', async () => {
-    await post(modern('doctrine_info', {}), { ...std('doctrine_info'), 'mcp-name': 'x'.repeat(300) + '"\\' }, '127.0.0.26');
+    await post(modern('doctrine_info', {}), { ...std('doctrine_info'), 'mcp-name': `${'x'.repeat(300)}"\\` }, '127.0.0.26');
     // Quotes and backslashes within the first 64 characters reach the log escaped, as JSON.
     await post(
       modern('doctrine_info', {}),

@@ -11,11 +11,15 @@ import { CLI, DEFAULT_DOCTRINE } from '../helpers/paths.js';
 import { freePort, NJS_MODULE, processProxyEnv, renderProxy, startNginx } from '../helpers/proxy-process.js';
 import { rawExchange } from '../helpers/raw-http.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
+import { ALLOWED_HOST, defineBrowserSuite, startPageServer } from './browser-suite.js';
 import { defineKeyLifecycleSuite } from './keys-suite.js';
 import { accessLines, defineStackSuite, requestLines } from './suite.js';
-import { ALLOWED_HOST, defineBrowserSuite, startPageServer } from './browser-suite.js';
 
-async function startProcessStack(extraProxyEnv: Record<string, string> = {}, serverEnv: Record<string, string> = {}, mode: 'static' | 'store' = 'static') {
+async function startProcessStack(
+  extraProxyEnv: Record<string, string> = {},
+  serverEnv: Record<string, string> = {},
+  mode: 'static' | 'store' = 'static',
+) {
   const dir = tempDir('signet-stack-');
   const key = newApiKey();
   const store = join(dir, 'keys', 'keys.json');
@@ -44,7 +48,10 @@ async function startProcessStack(extraProxyEnv: Record<string, string> = {}, ser
 
 function runKeys(store: string, args: string[]): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, 'keys', '--store', store, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env['PATH'] ?? '' } });
+    const child = spawn(process.execPath, [CLI, 'keys', '--store', store, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env['PATH'] ?? '' },
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (c) => (out += c));
@@ -119,11 +126,11 @@ describe('reference proxy: refuses to start without a safe key', () => {
   it.each([
     ['missing', undefined, /no API key/],
     ['empty', '', /no API key/],
-    ['not sgnk_', 'ghp_' + 'a'.repeat(40), /not a Signet key/],
+    ['not sgnk_', `ghp_${'a'.repeat(40)}`, /not a Signet key/],
     ['bare prefix', 'sgnk_', /too short/],
     ['too short', 'sgnk_abc123', /too short/],
-    ['with punctuation', 'sgnk_' + 'a'.repeat(40) + '";', /only letters and digits/],
-    ['with a space', 'sgnk_' + 'a'.repeat(20) + ' ' + 'a'.repeat(20), /only letters and digits/],
+    ['with punctuation', `sgnk_${'a'.repeat(40)}";`, /only letters and digits/],
+    ['with a space', `sgnk_${'a'.repeat(20)} ${'a'.repeat(20)}`, /only letters and digits/],
   ])('%s key: exit 1 with a message saying what to do, and no configuration written', (_label, key, message) => {
     const out = join(dir, `conf-${_label.replace(/\W/g, '')}`);
     const r = renderProxy({ ...env(key), SIGNET_PROXY_CONF_DIR: out });
@@ -152,7 +159,29 @@ describe('reference proxy: optional TLS', () => {
     const dir = tempDir('signet-tls-');
     const tls = join(dir, 'tls');
     mkdirSync(tls);
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', join(tls, 'tls.key'), '-out', join(tls, 'tls.crt')], { stdio: 'pipe' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1,DNS:localhost',
+        '-keyout',
+        join(tls, 'tls.key'),
+        '-out',
+        join(tls, 'tls.crt'),
+      ],
+      { stdio: 'pipe' },
+    );
     const s = await startProcessStack({ SIGNET_TLS_DIR: tls });
     try {
       const ca = readFileSync(join(tls, 'tls.crt'));
@@ -171,7 +200,11 @@ describe('reference proxy: optional TLS', () => {
       expect(health.status).toBe(200);
       expect(['TLSv1.2', 'TLSv1.3']).toContain(health.protocol);
       expect(health.headers['strict-transport-security']).toBe('max-age=31536000');
-      const ok = await get('/mcp', { 'content-type': 'application/json', authorization: `Bearer ${s.key}` }, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
+      const ok = await get(
+        '/mcp',
+        { 'content-type': 'application/json', authorization: `Bearer ${s.key}` },
+        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      );
       expect(JSON.parse(ok.body)).toEqual({ result: {}, jsonrpc: '2.0', id: 1 });
       const denied = await get('/mcp', { 'content-type': 'application/json' }, '{}');
       expect(denied.status).toBe(401);
@@ -197,7 +230,10 @@ defineBrowserSuite('process stack', async () => {
     baseUrl: `http://127.0.0.1:${s.port}`,
     key: s.key,
     pagePort: pages.port,
-    trustFile: async () => execFileSync(process.execPath, [CLI, 'trust', 'export'], { env: { PATH: process.env['PATH'] ?? '', SIGNET_DATA_DIR: join(s.dir, 'data') } }).toString(),
+    trustFile: async () =>
+      execFileSync(process.execPath, [CLI, 'trust', 'export'], {
+        env: { PATH: process.env['PATH'] ?? '', SIGNET_DATA_DIR: join(s.dir, 'data') },
+      }).toString(),
     stop: async () => {
       await s.stop();
       await pages.close();
@@ -216,14 +252,19 @@ async function serverLine(s: { server: { logs(): string } }, requestId: string):
 }
 
 const pingBody = (id: string) => JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' });
-const callBody = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'doctrine_info', arguments: {} } });
+const callBody = (id: number) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'doctrine_info', arguments: {} } });
 
 describe('client address from trusted front proxies only (X-Forwarded-For, nginx realip)', () => {
   // 127.0.0.9 plays the load balancer / ingress controller; any other 127.0.0.x is a client.
   const LB = '127.0.0.9';
   const via = (s: { port: number; key: string }, from: string, xff: string | null, body: string, key: string | null = s.key) =>
     rawRequest(`http://127.0.0.1:${s.port}/mcp`, {
-      headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}), ...(xff === null ? {} : { 'x-forwarded-for': xff }) },
+      headers: {
+        'content-type': 'application/json',
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+        ...(xff === null ? {} : { 'x-forwarded-for': xff }),
+      },
       body,
       localAddress: from,
     });
@@ -231,7 +272,9 @@ describe('client address from trusted front proxies only (X-Forwarded-For, nginx
   it('believes X-Forwarded-For from a trusted peer only; the per-IP limits then apply to the real client', async () => {
     const s = await startProcessStack({ SIGNET_PROXY_TRUSTED_PROXIES: `${LB}/32, 192.0.2.0/24` });
     try {
-      expect(readFileSync(join(s.dir, 'conf', 'signet.conf'), 'utf8')).toMatch(/set_real_ip_from 127\.0\.0\.9\/32;[\s\S]*real_ip_recursive on;/);
+      expect(readFileSync(join(s.dir, 'conf', 'signet.conf'), 'utf8')).toMatch(
+        /set_real_ip_from 127\.0\.0\.9\/32;[\s\S]*real_ip_recursive on;/,
+      );
       // A client's own header is ignored: spoofed from an untrusted peer.
       const spoofed = await via(s, '127.0.0.2', '203.0.113.66', pingBody('spoof'));
       expect((await serverLine(s, String(spoofed.headers['x-request-id'])))?.['client_ip']).toBe('127.0.0.2');
@@ -246,10 +289,10 @@ describe('client address from trusted front proxies only (X-Forwarded-For, nginx
       expect((await via(s, LB, '203.0.113.11', callBody(61))).status).toBe(200);
       // And its own budget of refused keys.
       const refused: number[] = [];
-      for (let i = 0; i < 30; i++) refused.push((await via(s, LB, '203.0.113.20', pingBody(`r${i}`), 'sgnk_' + 'Q'.repeat(57))).status);
+      for (let i = 0; i < 30; i++) refused.push((await via(s, LB, '203.0.113.20', pingBody(`r${i}`), `sgnk_${'Q'.repeat(57)}`)).status);
       expect(refused.slice(0, 21).every((st) => st === 401)).toBe(true);
       expect(refused.slice(21).every((st) => st === 429)).toBe(true);
-      expect((await via(s, LB, '203.0.113.21', pingBody('other'), 'sgnk_' + 'Q'.repeat(57))).status).toBe(401);
+      expect((await via(s, LB, '203.0.113.21', pingBody('other'), `sgnk_${'Q'.repeat(57)}`)).status).toBe(401);
       await new Promise((r) => setTimeout(r, 1200)); // the access log flushes every second
       const remote = accessLines(s.nginx.accessLog()).map((l) => l['remote_addr']);
       expect(remote).toEqual(expect.arrayContaining(['127.0.0.2', '203.0.113.7', '203.0.113.10', '203.0.113.20']));
@@ -271,7 +314,9 @@ describe('client address from trusted front proxies only (X-Forwarded-For, nginx
       const trusted = await rawExchange(base, request(`PROXY TCP4 203.0.113.5 127.0.0.1 5555 ${s.port}\r\n`), { localAddress: LB });
       expect(trusted.statuses).toEqual([200]);
       expect(await clientOf(trusted.text)).toBe('203.0.113.5');
-      const untrusted = await rawExchange(base, request(`PROXY TCP4 203.0.113.6 127.0.0.1 5555 ${s.port}\r\n`), { localAddress: '127.0.0.2' });
+      const untrusted = await rawExchange(base, request(`PROXY TCP4 203.0.113.6 127.0.0.1 5555 ${s.port}\r\n`), {
+        localAddress: '127.0.0.2',
+      });
       expect(untrusted.statuses).toEqual([200]);
       expect(await clientOf(untrusted.text)).toBe('127.0.0.2');
       // Plain HTTP (no PROXY header): the connection is dropped, and nginx's "broken header"
@@ -289,12 +334,24 @@ describe('client address from trusted front proxies only (X-Forwarded-For, nginx
   });
 
   it.each([
-    ['a CIDR with junk', { SIGNET_PROXY_TRUSTED_PROXIES: '10.0.0.0/8;return' }, /SIGNET_PROXY_TRUSTED_PROXIES: '10\.0\.0\.0\/8;return' is not an address/],
+    [
+      'a CIDR with junk',
+      { SIGNET_PROXY_TRUSTED_PROXIES: '10.0.0.0/8;return' },
+      /SIGNET_PROXY_TRUSTED_PROXIES: '10\.0\.0\.0\/8;return' is not an address/,
+    ],
     ['a name', { SIGNET_PROXY_TRUSTED_PROXIES: 'lb.example.com' }, /is not an address or CIDR/],
-    ['another header', { SIGNET_PROXY_TRUSTED_PROXIES: '10.0.0.0/8', SIGNET_PROXY_REAL_IP_HEADER: 'X-Real-IP' }, /must be X-Forwarded-For or proxy_protocol/],
+    [
+      'another header',
+      { SIGNET_PROXY_TRUSTED_PROXIES: '10.0.0.0/8', SIGNET_PROXY_REAL_IP_HEADER: 'X-Real-IP' },
+      /must be X-Forwarded-For or proxy_protocol/,
+    ],
     ['the PROXY protocol from anyone', { SIGNET_PROXY_REAL_IP_HEADER: 'proxy_protocol' }, /needs SIGNET_PROXY_TRUSTED_PROXIES/],
     ['no refusals allowed', { SIGNET_PROXY_AUTH_FAILURES_BURST: '0' }, /SIGNET_PROXY_AUTH_FAILURES_BURST must be a whole number/],
-    ['a rate that is not a number', { SIGNET_PROXY_AUTH_FAILURES_PER_MINUTE: '1r/s' }, /SIGNET_PROXY_AUTH_FAILURES_PER_MINUTE must be a whole number/],
+    [
+      'a rate that is not a number',
+      { SIGNET_PROXY_AUTH_FAILURES_PER_MINUTE: '1r/s' },
+      /SIGNET_PROXY_AUTH_FAILURES_PER_MINUTE must be a whole number/,
+    ],
   ])('render.sh refuses %s', (_label, extra, message) => {
     const dir = tempDir('signet-render-');
     const r = renderProxy({ ...processProxyEnv(dir, 1, 2), SIGNET_API_KEY: newApiKey(), ...extra });
@@ -312,7 +369,11 @@ describe('refused keys: the default limit per client address', () => {
       expect(conf).toContain('rate=60r/m');
       expect(conf).toContain('burst=20 nodelay');
       const post = (key: string, from: string, id: string) =>
-        rawRequest(`http://127.0.0.1:${s.port}/mcp`, { headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: pingBody(id), localAddress: from });
+        rawRequest(`http://127.0.0.1:${s.port}/mcp`, {
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+          body: pingBody(id),
+          localAddress: from,
+        });
       const statuses: number[] = [];
       for (let i = 0; i < 40; i++) {
         statuses.push((await post(`sgnk_${'W'.repeat(56)}${i % 10}`, '127.0.0.31', `bad${i}`)).status);
@@ -334,11 +395,14 @@ describe('refused keys: the default limit per client address', () => {
 });
 
 describe('reference proxy: when Signet is down', () => {
-  it('answers 503 with a JSON body and Retry-After, and logs the upstream error without the request\'s secrets', async () => {
+  it("answers 503 with a JSON body and Retry-After, and logs the upstream error without the request's secrets", async () => {
     const s = await startProcessStack();
     try {
       await s.server.stop();
-      const r = await rawRequest(`http://127.0.0.1:${s.port}/mcp`, { headers: { 'content-type': 'application/json', authorization: `Bearer ${s.key}` }, body: pingBody('down') });
+      const r = await rawRequest(`http://127.0.0.1:${s.port}/mcp`, {
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${s.key}` },
+        body: pingBody('down'),
+      });
       expect(r.status).toBe(503);
       expect(r.headers['retry-after']).toBe('1');
       expect(r.json()).toMatchObject({ error: 'unavailable' });

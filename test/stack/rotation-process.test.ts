@@ -8,19 +8,27 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newApiKey } from '../../src/keys/format.js';
 import { fingerprint } from '../../src/signing/trust.js';
-import { startHttpServer, type ServerProcess } from '../helpers/http-server.js';
+import { type ServerProcess, startHttpServer } from '../helpers/http-server.js';
 import { CLI, DEFAULT_DOCTRINE, ROOT } from '../helpers/paths.js';
-import { freePort, processProxyEnv, renderProxy, startNginx, type NginxProcess } from '../helpers/proxy-process.js';
+import { freePort, type NginxProcess, processProxyEnv, renderProxy, startNginx } from '../helpers/proxy-process.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 
 type Json = Record<string, any>;
 
 const dir = tempDir('signet-rotation-');
-const env = { SIGNET_DATA_DIR: join(dir, 'data'), SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE, SIGNET_TRUSTED_PROXIES: '127.0.0.1/32', SIGNET_ALLOWED_HOSTS: '127.0.0.1' };
+const env = {
+  SIGNET_DATA_DIR: join(dir, 'data'),
+  SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE,
+  SIGNET_TRUSTED_PROXIES: '127.0.0.1/32',
+  SIGNET_ALLOWED_HOSTS: '127.0.0.1',
+};
 const key = newApiKey();
 
 function signet(args: string[], extraEnv: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env, ...extraEnv }, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    env: { PATH: process.env['PATH'] ?? '', ...env, ...extraEnv },
+    encoding: 'utf8',
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -52,7 +60,8 @@ describe('signing key rotation on the process stack', () => {
     expect(r.status).toBe(200);
     return ((await r.json()) as Json)['result'] as Json;
   };
-  const verdict = async (output: unknown) => ((await call('verify_output', { output: JSON.stringify(output) }))['structuredContent'] as Json)['result'] as Json;
+  const verdict = async (output: unknown) =>
+    ((await call('verify_output', { output: JSON.stringify(output) }))['structuredContent'] as Json)['result'] as Json;
   const signerOf = (result: Json) => (result['structuredContent'] as Json)['footer']['doctrine_public_key'] as string;
   const save = (name: string, content: string) => {
     writeFileSync(join(dir, name), content);
@@ -87,7 +96,10 @@ describe('signing key rotation on the process stack', () => {
     const exported = signet(['trust', 'export']);
     expect(exported.code, exported.err).toBe(0);
     const trust = JSON.parse(exported.out) as Json;
-    expect(trust['keys'].map((k: Json) => [k['public_key'] === oldKey, k['status']])).toEqual([[false, 'active'], [true, 'retired']]);
+    expect(trust['keys'].map((k: Json) => [k['public_key'] === oldKey, k['status']])).toEqual([
+      [false, 'active'],
+      [true, 'retired'],
+    ]);
     const trustFile = save('signet-trust.json', exported.out);
 
     const after = await call('doctrine_get', { id: 'AUTH-001' });
@@ -110,7 +122,10 @@ describe('signing key rotation on the process stack', () => {
 
     // The server lists both keys and still trusts its retired key's outputs.
     const info = (await call('doctrine_info', {}))['structuredContent'] as Json;
-    expect(info['result']['signing_keys'].map((k: Json) => [k['public_key'], k['status']])).toEqual([[newKey, 'active'], [oldKey, 'retired']]);
+    expect(info['result']['signing_keys'].map((k: Json) => [k['public_key'], k['status']])).toEqual([
+      [newKey, 'active'],
+      [oldKey, 'retired'],
+    ]);
     expect(await verdict(before)).toMatchObject({ status: 'trusted', signed_by_this_server: true, signer: { status: 'retired' } });
 
     // Revoke the old key: refused by the server from its next start and by whoever takes the new trust file.
@@ -118,10 +133,19 @@ describe('signing key rotation on the process stack', () => {
     expect(revoked.code, revoked.err).toBe(0);
     expect(signet(['signing-key', 'revoke', newKey]).err).toMatch(/current signing key: rotate first/);
     await restart();
-    expect(await verdict(before)).toMatchObject({ status: 'invalid', valid: false, signed_by_this_server: false, reasons: [{ code: 'signer_revoked' }] });
+    expect(await verdict(before)).toMatchObject({
+      status: 'invalid',
+      valid: false,
+      signed_by_this_server: false,
+      reasons: [{ code: 'signer_revoked' }],
+    });
     expect(await verdict(after)).toMatchObject({ status: 'trusted', signed_by_this_server: true });
     const newTrust = save('signet-trust-2.json', signet(['trust', 'export']).out);
-    expect(JSON.parse(readFileSync(newTrust, 'utf8'))['keys'][1]).toMatchObject({ public_key: oldKey, status: 'revoked', note: 'test: leaked' });
+    expect(JSON.parse(readFileSync(newTrust, 'utf8'))['keys'][1]).toMatchObject({
+      public_key: oldKey,
+      status: 'revoked',
+      note: 'test: leaked',
+    });
     const refused = signet(['verify', '--trust', newTrust, join(dir, 'before.json')]);
     expect(refused.code).toBe(1);
     expect(refused.err).toMatch(/signer_revoked/);
@@ -131,10 +155,20 @@ describe('signing key rotation on the process stack', () => {
       const r = await fetch(stranger.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'doctrine_get', arguments: { id: 'AUTH-001' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'doctrine_get', arguments: { id: 'AUTH-001' } },
+        }),
       });
       const foreign = ((await r.json()) as Json)['result'];
-      expect(await verdict(foreign)).toMatchObject({ status: 'invalid', valid: false, signature_valid: true, reasons: [{ code: 'signer_untrusted' }] });
+      expect(await verdict(foreign)).toMatchObject({
+        status: 'invalid',
+        valid: false,
+        signature_valid: true,
+        reasons: [{ code: 'signer_untrusted' }],
+      });
     } finally {
       await stranger.stop();
     }
@@ -163,11 +197,21 @@ describe('signing key rotation on the process stack', () => {
     const { Signer } = await import('../../src/signing/signer.js');
     const { generateKeyPairSync } = await import('node:crypto');
     const answer = JSON.parse(readFileSync(join(job, 'answer.json'), 'utf8')) as Json;
-    const { footer: { output_hash: _h, output_signature: _s, ...footer }, ...forgedBody } = answer['structuredContent'] as Json;
+    const {
+      footer: { output_hash: _h, output_signature: _s, ...footer },
+      ...forgedBody
+    } = answer['structuredContent'] as Json;
     forgedBody['result']['summary']['fail'] = 0;
     const attacker = new Signer(generateKeyPairSync('ed25519').privateKey);
-    const forged = signOutput(forgedBody as never, { ...footer, doctrine_signature: attacker.sign(footer.doctrine_hash), doctrine_public_key: attacker.publicKeySpki }, attacker);
-    writeFileSync(join(job, 'answer.json'), JSON.stringify({ content: [{ type: 'text', text: forged.text }], structuredContent: JSON.parse(forged.text), isError: false }));
+    const forged = signOutput(
+      forgedBody as never,
+      { ...footer, doctrine_signature: attacker.sign(footer.doctrine_hash), doctrine_public_key: attacker.publicKeySpki },
+      attacker,
+    );
+    writeFileSync(
+      join(job, 'answer.json'),
+      JSON.stringify({ content: [{ type: 'text', text: forged.text }], structuredContent: JSON.parse(forged.text), isError: false }),
+    );
     const caught = run(recipe('trust.md', 'ci-pin').replace(/^signet trust export.*$/m, ''));
     expect(caught.status).toBe(1);
     expect(caught.stderr).toMatch(/signer_untrusted/);

@@ -1,10 +1,11 @@
 // One whole-stack suite, two targets: the process stack (built server + Debian's nginx on
 // the same rendered template) and the compose stack (the project's docker-compose.yml).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/signing/canonical.js';
 import { unsignedView } from '../../src/signing/format.js';
-import { connectHttp, rawRequest, rpc, type RawResponse } from '../helpers/http-server.js';
+import { connectHttp, type RawResponse, rawRequest, rpc } from '../helpers/http-server.js';
 import { CLIENT_KINDS, connectClient, exerciseEveryTool } from '../helpers/mcp-clients.js';
 import { opensslSha256, opensslVerify } from '../helpers/openssl.js';
 import { FACTS } from '../helpers/paths.js';
@@ -109,7 +110,13 @@ export function defineStackSuite(name: string, start: () => Promise<StackTarget>
       const client = await connectHttp(mcp(), { Authorization: `Bearer ${target.key}` });
       try {
         const { tools } = await client.listTools();
-        expect(tools.map((t) => t.name).sort()).toEqual(['doctrine_evaluate', 'doctrine_get', 'doctrine_info', 'doctrine_search', 'verify_output']);
+        expect(tools.map((t) => t.name).sort()).toEqual([
+          'doctrine_evaluate',
+          'doctrine_get',
+          'doctrine_info',
+          'doctrine_search',
+          'verify_output',
+        ]);
         const facts = JSON.parse(readFileSync(FACTS('exposed'), 'utf8'));
         const results = [
           await client.callTool({ name: 'doctrine_info', arguments: {} }),
@@ -139,8 +146,13 @@ export function defineStackSuite(name: string, start: () => Promise<StackTarget>
       expect(h.status).toBe(200);
       expect(h.json()).toEqual({ status: 'ok' });
       // Nothing else of the server is reachable through the proxy: not its metrics, not /readyz.
-      for (const p of ['/metrics', '/readyz', '/']) expect((await rawRequest(`${target.baseUrl}${p}`, { method: 'GET' })).status, p).toBe(404);
-      for (const p of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-authorization-server']) {
+      for (const p of ['/metrics', '/readyz', '/'])
+        expect((await rawRequest(`${target.baseUrl}${p}`, { method: 'GET' })).status, p).toBe(404);
+      for (const p of [
+        '/.well-known/oauth-protected-resource',
+        '/.well-known/oauth-protected-resource/mcp',
+        '/.well-known/oauth-authorization-server',
+      ]) {
         const r = await rawRequest(`${target.baseUrl}${p}`, { method: 'GET' });
         expect(r.status, p).toBe(404);
         expect(r.headers['www-authenticate'], p).toBeUndefined();
@@ -149,7 +161,7 @@ export function defineStackSuite(name: string, start: () => Promise<StackTarget>
 
     it('answers 401 with WWW-Authenticate to at least 20 wrong credentials, none of which reaches the server', async () => {
       const k = target.key;
-      const other = 'sgnk_' + 'A'.repeat(57);
+      const other = `sgnk_${'A'.repeat(57)}`;
       const cases: [string, [string, string][]][] = [
         ['missing header', []],
         ['lower-case scheme', [['authorization', `bearer ${k}`]]],
@@ -176,7 +188,10 @@ export function defineStackSuite(name: string, start: () => Promise<StackTarget>
       expect(cases.length).toBeGreaterThanOrEqual(20);
       const before = await settledRequestCount(target);
       for (const [label, headers] of cases) {
-        const r = await post([['content-type', 'application/json'], ['accept', 'application/json, text/event-stream'], ...headers], rpc('tools/call', { name: 'doctrine_info', arguments: {} }));
+        const r = await post(
+          [['content-type', 'application/json'], ['accept', 'application/json, text/event-stream'], ...headers],
+          rpc('tools/call', { name: 'doctrine_info', arguments: {} }),
+        );
         expect(r.status, label).toBe(401);
         expect(r.headers['www-authenticate'], label).toBe('Bearer realm="signet"');
         expect(r.json().error, label).toBe('unauthorized');
@@ -184,14 +199,18 @@ export function defineStackSuite(name: string, start: () => Promise<StackTarget>
       expect(await settledRequestCount(target)).toBe(before);
     });
 
-    it('refuses the review\'s attack table at the proxy: nothing reaches Node without a valid key', async () => {
+    it("refuses the review's attack table at the proxy: nothing reaches Node without a valid key", async () => {
       const k = target.key;
-      const other = 'sgnk_' + 'A'.repeat(57);
+      const other = `sgnk_${'A'.repeat(57)}`;
       const host = `Host: ${new URL(target.baseUrl).host}`;
       const ping = rpc('ping', undefined, 'attack');
       const json = ['Content-Type: application/json', 'Accept: application/json, text/event-stream'];
       const req = (path: string, headers: string[], body = ping, version = 'HTTP/1.1') =>
-        raw(`POST ${path} ${version}`, [host, ...json, ...headers, `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close'], body);
+        raw(
+          `POST ${path} ${version}`,
+          [host, ...json, ...headers, `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close'],
+          body,
+        );
       const chunked = (body: string) => `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`;
       const auth = `Authorization: Bearer ${k}`;
       // [label, raw bytes, the status of each answer in order ('0.9': a body without status line)]
@@ -225,12 +244,21 @@ export function defineStackSuite(name: string, start: () => Promise<StackTarget>
         ['HTTP/0.9 GET /mcp', 'GET /mcp\r\n', ['0.9']],
         ['HTTP/0.9 GET /healthz', 'GET /healthz\r\n', ['0.9']],
         ['HTTP/2.0 as text', raw('POST /mcp HTTP/2.0', [host, auth, 'Content-Length: 0']), [505]],
-        ['Transfer-Encoding and Content-Length (CL.TE), with the key',
-          raw('POST /mcp HTTP/1.1', [host, ...json, auth, 'Content-Length: 4', 'Transfer-Encoding: chunked'], chunked(ping)), [400]],
-        ['an unknown Transfer-Encoding, with the key',
-          raw('POST /mcp HTTP/1.1', [host, ...json, auth, 'Transfer-Encoding: xchunked', 'Connection: close'], chunked(ping)), [501]],
-        ['chunked without a key, a second request without a key hidden after the last chunk',
-          raw('POST /mcp HTTP/1.1', [host, ...json, 'Transfer-Encoding: chunked'], chunked(ping)) + req('/mcp', []), [401, 401]],
+        [
+          'Transfer-Encoding and Content-Length (CL.TE), with the key',
+          raw('POST /mcp HTTP/1.1', [host, ...json, auth, 'Content-Length: 4', 'Transfer-Encoding: chunked'], chunked(ping)),
+          [400],
+        ],
+        [
+          'an unknown Transfer-Encoding, with the key',
+          raw('POST /mcp HTTP/1.1', [host, ...json, auth, 'Transfer-Encoding: xchunked', 'Connection: close'], chunked(ping)),
+          [501],
+        ],
+        [
+          'chunked without a key, a second request without a key hidden after the last chunk',
+          raw('POST /mcp HTTP/1.1', [host, ...json, 'Transfer-Encoding: chunked'], chunked(ping)) + req('/mcp', []),
+          [401, 401],
+        ],
         ['Expect: 100-continue without a key', req('/mcp', ['Expect: 100-continue']), [401]],
         ['spoofed X-Signet-Key-Id without a key', req('/mcp', ['X-Signet-Key-Id: Forged00']), [401]],
         ['X-HTTP-Method-Override without a key', req('/mcp', ['X-HTTP-Method-Override: GET']), [401]],
@@ -245,7 +273,10 @@ export function defineStackSuite(name: string, start: () => Promise<StackTarget>
           continue;
         }
         // nginx may send 100 Continue before its refusal.
-        expect(r.statuses.filter((st) => st !== 100), label).toEqual(statuses);
+        expect(
+          r.statuses.filter((st) => st !== 100),
+          label,
+        ).toEqual(statuses);
         expect(r.text, label).not.toMatch(/<html/i);
         const bodies = jsonBodies(r.text);
         expect(bodies.length, label).toBe(statuses.length);
@@ -260,9 +291,19 @@ export function defineStackSuite(name: string, start: () => Promise<StackTarget>
       const json = ['Content-Type: application/json', 'Accept: application/json'];
       const hidden = raw('POST /mcp HTTP/1.1', [host, ...json, `Content-Length: ${ping.length}`, 'Connection: close'], ping);
       const smuggles: [string, string][] = [
-        ['behind a chunked body', raw('POST /mcp HTTP/1.1', [host, ...json, `Authorization: Bearer ${target.key}`, 'Transfer-Encoding: chunked'],
-          `${ping.length.toString(16)}\r\n${ping}\r\n0\r\n\r\n`) + hidden],
-        ['behind a Content-Length body', raw('POST /mcp HTTP/1.1', [host, ...json, `Authorization: Bearer ${target.key}`, `Content-Length: ${ping.length}`], ping) + hidden],
+        [
+          'behind a chunked body',
+          raw(
+            'POST /mcp HTTP/1.1',
+            [host, ...json, `Authorization: Bearer ${target.key}`, 'Transfer-Encoding: chunked'],
+            `${ping.length.toString(16)}\r\n${ping}\r\n0\r\n\r\n`,
+          ) + hidden,
+        ],
+        [
+          'behind a Content-Length body',
+          raw('POST /mcp HTTP/1.1', [host, ...json, `Authorization: Bearer ${target.key}`, `Content-Length: ${ping.length}`], ping) +
+            hidden,
+        ],
       ];
       for (const [label, bytes] of smuggles) {
         const before = await reachedNode(target);
@@ -274,10 +315,17 @@ export function defineStackSuite(name: string, start: () => Promise<StackTarget>
 
     it('gives a valid key nothing extra for X-HTTP-Method-Override or a spoofed X-Signet-Key-Id', async () => {
       const auth = { authorization: `Bearer ${target.key}` };
-      const get = await rawRequest(`${target.baseUrl}/mcp`, { method: 'GET', headers: { ...JSON_HEADERS, ...auth, 'x-http-method-override': 'POST' }, localAddress: target.clientAddress });
+      const get = await rawRequest(`${target.baseUrl}/mcp`, {
+        method: 'GET',
+        headers: { ...JSON_HEADERS, ...auth, 'x-http-method-override': 'POST' },
+        localAddress: target.clientAddress,
+      });
       expect(get.status).toBe(405); // the server's answer: the override is not obeyed
       expect(get.headers['allow']).toBe('POST');
-      const posted = await post({ ...JSON_HEADERS, ...auth, 'x-http-method-override': 'DELETE', 'x-signet-key-id': 'Forged00' }, rpc('ping', undefined, 'override'));
+      const posted = await post(
+        { ...JSON_HEADERS, ...auth, 'x-http-method-override': 'DELETE', 'x-signet-key-id': 'Forged00' },
+        rpc('ping', undefined, 'override'),
+      );
       expect(posted.status).toBe(200);
       const requestId = posted.headers['x-request-id'];
       let line: Record<string, unknown> | undefined;
@@ -309,9 +357,19 @@ export function defineStackSuite(name: string, start: () => Promise<StackTarget>
       const query = await rawRequest(`${url}?access=1`, { method: 'GET', localAddress: target.clientAddress });
       expect(query.status).toBe(400);
       expect(query.json()).toMatchObject({ error: 'bad_request' });
-      const big = await rawRequest(url, { method: 'GET', headers: { 'content-length': '4096' }, body: 'x'.repeat(4096), localAddress: target.clientAddress });
+      const big = await rawRequest(url, {
+        method: 'GET',
+        headers: { 'content-length': '4096' },
+        body: 'x'.repeat(4096),
+        localAddress: target.clientAddress,
+      });
       expect(big.status).toBe(413);
-      const chunkedBody = await rawRequest(url, { method: 'GET', body: 'x'.repeat(4096), chunked: true, localAddress: target.clientAddress });
+      const chunkedBody = await rawRequest(url, {
+        method: 'GET',
+        body: 'x'.repeat(4096),
+        chunked: true,
+        localAddress: target.clientAddress,
+      });
       expect(chunkedBody.status).toBe(200); // a chunked body is dropped, never forwarded
       // Only the four GET/HEAD probes went through; the server logs no /healthz line.
       expect(await reachedNode(target)).toEqual({ server: before.server, forwarded: before.forwarded + 4 });
@@ -322,12 +380,22 @@ export function defineStackSuite(name: string, start: () => Promise<StackTarget>
       const cases: [string, string, number, string][] = [
         ['lower-case method', raw('get /mcp HTTP/1.1', [host]), 400, 'bad_request'],
         ['NUL in the path', raw('GET /mcp%00 HTTP/1.1', [host]), 400, 'bad_request'],
-        ['a header line without a colon', raw('POST /mcp HTTP/1.1', [host, 'Authorization Bearer x', 'Content-Length: 0']), 400, 'bad_request'],
+        [
+          'a header line without a colon',
+          raw('POST /mcp HTTP/1.1', [host, 'Authorization Bearer x', 'Content-Length: 0']),
+          400,
+          'bad_request',
+        ],
         ['no key', raw('POST /mcp HTTP/1.1', [host, 'Content-Length: 0', 'Connection: close']), 401, 'unauthorized'],
         ['unknown path', raw('GET /admin HTTP/1.1', [host, 'Connection: close']), 404, 'not_found'],
         ['an internal location asked for directly', raw('GET /.signet-errors/400 HTTP/1.1', [host, 'Connection: close']), 404, 'not_found'],
         ['TRACE', raw('TRACE /mcp HTTP/1.1', [host]), 405, 'method_not_allowed'],
-        ['a body over the limit', raw('POST /mcp HTTP/1.1', [host, 'Content-Length: 5000000', 'Connection: close']), 413, 'payload_too_large'],
+        [
+          'a body over the limit',
+          raw('POST /mcp HTTP/1.1', [host, 'Content-Length: 5000000', 'Connection: close']),
+          413,
+          'payload_too_large',
+        ],
         ['a target over the limit', raw(`GET /${'a'.repeat(9000)} HTTP/1.1`, [host]), 414, 'uri_too_long'],
         ['a header over the limit', raw('POST /mcp HTTP/1.1', [host, `Authorization: Bearer ${'a'.repeat(9000)}`]), 400, 'bad_request'],
         ['an unknown Transfer-Encoding', raw('POST /mcp HTTP/1.1', [host, 'Transfer-Encoding: gzip']), 501, 'not_implemented'],
@@ -343,7 +411,10 @@ export function defineStackSuite(name: string, start: () => Promise<StackTarget>
     });
 
     it('ignores a client-supplied X-Forwarded-For / X-Real-IP: the server sees the address the proxy saw', async () => {
-      const r = await post({ ...JSON_HEADERS, authorization: `Bearer ${target.key}`, 'x-forwarded-for': '203.0.113.66', 'x-real-ip': '203.0.113.67' }, rpc('ping', undefined, 'xff-probe'));
+      const r = await post(
+        { ...JSON_HEADERS, authorization: `Bearer ${target.key}`, 'x-forwarded-for': '203.0.113.66', 'x-real-ip': '203.0.113.67' },
+        rpc('ping', undefined, 'xff-probe'),
+      );
       expect(r.status).toBe(200);
       const requestId = r.headers['x-request-id'];
       expect(requestId).toMatch(/^[0-9a-f]{32}$/); // nginx's $request_id, passed through
@@ -357,7 +428,10 @@ export function defineStackSuite(name: string, start: () => Promise<StackTarget>
 
     it('limits one client to 60 tools/call per minute: the 61st gets 429 with Retry-After, spoofed X-Forwarded-For does not help', async () => {
       const call = (id: number, extra: Record<string, string> = {}) =>
-        post({ ...JSON_HEADERS, authorization: `Bearer ${target.key}`, ...extra }, rpc('tools/call', { name: 'doctrine_get', arguments: { id: 'AUTH-001' } }, id));
+        post(
+          { ...JSON_HEADERS, authorization: `Bearer ${target.key}`, ...extra },
+          rpc('tools/call', { name: 'doctrine_get', arguments: { id: 'AUTH-001' } }, id),
+        );
       const first = await call(0);
       expect(first.status).toBe(200);
       // Every policy that applied is listed: per client IP, and per key where the proxy names keys
@@ -379,7 +453,8 @@ export function defineStackSuite(name: string, start: () => Promise<StackTarget>
     });
 
     it('answers a flood of refused keys from one address with 429, while a valid key from the same address goes on', async () => {
-      const bad = (i: number) => post({ ...JSON_HEADERS, authorization: `Bearer sgnk_${String(i).padStart(57, 'Z')}` }, rpc('ping', undefined, i));
+      const bad = (i: number) =>
+        post({ ...JSON_HEADERS, authorization: `Bearer sgnk_${String(i).padStart(57, 'Z')}` }, rpc('ping', undefined, i));
       const good = () => post({ ...JSON_HEADERS, authorization: `Bearer ${target.key}` }, rpc('ping', undefined, 'good'));
       const statuses: number[] = [];
       for (let i = 0; i < target.authFailureBurst + 40; i++) {

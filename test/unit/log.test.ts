@@ -5,9 +5,14 @@ import { createLogger } from '../../src/log.js';
 describe('logger redaction', () => {
   it('redacts Authorization headers, keys, tokens and private keys by configuration, wherever code puts them', () => {
     const lines: string[] = [];
-    const sink = new Writable({ write: (chunk, _enc, cb) => (lines.push(chunk.toString()), cb()) });
+    const sink = new Writable({
+      write: (chunk, _enc, cb) => {
+        lines.push(chunk.toString());
+        cb();
+      },
+    });
     const log = createLogger('info', { destination: sink });
-    const key = 'sgnk_' + 'Q'.repeat(57);
+    const key = `sgnk_${'Q'.repeat(57)}`;
     log.info({ req: { headers: { authorization: `Bearer ${key}`, cookie: 'session=abc' } } }, 'request');
     log.info({ headers: { authorization: `Bearer ${key}` }, apiKey: key, privateKey: '-----BEGIN PRIVATE KEY-----', token: key }, 'flat');
     log.info({ ctx: { secret: 's3cret', apiKey: key, authorization: key } }, 'nested');
@@ -20,9 +25,14 @@ describe('logger redaction', () => {
     expect(text.match(/\[redacted\]/g)!.length).toBeGreaterThanOrEqual(8);
   });
 
-  it('catches a canary at the top level and one and two levels down (the doctrine\'s LOG-002)', () => {
+  it("catches a canary at the top level and one and two levels down (the doctrine's LOG-002)", () => {
     const lines: string[] = [];
-    const sink = new Writable({ write: (chunk, _enc, cb) => (lines.push(chunk.toString()), cb()) });
+    const sink = new Writable({
+      write: (chunk, _enc, cb) => {
+        lines.push(chunk.toString());
+        cb();
+      },
+    });
     const log = createLogger('info', { destination: sink });
     const canary = 'sgnk_test_canary_0000';
     for (const field of ['token', 'password', 'apiKey', 'authorization', 'secret']) {

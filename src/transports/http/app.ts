@@ -1,7 +1,7 @@
 // The HTTP edge: POST /mcp through named middleware (report, identity, Host and Origin
 // checks, content negotiation, body, rate limit) to the shared router; health probes beside.
 import type { BlockList } from 'node:net';
-import { Hono, type Context } from 'hono';
+import { type Context, Hono } from 'hono';
 import type { AppContext } from '../../context.js';
 import type { Router } from '../../protocol/router.js';
 import type { HttpEnv, RequestEvent } from './env.js';

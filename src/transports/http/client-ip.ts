@@ -64,7 +64,7 @@ function ipv6Groups(address: string): number[] | null {
   const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
   if (v4) {
     const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
-    text = text.slice(0, v4.index) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
   const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
   const parse = (s: string | undefined) => (s ? s.split(':').map((g) => parseInt(g, 16)) : []);

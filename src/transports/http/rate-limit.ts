@@ -1,4 +1,4 @@
-import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 
 /** One limiter and the name its policy carries in the RateLimit headers. */
 export interface Policy {
@@ -19,11 +19,16 @@ export type Decision =
  */
 function entries(policy: Policy, res: RateLimiterRes): { policy: string; limit: string } {
   const reset = Math.max(0, Math.ceil(res.msBeforeNext / 1000));
-  return { policy: `"${policy.name}";q=${policy.perMinute};w=60`, limit: `"${policy.name}";r=${Math.max(0, res.remainingPoints)};t=${reset}` };
+  return {
+    policy: `"${policy.name}";q=${policy.perMinute};w=60`,
+    limit: `"${policy.name}";r=${Math.max(0, res.remainingPoints)};t=${reset}`,
+  };
 }
 
 function headers(list: { policy: string; limit: string }[]): Record<string, string> {
-  return list.length === 0 ? {} : { 'RateLimit-Policy': list.map((e) => e.policy).join(', '), RateLimit: list.map((e) => e.limit).join(', ') };
+  return list.length === 0
+    ? {}
+    : { 'RateLimit-Policy': list.map((e) => e.policy).join(', '), RateLimit: list.map((e) => e.limit).join(', ') };
 }
 
 /**

@@ -1,8 +1,8 @@
 // The JSON-RPC refusals the HTTP edge answers itself, before the router sees a message.
 // Same shape and member order as the MCP SDK's edge ({"jsonrpc","error","id"}).
-import { refusalBody, type RequestId } from '../../protocol/jsonrpc.js';
+import { type RequestId, refusalBody } from '../../protocol/jsonrpc.js';
 
-export { PARSE_ERROR, INVALID_REQUEST, SERVER_ERROR } from '../../protocol/jsonrpc.js';
+export { PARSE_ERROR, SERVER_ERROR } from '../../protocol/jsonrpc.js';
 
 export function jsonResponse(status: number, body: string, headers: Record<string, string> = {}): Response {
   return new Response(body, { status, headers: { 'content-type': 'application/json', ...headers } });

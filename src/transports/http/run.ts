@@ -9,7 +9,7 @@ import { createHttpApp } from './app.js';
 import { parseTrustedProxies } from './client-ip.js';
 import { closeServer } from './close-server.js';
 import { memoryStore, redisStore } from './limiter-store.js';
-import { startMetricsServer, type RunningMetrics } from './metrics-server.js';
+import { type RunningMetrics, startMetricsServer } from './metrics-server.js';
 import { hostPolicy } from './middleware/host-validation.js';
 import { requestReporter } from './request-log.js';
 

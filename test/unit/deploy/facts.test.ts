@@ -33,7 +33,9 @@ const deployments = k8s.filter((o) => o['kind'] === 'Deployment');
 const policies = k8s.filter((o) => o['kind'] === 'NetworkPolicy');
 const deployment = (name: string) => deployments.find((d) => d['metadata'].name === name)!;
 const selects = (selector: Obj, labels: Obj) => Object.entries(selector ?? {}).every(([k, v]) => labels?.[k] === v);
-const proxyTemplates = readdirSync(join(ROOT, 'proxy/templates')).map((f) => read(`proxy/templates/${f}`)).join('\n');
+const proxyTemplates = readdirSync(join(ROOT, 'proxy/templates'))
+  .map((f) => read(`proxy/templates/${f}`))
+  .join('\n');
 const dockerfile = read('Dockerfile');
 
 /** Facts that the shipped build and proxy give both deployments. */
@@ -130,7 +132,7 @@ describe('deploy/facts/kubernetes.json describes deploy/kubernetes/base', () => 
     for (const d of deployments) {
       const spec = d['spec'].template.spec;
       const name = d['metadata'].name;
-      expect(spec.automountServiceAccountToken, name).toBe(!f['container']['service_account_token_mounted'] ? false : true);
+      expect(spec.automountServiceAccountToken, name).toBe(!!f['container']['service_account_token_mounted']);
       expect(spec.securityContext.seccompProfile?.type, name).toBe('RuntimeDefault');
       expect(spec.securityContext.runAsNonRoot, name).toBe(!f['container']['runs_as_root']);
       expect(spec.hostUsers === false, name).toBe(f['container']['user_namespace']);
@@ -142,7 +144,10 @@ describe('deploy/facts/kubernetes.json describes deploy/kubernetes/base', () => 
         expect(Boolean(c.resources?.limits?.cpu && c.resources?.limits?.memory), name).toBe(f['container']['resource_limits']);
         expect(String(c.image).includes('@sha256:'), name).toBe(f['container']['image_pinned_by_digest']);
         expect(Boolean(c.livenessProbe && c.readinessProbe), name).toBe(f['container']['healthcheck']);
-        expect((c.ports ?? []).some((p: Obj) => p.hostPort), name).toBe(false);
+        expect(
+          (c.ports ?? []).some((p: Obj) => p.hostPort),
+          name,
+        ).toBe(false);
       }
     }
     expect(f['container']['seccomp']).toBe('runtime_default');
@@ -152,8 +157,14 @@ describe('deploy/facts/kubernetes.json describes deploy/kubernetes/base', () => 
     for (const d of deployments) {
       const labels = d['spec'].template.metadata.labels;
       const mine = policies.filter((p) => selects(p['spec'].podSelector.matchLabels, labels));
-      expect(mine.some((p) => p['spec'].policyTypes.includes('Egress')), `${d['metadata'].name} has an egress policy`).toBe(true);
-      expect(mine.some((p) => p['spec'].policyTypes.includes('Ingress')), `${d['metadata'].name} has an ingress policy`).toBe(true);
+      expect(
+        mine.some((p) => p['spec'].policyTypes.includes('Egress')),
+        `${d['metadata'].name} has an egress policy`,
+      ).toBe(true);
+      expect(
+        mine.some((p) => p['spec'].policyTypes.includes('Ingress')),
+        `${d['metadata'].name} has an ingress policy`,
+      ).toBe(true);
     }
     const signetPolicy = policies.find((p) => p['metadata'].name === 'signet')!;
     // Out of the signet pods: Redis and DNS only, no ipBlock, so no internet and no metadata service.

@@ -4,11 +4,11 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { parse, parseAllDocuments } from 'yaml';
-import { ConfigMap, Namespace, Secret, Service } from 'kubernetes-models/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
+import { ConfigMap, Namespace, Secret, Service } from 'kubernetes-models/v1';
+import { describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
 import { ROOT } from '../../helpers/paths.js';
 import { tempDir } from '../../helpers/tmp-doctrine.js';
 
@@ -44,7 +44,8 @@ function build(overlay: string, extra: Record<string, string> = {}): Obj[] {
   const objects = parseAllDocuments(out).map((d) => d.toJS() as Obj);
   // kustomize folds long base64 values over lines; the API server's decoder skips the line
   // breaks, the schema's "byte" format does not.
-  for (const o of objects) if (o['kind'] === 'Secret') for (const k of Object.keys(o['data'] ?? {})) o['data'][k] = String(o['data'][k]).replace(/\s/g, '');
+  for (const o of objects)
+    if (o['kind'] === 'Secret') for (const k of Object.keys(o['data'] ?? {})) o['data'][k] = String(o['data'][k]).replace(/\s/g, '');
   return objects;
 }
 
@@ -62,7 +63,9 @@ interface Peer {
 /** A NetworkPolicy peer (podSelector, namespaceSelector, both, or ipBlock) matches `p`. */
 function peerMatches(peer: Obj, p: Peer, policyNamespace = 'signet'): boolean {
   if (peer.ipBlock) return true; // no ipBlock here narrows anything; treat as "any address"
-  const ns = peer.namespaceSelector ? matches(peer.namespaceSelector.matchLabels ?? {}, { 'kubernetes.io/metadata.name': p.namespace }) : p.namespace === policyNamespace;
+  const ns = peer.namespaceSelector
+    ? matches(peer.namespaceSelector.matchLabels ?? {}, { 'kubernetes.io/metadata.name': p.namespace })
+    : p.namespace === policyNamespace;
   const pods = peer.podSelector ? matches(peer.podSelector.matchLabels ?? {}, p.labels) : true;
   return ns && pods;
 }
@@ -79,12 +82,16 @@ function portMatches(ports: Obj[] | undefined, port: number, protocol: string): 
 function allows(policies: Obj[], from: Peer, to: Peer, port: number, protocol: string): boolean {
   const side = (pod: Peer, type: 'Ingress' | 'Egress', other: Peer) => {
     if (pod.namespace !== 'signet') return true; // pods of other namespaces: their policies are not ours
-    const selecting = policies.filter((p) => (p.policyTypes ?? ['Ingress']).includes(type) && matches(p.podSelector.matchLabels ?? {}, pod.labels));
+    const selecting = policies.filter(
+      (p) => (p.policyTypes ?? ['Ingress']).includes(type) && matches(p.podSelector.matchLabels ?? {}, pod.labels),
+    );
     if (selecting.length === 0) return true;
     const rules = selecting.flatMap((p) => (type === 'Ingress' ? p.ingress : p.egress) ?? []);
     return rules.some((r: Obj) => {
       const peers = (type === 'Ingress' ? r.from : r.to) as Obj[] | undefined;
-      return (peers === undefined || peers.length === 0 || peers.some((x) => peerMatches(x, other))) && portMatches(r.ports, port, protocol);
+      return (
+        (peers === undefined || peers.length === 0 || peers.some((x) => peerMatches(x, other))) && portMatches(r.ports, port, protocol)
+      );
     });
   };
   return side(from, 'Egress', to) && side(to, 'Ingress', from);
@@ -98,7 +105,14 @@ describe.each([
   ['overlay dev', dev],
 ])('Kubernetes manifests (%s)', (_name, objects) => {
   it('validate against the Kubernetes schemas', () => {
-    const models: Record<string, new (o: Obj) => { validate(): void }> = { Deployment, Service, NetworkPolicy, ConfigMap, Secret, Namespace };
+    const models: Record<string, new (o: Obj) => { validate(): void }> = {
+      Deployment,
+      Service,
+      NetworkPolicy,
+      ConfigMap,
+      Secret,
+      Namespace,
+    };
     for (const o of objects) {
       const Model = models[o['kind']];
       expect(Model, `no schema model for ${o['kind']}`).toBeDefined();
@@ -108,12 +122,17 @@ describe.each([
 
   it('resolve every reference: selectors, ports, probes, ConfigMaps and Secrets', () => {
     const deployments = byKind(objects, 'Deployment');
-    for (const d of deployments) expect(matches(d['spec'].selector.matchLabels, d['spec'].template.metadata.labels), d['metadata'].name).toBe(true);
+    for (const d of deployments)
+      expect(matches(d['spec'].selector.matchLabels, d['spec'].template.metadata.labels), d['metadata'].name).toBe(true);
     for (const s of byKind(objects, 'Service')) {
       const targets = deployments.filter((d) => matches(s['spec'].selector, d['spec'].template.metadata.labels));
       expect(targets, `Service ${s['metadata'].name} selects exactly one Deployment`).toHaveLength(1);
       const ports = targets[0]!['spec'].template.spec.containers.flatMap((c: Obj) => c.ports ?? []);
-      for (const p of s['spec'].ports) expect(ports.some((cp: Obj) => cp.name === p.targetPort || cp.containerPort === p.targetPort), `${s['metadata'].name}:${p.targetPort}`).toBe(true);
+      for (const p of s['spec'].ports)
+        expect(
+          ports.some((cp: Obj) => cp.name === p.targetPort || cp.containerPort === p.targetPort),
+          `${s['metadata'].name}:${p.targetPort}`,
+        ).toBe(true);
     }
     const names = (kind: string) => new Set(byKind(objects, kind).map((o) => o['metadata'].name));
     for (const d of deployments) {
@@ -125,21 +144,35 @@ describe.each([
           if (port !== undefined) expect(portNames.has(port), `${d['metadata'].name} probe port ${port}`).toBe(true);
         }
         for (const e of c.envFrom ?? []) if (e.configMapRef) expect(names('ConfigMap').has(e.configMapRef.name)).toBe(true);
-        for (const m of c.volumeMounts ?? []) expect(spec.volumes.some((v: Obj) => v.name === m.name), `${d['metadata'].name} mount ${m.name}`).toBe(true);
+        for (const m of c.volumeMounts ?? [])
+          expect(
+            spec.volumes.some((v: Obj) => v.name === m.name),
+            `${d['metadata'].name} mount ${m.name}`,
+          ).toBe(true);
       }
-      for (const v of spec.volumes ?? []) if (v.secret && _name !== 'base') expect(names('Secret').has(v.secret.secretName), `Secret ${v.secret.secretName}`).toBe(true);
+      for (const v of spec.volumes ?? [])
+        if (v.secret && _name !== 'base') expect(names('Secret').has(v.secret.secretName), `Secret ${v.secret.secretName}`).toBe(true);
     }
     for (const np of byKind(objects, 'NetworkPolicy')) {
       const target = deployments.filter((d) => matches(np['spec'].podSelector.matchLabels, d['spec'].template.metadata.labels));
       expect(target.length, `NetworkPolicy ${np['metadata'].name} selects pods`).toBeGreaterThan(0);
-      const containerPorts = target.flatMap((t) => t['spec'].template.spec.containers.flatMap((c: Obj) => (c.ports ?? []).map((p: Obj) => p.containerPort)));
+      const containerPorts = target.flatMap((t) =>
+        t['spec'].template.spec.containers.flatMap((c: Obj) => (c.ports ?? []).map((p: Obj) => p.containerPort)),
+      );
       for (const rule of np['spec'].ingress ?? []) for (const p of rule.ports ?? []) expect(containerPorts).toContain(p.port);
     }
     for (const d of deployments) {
       for (const e of d['spec'].template.spec.containers.flatMap((c: Obj) => c.env ?? [])) {
-        if (e.valueFrom?.configMapKeyRef) expect(byKind(objects, 'ConfigMap').find((c) => c['metadata'].name === e.valueFrom.configMapKeyRef.name)?.['data'], e.name).toHaveProperty(e.valueFrom.configMapKeyRef.key);
+        if (e.valueFrom?.configMapKeyRef)
+          expect(
+            byKind(objects, 'ConfigMap').find((c) => c['metadata'].name === e.valueFrom.configMapKeyRef.name)?.['data'],
+            e.name,
+          ).toHaveProperty(e.valueFrom.configMapKeyRef.key);
         if (e.valueFrom?.secretKeyRef && _name !== 'base') {
-          expect(byKind(objects, 'Secret').find((c) => c['metadata'].name === e.valueFrom.secretKeyRef.name)?.['data'], e.name).toHaveProperty(e.valueFrom.secretKeyRef.key);
+          expect(
+            byKind(objects, 'Secret').find((c) => c['metadata'].name === e.valueFrom.secretKeyRef.name)?.['data'],
+            e.name,
+          ).toHaveProperty(e.valueFrom.secretKeyRef.key);
         }
       }
     }
@@ -156,15 +189,15 @@ describe.each([
     const elsewhere = { namespace: 'default', labels: { app: 'client' } };
     const flows: [string, Peer, Peer, number, string, boolean][] = [
       ['a client reaches the proxy', elsewhere, proxy, 8080, 'TCP', true],
-      ['the proxy reaches signet\'s MCP port', proxy, signet, 3000, 'TCP', true],
+      ["the proxy reaches signet's MCP port", proxy, signet, 3000, 'TCP', true],
       ['the proxy looks names up', proxy, dns, 53, 'UDP', true],
       ['signet reaches Redis', signet, redis, 6379, 'TCP', true],
       ['signet looks names up (TCP)', signet, dns, 53, 'TCP', true],
       ['Prometheus scrapes signet', prometheus, signet, 9464, 'TCP', true],
       ['the proxy reaches Redis', proxy, redis, 6379, 'TCP', false],
-      ['the proxy reaches signet\'s metrics', proxy, signet, 9464, 'TCP', false],
-      ['another pod reaches signet\'s MCP port', stranger, signet, 3000, 'TCP', false],
-      ['another namespace reaches signet\'s MCP port', elsewhere, signet, 3000, 'TCP', false],
+      ["the proxy reaches signet's metrics", proxy, signet, 9464, 'TCP', false],
+      ["another pod reaches signet's MCP port", stranger, signet, 3000, 'TCP', false],
+      ["another namespace reaches signet's MCP port", elsewhere, signet, 3000, 'TCP', false],
       ['another pod reaches Redis', stranger, redis, 6379, 'TCP', false],
       ['signet reaches anything else', signet, elsewhere, 443, 'TCP', false],
       ['the proxy reaches anything else', proxy, elsewhere, 443, 'TCP', false],
@@ -176,7 +209,7 @@ describe.each([
     for (const [label, from, to, port, protocol, allowed] of flows) expect(allows(policies, from, to, port, protocol), label).toBe(allowed);
   });
 
-  it('trust X-Forwarded-For only from the proxy pods\' range, a documented value narrower than 10.0.0.0/8', () => {
+  it("trust X-Forwarded-For only from the proxy pods' range, a documented value narrower than 10.0.0.0/8", () => {
     const env = deployment(objects, 'signet')['spec'].template.spec.containers[0].env as Obj[];
     const trusted = env.find((e) => e.name === 'SIGNET_TRUSTED_PROXIES')!;
     expect(trusted.value).toBeUndefined();
@@ -190,7 +223,10 @@ describe.each([
     const spec = deployment(objects, 'redis')['spec'].template.spec;
     const mount = spec.containers[0].volumeMounts.find((m: Obj) => m.mountPath === '/run/redis-auth');
     expect(mount.readOnly).toBe(true);
-    expect(spec.volumes.find((v: Obj) => v.name === mount.name).secret).toMatchObject({ secretName: 'signet-redis-auth', defaultMode: 0o440 });
+    expect(spec.volumes.find((v: Obj) => v.name === mount.name).secret).toMatchObject({
+      secretName: 'signet-redis-auth',
+      defaultMode: 0o440,
+    });
     expect(spec.securityContext.fsGroup).toBe(6379);
     expect(spec.containers[0].command.join(' ')).toContain('requirepass $(cat /run/redis-auth/password)');
     expect(spec.containers[0].readinessProbe.exec.command.join(' ')).toContain('REDISCLI_AUTH=');
@@ -208,7 +244,11 @@ describe.each([
       expect(spec.securityContext.runAsNonRoot, d['metadata'].name).toBe(true);
       expect(spec.automountServiceAccountToken).toBe(false);
       for (const c of spec.containers) {
-        expect(c.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+        expect(c.securityContext).toMatchObject({
+          allowPrivilegeEscalation: false,
+          readOnlyRootFilesystem: true,
+          capabilities: { drop: ['ALL'] },
+        });
         expect(c.resources.requests && c.resources.limits, `${c.name} resources`).toBeTruthy();
       }
     }
@@ -236,8 +276,12 @@ describe('Kubernetes manifests match the compose stack', () => {
   });
 
   it('set the same SIGNET_* variables to the same values, with the intended differences only', () => {
-    const k8sEnv = Object.fromEntries(deployment(base, 'signet')['spec'].template.spec.containers[0].env.map((e: Obj) => [e.name, e.value]));
-    const composeEnv = Object.fromEntries(Object.entries(compose['services'].signet.environment as Obj).map(([k, v]) => [k, composeValue(v)]));
+    const k8sEnv = Object.fromEntries(
+      deployment(base, 'signet')['spec'].template.spec.containers[0].env.map((e: Obj) => [e.name, e.value]),
+    );
+    const composeEnv = Object.fromEntries(
+      Object.entries(compose['services'].signet.environment as Obj).map(([k, v]) => [k, composeValue(v)]),
+    );
     // Intended: the trusted network is the compose subnet there, the proxy pods' range here;
     // the Redis URL carries the password from a Secret here (compose's entrypoint reads it from
     // its volume); Kubernetes pins one signing key for all replicas (compose keeps one in its
@@ -256,11 +300,12 @@ describe('Kubernetes manifests match the compose stack', () => {
     const composeProxy = compose['services'].proxy.environment as Obj;
     expect(proxyConfig.SIGNET_UPSTREAM).toBe(composeProxy.SIGNET_UPSTREAM);
     expect(proxyConfig.SIGNET_KEY_STORE).toBe(composeProxy.SIGNET_KEY_STORE);
-    for (const k of ['SIGNET_PROXY_TRUSTED_PROXIES', 'SIGNET_PROXY_REAL_IP_HEADER']) expect(proxyConfig[k], k).toBe(composeValue(composeProxy[k]));
+    for (const k of ['SIGNET_PROXY_TRUSTED_PROXIES', 'SIGNET_PROXY_REAL_IP_HEADER'])
+      expect(proxyConfig[k], k).toBe(composeValue(composeProxy[k]));
     for (const k of Object.keys(proxyConfig)) expect(readme, `${k} is documented`).toContain(`\`${k}\``);
   });
 
-  it('let an overlay narrow the proxy pods\' range with the patch of docs/operations.md', () => {
+  it("let an overlay narrow the proxy pods' range with the patch of docs/operations.md", () => {
     const patched = build('overlays/narrow', {
       'overlays/narrow/kustomization.yaml': `resources:\n  - ../../base\n${recipe('proxy-pods-patch')}`,
     });

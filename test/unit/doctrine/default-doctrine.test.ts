@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { evaluateFacts } from '../../../src/doctrine/evaluate.js';
 import { checkDoctrine } from '../../../src/doctrine/load.js';
-import { join } from 'node:path';
 import { DEFAULT_DOCTRINE, FACTS, ROOT } from '../../helpers/paths.js';
 
 const facts = (name: string) => JSON.parse(readFileSync(FACTS(name), 'utf8'));
@@ -23,7 +23,10 @@ describe('the shipped doctrine: MCP deployment security baseline', () => {
     for (const r of d.rules) {
       expect(r.rationale.length, r.id).toBeGreaterThan(80);
       expect(r.remediation.length, r.id).toBeGreaterThan(60);
-      expect(r.references.some((x) => x.startsWith('doc:')), r.id).toBe(true);
+      expect(
+        r.references.some((x) => x.startsWith('doc:')),
+        r.id,
+      ).toBe(true);
     }
     for (const doc of d.documents) expect(doc.body.split(/\s+/).length, doc.id).toBeGreaterThan(300);
   });
@@ -31,7 +34,7 @@ describe('the shipped doctrine: MCP deployment security baseline', () => {
   it('uses every declared leaf fact in at least one rule', () => {
     const d = doctrine!;
     const used = new Set(d.rules.flatMap((r) => r.facts));
-    const groups = new Set(d.factPaths.filter((p) => d.factPaths.some((q) => q.startsWith(p + '.'))));
+    const groups = new Set(d.factPaths.filter((p) => d.factPaths.some((q) => q.startsWith(`${p}.`))));
     const unused = d.factPaths.filter((p) => !groups.has(p) && !used.has(p));
     expect(unused).toEqual([]);
   });
@@ -46,14 +49,16 @@ describe('the shipped doctrine: MCP deployment security baseline', () => {
     expect(exposed.summary.failed_by_severity.critical).toBeGreaterThanOrEqual(3);
     const dev = evaluateFacts(doctrine!, facts('stdio-dev'));
     expect(dev.summary.failed_by_severity.critical + dev.summary.failed_by_severity.high).toBe(0);
-    const httpOnly = dev.findings.filter((f) => f.rule_id.startsWith('RATE-') || f.rule_id.startsWith('TLS-') || f.rule_id.startsWith('PROTO-'));
+    const httpOnly = dev.findings.filter(
+      (f) => f.rule_id.startsWith('RATE-') || f.rule_id.startsWith('TLS-') || f.rule_id.startsWith('PROTO-'),
+    );
     expect(httpOnly.every((f) => f.status === 'not_applicable')).toBe(true);
   });
 
   it('documents every leaf fact in facts-reference', () => {
     const d = doctrine!;
     const reference = d.documents.find((doc) => doc.id === 'facts-reference')!.body;
-    const groups = new Set(d.factPaths.filter((p) => d.factPaths.some((q) => q.startsWith(p + '.'))));
+    const groups = new Set(d.factPaths.filter((p) => d.factPaths.some((q) => q.startsWith(`${p}.`))));
     const undocumented = d.factPaths.filter((p) => !groups.has(p) && !reference.includes(`\`${p}\``));
     expect(undocumented).toEqual([]);
   });
@@ -62,7 +67,8 @@ describe('the shipped doctrine: MCP deployment security baseline', () => {
     const d = doctrine!;
     const ids = new Set(d.rules.map((r) => r.id));
     const prefixes = new Set(d.rules.map((r) => r.id.split('-')[0]));
-    const cited = (text: string) => [...text.matchAll(/\b([A-Z]+)-(\d{3})\b/g)].filter((m) => prefixes.has(m[1]!)).map((m) => `${m[1]}-${m[2]}`);
+    const cited = (text: string) =>
+      [...text.matchAll(/\b([A-Z]+)-(\d{3})\b/g)].filter((m) => prefixes.has(m[1]!)).map((m) => `${m[1]}-${m[2]}`);
     const changelog = d.documents.find((doc) => doc.id === 'changelog')!;
     const retired = ['HTTP-004', 'HTTP-006'];
     for (const id of retired) expect(ids.has(id), id).toBe(false);
@@ -79,13 +85,14 @@ describe('the shipped doctrine: MCP deployment security baseline', () => {
   it('notes in the changelog every rule that refers to it, and the changelog cites every retired id', () => {
     const d = doctrine!;
     const changelog = d.documents.find((doc) => doc.id === 'changelog')!.body;
-    for (const r of d.rules.filter((x) => x.references.includes('doc:changelog'))) expect(changelog, r.id).toMatch(new RegExp(`\\b${r.id.split('-')[0]}-(\\*|${r.id.split('-')[1]})`));
+    for (const r of d.rules.filter((x) => x.references.includes('doc:changelog')))
+      expect(changelog, r.id).toMatch(new RegExp(`\\b${r.id.split('-')[0]}-(\\*|${r.id.split('-')[1]})`));
     expect(changelog).toContain(`## ${d.meta.version}`);
   });
 
   it('is described with its own numbers in docs/tools.md and docs/doctrine.md', () => {
     const d = doctrine!;
-    const leaves = d.factPaths.filter((p) => !d.factPaths.some((q) => q.startsWith(p + '.'))).length;
+    const leaves = d.factPaths.filter((p) => !d.factPaths.some((q) => q.startsWith(`${p}.`))).length;
     const areas = new Set(d.rules.map((r) => r.category)).size;
     const tools = readFileSync(join(ROOT, 'docs', 'tools.md'), 'utf8').replace(/\s+/g, ' ');
     expect(tools).toContain(`version ${d.meta.version}: ${d.rules.length} rules over ${leaves} facts`);

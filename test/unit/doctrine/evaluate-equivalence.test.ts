@@ -133,7 +133,8 @@ describe('evaluator against the references', () => {
     for (const facts of samples) expect(doctrine.validateFacts(facts), JSON.stringify(doctrine.validateFacts.errors)).toBe(true);
     const seen = new Set(samples.flatMap((f) => evaluateFacts(doctrine, f).findings.map((x) => `${x.rule_id}:${x.status}`)));
     for (const rule of doctrine.rules) {
-      for (const status of ['pass', 'fail', 'undetermined'] as const) expect(seen.has(`${rule.id}:${status}`), `${rule.id} never ${status}`).toBe(true);
+      for (const status of ['pass', 'fail', 'undetermined'] as const)
+        expect(seen.has(`${rule.id}:${status}`), `${rule.id} never ${status}`).toBe(true);
       if (rule.when !== undefined) expect(seen.has(`${rule.id}:not_applicable`), `${rule.id} is never not_applicable`).toBe(true);
     }
   });

@@ -29,11 +29,20 @@ describe('evaluateFacts', () => {
       undetermined_rule_ids: [],
       missing_facts: [],
     });
-    expect(findings[0]).toMatchObject({ severity: 'high', category: 'tls', rationale: 'Bearer tokens travel in every request.', references: ['doc:tls-basics'] });
+    expect(findings[0]).toMatchObject({
+      severity: 'high',
+      category: 'tls',
+      rationale: 'Bearer tokens travel in every request.',
+      references: ['doc:tls-basics'],
+    });
     // Passing findings stay short; "full" explains every one.
     expect(Object.keys(findings[1]!).sort()).toEqual(['rule_id', 'severity', 'status', 'title']);
     const full = evaluateFacts(doctrine, { transport: { kind: 'http' }, tls: { enabled: false, min_version: '1.3' } }, { detail: 'full' });
-    expect(full.findings[1]).toMatchObject({ status: 'pass', rationale: 'Older versions have known weaknesses.', references: ['doc:tls-basics', 'https://www.rfc-editor.org/rfc/rfc8996'] });
+    expect(full.findings[1]).toMatchObject({
+      status: 'pass',
+      rationale: 'Older versions have known weaknesses.',
+      references: ['doc:tls-basics', 'https://www.rfc-editor.org/rfc/rfc8996'],
+    });
   });
 
   it('decides scope from `when` first: a false condition is not_applicable, whatever is missing', () => {
@@ -45,7 +54,14 @@ describe('evaluateFacts', () => {
     ]);
     expect(findings[0]!.reason).toBe('condition for this rule does not hold');
     expect(findings[1]!.reason).toBe('it applies, but its check needs facts that were not given');
-    expect(summary).toMatchObject({ pass: 1, not_applicable: 1, undetermined: 1, complete: false, verdict: 'incomplete', missing_facts: ['tls.min_version'] });
+    expect(summary).toMatchObject({
+      pass: 1,
+      not_applicable: 1,
+      undetermined: 1,
+      complete: false,
+      verdict: 'incomplete',
+      missing_facts: ['tls.min_version'],
+    });
   });
 
   it('never reads a missing fact as a pass: empty facts leave every rule undetermined, and the verdict incomplete', () => {
@@ -57,7 +73,13 @@ describe('evaluateFacts', () => {
     ]);
     expect(findings[0]!.reason).toBe('its condition needs facts that were not given');
     expect(summary).toMatchObject({
-      pass: 0, fail: 0, not_applicable: 0, undetermined: 3, complete: false, verdict: 'incomplete', highest_failed_severity: null,
+      pass: 0,
+      fail: 0,
+      not_applicable: 0,
+      undetermined: 3,
+      complete: false,
+      verdict: 'incomplete',
+      highest_failed_severity: null,
       undetermined_by_severity: { critical: 0, high: 1, medium: 1, low: 1 },
       undetermined_rule_ids: ['TLS-001', 'TLS-002', 'TRANS-001'],
       missing_facts: ['tls.enabled', 'tls.min_version', 'transport.kind'],

@@ -1,5 +1,5 @@
 import { execSync } from 'node:child_process';
-import { readFileSync, writeFileSync, mkdirSync, symlinkSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkDoctrine, loadDoctrine } from '../../../src/doctrine/load.js';
@@ -60,7 +60,14 @@ describe('doctrine manifest and hash', () => {
     writeFileSync(join(dir, 'rules/tls.json'), JSON.stringify(rules));
     writeFileSync(
       join(dir, 'rules/transport.json'),
-      JSON.stringify({ rules: [{ ...JSON.parse(readFileSync(join(MINI_DOCTRINE, 'rules/transport.json'), 'utf8')).rules[0], check: { '==': [{ var: 'transport.knd' }, 'x'] } }] }),
+      JSON.stringify({
+        rules: [
+          {
+            ...JSON.parse(readFileSync(join(MINI_DOCTRINE, 'rules/transport.json'), 'utf8')).rules[0],
+            check: { '==': [{ var: 'transport.knd' }, 'x'] },
+          },
+        ],
+      }),
     );
     writeFileSync(join(dir, 'documents/tls-basics.md'), '---\nid: tls-basic\ntitle: TLS\n---\nbody\n');
     mkdirSync(join(dir, 'scripts'));
@@ -82,8 +89,14 @@ describe('doctrine manifest and hash', () => {
     rules.rules[1].references = ['doc:missing-doc'];
     writeFileSync(join(dir, 'rules/tls.json'), JSON.stringify(rules));
     const { problems } = checkDoctrine(dir);
-    expect(problems).toContainEqual({ where: 'rules/tls.json: TLS-001.id', message: 'duplicate rule id "TLS-001" (first in rules/tls.json)' });
-    expect(problems).toContainEqual({ where: 'rules/tls.json: TLS-001.references', message: 'broken reference "doc:missing-doc": no document with that id' });
+    expect(problems).toContainEqual({
+      where: 'rules/tls.json: TLS-001.id',
+      message: 'duplicate rule id "TLS-001" (first in rules/tls.json)',
+    });
+    expect(problems).toContainEqual({
+      where: 'rules/tls.json: TLS-001.references',
+      message: 'broken reference "doc:missing-doc": no document with that id',
+    });
   });
 
   it('validates the facts schema against the meta-schema when asked (doctrine check)', () => {

@@ -4,10 +4,10 @@
 // them (or say why none can), and YAML and JSON examples are checked here.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
+import { Pod } from 'kubernetes-models/v1';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { Pod } from 'kubernetes-models/v1';
-import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { doctrineSnippets, MANUAL_REASONS, RECIPE_RUNNERS } from '../../helpers/doctrine-snippets.js';
 import { ROOT } from '../../helpers/paths.js';
 
@@ -21,7 +21,7 @@ describe('code blocks of the doctrine', () => {
       expect(['nginx', 'sh', 'js', 'json', 'yaml', 'dockerfile', ''], where(s)).toContain(s.lang);
       if (s.lang === 'nginx') expect(['main', 'http', 'server', 'location'], `${where(s)} context`).toContain(s.attrs['context']);
       if (s.lang === 'sh') {
-        expect(('run' in s.attrs) !== ('manual' in s.attrs), `${where(s)}: run=<recipe> or manual=<reason>`).toBe(true);
+        expect('run' in s.attrs !== 'manual' in s.attrs, `${where(s)}: run=<recipe> or manual=<reason>`).toBe(true);
         if ('manual' in s.attrs) expect(Object.keys(MANUAL_REASONS), where(s)).toContain(s.attrs['manual']);
       }
       if (s.lang === 'js') expect(s.attrs['run'], `${where(s)}: run=<recipe>`).toBeTruthy();

@@ -1,13 +1,14 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { describe, expect, it } from 'vitest';
+import { Router } from '../../../src/protocol/router.js';
 import { createHttpApp, type HttpAppOptions, type RequestEvent } from '../../../src/transports/http/app.js';
 import { parseTrustedProxies } from '../../../src/transports/http/client-ip.js';
-import { LOOPBACK_HOSTNAMES } from '../../../src/transports/http/middleware/host-validation.js';
-import { Router } from '../../../src/protocol/router.js';
 import { memoryStore } from '../../../src/transports/http/limiter-store.js';
+import { LOOPBACK_HOSTNAMES } from '../../../src/transports/http/middleware/host-validation.js';
 import type { Policy } from '../../../src/transports/http/rate-limit.js';
 
 const memoryPolicy = (name: Policy['name'], perMinute: number) => memoryStore().policy(name, perMinute);
+
 import { testContext } from '../../helpers/context.js';
 
 const ctx = testContext();

@@ -2,7 +2,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { base62Checksum, checkApiKeyFormat, KEY_SCANNER_REGEX, newApiKey } from '../../../src/keys/format.js';
-import { keyHash, KeyStore, statusOf } from '../../../src/keys/store.js';
+import { KeyStore, keyHash, statusOf } from '../../../src/keys/store.js';
 import { parseDuration } from '../../../src/shared/duration.js';
 import { tempDir } from '../../helpers/tmp-doctrine.js';
 
@@ -22,8 +22,8 @@ describe('API key format', () => {
     const typo = key.slice(0, 20) + (key[20] === 'a' ? 'b' : 'a') + key.slice(21);
     expect(checkApiKeyFormat(typo)).toEqual({ ok: false, reason: 'checksum mismatch: the key is mistyped or truncated' });
     expect(checkApiKeyFormat(key.slice(0, -1)).ok).toBe(false);
-    expect(checkApiKeyFormat('ghp_' + key.slice(5)).ok).toBe(false);
-    expect(checkApiKeyFormat(key + 'A').ok).toBe(false);
+    expect(checkApiKeyFormat(`ghp_${key.slice(5)}`).ok).toBe(false);
+    expect(checkApiKeyFormat(`${key}A`).ok).toBe(false);
     expect(base62Checksum('')).toBe('000000');
   });
 });
@@ -37,7 +37,14 @@ describe('KeyStore', () => {
     const text = readFileSync(store.path, 'utf8');
     expect(text).not.toContain(key);
     expect(text).not.toContain(key.slice(13, 56));
-    expect(record).toMatchObject({ id: key.slice(5, 13), name: 'alice', hash: keyHash(key), last4: key.slice(-4), revoked_at: null, expires_at: null });
+    expect(record).toMatchObject({
+      id: key.slice(5, 13),
+      name: 'alice',
+      hash: keyHash(key),
+      last4: key.slice(-4),
+      revoked_at: null,
+      expires_at: null,
+    });
     expect(statSync(store.path).mode & 0o777).toBe(0o600);
     expect(store.verify(key)).toMatchObject({ ok: true });
   });
@@ -65,7 +72,7 @@ describe('KeyStore', () => {
     expect(status).toEqual({ [a.record.id]: 'expired', [b.record.id]: 'revoked', [c.record.id]: 'expired', [rotated.record.id]: 'active' });
   });
 
-  it('gives a rotated key its predecessor\'s lifetime, counted from the rotation', async () => {
+  it("gives a rotated key its predecessor's lifetime, counted from the rotation", async () => {
     const store = new KeyStore(join(dir, 'lifetime', 'keys.json'));
     const t0 = new Date('2030-01-01T00:00:00Z');
     const ninetyDays = 90 * 86_400_000;
@@ -81,7 +88,12 @@ describe('KeyStore', () => {
     const store = new KeyStore(join(dir, 'c', 'keys.json'));
     await store.create('x', null);
     const text = readFileSync(store.path, 'utf8');
-    for (const bad of [text.slice(0, text.length / 2), 'garbage', '{"format":"other","keys":[]}', JSON.stringify({ format: 'signet-keys/1', keys: [{ id: 'short' }] })]) {
+    for (const bad of [
+      text.slice(0, text.length / 2),
+      'garbage',
+      '{"format":"other","keys":[]}',
+      JSON.stringify({ format: 'signet-keys/1', keys: [{ id: 'short' }] }),
+    ]) {
       writeFileSync(store.path, bad);
       expect(() => store.read()).toThrow(/is corrupted/);
       await expect(store.create('y', null)).rejects.toThrow(/is corrupted/);
@@ -115,6 +127,8 @@ describe('store layout (what the proxy binary-searches)', () => {
       ids.push(line.slice(8, 16));
     }
     expect(ids).toEqual([...ids].sort());
-    expect(serializeStore({ format: 'signet-keys/1', keys: [] })).toBe('{"format":"signet-keys/1","record_bytes":384,"keys":['.padEnd(63, ' ') + '\n]}\n');
+    expect(serializeStore({ format: 'signet-keys/1', keys: [] })).toBe(
+      `${'{"format":"signet-keys/1","record_bytes":384,"keys":['.padEnd(63, ' ')}\n]}\n`,
+    );
   });
 });

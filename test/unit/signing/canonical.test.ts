@@ -1,11 +1,11 @@
-import { describe, expect, it } from 'vitest';
 import canonicalize from 'canonicalize';
+import { describe, expect, it } from 'vitest';
 import { SignetError } from '../../../src/errors.js';
 import { canonicalJson } from '../../../src/signing/canonical.js';
 
 function fromHex(hex: string): number {
   const view = new DataView(new ArrayBuffer(8));
-  view.setBigUint64(0, BigInt('0x' + hex));
+  view.setBigUint64(0, BigInt(`0x${hex}`));
   return view.getFloat64(0);
 }
 
@@ -24,7 +24,7 @@ describe('canonicalJson (RFC 8785)', () => {
       '{"\\u20ac": "Euro Sign", "\\r": "Carriage Return", "\\ufb33": "Hebrew Letter Dalet With Dagesh", "1": "One", "\\ud83d\\ude00": "Emoji: Grinning Face", "\\u0080": "Control", "\\u00f6": "Latin Small Letter O With Diaeresis"}',
     );
     const order = ['\r', '1', '\u0080', '\u00f6', '\u20ac', '\ud83d\ude00', '\ufb33'];
-    expect(canonicalJson(input)).toBe('{' + order.map((k) => `${JSON.stringify(k)}:${JSON.stringify(input[k])}`).join(',') + '}');
+    expect(canonicalJson(input)).toBe(`{${order.map((k) => `${JSON.stringify(k)}:${JSON.stringify(input[k])}`).join(',')}}`);
   });
 
   it.each([
@@ -72,12 +72,31 @@ describe('canonicalJson (RFC 8785)', () => {
     expect(canonicalJson('\ud83d\ude00')).toBe('"\u{1f600}"'); // a paired surrogate stays raw
   });
 
-  it('agrees with the independent `canonicalize` implementation (the verifier\'s) on random JSON', () => {
+  it("agrees with the independent `canonicalize` implementation (the verifier's) on random JSON", () => {
     let seed = 42;
-    const next = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
-    const pieces = ['a', 'B', '1', '10', '2', 'é', '€', '\ud83d\ude00', '\ufb33', '\r', '"', '\\', '\u0000', '\u001f', '\u007f', '\u2028', ' '];
+    const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const pieces = [
+      'a',
+      'B',
+      '1',
+      '10',
+      '2',
+      'é',
+      '€',
+      '\ud83d\ude00',
+      '\ufb33',
+      '\r',
+      '"',
+      '\\',
+      '\u0000',
+      '\u001f',
+      '\u007f',
+      '\u2028',
+      ' ',
+    ];
     const str = () => Array.from({ length: Math.floor(next() * 4) }, () => pieces[Math.floor(next() * pieces.length)]).join('');
-    const num = () => [0, -0, 1, -1, 0.1, 1e21, 1e-7, 123456789.123, 2 ** 53, -(2 ** 31), 5e-324, Math.floor(next() * 1e6) / 7][Math.floor(next() * 12)]!;
+    const num = () =>
+      [0, -0, 1, -1, 0.1, 1e21, 1e-7, 123456789.123, 2 ** 53, -(2 ** 31), 5e-324, Math.floor(next() * 1e6) / 7][Math.floor(next() * 12)]!;
     const value = (depth: number): unknown => {
       const k = next();
       if (depth > 4 || k < 0.3) return [str(), num(), true, false, null][Math.floor(next() * 5)];

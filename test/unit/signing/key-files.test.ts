@@ -71,7 +71,13 @@ describe('signing key file permissions', () => {
       spawnSync(process.execPath, [CLI, 'trust', 'export'], {
         uid: 1000,
         gid: 1000,
-        env: { PATH: process.env['PATH'] ?? '', SIGNET_SIGNING_KEY_FILE: file, SIGNET_DOCTRINE_DIR: MINI_DOCTRINE, SIGNET_DATA_DIR: '/tmp/signet-nonroot-unused', HOME: '/tmp' },
+        env: {
+          PATH: process.env['PATH'] ?? '',
+          SIGNET_SIGNING_KEY_FILE: file,
+          SIGNET_DOCTRINE_DIR: MINI_DOCTRINE,
+          SIGNET_DATA_DIR: '/tmp/signet-nonroot-unused',
+          HOME: '/tmp',
+        },
         encoding: 'utf8',
       });
     const ok = serve(secretVolume(0o440, { uid: 0, gid: 1000 }));

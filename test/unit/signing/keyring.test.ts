@@ -1,8 +1,8 @@
 // Signing key rotation and revocation: the old key's outputs stay valid as retired, a
 // revoked key's are refused, and the server lists and exports what it trusts.
 import { readFileSync, writeFileSync } from 'node:fs';
-import lockfile from 'proper-lockfile';
 import { join } from 'node:path';
+import lockfile from 'proper-lockfile';
 import { describe, expect, it } from 'vitest';
 import { revokeKey, rotateGeneratedKey } from '../../../src/signing/rotation.js';
 import { fingerprint, parseTrustFile } from '../../../src/signing/trust.js';
@@ -26,7 +26,11 @@ describe('signing key lifecycle', () => {
     expect(info.result.signing_keys).toEqual(after.keys.list);
     // verify_output: the retired key's output is trusted, and says it was signed by this server.
     const verdict = after.tools.call('verify_output', { output: old }).result.structuredContent as { result: Record<string, unknown> };
-    expect(verdict.result).toMatchObject({ status: 'trusted', signed_by_this_server: true, signer: { status: 'retired', fingerprint: fingerprint(previous) } });
+    expect(verdict.result).toMatchObject({
+      status: 'trusted',
+      signed_by_this_server: true,
+      signer: { status: 'retired', fingerprint: fingerprint(previous) },
+    });
     // Exported trust file: current active, previous retired.
     expect(parseTrustFile(JSON.stringify(after.keys.file)).keys.map((k) => k.status)).toEqual(['active', 'retired']);
   });
@@ -42,7 +46,12 @@ describe('signing key lifecycle', () => {
     expect(revokeKey(dataDir, fingerprint(before.signer.publicKeySpki), 'laptop stolen').status).toBe('revoked');
     const after = testContext({ SIGNET_DATA_DIR: dataDir });
     const verdict = after.tools.call('verify_output', { output: old }).result.structuredContent as { result: Record<string, unknown> };
-    expect(verdict.result).toMatchObject({ status: 'invalid', valid: false, signed_by_this_server: false, reasons: [{ code: 'signer_revoked' }] });
+    expect(verdict.result).toMatchObject({
+      status: 'invalid',
+      valid: false,
+      signed_by_this_server: false,
+      reasons: [{ code: 'signer_revoked' }],
+    });
     expect(after.keys.file.keys[1]).toMatchObject({ status: 'revoked', note: 'laptop stolen' });
   });
 
@@ -66,13 +75,27 @@ describe('signing key lifecycle', () => {
     const dataDir = tempDir('signet-tf-');
     const self = testContext({ SIGNET_DATA_DIR: dataDir });
     const file = join(tempDir('signet-tf-file-'), 'trust.json');
-    writeFileSync(file, JSON.stringify({ format: 'signet-trust/1', keys: [{ name: 'before-k8s', public_key: older.signer.publicKeySpki, status: 'active' }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        format: 'signet-trust/1',
+        keys: [{ name: 'before-k8s', public_key: older.signer.publicKeySpki, status: 'active' }],
+      }),
+    );
     const ctx = testContext({ SIGNET_DATA_DIR: dataDir, SIGNET_TRUST_FILE: file });
     // A key other than the current one can only be retired, whatever the file says.
-    expect(ctx.keys.list.map((k) => [k.name, k.status])).toEqual([[expect.stringMatching(/^signet-/), 'active'], ['before-k8s', 'retired']]);
+    expect(ctx.keys.list.map((k) => [k.name, k.status])).toEqual([
+      [expect.stringMatching(/^signet-/), 'active'],
+      ['before-k8s', 'retired'],
+    ]);
     const foreign = older.tools.call('doctrine_info', {}).result;
-    expect((ctx.tools.call('verify_output', { output: foreign }).result.structuredContent as { result: { status: string } }).result.status).toBe('trusted');
-    writeFileSync(file, JSON.stringify({ format: 'signet-trust/1', keys: [{ name: 'me', public_key: self.signer.publicKeySpki, status: 'revoked' }] }));
+    expect(
+      (ctx.tools.call('verify_output', { output: foreign }).result.structuredContent as { result: { status: string } }).result.status,
+    ).toBe('trusted');
+    writeFileSync(
+      file,
+      JSON.stringify({ format: 'signet-trust/1', keys: [{ name: 'me', public_key: self.signer.publicKeySpki, status: 'revoked' }] }),
+    );
     expect(() => testContext({ SIGNET_DATA_DIR: dataDir, SIGNET_TRUST_FILE: file })).toThrow(/is revoked .*rotate to a new key/);
     writeFileSync(file, '{"format":"signet-trust/1","keys":[{"name":"x","public_key":"AAAA","status":"active"}]}');
     expect(() => testContext({ SIGNET_DATA_DIR: dataDir, SIGNET_TRUST_FILE: file })).toThrow(/keys\[0\]\.public_key must be/);
@@ -80,7 +103,11 @@ describe('signing key lifecycle', () => {
 
   it('trust files are read strictly', () => {
     const k = testContext().signer.publicKeySpki;
-    const good = { format: 'signet-trust/1', keys: [{ name: 'a', public_key: k, status: 'active' }], doctrine_hashes: ['sha256:' + 'a'.repeat(64)] };
+    const good = {
+      format: 'signet-trust/1',
+      keys: [{ name: 'a', public_key: k, status: 'active' }],
+      doctrine_hashes: [`sha256:${'a'.repeat(64)}`],
+    };
     expect(parseTrustFile(JSON.stringify(good))).toEqual(good);
     const bad: [unknown, RegExp][] = [
       [{ ...good, format: 'signet-trust/2' }, /format must be/],

@@ -12,7 +12,7 @@ const signer = testSigner();
 const footer = testFooter(signer);
 const body = {
   tool: 'doctrine_evaluate',
-  input_hash: 'sha256:' + '01'.repeat(32),
+  input_hash: `sha256:${'01'.repeat(32)}`,
   ok: true,
   result: { findings: [{ rule_id: 'AUTH-001', status: 'fail', note: 'unicode ü € 😀', n: 1.5 }], summary: { fail: 1 } },
 };
@@ -71,7 +71,7 @@ describe('signed outputs', () => {
       for (let i = 0; i < raw.length; i++) {
         const bad = Buffer.from(raw);
         bad[i]! ^= 1 << (i % 8);
-        const sig = 'ed25519:' + bad.toString('base64');
+        const sig = `ed25519:${bad.toString('base64')}`;
         const tampered = structuredClone(signed.structured);
         tampered.footer[field] = sig;
         expect(verifyOutput(tampered).signature_valid).toBe(false);

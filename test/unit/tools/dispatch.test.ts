@@ -1,20 +1,36 @@
 import { describe, expect, it } from 'vitest';
 import { SignetError } from '../../../src/errors.js';
-import { verifyOutput } from '../../../src/signing/verify.js';
 import { canonicalJson } from '../../../src/signing/canonical.js';
-import { opensslSha256 } from '../../helpers/openssl.js';
+import { verifyOutput } from '../../../src/signing/verify.js';
 import { testContext } from '../../helpers/context.js';
+import { opensslSha256 } from '../../helpers/openssl.js';
 
 const ctx = testContext();
 const call = (name: string, args: unknown) => ctx.tools.call(name, args).result;
-type Structured = { ok: boolean; tool: string; input_hash: string | null; result?: any; error?: { code: string; message: string; details: { where?: string; message: string }[] } };
+type Structured = {
+  ok: boolean;
+  tool: string;
+  input_hash: string | null;
+  result?: any;
+  error?: { code: string; message: string; details: { where?: string; message: string }[] };
+};
 const sc = (r: { structuredContent: unknown }) => r.structuredContent as Structured;
 
 describe('tool dispatch', () => {
   it('lists five read-only tools, each with input and output schemas', () => {
-    expect(ctx.tools.toolList.map((t) => t.name)).toEqual(['doctrine_info', 'doctrine_search', 'doctrine_get', 'doctrine_evaluate', 'verify_output']);
+    expect(ctx.tools.toolList.map((t) => t.name)).toEqual([
+      'doctrine_info',
+      'doctrine_search',
+      'doctrine_get',
+      'doctrine_evaluate',
+      'verify_output',
+    ]);
     for (const t of ctx.tools.toolList) {
-      expect(t).toMatchObject({ inputSchema: { type: 'object' }, outputSchema: { type: 'object' }, annotations: { readOnlyHint: true, idempotentHint: true } });
+      expect(t).toMatchObject({
+        inputSchema: { type: 'object' },
+        outputSchema: { type: 'object' },
+        annotations: { readOnlyHint: true, idempotentHint: true },
+      });
       expect(String(t['description']).length).toBeGreaterThan(80);
     }
   });
@@ -87,7 +103,10 @@ describe('tool dispatch', () => {
 
   it('gets documents and rules, refuses path-like ids and suggests close matches', () => {
     expect(sc(call('doctrine_get', { id: 'TLS-001' })).result).toMatchObject({ kind: 'rule', id: 'TLS-001', rule: { severity: 'high' } });
-    expect(sc(call('doctrine_get', { id: 'tls-basics' })).result).toMatchObject({ kind: 'document', uri: 'doctrine://documents/tls-basics' });
+    expect(sc(call('doctrine_get', { id: 'tls-basics' })).result).toMatchObject({
+      kind: 'document',
+      uri: 'doctrine://documents/tls-basics',
+    });
     for (const id of ['../doctrine.json', 'documents/tls-basics', '..', '/etc/passwd', 'a\\b', 'tls-basics.md', '%2e%2e']) {
       expect(sc(call('doctrine_get', { id })).error?.code).toBe('invalid_id');
     }
@@ -117,31 +136,55 @@ describe('tool dispatch', () => {
     const bad = sc(call('verify_output', { output: text }));
     expect(bad.result.valid).toBe(false);
     expect(bad.result.reasons.map((r: { code: string }) => r.code)).toContain('output_hash_mismatch');
-    const pinned = sc(call('verify_output', { output: original, expected_doctrine_hash: 'sha256:' + '0'.repeat(64) }));
-    expect(pinned.result).toMatchObject({ valid: false, status: 'invalid', signed_by_this_server: true, reasons: [{ code: 'doctrine_not_pinned' }] });
+    const pinned = sc(call('verify_output', { output: original, expected_doctrine_hash: `sha256:${'0'.repeat(64)}` }));
+    expect(pinned.result).toMatchObject({
+      valid: false,
+      status: 'invalid',
+      signed_by_this_server: true,
+      reasons: [{ code: 'doctrine_not_pinned' }],
+    });
   });
 
-  it('verify_output trusts only this server\'s keys by default; a caller may name other signers', () => {
+  it("verify_output trusts only this server's keys by default; a caller may name other signers", () => {
     const other = testContext();
     const foreign = other.tools.call('doctrine_info', {}).result;
     const refused = sc(call('verify_output', { output: foreign }));
-    expect(refused.result).toMatchObject({ valid: false, status: 'invalid', signature_valid: true, signed_by_this_server: false, reasons: [{ code: 'signer_untrusted' }] });
+    expect(refused.result).toMatchObject({
+      valid: false,
+      status: 'invalid',
+      signature_valid: true,
+      signed_by_this_server: false,
+      reasons: [{ code: 'signer_untrusted' }],
+    });
     const named = sc(call('verify_output', { output: foreign, trusted_keys: [other.signer.publicKeySpki] }));
     expect(named.result).toMatchObject({ valid: true, status: 'trusted', signed_by_this_server: false });
     const file = { format: 'signet-trust/1', keys: [{ name: 'theirs', public_key: other.signer.publicKeySpki, status: 'revoked' }] };
     const revoked = sc(call('verify_output', { output: foreign, trust: file }));
-    expect(revoked.result).toMatchObject({ valid: false, reasons: [{ code: 'signer_revoked' }], signer: { name: 'theirs', status: 'revoked' } });
+    expect(revoked.result).toMatchObject({
+      valid: false,
+      reasons: [{ code: 'signer_revoked' }],
+      signer: { name: 'theirs', status: 'revoked' },
+    });
     const badTrust = sc(call('verify_output', { output: foreign, trust: { format: 'signet-trust/9', keys: [] } }));
     expect(badTrust.ok).toBe(false);
     expect(badTrust.error!.code).toBe('invalid_arguments');
     // A trust file as text is read strictly, like an output as text.
     const asText = sc(call('verify_output', { output: foreign, trust: JSON.stringify(file).replace('"keys"', '"keys":[],"keys"') }));
-    expect(asText.error).toMatchObject({ code: 'invalid_arguments', details: [{ where: 'arguments.trust', message: expect.stringMatching(/appears more than once/) }] });
-    expect(sc(call('verify_output', { output: foreign, trust: JSON.stringify({ ...file, keys: [{ ...file.keys[0], status: 'active' }] }) })).result.status).toBe('trusted');
+    expect(asText.error).toMatchObject({
+      code: 'invalid_arguments',
+      details: [{ where: 'arguments.trust', message: expect.stringMatching(/appears more than once/) }],
+    });
+    expect(
+      sc(call('verify_output', { output: foreign, trust: JSON.stringify({ ...file, keys: [{ ...file.keys[0], status: 'active' }] }) }))
+        .result.status,
+    ).toBe('trusted');
     // A key that vouches for nothing cannot be pinned.
     const identity = Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from([1]), Buffer.alloc(31)]).toString('base64');
     const weak = sc(call('verify_output', { output: foreign, trusted_keys: [identity] }));
-    expect(weak.error).toMatchObject({ code: 'invalid_arguments', details: [{ where: 'arguments.trusted_keys', message: expect.stringMatching(/small order/) }] });
+    expect(weak.error).toMatchObject({
+      code: 'invalid_arguments',
+      details: [{ where: 'arguments.trusted_keys', message: expect.stringMatching(/small order/) }],
+    });
   });
 
   it('verify_output reads an output given as text strictly: a duplicate "ok" is refused, the parsed object cannot show it', () => {

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
+import { type ServerType, serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpEnv } from '../env.js';
@@ -59,7 +59,7 @@ describe('jsonBody', () => {
     const declared = await post(port, ['x'.repeat(100)], { 'content-length': '100' });
     expect(declared.status).toBe(413);
     expect(declared.headers['connection']).toBe('close');
-    const streamed = await post(port, ['[' + '1,'.repeat(20), '1,'.repeat(20), '1]']);
+    const streamed = await post(port, [`[${'1,'.repeat(20)}`, '1,'.repeat(20), '1]']);
     expect(streamed.status).toBe(413);
     expect(JSON.parse(streamed.body)).toEqual({
       jsonrpc: '2.0',

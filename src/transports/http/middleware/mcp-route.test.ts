@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { Router } from '../../../protocol/router.js';
 import { testContext } from '../../../../test/helpers/context.js';
+import { Router } from '../../../protocol/router.js';
 import type { HttpEnv } from '../env.js';
 import { mcpRoute } from './mcp-route.js';
 

@@ -18,7 +18,14 @@ function app(perMinute: number, other: number) {
       c.set('limitedBy', null);
       await next();
     },
-    rateLimit({ calls: store.policy('calls', perMinute), requests: store.policy('requests', other), keyCalls: null, ipv6Prefix: 64, maxBatch: 32, log: createLogger('silent') }),
+    rateLimit({
+      calls: store.policy('calls', perMinute),
+      requests: store.policy('requests', other),
+      keyCalls: null,
+      ipv6Prefix: 64,
+      maxBatch: 32,
+      log: createLogger('silent'),
+    }),
     (c) => c.json({ ok: true, headers: c.get('rateHeaders') }),
   );
   return a;

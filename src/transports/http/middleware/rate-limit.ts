@@ -4,8 +4,8 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from '../../../log.js';
 import { echoableId } from '../../../protocol/jsonrpc.js';
-import { edgeHeaders, type HttpEnv } from '../env.js';
 import { limitBucket } from '../client-ip.js';
+import { edgeHeaders, type HttpEnv } from '../env.js';
 import { charge, type Policy } from '../rate-limit.js';
 import { countToolCalls, refusal, SERVER_ERROR } from '../responses.js';
 
