@@ -52,104 +52,91 @@ export interface CheckOptions {
   metaSchema?: boolean;
 }
 
-/** Reads and validates a doctrine folder, collecting every problem rather than stopping at the first. */
-export function checkDoctrine(dir: string, options: CheckOptions = {}): CheckResult {
-  const problems: Problem[] = [];
-  let files: DoctrineFile[];
-  try {
-    files = readDoctrineFiles(dir);
-  } catch (err) {
-    if (err instanceof SignetError)
-      return {
-        doctrine: null,
-        problems: err.details.length
-          ? err.details.map((d) => ({ where: d.where ?? '.', message: d.message }))
-          : [{ where: '.', message: err.message }],
-      };
-    throw err;
-  }
-  const manifest = buildManifest(files);
+// ---- the phases of a check: each reads what it needs and adds to one list of problems ----
 
-  // doctrine.json
-  let meta: DoctrineMeta | null = null;
+/** doctrine.json: present, JSON, and of the doctrine format. */
+function readMeta(files: DoctrineFile[], problems: Problem[]): { meta: DoctrineMeta | null; present: boolean } {
   const metaFile = files.find((f) => f.path === 'doctrine.json');
-  if (!metaFile) problems.push({ where: 'doctrine.json', message: 'missing: a doctrine folder needs doctrine.json' });
-  else {
-    const raw = parseJson(metaFile, problems);
-    if (raw !== undefined) {
-      if (validateDoctrineJson(raw)) meta = raw as unknown as DoctrineMeta;
-      else problems.push(...ajvProblems('doctrine.json', validateDoctrineJson.errors));
-    }
+  if (!metaFile) {
+    problems.push({ where: 'doctrine.json', message: 'missing: a doctrine folder needs doctrine.json' });
+    return { meta: null, present: false };
   }
+  const raw = parseJson(metaFile, problems);
+  if (raw === undefined) return { meta: null, present: true };
+  if (validateDoctrineJson(raw)) return { meta: raw as unknown as DoctrineMeta, present: true };
+  problems.push(...ajvProblems('doctrine.json', validateDoctrineJson.errors));
+  return { meta: null, present: true };
+}
 
-  // facts schema: compiled strictly, so typos in the schema itself are caught here.
-  let validateFacts: Doctrine['validateFacts'] | null = null;
-  let factPaths: string[] = [];
-  if (meta) {
-    const metaErrors = options.metaSchema ? metaSchemaErrors(meta.facts_schema) : [];
-    for (const m of metaErrors) problems.push({ where: 'doctrine.json: facts_schema', message: `not a valid JSON Schema: ${m}` });
-    try {
-      validateFacts = ajv.compile(meta.facts_schema);
-      factPaths = collectFactPaths(meta.facts_schema).sort();
-    } catch (err) {
-      problems.push({ where: 'doctrine.json: facts_schema', message: `not a valid JSON Schema: ${(err as Error).message}` });
-    }
+/** The facts schema, compiled strictly so that typos in the schema itself are caught here. */
+function compileFactsSchema(meta: DoctrineMeta, options: CheckOptions, problems: Problem[]) {
+  const where = 'doctrine.json: facts_schema';
+  const metaErrors = options.metaSchema ? metaSchemaErrors(meta.facts_schema) : [];
+  for (const m of metaErrors) problems.push({ where, message: `not a valid JSON Schema: ${m}` });
+  try {
+    return {
+      validateFacts: ajv.compile(meta.facts_schema) as Doctrine['validateFacts'],
+      factPaths: collectFactPaths(meta.facts_schema).sort(),
+    };
+  } catch (err) {
+    problems.push({ where, message: `not a valid JSON Schema: ${(err as Error).message}` });
+    return { validateFacts: null, factPaths: [] };
   }
+}
 
-  // documents
-  const documents: DoctrineDocument[] = [];
+/** documents/<id>.md: front matter with an id equal to the file name. */
+function readDocument(file: DoctrineFile, problems: Problem[]): DoctrineDocument | null {
+  const source = normaliseLineEndings(file.bytes).toString('utf8');
+  const fm = splitFrontMatter(source);
+  if (!fm) {
+    problems.push({ where: file.path, message: 'missing front matter (a first line "---", YAML with id and title, a closing "---")' });
+    return null;
+  }
+  if (!validateFrontMatter(fm.data)) {
+    problems.push(...ajvProblems(`${file.path} front matter`, validateFrontMatter.errors));
+    return null;
+  }
+  const data = fm.data as { id: string; title: string; tags?: string[] };
+  const expected = file.path.slice('documents/'.length, -'.md'.length);
+  if (data.id !== expected) {
+    problems.push({ where: `${file.path} front matter: id`, message: `id "${data.id}" must equal the file name "${expected}"` });
+  }
+  return { id: data.id, title: data.title, tags: data.tags ?? [], path: file.path, body: fm.body, source };
+}
+
+/** rules/<name>.json: every rule, with the facts its JSON Logic reads. */
+function readRules(file: DoctrineFile, problems: Problem[]): Rule[] {
+  const raw = parseJson(file, problems);
+  if (raw === undefined) return [];
+  if (!validateRuleFile(raw)) {
+    problems.push(...ajvProblems(file.path, validateRuleFile.errors));
+    // Keep going over what is there, so one run reports every problem of the file.
+    if (!Array.isArray((raw as { rules?: unknown }).rules)) return [];
+  }
   const rules: Rule[] = [];
-  for (const file of files) {
-    if (file.path === 'doctrine.json') continue;
-    if (/^documents\/[^/]+\.md$/.test(file.path)) {
-      const source = normaliseLineEndings(file.bytes).toString('utf8');
-      const fm = splitFrontMatter(source);
-      if (!fm) {
-        problems.push({ where: file.path, message: 'missing front matter (a first line "---", YAML with id and title, a closing "---")' });
-        continue;
-      }
-      if (!validateFrontMatter(fm.data)) {
-        problems.push(...ajvProblems(`${file.path} front matter`, validateFrontMatter.errors));
-        continue;
-      }
-      const data = fm.data as { id: string; title: string; tags?: string[] };
-      const expected = file.path.slice('documents/'.length, -'.md'.length);
-      if (data.id !== expected)
-        problems.push({ where: `${file.path} front matter: id`, message: `id "${data.id}" must equal the file name "${expected}"` });
-      documents.push({ id: data.id, title: data.title, tags: data.tags ?? [], path: file.path, body: fm.body, source });
-    } else if (/^rules\/[^/]+\.json$/.test(file.path)) {
-      const raw = parseJson(file, problems);
-      if (raw === undefined) continue;
-      if (!validateRuleFile(raw)) {
-        problems.push(...ajvProblems(file.path, validateRuleFile.errors));
-        // Keep going over what is there, so one run reports every problem of the file.
-        const list = (raw as { rules?: unknown }).rules;
-        if (!Array.isArray(list)) continue;
-      }
-      ((raw as { rules: Omit<Rule, 'path' | 'facts'>[] }).rules ?? []).forEach((r, i) => {
-        if (r === null || typeof r !== 'object') return;
-        const vars = new Set<string>();
-        for (const key of ['when', 'check'] as const) {
-          if (r[key] === undefined) continue;
-          const scan = scanLogic(r[key], key);
-          for (const e of scan.errors) problems.push({ where: `${file.path}: rules.${i}.${e}`, message: 'invalid JSON Logic' });
-          for (const v of scan.vars) vars.add(v);
-        }
-        rules.push({ ...r, severity: r.severity as Severity, path: file.path, facts: [...vars].sort() });
-      });
-    } else {
-      problems.push({ where: file.path, message: 'unexpected file: a doctrine holds doctrine.json, documents/*.md and rules/*.json' });
+  for (const [i, r] of ((raw as { rules: Omit<Rule, 'path' | 'facts'>[] }).rules ?? []).entries()) {
+    if (r === null || typeof r !== 'object') continue;
+    const vars = new Set<string>();
+    for (const key of ['when', 'check'] as const) {
+      if (r[key] === undefined) continue;
+      const scan = scanLogic(r[key], key);
+      for (const e of scan.errors) problems.push({ where: `${file.path}: rules.${i}.${e}`, message: 'invalid JSON Logic' });
+      for (const v of scan.vars) vars.add(v);
     }
+    rules.push({ ...r, severity: r.severity as Severity, path: file.path, facts: [...vars].sort() });
   }
+  return rules;
+}
 
-  // cross-references
+/** Unique ids, references that resolve, and facts the schema declares. */
+function checkReferences(documents: DoctrineDocument[], rules: Rule[], factPaths: string[] | null, problems: Problem[]): void {
   const docIds = new Set<string>();
   for (const d of documents) {
     if (docIds.has(d.id)) problems.push({ where: `${d.path} front matter: id`, message: `duplicate document id "${d.id}"` });
     docIds.add(d.id);
   }
   const ruleIds = new Map<string, string>();
-  const known = new Set(factPaths);
+  const known = new Set(factPaths ?? []);
   for (const r of rules) {
     const first = ruleIds.get(r.id);
     if (first) problems.push({ where: `${r.path}: ${r.id}.id`, message: `duplicate rule id "${r.id}" (first in ${first})` });
@@ -159,34 +146,68 @@ export function checkDoctrine(dir: string, options: CheckOptions = {}): CheckRes
         problems.push({ where: `${r.path}: ${r.id}.references`, message: `broken reference "${ref}": no document with that id` });
       }
     }
-    if (meta && validateFacts) {
-      for (const v of r.facts) {
-        if (!known.has(v)) problems.push({ where: `${r.path}: ${r.id}`, message: `uses fact "${v}", which facts_schema does not declare` });
-      }
+    if (factPaths === null) continue; // no usable facts schema: already reported
+    for (const v of r.facts) {
+      if (!known.has(v)) problems.push({ where: `${r.path}: ${r.id}`, message: `uses fact "${v}", which facts_schema does not declare` });
     }
   }
-  if (metaFile && rules.length === 0) problems.push({ where: 'rules/', message: 'a doctrine needs at least one rule' });
+}
 
-  // optional publisher signature (checked for shape here, for validity by the caller)
-  let publisher: DoctrinePublisherSignature | null = null;
-  let sigText: string | null = null;
+/** The optional publisher signature: its shape here, its validity by the caller. */
+function readPublisher(dir: string, problems: Problem[]): DoctrinePublisherSignature | null {
+  let text: string;
   try {
-    sigText = readFileSync(join(dir, SIGNATURE_FILE), 'utf8');
+    text = readFileSync(join(dir, SIGNATURE_FILE), 'utf8');
   } catch {
-    sigText = null;
+    return null;
   }
-  if (sigText !== null) {
-    try {
-      const raw: unknown = JSON.parse(sigText);
-      if (validatePublisher(raw)) publisher = raw as unknown as DoctrinePublisherSignature;
-      else problems.push(...ajvProblems(SIGNATURE_FILE, validatePublisher.errors));
-    } catch {
-      problems.push({ where: SIGNATURE_FILE, message: 'not valid JSON' });
+  try {
+    const raw: unknown = JSON.parse(text);
+    if (validatePublisher(raw)) return raw as unknown as DoctrinePublisherSignature;
+    problems.push(...ajvProblems(SIGNATURE_FILE, validatePublisher.errors));
+  } catch {
+    problems.push({ where: SIGNATURE_FILE, message: 'not valid JSON' });
+  }
+  return null;
+}
+
+const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** Reads and validates a doctrine folder, collecting every problem rather than stopping at the first. */
+export function checkDoctrine(dir: string, options: CheckOptions = {}): CheckResult {
+  let files: DoctrineFile[];
+  try {
+    files = readDoctrineFiles(dir);
+  } catch (err) {
+    if (!(err instanceof SignetError)) throw err;
+    const problems = err.details.length
+      ? err.details.map((d) => ({ where: d.where ?? '.', message: d.message }))
+      : [{ where: '.', message: err.message }];
+    return { doctrine: null, problems };
+  }
+  const problems: Problem[] = [];
+  const manifest = buildManifest(files);
+  const { meta, present } = readMeta(files, problems);
+  const { validateFacts, factPaths } = meta ? compileFactsSchema(meta, options, problems) : { validateFacts: null, factPaths: [] };
+
+  const documents: DoctrineDocument[] = [];
+  const rules: Rule[] = [];
+  for (const file of files) {
+    if (file.path === 'doctrine.json') continue;
+    if (/^documents\/[^/]+\.md$/.test(file.path)) {
+      const doc = readDocument(file, problems);
+      if (doc) documents.push(doc);
+    } else if (/^rules\/[^/]+\.json$/.test(file.path)) {
+      rules.push(...readRules(file, problems));
+    } else {
+      problems.push({ where: file.path, message: 'unexpected file: a doctrine holds doctrine.json, documents/*.md and rules/*.json' });
     }
   }
+  checkReferences(documents, rules, validateFacts ? factPaths : null, problems);
+  if (present && rules.length === 0) problems.push({ where: 'rules/', message: 'a doctrine needs at least one rule' });
+  const publisher = readPublisher(dir, problems);
 
   if (problems.length > 0 || !meta || !validateFacts) return { doctrine: null, problems };
-  const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
   return {
     doctrine: {
       meta,
