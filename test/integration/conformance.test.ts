@@ -81,10 +81,13 @@ describe('DNS-rebinding protection as the image binds (0.0.0.0)', () => {
   const ping = (s: ServerProcess, headers: Record<string, string>) =>
     rawRequest(s.url, { headers: { 'content-type': 'application/json', accept: 'application/json', ...headers }, body: rpc('ping') });
 
-  it('serves whatever name a proxy in front passes as Host, and refuses every foreign Origin', async () => {
-    expect((await ping(open, { host: 'mcp.example.org' })).status).toBe(200);
-    expect((await ping(open, { host: 'mcp.example.org', origin: 'http://localhost:5173' })).status).toBe(200);
-    const rebound = await ping(open, { host: 'evil.example.com', origin: 'http://evil.example.com' });
+  it('serves the loopback names without a list, and refuses a foreign Host or Origin (Signet checks Host on every bind)', async () => {
+    expect((await ping(open, { host: 'localhost:3000' })).status).toBe(200);
+    expect((await ping(open, { host: '127.0.0.1', origin: 'http://localhost:5173' })).status).toBe(200);
+    const named = await ping(open, { host: 'mcp.example.org' });
+    expect(named.status).toBe(403);
+    expect(named.json().error.message).toMatch(/Host "mcp\.example\.org" is not allowed \(SIGNET_ALLOWED_HOSTS\)/);
+    const rebound = await ping(open, { host: 'localhost', origin: 'http://evil.example.com' });
     expect(rebound.status).toBe(403);
     expect(rebound.json().error.message).toMatch(/Origin "http:\/\/evil\.example\.com" is not allowed/);
   });

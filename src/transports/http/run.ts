@@ -47,7 +47,7 @@ export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
   let ready = false;
   let draining = false;
   const store = cfg.redisUrl ? redisStore(cfg.redisUrl, ctx.log, ctx.metrics) : memoryStore();
-  const allowedHostnames = hostPolicy(cfg.host, cfg.allowedHosts);
+  const allowedHostnames = hostPolicy(cfg.allowedHosts);
   const app = createHttpApp(ctx, {
     router: new Router(ctx),
     allowedHostnames,
@@ -99,7 +99,7 @@ export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
       public_key: ctx.signer.publicKeySpki,
       key_origin: ctx.keyOrigin,
       rate_limit_per_minute: cfg.rateLimitPerMinute,
-      host_check: allowedHostnames ? [...allowedHostnames] : 'off (not a loopback bind and no SIGNET_ALLOWED_HOSTS)',
+      host_check: [...allowedHostnames],
     },
     'signet ready',
   );

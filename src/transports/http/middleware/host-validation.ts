@@ -1,9 +1,9 @@
 // DNS-rebinding protection, half one: the Host header must name this server. Shaped like the
-// MCP SDK v2 hostHeaderValidation (hostnames, any port), and armed the way its
-// createMcpHonoApp arms it (hostPolicy): always on a loopback bind, and on any other bind
-// only when SIGNET_ALLOWED_HOSTS names the hostnames, since a server bound to 0.0.0.0 sits
-// behind a proxy that passes on whatever name its clients use. The Origin check (half two)
-// is on for every bind.
+// MCP SDK v2 hostHeaderValidation (hostnames, any port), but armed on every bind, where the
+// SDK's createMcpHonoApp arms it on loopback binds only: a server bound to 0.0.0.0 in a
+// container is reached as localhost through a published port or the proxy, and under any
+// other name only when SIGNET_ALLOWED_HOSTS says so (the doctrine's HTTP-002, which Signet
+// meets by default). The Origin check (half two) is on for every bind too.
 import type { MiddlewareHandler } from 'hono';
 import { edgeHeaders, type HttpEnv } from '../env.js';
 import { header } from '../node-request.js';
@@ -27,17 +27,8 @@ export function hostnameOf(host: string): string | null {
   }
 }
 
-function isLoopbackBind(bind: string): boolean {
-  return bind === 'localhost' || bind === '::1' || bind === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(bind);
-}
-
-/**
- * Which hostnames Host may name for a bind address, or null when Host is not checked: a
- * loopback bind gets the loopback names plus SIGNET_ALLOWED_HOSTS; any other bind is checked
- * only against a configured list (plus the loopback names, for probes inside the host).
- */
-export function hostPolicy(bind: string, configured: readonly string[]): ReadonlySet<string> | null {
-  if (configured.length === 0 && !isLoopbackBind(bind)) return null;
+/** The hostnames Host may name: the loopback names and SIGNET_ALLOWED_HOSTS (ports dropped, lower case). */
+export function hostPolicy(configured: readonly string[]): ReadonlySet<string> {
   return new Set([...LOOPBACK_HOSTNAMES, ...configured.map((h) => hostnameOf(h) ?? h.toLowerCase())]);
 }
 
