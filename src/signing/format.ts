@@ -21,6 +21,18 @@ export interface Footer {
   output_signature: string;
 }
 
+/** The footer's members, in the order the format lists them (the verifier and the output schema use this list). */
+export const FOOTER_MEMBERS = [
+  'signature_format',
+  'doctrine_name',
+  'doctrine_version',
+  'doctrine_hash',
+  'doctrine_signature',
+  'doctrine_public_key',
+  'output_hash',
+  'output_signature',
+] as const satisfies readonly (keyof Footer)[];
+
 /** The doctrine part of a footer: fixed for a given doctrine and key, computed once. */
 export type DoctrineFooter = Pick<
   Footer,

@@ -14,6 +14,7 @@ export {
   trustSet,
 } from './trust.js';
 export {
+  invalidReport,
   REASON_CODES,
   REPORT_FORMAT,
   type ReasonCode,

@@ -6,7 +6,7 @@ import * as ed from '@noble/ed25519';
 import { sha256, sha512 } from '@noble/hashes/sha2.js';
 import canonicalize from 'canonicalize';
 import { base64ToBytes, bytesToHex, isSha256Tag, rawKeyFromSpkiBase64, utf8Bytes } from './encoding.js';
-import { ED25519_PREFIX, SHA256_PREFIX, SIGNATURE_FORMAT, unsignedView } from './format.js';
+import { ED25519_PREFIX, FOOTER_MEMBERS, SHA256_PREFIX, SIGNATURE_FORMAT, unsignedView } from './format.js';
 import { parseStrictJson } from './strict-json.js';
 import { fingerprint, type KeyStatus, type TrustSet } from './trust.js';
 import { weakPublicKey } from './weak-key.js';
@@ -118,16 +118,6 @@ function isObject(v: unknown): v is Json {
 }
 
 const BODY_MEMBERS = new Set(['tool', 'input_hash', 'ok', 'result', 'error', 'footer']);
-const FOOTER_MEMBERS = [
-  'signature_format',
-  'doctrine_name',
-  'doctrine_version',
-  'doctrine_hash',
-  'doctrine_signature',
-  'doctrine_public_key',
-  'output_hash',
-  'output_signature',
-] as const;
 const RESULT_MEMBERS = new Set(['content', 'structuredContent', 'isError', '_meta', 'resultType']);
 const RESPONSE_MEMBERS = new Set(['jsonrpc', 'id', 'result']);
 
@@ -157,6 +147,23 @@ function decodeSignature(value: unknown): Uint8Array | null {
   return bytes && bytes.length === 64 ? bytes : null;
 }
 
+/** An invalid report with these reasons and nothing read yet: where every verification starts. */
+export function invalidReport(reasons: VerifyReason[]): VerifyReport {
+  return {
+    format: REPORT_FORMAT,
+    status: 'invalid',
+    valid: false,
+    signature_valid: false,
+    reasons,
+    envelope: null,
+    tool: null,
+    ok: null,
+    input_hash: null,
+    doctrine: null,
+    signer: null,
+  };
+}
+
 /**
  * Verifies a Signet output: a JSON-RPC response, a CallToolResult, a structuredContent,
  * or the JSON text of any of these. Text is read strictly (duplicate members refused);
@@ -180,19 +187,7 @@ function check(input: unknown, options: VerifyOptions, found: (output: Json) => 
   const p = options.primitives ?? portablePrimitives;
   const reasons: VerifyReason[] = [];
   const reason = (code: ReasonCode, message: string) => reasons.push({ code, message });
-  const report: VerifyReport = {
-    format: REPORT_FORMAT,
-    status: 'invalid',
-    valid: false,
-    signature_valid: false,
-    reasons,
-    envelope: null,
-    tool: null,
-    ok: null,
-    input_hash: null,
-    doctrine: null,
-    signer: null,
-  };
+  const report = invalidReport(reasons);
 
   // 1. One reading of the input.
   let value = input;

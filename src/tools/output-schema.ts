@@ -1,18 +1,10 @@
 import { SHA256_TAG_PATTERN } from '../shared/sha256-tag.js';
+import { FOOTER_MEMBERS } from '../signing/format.js';
 import type { JsonSchema } from './types.js';
 
 const footerSchema: JsonSchema = {
   type: 'object',
-  required: [
-    'signature_format',
-    'doctrine_name',
-    'doctrine_version',
-    'doctrine_hash',
-    'doctrine_signature',
-    'doctrine_public_key',
-    'output_hash',
-    'output_signature',
-  ],
+  required: [...FOOTER_MEMBERS],
   properties: {
     signature_format: { type: 'string' },
     doctrine_name: { type: 'string' },

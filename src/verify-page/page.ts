@@ -1,7 +1,7 @@
 // The verification page (GET /verify, and `signet verify --html` for a file opened offline):
 // the portable verifier in a page, with no request to anywhere. Paste or drop an output and
 // optionally a trust file or a public key; the page says trusted, unpinned or invalid, and why.
-import { parseTrustFile, type TrustFile, trustSet, type VerifyReport, verifyOutput } from '../signing/portable.js';
+import { invalidReport, parseTrustFile, type TrustFile, trustSet, type VerifyReport, verifyOutput } from '../signing/portable.js';
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 
@@ -55,19 +55,7 @@ function show(report: VerifyReport): void {
 }
 
 function showError(message: string): void {
-  show({
-    format: 'signet-verify-report/1',
-    status: 'invalid',
-    valid: false,
-    signature_valid: false,
-    reasons: [{ code: 'not_json', message }],
-    envelope: null,
-    tool: null,
-    ok: null,
-    input_hash: null,
-    doctrine: null,
-    signer: null,
-  } as VerifyReport);
+  show(invalidReport([{ code: 'not_json', message }]));
 }
 
 function verify(): void {

@@ -31,3 +31,24 @@ export function opensslSha256(text: string): string {
   const out = execFileSync('openssl', ['dgst', '-sha256', '-r'], { input: Buffer.from(text, 'utf8') }).toString();
   return `sha256:${out.split(' ')[0]!.trim()}`;
 }
+
+/** A self-signed P-256 certificate and its key, written by the OpenSSL CLI (for TLS tests). */
+export function selfSignedCert(options: { keyFile: string; certFile: string; commonName: string; altNames: string; days: number }): void {
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      options.keyFile,
+      '-out',
+      options.certFile,
+    ].concat(['-days', String(options.days), '-subj', `/CN=${options.commonName}`, '-addext', `subjectAltName=${options.altNames}`]),
+    { stdio: 'pipe' },
+  );
+}

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyOutput } from '../../src/signing/verify.js';
 import { type ServerProcess, startHttpServer } from '../helpers/http-server.js';
 import { DEFAULT_DOCTRINE, FACTS, ROOT } from '../helpers/paths.js';
+import { rng } from '../helpers/rng.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 import { ENVELOPE } from './protocol-corpus.js';
 
@@ -21,16 +22,6 @@ interface Probe {
   status: number;
   /** JSON-RPC error code expected, 'signed' for a signed tool result, 'empty' for no body. */
   expect: number | 'signed' | 'signed-error' | 'empty' | 'batch';
-}
-
-/** Deterministic pseudo-random numbers (mulberry32): the same corpus every run. */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const HUGE = 'x'.repeat(200_000);

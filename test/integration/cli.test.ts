@@ -88,7 +88,8 @@ describe('signet CLI', () => {
     const argsFile = join(dir, 'args.json');
     writeFileSync(argsFile, JSON.stringify(args));
     const genuine = ctx.tools.call('doctrine_evaluate', args).json();
-    const pin = ['--public-key', ctx.signer.publicKeySpki, '--doctrine', MINI_DOCTRINE, '--arguments', argsFile];
+    const pinFor = (file: string) => ['--public-key', ctx.signer.publicKeySpki, '--doctrine', MINI_DOCTRINE, '--arguments', file];
+    const pin = pinFor(argsFile);
     const ok = signet(['verify', '--recompute', ...pin], genuine);
     expect(ok.code).toBe(0);
     expect(ok.out).toMatch(/recomputes exactly from the doctrine/);
@@ -99,19 +100,7 @@ describe('signet CLI', () => {
       ['doctrine_get', { id: 'NOPE-1' }],
     ] as const) {
       writeFileSync(join(dir, 'a2.json'), JSON.stringify(tool[1]));
-      const r = signet(
-        [
-          'verify',
-          '--recompute',
-          '--public-key',
-          ctx.signer.publicKeySpki,
-          '--doctrine',
-          MINI_DOCTRINE,
-          '--arguments',
-          join(dir, 'a2.json'),
-        ],
-        ctx.tools.call(tool[0], tool[1]).json(),
-      );
+      const r = signet(['verify', '--recompute', ...pinFor(join(dir, 'a2.json'))], ctx.tools.call(tool[0], tool[1]).json());
       expect(r.code, tool[0]).toBe(0);
     }
     // The server's own key signs a body the doctrine does not give: every signature check passes,
@@ -127,19 +116,7 @@ describe('signet CLI', () => {
     expect(caught.err).toMatch(/recompute_mismatch/);
     // The right output for other arguments: input_hash gives it away.
     writeFileSync(join(dir, 'other-args.json'), JSON.stringify({ facts: {} }));
-    const otherCall = signet(
-      [
-        'verify',
-        '--recompute',
-        '--public-key',
-        ctx.signer.publicKeySpki,
-        '--doctrine',
-        MINI_DOCTRINE,
-        '--arguments',
-        join(dir, 'other-args.json'),
-      ],
-      genuine,
-    );
+    const otherCall = signet(['verify', '--recompute', ...pinFor(join(dir, 'other-args.json'))], genuine);
     expect(otherCall.code).toBe(1);
     expect(otherCall.err).toMatch(/recompute_input_hash_mismatch/);
     // Another doctrine: said plainly.

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { doctrineSnippets, runRecipe, type Snippet, snippet } from '../helpers/doctrine-snippets.js';
+import { selfSignedCert } from '../helpers/openssl.js';
 import { freePort, NGINX } from '../helpers/proxy-process.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 
@@ -19,29 +20,13 @@ const TOKEN = 'sgnk_DoctrineTestTokenAbcdefghijklmnopqrstuvwxyz0123456789ABCDEFG
 const dir = tempDir('signet-doctrine-nginx-');
 const cert = join(dir, 'cert.pem');
 const key = join(dir, 'key.pem');
-execFileSync(
-  'openssl',
-  [
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-keyout',
-    key,
-    '-out',
-    cert,
-    '-days',
-    '2',
-    '-subj',
-    '/CN=mcp.example.com',
-    '-addext',
-    'subjectAltName=DNS:mcp.example.com,IP:127.0.0.1,IP:127.0.14.1',
-  ],
-  { stdio: 'ignore' },
-);
+selfSignedCert({
+  keyFile: key,
+  certFile: cert,
+  commonName: 'mcp.example.com',
+  altNames: 'DNS:mcp.example.com,IP:127.0.0.1,IP:127.0.14.1',
+  days: 2,
+});
 
 interface Ports {
   listen: number;

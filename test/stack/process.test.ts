@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { newApiKey } from '../../src/keys/format.js';
 import { rawRequest, startHttpServer } from '../helpers/http-server.js';
+import { selfSignedCert } from '../helpers/openssl.js';
 import { CLI, DEFAULT_DOCTRINE } from '../helpers/paths.js';
 import { freePort, NJS_MODULE, processProxyEnv, renderProxy, startNginx } from '../helpers/proxy-process.js';
 import { rawExchange } from '../helpers/raw-http.js';
@@ -159,29 +160,13 @@ describe('reference proxy: optional TLS', () => {
     const dir = tempDir('signet-tls-');
     const tls = join(dir, 'tls');
     mkdirSync(tls);
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=localhost',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1,DNS:localhost',
-        '-keyout',
-        join(tls, 'tls.key'),
-        '-out',
-        join(tls, 'tls.crt'),
-      ],
-      { stdio: 'pipe' },
-    );
+    selfSignedCert({
+      keyFile: join(tls, 'tls.key'),
+      certFile: join(tls, 'tls.crt'),
+      commonName: 'localhost',
+      altNames: 'IP:127.0.0.1,DNS:localhost',
+      days: 1,
+    });
     const s = await startProcessStack({ SIGNET_TLS_DIR: tls });
     try {
       const ca = readFileSync(join(tls, 'tls.crt'));

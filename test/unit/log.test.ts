@@ -2,16 +2,21 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 
+/** A logger configured as the server's, writing its lines into an array. */
+function captured() {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write: (chunk, _enc, cb) => {
+      lines.push(chunk.toString());
+      cb();
+    },
+  });
+  return { lines, log: createLogger('info', { destination: sink }) };
+}
+
 describe('logger redaction', () => {
   it('redacts Authorization headers, keys, tokens and private keys by configuration, wherever code puts them', () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write: (chunk, _enc, cb) => {
-        lines.push(chunk.toString());
-        cb();
-      },
-    });
-    const log = createLogger('info', { destination: sink });
+    const { lines, log } = captured();
     const key = `sgnk_${'Q'.repeat(57)}`;
     log.info({ req: { headers: { authorization: `Bearer ${key}`, cookie: 'session=abc' } } }, 'request');
     log.info({ headers: { authorization: `Bearer ${key}` }, apiKey: key, privateKey: '-----BEGIN PRIVATE KEY-----', token: key }, 'flat');
@@ -26,14 +31,7 @@ describe('logger redaction', () => {
   });
 
   it("catches a canary at the top level and one and two levels down (the doctrine's LOG-002)", () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write: (chunk, _enc, cb) => {
-        lines.push(chunk.toString());
-        cb();
-      },
-    });
-    const log = createLogger('info', { destination: sink });
+    const { lines, log } = captured();
     const canary = 'sgnk_test_canary_0000';
     for (const field of ['token', 'password', 'apiKey', 'authorization', 'secret']) {
       log.info({ [field]: canary }, 'top');

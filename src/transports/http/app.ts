@@ -23,8 +23,8 @@ export type { RequestEvent } from './env.js';
 
 export interface HttpAppOptions {
   router: Router;
-  /** Hostnames the Host header may name; null: Host is not checked (see hostPolicy). */
-  allowedHostnames: ReadonlySet<string> | null;
+  /** Hostnames the Host header may name (hostPolicy: the loopback names and SIGNET_ALLOWED_HOSTS). */
+  allowedHostnames: ReadonlySet<string>;
   /** Exact origins allowed besides loopback ones (SIGNET_ALLOWED_ORIGINS). */
   allowedOrigins: readonly string[];
   trustedProxies: BlockList;

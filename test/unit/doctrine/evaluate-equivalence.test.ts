@@ -12,18 +12,9 @@ import { loadDoctrine } from '../../../src/doctrine/load.js';
 import type { Rule } from '../../../src/doctrine/types.js';
 import { canonicalEvaluation } from '../../../src/tools/canonical-result.js';
 import { DEFAULT_DOCTRINE } from '../../helpers/paths.js';
+import { rng } from '../../helpers/rng.js';
 
 const doctrine = loadDoctrine(DEFAULT_DOCTRINE);
-
-/** mulberry32: a seeded generator, so a failure names a sample that can be replayed. */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Schema = {
   type?: string;

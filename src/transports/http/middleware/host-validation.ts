@@ -13,8 +13,8 @@ import { refusal, SERVER_ERROR } from '../responses.js';
 export const LOOPBACK_HOSTNAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
 
 export interface HostValidationOptions {
-  /** Hostnames (lower case, IPv6 in brackets) the Host header may name, on any port; null: not checked. */
-  allowedHostnames: ReadonlySet<string> | null;
+  /** Hostnames (lower case, IPv6 in brackets) the Host header may name, on any port (hostPolicy). */
+  allowedHostnames: ReadonlySet<string>;
 }
 
 /** The hostname of a Host header value (IPv6 keeps its brackets); null when malformed. */
@@ -45,11 +45,6 @@ const REMEMBERED = 32;
 
 export function hostValidation(options: HostValidationOptions): MiddlewareHandler<HttpEnv> {
   const allowed = options.allowedHostnames;
-  if (allowed === null) {
-    return function hostNotChecked(_c, next) {
-      return next();
-    };
-  }
   const known = new Set<string>();
   return function hostValidationHandler(c, next) {
     const host = header(c, 'host');
