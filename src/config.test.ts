@@ -93,4 +93,41 @@ describe('configuration', () => {
     expect(CONFIG_VARIABLES).toContain('SIGNET_TRUST_FILE');
     expect(CONFIG_VARIABLES.length).toBeGreaterThan(25);
   });
+
+  it('never takes an address range alone as the proxy: SIGNET_TRUSTED_PROXIES without SIGNET_PROXY_SECRET_FILE is refused', () => {
+    expect(() => loadConfig({ SIGNET_TRUSTED_PROXIES: '10.213.250.0/24' })).toThrow(
+      /SIGNET_TRUSTED_PROXIES needs SIGNET_PROXY_SECRET_FILE: identity headers are believed only from a proxy that presents the secret/,
+    );
+    const c = loadConfig({ SIGNET_TRUSTED_PROXIES: '10.213.250.0/24', SIGNET_PROXY_SECRET_FILE: '/run/proxy-auth/secret' });
+    expect(c.http).toMatchObject({ trustedProxies: ['10.213.250.0/24'], proxySecretFile: '/run/proxy-auth/secret' });
+  });
+
+  it('refuses a metrics listener others can reach without a token, and accepts loopback or a token', () => {
+    expect(() => loadConfig({ SIGNET_METRICS_PORT: '9464', SIGNET_HTTP_HOST: '0.0.0.0' })).toThrow(
+      /SIGNET_METRICS_HOST is "0.0.0.0", not loopback: a metrics listener others can reach needs SIGNET_METRICS_TOKEN_FILE/,
+    );
+    expect(
+      loadConfig({ SIGNET_METRICS_PORT: '9464', SIGNET_HTTP_HOST: '0.0.0.0', SIGNET_METRICS_HOST: '127.0.0.1' }).http.metricsHost,
+    ).toBe('127.0.0.1');
+    expect(
+      loadConfig({ SIGNET_METRICS_PORT: '9464', SIGNET_HTTP_HOST: '0.0.0.0', SIGNET_METRICS_TOKEN_FILE: '/run/metrics/token' }).http
+        .metricsTokenFile,
+    ).toBe('/run/metrics/token');
+  });
+
+  it('has per-principal defaults: 60 calls per key, a 600 guard per address, bounded JSON and bodies in flight, loopback origins on', () => {
+    expect(loadConfig({}).http).toMatchObject({
+      rateLimitPerKeyPerMinute: 60,
+      rateLimitIpGuardPerMinute: 600,
+      maxJsonDepth: 64,
+      maxJsonNodes: 100_000,
+      maxConcurrentBodies: 32,
+      maxConcurrentBodiesPerPrincipal: 8,
+      allowLoopbackOrigins: true,
+      proxySecretFile: null,
+    });
+    expect(loadConfig({ SIGNET_ALLOW_LOOPBACK_ORIGINS: 'false' }).http.allowLoopbackOrigins).toBe(false);
+    expect(() => loadConfig({ SIGNET_ALLOW_LOOPBACK_ORIGINS: 'no' })).toThrow(/SIGNET_ALLOW_LOOPBACK_ORIGINS must be true or false/);
+    expect(() => loadConfig({ SIGNET_MAX_JSON_DEPTH: '2' })).toThrow(/SIGNET_MAX_JSON_DEPTH must be between 8 and 1000/);
+  });
 });

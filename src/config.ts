@@ -18,14 +18,28 @@ export interface HttpConfig {
   rateLimitPerMinute: number;
   /** Other MCP requests (initialize, tools/list, ping...) per client IP per minute. */
   otherRequestsPerMinute: number;
-  /** tools/call per authenticated key id per minute (header set by the proxy); 0 = off. */
+  /** tools/call per principal (the API key the proxy names) per minute; 0 = off. */
   rateLimitPerKeyPerMinute: number;
+  /** tools/call per client IP per minute over every principal calling from it: the coarse outer guard; 0 = off. */
+  rateLimitIpGuardPerMinute: number;
   /** IPv6 clients share a rate-limit bucket per prefix of this many bits. */
   rateLimitIpv6Prefix: number;
-  /** CIDRs whose X-Forwarded-For is believed. */
+  /** CIDRs the proxy's connections must come from, besides presenting the proxy secret; empty = any. */
   trustedProxies: string[];
+  /** SIGNET_PROXY_SECRET_FILE: the secret the proxy presents; null = no proxy is believed. */
+  proxySecretFile: string | null;
   maxBodyBytes: number;
+  /** Deepest JSON nesting a body may have (checked while it is read, before parsing). */
+  maxJsonDepth: number;
+  /** Most JSON containers and members a body may hold (checked while it is read). */
+  maxJsonNodes: number;
+  /** Request bodies read and parsed at once, over all clients; 503 beyond. */
+  maxConcurrentBodies: number;
+  /** Request bodies read and parsed at once for one principal (API key, or client address without one); 429 beyond. */
+  maxConcurrentBodiesPerPrincipal: number;
   allowedOrigins: string[];
+  /** Loopback origins (http(s)://localhost etc., any port) allowed besides allowedOrigins. */
+  allowLoopbackOrigins: boolean;
   allowedHosts: string[];
   requestTimeoutMs: number;
   headersTimeoutMs: number;
@@ -37,6 +51,8 @@ export interface HttpConfig {
   /** Prometheus /metrics port; null = no metrics server. */
   metricsPort: number | null;
   metricsHost: string;
+  /** SIGNET_METRICS_TOKEN_FILE: the bearer token a scrape must present; null = none (loopback listeners only). */
+  metricsTokenFile: string | null;
 }
 
 export interface Config {
@@ -118,6 +134,13 @@ const oneOf = <T extends string>(allowed: readonly T[], fallback: T) =>
     (s, ctx) => ((allowed as readonly string[]).includes(s) ? (s as T) : problem(ctx, `must be one of ${allowed.join(', ')}`, s)),
     fallback,
   );
+const boolean = (fallback: boolean) =>
+  variable((s, ctx) => {
+    const v = s.toLowerCase();
+    if (v === 'true' || v === '1') return true;
+    if (v === 'false' || v === '0') return false;
+    return problem(ctx, 'must be true or false', s);
+  }, fallback);
 const filePath = variable<string | undefined>((s) => (isAbsolute(s) ? s : resolve(s)), undefined);
 const text = variable<string | undefined>((s) => s, undefined);
 const list = variable<string[]>(
@@ -171,11 +194,18 @@ const SCHEMA = z.object({
   SIGNET_HTTP_PORT: integer(3000, 0, 65535),
   SIGNET_RATE_LIMIT_PER_MINUTE: integer(60, 0, 10_000_000),
   SIGNET_RATE_LIMIT_OTHER_PER_MINUTE: integer(600, 0, 10_000_000),
-  SIGNET_RATE_LIMIT_PER_KEY_PER_MINUTE: integer(0, 0, 10_000_000),
+  SIGNET_RATE_LIMIT_PER_KEY_PER_MINUTE: integer(60, 0, 10_000_000),
+  SIGNET_RATE_LIMIT_IP_GUARD_PER_MINUTE: integer(600, 0, 10_000_000),
   SIGNET_RATE_LIMIT_IPV6_PREFIX: integer(64, 32, 128),
   SIGNET_TRUSTED_PROXIES: list,
+  SIGNET_PROXY_SECRET_FILE: filePath,
   SIGNET_MAX_BODY_BYTES: integer(MiB, 1024, 64 * MiB),
+  SIGNET_MAX_JSON_DEPTH: integer(64, 8, 1000),
+  SIGNET_MAX_JSON_NODES: integer(100_000, 100, 10_000_000),
+  SIGNET_MAX_CONCURRENT_BODIES: integer(32, 1, 10_000),
+  SIGNET_MAX_CONCURRENT_BODIES_PER_PRINCIPAL: integer(8, 1, 10_000),
   SIGNET_ALLOWED_ORIGINS: origins,
+  SIGNET_ALLOW_LOOPBACK_ORIGINS: boolean(true),
   SIGNET_ALLOWED_HOSTS: list,
   SIGNET_REQUEST_TIMEOUT_MS: integer(30_000, 1000, 600_000),
   SIGNET_HEADERS_TIMEOUT_MS: integer(10_000, 1000, 600_000),
@@ -186,6 +216,7 @@ const SCHEMA = z.object({
   SIGNET_REDIS_URL: matching(/^rediss?:\/\//, 'must start with redis:// or rediss://', () => '<redacted>'),
   SIGNET_METRICS_PORT: optionalInteger(0, 65535),
   SIGNET_METRICS_HOST: text,
+  SIGNET_METRICS_TOKEN_FILE: filePath,
   XDG_DATA_HOME: text,
 });
 
@@ -194,6 +225,30 @@ export const CONFIG_VARIABLES = Object.keys(SCHEMA.shape).filter((k) => k.starts
 
 function defaultDataDir(xdg: string | undefined): string {
   return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.local', 'share'), 'signet');
+}
+
+const isLoopbackHost = (host: string) => host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+
+/** Settings that are each valid but unsafe together: refused, naming the variables. */
+function crossCheck(c: z.infer<typeof SCHEMA>): void {
+  const refuse = (where: string, message: string) => {
+    throw new SignetError('config_invalid', `${where} ${message}`, [{ where, message }]);
+  };
+  // An address range alone is never a proxy's credential: anything that can reach the range
+  // (the Docker host through the network's gateway, a pod a NetworkPolicy misses) could speak for clients.
+  if (c.SIGNET_TRUSTED_PROXIES.length > 0 && !c.SIGNET_PROXY_SECRET_FILE) {
+    refuse(
+      'SIGNET_TRUSTED_PROXIES',
+      'needs SIGNET_PROXY_SECRET_FILE: identity headers are believed only from a proxy that presents the secret, never from an address range alone',
+    );
+  }
+  const metricsHost = c.SIGNET_METRICS_HOST ?? c.SIGNET_HTTP_HOST ?? '127.0.0.1';
+  if (c.SIGNET_METRICS_PORT !== null && !c.SIGNET_METRICS_TOKEN_FILE && !isLoopbackHost(metricsHost)) {
+    refuse(
+      'SIGNET_METRICS_HOST',
+      `is ${JSON.stringify(metricsHost)}, not loopback: a metrics listener others can reach needs SIGNET_METRICS_TOKEN_FILE (a bearer token for the scraper)`,
+    );
+  }
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -206,6 +261,7 @@ export function loadConfig(env: Env = process.env): Config {
     throw new SignetError('config_invalid', `${String(first.path[0])} ${first.message} (got ${JSON.stringify(shown)})`, details);
   }
   const c = parsed.data;
+  crossCheck(c);
   const dataDir = c.SIGNET_DATA_DIR ?? defaultDataDir(c.XDG_DATA_HOME);
   return {
     transport: c.SIGNET_TRANSPORT,
@@ -229,10 +285,17 @@ export function loadConfig(env: Env = process.env): Config {
       rateLimitPerMinute: c.SIGNET_RATE_LIMIT_PER_MINUTE,
       otherRequestsPerMinute: c.SIGNET_RATE_LIMIT_OTHER_PER_MINUTE,
       rateLimitPerKeyPerMinute: c.SIGNET_RATE_LIMIT_PER_KEY_PER_MINUTE,
+      rateLimitIpGuardPerMinute: c.SIGNET_RATE_LIMIT_IP_GUARD_PER_MINUTE,
       rateLimitIpv6Prefix: c.SIGNET_RATE_LIMIT_IPV6_PREFIX,
       trustedProxies: c.SIGNET_TRUSTED_PROXIES,
+      proxySecretFile: c.SIGNET_PROXY_SECRET_FILE ?? null,
       maxBodyBytes: c.SIGNET_MAX_BODY_BYTES,
+      maxJsonDepth: c.SIGNET_MAX_JSON_DEPTH,
+      maxJsonNodes: c.SIGNET_MAX_JSON_NODES,
+      maxConcurrentBodies: c.SIGNET_MAX_CONCURRENT_BODIES,
+      maxConcurrentBodiesPerPrincipal: c.SIGNET_MAX_CONCURRENT_BODIES_PER_PRINCIPAL,
       allowedOrigins: c.SIGNET_ALLOWED_ORIGINS,
+      allowLoopbackOrigins: c.SIGNET_ALLOW_LOOPBACK_ORIGINS,
       allowedHosts: c.SIGNET_ALLOWED_HOSTS,
       requestTimeoutMs: c.SIGNET_REQUEST_TIMEOUT_MS,
       headersTimeoutMs: c.SIGNET_HEADERS_TIMEOUT_MS,
@@ -242,6 +305,7 @@ export function loadConfig(env: Env = process.env): Config {
       redisUrl: c.SIGNET_REDIS_URL ?? null,
       metricsPort: c.SIGNET_METRICS_PORT,
       metricsHost: c.SIGNET_METRICS_HOST ?? c.SIGNET_HTTP_HOST ?? '127.0.0.1',
+      metricsTokenFile: c.SIGNET_METRICS_TOKEN_FILE ?? null,
     },
   };
 }

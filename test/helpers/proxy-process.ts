@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { ROOT } from './paths.js';
+import { proxySecretFile } from './proxy-secret.js';
 
 export const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p)) ?? 'nginx';
 /** Debian's njs module, for the key-store proxy mode. */
@@ -83,6 +84,8 @@ export function processProxyEnv(
     SIGNET_PROXY_ERROR_LOG: join(dir, 'error.log'),
     SIGNET_API_KEY_FILE: join(dir, 'no-key-file'),
     SIGNET_TLS_DIR: join(dir, 'tls'),
+    // The proxy's credential towards the server (the server gets the same file: proxySecretFile).
+    SIGNET_PROXY_SECRET_FILE: proxySecretFile(dir),
     ...extra,
   };
 }

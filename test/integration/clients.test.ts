@@ -16,6 +16,9 @@ describe('official MCP clients of both eras', () => {
       SIGNET_DATA_DIR: dataDir,
       SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE,
       SIGNET_RATE_LIMIT_PER_MINUTE: '1000',
+      // 120 requests at once from one address: room for all of them in flight (the bound has its own tests).
+      SIGNET_MAX_CONCURRENT_BODIES: '200',
+      SIGNET_MAX_CONCURRENT_BODIES_PER_PRINCIPAL: '200',
     });
   });
   afterAll(async () => server?.stop());

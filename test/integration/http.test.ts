@@ -8,6 +8,7 @@ import { connectHttp, JSON_HEADERS, rawRequest, rpc, type ServerProcess, startHt
 import { connectStdio } from '../helpers/mcp-client.js';
 import { opensslSha256, opensslVerify } from '../helpers/openssl.js';
 import { DEFAULT_DOCTRINE, FACTS } from '../helpers/paths.js';
+import { writeProxySecret } from '../helpers/proxy-secret.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 
 const facts = (name: string) => JSON.parse(readFileSync(FACTS(name), 'utf8'));
@@ -109,7 +110,9 @@ describe('HTTP transport: MCP SDK client and raw fetch against the real server',
       ['foreign Origin', { headers: { ...JSON_HEADERS, origin: 'http://evil.example' }, body: rpc('ping') }, 403, -32000],
       ['foreign Host', { headers: { ...JSON_HEADERS, host: 'evil.example:80' }, body: rpc('ping') }, 403, -32000],
       ['body over the limit (Content-Length)', { headers: JSON_HEADERS, body: 'x'.repeat(1024 * 1024 + 1) }, 413, -32000],
-      ['body over the limit (chunked)', { headers: JSON_HEADERS, body: '['.repeat(2 * 1024 * 1024), chunked: true }, 413, -32000],
+      ['body over the limit (chunked)', { headers: JSON_HEADERS, body: 'x'.repeat(2 * 1024 * 1024), chunked: true }, 413, -32000],
+      ['nesting deeper than 64 levels (H2)', { headers: JSON_HEADERS, body: '['.repeat(60_000) + ']'.repeat(60) }, 400, -32700],
+      ['more than 100000 values', { headers: JSON_HEADERS, body: `[${'0,'.repeat(100_000)}0]` }, 400, -32700],
       ['GET', { method: 'GET', headers: { accept: 'text/event-stream' } }, 405, -32000],
       ['DELETE', { method: 'DELETE' }, 405, -32000],
       ['unknown method', { headers: JSON_HEADERS, body: rpc('tools/destroy') }, 200, -32601],
@@ -137,18 +140,11 @@ describe('HTTP transport: MCP SDK client and raw fetch against the real server',
   });
 });
 
-describe('HTTP rate limit and client IP', () => {
+describe('HTTP rate limit and client IP (no proxy: a local server)', () => {
   const dataDir = tempDir('signet-http-rl-');
   let server: ServerProcess;
   beforeAll(async () => {
-    server = await startHttpServer(
-      {
-        SIGNET_DATA_DIR: dataDir,
-        SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE,
-        SIGNET_TRUSTED_PROXIES: '127.0.0.9/32',
-      },
-      ['--host', '0.0.0.0'],
-    );
+    server = await startHttpServer({ SIGNET_DATA_DIR: dataDir, SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE }, ['--host', '0.0.0.0']);
   });
   afterAll(async () => server?.stop());
 
@@ -180,28 +176,92 @@ describe('HTTP rate limit and client IP', () => {
     expect(b.headers['ratelimit']).toMatch(/^"calls";r=58;/);
   });
 
-  it('ignores X-Forwarded-For and X-Real-IP from an untrusted peer', async () => {
+  it('reads no identity header at all: X-Forwarded-For, X-Real-IP, X-Signet-Key-Id and a proxy secret are ignored', async () => {
+    const forged = { 'x-signet-proxy-auth': 'a'.repeat(64), 'x-signet-key-id': 'victim' };
     for (let i = 0; i < 60; i++) {
-      const r = await from('127.0.0.6', call('doctrine_info', {}, i), { 'x-forwarded-for': `10.0.${i}.1`, 'x-real-ip': `10.1.${i}.1` });
+      const r = await from('127.0.0.6', call('doctrine_info', {}, i), {
+        'x-forwarded-for': `10.0.${i}.1`,
+        'x-real-ip': `10.1.${i}.1`,
+        ...forged,
+      });
       expect(r.status).toBe(200);
     }
-    expect((await from('127.0.0.6', call('doctrine_info', {}), { 'x-forwarded-for': '10.77.0.1' })).status).toBe(429);
+    expect((await from('127.0.0.6', call('doctrine_info', {}), { 'x-forwarded-for': '10.77.0.1', ...forged })).status).toBe(429);
+    await server.waitForLog((l) => l['client_ip'] === '127.0.0.6');
+    const lines = server.logLines().filter((l) => l['msg'] === 'mcp request');
+    expect(lines.some((l) => l['key_id'] !== undefined || String(l['client_ip']).startsWith('10.'))).toBe(false);
+  });
+});
+
+describe('HTTP behind the proxy: identity only from the proxy that presents the secret (H1)', () => {
+  const dataDir = tempDir('signet-http-proxy-');
+  const { path: secretFile, secret } = writeProxySecret(dataDir);
+  let server: ServerProcess;
+  beforeAll(async () => {
+    server = await startHttpServer(
+      {
+        SIGNET_DATA_DIR: dataDir,
+        SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE,
+        SIGNET_PROXY_SECRET_FILE: secretFile,
+        SIGNET_TRUSTED_PROXIES: '127.0.0.9/32',
+      },
+      ['--host', '0.0.0.0'],
+    );
+  });
+  afterAll(async () => server?.stop());
+
+  const from = (localAddress: string, body: string, headers: Record<string, string> = {}) =>
+    rawRequest(server.url, { headers: { ...JSON_HEADERS, ...headers }, body, localAddress });
+  const proxy = (body: string, headers: Record<string, string> = {}) =>
+    from('127.0.0.9', body, { 'x-signet-proxy-auth': secret, ...headers });
+
+  it("refuses the pen test's forged request (no secret, forged X-Forwarded-For, key id and request id) with 403, and logs no forged field", async () => {
+    const forged = { host: 'localhost', 'x-forwarded-for': '6.6.6.6', 'x-signet-key-id': 'victimid', 'x-request-id': 'forged-rid-1' };
+    for (const [address, headers] of [
+      ['127.0.0.9', forged],
+      ['127.0.0.9', { ...forged, 'x-signet-proxy-auth': `${secret.slice(0, -1)}0` }],
+      ['127.0.0.3', { ...forged, 'x-signet-proxy-auth': secret }],
+    ] as const) {
+      const r = await from(address, call('doctrine_info', {}), headers);
+      expect(r.status).toBe(403);
+      expect(r.json()).toMatchObject({ error: { code: -32000, message: 'Forbidden: this server answers only its authenticated proxy' } });
+      expect(r.headers['x-request-id']).not.toBe('forged-rid-1');
+      expect(r.body).not.toContain('doctrine_hash');
+    }
+    await server.waitForLog((l) => l['msg'] === 'mcp request' && l['status'] === 403 && l['client_ip'] === '127.0.0.3');
+    const lines = server.logLines().filter((l) => l['msg'] === 'mcp request');
+    expect(lines.some((l) => l['client_ip'] === '6.6.6.6' || l['key_id'] === 'victimid' || l['req_id'] === 'forged-rid-1')).toBe(false);
+    expect(server.logs()).not.toContain(secret);
   });
 
-  it('honours X-Forwarded-For from a trusted proxy, right-most untrusted hop, so clients cannot choose a bucket', async () => {
+  it('honours X-Forwarded-For from the proxy (its own, last entry), so clients cannot choose a bucket', async () => {
     for (let i = 0; i < 60; i++) {
-      expect((await from('127.0.0.9', call('doctrine_info', {}, i), { 'x-forwarded-for': '203.0.113.7' })).status).toBe(200);
+      expect((await proxy(call('doctrine_info', {}, i), { 'x-forwarded-for': '203.0.113.7' })).status).toBe(200);
     }
-    expect((await from('127.0.0.9', call('doctrine_info', {}), { 'x-forwarded-for': '203.0.113.7' })).status).toBe(429);
-    // A client prepending its own value does not escape: the proxy's hop is the right-most.
-    expect((await from('127.0.0.9', call('doctrine_info', {}), { 'x-forwarded-for': '1.2.3.4, 203.0.113.7' })).status).toBe(429);
+    expect((await proxy(call('doctrine_info', {}), { 'x-forwarded-for': '203.0.113.7' })).status).toBe(429);
+    // A client prepending its own value does not escape: the proxy's entry is the last.
+    expect((await proxy(call('doctrine_info', {}), { 'x-forwarded-for': '1.2.3.4, 203.0.113.7' })).status).toBe(429);
     // Another real client behind the same proxy has its own bucket, IPv4-mapped or not.
-    expect((await from('127.0.0.9', call('doctrine_info', {}), { 'x-forwarded-for': '::ffff:203.0.113.8' })).status).toBe(200);
-    expect((await from('127.0.0.9', call('doctrine_info', {}), { 'x-forwarded-for': '2001:db8::1' })).status).toBe(200);
+    expect((await proxy(call('doctrine_info', {}), { 'x-forwarded-for': '::ffff:203.0.113.8' })).status).toBe(200);
+    expect((await proxy(call('doctrine_info', {}), { 'x-forwarded-for': '2001:db8::1' })).status).toBe(200);
     await server.waitForLog((l) => l['client_ip'] === '203.0.113.8');
     await server.waitForLog((l) => l['client_ip'] === '2001:db8::1');
-    const lines = server.logLines().filter((l) => l['msg'] === 'mcp request');
-    expect(lines.some((l) => String(l['client_ip']).startsWith('10.') || l['client_ip'] === '1.2.3.4')).toBe(false);
+  });
+
+  it('gives each API key its own budget from one address (M4): two keys behind one NAT each get 60 tools/call', async () => {
+    const nat = { 'x-forwarded-for': '198.51.100.50' };
+    for (const key of ['keyA', 'keyB']) {
+      for (let i = 1; i <= 60; i++) {
+        const r = await proxy(call('doctrine_info', {}, i), { ...nat, 'x-signet-key-id': key });
+        expect(r.status, `${key} call ${i}`).toBe(200);
+        expect(r.headers['ratelimit-policy']).toBe('"key-calls";q=60;w=60, "ip-guard";q=600;w=60');
+      }
+      const limited = await proxy(call('doctrine_info', {}, 61), { ...nat, 'x-signet-key-id': key });
+      expect(limited.status).toBe(429);
+      expect(limited.json().error.message).toMatch(/too many tool calls per minute for this API key/);
+    }
+    // Requests without a key from the same address still have the address's own budget.
+    expect((await proxy(call('doctrine_info', {}), nat)).status).toBe(200);
   });
 });
 
@@ -212,6 +272,9 @@ describe('HTTP lifecycle', () => {
       SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE,
       SIGNET_RATE_LIMIT_PER_MINUTE: '0',
       SIGNET_SHUTDOWN_DELAY_MS: '1000',
+      // 46 requests in flight from one address: this test is about draining, not the in-flight bound.
+      SIGNET_MAX_CONCURRENT_BODIES_PER_PRINCIPAL: '64',
+      SIGNET_MAX_CONCURRENT_BODIES: '64',
     });
     // Slow clients: headers and half a body sent before SIGTERM, the rest after.
     const body = call('doctrine_evaluate', { facts: facts('exposed') }, 'slow');

@@ -9,6 +9,7 @@ import { newApiKey } from '../../src/keys/format.js';
 import { rawRequest, type ServerProcess, startHttpServer } from '../helpers/http-server.js';
 import { DEFAULT_DOCTRINE, ROOT } from '../helpers/paths.js';
 import { freePort, type NginxProcess, processProxyEnv, renderProxy, startNginx } from '../helpers/proxy-process.js';
+import { proxySecretFile } from '../helpers/proxy-secret.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 import { ENVELOPE } from '../integration/protocol-corpus.js';
 
@@ -33,6 +34,7 @@ describe('docs/proxy.md: limiting one tool by Mcp-Name at a cloned proxy', () =>
       SIGNET_DATA_DIR: join(dir, 'data'),
       SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE,
       SIGNET_TRUSTED_PROXIES: '127.0.0.1/32',
+      SIGNET_PROXY_SECRET_FILE: proxySecretFile(dir),
     });
     port = await freePort();
     const rendered = renderProxy({ ...processProxyEnv(dir, port, server.port), SIGNET_API_KEY: key });

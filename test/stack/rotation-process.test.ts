@@ -11,6 +11,7 @@ import { fingerprint } from '../../src/signing/trust.js';
 import { type ServerProcess, startHttpServer } from '../helpers/http-server.js';
 import { CLI, DEFAULT_DOCTRINE, ROOT } from '../helpers/paths.js';
 import { freePort, type NginxProcess, processProxyEnv, renderProxy, startNginx } from '../helpers/proxy-process.js';
+import { proxySecretFile } from '../helpers/proxy-secret.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 
 type Json = Record<string, any>;
@@ -20,6 +21,7 @@ const env = {
   SIGNET_DATA_DIR: join(dir, 'data'),
   SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE,
   SIGNET_TRUSTED_PROXIES: '127.0.0.1/32',
+  SIGNET_PROXY_SECRET_FILE: proxySecretFile(dir),
   SIGNET_ALLOWED_HOSTS: '127.0.0.1',
 };
 const key = newApiKey();

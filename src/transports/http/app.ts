@@ -1,10 +1,13 @@
-// The HTTP edge: POST /mcp through named middleware (report, identity, Host and Origin
-// checks, content negotiation, body, rate limit) to the shared router; health probes beside.
+// The HTTP edge: POST /mcp through named middleware (report, identity and the proxy's
+// secret, Host and Origin checks, content negotiation, rate limit by headers, in-flight
+// bound, bounded body, rate limit by body) to the shared router; health probes beside.
 import type { BlockList } from 'node:net';
 import { type Context, Hono } from 'hono';
 import type { AppContext } from '../../context.js';
 import type { Router } from '../../protocol/router.js';
 import type { HttpEnv, RequestEvent } from './env.js';
+import type { JsonShapeLimits } from './json-shape.js';
+import { bodyGate } from './middleware/body-gate.js';
 import { contentNegotiation } from './middleware/content-negotiation.js';
 import { closeWhileDraining } from './middleware/drain.js';
 import { hostValidation } from './middleware/host-validation.js';
@@ -12,7 +15,7 @@ import { jsonBody } from './middleware/json-body.js';
 import { mcpRoute } from './middleware/mcp-route.js';
 import { originValidation } from './middleware/origin-validation.js';
 import { postOnly } from './middleware/post-only.js';
-import { rateLimit } from './middleware/rate-limit.js';
+import { rateLimit, rateLimitByHeaders } from './middleware/rate-limit.js';
 import { requestIdentity } from './middleware/request-identity.js';
 import { requestReport } from './middleware/request-report.js';
 import type { Policy } from './rate-limit.js';
@@ -27,14 +30,24 @@ export interface HttpAppOptions {
   allowedHostnames: ReadonlySet<string>;
   /** Exact origins allowed besides loopback ones (SIGNET_ALLOWED_ORIGINS). */
   allowedOrigins: readonly string[];
-  trustedProxies: BlockList;
-  anyTrustedProxy: boolean;
+  /** SIGNET_ALLOW_LOOPBACK_ORIGINS: loopback origins (any port) pass besides allowedOrigins. */
+  allowLoopbackOrigins: boolean;
+  /** The proxy secret (SIGNET_PROXY_SECRET_FILE's content); null = no proxy is believed. */
+  proxySecret: string | null;
+  /** SIGNET_TRUSTED_PROXIES: where the proxy must connect from, besides the secret; null = anywhere. */
+  trustedProxies: BlockList | null;
   calls: Policy | null;
   requests: Policy | null;
   keyCalls: Policy | null;
+  keyRequests: Policy | null;
+  ipGuard: Policy | null;
   /** IPv6 clients share a rate-limit bucket per prefix of this length (SIGNET_RATE_LIMIT_IPV6_PREFIX). */
   ipv6Prefix: number;
   maxBodyBytes: number;
+  /** SIGNET_MAX_JSON_DEPTH and SIGNET_MAX_JSON_NODES. */
+  jsonShape: JsonShapeLimits;
+  /** SIGNET_MAX_CONCURRENT_BODIES and SIGNET_MAX_CONCURRENT_BODIES_PER_PRINCIPAL. */
+  concurrentBodies: { total: number; perPrincipal: number };
   /** False while starting or draining: /readyz says 503. */
   isReady: () => boolean;
   /** True after SIGTERM: every response asks the client to close its connection. */
@@ -61,23 +74,29 @@ export function createHttpApp(ctx: AppContext, options: HttpAppOptions): Hono<Ht
   app.use('/mcp', requestReport({ onRequest: options.onRequest ?? (() => {}) }));
   app.use(
     '/mcp',
-    requestIdentity({ trustedProxies: options.trustedProxies, anyTrustedProxy: options.anyTrustedProxy, peerAddress: options.peerAddress }),
+    requestIdentity({ proxySecret: options.proxySecret, trustedProxies: options.trustedProxies, peerAddress: options.peerAddress }),
   );
   app.on(['GET', 'DELETE', 'PUT', 'PATCH'], '/mcp', postOnly());
+  const limits = {
+    calls: options.calls,
+    requests: options.requests,
+    keyCalls: options.keyCalls,
+    keyRequests: options.keyRequests,
+    ipGuard: options.ipGuard,
+    ipv6Prefix: options.ipv6Prefix,
+    maxBatch: ctx.config.maxBatchMessages,
+    log: ctx.log,
+  };
   app.post(
     '/mcp',
     hostValidation({ allowedHostnames: options.allowedHostnames }),
-    originValidation({ allowedOrigins: options.allowedOrigins }),
+    originValidation({ allowedOrigins: options.allowedOrigins, allowedHostnames: options.allowLoopbackOrigins ? undefined : [] }),
     contentNegotiation(),
-    jsonBody({ maxBytes: options.maxBodyBytes }),
-    rateLimit({
-      calls: options.calls,
-      requests: options.requests,
-      keyCalls: options.keyCalls,
-      ipv6Prefix: options.ipv6Prefix,
-      maxBatch: ctx.config.maxBatchMessages,
-      log: ctx.log,
-    }),
+    // A principal over budget is refused before its body is read, where the headers allow it.
+    rateLimitByHeaders(limits),
+    bodyGate({ ...options.concurrentBodies, ipv6Prefix: options.ipv6Prefix }),
+    jsonBody({ maxBytes: options.maxBodyBytes, shape: options.jsonShape }),
+    rateLimit(limits),
     mcpRoute({ router: options.router }),
   );
 

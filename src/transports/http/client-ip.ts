@@ -8,7 +8,7 @@ export function normaliseIp(address: string): string {
   return mapped ? mapped[1]! : lower;
 }
 
-/** SIGNET_TRUSTED_PROXIES: CIDRs (or single addresses) whose X-Forwarded-For is believed. */
+/** SIGNET_TRUSTED_PROXIES: CIDRs (or single addresses) the authenticated proxy must connect from. */
 export function parseTrustedProxies(cidrs: string[]): BlockList {
   const list = new BlockList();
   for (const raw of cidrs) {
@@ -38,23 +38,16 @@ export function isTrusted(list: BlockList, address: string): boolean {
 }
 
 /**
- * The client's address: the socket peer, unless the peer is a trusted proxy, in which
- * case X-Forwarded-For is read right to left and the first address that is not a
- * trusted proxy wins. Entries left of that are client-controlled and never used, so a
- * client cannot pick its own rate-limit bucket. X-Real-IP is never read.
+ * The client's address: the socket peer, or, for a request from the authenticated proxy, the
+ * address it names in X-Forwarded-For. The reference proxy overwrites the header with the one
+ * address it saw (after its own trusted front proxies), so the last entry is the proxy's word;
+ * anything left of it is never used. X-Real-IP is never read.
  */
-export function clientIp(peer: string, forwardedFor: string | null | undefined, trusted: BlockList, anyTrusted: boolean): string {
+export function clientIp(peer: string, forwardedFor: string | null | undefined): string {
   const peerIp = normaliseIp(peer);
-  if (!anyTrusted || !forwardedFor || !isTrusted(trusted, peerIp)) return peerIp;
-  const hops = forwardedFor.split(',').map((h) => normaliseIp(h));
-  let candidate = peerIp;
-  for (let i = hops.length - 1; i >= 0; i--) {
-    const hop = hops[i]!;
-    if (isIP(hop) === 0) return candidate; // garbage left of a trusted hop: stop at the last good one
-    candidate = hop;
-    if (!isTrusted(trusted, hop)) return hop;
-  }
-  return candidate;
+  if (!forwardedFor) return peerIp;
+  const last = normaliseIp(forwardedFor.slice(forwardedFor.lastIndexOf(',') + 1));
+  return isIP(last) === 0 ? peerIp : last;
 }
 
 /** The eight 16-bit groups of an IPv6 address (embedded IPv4 and :: expanded); null when not IPv6. */

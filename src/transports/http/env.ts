@@ -10,7 +10,7 @@ export interface RequestEvent {
   rpcMethod: string | null;
   tool: string | null;
   status: number;
-  outcome: 'ok' | 'rate_limited' | 'limiter_error' | 'rejected' | 'error';
+  outcome: 'ok' | 'rate_limited' | 'limiter_error' | 'overloaded' | 'rejected' | 'error';
   /** The policy that refused the request with 429. */
   limitedBy: string | null;
   cached: boolean;
@@ -28,6 +28,8 @@ export type HttpEnv = {
     rpcMethod: string | null;
     /** RateLimit headers every answer carries (rate-limit middleware). */
     rateHeaders: Record<string, string>;
+    /** True once the rate limit was charged from the headers (Mcp-Method), before the body was read. */
+    charged: boolean;
     limitedBy: string | null;
     route: RouteOutcome | null;
   };

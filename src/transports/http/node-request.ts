@@ -18,20 +18,29 @@ export function header(c: Context, name: string): string | undefined {
   return Array.isArray(v) ? v.join(', ') : v;
 }
 
-export type BodyResult = { ok: true; text: string } | { ok: false };
+export type BodyResult = { ok: true; text: string } | { ok: false; reason: 'too_large' } | { ok: false; reason: 'shape'; message: string };
+
+/** Looks at each chunk as it arrives; a message refuses the body there, unread past that chunk. */
+export type ChunkInspector = (chunk: Uint8Array) => string | null;
 
 /**
  * The body as UTF-8 text, refusing (without buffering the rest) once it exceeds `max`
- * bytes. Read with stream events rather than an async iterator: the iterator's promise per
- * chunk measured several microseconds per request. A body refused for its size is left
- * unread; the 413 carries Connection: close, so the rest dies with the connection.
+ * bytes or `inspect` objects to a chunk. Read with stream events rather than an async
+ * iterator: the iterator's promise per chunk measured several microseconds per request. A
+ * refused body is left unread; the refusal carries Connection: close, so the rest dies with
+ * the connection.
  */
-export function readBody(c: Context, max: number): Promise<BodyResult> {
+export function readBody(c: Context, max: number, inspect?: ChunkInspector): Promise<BodyResult> {
   const msg = incoming(c);
   const declared = Number(header(c, 'content-length') ?? NaN);
-  if (declared > max) return Promise.resolve({ ok: false });
+  if (declared > max) return Promise.resolve({ ok: false, reason: 'too_large' });
   if (!msg) {
-    return c.req.text().then((text) => (Buffer.byteLength(text) > max ? { ok: false } : { ok: true, text }));
+    return c.req.text().then((text): BodyResult => {
+      const bytes = Buffer.from(text);
+      if (bytes.length > max) return { ok: false, reason: 'too_large' };
+      const problem = inspect?.(bytes) ?? null;
+      return problem === null ? { ok: true, text } : { ok: false, reason: 'shape', message: problem };
+    });
   }
   if (msg.readableEnded) return Promise.resolve({ ok: true, text: '' });
   return new Promise<BodyResult>((resolve, reject) => {
@@ -42,13 +51,17 @@ export function readBody(c: Context, max: number): Promise<BodyResult> {
       msg.off('end', onEnd);
       msg.off('error', onError);
     };
+    const refuse = (result: BodyResult) => {
+      done();
+      msg.pause();
+      resolve(result);
+    };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > max) {
-        done();
-        msg.pause();
-        resolve({ ok: false });
-      } else chunks.push(chunk);
+      if (size > max) return refuse({ ok: false, reason: 'too_large' });
+      const problem = inspect?.(chunk) ?? null;
+      if (problem !== null) return refuse({ ok: false, reason: 'shape', message: problem });
+      chunks.push(chunk);
     };
     const onEnd = () => {
       done();

@@ -2,7 +2,7 @@ import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible'
 
 /** One limiter and the name its policy carries in the RateLimit headers. */
 export interface Policy {
-  name: 'calls' | 'requests' | 'key-calls';
+  name: 'calls' | 'requests' | 'key-calls' | 'key-requests' | 'ip-guard';
   perMinute: number;
   limiter: RateLimiterAbstract;
 }

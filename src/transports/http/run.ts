@@ -5,6 +5,7 @@ import { serve } from '@hono/node-server';
 import type { AppContext } from '../../context.js';
 import { flushLogs } from '../../log.js';
 import { Router } from '../../protocol/router.js';
+import { readSecretFile } from '../../shared/secret-file.js';
 import { createHttpApp } from './app.js';
 import { parseTrustedProxies } from './client-ip.js';
 import { closeServer } from './close-server.js';
@@ -48,17 +49,25 @@ export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
   let draining = false;
   const store = cfg.redisUrl ? redisStore(cfg.redisUrl, ctx.log, ctx.metrics) : memoryStore();
   const allowedHostnames = hostPolicy(cfg.allowedHosts);
+  // Read once, never logged: the proxy's credential and the scraper's.
+  const proxySecret = cfg.proxySecretFile === null ? null : readSecretFile(cfg.proxySecretFile, 'SIGNET_PROXY_SECRET_FILE');
+  const metricsToken = cfg.metricsTokenFile === null ? null : readSecretFile(cfg.metricsTokenFile, 'SIGNET_METRICS_TOKEN_FILE');
   const app = createHttpApp(ctx, {
     router: new Router(ctx),
     allowedHostnames,
     allowedOrigins: cfg.allowedOrigins,
-    trustedProxies: parseTrustedProxies(cfg.trustedProxies),
-    anyTrustedProxy: cfg.trustedProxies.length > 0,
+    allowLoopbackOrigins: cfg.allowLoopbackOrigins,
+    proxySecret,
+    trustedProxies: cfg.trustedProxies.length > 0 ? parseTrustedProxies(cfg.trustedProxies) : null,
     calls: store.policy('calls', cfg.rateLimitPerMinute),
     requests: store.policy('requests', cfg.otherRequestsPerMinute),
     keyCalls: store.policy('key-calls', cfg.rateLimitPerKeyPerMinute),
+    keyRequests: store.policy('key-requests', cfg.otherRequestsPerMinute),
+    ipGuard: store.policy('ip-guard', cfg.rateLimitIpGuardPerMinute),
     ipv6Prefix: cfg.rateLimitIpv6Prefix,
     maxBodyBytes: cfg.maxBodyBytes,
+    jsonShape: { maxDepth: cfg.maxJsonDepth, maxNodes: cfg.maxJsonNodes },
+    concurrentBodies: { total: cfg.maxConcurrentBodies, perPrincipal: cfg.maxConcurrentBodiesPerPrincipal },
     isReady: () => ready,
     isDraining: () => draining,
     onRequest: requestReporter(ctx),
@@ -66,7 +75,7 @@ export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
   const server = await listen(app, cfg);
   const port = (server.address() as AddressInfo).port;
   const metrics: RunningMetrics | null =
-    ctx.metrics && cfg.metricsPort !== null ? await startMetricsServer(ctx.metrics, cfg.metricsHost, cfg.metricsPort) : null;
+    ctx.metrics && cfg.metricsPort !== null ? await startMetricsServer(ctx.metrics, cfg.metricsHost, cfg.metricsPort, metricsToken) : null;
   ready = true;
   if (cfg.rateLimitPerMinute === 0) ctx.log.warn('SIGNET_RATE_LIMIT_PER_MINUTE=0: tools/call is not rate limited (unsafe)');
 
@@ -99,6 +108,9 @@ export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
       public_key: ctx.signer.publicKeySpki,
       key_origin: ctx.keyOrigin,
       rate_limit_per_minute: cfg.rateLimitPerMinute,
+      rate_limit_per_key_per_minute: cfg.rateLimitPerKeyPerMinute,
+      proxy_authenticated: proxySecret !== null,
+      metrics_token: metricsToken !== null,
       host_check: [...allowedHostnames],
     },
     'signet ready',

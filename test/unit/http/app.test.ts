@@ -1,42 +1,14 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { describe, expect, it } from 'vitest';
-import { Router } from '../../../src/protocol/router.js';
-import { createHttpApp, type HttpAppOptions, type RequestEvent } from '../../../src/transports/http/app.js';
-import { parseTrustedProxies } from '../../../src/transports/http/client-ip.js';
-import { memoryStore } from '../../../src/transports/http/limiter-store.js';
-import { LOOPBACK_HOSTNAMES } from '../../../src/transports/http/middleware/host-validation.js';
+import type { RequestEvent } from '../../../src/transports/http/app.js';
 import type { Policy } from '../../../src/transports/http/rate-limit.js';
-
-const memoryPolicy = (name: Policy['name'], perMinute: number) => memoryStore().policy(name, perMinute);
-
-import { testContext } from '../../helpers/context.js';
-
-const ctx = testContext();
+import { httpApp as app, memoryPolicy } from '../../helpers/http-app.js';
 
 /** A limiter whose store is down: consume() rejects with an Error, not a RateLimiterRes. */
 class BrokenStoreLimiter extends RateLimiterMemory {
   override consume(): Promise<never> {
     return Promise.reject(new Error('ECONNREFUSED 10.0.0.9:6379'));
   }
-}
-
-function app(overrides: Partial<HttpAppOptions> = {}, events: RequestEvent[] = []) {
-  return createHttpApp(ctx, {
-    router: new Router(ctx),
-    allowedHostnames: new Set(LOOPBACK_HOSTNAMES),
-    allowedOrigins: [],
-    trustedProxies: parseTrustedProxies([]),
-    anyTrustedProxy: false,
-    calls: memoryPolicy('calls', 60),
-    requests: memoryPolicy('requests', 600),
-    keyCalls: null,
-    ipv6Prefix: 64,
-    maxBodyBytes: 1024 * 1024,
-    isReady: () => true,
-    peerAddress: () => '127.0.0.1',
-    onRequest: (e) => events.push(e),
-    ...overrides,
-  });
 }
 
 const post = (body: string) =>

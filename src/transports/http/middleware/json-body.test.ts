@@ -13,7 +13,9 @@ function app() {
     c.set('rpcMethod', null);
     await next();
   });
-  a.post('/mcp', jsonBody({ maxBytes: 64 }), (c) => c.json({ payload: c.get('payload'), method: c.get('rpcMethod') }));
+  a.post('/mcp', jsonBody({ maxBytes: 64, shape: { maxDepth: 64, maxNodes: 1000 } }), (c) =>
+    c.json({ payload: c.get('payload'), method: c.get('rpcMethod') }),
+  );
   return a;
 }
 

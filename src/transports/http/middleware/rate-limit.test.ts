@@ -22,6 +22,8 @@ function app(perMinute: number, other: number) {
       calls: store.policy('calls', perMinute),
       requests: store.policy('requests', other),
       keyCalls: null,
+      keyRequests: null,
+      ipGuard: null,
       ipv6Prefix: 64,
       maxBatch: 32,
       log: createLogger('silent'),

@@ -1,21 +1,34 @@
-// Charges each request to the right budget before anything runs: tools/call per client IP
-// (and per API key when the proxy names one), every other MCP request per client IP. A
-// limit hit is 429 with Retry-After; a limiter store that fails is 503, never 429.
-import type { MiddlewareHandler } from 'hono';
+// Charges each request to its principal's budgets before anything runs. With an API key
+// named by the authenticated proxy: tools/call to the key's calls budget and every other
+// message to the key's requests budget, plus tools/call to the client address's outer guard
+// (set well above one key's budget, so keys behind one NAT do not starve each other).
+// Without a key: both budgets per client address. A limit hit is 429 with Retry-After; a
+// limiter store that fails is 503, never 429.
+//
+// Two stages. Where the headers say what the body is (Mcp-Method: required on 2026-07-28
+// requests, checked against the body by the router, so a client cannot pick a cheaper
+// budget by lying), the charge happens before the body is read, and a 429 costs no body
+// read or parse. Otherwise it happens once the body is parsed (under the shape bounds).
+import type { Context, MiddlewareHandler } from 'hono';
 import type { Logger } from '../../../log.js';
 import { echoableId } from '../../../protocol/jsonrpc.js';
-import { limitBucket } from '../client-ip.js';
 import { edgeHeaders, type HttpEnv } from '../env.js';
+import { header } from '../node-request.js';
+import { type Principal, principalOf } from '../principal.js';
 import { charge, type Policy } from '../rate-limit.js';
 import { countToolCalls, refusal, SERVER_ERROR } from '../responses.js';
 
 export interface RateLimitOptions {
-  /** tools/call per client IP. */
+  /** tools/call per client address, for requests without a key. */
   calls: Policy | null;
-  /** Every other MCP request per client IP (initialize, tools/list, ping...). */
+  /** Every other MCP request per client address, for requests without a key (initialize, tools/list, ping...). */
   requests: Policy | null;
-  /** tools/call per authenticated key id (from the proxy's X-Signet-Key-Id). */
+  /** tools/call per API key (from the proxy's X-Signet-Key-Id). */
   keyCalls: Policy | null;
+  /** Every other MCP request per API key. */
+  keyRequests: Policy | null;
+  /** tools/call per client address over every key: the coarse outer guard. */
+  ipGuard: Policy | null;
   /** IPv6 clients share a bucket per prefix of this length (SIGNET_RATE_LIMIT_IPV6_PREFIX). */
   ipv6Prefix: number;
   /** Larger batches are left uncharged: the router refuses them before anything runs. */
@@ -23,43 +36,79 @@ export interface RateLimitOptions {
   log: Logger;
 }
 
+type Check = { policy: Policy; key: string; points: number };
+
+function checksFor(options: RateLimitOptions, who: Principal, toolCalls: number, others: number): Check[] {
+  const checks: Check[] = [];
+  const keyed = who.kind === 'key';
+  if (toolCalls > 0) {
+    if (keyed && options.keyCalls) {
+      checks.push({ policy: options.keyCalls, key: who.id, points: toolCalls });
+      if (options.ipGuard) checks.push({ policy: options.ipGuard, key: who.address, points: toolCalls });
+    } else if (options.calls) checks.push({ policy: options.calls, key: who.address, points: toolCalls });
+  }
+  if (others > 0) {
+    if (keyed && options.keyRequests) checks.push({ policy: options.keyRequests, key: who.id, points: others });
+    else if (options.requests) checks.push({ policy: options.requests, key: who.address, points: others });
+  }
+  return checks;
+}
+
+const WHAT: Record<Policy['name'], string> = {
+  calls: 'tool calls per minute for this client IP',
+  requests: 'requests per minute for this client IP',
+  'key-calls': 'tool calls per minute for this API key',
+  'key-requests': 'requests per minute for this API key',
+  'ip-guard': 'tool calls per minute from this client IP over all its API keys',
+};
+
+async function decide(c: Context<HttpEnv>, options: RateLimitOptions, checks: Check[], id: ReturnType<typeof echoableId>) {
+  const decision = await charge(checks);
+  if (decision.kind === 'store_error') {
+    options.log.error({ req_id: c.get('requestId'), policy: decision.policy, err: String(decision.error) }, 'rate limiter store failed');
+    return refusal(
+      503,
+      id,
+      SERVER_ERROR,
+      'Service Unavailable: the rate limiter cannot reach its store; retry shortly',
+      edgeHeaders(c, { 'Retry-After': '1' }),
+    );
+  }
+  if (decision.kind === 'limited') {
+    c.set('limitedBy', decision.policy);
+    const message = `Rate limit exceeded: too many ${WHAT[decision.policy]}; retry after ${decision.retryAfter} s`;
+    return refusal(429, id, SERVER_ERROR, message, edgeHeaders(c, decision.headers), { retry_after: decision.retryAfter });
+  }
+  c.set('rateHeaders', decision.headers);
+  return null;
+}
+
+/** Stage 1, before the body: charges a request whose Mcp-Method header names what it is. */
+export function rateLimitByHeaders(options: RateLimitOptions): MiddlewareHandler<HttpEnv> {
+  return async function rateLimitByHeadersHandler(c, next) {
+    c.set('charged', false);
+    const method = header(c, 'mcp-method');
+    if (method === undefined || method === '') return next();
+    const toolCall = method.trim() === 'tools/call' ? 1 : 0;
+    const refused = await decide(c, options, checksFor(options, principalOf(c, options.ipv6Prefix), toolCall, 1 - toolCall), null);
+    if (refused) return refused;
+    c.set('charged', true);
+    return next();
+  };
+}
+
+/** Stage 2, after the body is parsed: charges every message of a request stage 1 did not. */
 export function rateLimit(options: RateLimitOptions): MiddlewareHandler<HttpEnv> {
   return async function rateLimitHandler(c, next) {
+    if (c.get('charged')) return next();
     const payload = c.get('payload');
     if (Array.isArray(payload) && payload.length > options.maxBatch) return next();
     // Every message counts against its own budget: tools/call against the calls limits, every
     // other message (in a batch too) against the requests limit.
     const messages = Array.isArray(payload) ? Math.max(1, payload.length) : 1;
     const toolCalls = countToolCalls(payload);
-    const others = messages - toolCalls;
-    const bucket = limitBucket(c.get('clientIp'), options.ipv6Prefix);
-    const keyId = c.get('keyId');
-    const checks: { policy: Policy; key: string; points: number }[] = [];
-    if (toolCalls > 0) {
-      if (options.calls) checks.push({ policy: options.calls, key: bucket, points: toolCalls });
-      if (options.keyCalls && keyId) checks.push({ policy: options.keyCalls, key: keyId, points: toolCalls });
-    }
-    if (others > 0 && options.requests) checks.push({ policy: options.requests, key: bucket, points: others });
-    const decision = await charge(checks);
-    const id = echoableId(payload);
-    if (decision.kind === 'store_error') {
-      options.log.error({ req_id: c.get('requestId'), policy: decision.policy, err: String(decision.error) }, 'rate limiter store failed');
-      return refusal(
-        503,
-        id,
-        SERVER_ERROR,
-        'Service Unavailable: the rate limiter cannot reach its store; retry shortly',
-        edgeHeaders(c, { 'Retry-After': '1' }),
-      );
-    }
-    if (decision.kind === 'limited') {
-      c.set('limitedBy', decision.policy);
-      const who = decision.policy === 'key-calls' ? 'API key' : 'client IP';
-      const what = decision.policy === 'requests' ? 'requests' : 'tool calls';
-      const message = `Rate limit exceeded: too many ${what} per minute for this ${who}; retry after ${decision.retryAfter} s`;
-      return refusal(429, id, SERVER_ERROR, message, edgeHeaders(c, decision.headers), { retry_after: decision.retryAfter });
-    }
-    c.set('rateHeaders', decision.headers);
-    return next();
+    const checks = checksFor(options, principalOf(c, options.ipv6Prefix), toolCalls, messages - toolCalls);
+    const refused = await decide(c, options, checks, echoableId(payload));
+    return refused ?? next();
   };
 }

@@ -4,46 +4,73 @@ import { parseTrustedProxies } from '../client-ip.js';
 import type { HttpEnv } from '../env.js';
 import { requestIdentity } from './request-identity.js';
 
-function app(peer: string, trusted: string[]) {
+const SECRET = `${'a'.repeat(20)}proxy-secret-0123456789`;
+
+function app(peer: string, options: { secret?: string | null; trusted?: string[] } = {}) {
   const a = new Hono<HttpEnv>();
   a.post(
     '/mcp',
-    requestIdentity({ trustedProxies: parseTrustedProxies(trusted), anyTrustedProxy: trusted.length > 0, peerAddress: () => peer }),
+    requestIdentity({
+      proxySecret: options.secret === undefined ? SECRET : options.secret,
+      trustedProxies: options.trusted ? parseTrustedProxies(options.trusted) : null,
+      peerAddress: () => peer,
+    }),
     (c) => c.json({ requestId: c.get('requestId'), clientIp: c.get('clientIp'), keyId: c.get('keyId') }),
   );
-  return async (headers: Record<string, string>) =>
-    (await a.request('/mcp', { method: 'POST', headers })).json() as Promise<Record<string, unknown>>;
+  return async (headers: Record<string, string>) => {
+    const res = await a.request('/mcp', { method: 'POST', headers });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const proxyHeaders = { 'x-request-id': 'proxy-req-1', 'x-forwarded-for': '198.51.100.7', 'x-signet-key-id': 'abc123' };
+const forged = { 'x-request-id': 'proxy-req-1', 'x-forwarded-for': '198.51.100.7', 'x-signet-key-id': 'abc123' };
+const fromProxy = { ...forged, 'x-signet-proxy-auth': SECRET };
 
 describe('requestIdentity', () => {
-  it('believes the request id, client address and key id from a trusted proxy', async () => {
-    expect(await app('10.0.0.5', ['10.0.0.0/8'])(proxyHeaders)).toEqual({
-      requestId: 'proxy-req-1',
-      clientIp: '198.51.100.7',
-      keyId: 'abc123',
+  it('believes the request id, client address and key id from the proxy that presents the secret', async () => {
+    expect(await app('10.0.0.5')(fromProxy)).toEqual({
+      status: 200,
+      body: { requestId: 'proxy-req-1', clientIp: '198.51.100.7', keyId: 'abc123' },
     });
   });
 
-  it('ignores all three from anyone else, and mints its own request id', async () => {
-    const id = await app('203.0.113.9', ['10.0.0.0/8'])(proxyHeaders);
-    expect(id).toMatchObject({ clientIp: '203.0.113.9', keyId: null });
-    expect(id['requestId']).toMatch(UUID);
-    expect((await app('203.0.113.9', [])(proxyHeaders))['requestId']).toMatch(UUID);
+  it('refuses, with 403 and its own request id, anyone without the secret: a wrong one, none, or one from outside the proxy range', async () => {
+    for (const [peer, headers, trusted] of [
+      ['10.0.0.5', forged, undefined],
+      ['10.0.0.5', { ...forged, 'x-signet-proxy-auth': `${SECRET}x` }, undefined],
+      ['10.0.0.5', { ...forged, 'x-signet-proxy-auth': '' }, undefined],
+      ['203.0.113.9', fromProxy, ['10.0.0.0/8']],
+    ] as const) {
+      const { status, body } = await app(peer, { trusted: trusted ? [...trusted] : undefined })(headers);
+      expect(status).toBe(403);
+      expect(body).toMatchObject({ error: { code: -32000, message: 'Forbidden: this server answers only its authenticated proxy' } });
+      expect(JSON.stringify(body)).not.toContain(SECRET);
+    }
   });
 
-  it('replaces a malformed request id or key id even from a trusted proxy', async () => {
-    const id = await app('10.0.0.5', ['10.0.0.0/8'])({ 'x-request-id': 'has space', 'x-signet-key-id': 'key-with-dash' });
-    expect(id['requestId']).toMatch(UUID);
-    expect(id['keyId']).toBeNull();
-    expect((await app('10.0.0.5', ['10.0.0.0/8'])({ 'x-request-id': 'r'.repeat(129) }))['requestId']).toMatch(UUID);
+  it('accepts the proxy from inside its range when SIGNET_TRUSTED_PROXIES narrows it', async () => {
+    expect((await app('10.0.0.5', { trusted: ['10.0.0.0/8'] })(fromProxy)).body).toMatchObject({ keyId: 'abc123' });
+  });
+
+  it('with no proxy configured (a local server), serves everyone as the socket peer and reads no identity header', async () => {
+    const { status, body } = await app('127.0.0.1', { secret: null })(fromProxy);
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ clientIp: '127.0.0.1', keyId: null });
+    expect(body['requestId']).toMatch(UUID);
+  });
+
+  it('replaces a malformed request id or key id even from the proxy', async () => {
+    const send = app('10.0.0.5');
+    const { body } = await send({ 'x-signet-proxy-auth': SECRET, 'x-request-id': 'has space', 'x-signet-key-id': 'key-with-dash' });
+    expect(body['requestId']).toMatch(UUID);
+    expect(body['keyId']).toBeNull();
+    expect((await send({ 'x-signet-proxy-auth': SECRET, 'x-request-id': 'r'.repeat(129) })).body['requestId']).toMatch(UUID);
   });
 
   it('gives every request its own id', async () => {
-    const send = app('127.0.0.1', []);
-    const ids = new Set(await Promise.all(Array.from({ length: 20 }, async () => (await send({}))['requestId'])));
+    const send = app('127.0.0.1', { secret: null });
+    const ids = new Set(await Promise.all(Array.from({ length: 20 }, async () => (await send({})).body['requestId'])));
     expect(ids.size).toBe(20);
   });
 });

@@ -1,36 +1,56 @@
-// Who is calling: a request id, the client's address (X-Forwarded-For only from trusted
-// proxies), the API key id the proxy vouches for. Only a trusted proxy may name the request
-// or the key; anyone else's X-Request-Id and X-Signet-Key-Id are ignored.
-import { randomUUID } from 'node:crypto';
+// Who is calling: a request id, the client's address and the API key id the proxy vouches for.
+// The proxy proves itself with a per-deployment secret (SIGNET_PROXY_SECRET_FILE) in
+// X-Signet-Proxy-Auth, never by its address alone: on a Docker network the host holds the
+// gateway address, and in a cluster any pod a NetworkPolicy misses shares the proxy's range.
+// Only an authenticated proxy may name the client (X-Forwarded-For), the request
+// (X-Request-Id) or the principal (X-Signet-Key-Id). With a secret configured, a request
+// without it is refused: nothing but the proxy may call.
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { BlockList } from 'node:net';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context, MiddlewareHandler } from 'hono';
 import { clientIp, isTrusted } from '../client-ip.js';
-import type { HttpEnv } from '../env.js';
+import { edgeHeaders, type HttpEnv } from '../env.js';
 import { header } from '../node-request.js';
+import { refusal, SERVER_ERROR } from '../responses.js';
+
+/** The header the reference proxy sets (overwriting any client's) to the deployment's secret. */
+export const PROXY_AUTH_HEADER = 'x-signet-proxy-auth';
 
 export interface RequestIdentityOptions {
-  /** SIGNET_TRUSTED_PROXIES, parsed. */
-  trustedProxies: BlockList;
-  /** False when no proxy is trusted: then no header is read at all. */
-  anyTrustedProxy: boolean;
+  /** The proxy secret (SIGNET_PROXY_SECRET_FILE's content); null = no proxy: identity headers are never read. */
+  proxySecret: string | null;
+  /** SIGNET_TRUSTED_PROXIES, parsed: when set, the proxy must also connect from there; null = any address. */
+  trustedProxies: BlockList | null;
   /** Test seam: where the socket peer address comes from. */
   peerAddress?: (c: Context) => string;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const KEY_ID = /^[0-9A-Za-z]{1,64}$/;
+const FORBIDDEN = 'Forbidden: this server answers only its authenticated proxy';
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** True when the request carries the secret; compared as digests in constant time. */
+export function presentsSecret(expected: Buffer, presented: string | undefined): boolean {
+  return presented !== undefined && timingSafeEqual(expected, digest(presented));
+}
 
 export function requestIdentity(options: RequestIdentityOptions): MiddlewareHandler<HttpEnv> {
   const peer = options.peerAddress ?? ((c: Context) => getConnInfo(c).remote.address ?? '0.0.0.0');
+  const expected = options.proxySecret === null ? null : digest(options.proxySecret);
+  const allowed = options.trustedProxies;
   return function requestIdentityHandler(c, next) {
     const peerAddr = peer(c);
-    const fromProxy = options.anyTrustedProxy && isTrusted(options.trustedProxies, peerAddr);
+    const fromProxy =
+      expected !== null && presentsSecret(expected, header(c, PROXY_AUTH_HEADER)) && (allowed === null || isTrusted(allowed, peerAddr));
     const rid = fromProxy ? header(c, 'x-request-id') : undefined;
     c.set('requestId', rid && REQUEST_ID.test(rid) ? rid : randomUUID());
-    c.set('clientIp', clientIp(peerAddr, header(c, 'x-forwarded-for'), options.trustedProxies, options.anyTrustedProxy));
+    c.set('clientIp', clientIp(peerAddr, fromProxy ? header(c, 'x-forwarded-for') : undefined));
     const kid = fromProxy ? header(c, 'x-signet-key-id') : undefined;
     c.set('keyId', kid && KEY_ID.test(kid) ? kid : null);
+    if (expected !== null && !fromProxy) return Promise.resolve(refusal(403, null, SERVER_ERROR, FORBIDDEN, edgeHeaders(c)));
     return next();
   };
 }

@@ -25,6 +25,7 @@ export function requestReport(options: RequestReportOptions): MiddlewareHandler<
     c.set('limitedBy', null);
     c.set('route', null);
     c.set('rateHeaders', {});
+    c.set('charged', false);
     await next();
     const route = c.get('route');
     const status = c.res.status;
@@ -35,7 +36,8 @@ export function requestReport(options: RequestReportOptions): MiddlewareHandler<
       rpcMethod: c.get('rpcMethod'),
       tool: route?.tool ?? null,
       status,
-      outcome: outcomeOf(status),
+      // 503 from the in-flight bound is load, not a limiter store failure.
+      outcome: status === 503 && c.get('limitedBy') === 'in-flight' ? 'overloaded' : outcomeOf(status),
       cached: route?.cached ?? false,
       limitedBy: c.get('limitedBy'),
       era: route?.era ?? null,

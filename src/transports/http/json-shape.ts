@@ -1,0 +1,57 @@
+// Bounds a JSON body's shape while it is read, before anything parses it: nesting depth and
+// node count (containers plus the commas between members). JSON.parse builds whatever it is
+// given, so a 1 MB body of 500,000 nested arrays costs 100+ ms and tens of MB per copy; the
+// scan is one pass over bytes already in hand, and refuses at the first byte past a bound,
+// without reading the rest. Malformed JSON passes here and is JSON.parse's to refuse.
+
+export interface JsonShapeLimits {
+  /** Deepest nesting of arrays and objects. */
+  maxDepth: number;
+  /** Most containers plus members (each comma is one more member). */
+  maxNodes: number;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_ARRAY = 0x5b;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_ARRAY = 0x5d;
+const CLOSE_OBJECT = 0x7d;
+const COMMA = 0x2c;
+
+export class JsonShapeGuard {
+  private depth = 0;
+  private nodes = 0;
+  private inString = false;
+  private escaped = false;
+
+  private readonly limits: JsonShapeLimits;
+
+  constructor(limits: JsonShapeLimits) {
+    this.limits = limits;
+  }
+
+  /** Scans the next chunk; why the body is refused, or null. UTF-8 continuation bytes are >= 0x80, never structural. */
+  push(chunk: Uint8Array): string | null {
+    const { maxDepth, maxNodes } = this.limits;
+    let { depth, nodes, inString, escaped } = this;
+    for (let i = 0; i < chunk.length; i++) {
+      const b = chunk[i]!;
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (b === BACKSLASH) escaped = true;
+        else if (b === QUOTE) inString = false;
+      } else if (b === QUOTE) inString = true;
+      else if (b === OPEN_ARRAY || b === OPEN_OBJECT) {
+        if (++depth > maxDepth) return `the body nests deeper than ${maxDepth} levels`;
+        if (++nodes > maxNodes) return `the body holds more than ${maxNodes} JSON values`;
+      } else if (b === CLOSE_ARRAY || b === CLOSE_OBJECT) depth--;
+      else if (b === COMMA && ++nodes > maxNodes) return `the body holds more than ${maxNodes} JSON values`;
+    }
+    this.depth = depth;
+    this.nodes = nodes;
+    this.inString = inString;
+    this.escaped = escaped;
+    return null;
+  }
+}

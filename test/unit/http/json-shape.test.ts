@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { JsonShapeGuard } from '../../../src/transports/http/json-shape.js';
+
+const scan = (text: string, maxDepth = 4, maxNodes = 20, chunk = text.length) => {
+  const guard = new JsonShapeGuard({ maxDepth, maxNodes });
+  const bytes = Buffer.from(text);
+  for (let i = 0; i < bytes.length; i += chunk) {
+    const problem = guard.push(bytes.subarray(i, i + chunk));
+    if (problem) return problem;
+  }
+  return null;
+};
+
+describe('JSON shape bound while reading', () => {
+  it('passes bodies within the depth and node bounds, and refuses one level or one value past them', () => {
+    expect(scan('[[[[1]]]]')).toBeNull();
+    expect(scan('[[[[[1]]]]]')).toBe('the body nests deeper than 4 levels');
+    expect(scan('{"a":{"b":{"c":{"d":1}}}}')).toBeNull();
+    expect(scan('{"a":{"b":{"c":{"d":{}}}}}')).toBe('the body nests deeper than 4 levels');
+    expect(scan(`[${'0,'.repeat(18)}0]`)).toBeNull(); // 1 array + 18 commas = 19
+    expect(scan(`[${'0,'.repeat(20)}0]`)).toBe('the body holds more than 20 JSON values');
+  });
+
+  it('does not count brackets, commas or escaped quotes inside strings', () => {
+    expect(scan(JSON.stringify({ s: '[[[[[[[[[[,,,,,,,,,,,,,,,,,,,,,,,,,,,]]]' }))).toBeNull();
+    expect(scan(JSON.stringify({ s: 'a\\"[[[[[[[[[[', t: '\\\\' }))).toBeNull();
+    expect(scan(JSON.stringify({ s: 'é[[[[[[[ — ✓ 🙂' }))).toBeNull();
+  });
+
+  it('keeps its state across chunk boundaries, one byte at a time included', () => {
+    const nested = JSON.stringify({ s: '\\"[[[[[[', a: [[[1]]] });
+    expect(scan(nested, 4, 20, 1)).toBeNull();
+    expect(scan('[[[[[1]]]]]', 4, 20, 1)).toBe('the body nests deeper than 4 levels');
+  });
+
+  it("refuses the pen test's 1 MB nested array at the first byte past the bound, not after reading it all", () => {
+    const n = 520_000;
+    const guard = new JsonShapeGuard({ maxDepth: 64, maxNodes: 100_000 });
+    const first = Buffer.from('['.repeat(16 * 1024)); // one socket read's worth
+    expect(guard.push(first)).toBe('the body nests deeper than 64 levels');
+    expect(scan('['.repeat(n) + ']'.repeat(n), 64, 100_000, 65536)).toBe('the body nests deeper than 64 levels');
+  });
+});
