@@ -7,6 +7,7 @@
 // Then the proxy's overhead under load: autocannon against Signet directly and through the
 // proxy (static key, and key store), same run, 10 and 50 connections.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
@@ -59,6 +60,11 @@ const verifier = await startChild(
 // the rendered files mounted at the same paths), to measure the nginx and njs the image ships.
 const image = process.env.BENCH_PROXY_IMAGE;
 
+// The proxy's credential towards Signet, as compose generates it; the direct baseline sends it too.
+const proxySecret = randomBytes(32).toString('hex');
+const proxySecretFile = join(dir, 'proxy-secret');
+writeFileSync(proxySecretFile, proxySecret, { mode: 0o440 });
+
 function render(name, port, env, upstreamPort = upstream.port) {
   const d = join(dir, name);
   mkdirSync(d, { recursive: true });
@@ -73,6 +79,7 @@ function render(name, port, env, upstreamPort = upstream.port) {
       SIGNET_PROXY_ERROR_LOG: join(d, 'error.log'),
       SIGNET_TLS_DIR: join(d, 'tls'),
       SIGNET_PROXY_WORKER_USER: 'root',
+      SIGNET_PROXY_SECRET_FILE: proxySecretFile,
       ...(njs ? { SIGNET_PROXY_NJS_MODULE: njs } : {}),
       // render.sh probes the local njs; the image's (0.8+) has the shared dict.
       ...(image ? { SIGNET_PROXY_NJS_SHARED_DICT: 'on' } : {}),
@@ -243,7 +250,7 @@ const signet = await startChild(
   {
     SIGNET_HTTP_PORT: '0',
     SIGNET_DATA_DIR: join(dir, 'signet'),
-    SIGNET_TRUSTED_PROXIES: '127.0.0.1/32',
+    SIGNET_PROXY_SECRET_FILE: proxySecretFile,
     SIGNET_RATE_LIMIT_PER_MINUTE: '0',
     SIGNET_RATE_LIMIT_OTHER_PER_MINUTE: '0',
   },
@@ -261,7 +268,7 @@ const get = JSON.stringify({
   params: { name: 'doctrine_get', arguments: { id: 'AUTH-001' } },
 });
 const paths = [
-  ['Signet directly', `http://127.0.0.1:${signet.port}/mcp`, {}],
+  ['Signet directly', `http://127.0.0.1:${signet.port}/mcp`, { 'x-signet-proxy-auth': proxySecret }],
   ['through the proxy, static key', `http://127.0.0.1:${loadPorts.static}/mcp`, { authorization: `Bearer ${staticKey}` }],
   ['through the proxy, key store (njs)', `http://127.0.0.1:${loadPorts.store}/mcp`, { authorization: `Bearer ${storeKey}` }],
 ];

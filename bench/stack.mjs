@@ -72,7 +72,8 @@ try {
   console.error('building and starting the stack…');
   compose(['build', '-q']);
   // 1 replica, static key.
-  compose(['up', '-d', '--scale', 'signet=1', '--no-deps', 'signet', 'redis'], baseEnv);
+  // signet's one-shots (the Redis password, the proxy secret) run first; keys and the proxy later.
+  compose(['up', '-d', '--scale', 'signet=1', 'signet', 'redis'], baseEnv);
   await waitHealthy([`${project}-signet-1`]);
   compose(['up', '-d', 'keys', 'proxy'], { ...baseEnv, SIGNET_API_KEY: staticKey });
   const proxyUrl = () => `http://${ip(`${project}-proxy-1`, 'frontend')}:8080/mcp`;
@@ -80,7 +81,11 @@ try {
 
   const baseline = await startChild(process.execPath, [`${ROOT}bench/baseline-server.mjs`], {}, /listening on port (\d+)/);
   await measure('baseline: bare Hono JSON echo (host process)', `http://127.0.0.1:${baseline.port}/echo`);
-  await measure('signet direct (1 replica)', `http://${ip(`${project}-signet-1`, 'benchnet')}:3000/mcp`);
+  // Direct, as the proxy calls it: with the proxy's secret (signet refuses anything else).
+  const proxySecret = sh(['exec', `${project}-signet-1`, 'cat', '/run/proxy-auth/secret']).trim();
+  await measure('signet direct (1 replica)', `http://${ip(`${project}-signet-1`, 'benchnet')}:3000/mcp`, {
+    'x-signet-proxy-auth': proxySecret,
+  });
   await measure('proxy, static key (1 replica)', proxyUrl(), { authorization: `Bearer ${staticKey}` });
 
   // Key-store mode: the proxy recreated without SIGNET_API_KEY; keys init created a key.

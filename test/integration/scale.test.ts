@@ -70,13 +70,27 @@ describe('shared rate limit in Redis across processes', () => {
     expect((await call(61, '127.0.0.8')).status).toBe(200);
   });
 
-  it('keeps answering without 5xx while Redis is down (insurance limiter per process), and shares again when it returns', async () => {
+  it('keeps answering without 5xx while Redis is down: each process limits alone at the full budget, and shares again when Redis returns', async () => {
     redis.kill('SIGKILL');
     await Promise.all(servers.map((s) => s.waitForLog((l) => String(l['msg']).startsWith('rate limiter store (redis) unreachable'))));
     const during: number[] = [];
     for (let i = 0; i < 40; i++) during.push((await call(i, '127.0.0.9')).status);
     expect(during.every((s) => s === 200 || s === 429)).toBe(true);
     expect(during.filter((s) => s === 200).length).toBe(40); // 20 per process, under each one's own 60
+    // The decided behaviour (docs/operations.md): each replica limits alone, at the full budget.
+    // 40 more to each from another address: the 61st at one process is refused, and the
+    // other process still has its own 60, so 2 replicas give up to 120 a minute while Redis is down.
+    const alone = async (server: number, from: string) => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 61; i++) statuses.push((await call(server + 2 * i, from)).status);
+      return statuses;
+    };
+    const first = await alone(0, '127.0.0.11');
+    expect(first.slice(0, 60).every((s) => s === 200)).toBe(true);
+    expect(first[60]).toBe(429);
+    const second = await alone(1, '127.0.0.11');
+    expect(second.slice(0, 60).every((s) => s === 200)).toBe(true);
+    expect(second[60]).toBe(429);
 
     redis = await startRedis(redisPort);
     const readyTwice = async (s: ServerProcess) => {

@@ -103,7 +103,7 @@ export function defineBrowserSuite(name: string, start: () => Promise<BrowserTar
       expect(body.result.structuredContent.footer.output_signature).toMatch(/^ed25519:/);
       // Exposed headers are readable.
       expect(r['requestId']).toBeTruthy();
-      expect(r['rateLimit']).toMatch(/"calls";r=\d+/);
+      expect(r['rateLimit']).toMatch(/"(key-)?calls";r=\d+/);
       const denied = (await page.evaluate(
         (u) => (window as never as { signet: { unauthorized(u: string): Promise<unknown> } }).signet.unauthorized(u),
         `${target.baseUrl}/mcp`,

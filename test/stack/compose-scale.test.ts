@@ -67,6 +67,7 @@ describe.runIf(dockerReachable())('compose scale profile: three replicas, one sh
       .withWaitStrategy('signet-1', Wait.forHealthCheck())
       .withWaitStrategy('keys-1', Wait.forOneShotStartup())
       .withWaitStrategy('redis-auth-1', Wait.forOneShotStartup())
+      .withWaitStrategy('proxy-auth-1', Wait.forOneShotStartup())
       .withWaitStrategy('proxy-1', Wait.forListeningPorts())
       .withStartupTimeout(180_000)
       .up();

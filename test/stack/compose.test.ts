@@ -24,6 +24,7 @@ import { rawRequest, rpc } from '../helpers/http-server.js';
 import { CLI, ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 import { ALLOWED_HOST, defineBrowserSuite, startPageServer } from './browser-suite.js';
+import { defineFloodSuite } from './flood-suite.js';
 import { defineKeyLifecycleSuite } from './keys-suite.js';
 import { defineStackSuite, type StackTarget } from './suite.js';
 
@@ -58,6 +59,7 @@ async function up(): Promise<StartedDockerComposeEnvironment> {
     .withWaitStrategy('signet-1', Wait.forHealthCheck())
     .withWaitStrategy('keys-1', Wait.forOneShotStartup())
     .withWaitStrategy('redis-auth-1', Wait.forOneShotStartup())
+    .withWaitStrategy('proxy-auth-1', Wait.forOneShotStartup())
     .withWaitStrategy('proxy-1', Wait.forListeningPorts())
     .withStartupTimeout(180_000)
     .up();
@@ -150,6 +152,8 @@ describe.runIf(reachable)('compose stack', () => {
       expectedClientIp: (
         await docker('network', 'inspect', `${project}_frontend`, '--format', '{{(index .IPAM.Config 0).Gateway}}')
       ).trim(),
+      // The host reaches signet's backend address through the network's gateway (the pen test's H1).
+      directUrl: `http://${JSON.parse(await docker('inspect', `${project}-signet-1`))[0].NetworkSettings.Networks[`${project}_backend`].IPAddress}:3000/mcp`,
       // Key-store mode, and SIGNET_RATE_LIMIT_PER_KEY_PER_MINUTE=60 by default in compose.
       perKeyLimit: true,
       authFailureBurst: Number(SUITE_AUTH_FAILURES.SIGNET_PROXY_AUTH_FAILURES_BURST),
@@ -346,5 +350,124 @@ describe.runIf(reachable)('compose stack', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it("refuses the pen test's H1 request from the Docker host and from a foreign container on the backend network; metrics stay unreachable", async () => {
+    const info = JSON.parse(await docker('inspect', `${project}-signet-1`))[0];
+    const address = info.NetworkSettings.Networks[`${project}_backend`].IPAddress as string;
+    const forged = {
+      host: 'localhost',
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'x-forwarded-for': '6.6.6.6',
+      'x-signet-key-id': 'victimid',
+      'x-request-id': 'forged-h1-request',
+    };
+    const body = rpc('tools/call', { name: 'doctrine_info', arguments: {} }, 'h1');
+    // From the host: the backend network's gateway address is the host's own. Refused, never served.
+    const fromHost = await rawRequest(`http://${address}:3000/mcp`, { headers: forged, body });
+    expect(fromHost.status).toBe(403);
+    expect(fromHost.json()).toMatchObject({ id: null, error: { message: 'Forbidden: this server answers only its authenticated proxy' } });
+    await expect(rawRequest(`http://${address}:9464/metrics`, { method: 'GET' })).rejects.toThrow(/ECONNREFUSED/);
+    // From a container someone else attached to the backend network, with a made-up secret too.
+    const script = `
+      const h = ${JSON.stringify({ ...forged, 'x-signet-proxy-auth': 'f'.repeat(64) })};
+      const mcp = await fetch('http://signet:3000/mcp', { method: 'POST', headers: h, body: ${JSON.stringify(body)} });
+      const metrics = await fetch('http://signet:9464/metrics').then((r) => String(r.status), (e) => e.cause?.code ?? String(e));
+      console.log(JSON.stringify({ mcp: mcp.status, body: await mcp.json(), metrics }));`;
+    const out = await docker(
+      'run',
+      '--rm',
+      '--network',
+      `${project}_backend`,
+      '--entrypoint',
+      'node',
+      `${project}-signet`,
+      '--input-type=module',
+      '-e',
+      script,
+    );
+    const foreign = JSON.parse(out.trim()) as { mcp: number; body: { error: { message: string } }; metrics: string };
+    expect(foreign).toMatchObject({ mcp: 403, metrics: 'ECONNREFUSED' });
+    // Neither request reached a tool, and no forged identity reached the log.
+    const logs = await allLogs('signet');
+    expect(logs).not.toMatch(/6\.6\.6\.6|victimid|forged-h1-request/);
+    // The proxy's own requests carry the secret and are served (the suites above), and the
+    // secret is in no log and no container's configuration.
+    const secret = (await (await up()).getContainer('proxy-1').exec(['cat', '/run/proxy-auth/secret'])).output.trim();
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
+    for (const service of ['signet', 'proxy', 'proxy-auth']) expect(await allLogs(service), service).not.toContain(secret);
+    for (const container of ['signet', 'proxy']) expect(await docker('inspect', `${project}-${container}-1`)).not.toContain(secret);
+    const mode = (
+      await docker(
+        'run',
+        '--rm',
+        '-v',
+        `${project}_signet-proxy-auth:/s`,
+        '--entrypoint',
+        'stat',
+        `${project}-signet`,
+        '-c',
+        '%a %u %g',
+        '/s/secret',
+      )
+    ).trim();
+    expect(mode).toBe('440 1000 101');
+  });
+
+  it('gives two API keys from one host address their own 60 tools/call each (M4): the address is only a guard above them', async () => {
+    const keys = [];
+    for (const name of ['m4-a', 'm4-b']) {
+      const created = await composeKeys(['create', '--name', name]);
+      expect(created.code, created.err).toBe(0);
+      keys.push(created.out.trim());
+    }
+    for (const key of keys) {
+      for (let i = 0; i < 60; i++) {
+        const r = await rawRequest(`${baseUrl}/mcp`, {
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+          body: rpc('tools/call', { name: 'doctrine_info', arguments: {} }, i),
+        });
+        expect(r.status, `call ${i}`).toBe(200);
+      }
+      const limited = await rawRequest(`${baseUrl}/mcp`, {
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: rpc('tools/call', { name: 'doctrine_info', arguments: {} }, 60),
+      });
+      expect(limited.status).toBe(429);
+      expect(limited.json().error.message).toMatch(/for this API key/);
+    }
+  }, 120_000);
+
+  defineFloodSuite('compose stack', async () => {
+    const created = await Promise.all(['flood', 'flood-other'].map((name) => composeKeys(['create', '--name', name])));
+    const container = `${project}-signet-1`;
+    const state = async () => ({
+      ...(JSON.parse(await docker('inspect', '--format', '{{json .State}}', container)) as {
+        StartedAt: string;
+        Running: boolean;
+        OOMKilled: boolean;
+      }),
+      restarts: Number(await docker('inspect', '--format', '{{.RestartCount}}', container)),
+    });
+    const before = await state();
+    return {
+      baseUrl,
+      floodKey: created[0]!.out.trim(),
+      otherKey: created[1]!.out.trim(),
+      // The container's memory as the kernel counts it against mem_limit.
+      serverMemoryMiB: async () => {
+        const usage = (await docker('stats', '--no-stream', '--format', '{{.MemUsage}}', container)).trim();
+        const m = /^([\d.]+)([KMG]i?B)/.exec(usage)!;
+        const factor = m[2]!.startsWith('G') ? 1024 : m[2]!.startsWith('K') ? 1 / 1024 : 1;
+        return Number(m[1]) * factor;
+      },
+      memoryLimitMiB: 256,
+      sameServer: async () => {
+        const now = await state();
+        return now.StartedAt === before.StartedAt && now.Running && !now.OOMKilled && now.restarts === before.restarts;
+      },
+      stop: async () => {},
+    };
   });
 });

@@ -14,6 +14,7 @@ import { proxySecretFile } from '../helpers/proxy-secret.js';
 import { rawExchange } from '../helpers/raw-http.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 import { ALLOWED_HOST, defineBrowserSuite, startPageServer } from './browser-suite.js';
+import { defineFloodSuite } from './flood-suite.js';
 import { defineKeyLifecycleSuite } from './keys-suite.js';
 import { accessLines, defineStackSuite, requestLines } from './suite.js';
 
@@ -93,20 +94,42 @@ describe('budgets per principal (key store mode, issue 17 M4)', () => {
           body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'doctrine_info', arguments: {} } }),
         });
       for (const key of [a, b]) {
-        for (let i = 0; i < 60; i++) {
+        for (let i = 0; i < 59; i++) {
           const r = await call(key, i);
           expect(r.status, `call ${i}`).toBe(200);
           await r.arrayBuffer();
         }
+        const last = await call(key, 59);
+        expect(last.headers.get('ratelimit-policy')).toBe('"key-calls";q=60;w=60, "ip-guard";q=600;w=60');
+        expect(last.headers.get('ratelimit')).toMatch(new RegExp(`^"key-calls";r=0;t=\\d+, "ip-guard";r=${key === a ? 540 : 480};`));
         const limited = await call(key, 60);
         expect(limited.status).toBe(429);
-        expect(limited.headers.get('ratelimit-policy')).toBe('"key-calls";q=60;w=60, "ip-guard";q=600;w=60');
+        // The first policy that refuses is the one reported.
+        expect(limited.headers.get('ratelimit-policy')).toBe('"key-calls";q=60;w=60');
         expect(((await limited.json()) as { error: { message: string } }).error.message).toMatch(/for this API key/);
       }
     } finally {
       await s.stop();
     }
   });
+});
+
+defineFloodSuite('process stack', async () => {
+  const s = await startProcessStack({}, {}, 'store');
+  const floodKey = (await runKeys(s.store, ['create', '--name', 'flood'])).out.trim();
+  const otherKey = (await runKeys(s.store, ['create', '--name', 'other'])).out.trim();
+  const pid = s.server.proc.pid!;
+  return {
+    baseUrl: `http://127.0.0.1:${s.port}`,
+    floodKey,
+    otherKey,
+    clientAddress: '127.0.0.7',
+    serverMemoryMiB: async () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024,
+    // What the image and the Kubernetes manifests give the server.
+    memoryLimitMiB: 256,
+    sameServer: async () => s.server.proc.exitCode === null && s.server.proc.signalCode === null,
+    stop: s.stop,
+  };
 });
 
 /** The suite refuses many keys on purpose: room for them (the defaults are tested on their own below). */
@@ -119,6 +142,7 @@ defineStackSuite('process stack', async () => {
     key: s.key,
     clientAddress: '127.0.0.2',
     expectedClientIp: '127.0.0.2',
+    directUrl: s.server.url,
     perKeyLimit: false,
     authFailureBurst: 100,
     serverLogs: async () => s.server.logs(),

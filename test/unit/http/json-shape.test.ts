@@ -41,3 +41,13 @@ describe('JSON shape bound while reading', () => {
     expect(scan('['.repeat(n) + ']'.repeat(n), 64, 100_000, 65536)).toBe('the body nests deeper than 64 levels');
   });
 });
+
+describe('JSON shape bound: escapes', () => {
+  it('agrees with a byte-by-byte reading on escapes at every chunk boundary', () => {
+    const tricky = JSON.stringify({ a: 'x\\', b: '\\"', c: '\\\\\\"[[[[[[', d: [[[[1]]]], e: 'é"\\', f: '' });
+    for (let chunk = 1; chunk <= tricky.length; chunk++) {
+      expect(scan(tricky, 5, 100, chunk), `chunk ${chunk}`).toBeNull();
+      expect(scan(tricky, 4, 100, chunk), `chunk ${chunk}`).toBe('the body nests deeper than 4 levels');
+    }
+  });
+});

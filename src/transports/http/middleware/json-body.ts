@@ -28,7 +28,7 @@ export function jsonBody(options: JsonBodyOptions): MiddlewareHandler<HttpEnv> {
     const body = await readBody(c, options.maxBytes, (chunk) => guard.push(chunk));
     if (!body.ok) {
       if (body.reason === 'too_large') return refusal(413, null, SERVER_ERROR, tooLarge, edgeHeaders(c, { Connection: 'close' }));
-      return refusal(400, null, PARSE_ERROR, `Parse error: ${body.message}`, edgeHeaders(c, { Connection: 'close' }));
+      return refusal(400, null, PARSE_ERROR, `Parse error: ${body.message}`, edgeHeaders(c));
     }
     let payload: unknown;
     try {
