@@ -78,6 +78,7 @@ describe('proxy start-up steps', () => {
       'nginx.conf',
       'proxy-headers.conf',
       'signet.conf',
+      'upstream-auth.conf',
     ]);
     expect(a.files).toEqual(b.files);
   });
@@ -104,5 +105,34 @@ describe('proxy start-up steps', () => {
     const refused = run('entrypoint', { ...env, NGINX_ENTRYPOINT_QUIET_LOGS: '1', SIGNET_PROXY_AUTH_FAILURES_BURST: '0' });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/SIGNET_PROXY_AUTH_FAILURES_BURST must be a whole number of at least 1/);
+  });
+
+  it("send the proxy secret to Signet from SIGNET_PROXY_SECRET_FILE, overwrite a client's header without one, refuse a bad file, and never print it", () => {
+    const dir = tempDir('signet-startup-secret-');
+    const secret = 'ab12'.repeat(16);
+    const file = (name: string, content: string) => {
+      writeFileSync(join(dir, name), content, { mode: 0o440 });
+      return join(dir, name);
+    };
+    for (const how of ['entrypoint', 'render.sh'] as const) {
+      const r = run(how, { SIGNET_API_KEY: KEY, SIGNET_PROXY_SECRET_FILE: file('good', `${secret}\n`) });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.files['upstream-auth.conf']).toBe(`proxy_set_header X-Signet-Proxy-Auth "${secret}";\n`);
+      expect(r.files['proxy-headers.conf']).toContain('include <dir>/conf/upstream-auth.conf;');
+      expect(r.stderr + r.stdout).not.toContain(secret);
+      const none = run(how, { SIGNET_API_KEY: KEY });
+      expect(none.files['upstream-auth.conf']).toBe('proxy_set_header X-Signet-Proxy-Auth "";\n');
+      expect(none.stderr).toMatch(/no SIGNET_PROXY_SECRET_FILE: Signet will not believe the client address or key id this proxy names/);
+      for (const [label, path] of [
+        ['missing', join(dir, 'absent')],
+        ['short', file('short', 'abc123')],
+        ['a quote', file('quote', `${secret}"; return 200 "x`)],
+      ] as const) {
+        const bad = run(how, { SIGNET_API_KEY: KEY, SIGNET_PROXY_SECRET_FILE: path });
+        expect(bad.code, `${how} ${label}`).toBe(1);
+        expect(bad.stderr, `${how} ${label}`).toMatch(/refusing to start: SIGNET_PROXY_SECRET_FILE/);
+        expect(bad.stderr).not.toContain(secret);
+      }
+    }
   });
 });

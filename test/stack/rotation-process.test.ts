@@ -152,7 +152,13 @@ describe('signing key rotation on the process stack', () => {
     expect(refused.code).toBe(1);
     expect(refused.err).toMatch(/signer_revoked/);
     // An output from another server is not trusted by this one, however consistent.
-    const stranger = await startHttpServer({ ...env, SIGNET_DATA_DIR: join(dir, 'other-data') });
+    // Called directly, as a server of its own (no proxy in front, so no proxy secret).
+    const stranger = await startHttpServer({
+      ...env,
+      SIGNET_DATA_DIR: join(dir, 'other-data'),
+      SIGNET_PROXY_SECRET_FILE: '',
+      SIGNET_TRUSTED_PROXIES: '',
+    });
     try {
       const r = await fetch(stranger.url, {
         method: 'POST',
