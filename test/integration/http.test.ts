@@ -176,6 +176,18 @@ describe('HTTP rate limit and client IP (no proxy: a local server)', () => {
     expect(b.headers['ratelimit']).toMatch(/^"calls";r=58;/);
   });
 
+  it('answers a principal over budget before reading its body when Mcp-Method names the call, and drains the body so the sender gets the 429', async () => {
+    for (let i = 0; i < 60; i++) expect((await from('127.0.0.12', call('doctrine_info', {}, i))).status).toBe(200);
+    // 900 KB that is not even JSON: never parsed, read and dropped.
+    const big = `{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"doctrine_info","x":"${'y'.repeat(900_000)}"}}`;
+    const limited = await from('127.0.0.12', big.replace('{"jsonrpc"', 'garbage {"jsonrpc"'), { 'mcp-method': 'tools/call' });
+    expect(limited.status).toBe(429);
+    expect(limited.json()).toMatchObject({
+      id: null,
+      error: { code: -32000, message: expect.stringMatching(/too many tool calls per minute/) },
+    });
+  });
+
   it('reads no identity header at all: X-Forwarded-For, X-Real-IP, X-Signet-Key-Id and a proxy secret are ignored', async () => {
     const forged = { 'x-signet-proxy-auth': 'a'.repeat(64), 'x-signet-key-id': 'victim' };
     for (let i = 0; i < 60; i++) {

@@ -85,6 +85,7 @@ export function createHttpApp(ctx: AppContext, options: HttpAppOptions): Hono<Ht
     ipGuard: options.ipGuard,
     ipv6Prefix: options.ipv6Prefix,
     maxBatch: ctx.config.maxBatchMessages,
+    maxBodyBytes: options.maxBodyBytes,
     log: ctx.log,
   };
   app.post(
@@ -94,7 +95,7 @@ export function createHttpApp(ctx: AppContext, options: HttpAppOptions): Hono<Ht
     contentNegotiation(),
     // A principal over budget is refused before its body is read, where the headers allow it.
     rateLimitByHeaders(limits),
-    bodyGate({ ...options.concurrentBodies, ipv6Prefix: options.ipv6Prefix }),
+    bodyGate({ ...options.concurrentBodies, ipv6Prefix: options.ipv6Prefix, maxBodyBytes: options.maxBodyBytes }),
     jsonBody({ maxBytes: options.maxBodyBytes, shape: options.jsonShape }),
     rateLimit(limits),
     mcpRoute({ router: options.router }),

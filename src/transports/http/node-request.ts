@@ -80,3 +80,35 @@ export function readBody(c: Context, max: number, inspect?: ChunkInspector): Pro
     msg.on('error', onError);
   });
 }
+
+/**
+ * Reads and discards a body the server refuses before reading it (over budget, too many in
+ * flight), as nginx does for its own early answers: a proxy still sending it would otherwise
+ * see the connection reset and answer 502. At most `max` bytes; false when more were coming
+ * (the refusal then carries Connection: close).
+ */
+export function discardBody(c: Context, max: number): Promise<boolean> {
+  const msg = incoming(c);
+  if (!msg || msg.readableEnded) return Promise.resolve(true);
+  const declared = Number(header(c, 'content-length') ?? NaN);
+  if (declared > max) return Promise.resolve(false);
+  return new Promise<boolean>((resolve) => {
+    let size = 0;
+    const done = (drained: boolean) => {
+      msg.off('data', onData);
+      msg.off('end', onEnd);
+      msg.off('error', onError);
+      if (!drained) msg.pause();
+      resolve(drained);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) done(false);
+    };
+    const onEnd = () => done(true);
+    const onError = () => done(false);
+    msg.on('data', onData);
+    msg.on('end', onEnd);
+    msg.on('error', onError);
+  });
+}

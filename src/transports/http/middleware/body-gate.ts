@@ -5,6 +5,7 @@
 // A slot is held until the response is built: a parsed body lives that long.
 import type { MiddlewareHandler } from 'hono';
 import { edgeHeaders, type HttpEnv } from '../env.js';
+import { discardBody } from '../node-request.js';
 import { principalLabel, principalOf } from '../principal.js';
 import { refusal, SERVER_ERROR } from '../responses.js';
 
@@ -14,6 +15,8 @@ export interface BodyGateOptions {
   /** SIGNET_MAX_CONCURRENT_BODIES_PER_PRINCIPAL. */
   perPrincipal: number;
   ipv6Prefix: number;
+  /** SIGNET_MAX_BODY_BYTES: a refused body is read and discarded up to this size. */
+  maxBodyBytes: number;
 }
 
 export function bodyGate(options: BodyGateOptions): MiddlewareHandler<HttpEnv> {
@@ -26,17 +29,14 @@ export function bodyGate(options: BodyGateOptions): MiddlewareHandler<HttpEnv> {
     if (mine >= options.perPrincipal) {
       c.set('limitedBy', 'in-flight');
       const message = `Too Many Requests: ${options.perPrincipal} requests already in flight for this ${principalLabel(who)}; retry after 1 s`;
-      return refusal(429, null, SERVER_ERROR, message, edgeHeaders(c, { 'Retry-After': '1' }), { retry_after: 1 });
+      const close: Record<string, string> = (await discardBody(c, options.maxBodyBytes)) ? {} : { Connection: 'close' };
+      return refusal(429, null, SERVER_ERROR, message, edgeHeaders(c, { 'Retry-After': '1', ...close }), { retry_after: 1 });
     }
     if (inFlight >= options.total) {
       c.set('limitedBy', 'in-flight');
-      return refusal(
-        503,
-        null,
-        SERVER_ERROR,
-        'Service Unavailable: too many requests in flight; retry shortly',
-        edgeHeaders(c, { 'Retry-After': '1' }),
-      );
+      const close: Record<string, string> = (await discardBody(c, options.maxBodyBytes)) ? {} : { Connection: 'close' };
+      const message = 'Service Unavailable: too many requests in flight; retry shortly';
+      return refusal(503, null, SERVER_ERROR, message, edgeHeaders(c, { 'Retry-After': '1', ...close }));
     }
     inFlight++;
     byPrincipal.set(slot, mine + 1);

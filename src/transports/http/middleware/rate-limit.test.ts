@@ -26,6 +26,7 @@ function app(perMinute: number, other: number) {
       ipGuard: null,
       ipv6Prefix: 64,
       maxBatch: 32,
+      maxBodyBytes: 1024 * 1024,
       log: createLogger('silent'),
     }),
     (c) => c.json({ ok: true, headers: c.get('rateHeaders') }),

@@ -13,7 +13,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { Logger } from '../../../log.js';
 import { echoableId } from '../../../protocol/jsonrpc.js';
 import { edgeHeaders, type HttpEnv } from '../env.js';
-import { header } from '../node-request.js';
+import { discardBody, header } from '../node-request.js';
 import { type Principal, principalOf } from '../principal.js';
 import { charge, type Policy } from '../rate-limit.js';
 import { countToolCalls, refusal, SERVER_ERROR } from '../responses.js';
@@ -33,6 +33,8 @@ export interface RateLimitOptions {
   ipv6Prefix: number;
   /** Larger batches are left uncharged: the router refuses them before anything runs. */
   maxBatch: number;
+  /** SIGNET_MAX_BODY_BYTES: a body refused before it was read is discarded up to this size. */
+  maxBodyBytes: number;
   log: Logger;
 }
 
@@ -91,7 +93,11 @@ export function rateLimitByHeaders(options: RateLimitOptions): MiddlewareHandler
     if (method === undefined || method === '') return next();
     const toolCall = method.trim() === 'tools/call' ? 1 : 0;
     const refused = await decide(c, options, checksFor(options, principalOf(c, options.ipv6Prefix), toolCall, 1 - toolCall), null);
-    if (refused) return refused;
+    if (refused) {
+      // Read and dropped, never parsed: the proxy sending it gets the 429, not a reset.
+      if (!(await discardBody(c, options.maxBodyBytes))) refused.headers.set('Connection', 'close');
+      return refused;
+    }
     c.set('charged', true);
     return next();
   };
