@@ -37,6 +37,30 @@ function describe(report: VerifyReport): string {
   return `${report.tool ?? 'output'} signed by ${s?.name ? `"${s.name}" ` : ''}${s?.fingerprint ?? '?'}${s?.status ? ` (${s.status})` : ''} over ${d?.name ?? '?'} ${d?.version ?? '?'} (${d?.hash ?? '?'})`;
 }
 
+/** The verdict a signed verify_output report carries, and whose keys it rests on; null for other outputs. */
+function reportedVerdict(
+  report: VerifyReport,
+  output: Record<string, unknown> | null,
+): { status: string; trust: Record<string, unknown> } | null {
+  if (report.tool !== 'verify_output' || !output) return null;
+  const result = output['result'] as { status?: unknown; trust?: unknown } | undefined;
+  if (typeof result?.status !== 'string') return null;
+  const trust =
+    result.trust !== null && typeof result.trust === 'object' ? (result.trust as Record<string, unknown>) : { source: 'unknown' };
+  return { status: result.status, trust };
+}
+
+/** Said beside "trusted" for a verify_output report: the signature vouches for the report, the report for a verdict on whose keys. */
+function describeVerdict(v: { status: string; trust: Record<string, unknown> }): string {
+  const whose =
+    v.trust['source'] === 'server'
+      ? "the signing server's own keys"
+      : v.trust['source'] === 'caller'
+        ? `keys the caller supplied (${String(v.trust['keys_sha256'])}), not the signing server's: it vouches for the check, not for them`
+        : "keys it does not name (a report from before trust sources): treat it as the caller's";
+  return `  the report's verdict on the output it checked: ${v.status}, by ${whose}`;
+}
+
 export async function verifyCommand(file: string | undefined, options: VerifyCliOptions): Promise<number> {
   if (options.recompute && !options.arguments) {
     process.stderr.write('signet verify: --recompute needs --arguments FILE (the arguments of the call, as JSON)\n');
@@ -83,10 +107,14 @@ export async function verifyCommand(file: string | undefined, options: VerifyCli
     }
   }
 
-  if (options.json) process.stdout.write(`${JSON.stringify({ ...report, recomputed }, null, 2)}\n`);
+  const inner = reportedVerdict(report, output);
+  if (options.json)
+    process.stdout.write(`${JSON.stringify({ ...report, recomputed, ...(inner ? { reported_verdict: inner } : {}) }, null, 2)}\n`);
   if (report.status === 'trusted') {
-    if (!options.json)
+    if (!options.json) {
       process.stdout.write(`trusted: ${describe(report)}${recomputed ? '; the result recomputes exactly from the doctrine' : ''}\n`);
+      if (inner) process.stdout.write(`${describeVerdict(inner)}\n`);
+    }
     return EXIT_TRUSTED;
   }
   if (report.status === 'unpinned') {

@@ -1,4 +1,6 @@
 import { SignetError } from '../errors.js';
+import { sha256Tag } from '../shared/hash.js';
+import { canonicalJson } from '../signing/canonical.js';
 import { parseTrustFile, TrustFileError, type TrustSet, trustSet } from '../signing/trust.js';
 import type { ToolDefinition } from './types.js';
 
@@ -20,6 +22,22 @@ function callerTrust(input: Input): TrustSet | null {
 
 const NAMES = { publicKeys: 'arguments.trusted_keys', doctrineHashes: 'arguments.expected_doctrine_hash' };
 
+/**
+ * What produced the verdict, signed with it. "server": this server's own keys (current and
+ * retired). "caller": keys the caller supplied, named by the SHA-256 of their canonical form
+ * (every key with the name and status the caller gave it, and the caller's doctrine pins), so
+ * a reader can tell whose trust it was and check it against the trust file it expected. A
+ * server signing a report vouches for the arithmetic, never for keys it was handed.
+ */
+function trustOf(caller: TrustSet | null): { source: 'server' } | { source: 'caller'; keys_sha256: string } {
+  if (caller === null) return { source: 'server' };
+  const keys = [...caller.keys.entries()]
+    .map(([public_key, k]) => ({ public_key, name: k.name, status: k.status }))
+    .sort((a, b) => (a.public_key < b.public_key ? -1 : a.public_key > b.public_key ? 1 : 0));
+  const doctrine_hashes = caller.doctrineHashes === null ? null : [...caller.doctrineHashes].sort();
+  return { source: 'caller', keys_sha256: sha256Tag(canonicalJson({ keys, doctrine_hashes })) };
+}
+
 /** A trust file or pin problem as the caller's invalid arguments, naming where. */
 function parsed<T>(read: () => T, where: string): T {
   try {
@@ -34,7 +52,7 @@ export const verifyOutputTool: ToolDefinition<Input> = {
   name: 'verify_output',
   title: 'Verify a signed output',
   description:
-    "Check a Signet output you received (a tool result, its structuredContent, a JSON-RPC response, or the JSON text of any of them; pass text to have duplicate JSON members detected). The report says trusted, unpinned or invalid, and why. By default only this server's keys are trusted (current and retired, never revoked ones); pass trusted_keys or a signet-trust/1 document in trust to check against other signers instead, and expected_doctrine_hash to require one doctrine.",
+    "Check a Signet output you received (a tool result, its structuredContent, a JSON-RPC response, or the JSON text of any of them; pass text to have duplicate JSON members detected). The report says trusted, unpinned or invalid, and why. By default only this server's keys are trusted (current and retired, never revoked ones); pass trusted_keys or a signet-trust/1 document in trust to check against other signers instead (the verdict is then trusted_by_caller, never trusted, and the report names that trust by its hash), and expected_doctrine_hash to require one doctrine.",
   inputSchema: () => ({
     type: 'object',
     required: ['output'],
@@ -55,10 +73,11 @@ export const verifyOutputTool: ToolDefinition<Input> = {
   }),
   resultSchema: {
     type: 'object',
-    required: ['format', 'status', 'valid', 'signature_valid', 'reasons', 'signed_by_this_server'],
+    required: ['format', 'status', 'valid', 'signature_valid', 'reasons', 'signed_by_this_server', 'trust'],
     properties: {
       format: { const: 'signet-verify-report/1' },
-      status: { enum: ['trusted', 'unpinned', 'invalid'] },
+      // trusted: by this server's own keys; trusted_by_caller: by keys the caller supplied.
+      status: { enum: ['trusted', 'trusted_by_caller', 'unpinned', 'invalid'] },
       valid: { type: 'boolean' },
       signature_valid: { type: 'boolean' },
       reasons: {
@@ -72,10 +91,16 @@ export const verifyOutputTool: ToolDefinition<Input> = {
       doctrine: { type: ['object', 'null'] },
       signer: { type: ['object', 'null'] },
       signed_by_this_server: { type: 'boolean' },
+      trust: {
+        type: 'object',
+        required: ['source'],
+        properties: { source: { enum: ['server', 'caller'] }, keys_sha256: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' } },
+      },
     },
   },
   run(ctx, input) {
-    let trust = callerTrust(input);
+    const caller = callerTrust(input);
+    let trust = caller;
     if (input.expected_doctrine_hash !== undefined) {
       const base = trust ?? ctx.trust;
       const pinned = parsed(() => trustSet({ doctrineHashes: [input.expected_doctrine_hash!] }, NAMES), 'arguments.expected_doctrine_hash');
@@ -83,6 +108,14 @@ export const verifyOutputTool: ToolDefinition<Input> = {
     }
     const report = ctx.verify(input.output, trust ?? ctx.trust);
     const mine = ctx.signingKeys.find((k) => k.public_key === report.signer?.public_key);
-    return { ...report, signed_by_this_server: report.signature_valid && mine !== undefined && mine.status !== 'revoked' };
+    // Never "trusted" on borrowed keys: a caller's trust yields its own status, which no
+    // consumer checking for "trusted" can mistake for this server's word (pen test M5).
+    const status = caller !== null && report.status === 'trusted' ? 'trusted_by_caller' : report.status;
+    return {
+      ...report,
+      status,
+      signed_by_this_server: report.signature_valid && mine !== undefined && mine.status !== 'revoked',
+      trust: trustOf(caller === null ? null : trust),
+    };
   },
 };

@@ -15,11 +15,35 @@ const VERDICTS: Record<VerifyReport['status'], { title: string; summary: string 
   invalid: { title: 'Invalid', summary: 'Do not rely on this output:' },
 };
 
-function text(el: HTMLElement, value: string): void {
-  el.textContent = value;
+/**
+ * Control, zero-width and direction characters shown as \u{…}: an output's own text (a doctrine
+ * name of "Valid and trusted", a right-to-left override) can neither hide nor reorder itself.
+ */
+function visible(value: string): string {
+  return value.replace(
+    /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g,
+    (c) => `\\u{${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}}`,
+  );
 }
 
-function show(report: VerifyReport): void {
+function text(el: HTMLElement, value: string): void {
+  el.textContent = visible(value);
+}
+
+/** The result a signed verify_output report carries, read from the same input the verifier accepted. */
+function reportedVerdict(input: string): { status: string; trust: { source?: unknown; keys_sha256?: unknown } } | null {
+  try {
+    type Node = { [k: string]: Node | undefined } | undefined;
+    const v = JSON.parse(input) as Node;
+    const output = v?.['footer'] ? v : (v?.['structuredContent'] ?? v?.['result']?.['structuredContent']);
+    const result = output?.['result'] as { status?: unknown; trust?: { source?: unknown; keys_sha256?: unknown } } | undefined;
+    return typeof result?.status === 'string' ? { status: result.status, trust: result.trust ?? {} } : null;
+  } catch {
+    return null;
+  }
+}
+
+function show(report: VerifyReport, input = ''): void {
   const result = $<HTMLElement>('result');
   result.hidden = false;
   result.className = report.status;
@@ -38,6 +62,8 @@ function show(report: VerifyReport): void {
         return li;
       }),
   );
+  // Only a trusted output's own text is vouched for; anything else is a claim, said so.
+  $<HTMLElement>('claims').hidden = report.status === 'trusted';
   text($('f-tool'), report.tool ?? '–');
   const d = report.doctrine;
   text($('f-doctrine'), d ? `${d.name ?? '?'} ${d.version ?? ''}`.trim() : '–');
@@ -52,6 +78,19 @@ function show(report: VerifyReport): void {
         ? 'not checked: the output itself is invalid'
         : 'not listed',
   );
+  // A signed verify_output report: the signature vouches for the report, and the report's
+  // verdict rests on whoever's keys it names (pen test M5: a caller's keys are never the server's).
+  const inner = report.tool === 'verify_output' && report.signature_valid ? reportedVerdict(input) : null;
+  $<HTMLElement>('f-report-row').hidden = inner === null;
+  if (inner) {
+    const whose =
+      inner.trust.source === 'server'
+        ? "by the signing server's own keys"
+        : inner.trust.source === 'caller'
+          ? `by keys the caller supplied (${String(inner.trust.keys_sha256)}), not the server's`
+          : "by keys the report does not name: treat them as the caller's";
+    text($('f-report'), `${inner.status}, ${whose}`);
+  }
 }
 
 function showError(message: string): void {
@@ -70,7 +109,7 @@ function verify(): void {
   try {
     if (trustText !== '') files.push(parseTrustFile(trustText));
     const trust = trustSet({ files, publicKeys: key === '' ? [] : [key] });
-    show(verifyOutput(output, { trust }));
+    show(verifyOutput(output, { trust }), output);
   } catch (err) {
     // A malformed trust file or key: say so, as an invalid verdict that names the input.
     showError(`the trust file or public key is not usable: ${(err as Error).message}`);
@@ -103,6 +142,12 @@ $<HTMLFormElement>('form').addEventListener('submit', (e) => {
   e.preventDefault();
   verify();
 });
+// A verdict belongs to the input it was made for: any edit takes it away until Verify runs again.
+for (const id of ['output', 'trust', 'key']) {
+  $<HTMLElement>(id).addEventListener('input', () => {
+    $<HTMLElement>('result').hidden = true;
+  });
+}
 for (const id of ['output', 'trust']) {
   $<HTMLTextAreaElement>(id).addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) verify();

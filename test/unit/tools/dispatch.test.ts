@@ -157,7 +157,12 @@ describe('tool dispatch', () => {
       reasons: [{ code: 'signer_untrusted' }],
     });
     const named = sc(call('verify_output', { output: foreign, trusted_keys: [other.signer.publicKeySpki] }));
-    expect(named.result).toMatchObject({ valid: true, status: 'trusted', signed_by_this_server: false });
+    expect(named.result).toMatchObject({
+      valid: true,
+      status: 'trusted_by_caller',
+      signed_by_this_server: false,
+      trust: { source: 'caller', keys_sha256: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) },
+    });
     const file = { format: 'signet-trust/1', keys: [{ name: 'theirs', public_key: other.signer.publicKeySpki, status: 'revoked' }] };
     const revoked = sc(call('verify_output', { output: foreign, trust: file }));
     expect(revoked.result).toMatchObject({
@@ -177,7 +182,7 @@ describe('tool dispatch', () => {
     expect(
       sc(call('verify_output', { output: foreign, trust: JSON.stringify({ ...file, keys: [{ ...file.keys[0], status: 'active' }] }) }))
         .result.status,
-    ).toBe('trusted');
+    ).toBe('trusted_by_caller');
     // A key that vouches for nothing cannot be pinned.
     const identity = Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from([1]), Buffer.alloc(31)]).toString('base64');
     const weak = sc(call('verify_output', { output: foreign, trusted_keys: [identity] }));
