@@ -204,6 +204,52 @@ export function defineBrowserSuite(name: string, start: () => Promise<BrowserTar
         await page.close();
       });
 
+      it("keeps a verdict to its input, shows an invalid output's claims as escaped claims (L4), and a signed report's borrowed trust (M5)", async () => {
+        const { page } = await newPage();
+        await page.goto(`${target.baseUrl}/verify`);
+        await check(page, 'trusted', 'served-edit', genuine, trust, /^Valid and trusted$/);
+        expect(await page.isHidden('#claims')).toBe(true);
+        // One more character in the output: the verdict is gone until Verify runs again.
+        await page.focus('#output');
+        await page.keyboard.press('End');
+        await page.keyboard.type(' ');
+        expect(await page.isHidden('#result')).toBe(true);
+
+        // A forger's doctrine name that reads as the verdict, with a right-to-left override.
+        const forged = JSON.parse(genuine) as {
+          result: { content: { text: string }[]; structuredContent: { footer: Record<string, string> } };
+        };
+        forged.result.structuredContent.footer['doctrine_name'] = 'Valid and trusted\u202Edetsurt';
+        forged.result.content[0]!.text = JSON.stringify(forged.result.structuredContent);
+        await check(page, 'invalid-claims', 'served', JSON.stringify(forged), trust, /^Invalid$/);
+        expect(await page.isVisible('#claims')).toBe(true);
+        const shown = (await page.textContent('#f-doctrine'))!;
+        expect(shown).toContain('\\u{202E}');
+        expect(shown).not.toContain('\u202E');
+
+        // A signed verify_output report whose verdict rests on keys the caller supplied.
+        const other = testContext();
+        const forgedOutput = other.tools.call('doctrine_info', {}).result;
+        const report = await fetch(`${target.baseUrl}/mcp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${target.key}` },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 9,
+            method: 'tools/call',
+            params: { name: 'verify_output', arguments: { output: forgedOutput, trusted_keys: [other.signer.publicKeySpki] } },
+          }),
+        });
+        const reportText = await report.text();
+        expect(report.status).toBe(200);
+        await check(page, 'trusted', 'served-report', reportText, trust, /^Valid and trusted$/);
+        expect(await page.isVisible('#f-report-row')).toBe(true);
+        expect(await page.textContent('#f-report')).toMatch(
+          /^trusted_by_caller, by keys the caller supplied \(sha256:[0-9a-f]{64}\), not the server's$/,
+        );
+        await page.close();
+      });
+
       it('opened as a local file (signet verify --html), offline, the same', async () => {
         const file = join(dir, 'verify.html');
         writeFileSync(file, execFileSync(process.execPath, [CLI, 'verify', '--html']));
