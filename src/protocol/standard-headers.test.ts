@@ -11,6 +11,13 @@ describe('standard headers (SEP-2243)', () => {
     expect(decodeHeaderValue('=?base64?ZG9j?=')).toBe('doc');
     expect(decodeHeaderValue('=?base64?ZG9?=')).toBeUndefined(); // no padding
     expect(decodeHeaderValue('=?base64?/w==?=')).toBeUndefined(); // not UTF-8
+    // Non-zero padding bits (pen test L2): "…dGV=" decodes like "…dGU=" (doctrine_evaluate) in lenient decoders.
+    const canonical = btoa('doctrine_evaluate');
+    expect(canonical.endsWith('dGU=')).toBe(true);
+    expect(decodeHeaderValue(`=?base64?${canonical}?=`)).toBe('doctrine_evaluate');
+    expect(decodeHeaderValue(`=?base64?${canonical.replace(/dGU=$/, 'dGV=')}?=`)).toBeUndefined();
+    expect(decodeHeaderValue('=?base64?ZG9jdA==?=')).toBe('doct');
+    expect(decodeHeaderValue('=?base64?ZG9jdB==?=')).toBeUndefined();
     expect(stripOws(' \tx y\t ')).toBe('x y');
   });
 

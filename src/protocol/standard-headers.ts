@@ -42,7 +42,11 @@ export function decodeHeaderValue(value: string): string | undefined {
   const b64 = value.slice(SENTINEL_PREFIX.length, value.length - SENTINEL_SUFFIX.length);
   if (!CANONICAL_BASE64.test(b64)) return undefined;
   try {
-    return utf8.decode(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
+    const binary = atob(b64);
+    // RFC 4648 §3.5: the unused bits before padding must be zero. Otherwise "…dGV=" would name
+    // the same tool as "…dGU=", and a gateway matching the header text would see another name.
+    if (btoa(binary) !== b64) return undefined;
+    return utf8.decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
   } catch {
     return undefined;
   }

@@ -99,6 +99,9 @@ export function parseTrustFile(input: string | unknown, source = 'trust file'): 
   const hashes = value['doctrine_hashes'];
   if (hashes !== undefined) {
     if (!Array.isArray(hashes) || !hashes.every(isSha256Tag)) fail('doctrine_hashes must be an array of sha256:<64 lowercase hex>');
+    // An empty list would pin nothing while looking like a pin (pen test L3): refused, as OpenSSH
+    // refuses an empty principals list in a certificate option rather than reading it as "any".
+    if ((hashes as unknown[]).length === 0) fail('doctrine_hashes must list at least one hash; omit the member to pin no doctrine');
     file.doctrine_hashes = [...(hashes as string[])];
   }
   return file;

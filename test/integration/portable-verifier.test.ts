@@ -99,10 +99,11 @@ describe('signet/verify (portable verifier entry)', () => {
           { ...key, public_key: testSigner().publicKeySpki, status: 'revoked' },
         ],
       }),
-      file({ doctrine_hashes: [] }),
       file({ doctrine_hashes: [`sha256:${'a'.repeat(64)}`] }),
     ];
     const refusedByBoth = [
+      // An empty pin list pinned nothing while looking like a pin (pen test L3).
+      file({ doctrine_hashes: [] }),
       file({ x: 1 }),
       file({ format: 'signet-trust/0' }),
       file({ format: undefined }),

@@ -116,6 +116,8 @@ describe('signing key lifecycle', () => {
       [{ ...good, keys: [good.keys[0], { ...good.keys[0], name: 'b' }] }, /listed twice/],
       [{ ...good, keys: [{ ...good.keys[0], fingerprint: 'x' }] }, /unknown member "fingerprint"/],
       [{ ...good, doctrine_hashes: ['sha256:ABC'] }, /doctrine_hashes must be/],
+      // Pen test L3: an empty list silently pinned nothing.
+      [{ ...good, doctrine_hashes: [] }, /doctrine_hashes must list at least one hash; omit the member to pin no doctrine/],
       [{ ...good, keys: 'all' }, /keys must be an array/],
     ];
     for (const [value, message] of bad) expect(() => parseTrustFile(JSON.stringify(value))).toThrow(message);
