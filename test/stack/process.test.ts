@@ -114,6 +114,56 @@ describe('budgets per principal (key store mode, issue 17 M4)', () => {
   });
 });
 
+describe('CORS at the proxy agrees with the server (issue 17: L5, loopback origins)', () => {
+  const ping = (port: number, key: string, origin: string) =>
+    rawRequest(`http://127.0.0.1:${port}/mcp`, {
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, origin },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+
+  it('refuses an Origin holding the map separator, which passed the proxy before; allows loopback origins by default', async () => {
+    const s = await startProcessStack(
+      { SIGNET_ALLOWED_ORIGINS: 'https://app.example.com' },
+      { SIGNET_ALLOWED_ORIGINS: 'https://app.example.com' },
+    );
+    try {
+      for (const origin of ['http://evil.example|', 'http://evil.example|x', '|', 'https://app.example.com|']) {
+        const r = await ping(s.port, s.key, origin);
+        expect(r.status, origin).toBe(403);
+        expect(r.json(), origin).toMatchObject({ error: 'forbidden' }); // the proxy's answer, not the server's
+        expect(r.headers['access-control-allow-origin'], origin).toBeUndefined();
+      }
+      expect((await ping(s.port, s.key, 'https://app.example.com')).headers['access-control-allow-origin']).toBe('https://app.example.com');
+      expect((await ping(s.port, s.key, 'http://localhost:5173')).status).toBe(200);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it('refuses loopback origins at the proxy and the server with SIGNET_ALLOW_LOOPBACK_ORIGINS=false (a LAN deployment)', async () => {
+    const lan = { SIGNET_ALLOWED_ORIGINS: 'https://mcp.lan.example', SIGNET_ALLOW_LOOPBACK_ORIGINS: 'false' };
+    const s = await startProcessStack(lan, lan);
+    try {
+      for (const origin of ['http://localhost:5173', 'http://127.0.0.1:8080', 'http://[::1]:3000']) {
+        const r = await ping(s.port, s.key, origin);
+        expect(r.status, origin).toBe(403);
+        expect(r.headers['access-control-allow-origin'], origin).toBeUndefined();
+      }
+      const ok = await ping(s.port, s.key, 'https://mcp.lan.example');
+      expect(ok.status).toBe(200);
+      expect(ok.headers['access-control-allow-origin']).toBe('https://mcp.lan.example');
+      // The server agrees on its own (a gateway that skips CORS still gets 403 from it).
+      const direct = await rawRequest(s.server.url, {
+        headers: { 'content-type': 'application/json', origin: 'http://localhost:5173' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
+      expect(direct.status).toBe(403);
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
 defineFloodSuite('process stack', async () => {
   const s = await startProcessStack({}, {}, 'store');
   const floodKey = (await runKeys(s.store, ['create', '--name', 'flood'])).out.trim();
