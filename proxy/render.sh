@@ -10,6 +10,7 @@
 #   35-signet-cors.envsh            SIGNET_ALLOWED_ORIGINS
 #   36-signet-client-address.envsh  SIGNET_PROXY_TRUSTED_PROXIES, SIGNET_PROXY_REAL_IP_HEADER
 #   37-signet-refused-keys.envsh    SIGNET_PROXY_AUTH_FAILURES_PER_MINUTE / _BURST
+#   38-signet-connections.envsh     SIGNET_PROXY_WORKER_CONNECTIONS, SIGNET_PROXY_CONNECTIONS_PER_CLIENT
 #   39-signet-upstream-auth.envsh   SIGNET_PROXY_SECRET_FILE: the proxy's credential towards Signet
 #   40-signet-render.sh             the templates into SIGNET_PROXY_CONF_DIR
 # (50-signet-watch-upstream.sh, the compose DNS watcher, runs in the container only.)

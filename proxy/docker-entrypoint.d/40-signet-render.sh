@@ -1,6 +1,6 @@
 #!/bin/sh
-# Signet proxy start-up, step 8: write the configuration from the templates and what steps
-# 1-7 exported, into SIGNET_PROXY_CONF_DIR (0700, files 0600: it may hold the static key).
+# Signet proxy start-up, step 10: write the configuration from the templates and what steps
+# 1-9 exported, into SIGNET_PROXY_CONF_DIR (0700, files 0600: it may hold the static key).
 set -eu
 ME=40-signet-render.sh
 
@@ -11,7 +11,8 @@ vars='${SIGNET_API_KEY} ${SIGNET_UPSTREAM} ${SIGNET_PROXY_LISTEN} ${SIGNET_PROXY
       ${SIGNET_PROXY_HTTP_EXTRA} ${SIGNET_KEY_STORE} ${SIGNET_PROXY_NJS_DIR} ${SIGNET_PROXY_USER_DIRECTIVE}
       ${SIGNET_PROXY_CORS_ORIGINS} ${SIGNET_PROXY_CORS_LOOPBACK} ${SIGNET_PROXY_HSTS}
       ${SIGNET_PROXY_REAL_IP} ${SIGNET_PROXY_AUTH_FAILURES_PER_MINUTE} ${SIGNET_PROXY_AUTH_FAILURES_BURST}
-      ${SIGNET_PROXY_KEY_CACHE}'
+      ${SIGNET_PROXY_KEY_CACHE} ${SIGNET_PROXY_WORKER_CONNECTIONS} ${SIGNET_PROXY_WORKER_RLIMIT_NOFILE}
+      ${SIGNET_PROXY_CONNECTIONS_PER_CLIENT}'
 templates=$SIGNET_PROXY_TEMPLATES
 # Workers (which may run as another user than the master) use the runtime dir; only the
 # master reads the configuration, which holds the key.

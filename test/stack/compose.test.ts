@@ -26,6 +26,7 @@ import { tempDir } from '../helpers/tmp-doctrine.js';
 import { ALLOWED_HOST, defineBrowserSuite, startPageServer } from './browser-suite.js';
 import { defineFloodSuite } from './flood-suite.js';
 import { defineKeyLifecycleSuite } from './keys-suite.js';
+import { defineSlowlorisSuite } from './slowloris-suite.js';
 import { defineStackSuite, type StackTarget } from './suite.js';
 
 configureTestcontainers();
@@ -438,6 +439,13 @@ describe.runIf(reachable)('compose stack', () => {
       expect(limited.json().error.message).toMatch(/for this API key/);
     }
   }, 120_000);
+
+  defineSlowlorisSuite('compose stack', async () => ({
+    baseUrl,
+    key: await mintedKey(),
+    connectionsPerClient: 64,
+    stop: async () => {},
+  }));
 
   defineFloodSuite('compose stack', async () => {
     const created = await Promise.all(['flood', 'flood-other'].map((name) => composeKeys(['create', '--name', name])));

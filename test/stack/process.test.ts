@@ -16,6 +16,7 @@ import { tempDir } from '../helpers/tmp-doctrine.js';
 import { ALLOWED_HOST, defineBrowserSuite, startPageServer } from './browser-suite.js';
 import { defineFloodSuite } from './flood-suite.js';
 import { defineKeyLifecycleSuite } from './keys-suite.js';
+import { defineSlowlorisSuite } from './slowloris-suite.js';
 import { accessLines, defineStackSuite, requestLines } from './suite.js';
 
 async function startProcessStack(
@@ -162,6 +163,18 @@ describe('CORS at the proxy agrees with the server (issue 17: L5, loopback origi
       await s.stop();
     }
   });
+});
+
+defineSlowlorisSuite('process stack', async () => {
+  const s = await startProcessStack();
+  return {
+    baseUrl: `http://127.0.0.1:${s.port}`,
+    key: s.key,
+    clientAddress: '127.0.0.31',
+    attackAddress: '127.0.0.30',
+    connectionsPerClient: 64,
+    stop: s.stop,
+  };
 });
 
 defineFloodSuite('process stack', async () => {

@@ -41,7 +41,7 @@ const CASES: Case[] = [
     name: "Signet's own compose stack (deploy/facts/compose.json)",
     facts: () => DEPLOY('compose'),
     verdict: 'fail',
-    fail: ['CONT-007', 'CONT-013', 'HTTP-010', 'SUPPLY-003', 'TOOL-003'],
+    fail: ['CONT-007', 'CONT-013', 'SUPPLY-003', 'TOOL-003'],
     undetermined: ['KEYS-005', 'KEYS-006', 'SIGN-003', 'SIGN-004', 'SIGN-005'],
     pass: 'rest',
     not_applicable: [
