@@ -42,6 +42,9 @@ async function init(path: string | undefined): Promise<number> {
   }
   const s = await store(path);
   const initialFile = join(dirname(s.path), INITIAL_KEY_FILE);
+  // Every start: the file goes once its key is no longer the live first key, however that
+  // happened (rotated or revoked by a run that could not remove it, expired, edited away).
+  await forgetStaleInitialKey(s);
   const created = await s.update((file) => {
     if (file.keys.length > 0) return null;
     const now = new Date();
@@ -152,13 +155,44 @@ export function registerKeyCommands(keys: Command, exitWith: (code: number | und
     .action(async (_opts: unknown, cmd: Command) => exitWith(await init(cmd.parent?.opts<{ store?: string }>().store)));
 }
 
-/** The zero-config key file goes once that key is revoked or rotated away. */
+/**
+ * The zero-config key file goes once that key is revoked or rotated away, as GitLab removes
+ * its initial root password file: a plaintext key must not outlive its use. A file that cannot
+ * be removed is said, never ignored.
+ */
 function forgetInitialKey(s: KeyStore, id: string): void {
   const file = join(dirname(s.path), INITIAL_KEY_FILE);
+  let held: string;
   try {
-    const check = checkApiKeyFormat(readFileSync(file, 'utf8').trim());
-    if (check.ok && check.id === id) rmSync(file);
+    held = readFileSync(file, 'utf8').trim();
   } catch {
-    /* no initial key file */
+    return; // no initial key file
+  }
+  const check = checkApiKeyFormat(held);
+  if (check.ok && check.id !== id) return;
+  try {
+    rmSync(file);
+  } catch (err) {
+    process.stderr.write(
+      `signet keys: ${file} still holds a key that no longer works and could not be removed (${(err as NodeJS.ErrnoException).code ?? 'error'}): delete it\n`,
+    );
+  }
+}
+
+/** `keys init`: removes the file when the key it holds is not active, or was rotated. */
+async function forgetStaleInitialKey(s: KeyStore): Promise<void> {
+  const file = join(dirname(s.path), INITIAL_KEY_FILE);
+  let held: string;
+  try {
+    held = readFileSync(file, 'utf8').trim();
+  } catch {
+    return;
+  }
+  const check = checkApiKeyFormat(held);
+  const { statusOf } = await storeModule();
+  const record = check.ok ? s.read().keys.find((k) => k.id === check.id) : undefined;
+  if (!record || record.rotated_to !== null || statusOf(record, Date.now()) !== 'active') {
+    forgetInitialKey(s, check.ok ? check.id : '');
+    process.stderr.write(`signet keys init: removed ${file}: the key it held is no longer the live first key\n`);
   }
 }

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KeyStore } from '../../src/keys/store.js';
@@ -128,5 +128,27 @@ describe('signet keys (CLI)', () => {
     expect(new KeyStore(store).read().keys).toHaveLength(1);
     keys(store, ['rotate', initial.slice(5, 13), '--grace', '1m']);
     expect(() => readFileSync(join(dir, 'init', 'initial-api-key'))).toThrow();
+  });
+
+  it('init removes an initial-api-key whose key was rotated by a run that could not remove it (pen test L6)', () => {
+    const store = join(dir, 'init-stale', 'keys.json');
+    const file = join(dir, 'init-stale', 'initial-api-key');
+    expect(keys(store, ['init']).code).toBe(0);
+    const initial = readFileSync(file, 'utf8');
+    // Another user rotated the key (the file could not be removed then): the file is back.
+    keys(store, ['rotate', initial.trim().slice(5, 13), '--grace', '1h']);
+    writeFileSync(file, initial, { mode: 0o600 });
+    // The old key still works for its grace hour, but it is not the live first key any more.
+    expect(keys(store, ['verify', initial.trim()]).code).toBe(0);
+    const again = keys(store, ['init']);
+    expect(again.code).toBe(0);
+    expect(again.err).toMatch(/removed .*initial-api-key: the key it held is no longer the live first key/);
+    expect(again.err).not.toContain(initial.trim());
+    expect(existsSync(file)).toBe(false);
+    // A live first key stays printable across restarts.
+    const live = join(dir, 'init-live', 'keys.json');
+    keys(live, ['init']);
+    keys(live, ['init']);
+    expect(existsSync(join(dir, 'init-live', 'initial-api-key'))).toBe(true);
   });
 });

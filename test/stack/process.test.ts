@@ -165,6 +165,52 @@ describe('CORS at the proxy agrees with the server (issue 17: L5, loopback origi
   });
 });
 
+describe('refused keys counted per IPv6 /64 at the proxy (issue 17: L1)', () => {
+  it('puts every address of one /64 in one bucket, whatever its written form, and another /64 in its own', async () => {
+    const s = await startProcessStack({
+      SIGNET_PROXY_TRUSTED_PROXIES: '127.0.0.1',
+      SIGNET_PROXY_AUTH_FAILURES_BURST: '3',
+      SIGNET_PROXY_AUTH_FAILURES_PER_MINUTE: '1',
+    });
+    try {
+      const refused = (from: string, i: number) =>
+        rawRequest(`http://127.0.0.1:${s.port}/mcp`, {
+          headers: {
+            'content-type': 'application/json',
+            authorization: `Bearer sgnk_${String(i).padStart(57, 'Q')}`,
+            'x-forwarded-for': from,
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'ping' }),
+        });
+      const statuses = async (addresses: string[]) => {
+        const out: number[] = [];
+        for (const [i, a] of addresses.entries()) out.push((await refused(a, i)).status);
+        return out;
+      };
+      // One /64 (2001:db8:1:2::/64), a new address for every try: a burst of 3 (plus the one
+      // the rate frees), then 429.
+      const rotating = await statuses(Array.from({ length: 8 }, (_, i) => `2001:db8:1:2:${(i + 1).toString(16)}::${i + 7}`));
+      expect(rotating.slice(0, 4)).toEqual([401, 401, 401, 401]);
+      expect(rotating.slice(4)).toEqual([429, 429, 429, 429]);
+      // Compressed forms of one /64 (2001:db8::/64: "::" in the first four groups) share a bucket too.
+      const compressed = await statuses([
+        '2001:db8::1',
+        '2001:db8::1:0:0:2',
+        '2001:db8:0:0:5::3',
+        '2001:db8::7:8:9:a',
+        '2001:db8::b',
+        '2001:db8::c',
+      ]);
+      expect(compressed.filter((st) => st === 429).length).toBe(2);
+      // Another /64 and an IPv4 client keep their own buckets.
+      expect((await statuses(['2001:db8:1:3::1']))[0]).toBe(401);
+      expect((await statuses(['198.51.100.9']))[0]).toBe(401);
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
 defineSlowlorisSuite('process stack', async () => {
   const s = await startProcessStack();
   return {
