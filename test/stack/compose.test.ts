@@ -233,7 +233,7 @@ describe.runIf(reachable)('compose stack', () => {
     const key = await mintedKey();
     expect(checkApiKeyFormat(key)).toMatchObject({ ok: true });
     const wrong = await rawRequest(`${baseUrl}/mcp`, {
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${key.slice(0, -1)}X` },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key.slice(0, -1)}${key.endsWith('X') ? 'Y' : 'X'}` },
       body: rpc('ping'),
     });
     expect(wrong.status).toBe(401);

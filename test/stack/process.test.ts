@@ -1,69 +1,21 @@
 // Target 1: the process stack. The built server on a loopback port and Debian's nginx
 // running the configuration render.sh produces from proxy/templates.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { newApiKey } from '../../src/keys/format.js';
-import { rawRequest, startHttpServer } from '../helpers/http-server.js';
+import { rawRequest } from '../helpers/http-server.js';
 import { selfSignedCert } from '../helpers/openssl.js';
-import { CLI, DEFAULT_DOCTRINE } from '../helpers/paths.js';
-import { freePort, NJS_MODULE, processProxyEnv, renderProxy, startNginx } from '../helpers/proxy-process.js';
-import { proxySecretFile } from '../helpers/proxy-secret.js';
+import { CLI } from '../helpers/paths.js';
+import { processProxyEnv, renderProxy } from '../helpers/proxy-process.js';
 import { rawExchange } from '../helpers/raw-http.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 import { ALLOWED_HOST, defineBrowserSuite, startPageServer } from './browser-suite.js';
-import { defineFloodSuite } from './flood-suite.js';
 import { defineKeyLifecycleSuite } from './keys-suite.js';
-import { defineSlowlorisSuite } from './slowloris-suite.js';
+import { runKeys, startProcessStack } from './process-stack.js';
 import { accessLines, defineStackSuite, requestLines } from './suite.js';
-
-async function startProcessStack(
-  extraProxyEnv: Record<string, string> = {},
-  serverEnv: Record<string, string> = {},
-  mode: 'static' | 'store' = 'static',
-) {
-  const dir = tempDir('signet-stack-');
-  const key = newApiKey();
-  const store = join(dir, 'keys', 'keys.json');
-  const server = await startHttpServer({
-    SIGNET_DATA_DIR: join(dir, 'data'),
-    SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE,
-    SIGNET_TRUSTED_PROXIES: '127.0.0.1/32',
-    SIGNET_PROXY_SECRET_FILE: proxySecretFile(dir),
-    SIGNET_ALLOWED_HOSTS: '127.0.0.1',
-    ...serverEnv,
-  });
-  const port = await freePort();
-  const modeEnv: Record<string, string> =
-    mode === 'static'
-      ? { SIGNET_API_KEY: key }
-      : { SIGNET_KEY_STORE: store, SIGNET_PROXY_WORKER_USER: 'root', ...(NJS_MODULE ? { SIGNET_PROXY_NJS_MODULE: NJS_MODULE } : {}) };
-  if (mode === 'store') await runKeys(store, ['init']); // an empty store, as the compose stack starts
-  const rendered = renderProxy({ ...processProxyEnv(dir, port, server.port), ...modeEnv, ...extraProxyEnv });
-  if (rendered.code !== 0) throw new Error(rendered.stderr);
-  const nginx = await startNginx(dir, port);
-  const stop = async () => {
-    await nginx.stop();
-    await server.stop();
-  };
-  return { dir, key, store, server, nginx, port, stop };
-}
-
-function runKeys(store: string, args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, 'keys', '--store', store, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env['PATH'] ?? '' },
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.stderr.on('data', (c) => (err += c));
-    child.on('exit', (code) => resolve({ code, out, err }));
-  });
-}
 
 defineKeyLifecycleSuite('process stack', async () => {
   const s = await startProcessStack({}, {}, 'store');
@@ -209,36 +161,6 @@ describe('refused keys counted per IPv6 /64 at the proxy (issue 17: L1)', () => 
       await s.stop();
     }
   });
-});
-
-defineSlowlorisSuite('process stack', async () => {
-  const s = await startProcessStack();
-  return {
-    baseUrl: `http://127.0.0.1:${s.port}`,
-    key: s.key,
-    clientAddress: '127.0.0.31',
-    attackAddress: '127.0.0.30',
-    connectionsPerClient: 64,
-    stop: s.stop,
-  };
-});
-
-defineFloodSuite('process stack', async () => {
-  const s = await startProcessStack({}, {}, 'store');
-  const floodKey = (await runKeys(s.store, ['create', '--name', 'flood'])).out.trim();
-  const otherKey = (await runKeys(s.store, ['create', '--name', 'other'])).out.trim();
-  const pid = s.server.proc.pid!;
-  return {
-    baseUrl: `http://127.0.0.1:${s.port}`,
-    floodKey,
-    otherKey,
-    clientAddress: '127.0.0.7',
-    serverMemoryMiB: async () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024,
-    // What the image and the Kubernetes manifests give the server.
-    memoryLimitMiB: 256,
-    sameServer: async () => s.server.proc.exitCode === null && s.server.proc.signalCode === null,
-    stop: s.stop,
-  };
 });
 
 /** The suite refuses many keys on purpose: room for them (the defaults are tested on their own below). */

@@ -1,0 +1,57 @@
+// The process stack: the built server on a loopback port and Debian's nginx running the
+// configuration render.sh produces from proxy/templates, the server trusting only the proxy
+// that presents their shared secret.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { newApiKey } from '../../src/keys/format.js';
+import { startHttpServer } from '../helpers/http-server.js';
+import { CLI, DEFAULT_DOCTRINE } from '../helpers/paths.js';
+import { freePort, NJS_MODULE, processProxyEnv, renderProxy, startNginx } from '../helpers/proxy-process.js';
+import { proxySecretFile } from '../helpers/proxy-secret.js';
+import { tempDir } from '../helpers/tmp-doctrine.js';
+
+export async function startProcessStack(
+  extraProxyEnv: Record<string, string> = {},
+  serverEnv: Record<string, string> = {},
+  mode: 'static' | 'store' = 'static',
+) {
+  const dir = tempDir('signet-stack-');
+  const key = newApiKey();
+  const store = join(dir, 'keys', 'keys.json');
+  const server = await startHttpServer({
+    SIGNET_DATA_DIR: join(dir, 'data'),
+    SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE,
+    SIGNET_TRUSTED_PROXIES: '127.0.0.1/32',
+    SIGNET_PROXY_SECRET_FILE: proxySecretFile(dir),
+    SIGNET_ALLOWED_HOSTS: '127.0.0.1',
+    ...serverEnv,
+  });
+  const port = await freePort();
+  const modeEnv: Record<string, string> =
+    mode === 'static'
+      ? { SIGNET_API_KEY: key }
+      : { SIGNET_KEY_STORE: store, SIGNET_PROXY_WORKER_USER: 'root', ...(NJS_MODULE ? { SIGNET_PROXY_NJS_MODULE: NJS_MODULE } : {}) };
+  if (mode === 'store') await runKeys(store, ['init']); // an empty store, as the compose stack starts
+  const rendered = renderProxy({ ...processProxyEnv(dir, port, server.port), ...modeEnv, ...extraProxyEnv });
+  if (rendered.code !== 0) throw new Error(rendered.stderr);
+  const nginx = await startNginx(dir, port);
+  const stop = async () => {
+    await nginx.stop();
+    await server.stop();
+  };
+  return { dir, key, store, server, nginx, port, stop };
+}
+
+export function runKeys(store: string, args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, 'keys', '--store', store, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env['PATH'] ?? '' },
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (err += c));
+    child.on('exit', (code) => resolve({ code, out, err }));
+  });
+}
