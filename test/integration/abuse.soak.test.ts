@@ -191,7 +191,7 @@ function send(port: number, agent: Agent, p: Probe): Promise<{ status: number; b
       // answer. That is the refusal too, and the probe retries once to read it.
       if (p.status === 413 && (err.code === 'EPIPE' || err.code === 'ECONNRESET') && !p.kind.endsWith('(retry)')) {
         send(port, new Agent(), { ...p, kind: `${p.kind} (retry)` }).then(resolve, reject);
-      } else reject(err);
+      } else reject(new Error(`${p.kind} (status ${p.status} expected): ${err.code ?? err.message}`));
     });
     r.end(body);
   });

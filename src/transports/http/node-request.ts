@@ -83,9 +83,10 @@ export function readBody(c: Context, max: number, inspect?: ChunkInspector): Pro
 
 /**
  * Reads and discards a body the server refuses before reading it (over budget, too many in
- * flight), as nginx does for its own early answers: a proxy still sending it would otherwise
- * see the connection reset and answer 502. At most `max` bytes; false when more were coming
- * (the refusal then carries Connection: close).
+ * flight, too large), as nginx does for its own early answers (lingering close): a client or
+ * proxy still sending it would otherwise see the connection reset (EPIPE, or a 502 from a
+ * proxy) instead of the answer. At most `max` bytes; false when more were coming (the refusal
+ * then carries Connection: close).
  */
 export function discardBody(c: Context, max: number): Promise<boolean> {
   const msg = incoming(c);
@@ -110,5 +111,6 @@ export function discardBody(c: Context, max: number): Promise<boolean> {
     msg.on('data', onData);
     msg.on('end', onEnd);
     msg.on('error', onError);
+    msg.resume(); // a refusal may have paused it
   });
 }

@@ -4,7 +4,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { edgeHeaders, type HttpEnv } from '../env.js';
 import { JsonShapeGuard, type JsonShapeLimits } from '../json-shape.js';
-import { readBody } from '../node-request.js';
+import { discardBody, readBody } from '../node-request.js';
 import { PARSE_ERROR, refusal, SERVER_ERROR } from '../responses.js';
 
 export interface JsonBodyOptions {
@@ -27,7 +27,12 @@ export function jsonBody(options: JsonBodyOptions): MiddlewareHandler<HttpEnv> {
     const guard = new JsonShapeGuard(options.shape);
     const body = await readBody(c, options.maxBytes, (chunk) => guard.push(chunk));
     if (!body.ok) {
-      if (body.reason === 'too_large') return refusal(413, null, SERVER_ERROR, tooLarge, edgeHeaders(c, { Connection: 'close' }));
+      if (body.reason === 'too_large') {
+        // Lingering close, as nginx does: up to four times the limit is read and dropped, so a
+        // client still writing gets the 413 rather than a reset; beyond that the connection goes.
+        await discardBody(c, 4 * options.maxBytes);
+        return refusal(413, null, SERVER_ERROR, tooLarge, edgeHeaders(c, { Connection: 'close' }));
+      }
       return refusal(400, null, PARSE_ERROR, `Parse error: ${body.message}`, edgeHeaders(c));
     }
     let payload: unknown;
