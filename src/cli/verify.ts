@@ -1,6 +1,8 @@
 // `signet verify`: is this output valid, and signed by a key I trust? Uses the portable
 // verifier (the same code as `signet/verify` and the browser page). Exit codes:
 // 0 trusted, 1 invalid or untrusted, 2 usage error, 3 consistent but nothing pinned.
+// For a signed verify_output report they are about the report itself; a line under the verdict
+// (reported_verdict in --json) says the verdict the report carries and whose keys it rests on.
 import { readFileSync } from 'node:fs';
 import { loadConfig } from '../config.js';
 import { SignetError } from '../errors.js';
@@ -31,34 +33,58 @@ function readInput(file: string | undefined, what: string): string {
   }
 }
 
+/**
+ * An output's own text (a doctrine name, a member name in a reason) with control, zero-width and
+ * direction characters shown as \u{…}, as the verification page shows them: an output cannot
+ * send escape sequences to the terminal or reorder the line its verdict is on (pen test L4).
+ */
+function visible(value: string): string {
+  return value.replace(
+    /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g,
+    (c) => `\\u{${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}}`,
+  );
+}
+
 function describe(report: VerifyReport): string {
   const s = report.signer;
   const d = report.doctrine;
-  return `${report.tool ?? 'output'} signed by ${s?.name ? `"${s.name}" ` : ''}${s?.fingerprint ?? '?'}${s?.status ? ` (${s.status})` : ''} over ${d?.name ?? '?'} ${d?.version ?? '?'} (${d?.hash ?? '?'})`;
+  return visible(
+    `${report.tool ?? 'output'} signed by ${s?.name ? `"${s.name}" ` : ''}${s?.fingerprint ?? '?'}${s?.status ? ` (${s.status})` : ''} over ${d?.name ?? '?'} ${d?.version ?? '?'} (${d?.hash ?? '?'})`,
+  );
 }
 
-/** The verdict a signed verify_output report carries, and whose keys it rests on; null for other outputs. */
-function reportedVerdict(
-  report: VerifyReport,
-  output: Record<string, unknown> | null,
-): { status: string; trust: Record<string, unknown> } | null {
-  if (report.tool !== 'verify_output' || !output) return null;
+type ReportTrust = { source: 'server' } | { source: 'caller'; keys_sha256: string } | { source: 'unknown' };
+
+/**
+ * The verdict a signed verify_output report carries, and whose keys it rests on; null for
+ * other outputs and for reports whose signatures do not verify. Exit code and first line are
+ * about the report (a genuine output of the pinned server, or not); this is what the report
+ * says about the output it checked, which only the server's own keys make `trusted` (pen test
+ * M5). A trust member of another shape is `unknown` (a report from before trust sources).
+ */
+function reportedVerdict(report: VerifyReport, output: Record<string, unknown> | null): { status: string; trust: ReportTrust } | null {
+  if (report.tool !== 'verify_output' || !report.signature_valid || !output) return null;
   const result = output['result'] as { status?: unknown; trust?: unknown } | undefined;
   if (typeof result?.status !== 'string') return null;
-  const trust =
-    result.trust !== null && typeof result.trust === 'object' ? (result.trust as Record<string, unknown>) : { source: 'unknown' };
+  const t = (result.trust ?? {}) as { source?: unknown; keys_sha256?: unknown };
+  const trust: ReportTrust =
+    t.source === 'server'
+      ? { source: 'server' }
+      : t.source === 'caller' && typeof t.keys_sha256 === 'string' && /^sha256:[0-9a-f]{64}$/.test(t.keys_sha256)
+        ? { source: 'caller', keys_sha256: t.keys_sha256 }
+        : { source: 'unknown' };
   return { status: result.status, trust };
 }
 
-/** Said beside "trusted" for a verify_output report: the signature vouches for the report, the report for a verdict on whose keys. */
-function describeVerdict(v: { status: string; trust: Record<string, unknown> }): string {
+/** Said under the report's own verdict: the report's verdict on the output it checked, and on whose keys. */
+function describeVerdict(v: { status: string; trust: ReportTrust }): string {
   const whose =
-    v.trust['source'] === 'server'
+    v.trust.source === 'server'
       ? "the signing server's own keys"
-      : v.trust['source'] === 'caller'
-        ? `keys the caller supplied (${String(v.trust['keys_sha256'])}), not the signing server's: it vouches for the check, not for them`
-        : "keys it does not name (a report from before trust sources): treat it as the caller's";
-  return `  the report's verdict on the output it checked: ${v.status}, by ${whose}`;
+      : v.trust.source === 'caller'
+        ? `keys the caller supplied (${v.trust.keys_sha256}), not the signing server's: it vouches for the check, not for them`
+        : "keys it does not name (a report from before trust sources): treat them as the caller's";
+  return `  the report's verdict on the output it checked: ${visible(v.status)}, by ${whose}`;
 }
 
 export async function verifyCommand(file: string | undefined, options: VerifyCliOptions): Promise<number> {
@@ -127,6 +153,6 @@ export async function verifyCommand(file: string | undefined, options: VerifyCli
     }
     return EXIT_UNPINNED;
   }
-  if (!options.json) process.stderr.write(`invalid:\n${report.reasons.map((r) => `  - ${r.code}: ${r.message}`).join('\n')}\n`);
+  if (!options.json) process.stderr.write(`invalid:\n${report.reasons.map((r) => `  - ${r.code}: ${visible(r.message)}`).join('\n')}\n`);
   return EXIT_INVALID;
 }

@@ -78,7 +78,7 @@ export const verifyOutputTool: ToolDefinition<Input> = {
       format: { const: 'signet-verify-report/1' },
       // trusted: by this server's own keys; trusted_by_caller: by keys the caller supplied.
       status: { enum: ['trusted', 'trusted_by_caller', 'unpinned', 'invalid'] },
-      valid: { type: 'boolean' },
+      valid: { type: 'boolean', description: "status is trusted (this server's own keys)" },
       signature_valid: { type: 'boolean' },
       reasons: {
         type: 'array',
@@ -92,9 +92,15 @@ export const verifyOutputTool: ToolDefinition<Input> = {
       signer: { type: ['object', 'null'] },
       signed_by_this_server: { type: 'boolean' },
       trust: {
-        type: 'object',
-        required: ['source'],
-        properties: { source: { enum: ['server', 'caller'] }, keys_sha256: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' } },
+        oneOf: [
+          { type: 'object', required: ['source'], properties: { source: { const: 'server' } }, additionalProperties: false },
+          {
+            type: 'object',
+            required: ['source', 'keys_sha256'],
+            properties: { source: { const: 'caller' }, keys_sha256: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' } },
+            additionalProperties: false,
+          },
+        ],
       },
     },
   },
@@ -108,12 +114,17 @@ export const verifyOutputTool: ToolDefinition<Input> = {
     }
     const report = ctx.verify(input.output, trust ?? ctx.trust);
     const mine = ctx.signingKeys.find((k) => k.public_key === report.signer?.public_key);
-    // Never "trusted" on borrowed keys: a caller's trust yields its own status, which no
-    // consumer checking for "trusted" can mistake for this server's word (pen test M5).
+    // Never "trusted" on borrowed keys (pen test M5: the forger's key, named like the real one,
+    // got a signed "trusted, valid"). A verdict on the caller's keys gets its own status, and
+    // `valid` stays what it is everywhere else, "status is trusted", so a consumer that checks
+    // either `status === 'trusted'` or `valid` cannot read the server's signature on the report
+    // as the server's trust in the output. A status rather than a flag beside "trusted": a flag
+    // is what a hurried consumer skips. `trust` says whose keys they were, signed with it.
     const status = caller !== null && report.status === 'trusted' ? 'trusted_by_caller' : report.status;
     return {
       ...report,
       status,
+      valid: status === 'trusted',
       signed_by_this_server: report.signature_valid && mine !== undefined && mine.status !== 'revoked',
       trust: trustOf(caller === null ? null : trust),
     };

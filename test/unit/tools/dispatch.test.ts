@@ -157,8 +157,10 @@ describe('tool dispatch', () => {
       reasons: [{ code: 'signer_untrusted' }],
     });
     const named = sc(call('verify_output', { output: foreign, trusted_keys: [other.signer.publicKeySpki] }));
+    // Signed by this server, a verdict on the caller's keys is never "trusted" nor valid (pen test M5).
     expect(named.result).toMatchObject({
-      valid: true,
+      valid: false,
+      signature_valid: true,
       status: 'trusted_by_caller',
       signed_by_this_server: false,
       trust: { source: 'caller', keys_sha256: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) },
