@@ -57,8 +57,9 @@ function show(report: VerifyReport, input = ''): void {
       .map((r) => {
         const li = document.createElement('li');
         const code = document.createElement('code');
-        code.textContent = r.code;
-        li.append(code, `: ${r.message}`);
+        // A reason's message may quote the output (a member name, a tool name): made visible too.
+        code.textContent = visible(r.code);
+        li.append(code, `: ${visible(r.message)}`);
         return li;
       }),
   );
@@ -90,6 +91,11 @@ function show(report: VerifyReport, input = ''): void {
           ? `by keys the caller supplied (${String(inner.trust.keys_sha256)}), not the server's`
           : "by keys the report does not name: treat them as the caller's";
     text($('f-report'), `${inner.status}, ${whose}`);
+    if (report.status === 'trusted')
+      text(
+        $('summary'),
+        'This verify_output report is intact, and a key you trust signed it. That vouches for the report, not for the output it checked: read the verdict it carries, below.',
+      );
   }
 }
 

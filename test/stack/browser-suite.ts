@@ -11,8 +11,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signOutput } from '../../src/signing/sign-output.js';
 import { testContext } from '../helpers/context.js';
 import { CLI, ROOT } from '../helpers/paths.js';
+import { testFooter, testSigner } from '../helpers/signer.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -209,23 +211,51 @@ export function defineBrowserSuite(name: string, start: () => Promise<BrowserTar
         await page.goto(`${target.baseUrl}/verify`);
         await check(page, 'trusted', 'served-edit', genuine, trust, /^Valid and trusted$/);
         expect(await page.isHidden('#claims')).toBe(true);
-        // One more character in the output: the verdict is gone until Verify runs again.
-        await page.focus('#output');
-        await page.keyboard.press('End');
-        await page.keyboard.type(' ');
-        expect(await page.isHidden('#result')).toBe(true);
+        expect(await page.isHidden('#f-report-row')).toBe(true);
+        expect(await page.textContent('#summary')).toBe('The output is intact, and a key you trust signed it.');
+        // One more character in the output, the trust file or the key: the verdict is gone until Verify runs again.
+        for (const box of ['#output', '#trust', '#key']) {
+          await page.focus('#verify');
+          await page.keyboard.press('Enter');
+          await expect.poll(() => page.isVisible('#result')).toBe(true);
+          expect(await page.textContent('#verdict')).toBe('Valid and trusted');
+          await page.focus(box);
+          await page.keyboard.press('End');
+          await page.keyboard.type(' ');
+          expect(await page.isHidden('#result'), box).toBe(true);
+        }
+        await page.fill('#key', '');
 
         // A forger's doctrine name that reads as the verdict, with a right-to-left override.
         const forged = JSON.parse(genuine) as {
           result: { content: { text: string }[]; structuredContent: { footer: Record<string, string> } };
         };
         forged.result.structuredContent.footer['doctrine_name'] = 'Valid and trusted\u202Edetsurt';
+        // And a member whose name the reasons quote, with an override of its own.
+        (forged.result.structuredContent as unknown as Record<string, unknown>)['\u202Edilav'] = 1;
         forged.result.content[0]!.text = JSON.stringify(forged.result.structuredContent);
         await check(page, 'invalid-claims', 'served', JSON.stringify(forged), trust, /^Invalid$/);
         expect(await page.isVisible('#claims')).toBe(true);
+        expect(await page.textContent('#claims')).toMatch(/^Not verified: what follows is what the output claims/);
         const shown = (await page.textContent('#f-doctrine'))!;
-        expect(shown).toContain('\\u{202E}');
+        expect(shown).toContain('Valid and trusted\\u{202E}detsurt');
         expect(shown).not.toContain('\u202E');
+        const reasons = (await page.textContent('#reasons'))!;
+        expect(reasons).toContain('unexpected member "\\u{202E}dilav"');
+        expect(reasons).not.toContain('\u202E');
+        // The verdict is the page's own heading, above the claims, never the output's text.
+        expect(await page.textContent('#verdict')).toBe('Invalid');
+
+        // The same name, consistently signed by a key nobody pinned: still only a claim.
+        const stranger = testSigner();
+        const claimed = signOutput(
+          { tool: 'doctrine_info', input_hash: null, ok: true, result: { name: 'Valid and trusted' } },
+          { ...testFooter(stranger), doctrine_name: 'Valid and trusted\u202Edetsurt' },
+          stranger,
+        ).text;
+        await check(page, 'unpinned', 'served-claims', claimed, '', /^Signature valid, but the signer is not pinned$/);
+        expect(await page.isVisible('#claims')).toBe(true);
+        expect(await page.textContent('#f-doctrine')).toBe('Valid and trusted\\u{202E}detsurt 1.0.0');
 
         // A signed verify_output report whose verdict rests on keys the caller supplied.
         const other = testContext();
@@ -244,6 +274,7 @@ export function defineBrowserSuite(name: string, start: () => Promise<BrowserTar
         expect(report.status).toBe(200);
         await check(page, 'trusted', 'served-report', reportText, trust, /^Valid and trusted$/);
         expect(await page.isVisible('#f-report-row')).toBe(true);
+        expect(await page.textContent('#summary')).toMatch(/vouches for the report, not for the output it checked/);
         expect(await page.textContent('#f-report')).toMatch(
           /^trusted_by_caller, by keys the caller supplied \(sha256:[0-9a-f]{64}\), not the server's$/,
         );
