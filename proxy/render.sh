@@ -4,7 +4,8 @@
 # /docker-entrypoint.sh does (*.envsh sourced, *.sh run), so both get byte-for-byte the
 # same rules. The steps, one concern each:
 #   31-signet-defaults.envsh        paths, upstream, listener, logs; the log and fail helpers
-#   32-signet-auth-mode.envsh       static key (SIGNET_API_KEY) or key store (SIGNET_KEY_STORE)
+#   32-signet-auth-mode.envsh       SIGNET_AUTH_MODE; static key (SIGNET_API_KEY) or key store (SIGNET_KEY_STORE)
+#   32-signet-oauth.envsh           OAuth: SIGNET_OAUTH_ISSUER, SIGNET_OAUTH_RESOURCE, the token verifier
 #   33-signet-key-cache.envsh       key decisions in an njs shared dict (njs 0.8+)
 #   34-signet-tls.envsh             HTTPS from SIGNET_TLS_DIR
 #   35-signet-cors.envsh            SIGNET_ALLOWED_ORIGINS

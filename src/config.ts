@@ -53,10 +53,27 @@ export interface HttpConfig {
   metricsHost: string;
   /** SIGNET_METRICS_TOKEN_FILE: the bearer token a scrape must present; null = none (loopback listeners only). */
   metricsTokenFile: string | null;
+  /** SIGNET_OAUTH_SCOPE_MAP and SIGNET_OAUTH_SCOPE_IMPLIES: the scopes a call by an OAuth principal needs. */
+  oauthScopes: { map: ReadonlyMap<string, readonly string[]>; implies: ReadonlyMap<string, readonly string[]> };
+}
+
+/** The token verifier's settings (`signet token-verifier`); null in keys mode. */
+export interface OAuthConfig {
+  mode: 'oauth' | 'keys+oauth';
+  issuer: string;
+  resource: string;
+  /** The resource plus SIGNET_OAUTH_AUDIENCES: `aud` must contain one of them. */
+  audiences: string[];
+  algorithms: string[];
+  leewaySeconds: number;
+  jwksCooldownSeconds: number;
+  verifierHost: string;
+  verifierPort: number;
 }
 
 export interface Config {
   transport: Transport;
+  oauth: OAuthConfig | null;
   doctrineDir: string;
   dataDir: string;
   signingKeyFile: string | undefined;
@@ -171,6 +188,76 @@ const origins = variable<string[]>((s, ctx) => {
       );
 }, []);
 
+// RFC 6749 §3.3 scope tokens; tool names as the MCP spec allows them, or "*".
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/;
+const TOOL_NAME = /^(\*|[A-Za-z0-9_.-]{1,128})$/;
+/** "name=scope scope,name=scope": SIGNET_OAUTH_SCOPE_MAP (name: a tool or *) and SIGNET_OAUTH_SCOPE_IMPLIES (name: a scope). */
+const scopeTable = (fallback: string, names: RegExp, what: string) =>
+  z.pipe(
+    raw,
+    z.transform((v: string | undefined, ctx: Ctx) => {
+      const s = given(v) ?? fallback;
+      const table = new Map<string, string[]>();
+      for (const entry of s
+        .split(',')
+        .map((x) => x.trim())
+        .filter((x) => x.length > 0)) {
+        const eq = entry.indexOf('=');
+        const name = eq < 0 ? '' : entry.slice(0, eq).trim();
+        const scopes =
+          eq < 0
+            ? []
+            : entry
+                .slice(eq + 1)
+                .trim()
+                .split(/\s+/)
+                .filter((x) => x.length > 0);
+        if (!names.test(name) || scopes.length === 0 || !scopes.every((x) => SCOPE_TOKEN.test(x)) || table.has(name)) {
+          return problem(ctx, `must list ${what}=scope[ scope…] entries separated by commas, each ${what} once (e.g. ${fallback})`, entry);
+        }
+        table.set(name, scopes);
+      }
+      return table;
+    }),
+  );
+
+/**
+ * An OAuth URL (SIGNET_OAUTH_ISSUER, SIGNET_OAUTH_RESOURCE): https, or http on a loopback
+ * host for local development and tests; no query, fragment, credentials or trailing slash
+ * (the form RFC 8707 and the MCP spec compare, byte for byte).
+ */
+const oauthUrl = variable<string | undefined>((s, ctx) => {
+  let u: URL;
+  try {
+    u = new URL(s);
+  } catch {
+    return problem(ctx, 'must be an absolute URL such as https://mcp.example.org/mcp', s);
+  }
+  const loopback = ['127.0.0.1', '[::1]', 'localhost'].includes(u.hostname);
+  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && loopback)) {
+    return problem(ctx, 'must be an https:// URL (http:// only on a loopback host, for local development)', s);
+  }
+  if (u.search || u.hash || u.username || u.password || s.includes('#') || s.includes('?')) {
+    return problem(ctx, 'must have no query, fragment or credentials', s);
+  }
+  if (s.endsWith('/')) return problem(ctx, 'must not end with a slash (the canonical form has none)', s);
+  return s;
+}, undefined);
+const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+const algorithms = variable<string[]>(
+  (s, ctx) => {
+    const values = s
+      .split(',')
+      .map((x) => x.trim())
+      .filter((x) => x.length > 0);
+    const bad = values.find((v) => !ALGORITHMS.includes(v));
+    return bad === undefined && values.length > 0
+      ? values
+      : problem(ctx, `must list asymmetric JWS algorithms from ${ALGORITHMS.join(', ')} (never none or HS*)`, bad ?? s);
+  },
+  ['RS256', 'PS256', 'ES256', 'EdDSA'],
+);
+
 const MiB = 1024 * 1024;
 const SCHEMA = z.object({
   SIGNET_TRANSPORT: oneOf(['stdio', 'http'] as const, 'stdio'),
@@ -217,6 +304,17 @@ const SCHEMA = z.object({
   SIGNET_METRICS_PORT: optionalInteger(0, 65535),
   SIGNET_METRICS_HOST: text,
   SIGNET_METRICS_TOKEN_FILE: filePath,
+  SIGNET_AUTH_MODE: oneOf(['keys', 'oauth', 'keys+oauth'] as const, 'keys'),
+  SIGNET_OAUTH_ISSUER: oauthUrl,
+  SIGNET_OAUTH_RESOURCE: oauthUrl,
+  SIGNET_OAUTH_AUDIENCES: list,
+  SIGNET_OAUTH_ALGORITHMS: algorithms,
+  SIGNET_OAUTH_CLOCK_LEEWAY_SECONDS: integer(30, 0, 300),
+  SIGNET_OAUTH_JWKS_COOLDOWN_SECONDS: integer(30, 1, 3600),
+  SIGNET_OAUTH_VERIFIER_HOST: text,
+  SIGNET_OAUTH_VERIFIER_PORT: integer(3100, 0, 65535),
+  SIGNET_OAUTH_SCOPE_MAP: scopeTable('doctrine_evaluate=signet:evaluate,*=signet:read', TOOL_NAME, 'tool'),
+  SIGNET_OAUTH_SCOPE_IMPLIES: scopeTable('signet:evaluate=signet:read', SCOPE_TOKEN, 'scope'),
   XDG_DATA_HOME: text,
 });
 
@@ -242,6 +340,11 @@ function crossCheck(c: z.infer<typeof SCHEMA>): void {
       'needs SIGNET_PROXY_SECRET_FILE: identity headers are believed only from a proxy that presents the secret, never from an address range alone',
     );
   }
+  if (c.SIGNET_AUTH_MODE !== 'keys') {
+    for (const name of ['SIGNET_OAUTH_ISSUER', 'SIGNET_OAUTH_RESOURCE'] as const) {
+      if (!c[name]) refuse(name, `is required with SIGNET_AUTH_MODE=${c.SIGNET_AUTH_MODE}`);
+    }
+  }
   const metricsHost = c.SIGNET_METRICS_HOST ?? c.SIGNET_HTTP_HOST ?? '127.0.0.1';
   if (c.SIGNET_METRICS_PORT !== null && !c.SIGNET_METRICS_TOKEN_FILE && !isLoopbackHost(metricsHost)) {
     refuse(
@@ -265,6 +368,20 @@ export function loadConfig(env: Env = process.env): Config {
   const dataDir = c.SIGNET_DATA_DIR ?? defaultDataDir(c.XDG_DATA_HOME);
   return {
     transport: c.SIGNET_TRANSPORT,
+    oauth:
+      c.SIGNET_AUTH_MODE === 'keys' || !c.SIGNET_OAUTH_ISSUER || !c.SIGNET_OAUTH_RESOURCE
+        ? null
+        : {
+            mode: c.SIGNET_AUTH_MODE,
+            issuer: c.SIGNET_OAUTH_ISSUER,
+            resource: c.SIGNET_OAUTH_RESOURCE,
+            audiences: [c.SIGNET_OAUTH_RESOURCE, ...c.SIGNET_OAUTH_AUDIENCES],
+            algorithms: c.SIGNET_OAUTH_ALGORITHMS,
+            leewaySeconds: c.SIGNET_OAUTH_CLOCK_LEEWAY_SECONDS,
+            jwksCooldownSeconds: c.SIGNET_OAUTH_JWKS_COOLDOWN_SECONDS,
+            verifierHost: c.SIGNET_OAUTH_VERIFIER_HOST ?? '127.0.0.1',
+            verifierPort: c.SIGNET_OAUTH_VERIFIER_PORT,
+          },
     doctrineDir: c.SIGNET_DOCTRINE_DIR ?? DEFAULT_DOCTRINE_DIR,
     dataDir,
     signingKeyFile: c.SIGNET_SIGNING_KEY_FILE,
@@ -306,6 +423,7 @@ export function loadConfig(env: Env = process.env): Config {
       metricsPort: c.SIGNET_METRICS_PORT,
       metricsHost: c.SIGNET_METRICS_HOST ?? c.SIGNET_HTTP_HOST ?? '127.0.0.1',
       metricsTokenFile: c.SIGNET_METRICS_TOKEN_FILE ?? null,
+      oauthScopes: { map: c.SIGNET_OAUTH_SCOPE_MAP, implies: c.SIGNET_OAUTH_SCOPE_IMPLIES },
     },
   };
 }

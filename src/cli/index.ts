@@ -41,6 +41,14 @@ async function main(argv: string[]): Promise<void> {
     .option('--doctrine <dir>', 'doctrine folder (SIGNET_DOCTRINE_DIR)')
     .action(serveAction);
 
+  program
+    .command('token-verifier')
+    .description('check OAuth access tokens for the reference proxy (SIGNET_AUTH_MODE=oauth or keys+oauth; docs/oauth.md)')
+    .action(async () => {
+      const { tokenVerifier } = await import('./token-verifier.js');
+      await tokenVerifier();
+    });
+
   const collect = (value: string, previous: string[] = []) => [...previous, value];
   program
     .command('verify')

@@ -1,5 +1,7 @@
 // The HTTP edge in process (Hono's app.request): the real middleware chain and router over
 // the test context, with in-memory limits at the defaults; each test overrides what it tests.
+
+import { loadConfig } from '../../src/config.js';
 import { Router } from '../../src/protocol/router.js';
 import { createHttpApp, type HttpAppOptions, type RequestEvent } from '../../src/transports/http/app.js';
 import { memoryStore } from '../../src/transports/http/limiter-store.js';
@@ -25,6 +27,8 @@ export function httpApp(overrides: Partial<HttpAppOptions> = {}, events: Request
     keyRequests: null,
     ipGuard: null,
     ipv6Prefix: 64,
+    // The shipped defaults: doctrine_evaluate needs signet:evaluate, the rest signet:read.
+    scopePolicy: loadConfig({}).http.oauthScopes,
     maxBodyBytes: 1024 * 1024,
     jsonShape: { maxDepth: 64, maxNodes: 100_000 },
     concurrentBodies: { total: 16, perPrincipal: 4 },

@@ -66,6 +66,16 @@ describe('proxy start-up steps', () => {
       },
     ],
     ['the key store', { SIGNET_KEY_STORE: join(ROOT, 'package.json'), SIGNET_PROXY_NJS_SHARED_DICT: 'off' }],
+    [
+      'OAuth beside the key store',
+      {
+        SIGNET_KEY_STORE: join(ROOT, 'package.json'),
+        SIGNET_PROXY_NJS_SHARED_DICT: 'off',
+        SIGNET_AUTH_MODE: 'keys+oauth',
+        SIGNET_OAUTH_ISSUER: 'https://idp.example.org/realms/team',
+        SIGNET_OAUTH_RESOURCE: 'https://mcp.example.org/mcp',
+      },
+    ],
   ])('write the same configuration through the entrypoint and render.sh: %s', (_label, env) => {
     const a = run('entrypoint', env);
     const b = run('render.sh', env);
@@ -73,6 +83,7 @@ describe('proxy start-up steps', () => {
     expect(b.code, b.stderr).toBe(0);
     expect(Object.keys(a.files).sort()).toEqual([
       'cors-http.conf',
+      'discovery.conf',
       'errors.conf',
       'headers.conf',
       'nginx.conf',

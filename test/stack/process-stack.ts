@@ -14,6 +14,8 @@ export async function startProcessStack(
   extraProxyEnv: Record<string, string> = {},
   serverEnv: Record<string, string> = {},
   mode: 'static' | 'store' = 'static',
+  /** The proxy's port, when the caller must know it first (an OAuth resource URI names it). */
+  proxyPort?: number,
 ) {
   const dir = tempDir('signet-stack-');
   const key = newApiKey();
@@ -26,7 +28,7 @@ export async function startProcessStack(
     SIGNET_ALLOWED_HOSTS: '127.0.0.1',
     ...serverEnv,
   });
-  const port = await freePort();
+  const port = proxyPort ?? (await freePort());
   const modeEnv: Record<string, string> =
     mode === 'static'
       ? { SIGNET_API_KEY: key }

@@ -209,7 +209,7 @@ describe('reference proxy: refuses to start without a safe key', () => {
     const out = join(dir, 'conf-store');
     const r = renderProxy({ ...env(undefined), SIGNET_KEY_STORE: store, SIGNET_PROXY_CONF_DIR: out });
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/store key mode/);
+    expect(r.stderr).toMatch(/\(store mode, /);
     const http = readFileSync(join(out, 'nginx.conf'), 'utf8');
     expect(http).toContain('js_set $signet_auth signet_auth.check;');
     expect(http).toContain('load_module');

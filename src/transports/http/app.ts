@@ -1,6 +1,7 @@
 // The HTTP edge: POST /mcp through named middleware (report, identity and the proxy's
 // secret, Host and Origin checks, content negotiation, rate limit by headers, in-flight
-// bound, bounded body, rate limit by body) to the shared router; health probes beside.
+// bound, bounded body, an OAuth principal's scopes, rate limit by body) to the shared
+// router; health probes beside.
 import type { BlockList } from 'node:net';
 import { type Context, Hono } from 'hono';
 import type { AppContext } from '../../context.js';
@@ -18,6 +19,8 @@ import { postOnly } from './middleware/post-only.js';
 import { rateLimit, rateLimitByHeaders } from './middleware/rate-limit.js';
 import { requestIdentity } from './middleware/request-identity.js';
 import { requestReport } from './middleware/request-report.js';
+import { scopeCheck } from './middleware/scope-check.js';
+import type { ScopePolicy } from './oauth/scope-policy.js';
 import type { Policy } from './rate-limit.js';
 import { refusal } from './responses.js';
 import { mountVerifyPage } from './verify-page.js';
@@ -41,6 +44,8 @@ export interface HttpAppOptions {
   keyCalls: Policy | null;
   keyRequests: Policy | null;
   ipGuard: Policy | null;
+  /** SIGNET_OAUTH_SCOPE_MAP and SIGNET_OAUTH_SCOPE_IMPLIES: the scopes a call by an OAuth principal needs. */
+  scopePolicy: ScopePolicy;
   /** IPv6 clients share a rate-limit bucket per prefix of this length (SIGNET_RATE_LIMIT_IPV6_PREFIX). */
   ipv6Prefix: number;
   maxBodyBytes: number;
@@ -97,6 +102,7 @@ export function createHttpApp(ctx: AppContext, options: HttpAppOptions): Hono<Ht
     rateLimitByHeaders(limits),
     bodyGate({ ...options.concurrentBodies, ipv6Prefix: options.ipv6Prefix, maxBodyBytes: options.maxBodyBytes }),
     jsonBody({ maxBytes: options.maxBodyBytes, shape: options.jsonShape }),
+    scopeCheck(options.scopePolicy),
     rateLimit(limits),
     mcpRoute({ router: options.router }),
   );

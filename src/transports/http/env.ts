@@ -1,16 +1,19 @@
 // What the HTTP edge's middleware hand to each other, per request (Hono context variables).
 import type { Context } from 'hono';
 import type { RouteOutcome } from '../../protocol/router.js';
+import type { OAuthSubject } from './oauth/principal-header.js';
 
 export interface RequestEvent {
   requestId: string;
   clientIp: string;
   keyId: string | null;
+  /** The OAuth subject the proxy named (issuer, subject, client), when a token authenticated the call. */
+  subject: Pick<OAuthSubject, 'iss' | 'sub' | 'client'> | null;
   /** JSON-RPC method of a single message, "batch" for a batch, null when unparsed. */
   rpcMethod: string | null;
   tool: string | null;
   status: number;
-  outcome: 'ok' | 'rate_limited' | 'limiter_error' | 'overloaded' | 'rejected' | 'error';
+  outcome: 'ok' | 'rate_limited' | 'limiter_error' | 'overloaded' | 'insufficient_scope' | 'rejected' | 'error';
   /** The policy that refused the request with 429. */
   limitedBy: string | null;
   cached: boolean;
@@ -23,6 +26,8 @@ export type HttpEnv = {
     requestId: string;
     clientIp: string;
     keyId: string | null;
+    /** The OAuth subject and scopes the authenticated proxy named (X-Signet-Principal, X-Signet-Scopes). */
+    subject: OAuthSubject | null;
     /** The parsed body (json-body middleware). */
     payload: unknown;
     rpcMethod: string | null;

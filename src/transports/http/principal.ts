@@ -1,13 +1,13 @@
-// Whose budget a request spends: the API key the authenticated proxy names, or, without one,
-// the client address (IPv6 cut to its prefix). One principal's flood spends its own budgets
+// Whose budget a request spends: the API key or the OAuth subject (issuer + sub) the
+// authenticated proxy names, or, without either, the client address (IPv6 cut to its prefix). One principal's flood spends its own budgets
 // and in-flight slots, never another's; the address stays a coarse outer guard.
 import type { Context } from 'hono';
 import { limitBucket } from './client-ip.js';
 import type { HttpEnv } from './env.js';
 
 export interface Principal {
-  kind: 'key' | 'address';
-  /** The limiter key: the key id, or the address bucket. */
+  kind: 'key' | 'oauth' | 'address';
+  /** The limiter key: the key id, the subject's hashed id, or the address bucket. */
   id: string;
   /** The client address bucket, whatever the kind: what the outer guard counts. */
   address: string;
@@ -16,10 +16,13 @@ export interface Principal {
 export function principalOf(c: Context<HttpEnv>, ipv6Prefix: number): Principal {
   const address = limitBucket(c.get('clientIp'), ipv6Prefix);
   const keyId = c.get('keyId');
-  return keyId ? { kind: 'key', id: keyId, address } : { kind: 'address', id: address, address };
+  if (keyId) return { kind: 'key', id: keyId, address };
+  const subject = c.get('subject');
+  // Key ids are base62 and subject ids start with "oauth:": the two never share a bucket.
+  return subject ? { kind: 'oauth', id: subject.id, address } : { kind: 'address', id: address, address };
 }
 
 /** How a refusal names the principal to the caller. */
 export function principalLabel(p: Principal): string {
-  return p.kind === 'key' ? 'API key' : 'client IP';
+  return p.kind === 'key' ? 'API key' : p.kind === 'oauth' ? 'OAuth subject' : 'client IP';
 }

@@ -20,6 +20,10 @@ export function requestReporter(ctx: AppContext): (e: RequestEvent) => void {
         req_id: e.requestId,
         client_ip: e.clientIp,
         key_id: e.keyId ?? undefined,
+        // The OAuth principal by name (never the token, which never reaches this server).
+        oauth_sub: e.subject?.sub,
+        oauth_iss: e.subject?.iss,
+        oauth_client: e.subject?.client || undefined,
         // A known method, "batch" or "other": never the client's own string (it could hold anything).
         rpc_method: e.rpcMethod === null ? undefined : methodLabel(e.rpcMethod),
         era: e.era ?? undefined,

@@ -65,6 +65,7 @@ export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
     keyRequests: store.policy('key-requests', cfg.otherRequestsPerMinute),
     ipGuard: store.policy('ip-guard', cfg.rateLimitIpGuardPerMinute),
     ipv6Prefix: cfg.rateLimitIpv6Prefix,
+    scopePolicy: cfg.oauthScopes,
     maxBodyBytes: cfg.maxBodyBytes,
     jsonShape: { maxDepth: cfg.maxJsonDepth, maxNodes: cfg.maxJsonNodes },
     concurrentBodies: { total: cfg.maxConcurrentBodies, perPrincipal: cfg.maxConcurrentBodiesPerPrincipal },

@@ -93,7 +93,7 @@ describe('HTTP edge bounds (in process)', () => {
     expect((await a.request(post(call(), viaProxy('keyC')))).status).toBe(200);
     const guarded = await a.request(post(call(), viaProxy('keyD')));
     expect(guarded.status).toBe(429);
-    expect(((await guarded.json()) as { error: { message: string } }).error.message).toMatch(/from this client IP over all its API keys/);
+    expect(((await guarded.json()) as { error: { message: string } }).error.message).toMatch(/from this client IP over all its principals/);
   });
 
   it('bounds bodies in flight per principal (429) and in total (503), and frees the slots when the requests end', async () => {

@@ -14,7 +14,7 @@ import type { Logger } from '../../../log.js';
 import { echoableId } from '../../../protocol/jsonrpc.js';
 import { edgeHeaders, type HttpEnv } from '../env.js';
 import { discardBody, header } from '../node-request.js';
-import { type Principal, principalOf } from '../principal.js';
+import { type Principal, principalLabel, principalOf } from '../principal.js';
 import { charge, type Policy } from '../rate-limit.js';
 import { countToolCalls, refusal, SERVER_ERROR } from '../responses.js';
 
@@ -42,7 +42,8 @@ type Check = { policy: Policy; key: string; points: number };
 
 function checksFor(options: RateLimitOptions, who: Principal, toolCalls: number, others: number): Check[] {
   const checks: Check[] = [];
-  const keyed = who.kind === 'key';
+  // An OAuth subject spends a principal's budgets like an API key.
+  const keyed = who.kind !== 'address';
   if (toolCalls > 0) {
     if (keyed && options.keyCalls) {
       checks.push({ policy: options.keyCalls, key: who.id, points: toolCalls });
@@ -56,15 +57,15 @@ function checksFor(options: RateLimitOptions, who: Principal, toolCalls: number,
   return checks;
 }
 
-const WHAT: Record<Policy['name'], string> = {
-  calls: 'tool calls per minute for this client IP',
-  requests: 'requests per minute for this client IP',
-  'key-calls': 'tool calls per minute for this API key',
-  'key-requests': 'requests per minute for this API key',
-  'ip-guard': 'tool calls per minute from this client IP over all its API keys',
+const WHAT: Record<Policy['name'], (who: string) => string> = {
+  calls: () => 'tool calls per minute for this client IP',
+  requests: () => 'requests per minute for this client IP',
+  'key-calls': (who) => `tool calls per minute for this ${who}`,
+  'key-requests': (who) => `requests per minute for this ${who}`,
+  'ip-guard': () => 'tool calls per minute from this client IP over all its principals',
 };
 
-async function decide(c: Context<HttpEnv>, options: RateLimitOptions, checks: Check[], id: ReturnType<typeof echoableId>) {
+async function decide(c: Context<HttpEnv>, options: RateLimitOptions, who: Principal, checks: Check[], id: ReturnType<typeof echoableId>) {
   const decision = await charge(checks);
   if (decision.kind === 'store_error') {
     options.log.error({ req_id: c.get('requestId'), policy: decision.policy, err: String(decision.error) }, 'rate limiter store failed');
@@ -78,7 +79,7 @@ async function decide(c: Context<HttpEnv>, options: RateLimitOptions, checks: Ch
   }
   if (decision.kind === 'limited') {
     c.set('limitedBy', decision.policy);
-    const message = `Rate limit exceeded: too many ${WHAT[decision.policy]}; retry after ${decision.retryAfter} s`;
+    const message = `Rate limit exceeded: too many ${WHAT[decision.policy](principalLabel(who))}; retry after ${decision.retryAfter} s`;
     return refusal(429, id, SERVER_ERROR, message, edgeHeaders(c, decision.headers), { retry_after: decision.retryAfter });
   }
   c.set('rateHeaders', decision.headers);
@@ -92,7 +93,8 @@ export function rateLimitByHeaders(options: RateLimitOptions): MiddlewareHandler
     const method = header(c, 'mcp-method');
     if (method === undefined || method === '') return next();
     const toolCall = method.trim() === 'tools/call' ? 1 : 0;
-    const refused = await decide(c, options, checksFor(options, principalOf(c, options.ipv6Prefix), toolCall, 1 - toolCall), null);
+    const who = principalOf(c, options.ipv6Prefix);
+    const refused = await decide(c, options, who, checksFor(options, who, toolCall, 1 - toolCall), null);
     if (refused) {
       // Read and dropped, never parsed: the proxy sending it gets the 429, not a reset.
       if (!(await discardBody(c, options.maxBodyBytes))) refused.headers.set('Connection', 'close');
@@ -113,8 +115,9 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler<HttpEnv>
     // other message (in a batch too) against the requests limit.
     const messages = Array.isArray(payload) ? Math.max(1, payload.length) : 1;
     const toolCalls = countToolCalls(payload);
-    const checks = checksFor(options, principalOf(c, options.ipv6Prefix), toolCalls, messages - toolCalls);
-    const refused = await decide(c, options, checks, echoableId(payload));
+    const who = principalOf(c, options.ipv6Prefix);
+    const checks = checksFor(options, who, toolCalls, messages - toolCalls);
+    const refused = await decide(c, options, who, checks, echoableId(payload));
     return refused ?? next();
   };
 }

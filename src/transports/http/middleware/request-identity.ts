@@ -3,8 +3,9 @@
 // X-Signet-Proxy-Auth, never by its address alone: on a Docker network the host holds the
 // gateway address, and in a cluster any pod a NetworkPolicy misses shares the proxy's range.
 // Only an authenticated proxy may name the client (X-Forwarded-For), the request
-// (X-Request-Id) or the principal (X-Signet-Key-Id). With a secret configured, a request
-// without it is refused: nothing but the proxy may call.
+// (X-Request-Id) or the principal (X-Signet-Key-Id for an API key, X-Signet-Principal and
+// X-Signet-Scopes for an OAuth token). With a secret configured, a request without it is
+// refused: nothing but the proxy may call.
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { BlockList } from 'node:net';
 import { getConnInfo } from '@hono/node-server/conninfo';
@@ -12,6 +13,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { clientIp, isTrusted } from '../client-ip.js';
 import { edgeHeaders, type HttpEnv } from '../env.js';
 import { header } from '../node-request.js';
+import { PRINCIPAL_HEADER, parseSubject, SCOPES_HEADER } from '../oauth/principal-header.js';
 import { refusal, SERVER_ERROR } from '../responses.js';
 
 /** The header the reference proxy sets (overwriting any client's) to the deployment's secret. */
@@ -29,6 +31,8 @@ export interface RequestIdentityOptions {
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const KEY_ID = /^[0-9A-Za-z]{1,64}$/;
 const FORBIDDEN = 'Forbidden: this server answers only its authenticated proxy';
+const TWO_PRINCIPALS = 'Forbidden: the proxy named both an API key and an OAuth subject; a call has one principal';
+const BAD_PRINCIPAL = 'Forbidden: the proxy named a malformed OAuth principal';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
@@ -50,7 +54,16 @@ export function requestIdentity(options: RequestIdentityOptions): MiddlewareHand
     c.set('clientIp', clientIp(peerAddr, fromProxy ? header(c, 'x-forwarded-for') : undefined));
     const kid = fromProxy ? header(c, 'x-signet-key-id') : undefined;
     c.set('keyId', kid && KEY_ID.test(kid) ? kid : null);
+    c.set('subject', null);
     if (expected !== null && !fromProxy) return Promise.resolve(refusal(403, null, SERVER_ERROR, FORBIDDEN, edgeHeaders(c)));
+    const named = fromProxy ? header(c, PRINCIPAL_HEADER) : undefined;
+    if (named !== undefined && named !== '') {
+      // A token is never taken for a key nor a key for a token: one principal per call.
+      if (kid) return Promise.resolve(refusal(403, null, SERVER_ERROR, TWO_PRINCIPALS, edgeHeaders(c)));
+      const subject = parseSubject(named, header(c, SCOPES_HEADER));
+      if (subject === null) return Promise.resolve(refusal(403, null, SERVER_ERROR, BAD_PRINCIPAL, edgeHeaders(c)));
+      c.set('subject', subject);
+    }
     return next();
   };
 }

@@ -2,6 +2,10 @@
 // what, the outcome and the time taken (the request log line and the metrics).
 import type { MiddlewareHandler } from 'hono';
 import type { HttpEnv, RequestEvent } from '../env.js';
+import type { OAuthSubject } from '../oauth/principal-header.js';
+import { INSUFFICIENT_SCOPE_HEADER } from './scope-check.js';
+
+const subjectOf = (s: OAuthSubject | null) => (s === null ? null : { iss: s.iss, sub: s.sub, client: s.client });
 
 export interface RequestReportOptions {
   onRequest: (event: RequestEvent) => void;
@@ -21,6 +25,7 @@ export function requestReport(options: RequestReportOptions): MiddlewareHandler<
     c.set('requestId', '');
     c.set('clientIp', '');
     c.set('keyId', null);
+    c.set('subject', null);
     c.set('rpcMethod', null);
     c.set('limitedBy', null);
     c.set('route', null);
@@ -33,11 +38,17 @@ export function requestReport(options: RequestReportOptions): MiddlewareHandler<
       requestId: c.get('requestId'),
       clientIp: c.get('clientIp'),
       keyId: c.get('keyId'),
+      subject: subjectOf(c.get('subject')),
       rpcMethod: c.get('rpcMethod'),
       tool: route?.tool ?? null,
       status,
       // 503 from the in-flight bound is load, not a limiter store failure.
-      outcome: status === 503 && c.get('limitedBy') === 'in-flight' ? 'overloaded' : outcomeOf(status),
+      outcome:
+        status === 503 && c.get('limitedBy') === 'in-flight'
+          ? 'overloaded'
+          : status === 403 && c.res.headers.has(INSUFFICIENT_SCOPE_HEADER)
+            ? 'insufficient_scope'
+            : outcomeOf(status),
       cached: route?.cached ?? false,
       limitedBy: c.get('limitedBy'),
       era: route?.era ?? null,
