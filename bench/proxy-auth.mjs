@@ -3,15 +3,18 @@
 //   static   SIGNET_API_KEY, exact header match in nginx
 //   store    the hashed key store checked by njs (what Signet ships)
 //   auth_request  the alternative: a verifier service on the private network, per request
+//   oauth    SIGNET_AUTH_MODE=oauth as shipped: auth_request to `signet token-verifier`, an
+//            ES256 JWT access token whose issuer keys are cached (the issuer runs in this process)
 // Sequential keep-alive requests timed with performance.now() (µs resolution), interleaved.
 // Then the proxy's overhead under load: autocannon against Signet directly and through the
 // proxy (static key, and key store), same run, 10 and 50 connections.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent, createServer, request } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { newApiKey } from '../dist/keys/format.js';
 import { KeyStore } from '../dist/keys/store.js';
 import { cpuUs, fmt, load, machine, median, percentile, ROOT, startChild, table, writeSection } from './lib.mjs';
@@ -145,7 +148,50 @@ function childrenCpuUs(pid) {
   return sum;
 }
 
-const ports = { static: 18180, store: 18181, auth_request: 18182 };
+const ports = { static: 18180, store: 18181, auth_request: 18182, oauth: 18185 };
+
+// OAuth: an issuer on loopback (RFC 8414 metadata and JWKS), the real token verifier, one token.
+const resource = `http://127.0.0.1:${ports.oauth}/mcp`;
+const { privateKey, publicKey } = await generateKeyPair('ES256');
+const jwk = { ...(await exportJWK(publicKey)), kid: 'bench', alg: 'ES256', use: 'sig' };
+const issuerServer = createServer((req, res) => {
+  res.setHeader('content-type', 'application/json');
+  if (req.url === '/.well-known/oauth-authorization-server') res.end(JSON.stringify({ issuer, jwks_uri: `${issuer}/jwks` }));
+  else if (req.url === '/jwks') res.end(JSON.stringify({ keys: [jwk] }));
+  else res.writeHead(404).end('{}');
+});
+await new Promise((r) => issuerServer.listen(0, '127.0.0.1', r));
+const issuer = `http://127.0.0.1:${issuerServer.address().port}`;
+const accessToken = await new SignJWT({ scope: 'signet:read signet:evaluate', client_id: 'bench' })
+  .setProtectedHeader({ alg: 'ES256', kid: 'bench', typ: 'at+jwt' })
+  .setIssuer(issuer)
+  .setAudience(resource)
+  .setSubject('bench-user')
+  .setIssuedAt()
+  .setExpirationTime('1h')
+  .sign(privateKey);
+// Tokens used once each: every request pays the ES256 signature check (no decision cached).
+const freshTokens = [];
+for (let i = 0; i < (N + 300) * REPS; i++) {
+  freshTokens.push(
+    await new SignJWT({ scope: 'signet:read', client_id: 'bench' })
+      .setProtectedHeader({ alg: 'ES256', kid: 'bench', typ: 'at+jwt' })
+      .setIssuer(issuer)
+      .setAudience(resource)
+      .setSubject(`bench-user-${i}`)
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(privateKey),
+  );
+}
+const oauthEnv = { SIGNET_AUTH_MODE: 'oauth', SIGNET_OAUTH_ISSUER: issuer, SIGNET_OAUTH_RESOURCE: resource };
+const tokenVerifier = await startChild(
+  process.execPath,
+  [`${ROOT}dist/bundle/signet.js`, 'token-verifier'],
+  { ...oauthEnv, SIGNET_OAUTH_VERIFIER_PORT: '0' },
+  /token verifier listening/,
+);
+const confOAuth = await render('oauth', ports.oauth, { ...oauthEnv, SIGNET_OAUTH_VERIFIER: `127.0.0.1:${tokenVerifier.port}` });
 const confStatic = await render('static', ports.static, { SIGNET_API_KEY: staticKey });
 const confStore = await render('store', ports.store, { SIGNET_KEY_STORE: storePath });
 // auth_request: the static rendering with its key check replaced by a subrequest to the verifier.
@@ -176,10 +222,12 @@ const nginx = [
   await startNginx(confStatic, ports.static),
   await startNginx(confStore, ports.store),
   await startNginx(confAuth, ports.auth_request),
+  await startNginx(confOAuth, ports.oauth),
 ];
 for (const [port, key] of [
   [ports.static, staticKey],
   [ports.store, storeKey],
+  [ports.oauth, accessToken],
 ]) {
   const r = await fetch(`http://127.0.0.1:${port}/mcp`, {
     method: 'POST',
@@ -218,13 +266,17 @@ const configs = [
   ['static key (nginx exact match)', ports.static, staticKey],
   ['key store, njs (shipped)', ports.store, storeKey],
   ['key store, auth_request to a verifier service', ports.auth_request, storeKey],
+  ['OAuth access token, signet token-verifier (shipped)', ports.oauth, accessToken],
+  ['OAuth, a new token every request (signature checked each time)', ports.oauth, () => freshTokens.pop()],
 ];
 const samples = configs.map(() => []);
 for (let rep = 0; rep < REPS; rep++) {
   for (let c = 0; c < configs.length; c++) {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    for (let i = 0; i < 300; i++) await timed(configs[c][1], configs[c][2], agent); // warm-up
-    for (let i = 0; i < N; i++) samples[c].push(await timed(configs[c][1], configs[c][2], agent));
+    const key = configs[c][2];
+    const next = typeof key === 'function' ? key : () => key;
+    for (let i = 0; i < 300; i++) await timed(configs[c][1], next(), agent); // warm-up
+    for (let i = 0; i < N; i++) samples[c].push(await timed(configs[c][1], next(), agent));
     agent.destroy();
   }
 }
@@ -253,13 +305,20 @@ const signet = await startChild(
     SIGNET_PROXY_SECRET_FILE: proxySecretFile,
     SIGNET_RATE_LIMIT_PER_MINUTE: '0',
     SIGNET_RATE_LIMIT_OTHER_PER_MINUTE: '0',
+    // Keys and OAuth subjects have budgets of their own (60 calls a minute by default): off here.
+    SIGNET_RATE_LIMIT_PER_KEY_PER_MINUTE: '0',
+    SIGNET_RATE_LIMIT_IP_GUARD_PER_MINUTE: '0',
   },
   /"port":(\d+)/,
 );
-const loadPorts = { static: 18183, store: 18184 };
+const loadPorts = { static: 18183, store: 18184, oauth: 18186 };
 const loadNginx = [
   await startNginx(await render('load-static', loadPorts.static, { SIGNET_API_KEY: staticKey }, signet.port), loadPorts.static),
   await startNginx(await render('load-store', loadPorts.store, { SIGNET_KEY_STORE: storePath }, signet.port), loadPorts.store),
+  await startNginx(
+    await render('load-oauth', loadPorts.oauth, { ...oauthEnv, SIGNET_OAUTH_VERIFIER: `127.0.0.1:${tokenVerifier.port}` }, signet.port),
+    loadPorts.oauth,
+  ),
 ];
 const get = JSON.stringify({
   jsonrpc: '2.0',
@@ -271,6 +330,11 @@ const paths = [
   ['Signet directly', `http://127.0.0.1:${signet.port}/mcp`, { 'x-signet-proxy-auth': proxySecret }],
   ['through the proxy, static key', `http://127.0.0.1:${loadPorts.static}/mcp`, { authorization: `Bearer ${staticKey}` }],
   ['through the proxy, key store (njs)', `http://127.0.0.1:${loadPorts.store}/mcp`, { authorization: `Bearer ${storeKey}` }],
+  [
+    'through the proxy, OAuth token (token verifier)',
+    `http://127.0.0.1:${loadPorts.oauth}/mcp`,
+    { authorization: `Bearer ${accessToken}` },
+  ],
 ];
 const loadRows = [];
 const overhead = {};
@@ -279,13 +343,16 @@ for (const c of [10, 50]) {
   for (let rep = 0; rep < REPS; rep++) {
     for (let i = 0; i < paths.length; i++) {
       const nginxPid = i === 0 ? null : loadNginx[i - 1].pid;
-      const n0 = nginxPid ? childrenCpuUs(nginxPid) : 0;
+      // The proxy side's CPU: nginx's workers, plus the token verifier for the OAuth path.
+      const verifierPid = paths[i][0].includes('OAuth') ? tokenVerifier.child.pid : null;
+      const proxyCpu = () => (nginxPid ? childrenCpuUs(nginxPid) : 0) + (verifierPid ? cpuUs(verifierPid) : 0);
+      const n0 = proxyCpu();
       const s0 = cpuUs(signet.child.pid);
       const r = await load({ url: paths[i][1], headers: paths[i][2], body: get, connections: c, duration: quick ? 2 : 4 });
       const total = Math.max(1, r.total);
       runs[i].push({
         ...r,
-        nginxCpu: nginxPid ? (childrenCpuUs(nginxPid) - n0) / total : 0,
+        nginxCpu: nginxPid ? (proxyCpu() - n0) / total : 0,
         signetCpu: (cpuUs(signet.child.pid) - s0) / total,
       });
     }
@@ -309,13 +376,15 @@ for (const c of [10, 50]) {
 }
 for (const n of loadNginx) n.kill('SIGQUIT');
 await signet.stop();
+await tokenVerifier.stop();
+issuerServer.close();
 
 const out = [
   '## Reference proxy: cost of authentication',
   '',
   `${machine()}; nginx (${nginxLabel}, one worker per core) in front of a bare Hono echo; ${N} sequential keep-alive requests ` +
     `per configuration × ${REPS} interleaved runs; store of ${Number(process.env.BENCH_STORE_KEYS ?? 100)} keys. Goal: key store ` +
-    `p50 ≤ 150 µs over the static key.`,
+    `p50 ≤ 150 µs over the static key; an OAuth token (cached issuer keys) likewise, and no more than the key store.`,
   '',
   table(['configuration', 'p50 µs', 'p99 µs', 'p50 vs static µs'], rows),
   '',
@@ -326,7 +395,17 @@ const out = [
     `autocannon share the ${cpus().length} cores. Goal: static key ≤ 20 % at 10 connections.`,
   '',
   table(
-    ['path', 'connections', 'req/s', 'p50 ms', 'p99 ms', 'overhead vs direct', 'Signet CPU µs/req', 'nginx CPU µs/req', 'errors'],
+    [
+      'path',
+      'connections',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'overhead vs direct',
+      'Signet CPU µs/req',
+      'proxy CPU µs/req (nginx, + token verifier for OAuth)',
+      'errors',
+    ],
     loadRows,
   ),
 ].join('\n');

@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
+import { evaluateFacts } from '../../../src/doctrine/evaluate.js';
 import { loadDoctrine } from '../../../src/doctrine/load.js';
 import { DEFAULT_KEY_LIFETIME } from '../../../src/keys/lifetime.js';
 import { REDACT_PATHS } from '../../../src/log.js';
@@ -187,4 +188,45 @@ describe('deploy/facts/kubernetes.json describes deploy/kubernetes/base', () => 
   });
 
   it('shares the build and proxy facts', () => sharedFacts(f));
+});
+
+describe('deploy/facts/compose-oauth.json describes docker-compose.yml with deploy/compose.oauth.yml', () => {
+  const { facts: f, sources } = factSet('compose-oauth');
+  const overlay = parse(read('deploy/compose.oauth.yml')) as Obj;
+  const base = factSet('compose').facts;
+
+  it('names its sources, and differs from compose.json only in what the overlay changes', () => {
+    for (const s of sources) expect(() => read(s), s).not.toThrow();
+    const { authentication: a, http: h, ...rest } = f;
+    const { authentication: baseA, http: baseH, ...baseRest } = base;
+    expect(rest).toEqual(baseRest);
+    expect({ ...h, oauth_discovery_endpoints: undefined, protected_resource_metadata_discoverable: undefined }).toEqual({
+      ...baseH,
+      oauth_discovery_endpoints: undefined,
+    });
+    expect({ ...a, method: baseA.method }).toMatchObject(baseA);
+  });
+
+  it('reads the OAuth facts from the overlay, the proxy steps and the token validator', () => {
+    expect(f['authentication']['method']).toBe('oauth2');
+    expect(overlay['services']['proxy'].environment.SIGNET_AUTH_MODE).toMatch(/keys\+oauth|oauth/);
+    // Metadata served where clients look first (RFC 9728 path-aware), never 404, in the OAuth modes.
+    const discovery = read('proxy/templates/discovery-oauth.conf.template');
+    expect(f['http']['protected_resource_metadata_discoverable']).toBe(
+      /location = \/\.well-known\/oauth-protected-resource\$\{SIGNET_OAUTH_RESOURCE_PATH\} \{\n(?:(?!\n {4}\}).)*?return 200 /s.test(discovery),
+    );
+    expect(f['http']['oauth_discovery_endpoints']).toBe('metadata');
+    const validator = read('src/oauth/token-validator.ts');
+    expect(f['authentication']['oauth_audience_validated']).toBe(/audience: \[\.\.\.this\.#o\.audiences\]/.test(validator));
+    expect(f['authentication']['oauth_issuer_validated']).toBe(/issuer: this\.#o\.issuer/.test(validator));
+    expect(f['authentication']['oauth_expiry_validated']).toBe(/requiredClaims: \['exp'/.test(validator));
+    expect(f['authentication']['oauth_scopes_enforced']).toBe(/scopeCheck\(options\.scopePolicy\)/.test(read('src/transports/http/app.ts')));
+  });
+
+  it('passes AUTH-008 to AUTH-011 and HTTP-012, with no critical or high failure', () => {
+    const report = evaluateFacts(doctrine, f);
+    const status = (id: string) => report.findings.find((x) => x.rule_id === id)?.status;
+    for (const id of ['AUTH-008', 'AUTH-009', 'AUTH-010', 'AUTH-011', 'HTTP-012']) expect(status(id), id).toBe('pass');
+    expect(report.summary.failed_by_severity).toMatchObject({ critical: 0, high: 0 });
+  });
 });
