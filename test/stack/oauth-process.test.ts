@@ -2,45 +2,13 @@
 // proxy/render.sh in SIGNET_AUTH_MODE oauth and keys+oauth, the built `signet token-verifier`,
 // the built server, and an issuer on loopback. Every refusal of the token check is a request
 // here that a proxy skipping that check would let through.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type JwtIssuer, signingKey, startJwtIssuer } from '../helpers/jwt-issuer.js';
-import { CLI } from '../helpers/paths.js';
 import { freePort, renderProxy } from '../helpers/proxy-process.js';
+import { startVerifier } from '../helpers/token-verifier-process.js';
 import { ENVELOPE } from '../integration/protocol-corpus.js';
 import { runKeys, startProcessStack } from './process-stack.js';
-
-interface Verifier {
-  proc: ChildProcess;
-  logs: () => string;
-  stop(): Promise<void>;
-}
-
-async function startVerifier(env: Record<string, string>): Promise<Verifier> {
-  const proc = spawn(process.execPath, [CLI, 'token-verifier'], {
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let logs = '';
-  proc.stdout!.on('data', (c: Buffer) => (logs += c));
-  proc.stderr!.on('data', (c: Buffer) => (logs += c));
-  const deadline = Date.now() + 15_000;
-  while (!/token verifier listening/.test(logs)) {
-    if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`token verifier did not start:\n${logs}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return {
-    proc,
-    logs: () => logs,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (proc.exitCode !== null) return resolve();
-        proc.once('exit', () => resolve());
-        proc.kill('SIGTERM');
-      }),
-  };
-}
 
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const call = (name: string, args: Record<string, unknown> = {}) =>
