@@ -213,14 +213,18 @@ describe('deploy/facts/compose-oauth.json describes docker-compose.yml with depl
     // Metadata served where clients look first (RFC 9728 path-aware), never 404, in the OAuth modes.
     const discovery = read('proxy/templates/discovery-oauth.conf.template');
     expect(f['http']['protected_resource_metadata_discoverable']).toBe(
-      /location = \/\.well-known\/oauth-protected-resource\$\{SIGNET_OAUTH_RESOURCE_PATH\} \{\n(?:(?!\n {4}\}).)*?return 200 /s.test(discovery),
+      /location = \/\.well-known\/oauth-protected-resource\$\{SIGNET_OAUTH_RESOURCE_PATH\} \{\n(?:(?!\n {4}\}).)*?return 200 /s.test(
+        discovery,
+      ),
     );
     expect(f['http']['oauth_discovery_endpoints']).toBe('metadata');
     const validator = read('src/oauth/token-validator.ts');
     expect(f['authentication']['oauth_audience_validated']).toBe(/audience: \[\.\.\.this\.#o\.audiences\]/.test(validator));
     expect(f['authentication']['oauth_issuer_validated']).toBe(/issuer: this\.#o\.issuer/.test(validator));
     expect(f['authentication']['oauth_expiry_validated']).toBe(/requiredClaims: \['exp'/.test(validator));
-    expect(f['authentication']['oauth_scopes_enforced']).toBe(/scopeCheck\(options\.scopePolicy\)/.test(read('src/transports/http/app.ts')));
+    expect(f['authentication']['oauth_scopes_enforced']).toBe(
+      /scopeCheck\(options\.scopePolicy\)/.test(read('src/transports/http/app.ts')),
+    );
   });
 
   it('passes AUTH-008 to AUTH-011 and HTTP-012, with no critical or high failure', () => {
