@@ -9,6 +9,7 @@ const LOAD = [
   'test/stack/load.test.ts',
   'test/stack/compose.test.ts',
   'test/stack/compose-scale.test.ts',
+  'test/stack/compose-oauth.test.ts',
   'test/integration/abuse.soak.test.ts',
 ];
 
