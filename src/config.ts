@@ -224,25 +224,26 @@ const scopeTable = (fallback: string, names: RegExp, what: string) =>
 /**
  * An OAuth URL (SIGNET_OAUTH_ISSUER, SIGNET_OAUTH_RESOURCE): https, or http on a loopback
  * host for local development and tests; no query, fragment, credentials or trailing slash
- * (the form RFC 8707 and the MCP spec compare, byte for byte).
+ * for the resource (the form RFC 8707 and the MCP spec compare, byte for byte).
  */
-const oauthUrl = variable<string | undefined>((s, ctx) => {
-  let u: URL;
-  try {
-    u = new URL(s);
-  } catch {
-    return problem(ctx, 'must be an absolute URL such as https://mcp.example.org/mcp', s);
-  }
-  const loopback = ['127.0.0.1', '[::1]', 'localhost'].includes(u.hostname);
-  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && loopback)) {
-    return problem(ctx, 'must be an https:// URL (http:// only on a loopback host, for local development)', s);
-  }
-  if (u.search || u.hash || u.username || u.password || s.includes('#') || s.includes('?')) {
-    return problem(ctx, 'must have no query, fragment or credentials', s);
-  }
-  if (s.endsWith('/')) return problem(ctx, 'must not end with a slash (the canonical form has none)', s);
-  return s;
-}, undefined);
+const oauthUrl = (trailingSlash: boolean) =>
+  variable<string | undefined>((s, ctx) => {
+    let u: URL;
+    try {
+      u = new URL(s);
+    } catch {
+      return problem(ctx, 'must be an absolute URL such as https://mcp.example.org/mcp', s);
+    }
+    const loopback = ['127.0.0.1', '[::1]', 'localhost'].includes(u.hostname);
+    if (u.protocol !== 'https:' && !(u.protocol === 'http:' && loopback)) {
+      return problem(ctx, 'must be an https:// URL (http:// only on a loopback host, for local development)', s);
+    }
+    if (u.search || u.hash || u.username || u.password || s.includes('#') || s.includes('?')) {
+      return problem(ctx, 'must have no query, fragment or credentials', s);
+    }
+    if (!trailingSlash && s.endsWith('/')) return problem(ctx, 'must not end with a slash (the canonical form has none)', s);
+    return s;
+  }, undefined);
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
 const algorithms = variable<string[]>(
   (s, ctx) => {
@@ -305,8 +306,9 @@ const SCHEMA = z.object({
   SIGNET_METRICS_HOST: text,
   SIGNET_METRICS_TOKEN_FILE: filePath,
   SIGNET_AUTH_MODE: oneOf(['keys', 'oauth', 'keys+oauth'] as const, 'keys'),
-  SIGNET_OAUTH_ISSUER: oauthUrl,
-  SIGNET_OAUTH_RESOURCE: oauthUrl,
+  // The issuer exactly as its tokens' `iss` (Auth0's ends with a slash); the resource in canonical form.
+  SIGNET_OAUTH_ISSUER: oauthUrl(true),
+  SIGNET_OAUTH_RESOURCE: oauthUrl(false),
   SIGNET_OAUTH_AUDIENCES: list,
   SIGNET_OAUTH_ALGORITHMS: algorithms,
   SIGNET_OAUTH_CLOCK_LEEWAY_SECONDS: integer(30, 0, 300),

@@ -131,10 +131,18 @@ export class TokenValidator {
     }
     if (typeof payload.iat === 'number' && payload.iat > now + this.#o.leewaySeconds)
       return refuse('the token is issued in the future (iat)');
+    // The client: client_id (RFC 9068), azp (OpenID, Entra ID v2), cid (Okta), appid (Entra ID v1).
     const client =
-      typeof payload['client_id'] === 'string' ? payload['client_id'] : typeof payload['azp'] === 'string' ? payload['azp'] : '';
+      [payload['client_id'], payload['azp'], payload['cid'], payload['appid']].find((c): c is string => typeof c === 'string') ?? '';
+    // Scopes: `scope` (RFC 9068, Auth0, Keycloak), or `scp` as a string (Entra ID) or an array (Okta).
     const scope = typeof payload['scope'] === 'string' ? payload['scope'] : '';
-    const scp = Array.isArray(payload['scp']) ? payload['scp'].filter((s): s is string => typeof s === 'string') : [];
+    const rawScp = payload['scp'];
+    const scp =
+      typeof rawScp === 'string'
+        ? rawScp.split(' ')
+        : Array.isArray(rawScp)
+          ? rawScp.filter((s): s is string => typeof s === 'string')
+          : [];
     const validated: Validated = {
       iss: this.#o.issuer,
       sub: String(payload.sub),

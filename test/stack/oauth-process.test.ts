@@ -6,6 +6,7 @@ import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type JwtIssuer, signingKey, startJwtIssuer } from '../helpers/jwt-issuer.js';
 import { freePort, renderProxy } from '../helpers/proxy-process.js';
+import { tempDir } from '../helpers/tmp-doctrine.js';
 import { startVerifier } from '../helpers/token-verifier-process.js';
 import { ENVELOPE } from '../integration/protocol-corpus.js';
 import { runKeys, startProcessStack } from './process-stack.js';
@@ -292,7 +293,7 @@ describe('OAuth proxy start-up', () => {
       [{ ...base, SIGNET_OAUTH_ISSUER: 'http://idp.example.org' }, /SIGNET_OAUTH_ISSUER must be an https:\/\/ URL/],
       [
         { ...base, SIGNET_OAUTH_RESOURCE: 'https://mcp.example.org/mcp/' },
-        /SIGNET_OAUTH_RESOURCE must be an absolute URL with no query, fragment, quote or trailing slash/,
+        /SIGNET_OAUTH_RESOURCE must be an absolute URL with no query, fragment or quote, and no trailing slash/,
       ],
       [{ ...base, SIGNET_OAUTH_RESOURCE: "https://mcp.example.org/mcp'x" }, /SIGNET_OAUTH_RESOURCE must be an absolute URL/],
       [{ ...base, SIGNET_OAUTH_SCOPES_SUPPORTED: 'signet:read offline_access' }, /must not name offline_access/],
@@ -302,5 +303,14 @@ describe('OAuth proxy start-up', () => {
       expect(r.code, JSON.stringify(env)).not.toBe(0);
       expect(r.stderr).toMatch(message);
     }
+    // The issuer stays exactly as its tokens' iss, a trailing slash included (Auth0's has one).
+    const ok = renderProxy({
+      SIGNET_PROXY_CONF_DIR: `${tempDir('signet-oauth-render-')}/conf`,
+      SIGNET_PROXY_HOME: `${process.cwd()}/proxy`,
+      SIGNET_API_KEY: 'sgnk_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU',
+      ...base,
+      SIGNET_OAUTH_ISSUER: 'https://tenant.example.auth0.com/',
+    });
+    expect(ok.code, ok.stderr).toBe(0);
   });
 });

@@ -161,4 +161,25 @@ describe('scopes per operation', () => {
     expect(() => loadConfig({ SIGNET_OAUTH_SCOPE_MAP: 'x=a"b' })).toThrow(/SIGNET_OAUTH_SCOPE_MAP/);
     expect(() => loadConfig({ SIGNET_OAUTH_SCOPE_IMPLIES: 'a=b,a=c' })).toThrow(/SIGNET_OAUTH_SCOPE_IMPLIES .*each scope once/);
   });
+
+  it('takes the issuer exactly as its tokens name it and the resource in canonical form, naming the variable otherwise', () => {
+    const env = {
+      SIGNET_AUTH_MODE: 'oauth',
+      SIGNET_OAUTH_ISSUER: 'https://tenant.example.auth0.com/',
+      SIGNET_OAUTH_RESOURCE: 'https://mcp.example.org/mcp',
+    };
+    expect(loadConfig(env).oauth).toMatchObject({
+      issuer: 'https://tenant.example.auth0.com/',
+      audiences: ['https://mcp.example.org/mcp'],
+    });
+    expect(() => loadConfig({ ...env, SIGNET_OAUTH_RESOURCE: 'https://mcp.example.org/mcp/' })).toThrow(
+      /SIGNET_OAUTH_RESOURCE must not end with a slash/,
+    );
+    expect(() => loadConfig({ ...env, SIGNET_OAUTH_ISSUER: 'http://idp.example.org' })).toThrow(
+      /SIGNET_OAUTH_ISSUER must be an https:\/\/ URL/,
+    );
+    expect(() => loadConfig({ ...env, SIGNET_OAUTH_ISSUER: '' })).toThrow(/SIGNET_OAUTH_ISSUER is required with SIGNET_AUTH_MODE=oauth/);
+    expect(() => loadConfig({ ...env, SIGNET_OAUTH_ALGORITHMS: 'RS256,HS256' })).toThrow(/SIGNET_OAUTH_ALGORITHMS must list asymmetric/);
+    expect(loadConfig({ SIGNET_OAUTH_ISSUER: 'https://idp.example.org' }).oauth).toBeNull(); // keys mode: no verifier
+  });
 });

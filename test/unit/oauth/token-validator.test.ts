@@ -1,0 +1,69 @@
+// The token validator's reading of the claims providers actually send (docs/oauth.md): the
+// client and scopes under their several names, extra audiences, and a decision kept per token.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { discoverIssuer } from '../../../src/oauth/discovery.js';
+import { TokenValidator } from '../../../src/oauth/token-validator.js';
+import { type JwtIssuer, startJwtIssuer } from '../../helpers/jwt-issuer.js';
+
+const RESOURCE = 'https://mcp.example.org/mcp';
+
+describe('TokenValidator', () => {
+  let issuer: JwtIssuer;
+  let validator: TokenValidator;
+  beforeAll(async () => {
+    issuer = await startJwtIssuer(RESOURCE);
+    const meta = await discoverIssuer(issuer.issuer);
+    validator = new TokenValidator({
+      issuer: issuer.issuer,
+      jwksUri: meta.jwksUri,
+      audiences: [RESOURCE, 'api://0b5e7c1a-signet'],
+      algorithms: ['ES256'],
+      leewaySeconds: 30,
+      jwksCooldownSeconds: 30,
+    });
+  });
+  afterAll(async () => {
+    await issuer?.close();
+  });
+
+  it('reads the client and the scopes under every name the common providers use', async () => {
+    const cases: [Record<string, unknown>, string, string[]][] = [
+      [{ client_id: 'a', scope: 'signet:read signet:evaluate' }, 'a', ['signet:read', 'signet:evaluate']],
+      [
+        { client_id: undefined, azp: 'entra-app', scope: undefined, scp: 'signet.read signet.evaluate' },
+        'entra-app',
+        ['signet.read', 'signet.evaluate'],
+      ],
+      [{ client_id: undefined, cid: 'okta-app', scope: undefined, scp: ['signet:read'] }, 'okta-app', ['signet:read']],
+      [{ client_id: undefined, appid: 'entra-v1', scope: undefined }, 'entra-v1', []],
+    ];
+    for (const [claims, client, scopes] of cases) {
+      const d = await validator.validate(await issuer.token(claims));
+      expect(d).toMatchObject({ ok: true, client, scopes, sub: 'alice', iss: issuer.issuer });
+    }
+  });
+
+  it('accepts a configured extra audience (an application id) and nothing else', async () => {
+    expect((await validator.validate(await issuer.token({ aud: 'api://0b5e7c1a-signet' }))).ok).toBe(true);
+    expect(await validator.validate(await issuer.token({ aud: 'api://another-app' }))).toEqual({
+      ok: false,
+      error: 'invalid_token',
+      description: 'the token is for another resource (aud)',
+    });
+  });
+
+  it('refuses a token once it expires, even one whose earlier decision is kept', async () => {
+    const strict = new TokenValidator({
+      issuer: issuer.issuer,
+      jwksUri: (await discoverIssuer(issuer.issuer)).jwksUri,
+      audiences: [RESOURCE],
+      algorithms: ['ES256'],
+      leewaySeconds: 0,
+      jwksCooldownSeconds: 30,
+    });
+    const t = await issuer.token({ exp: Math.floor(Date.now() / 1000) + 2 });
+    expect((await strict.validate(t)).ok).toBe(true);
+    await new Promise((r) => setTimeout(r, 2100));
+    expect(await strict.validate(t)).toEqual({ ok: false, error: 'invalid_token', description: 'the token has expired' });
+  });
+});
