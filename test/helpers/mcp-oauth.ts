@@ -19,7 +19,12 @@ const REDIRECT = 'http://127.0.0.1:9/callback'; // never contacted: the flow sto
 type Tokens = { access_token: string; refresh_token?: string; scope?: string; token_type: string; expires_in?: number };
 
 /** Follows an authorization URL through the issuer's development login and consent forms. */
-export async function authorizeHeadless(url: URL, subject: string, log: string[]): Promise<{ code: string; iss: string | null }> {
+export async function authorizeHeadless(
+  url: URL,
+  subject: string,
+  log: string[],
+  redirect = REDIRECT,
+): Promise<{ code: string; iss: string | null; callback: string }> {
   const jar = new Map<string, string>();
   const remember = (res: Response) => {
     for (const c of res.headers.getSetCookie()) {
@@ -36,11 +41,11 @@ export async function authorizeHeadless(url: URL, subject: string, log: string[]
     const location = res.headers.get('location');
     if (res.status >= 300 && res.status < 400 && location) {
       const target = new URL(location, next.url);
-      if (target.href.startsWith(REDIRECT)) {
+      if (target.href.startsWith(redirect)) {
         const error = target.searchParams.get('error');
         if (error) throw new Error(`authorization refused: ${error} ${target.searchParams.get('error_description') ?? ''}`);
         log.push('authorized');
-        return { code: target.searchParams.get('code')!, iss: target.searchParams.get('iss') };
+        return { code: target.searchParams.get('code')!, iss: target.searchParams.get('iss'), callback: target.href };
       }
       next = { url: target.href };
       continue;
@@ -66,7 +71,7 @@ export class HeadlessOAuthClient {
   #client: Record<string, unknown> | undefined;
   #tokens: Tokens | undefined;
   #verifier = '';
-  pending: { code: string; iss: string | null } | null = null;
+  pending: { code: string; iss: string | null; callback: string } | null = null;
   readonly subject: string;
   readonly issuer: string;
   constructor(subject: string, issuer: string) {

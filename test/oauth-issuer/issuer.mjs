@@ -114,6 +114,12 @@ function provider() {
     ttl: { AccessToken: 300, Grant: 3600, Interaction: 600, Session: 3600, RefreshToken: 3600 },
   });
   p.on('server_error', (_ctx, err) => console.error('issuer server_error', err));
+  // A request that names no scope gets the default one (OAuth 2.1 lets an authorization server
+  // apply a default; the resource's 401 names signet:read), not a consent that grants nothing.
+  p.use(async (ctx, next) => {
+    if (ctx.path === '/auth' && ctx.method === 'GET' && !ctx.query.scope) ctx.query = { ...ctx.query, scope: SCOPES.split(' ')[0] };
+    await next();
+  });
   return p;
 }
 
