@@ -62,7 +62,7 @@ beforeAll(async () => {
   serverTrustFile = join(dir, 'server-trust.json');
   writeFileSync(serverTrustFile, exported.stdout);
   realKey = (JSON.parse(exported.stdout) as { keys: TrustFileKey[] }).keys[0]!;
-  expect(realKey.name).toMatch(/^signet-[A-Za-z0-9+/]{8}$/); // e.g. signet-Uu2WieqX
+  expect(realKey.name).toMatch(/^signet-[A-Za-z0-9_]{8}$/); // e.g. signet-Uu2WieqX
 
   // The attacker: an Ed25519 key from OpenSSL, a Signet of their own over the same doctrine.
   const keyFile = join(dir, 'attacker.pem');
