@@ -51,6 +51,7 @@ function build(overlay: string, extra: Record<string, string> = {}): Obj[] {
 
 const base = build('base');
 const dev = build('overlays/dev');
+const devOAuth = build('overlays/dev-oauth');
 const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')) as Obj;
 const byKind = (objs: Obj[], kind: string) => objs.filter((o) => o['kind'] === kind);
 const deployment = (objs: Obj[], name: string) => byKind(objs, 'Deployment').find((d) => d['metadata'].name === name)!;
@@ -103,6 +104,7 @@ const composeValue = (v: unknown) => String(v).replace(/\$\{[A-Z_]+:-([^}]*)\}/g
 describe.each([
   ['base', base],
   ['overlay dev', dev],
+  ['overlay dev-oauth', devOAuth],
 ])('Kubernetes manifests (%s)', (_name, objects) => {
   it('validate against the Kubernetes schemas', () => {
     const models: Record<string, new (o: Obj) => { validate(): void }> = {
@@ -350,5 +352,47 @@ describe('Kubernetes manifests match the compose stack', () => {
     expect(dev.every((o) => o['kind'] === 'Namespace' || o['metadata'].namespace === 'signet-dev')).toBe(true);
     expect(readFileSync(join(ROOT, '.gitignore'), 'utf8')).toContain('deploy/kubernetes/overlays/*/secrets/');
     expect(existsSync(join(dirname(join(KUSTOMIZE, 'overlays/dev/kustomization.yaml')), 'namespace.yaml'))).toBe(true);
+  });
+});
+
+describe('Kubernetes OAuth component (overlays/dev-oauth)', () => {
+  const pod = (name: string) => ({ namespace: 'signet', labels: deployment(devOAuth, name)['spec'].template.metadata.labels as Obj });
+  const config = (name: string) => byKind(devOAuth, 'ConfigMap').find((c) => c['metadata'].name === name)!['data'] as Obj;
+
+  it('lets only the proxy ask the token verifier, and the verifier out to HTTPS and DNS only', () => {
+    const policies = byKind(devOAuth, 'NetworkPolicy').map((p) => ({ ...p['spec'], name: p['metadata'].name }));
+    const verifier = pod('signet-token-verifier');
+    const proxy = pod('signet-proxy');
+    const signet = pod('signet');
+    const redis = pod('redis');
+    const issuerOnTheInternet = { namespace: 'internet', labels: {} };
+    const stranger = { namespace: 'signet', labels: { app: 'other' } };
+    const dns = { namespace: 'kube-system', labels: { 'k8s-app': 'kube-dns' } };
+    const flows: [string, Peer, Peer, number, string, boolean][] = [
+      ['the proxy asks the verifier', proxy, verifier, 3100, 'TCP', true],
+      ['signet asks the verifier', signet, verifier, 3100, 'TCP', false],
+      ['another pod asks the verifier', stranger, verifier, 3100, 'TCP', false],
+      ['the verifier fetches the issuer keys over HTTPS', verifier, issuerOnTheInternet, 443, 'TCP', true],
+      ['the verifier looks names up', verifier, dns, 53, 'UDP', true],
+      ["the verifier reaches signet's MCP port", verifier, signet, 3000, 'TCP', false],
+      ['the verifier reaches Redis', verifier, redis, 6379, 'TCP', false],
+      ['the verifier speaks plain HTTP out', verifier, issuerOnTheInternet, 80, 'TCP', false],
+      ["the proxy still reaches signet's MCP port", proxy, signet, 3000, 'TCP', true],
+    ];
+    for (const [what, from, to, port, protocol, expected] of flows) expect(allows(policies, from, to, port, protocol), what).toBe(expected);
+    // The verifier's HTTPS egress leaves out the cloud metadata address and private ranges.
+    const egress = byKind(devOAuth, 'NetworkPolicy').find((p) => p['metadata'].name === 'signet-token-verifier')!['spec'].egress;
+    expect(egress[0].to[0].ipBlock.except).toEqual(expect.arrayContaining(['169.254.169.254/32', '10.0.0.0/8']));
+  });
+
+  it('gives the proxy and the verifier the same mode, issuer and resource, and runs the verifier from the signet image', () => {
+    const proxy = config('signet-proxy');
+    const verifier = config('signet-token-verifier');
+    for (const k of ['SIGNET_AUTH_MODE', 'SIGNET_OAUTH_ISSUER', 'SIGNET_OAUTH_RESOURCE']) expect(proxy[k], k).toBe(verifier[k]);
+    expect(proxy['SIGNET_OAUTH_VERIFIER']).toBe(`signet-token-verifier:${verifier['SIGNET_OAUTH_VERIFIER_PORT']}`);
+    const d = deployment(devOAuth, 'signet-token-verifier')['spec'].template.spec;
+    expect(d.containers[0].image).toBe(deployment(devOAuth, 'signet')['spec'].template.spec.containers[0].image);
+    expect(d.containers[0].args).toEqual(['token-verifier']);
+    expect(byKind(devOAuth, 'Deployment').every((o) => o['metadata'].namespace === 'signet-dev')).toBe(true);
   });
 });
