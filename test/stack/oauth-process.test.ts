@@ -190,9 +190,12 @@ describe('OAuth at the proxy, process stack (SIGNET_AUTH_MODE=oauth)', () => {
       [evaluate, {}],
       [modern, modernHeaders],
     ] as const) {
-      const res = await s.post(JSON.stringify(body), { ...s.bearer(reader), ...headers });
+      const res = await s.post(JSON.stringify(body), { ...s.bearer(reader), ...headers, origin: 'http://localhost:5173' });
       expect(res.status).toBe(403);
       expect(res.headers.get('www-authenticate')).toBe(want);
+      // A browser client reads the challenge too.
+      expect(res.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
+      expect(res.headers.get('access-control-expose-headers')).toMatch(/WWW-Authenticate/);
       expect(res.headers.get('x-signet-insufficient-scope')).toBeNull();
       expect(((await res.json()) as { error: { data: unknown } }).error.data).toEqual({ required_scopes: ['signet:evaluate'] });
     }
