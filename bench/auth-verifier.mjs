@@ -7,9 +7,11 @@ import { KeyStore } from '../dist/keys/store.js';
 const store = new KeyStore(process.env.SIGNET_KEY_STORE);
 const server = createServer((req, res) => {
   const h = req.headers.authorization ?? '';
-  const result = h.startsWith('Bearer ') ? store.verify(h.slice(7)) : { ok: false };
-  res.writeHead(result.ok ? 204 : 401, result.ok ? { 'x-signet-key-id': result.record.id } : {});
+  const result = h.startsWith('Bearer ') ? store.verify(h.slice(7)) : null;
+  res.writeHead(result?.ok ? 204 : 401, result?.ok ? { 'x-signet-key-id': result.record.id } : {});
   res.end();
 });
-server.listen(0, '127.0.0.1', () => process.stderr.write(`listening on port ${server.address().port}\n`));
+server.listen(0, '127.0.0.1', () =>
+  process.stderr.write(`listening on port ${/** @type {import('node:net').AddressInfo} */ (server.address()).port}\n`),
+);
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

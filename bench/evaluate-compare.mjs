@@ -39,6 +39,7 @@ const sides = { base: await builds(baseDist), this: await builds(join(ROOT, 'dis
 const rows = [];
 for (const { dir: doctrineDir, factsDir } of doctrines) {
   const facts = (n) => JSON.parse(readFileSync(join(factsDir, `${n}.json`), 'utf8'));
+  /** @type {[string, () => Record<string, unknown>][]} */
   const cases = [
     ['hardened', () => ({ facts: facts('hardened') })],
     ['exposed', () => ({ facts: facts('exposed') })],

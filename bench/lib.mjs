@@ -82,6 +82,9 @@ export function startChild(cmd, args, env, ready = /signet ready|listening/) {
 }
 
 /** autocannon run; returns throughput and latency percentiles (ms). */
+/**
+ * @param {{ url: string, connections: number, duration?: number, body?: string, bodies?: (i: number) => string, headers?: Record<string, string> }} options
+ */
 export async function load({ url, connections, duration = 5, body, bodies, headers = {} }) {
   const opts = {
     url,

@@ -121,7 +121,11 @@ async function startNginx(conf, port) {
         { stdio: 'inherit' },
       )
     : spawn(nginxBin, args, { stdio: 'inherit' });
-  if (image) child.kill = () => spawn('docker', ['rm', '-f', name], { stdio: 'ignore' });
+  if (image)
+    child.kill = () => {
+      spawn('docker', ['rm', '-f', name], { stdio: 'ignore' });
+      return true;
+    };
   for (let i = 0; i < 100; i++) {
     if (
       await fetch(`http://127.0.0.1:${port}/healthz`).then(
@@ -160,8 +164,8 @@ const issuerServer = createServer((req, res) => {
   else if (req.url === '/jwks') res.end(JSON.stringify({ keys: [jwk] }));
   else res.writeHead(404).end('{}');
 });
-await new Promise((r) => issuerServer.listen(0, '127.0.0.1', r));
-const issuer = `http://127.0.0.1:${issuerServer.address().port}`;
+await new Promise((r) => issuerServer.listen(0, '127.0.0.1', () => r(undefined)));
+const issuer = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (issuerServer.address()).port}`;
 const accessToken = await new SignJWT({ scope: 'signet:read signet:evaluate', client_id: 'bench' })
   .setProtectedHeader({ alg: 'ES256', kid: 'bench', typ: 'at+jwt' })
   .setIssuer(issuer)
@@ -262,6 +266,7 @@ function timed(port, key, agent) {
   });
 }
 
+/** @type {[string, number, string | (() => string)][]} */
 const configs = [
   ['static key (nginx exact match)', ports.static, staticKey],
   ['key store, njs (shipped)', ports.store, storeKey],
@@ -326,6 +331,7 @@ const get = JSON.stringify({
   method: 'tools/call',
   params: { name: 'doctrine_get', arguments: { id: 'AUTH-001' } },
 });
+/** @type {[string, string, Record<string, string>][]} */
 const paths = [
   ['Signet directly', `http://127.0.0.1:${signet.port}/mcp`, { 'x-signet-proxy-auth': proxySecret }],
   ['through the proxy, static key', `http://127.0.0.1:${loadPorts.static}/mcp`, { authorization: `Bearer ${staticKey}` }],

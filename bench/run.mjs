@@ -70,6 +70,7 @@ if (sections.has('signing')) {
   const raw = new Uint8Array(privateKey.export({ format: 'der', type: 'pkcs8' }).subarray(16));
   const pub = await ed.getPublicKeyAsync(raw);
   const nobleSig = ed.sign(msg, raw);
+  /** @type {[string, ReturnType<typeof measure>][]} */
   const rows = [
     ['Ed25519 sign, node:crypto', measure(() => nodeSign(null, msg, privateKey), { n: quick ? 2000 : 10000 })],
     ['Ed25519 verify, node:crypto', measure(() => nodeVerify(null, msg, publicKey, sig), { n: quick ? 1000 : 5000 })],
@@ -93,6 +94,7 @@ if (sections.has('inprocess') || sections.has('http')) {
   const cached = ctxFor({});
   const router = new Router(uncached);
   const sample = cached.tools.call('doctrine_get', { id: 'AUTH-001' }).result;
+  /** @type {[string, string, (i?: number) => Record<string, unknown>][]} */
   const calls = [
     ['doctrine_info', 'doctrine_info', () => ({})],
     ['doctrine_search (distinct queries)', 'doctrine_search', distinctArgs.doctrine_search],

@@ -17,8 +17,8 @@ import Provider, { errors } from 'oidc-provider';
 
 const host = process.env.ISSUER_HOST ?? '127.0.0.1';
 const server = createServer();
-await new Promise((r) => server.listen(Number(process.env.ISSUER_PORT ?? 0), host, r));
-const port = server.address().port;
+await new Promise((r) => server.listen(Number(process.env.ISSUER_PORT ?? 0), host, () => r(undefined)));
+const port = /** @type {import('node:net').AddressInfo} */ (server.address()).port;
 const issuer = process.env.ISSUER_URL ?? `http://127.0.0.1:${port}`;
 const resources = (process.env.ISSUER_RESOURCES ?? '').split(',').filter((r) => r.length > 0);
 if (resources.length === 0) throw new Error('ISSUER_RESOURCES: at least one resource URI');

@@ -12,7 +12,8 @@ import { parse, parseAllDocuments } from 'yaml';
 import { ROOT } from '../../helpers/paths.js';
 import { tempDir } from '../../helpers/tmp-doctrine.js';
 
-type Obj = Record<string, any>;
+// Parsed YAML and JSON, read by dot paths: its shape is what the schema checks and the assertions test.
+type Obj = any;
 const KUSTOMIZE = join(ROOT, 'deploy/kubernetes');
 
 /** A fenced block of docs/operations.md between <!-- recipe:NAME --> and <!-- /recipe -->. */

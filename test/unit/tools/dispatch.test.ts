@@ -18,7 +18,7 @@ const sc = (r: { structuredContent: unknown }) => r.structuredContent as Structu
 
 describe('tool dispatch', () => {
   it('lists five read-only tools, each with input and output schemas', () => {
-    expect(ctx.tools.toolList.map((t) => t.name)).toEqual([
+    expect(ctx.tools.toolList.map((t) => t['name'])).toEqual([
       'doctrine_info',
       'doctrine_search',
       'doctrine_get',
