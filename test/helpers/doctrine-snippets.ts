@@ -3,6 +3,7 @@
 // The attributes are how the tests know what each block is and how to run it.
 import { execFileSync } from 'node:child_process';
 import { loadDoctrine } from '../../src/doctrine/load.js';
+import { cleanEnv } from './clean-env.js';
 import { DEFAULT_DOCTRINE } from './paths.js';
 
 export interface Snippet {
@@ -56,7 +57,8 @@ export function runRecipe(id: string, cwd: string, env: Record<string, string> =
   try {
     const out = execFileSync('bash', ['-e', '-o', 'pipefail', '-c', snippet('run', id).code, id, ...args], {
       cwd,
-      env: { ...process.env, ...env },
+      // Stated, not inherited: a recipe runs as on a reader's machine.
+      env: cleanEnv(env),
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
       timeout: 120_000,
