@@ -1,6 +1,6 @@
 import { SignetError } from '../errors.js';
-import { rawKeyFromSpkiBase64 } from '../signing/encoding.js';
-import { verifyTagged } from '../signing/node-primitives.js';
+import { checkSignature } from '../signing/acceptance.js';
+import { nodePrimitives } from '../signing/node-primitives.js';
 import type { Signer } from '../signing/signer.js';
 import type { Doctrine, DoctrinePublisherSignature } from './types.js';
 
@@ -30,11 +30,12 @@ export function checkPublisher(doctrine: Doctrine, pinnedPublicKey?: string): vo
       `doctrine.sig was made for ${sig.doctrine_hash} but the doctrine now hashes to ${doctrine.hash}: a file changed after signing. Re-sign it or restore the signed files.`,
     );
   }
-  if (!rawKeyFromSpkiBase64(sig.public_key)) {
-    throw new SignetError('doctrine_signature_mismatch', 'doctrine.sig public_key is not a base64 DER SPKI Ed25519 key');
+  // The same acceptance rule as every other signature Signet checks (signing/acceptance.ts).
+  const refused = checkSignature(sig.public_key, sig.doctrine_hash, sig.signature, nodePrimitives.ed25519Verify);
+  if (refused?.reason === 'public_key_malformed' || refused?.reason === 'public_key_weak') {
+    throw new SignetError('doctrine_signature_mismatch', `doctrine.sig public_key ${refused.detail}`);
   }
-  const ok = verifyTagged(sig.public_key, sig.doctrine_hash, sig.signature);
-  if (!ok) throw new SignetError('doctrine_signature_mismatch', 'doctrine.sig signature does not verify over the doctrine hash');
+  if (refused) throw new SignetError('doctrine_signature_mismatch', `doctrine.sig signature ${refused.detail} over the doctrine hash`);
   if (pinnedPublicKey && pinnedPublicKey !== sig.public_key) {
     throw new SignetError('doctrine_signature_mismatch', 'doctrine.sig is signed by a key other than SIGNET_DOCTRINE_PUBLISHER_KEY');
   }

@@ -5,8 +5,9 @@
 import * as ed from '@noble/ed25519';
 import { sha256, sha512 } from '@noble/hashes/sha2.js';
 import canonicalize from 'canonicalize';
-import { base64ToBytes, bytesToHex, isSha256Tag, rawKeyFromSpkiBase64, utf8Bytes } from './encoding.js';
-import { ED25519_PREFIX, FOOTER_MEMBERS, SHA256_PREFIX, SIGNATURE_FORMAT, unsignedView } from './format.js';
+import { acceptPublicKey, decodeSignature } from './acceptance.js';
+import { bytesToHex, isSha256Tag, utf8Bytes } from './encoding.js';
+import { FOOTER_MEMBERS, SHA256_PREFIX, SIGNATURE_FORMAT, unsignedView } from './format.js';
 import { parseStrictJson } from './strict-json.js';
 import { fingerprint, type KeyStatus, type TrustSet } from './trust.js';
 import { weakPublicKey } from './weak-key.js';
@@ -139,12 +140,6 @@ function weakness(spkiB64: string, raw: Uint8Array): string | null {
     weakCache.set(spkiB64, found);
   }
   return found;
-}
-
-function decodeSignature(value: unknown): Uint8Array | null {
-  if (typeof value !== 'string' || !value.startsWith(ED25519_PREFIX)) return null;
-  const bytes = base64ToBytes(value.slice(ED25519_PREFIX.length));
-  return bytes && bytes.length === 64 ? bytes : null;
 }
 
 /** An invalid report with these reasons and nothing read yet: where every verification starts. */
@@ -304,15 +299,14 @@ function check(input: unknown, options: VerifyOptions, found: (output: Json) => 
       `unsupported signature_format ${JSON.stringify(footer['signature_format'] ?? null)} (this verifier reads ${SIGNATURE_FORMAT})`,
     );
   }
+  // The acceptance rule of acceptance.ts: a weak key is not used at all (whether a signature
+  // "verifies" under it depends on the library).
   const publicKeyB64 = str('doctrine_public_key');
-  const rawKey = publicKeyB64 ? rawKeyFromSpkiBase64(publicKeyB64) : null;
-  const weak = rawKey && publicKeyB64 ? weakness(publicKeyB64, rawKey) : null;
-  // A weak key is not used at all: whether a signature "verifies" under it depends on the library.
-  const publicKey = weak ? null : rawKey;
-  if (!rawKey || !publicKeyB64)
-    reason('public_key_malformed', 'doctrine_public_key is not the canonical base64 of a DER SPKI Ed25519 public key');
-  else if (weak) reason('public_key_weak', `doctrine_public_key ${weak}`);
-  else report.signer = { public_key: publicKeyB64, fingerprint: fingerprint(publicKeyB64), name: null, status: null };
+  const accepted = acceptPublicKey(publicKeyB64, (raw) => weakness(publicKeyB64 ?? '', raw));
+  const publicKey = accepted instanceof Uint8Array ? accepted : null;
+  if (!(accepted instanceof Uint8Array))
+    reason(accepted.reason as 'public_key_malformed' | 'public_key_weak', `doctrine_public_key ${accepted.detail}`);
+  else if (publicKeyB64) report.signer = { public_key: publicKeyB64, fingerprint: fingerprint(publicKeyB64), name: null, status: null };
 
   // 5. The two signatures and the hash that binds the output.
   const doctrineHash = str('doctrine_hash');
