@@ -99,7 +99,9 @@ describe('configuration', () => {
       /SIGNET_TRUSTED_PROXIES needs SIGNET_PROXY_SECRET_FILE: identity headers are believed only from a proxy that presents the secret/,
     );
     const c = loadConfig({ SIGNET_TRUSTED_PROXIES: '10.213.250.0/24', SIGNET_PROXY_SECRET_FILE: '/run/proxy-auth/secret' });
-    expect(c.http).toMatchObject({ trustedProxies: ['10.213.250.0/24'], proxySecretFile: '/run/proxy-auth/secret' });
+    expect(c.http).toMatchObject({ proxySecretFile: '/run/proxy-auth/secret' });
+    expect(c.http.trustedProxies?.check('10.213.250.7', 'ipv4')).toBe(true);
+    expect(c.http.trustedProxies?.check('10.213.251.7', 'ipv4')).toBe(false);
   });
 
   it('refuses a metrics listener others can reach without a token, and accepts loopback or a token', () => {

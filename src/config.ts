@@ -2,11 +2,14 @@
 // validated here once; the rest of the code receives a typed Config.
 
 import { existsSync } from 'node:fs';
+import type { BlockList } from 'node:net';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as z from 'zod/mini';
 import { SignetError } from './errors.js';
+import { hostnameOf, LOOPBACK_HOSTNAMES } from './shared/hostnames.js';
+import { blockListOf, parseCidr } from './shared/ip-address.js';
 
 export type Transport = 'stdio' | 'http';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -24,8 +27,8 @@ export interface HttpConfig {
   rateLimitIpGuardPerMinute: number;
   /** IPv6 clients share a rate-limit bucket per prefix of this many bits. */
   rateLimitIpv6Prefix: number;
-  /** CIDRs the proxy's connections must come from, besides presenting the proxy secret; empty = any. */
-  trustedProxies: string[];
+  /** SIGNET_TRUSTED_PROXIES, parsed: where the proxy's connections must come from, besides presenting the proxy secret; null = any. */
+  trustedProxies: BlockList | null;
   /** SIGNET_PROXY_SECRET_FILE: the secret the proxy presents; null = no proxy is believed. */
   proxySecretFile: string | null;
   maxBodyBytes: number;
@@ -40,7 +43,8 @@ export interface HttpConfig {
   allowedOrigins: string[];
   /** Loopback origins (http(s)://localhost etc., any port) allowed besides allowedOrigins. */
   allowLoopbackOrigins: boolean;
-  allowedHosts: string[];
+  /** The hostnames Host may name: the loopback names and SIGNET_ALLOWED_HOSTS (lower case, ports dropped). */
+  allowedHostnames: ReadonlySet<string>;
   requestTimeoutMs: number;
   headersTimeoutMs: number;
   keepAliveTimeoutMs: number;
@@ -285,7 +289,16 @@ const SCHEMA = z.object({
   SIGNET_RATE_LIMIT_PER_KEY_PER_MINUTE: integer(60, 0, 10_000_000),
   SIGNET_RATE_LIMIT_IP_GUARD_PER_MINUTE: integer(600, 0, 10_000_000),
   SIGNET_RATE_LIMIT_IPV6_PREFIX: integer(64, 32, 128),
-  SIGNET_TRUSTED_PROXIES: list,
+  SIGNET_TRUSTED_PROXIES: variable<BlockList | null>((s, ctx) => {
+    const entries = s
+      .split(',')
+      .map((x) => x.trim())
+      .filter((x) => x.length > 0);
+    const parsed = entries.map(parseCidr);
+    const bad = entries.find((_, i) => parsed[i] === null);
+    if (bad !== undefined) return problem(ctx, 'must list IP addresses or CIDRs (e.g. 10.0.0.0/8, fd00::/8)', bad);
+    return entries.length === 0 ? null : blockListOf(parsed as NonNullable<(typeof parsed)[number]>[]);
+  }, null),
   SIGNET_PROXY_SECRET_FILE: filePath,
   SIGNET_MAX_BODY_BYTES: integer(MiB, 1024, 64 * MiB),
   SIGNET_MAX_JSON_DEPTH: integer(64, 8, 1000),
@@ -294,7 +307,18 @@ const SCHEMA = z.object({
   SIGNET_MAX_CONCURRENT_BODIES_PER_PRINCIPAL: integer(8, 1, 10_000),
   SIGNET_ALLOWED_ORIGINS: origins,
   SIGNET_ALLOW_LOOPBACK_ORIGINS: boolean(true),
-  SIGNET_ALLOWED_HOSTS: list,
+  SIGNET_ALLOWED_HOSTS: variable<ReadonlySet<string>>(
+    (s) =>
+      new Set([
+        ...LOOPBACK_HOSTNAMES,
+        ...s
+          .split(',')
+          .map((x) => x.trim())
+          .filter((x) => x.length > 0)
+          .map((h) => hostnameOf(h) ?? h.toLowerCase()),
+      ]),
+    new Set(LOOPBACK_HOSTNAMES),
+  ),
   SIGNET_REQUEST_TIMEOUT_MS: integer(30_000, 1000, 600_000),
   SIGNET_HEADERS_TIMEOUT_MS: integer(10_000, 1000, 600_000),
   SIGNET_KEEP_ALIVE_TIMEOUT_MS: integer(65_000, 1000, 600_000),
@@ -336,7 +360,7 @@ function crossCheck(c: z.infer<typeof SCHEMA>): void {
   };
   // An address range alone is never a proxy's credential: anything that can reach the range
   // (the Docker host through the network's gateway, a pod a NetworkPolicy misses) could speak for clients.
-  if (c.SIGNET_TRUSTED_PROXIES.length > 0 && !c.SIGNET_PROXY_SECRET_FILE) {
+  if (c.SIGNET_TRUSTED_PROXIES !== null && !c.SIGNET_PROXY_SECRET_FILE) {
     refuse(
       'SIGNET_TRUSTED_PROXIES',
       'needs SIGNET_PROXY_SECRET_FILE: identity headers are believed only from a proxy that presents the secret, never from an address range alone',
@@ -415,7 +439,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxConcurrentBodiesPerPrincipal: c.SIGNET_MAX_CONCURRENT_BODIES_PER_PRINCIPAL,
       allowedOrigins: c.SIGNET_ALLOWED_ORIGINS,
       allowLoopbackOrigins: c.SIGNET_ALLOW_LOOPBACK_ORIGINS,
-      allowedHosts: c.SIGNET_ALLOWED_HOSTS,
+      allowedHostnames: c.SIGNET_ALLOWED_HOSTS,
       requestTimeoutMs: c.SIGNET_REQUEST_TIMEOUT_MS,
       headersTimeoutMs: c.SIGNET_HEADERS_TIMEOUT_MS,
       keepAliveTimeoutMs: c.SIGNET_KEEP_ALIVE_TIMEOUT_MS,

@@ -1,41 +1,7 @@
-import { BlockList, isIP } from 'node:net';
-import { SignetError } from '../../errors.js';
+import { isIP } from 'node:net';
+import { normaliseIp } from '../../shared/ip-address.js';
 
-/** `::ffff:10.0.0.1` → `10.0.0.1`, so IPv4 clients get one bucket whichever socket family they arrive on. */
-export function normaliseIp(address: string): string {
-  const lower = address.trim().toLowerCase();
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  return mapped ? mapped[1]! : lower;
-}
-
-/** SIGNET_TRUSTED_PROXIES: CIDRs (or single addresses) the authenticated proxy must connect from. */
-export function parseTrustedProxies(cidrs: string[]): BlockList {
-  const list = new BlockList();
-  for (const raw of cidrs) {
-    const [addr, prefix] = raw.split('/');
-    const ip = normaliseIp(addr ?? '');
-    const family = isIP(ip);
-    const bits = prefix === undefined ? (family === 6 ? 128 : 32) : Number(prefix);
-    if (
-      family === 0 ||
-      !Number.isInteger(bits) ||
-      bits < 0 ||
-      bits > (family === 6 ? 128 : 32) ||
-      (prefix !== undefined && !/^\d+$/.test(prefix))
-    ) {
-      throw new SignetError('config_invalid', `SIGNET_TRUSTED_PROXIES: "${raw}" is not an IP address or CIDR (e.g. 10.0.0.0/8, fd00::/8)`);
-    }
-    list.addSubnet(ip, bits, family === 6 ? 'ipv6' : 'ipv4');
-  }
-  return list;
-}
-
-export function isTrusted(list: BlockList, address: string): boolean {
-  const ip = normaliseIp(address);
-  const family = isIP(ip);
-  if (family === 0) return false;
-  return list.check(ip, family === 6 ? 'ipv6' : 'ipv4');
-}
+export { isInList as isTrusted, normaliseIp } from '../../shared/ip-address.js';
 
 /**
  * The client's address: the socket peer, or, for a request from the authenticated proxy, the

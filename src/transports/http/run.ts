@@ -7,11 +7,9 @@ import { flushLogs } from '../../log.js';
 import { Router } from '../../protocol/router.js';
 import { readSecretFile } from '../../shared/secret-file.js';
 import { createHttpApp } from './app.js';
-import { parseTrustedProxies } from './client-ip.js';
 import { closeServer } from './close-server.js';
 import { memoryStore, redisStore } from './limiter-store.js';
 import { type RunningMetrics, startMetricsServer } from './metrics-server.js';
-import { hostPolicy } from './middleware/host-validation.js';
 import { requestReporter } from './request-log.js';
 
 export interface RunningHttp {
@@ -48,17 +46,16 @@ export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
   let ready = false;
   let draining = false;
   const store = cfg.redisUrl ? redisStore(cfg.redisUrl, ctx.log, ctx.metrics) : memoryStore();
-  const allowedHostnames = hostPolicy(cfg.allowedHosts);
   // Read once, never logged: the proxy's credential and the scraper's.
   const proxySecret = cfg.proxySecretFile === null ? null : readSecretFile(cfg.proxySecretFile, 'SIGNET_PROXY_SECRET_FILE');
   const metricsToken = cfg.metricsTokenFile === null ? null : readSecretFile(cfg.metricsTokenFile, 'SIGNET_METRICS_TOKEN_FILE');
   const app = createHttpApp(ctx, {
     router: new Router(ctx),
-    allowedHostnames,
+    allowedHostnames: cfg.allowedHostnames,
     allowedOrigins: cfg.allowedOrigins,
     allowLoopbackOrigins: cfg.allowLoopbackOrigins,
     proxySecret,
-    trustedProxies: cfg.trustedProxies.length > 0 ? parseTrustedProxies(cfg.trustedProxies) : null,
+    trustedProxies: cfg.trustedProxies,
     calls: store.policy('calls', cfg.rateLimitPerMinute),
     requests: store.policy('requests', cfg.otherRequestsPerMinute),
     keyCalls: store.policy('key-calls', cfg.rateLimitPerKeyPerMinute),
@@ -112,7 +109,7 @@ export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
       rate_limit_per_key_per_minute: cfg.rateLimitPerKeyPerMinute,
       proxy_authenticated: proxySecret !== null,
       metrics_token: metricsToken !== null,
-      host_check: [...allowedHostnames],
+      host_check: [...cfg.allowedHostnames],
     },
     'signet ready',
   );

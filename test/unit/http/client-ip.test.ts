@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { clientIp, isTrusted, limitBucket, normaliseIp, parseTrustedProxies } from '../../../src/transports/http/client-ip.js';
+import { loadConfig } from '../../../src/config.js';
+import { clientIp, isTrusted, limitBucket, normaliseIp } from '../../../src/transports/http/client-ip.js';
+
+const SECRET = { SIGNET_PROXY_SECRET_FILE: '/run/proxy-auth/secret' };
+const parseTrustedProxies = (cidrs: string[]) => loadConfig({ ...SECRET, SIGNET_TRUSTED_PROXIES: cidrs.join(',') }).http.trustedProxies!;
 
 describe('client IP', () => {
   it('is the socket peer unless the authenticated proxy names one (the caller passes X-Forwarded-For only then)', () => {
@@ -27,9 +31,11 @@ describe('client IP', () => {
     expect(isTrusted(trusted, 'fd12::1')).toBe(true);
     expect(isTrusted(trusted, '192.168.1.6')).toBe(false);
     expect(isTrusted(trusted, 'garbage')).toBe(false);
-    expect(() => parseTrustedProxies(['10.0.0.0/33'])).toThrow(/SIGNET_TRUSTED_PROXIES: "10.0.0.0\/33" is not an IP address or CIDR/);
-    expect(() => parseTrustedProxies(['proxy.internal'])).toThrow(/not an IP address or CIDR/);
-    expect(() => parseTrustedProxies(['10.0.0.0/x'])).toThrow(/not an IP address or CIDR/);
+    expect(() => parseTrustedProxies(['10.0.0.0/33'])).toThrow(
+      /SIGNET_TRUSTED_PROXIES must list IP addresses or CIDRs \(e\.g\. 10\.0\.0\.0\/8, fd00::\/8\) \(got "10\.0\.0\.0\/33"\)/,
+    );
+    expect(() => parseTrustedProxies(['proxy.internal'])).toThrow(/SIGNET_TRUSTED_PROXIES must list IP addresses or CIDRs/);
+    expect(() => parseTrustedProxies(['10.0.0.0/x'])).toThrow(/SIGNET_TRUSTED_PROXIES must list IP addresses or CIDRs/);
   });
 });
 

@@ -1,7 +1,8 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../config.js';
 import type { HttpEnv } from '../env.js';
-import { checkHost, hostPolicy, hostValidation, LOOPBACK_HOSTNAMES } from './host-validation.js';
+import { checkHost, hostValidation, LOOPBACK_HOSTNAMES } from './host-validation.js';
 
 const allowed = new Set([...LOOPBACK_HOSTNAMES, 'signet.example.com']);
 
@@ -38,8 +39,8 @@ describe('hostValidation', () => {
   });
 
   it('allows the loopback names and SIGNET_ALLOWED_HOSTS, whatever the bind (stricter than the SDK, which checks loopback binds only)', () => {
-    expect(hostPolicy([])).toEqual(new Set(LOOPBACK_HOSTNAMES));
-    expect(hostPolicy(['Signet.Example.com:8443', '[fd00::1]'])).toEqual(
+    expect(loadConfig({}).http.allowedHostnames).toEqual(new Set(LOOPBACK_HOSTNAMES));
+    expect(loadConfig({ SIGNET_ALLOWED_HOSTS: 'Signet.Example.com:8443, [fd00::1]' }).http.allowedHostnames).toEqual(
       new Set([...LOOPBACK_HOSTNAMES, 'signet.example.com', '[fd00::1]']),
     );
   });

@@ -5,31 +5,16 @@
 // other name only when SIGNET_ALLOWED_HOSTS says so (the doctrine's HTTP-002, which Signet
 // meets by default). The Origin check (half two) is on for every bind too.
 import type { MiddlewareHandler } from 'hono';
+import { hostnameOf } from '../../../shared/hostnames.js';
 import { edgeHeaders, type HttpEnv } from '../env.js';
 import { header } from '../node-request.js';
 import { refusal, SERVER_ERROR } from '../responses.js';
 
-/** localhost, 127.0.0.1 and [::1]: what a DNS-rebinding page can never make a browser send. */
-export const LOOPBACK_HOSTNAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
+export { LOOPBACK_HOSTNAMES } from '../../../shared/hostnames.js';
 
 export interface HostValidationOptions {
-  /** Hostnames (lower case, IPv6 in brackets) the Host header may name, on any port (hostPolicy). */
+  /** Hostnames (lower case, IPv6 in brackets) the Host header may name, on any port (config.ts: loopback and SIGNET_ALLOWED_HOSTS). */
   allowedHostnames: ReadonlySet<string>;
-}
-
-/** The hostname of a Host header value (IPv6 keeps its brackets); null when malformed. */
-export function hostnameOf(host: string): string | null {
-  try {
-    const name = new URL(`http://${host}`).hostname;
-    return name === '' ? null : name;
-  } catch {
-    return null;
-  }
-}
-
-/** The hostnames Host may name: the loopback names and SIGNET_ALLOWED_HOSTS (ports dropped, lower case). */
-export function hostPolicy(configured: readonly string[]): ReadonlySet<string> {
-  return new Set([...LOOPBACK_HOSTNAMES, ...configured.map((h) => hostnameOf(h) ?? h.toLowerCase())]);
 }
 
 /** null when allowed, else why not. */

@@ -6,10 +6,10 @@
 // exactly. A page that DNS rebinding serves from evil.example carries that origin, so it is
 // refused whatever address the server is bound to.
 import type { MiddlewareHandler } from 'hono';
+import { LOOPBACK_HOSTNAMES } from '../../../shared/hostnames.js';
 import { edgeHeaders, type HttpEnv } from '../env.js';
 import { header } from '../node-request.js';
 import { refusal, SERVER_ERROR } from '../responses.js';
-import { LOOPBACK_HOSTNAMES } from './host-validation.js';
 
 export interface OriginValidationOptions {
   /** Exact origins allowed (scheme://host[:port]), e.g. SIGNET_ALLOWED_ORIGINS. */

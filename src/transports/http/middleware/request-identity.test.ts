@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { parseTrustedProxies } from '../client-ip.js';
+import { blockListOf, parseCidr } from '../../../shared/ip-address.js';
 import type { HttpEnv } from '../env.js';
 import { requestIdentity } from './request-identity.js';
 
@@ -12,7 +12,7 @@ function app(peer: string, options: { secret?: string | null; trusted?: string[]
     '/mcp',
     requestIdentity({
       proxySecret: options.secret === undefined ? SECRET : options.secret,
-      trustedProxies: options.trusted ? parseTrustedProxies(options.trusted) : null,
+      trustedProxies: options.trusted ? blockListOf(options.trusted.map((c) => parseCidr(c)!)) : null,
       peerAddress: () => peer,
     }),
     (c) => c.json({ requestId: c.get('requestId'), clientIp: c.get('clientIp'), keyId: c.get('keyId') }),
