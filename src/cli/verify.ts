@@ -8,7 +8,7 @@ import { loadConfig } from '../config.js';
 import { SignetError } from '../errors.js';
 import { readTrustFile } from '../signing/keyring.js';
 import { TrustFileError, trustSet } from '../signing/trust.js';
-import { type VerifyReport, verifySigned } from '../signing/verify.js';
+import { type VerifyReason, type VerifyReport, verifySigned } from '../signing/verify.js';
 
 export const EXIT_TRUSTED = 0;
 export const EXIT_INVALID = 1;
@@ -108,29 +108,34 @@ export async function verifyCommand(file: string | undefined, options: VerifyCli
     }
     throw err;
   }
-  const { report, output } = verifySigned(readInput(file, 'output'), { trust });
-
-  // Recompute only what verified: an invalid output is refused already, whatever it says.
+  // --recompute: the verifier re-derives the signed result once the signatures verify, and
+  // decides the verdict with it (signing/verify.ts); here only its inputs are prepared.
+  let recompute: ((output: Record<string, unknown>) => VerifyReason[]) | undefined;
   let recomputed = false;
-  if (options.recompute && report.signature_valid && output) {
+  let argumentsError: string | null = null;
+  if (options.recompute) {
     const { parseStrictJson } = await import('../signing/strict-json.js');
-    const args = parseStrictJson(readInput(options.arguments, 'arguments'));
-    if (!args.ok) {
-      process.stderr.write(`signet verify: --arguments: ${args.message}\n`);
-      return EXIT_USAGE;
-    }
     const { loadDoctrine } = await import('../doctrine/load.js');
-    const { recompute } = await import('../tools/recompute.js');
-    const differences = recompute(loadDoctrine(options.doctrine ?? config.doctrineDir), output, args.value, {
-      maxArgumentBytes: config.maxArgumentBytes,
-      maxArgumentDepth: config.maxArgumentDepth,
-    });
-    recomputed = !differences.some((d) => d.code === 'recompute_unsupported');
-    if (differences.length > 0) {
-      report.reasons.splice(0, report.reasons.length, ...differences, ...report.reasons.filter((r) => r.code !== 'not_pinned'));
-      report.status = 'invalid';
-      report.valid = false;
-    }
+    const tools = await import('../tools/recompute.js');
+    recompute = (output) => {
+      // Read only for an output whose signatures verify, as before the verifier decided alone.
+      const args = parseStrictJson(readInput(options.arguments, 'arguments'));
+      if (!args.ok) {
+        argumentsError = args.message;
+        return [];
+      }
+      const differences = tools.recompute(loadDoctrine(options.doctrine ?? config.doctrineDir), output, args.value, {
+        maxArgumentBytes: config.maxArgumentBytes,
+        maxArgumentDepth: config.maxArgumentDepth,
+      });
+      recomputed = !differences.some((d) => d.code === 'recompute_unsupported');
+      return differences;
+    };
+  }
+  const { report, output } = verifySigned(readInput(file, 'output'), { trust, ...(recompute ? { recompute } : {}) });
+  if (argumentsError !== null) {
+    process.stderr.write(`signet verify: --arguments: ${argumentsError}\n`);
+    return EXIT_USAGE;
   }
 
   const inner = reportedVerdict(report, output);

@@ -110,6 +110,11 @@ export interface VerifyOptions {
   /** The signers (and doctrines) to accept. Without keys in it, a consistent output is "unpinned". */
   trust?: TrustSet | undefined;
   primitives?: VerifyPrimitives;
+  /**
+   * Re-derives the signed result (`signet verify --recompute`): called once the signatures
+   * verify, with the signed output; the differences it returns decide the verdict with the rest.
+   */
+  recompute?: (output: Record<string, unknown>) => VerifyReason[];
 }
 
 type Json = Record<string, unknown>;
@@ -336,14 +341,32 @@ function check(input: unknown, options: VerifyOptions, found: (output: Json) => 
       if (canonical !== text) reason('text_mismatch', 'the text content is not exactly JCS(structuredContent)');
     } else if (canonical !== text) reason('text_not_canonical', 'the text content is not canonical JSON (RFC 8785)');
   }
-  return finish(report, options.trust);
+  return finish(report, options.trust, () => (options.recompute ? options.recompute(output) : []));
 }
 
-/** Decides the status: invalid on any reason; otherwise trusted only against a pin. */
-function finish(report: VerifyReport, trust?: TrustSet): VerifyReport {
+/**
+ * Decides the status, the one place it is decided: invalid on any reason; otherwise trusted
+ * only against a pin; and an output whose result does not recompute is invalid whatever the
+ * pin says (its differences first, the signer's standing after them).
+ */
+function finish(report: VerifyReport, trust?: TrustSet, recompute: () => VerifyReason[] = () => []): VerifyReport {
   const reasons = report.reasons;
   report.signature_valid = reasons.length === 0;
+  // Only what verified is recomputed: an invalid output is refused already, whatever it says.
   if (reasons.length > 0) return report;
+  judgeSigner(report, trust);
+  const differences = recompute();
+  if (differences.length > 0) {
+    reasons.splice(0, reasons.length, ...differences, ...reasons.filter((r) => r.code !== 'not_pinned'));
+    report.status = 'invalid';
+    report.valid = false;
+  }
+  return report;
+}
+
+/** The signer against the trust set: trusted, unpinned, or invalid with the reason. */
+function judgeSigner(report: VerifyReport, trust: TrustSet | undefined): void {
+  const reasons = report.reasons;
   const signer = report.signer!;
   if (!trust || trust.keys.size === 0) {
     reasons.push({
@@ -352,7 +375,7 @@ function finish(report: VerifyReport, trust?: TrustSet): VerifyReport {
         'the signatures are consistent, but no signer is pinned: any key could have made them. Pin the signer with a trust file (signet trust export) or its public key',
     });
     report.status = 'unpinned';
-    return report;
+    return;
   }
   const known = trust.keys.get(signer.public_key);
   if (known) {
@@ -370,5 +393,4 @@ function finish(report: VerifyReport, trust?: TrustSet): VerifyReport {
   }
   report.status = reasons.length === 0 ? 'trusted' : 'invalid';
   report.valid = report.status === 'trusted';
-  return report;
 }
