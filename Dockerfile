@@ -23,7 +23,7 @@ RUN apt-get update -qq \
 WORKDIR /app
 # The V8 heap sized for the 256 MiB the Kubernetes manifests give the container: under load
 # V8 otherwise grows its heap by the host's memory, not the container's (measured in
-# test/integration/abuse.test.ts, which runs the server with these options).
+# test/integration/abuse.soak.test.ts, which runs the server with these options).
 ENV NODE_ENV=production \
     NODE_OPTIONS="--max-old-space-size=128 --max-semi-space-size=8" \
     SIGNET_DATA_DIR=/data \

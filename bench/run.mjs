@@ -1,7 +1,7 @@
 // npm run bench: signing cost; in-process signed calls (the tool alone, and the whole message
 // through the router in both eras); stdio cold start to the first answer in both eras; HTTP
 // against a bare Hono baseline answering the same bytes (both eras, cache off with distinct
-// arguments and cache on, 10 and 50 connections) with the targets of issue 13; memory at idle
+// arguments and cache on, 10 and 50 connections) with the targets set for them; memory at idle
 // and after a sustained run. Every ratio is against a baseline measured in the same run.
 // BENCH_QUICK=1: a short run. BENCH_SECTIONS=http,cold,...: only some sections.
 

@@ -2,9 +2,10 @@
 // fields and a signature over the content hash in `_meta`, like tool outputs do.
 import type { Doctrine } from './doctrine/types.js';
 import { documentUri, publicRule, ruleUri } from './doctrine/uris.js';
+import { sha256Tag } from './shared/hash.js';
 import { canonicalJson } from './signing/canonical.js';
 import type { DoctrineFooter } from './signing/format.js';
-import { type Signer, sha256Tagged } from './signing/signer.js';
+import type { Signer } from './signing/signer.js';
 
 export const RESOURCE_SIGNATURE_FORMAT = 'signet-resource/1';
 const RESOURCE_META_KEY = 'signet/footer';
@@ -36,7 +37,7 @@ export function buildResources(doctrine: Doctrine, footer: DoctrineFooter, signe
     reads.set(entry.uri, () => (read ??= signedRead(entry, content())));
   };
   const signedRead = (entry: ResourceEntry, text: string): Read => {
-    const contentHash = sha256Tagged(text);
+    const contentHash = sha256Tag(text);
     return {
       contents: [
         {

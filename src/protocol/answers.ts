@@ -108,10 +108,6 @@ export class Answers {
     }
     return { ok: true, json: entry[era] };
   }
-
-  isListMethod(method: string): boolean {
-    return this.#lists.legacy.has(method);
-  }
 }
 
 /** params of a tools/call, checked: a name string and an optional arguments object. */

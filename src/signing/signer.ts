@@ -1,9 +1,5 @@
 import { createPublicKey, sign as edSign, type KeyObject } from 'node:crypto';
-import { sha256Tag } from '../shared/hash.js';
 import { ED25519_PREFIX } from './format.js';
-
-/** sha256:<hex> of a UTF-8 string, with node:crypto (the server's hot path). */
-export const sha256Tagged = sha256Tag;
 
 /**
  * Holds the private key and signs with node:crypto (~10x faster than a pure-JS Ed25519).

@@ -2,9 +2,9 @@ import type { ValidateFunction } from 'ajv';
 import { publicError, SignetError } from '../errors.js';
 import { ajv } from '../schema/ajv.js';
 import { ajvDetails } from '../schema/errors.js';
+import { sha256Tag } from '../shared/hash.js';
 import { canonicalJson } from '../signing/canonical.js';
 import type { OutputBody } from '../signing/format.js';
-import { sha256Tagged } from '../signing/signer.js';
 import { TOOLS } from './index.js';
 import type { ToolContext, ToolDefinition } from './types.js';
 
@@ -91,7 +91,7 @@ export class ToolRunner {
   run(p: Prepared): OutputBody {
     if (p.early || p.canonicalArgs === null) return p.early!;
     const name = p.tool.def.name;
-    const inputHash = sha256Tagged(p.canonicalArgs);
+    const inputHash = sha256Tag(p.canonicalArgs);
     if (Buffer.byteLength(p.canonicalArgs) > this.#limits.maxArgumentBytes) {
       return errorBody(
         name,

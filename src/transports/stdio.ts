@@ -2,7 +2,7 @@
 // Each line goes through the same router as HTTP (both protocol eras; no headers on stdio).
 // Exits 0 when the client closes stdin or on SIGTERM/SIGINT. No network, no auth, no limit.
 import type { AppContext } from '../context.js';
-import { INTERNAL_ERROR, PARSE_ERROR, refusalBody } from '../protocol/jsonrpc.js';
+import { INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, refusalBody } from '../protocol/jsonrpc.js';
 import { type RouteOutcome, Router } from '../protocol/router.js';
 
 /** A line longer than this is refused and skipped, so a runaway client cannot exhaust memory. */
@@ -51,7 +51,7 @@ export async function runStdio(ctx: AppContext): Promise<void> {
     if (rest.length === 0 || skipping) return;
     pendingBytes += rest.length;
     if (pendingBytes > MAX_LINE_BYTES) {
-      out.write(`${refusalBody(null, -32600, `Invalid Request: a message longer than ${MAX_LINE_BYTES} bytes`)}\n`);
+      out.write(`${refusalBody(null, INVALID_REQUEST, `Invalid Request: a message longer than ${MAX_LINE_BYTES} bytes`)}\n`);
       pending = [];
       pendingBytes = 0;
       skipping = true;

@@ -5,6 +5,7 @@
 import type { BlockList } from 'node:net';
 import { type Context, Hono } from 'hono';
 import type { AppContext } from '../../context.js';
+import { INTERNAL_ERROR } from '../../protocol/jsonrpc.js';
 import type { Router } from '../../protocol/router.js';
 import type { HttpEnv, RequestEvent } from './env.js';
 import type { JsonShapeLimits } from './json-shape.js';
@@ -111,7 +112,7 @@ export function createHttpApp(ctx: AppContext, options: HttpAppOptions): Hono<Ht
   app.onError((err, c) => {
     const rid = c.get('requestId') as string | undefined;
     ctx.log.error({ req_id: rid, err: { name: err.name, message: err.message } }, 'request failed');
-    return refusal(500, null, -32603, 'Internal error', rid ? { 'X-Request-Id': rid } : {});
+    return refusal(500, null, INTERNAL_ERROR, 'Internal error', rid ? { 'X-Request-Id': rid } : {});
   });
   return app;
 }
