@@ -4,9 +4,9 @@
 import { loadConfig } from '../../src/config.js';
 import { Router } from '../../src/protocol/router.js';
 import { createHttpApp, type HttpAppOptions, type RequestEvent } from '../../src/transports/http/app.js';
-import { memoryStore } from '../../src/transports/http/limiter-store.js';
 import { LOOPBACK_HOSTNAMES } from '../../src/transports/http/middleware/host-validation.js';
-import type { Policy } from '../../src/transports/http/rate-limit.js';
+import type { Policy } from '../../src/transports/http/rate-limit/policy.js';
+import { memoryStore } from '../../src/transports/http/rate-limit/store.js';
 import { testContext } from './context.js';
 
 export const memoryPolicy = (name: Policy['name'], perMinute: number) => memoryStore().policy(name, perMinute);

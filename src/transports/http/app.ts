@@ -17,12 +17,12 @@ import { jsonBody } from './middleware/json-body.js';
 import { mcpRoute } from './middleware/mcp-route.js';
 import { originValidation } from './middleware/origin-validation.js';
 import { postOnly } from './middleware/post-only.js';
-import { rateLimit, rateLimitByHeaders } from './middleware/rate-limit.js';
 import { requestIdentity } from './middleware/request-identity.js';
 import { requestReport } from './middleware/request-report.js';
 import { scopeCheck } from './middleware/scope-check.js';
 import type { ScopePolicy } from './oauth/scope-policy.js';
-import type { Policy } from './rate-limit.js';
+import { rateLimit, rateLimitByHeaders } from './rate-limit/middleware.js';
+import type { Policy } from './rate-limit/policy.js';
 import { refusal } from './responses.js';
 import { mountVerifyPage } from './verify-page.js';
 

@@ -2,8 +2,8 @@
 // authenticated proxy names, or, without either, the client address (IPv6 cut to its prefix). One principal's flood spends its own budgets
 // and in-flight slots, never another's; the address stays a coarse outer guard.
 import type { Context } from 'hono';
-import { limitBucket } from './client-ip.js';
 import type { HttpEnv } from './env.js';
+import { limitBucket } from './rate-limit/bucket.js';
 
 export interface Principal {
   kind: 'key' | 'oauth' | 'address';

@@ -18,11 +18,3 @@ export function refusal(
 ): Response {
   return jsonResponse(status, refusalBody(id, code, message, data), headers);
 }
-
-/** tools/call messages in a body: what the calls limiter charges. */
-export function countToolCalls(payload: unknown): number {
-  const list = Array.isArray(payload) ? payload : [payload];
-  let n = 0;
-  for (const m of list) if (m !== null && typeof m === 'object' && (m as { method?: unknown }).method === 'tools/call') n++;
-  return n;
-}

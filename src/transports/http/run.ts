@@ -8,8 +8,8 @@ import { Router } from '../../protocol/router.js';
 import { readSecretFile } from '../../shared/secret-file.js';
 import { createHttpApp } from './app.js';
 import { closeServer } from './close-server.js';
-import { memoryStore, redisStore } from './limiter-store.js';
 import { type RunningMetrics, startMetricsServer } from './metrics-server.js';
+import { memoryStore, redisStore } from './rate-limit/store.js';
 import { requestReporter } from './request-log.js';
 
 export interface RunningHttp {

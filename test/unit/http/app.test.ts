@@ -1,7 +1,7 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { describe, expect, it } from 'vitest';
 import type { RequestEvent } from '../../../src/transports/http/app.js';
-import type { Policy } from '../../../src/transports/http/rate-limit.js';
+import type { Policy } from '../../../src/transports/http/rate-limit/policy.js';
 import { httpApp as app, memoryPolicy } from '../../helpers/http-app.js';
 
 /** A limiter whose store is down: consume() rejects with an Error, not a RateLimiterRes. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
-import { clientIp, isTrusted, limitBucket, normaliseIp } from '../../../src/transports/http/client-ip.js';
+import { clientIp, isTrusted, normaliseIp } from '../../../src/transports/http/client-ip.js';
+import { limitBucket } from '../../../src/transports/http/rate-limit/bucket.js';
 
 const SECRET = { SIGNET_PROXY_SECRET_FILE: '/run/proxy-auth/secret' };
 const parseTrustedProxies = (cidrs: string[]) => loadConfig({ ...SECRET, SIGNET_TRUSTED_PROXIES: cidrs.join(',') }).http.trustedProxies!;

@@ -3,9 +3,9 @@
 // answers while Redis is unreachable (so an outage never turns into 5xx).
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
-import type { Logger } from '../../log.js';
-import type { Metrics } from '../../metrics.js';
-import type { Policy } from './rate-limit.js';
+import type { Logger } from '../../../log.js';
+import type { Metrics } from '../../../metrics.js';
+import type { Policy } from './policy.js';
 
 export interface LimiterStore {
   policy(name: Policy['name'], perMinute: number): Policy | null;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../log.js';
-import { Metrics } from '../../metrics.js';
-import { memoryStore, redisStore } from './limiter-store.js';
+import { createLogger } from '../../../log.js';
+import { Metrics } from '../../../metrics.js';
+import { memoryStore, redisStore } from './store.js';
 
 describe('limiter stores', () => {
   it('memory: a policy per budget, none for 0 (off)', async () => {

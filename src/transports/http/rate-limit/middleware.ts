@@ -15,8 +15,8 @@ import { echoableId } from '../../../protocol/jsonrpc.js';
 import { edgeHeaders, type HttpEnv } from '../env.js';
 import { discardBody, header } from '../node-request.js';
 import { type Principal, principalLabel, principalOf } from '../principal.js';
-import { charge, type Policy } from '../rate-limit.js';
-import { countToolCalls, refusal, SERVER_ERROR } from '../responses.js';
+import { refusal, SERVER_ERROR } from '../responses.js';
+import { charge, type Policy } from './policy.js';
 
 export interface RateLimitOptions {
   /** tools/call per client address, for requests without a key. */
@@ -120,4 +120,12 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler<HttpEnv>
     const refused = await decide(c, options, who, checks, echoableId(payload));
     return refused ?? next();
   };
+}
+
+/** tools/call messages in a body: what the calls limiter charges. */
+export function countToolCalls(payload: unknown): number {
+  const list = Array.isArray(payload) ? payload : [payload];
+  let n = 0;
+  for (const m of list) if (m !== null && typeof m === 'object' && (m as { method?: unknown }).method === 'tools/call') n++;
+  return n;
 }

@@ -2,8 +2,8 @@ import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../log.js';
 import type { HttpEnv } from '../env.js';
-import { memoryStore } from '../limiter-store.js';
-import { rateLimit } from './rate-limit.js';
+import { rateLimit } from './middleware.js';
+import { memoryStore } from './store.js';
 
 function app(perMinute: number, other: number) {
   const store = memoryStore();
