@@ -108,12 +108,10 @@ async function main(argv: string[]): Promise<void> {
     .requiredOption('--out <file>', 'where to write the key')
     .action(async (opts: { out: string }) => exitWith((await import('./keygen.js')).keygen(opts.out)));
 
-  const { registerTrustCommands } = await import('./trust.js');
-  registerTrustCommands(program, exitWith);
-
-  const keys = program.command('keys').description('API keys for the reference proxy (sgnk_...)');
-  const { registerKeyCommands } = await import('./keys.js');
-  registerKeyCommands(keys, exitWith);
+  // Command groups, each registered by its own file the same way.
+  (await import('./trust.js')).registerTrustCommands(program, exitWith);
+  (await import('./signing-key.js')).registerSigningKeyCommands(program, exitWith);
+  (await import('./keys.js')).registerKeyCommands(program, exitWith);
 
   await program.parseAsync(argv);
 }

@@ -60,7 +60,8 @@ async function init(path: string | undefined): Promise<number> {
   return 0;
 }
 
-export function registerKeyCommands(keys: Command, exitWith: (code: number | undefined) => void): void {
+export function registerKeyCommands(program: Command, exitWith: (code: number | undefined) => void): void {
+  const keys = program.command('keys').description('API keys for the reference proxy (sgnk_...)');
   keys.option('--store <file>', 'key store (SIGNET_KEY_STORE, default <data dir>/keys.json)');
   const storeOf = (cmd: Command) => store(cmd.parent?.opts<{ store?: string }>().store);
   const duration = async (text: string, option: string) => parseDuration(text, option);
