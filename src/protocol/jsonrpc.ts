@@ -19,11 +19,9 @@ export const HEADER_MISMATCH = -32020;
 /** 2026-07-28: the requested protocol revision is not served. */
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
-export type Json = Record<string, unknown>;
+import { isObject, type Json } from '../shared/json.js';
 
-export function isObject(v: unknown): v is Json {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
+export { isObject, type Json };
 
 export function isRequestId(id: unknown): id is RequestId {
   return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id));

@@ -90,7 +90,7 @@ export class Router {
           400,
           m.id,
           INVALID_PARAMS,
-          `Invalid _meta envelope for protocol revision 2026-07-28: ${issue.key}: ${issue.problem}`,
+          `Invalid _meta envelope for protocol revision ${MODERN_VERSIONS[0]}: ${issue.key}: ${issue.problem}`,
           { envelope: issue },
         );
       const claimed = claimedVersion(m.params)!;
@@ -139,7 +139,7 @@ export class Router {
           400,
           null,
           INVALID_PARAMS,
-          `Invalid _meta envelope for protocol revision 2026-07-28: ${issue.key}: ${issue.problem}`,
+          `Invalid _meta envelope for protocol revision ${MODERN_VERSIONS[0]}: ${issue.key}: ${issue.problem}`,
           { envelope: issue },
         );
       }
@@ -154,29 +154,25 @@ export class Router {
         );
       }
       if (isModernVersion(claimed) && headers.method !== undefined && headers.method !== m.method) {
-        return fromMismatch(
-          mismatch(
-            headers.method,
-            `the notification body names method ${quote(m.method)} but the Mcp-Method header names ${quote(headers.method)}`,
-          ),
-          null,
-        );
+        return this.#notificationMethodMismatch(m.method, headers.method);
       }
       return ACCEPTED;
     }
     if (headerVersion !== undefined && isModernVersion(headerVersion)) {
       if (headers.method !== undefined && headers.method !== m.method) {
-        return fromMismatch(
-          mismatch(
-            headers.method,
-            `the notification body names method ${quote(m.method)} but the Mcp-Method header names ${quote(headers.method)}`,
-          ),
-          null,
-        );
+        return this.#notificationMethodMismatch(m.method, headers.method);
       }
       return ACCEPTED;
     }
     return this.#legacyVersionRefusal(headers, source) ?? ACCEPTED;
+  }
+
+  /** A notification whose Mcp-Method header names another method than its body (2026-07-28). */
+  #notificationMethodMismatch(bodyMethod: string, headerMethod: string): RouteOutcome {
+    return fromMismatch(
+      mismatch(headerMethod, `the notification body names method ${quote(bodyMethod)} but the Mcp-Method header names ${quote(headerMethod)}`),
+      null,
+    );
   }
 
   #batch(list: unknown[], headers: StandardHeaders, source: RouteSource): RouteOutcome {
@@ -195,7 +191,7 @@ export class Router {
           400,
           null,
           INVALID_REQUEST,
-          'Bad Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later',
+          `Bad Request: JSON-RPC batches may not contain requests for protocol revision ${MODERN_VERSIONS[0]} or later`,
         );
       }
       if (!(isRequest(element) || isNotification(element) || isResponse(element))) {

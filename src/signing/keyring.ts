@@ -2,7 +2,6 @@
 // with before (retired: their outputs stay valid) or that must no longer be believed
 // (revoked). Kept in <data dir>/signing-keys.json, a `signet-trust/1` file, beside the
 // generated key; operators who mount a key file list older keys in SIGNET_TRUST_FILE.
-import { createPublicKey, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SignetError } from '../errors.js';
@@ -36,9 +35,7 @@ export interface ServerKeys {
   file: TrustFile;
 }
 
-export function spkiOf(key: KeyObject): string {
-  return createPublicKey(key).export({ type: 'spki', format: 'der' }).toString('base64');
-}
+export { spkiOf } from './spki.js';
 
 export function keyName(spki: string): string {
   return `signet-${fingerprint(spki)

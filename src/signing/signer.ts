@@ -1,5 +1,6 @@
-import { createPublicKey, sign as edSign, type KeyObject } from 'node:crypto';
+import { sign as edSign, type KeyObject } from 'node:crypto';
 import { ED25519_PREFIX } from './format.js';
+import { spkiOf } from './spki.js';
 
 /**
  * Holds the private key and signs with node:crypto (~10x faster than a pure-JS Ed25519).
@@ -16,7 +17,7 @@ export class Signer {
       throw new TypeError('Signer needs an Ed25519 private key');
     }
     this.#key = privateKey;
-    this.publicKeySpki = createPublicKey(privateKey).export({ type: 'spki', format: 'der' }).toString('base64');
+    this.publicKeySpki = spkiOf(privateKey);
   }
 
   /** ed25519:<base64> over the UTF-8 bytes of `text`. */

@@ -2,6 +2,7 @@
 // doctrines. Portable (no Node built-ins): the CLI, the server and the browser page share it.
 // The contract is docs/schemas/trust.schema.json; a test keeps the two in agreement.
 import { sha256 } from '@noble/hashes/sha2.js';
+import { isObject } from '../shared/json.js';
 import { base64ToBytes, bytesToBase64, isSha256Tag, rawKeyFromSpkiBase64 } from './encoding.js';
 import { parseStrictJson } from './strict-json.js';
 import { weakPublicKey } from './weak-key.js';
@@ -47,10 +48,6 @@ function keyProblem(spkiB64: unknown): string | null {
   if (!raw) return 'must be the base64 DER SPKI of an Ed25519 key';
   const weak = weakPublicKey(raw);
   return weak ? `${weak}: it cannot be pinned` : null;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 /** SHA256:<unpadded base64 of SHA-256 over the DER SPKI>, the way OpenSSH prints key fingerprints. */

@@ -5,6 +5,7 @@
 import * as ed from '@noble/ed25519';
 import { sha256, sha512 } from '@noble/hashes/sha2.js';
 import canonicalize from 'canonicalize';
+import { isObject, type Json } from '../shared/json.js';
 import { acceptPublicKey, decodeSignature } from './acceptance.js';
 import { bytesToHex, isSha256Tag, utf8Bytes } from './encoding.js';
 import { FOOTER_MEMBERS, SHA256_PREFIX, SIGNATURE_FORMAT, unsignedView } from './format.js';
@@ -115,12 +116,6 @@ export interface VerifyOptions {
    * verify, with the signed output; the differences it returns decide the verdict with the rest.
    */
   recompute?: (output: Record<string, unknown>) => VerifyReason[];
-}
-
-type Json = Record<string, unknown>;
-
-function isObject(v: unknown): v is Json {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 const BODY_MEMBERS = new Set(['tool', 'input_hash', 'ok', 'result', 'error', 'footer']);

@@ -4,6 +4,7 @@
 import { DoctrineSearch } from '../doctrine/search.js';
 import type { Doctrine } from '../doctrine/types.js';
 import { SignetError } from '../errors.js';
+import type { Json } from '../shared/json.js';
 import { canonicalJson } from '../signing/canonical.js';
 import { type DoctrineFooter, SIGNATURE_FORMAT } from '../signing/format.js';
 import type { SigningKeyInfo } from '../signing/keyring.js';
@@ -16,8 +17,6 @@ import type { ToolContext } from './types.js';
 const NOT_RECOMPUTABLE: Record<string, string> = {
   verify_output: "verify_output's result depends on the keys the server trusted when it ran",
 };
-
-type Json = Record<string, unknown>;
 
 /**
  * Recomputes `output` (a signed structuredContent) from `args` on `doctrine`. Returns the
