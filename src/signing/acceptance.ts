@@ -1,5 +1,5 @@
 // The one rule by which Signet accepts an Ed25519 signature, wherever it checks one: outputs
-// and resources (verify.ts), the doctrine publisher's signature (doctrine/publisher.ts). The
+// and resources (verify.ts), the doctrine publisher's signature (src/doctrine/publisher.ts). The
 // key is the canonical base64 of a DER SPKI Ed25519 key that is a proper point (never one of
 // small order, under which verifiers disagree); the signature is `ed25519:` and the canonical
 // base64 of exactly 64 bytes; and it verifies under strict RFC 8032 (the primitives given:
