@@ -94,6 +94,12 @@ describe('proxy start-up steps', () => {
     expect(a.files).toEqual(b.files);
   });
 
+  it("check SIGNET_ALLOWED_ORIGINS with exactly the server's pattern (one rule, written in two languages)", () => {
+    const server = /^const ORIGIN = \/(.+)\/;$/m.exec(readFileSync(join(ROOT, 'src/config.ts'), 'utf8'))![1]!.replaceAll('\\/', '/');
+    const proxy = /grep -Eq '([^']+)'/.exec(readFileSync(join(ROOT, 'proxy/docker-entrypoint.d/35-signet-cors.envsh'), 'utf8'))![1]!;
+    expect(proxy).toBe(server);
+  });
+
   it('refuse the same settings both ways, write nothing, and never print the key', () => {
     for (const how of ['entrypoint', 'render.sh'] as const) {
       const r = run(how, { SIGNET_API_KEY: `${KEY}!` });
