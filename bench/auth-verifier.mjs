@@ -2,7 +2,7 @@
 // service answering 204/401 from the same hashed key store (what `signet verify`-style
 // service on the private network would do).
 import { createServer } from 'node:http';
-import { KeyStore } from '../dist/keys/store.js';
+import { KeyStore } from '../dist/api-keys/store.js';
 
 const store = new KeyStore(process.env.SIGNET_KEY_STORE);
 const server = createServer((req, res) => {

@@ -15,8 +15,8 @@ import { Agent, createServer, request } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { newApiKey } from '../dist/keys/format.js';
-import { KeyStore } from '../dist/keys/store.js';
+import { newApiKey } from '../dist/api-keys/format.js';
+import { KeyStore } from '../dist/api-keys/store.js';
 import { cpuUs, fmt, load, machine, median, percentile, ROOT, startChild, table, writeSection } from './lib.mjs';
 
 const quick = process.env.BENCH_QUICK === '1';

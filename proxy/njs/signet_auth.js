@@ -6,7 +6,7 @@
 //   $signet_key_id  the key's id when ok (never the key), for the upstream and the log
 //
 // The store (written by `signet keys`) holds sha256 of each key, never a key. Its lines have
-// a fixed width and records are sorted by id (src/keys/store.ts), so one open, an fstat and
+// a fixed width and records are sorted by id (src/api-keys/store.ts), so one open, an fstat and
 // a binary search of a few 8-byte reads find a key, whatever the number of keys, where
 // parsing the whole file in njs measured ~1 ms for 100 keys.
 //

@@ -1,22 +1,19 @@
 // `signet keys ...`: API keys for the reference proxy. Keys are shown once, at creation;
 // the store keeps only their SHA-256. Ids are not secret and name keys in logs.
 
-import { readFileSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { newApiKey } from '../api-keys/format.js';
+import { DEFAULT_KEY_LIFETIME } from '../api-keys/lifetime.js';
+import type { KeyRecord, KeyStore } from '../api-keys/store.js';
 import { loadConfig } from '../config.js';
 import { SignetError } from '../errors.js';
-import { checkApiKeyFormat, newApiKey } from '../keys/format.js';
-import { DEFAULT_KEY_LIFETIME } from '../keys/lifetime.js';
-import type { KeyRecord, KeyStore } from '../keys/store.js';
-import { writeAtomic } from '../shared/atomic-file.js';
 import { parseDuration } from '../shared/duration.js';
 
 // The store (and its lock library) loads only when a keys command runs, not on `signet serve`.
-const storeModule = () => import('../keys/store.js');
+const storeModule = () => import('../api-keys/store.js');
 
-/** Beside the store: the zero-config first key, kept so `cat` can show it once more. */
-export const INITIAL_KEY_FILE = 'initial-api-key';
+const firstKeyModule = () => import('../api-keys/first-key.js');
 
 async function store(path?: string): Promise<KeyStore> {
   const { KeyStore } = await storeModule();
@@ -41,23 +38,21 @@ async function init(path: string | undefined): Promise<number> {
     return 0;
   }
   const s = await store(path);
-  const initialFile = join(dirname(s.path), INITIAL_KEY_FILE);
-  // Every start: the file goes once its key is no longer the live first key, however that
-  // happened (rotated or revoked by a run that could not remove it, expired, edited away).
-  await forgetStaleInitialKey(s);
-  const created = await s.update((file) => {
-    if (file.keys.length > 0) return null;
-    const now = new Date();
-    const added = s.addTo(file, 'initial', new Date(now.getTime() + parseDuration(DEFAULT_KEY_LIFETIME, 'the default lifetime')), now);
-    writeAtomic(initialFile, `${added.key}\n`, 0o600, { exclusive: false });
-    return added.record;
-  });
+  const { forgetStaleInitialKey, initialKeyFile, mintFirstKey } = await firstKeyModule();
+  for (const line of forgetStaleInitialKey(s)) process.stderr.write(`signet keys init: ${line}\n`);
+  const created = await mintFirstKey(s);
   process.stderr.write(
     created
-      ? `signet keys init: created the first API key, id ${created.id}, valid until ${created.expires_at} (rotate it with: keys rotate ${created.id}); print it with: docker compose exec proxy cat ${initialFile}\n`
+      ? `signet keys init: created the first API key, id ${created.id}, valid until ${created.expires_at} (rotate it with: keys rotate ${created.id}); print it with: docker compose exec proxy cat ${initialKeyFile(s)}\n`
       : `signet keys init: key store ${s.path} already holds keys; nothing created\n`,
   );
   return 0;
+}
+
+/** Revoking or rotating the first key takes its plaintext copy away (api-keys/first-key.ts). */
+async function forgetInitialKey(s: KeyStore, id: string): Promise<void> {
+  const problem = (await firstKeyModule()).forgetInitialKey(s, id);
+  if (problem) process.stderr.write(`signet keys: ${problem}\n`);
 }
 
 export function registerKeyCommands(program: Command, exitWith: (code: number | undefined) => void): void {
@@ -119,7 +114,7 @@ export function registerKeyCommands(program: Command, exitWith: (code: number | 
     .action(async (id: string, _opts: unknown, cmd: Command) => {
       const s = await storeOf(cmd);
       const record = await s.revoke(id);
-      forgetInitialKey(s, record.id);
+      await forgetInitialKey(s, record.id);
       process.stderr.write(`revoked ${record.id} (${JSON.stringify(record.name)})\n`);
       exitWith(0);
     });
@@ -132,7 +127,7 @@ export function registerKeyCommands(program: Command, exitWith: (code: number | 
     .action(async (id: string, opts: { grace: string }, cmd: Command) => {
       const s = await storeOf(cmd);
       const { key, record, old } = await s.rotate(id, await duration(opts.grace, '--grace'));
-      forgetInitialKey(s, old.id);
+      await forgetInitialKey(s, old.id);
       process.stderr.write(`rotated ${old.id} → ${record.id}; ${old.id} stops working at ${old.expires_at}. The new key is shown once:\n`);
       process.stdout.write(`${key}\n`);
       exitWith(0);
@@ -154,46 +149,4 @@ export function registerKeyCommands(program: Command, exitWith: (code: number | 
     .command('init')
     .description('first start of the compose stack: unless SIGNET_API_KEY is set, create a first key if the store is empty')
     .action(async (_opts: unknown, cmd: Command) => exitWith(await init(cmd.parent?.opts<{ store?: string }>().store)));
-}
-
-/**
- * The zero-config key file goes once that key is revoked or rotated away, as GitLab removes
- * its initial root password file: a plaintext key must not outlive its use. A file that cannot
- * be removed is said, never ignored.
- */
-function forgetInitialKey(s: KeyStore, id: string): void {
-  const file = join(dirname(s.path), INITIAL_KEY_FILE);
-  let held: string;
-  try {
-    held = readFileSync(file, 'utf8').trim();
-  } catch {
-    return; // no initial key file
-  }
-  const check = checkApiKeyFormat(held);
-  if (check.ok && check.id !== id) return;
-  try {
-    rmSync(file);
-  } catch (err) {
-    process.stderr.write(
-      `signet keys: ${file} still holds a key that no longer works and could not be removed (${(err as NodeJS.ErrnoException).code ?? 'error'}): delete it\n`,
-    );
-  }
-}
-
-/** `keys init`: removes the file when the key it holds is not active, or was rotated. */
-async function forgetStaleInitialKey(s: KeyStore): Promise<void> {
-  const file = join(dirname(s.path), INITIAL_KEY_FILE);
-  let held: string;
-  try {
-    held = readFileSync(file, 'utf8').trim();
-  } catch {
-    return;
-  }
-  const check = checkApiKeyFormat(held);
-  const { statusOf } = await storeModule();
-  const record = check.ok ? s.read().keys.find((k) => k.id === check.id) : undefined;
-  if (!record || record.rotated_to !== null || statusOf(record, Date.now()) !== 'active') {
-    forgetInitialKey(s, check.ok ? check.id : '');
-    process.stderr.write(`signet keys init: removed ${file}: the key it held is no longer the live first key\n`);
-  }
 }

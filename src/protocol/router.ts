@@ -170,7 +170,10 @@ export class Router {
   /** A notification whose Mcp-Method header names another method than its body (2026-07-28). */
   #notificationMethodMismatch(bodyMethod: string, headerMethod: string): RouteOutcome {
     return fromMismatch(
-      mismatch(headerMethod, `the notification body names method ${quote(bodyMethod)} but the Mcp-Method header names ${quote(headerMethod)}`),
+      mismatch(
+        headerMethod,
+        `the notification body names method ${quote(bodyMethod)} but the Mcp-Method header names ${quote(headerMethod)}`,
+      ),
       null,
     );
   }

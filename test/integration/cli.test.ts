@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkApiKeyFormat } from '../../src/keys/format.js';
+import { checkApiKeyFormat } from '../../src/api-keys/format.js';
 import { signOutput } from '../../src/signing/sign-output.js';
 import { testContext } from '../helpers/context.js';
 import { CLI, MINI_DOCTRINE } from '../helpers/paths.js';

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { KeyStore } from '../../src/keys/store.js';
+import { KeyStore } from '../../src/api-keys/store.js';
 import { CLI } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 

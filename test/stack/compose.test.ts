@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { DockerComposeEnvironment, type StartedDockerComposeEnvironment, Wait } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkApiKeyFormat } from '../../src/keys/format.js';
+import { checkApiKeyFormat } from '../../src/api-keys/format.js';
 import { verifyOutput } from '../../src/signing/verify.js';
 import {
   configureTestcontainers,

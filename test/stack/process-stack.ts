@@ -3,7 +3,7 @@
 // that presents their shared secret.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { newApiKey } from '../../src/keys/format.js';
+import { newApiKey } from '../../src/api-keys/format.js';
 import { startHttpServer } from '../helpers/http-server.js';
 import { CLI, DEFAULT_DOCTRINE } from '../helpers/paths.js';
 import { freePort, NJS_MODULE, processProxyEnv, renderProxy, startNginx } from '../helpers/proxy-process.js';

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { newApiKey } from '../../src/keys/format.js';
+import { newApiKey } from '../../src/api-keys/format.js';
 import { rawRequest } from '../helpers/http-server.js';
 import { selfSignedCert } from '../helpers/openssl.js';
 import { CLI } from '../helpers/paths.js';

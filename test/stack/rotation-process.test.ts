@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newApiKey } from '../../src/keys/format.js';
+import { newApiKey } from '../../src/api-keys/format.js';
 import { fingerprint } from '../../src/signing/trust.js';
 import { type ServerProcess, startHttpServer } from '../helpers/http-server.js';
 import { CLI, DEFAULT_DOCTRINE, ROOT } from '../helpers/paths.js';

@@ -6,9 +6,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
+import { DEFAULT_KEY_LIFETIME } from '../../../src/api-keys/lifetime.js';
 import { evaluateFacts } from '../../../src/doctrine/evaluate.js';
 import { loadDoctrine } from '../../../src/doctrine/load.js';
-import { DEFAULT_KEY_LIFETIME } from '../../../src/keys/lifetime.js';
 import { REDACT_PATHS } from '../../../src/log.js';
 import { DEFAULT_DOCTRINE, ROOT } from '../../helpers/paths.js';
 

@@ -1,8 +1,8 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { base62Checksum, checkApiKeyFormat, KEY_SCANNER_REGEX, newApiKey } from '../../../src/keys/format.js';
-import { KeyStore, keyHash, statusOf } from '../../../src/keys/store.js';
+import { base62Checksum, checkApiKeyFormat, KEY_SCANNER_REGEX, newApiKey } from '../../../src/api-keys/format.js';
+import { KeyStore, keyHash, statusOf } from '../../../src/api-keys/store.js';
 import { parseDuration } from '../../../src/shared/duration.js';
 import { tempDir } from '../../helpers/tmp-doctrine.js';
 
@@ -113,7 +113,7 @@ describe('KeyStore', () => {
 
 describe('store layout (what the proxy binary-searches)', () => {
   it('is valid JSON with fixed-width lines, records sorted by id', async () => {
-    const { HEADER_BYTES, RECORD_BYTES, serializeStore } = await import('../../../src/keys/store.js');
+    const { HEADER_BYTES, RECORD_BYTES, serializeStore } = await import('../../../src/api-keys/store.js');
     const store = new KeyStore(join(tempDir('signet-layout-'), 'keys.json'));
     for (let i = 0; i < 25; i++) await store.create(`user ${i}@example.org`, i % 2 ? new Date('2031-01-01T00:00:00Z') : null);
     const text = readFileSync(store.path, 'utf8');

@@ -44,13 +44,13 @@ export interface KeyStoreFile {
   keys: KeyRecord[];
 }
 
-export type KeyStatus = 'active' | 'expired' | 'revoked';
+export type ApiKeyStatus = 'active' | 'expired' | 'revoked';
 
 export function keyHash(key: string): string {
   return sha256Tag(key);
 }
 
-export function statusOf(record: KeyRecord, now: number): KeyStatus {
+export function statusOf(record: KeyRecord, now: number): ApiKeyStatus {
   if (record.revoked_at !== null && Date.parse(record.revoked_at) <= now) return 'revoked';
   if (record.expires_at !== null && Date.parse(record.expires_at) <= now) return 'expired';
   return 'active';
