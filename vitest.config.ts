@@ -13,6 +13,14 @@ const LOAD = [
   'test/integration/abuse.soak.test.ts',
 ];
 
+/**
+ * One project per kind of test, so each script runs what its name says (npm run test:unit,
+ * test:integration, test:stack; npm test runs them all):
+ *   unit         in process, beside the code (src/**) or under test/unit: no build, no tools
+ *   integration  the built CLI and server as processes, with OpenSSL, jq, Redis, nginx -t
+ *   stack        the process stack (nginx, njs, Chromium) and Docker examples
+ *   load         the machine-loading files above, last and one at a time
+ */
 export default defineConfig({
   test: {
     testTimeout: 60_000,
@@ -23,9 +31,22 @@ export default defineConfig({
     projects: [
       {
         extends: true,
+        test: { name: 'unit', include: ['src/**/*.test.ts', 'test/unit/**/*.test.ts'], sequence: { groupOrder: 0 } },
+      },
+      {
+        extends: true,
         test: {
-          name: 'main',
-          include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...LOAD],
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'stack',
+          include: ['test/stack/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...LOAD],
           sequence: { groupOrder: 0 },
         },

@@ -139,15 +139,37 @@ describe('stdio process behaviour', () => {
   const dataDir = tempDir('signet-stdio-raw-');
   const env = { PATH: process.env['PATH'] ?? '', SIGNET_DATA_DIR: dataDir, SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE };
 
-  function run(lines: string[], _opts: { closeStdin?: boolean; signal?: NodeJS.Signals } = {}) {
+  function run(lines: string[]) {
     const child = spawn(process.execPath, [CLI], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c));
-    child.stderr.on('data', (c: Buffer) => (stderr += c));
+    const waiting: { stream: 'out' | 'err'; re: RegExp; resolve: () => void }[] = [];
+    const settle = () => {
+      for (const w of [...waiting]) {
+        if (w.re.test(w.stream === 'out' ? stdout : stderr)) {
+          waiting.splice(waiting.indexOf(w), 1);
+          w.resolve();
+        }
+      }
+    };
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c;
+      settle();
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c;
+      settle();
+    });
     for (const l of lines) child.stdin.write(`${l}\n`);
+    /** Resolves when the stream has printed what `re` matches: a wait on the process's own output, never a fixed sleep. */
+    const until = (stream: 'out' | 'err', re: RegExp) =>
+      new Promise<void>((resolve) => {
+        waiting.push({ stream, re, resolve });
+        settle();
+      });
     return {
       child,
+      until,
       out: () => stdout,
       err: () => stderr,
       exit: new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code))),
@@ -162,7 +184,7 @@ describe('stdio process behaviour', () => {
 
   it('writes only JSON-RPC to stdout, answers malformed lines with a parse error, and exits 0 when stdin closes', async () => {
     const p = run([init, '{ this is not json', JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })]);
-    await new Promise((r) => setTimeout(r, 1500));
+    await p.until('out', /"id":2\b/);
     p.child.stdin.end();
     expect(await p.exit).toBe(0);
     const lines = p
@@ -183,7 +205,7 @@ describe('stdio process behaviour', () => {
       `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"doctrine_evaluate","arguments":{"facts":${deep}}}}`,
       JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'ping' }),
     ]);
-    await new Promise((r) => setTimeout(r, 1500));
+    await p.until('out', /"id":8\b/);
     p.child.stdin.end();
     expect(await p.exit).toBe(0);
     const lines = p
@@ -199,7 +221,7 @@ describe('stdio process behaviour', () => {
 
   it('exits 0 on SIGTERM', async () => {
     const p = run([init]);
-    await new Promise((r) => setTimeout(r, 1000));
+    await p.until('out', /"id":1\b/);
     p.child.kill('SIGTERM');
     expect(await p.exit).toBe(0);
     expect(p.err()).toMatch(/SIGTERM/);

@@ -4,9 +4,9 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { generateSigningKeyPem, loadOrCreateSigningKey } from '../../../src/signing/signing-key.js';
-import { CLI, MINI_DOCTRINE } from '../../helpers/paths.js';
-import { tempDir } from '../../helpers/tmp-doctrine.js';
+import { generateSigningKeyPem, loadOrCreateSigningKey } from '../../src/signing/signing-key.js';
+import { CLI, MINI_DOCTRINE } from '../helpers/paths.js';
+import { tempDir } from '../helpers/tmp-doctrine.js';
 
 const isRoot = process.getuid?.() === 0;
 
