@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { middlewareApp } from '../../../../test/helpers/middleware-app.js';
 import { acceptsJson, isJsonContentType } from './content-negotiation.js';
 
 describe('contentNegotiation', () => {
@@ -27,24 +28,14 @@ describe('contentNegotiation', () => {
 
 describe('contentNegotiation middleware', () => {
   it('refuses a wrong Content-Type with 415 and an Accept without JSON with 406, before the handler runs', async () => {
-    const { Hono } = await import('hono');
     const { contentNegotiation } = await import('./content-negotiation.js');
-    const a = new Hono<import('../env.js').HttpEnv>();
-    let reached = 0;
-    a.use('*', async (c, next) => {
-      c.set('requestId', 'r');
-      await next();
-    });
-    a.post('/mcp', contentNegotiation(), (c) => {
-      reached++;
-      return c.text('ok');
-    });
-    const send = (headers: Record<string, string>) => a.request('/mcp', { method: 'POST', headers, body: '{}' });
+    const m = middlewareApp(contentNegotiation(), { requestId: 'r' });
+    const send = (headers: Record<string, string>) => m.send(headers, '{}');
     const wrongType = await send({ 'content-type': 'text/plain' });
     expect([wrongType.status, ((await wrongType.json()) as { error: { code: number } }).error.code]).toEqual([415, -32000]);
     const noJson = await send({ 'content-type': 'application/json', accept: 'text/event-stream' });
     expect(noJson.status).toBe(406);
     expect((await send({ 'content-type': 'application/json', accept: 'application/json' })).status).toBe(200);
-    expect(reached).toBe(1);
+    expect(m.reached()).toBe(1);
   });
 });

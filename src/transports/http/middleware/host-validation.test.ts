@@ -1,24 +1,13 @@
-import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
+import { middlewareApp } from '../../../../test/helpers/middleware-app.js';
 import { loadConfig } from '../../../config.js';
-import type { HttpEnv } from '../env.js';
 import { checkHost, hostValidation, LOOPBACK_HOSTNAMES } from './host-validation.js';
 
 const allowed = new Set([...LOOPBACK_HOSTNAMES, 'signet.example.com']);
 
 function app(allowedHostnames: ReadonlySet<string>) {
-  const a = new Hono<HttpEnv>();
-  let reached = 0;
-  a.use('*', async (c, next) => {
-    c.set('requestId', 'rid-1');
-    await next();
-  });
-  a.post('/mcp', hostValidation({ allowedHostnames }), (c) => {
-    reached++;
-    return c.text('ok');
-  });
-  const send = (host: string) => a.request('http://x/mcp', { method: 'POST', headers: { host } });
-  return { send, reached: () => reached };
+  const m = middlewareApp(hostValidation({ allowedHostnames }), { requestId: 'rid-1' });
+  return { send: (host: string) => m.send({ host }), reached: m.reached };
 }
 
 describe('hostValidation', () => {

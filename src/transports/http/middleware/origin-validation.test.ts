@@ -1,6 +1,5 @@
-import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import type { HttpEnv } from '../env.js';
+import { middlewareApp } from '../../../../test/helpers/middleware-app.js';
 import { checkOrigin, originValidation } from './origin-validation.js';
 
 describe('originValidation', () => {
@@ -30,17 +29,8 @@ describe('originValidation', () => {
   });
 
   it('answers a foreign Origin with 403 before the handler runs, and lets requests without one through', async () => {
-    const a = new Hono<HttpEnv>();
-    let reached = 0;
-    a.use('*', async (c, next) => {
-      c.set('requestId', 'rid-2');
-      await next();
-    });
-    a.post('/mcp', originValidation({ allowedOrigins: [] }), (c) => {
-      reached++;
-      return c.text('ok');
-    });
-    const send = (headers: Record<string, string>) => a.request('http://x/mcp', { method: 'POST', headers });
+    const m = middlewareApp(originValidation({ allowedOrigins: [] }), { requestId: 'rid-2' });
+    const send = (headers: Record<string, string>) => m.send(headers);
     const bad = await send({ origin: 'http://evil.example.com' });
     expect(bad.status).toBe(403);
     expect(await bad.json()).toEqual({
@@ -51,6 +41,6 @@ describe('originValidation', () => {
     expect(bad.headers.get('x-request-id')).toBe('rid-2');
     expect((await send({})).status).toBe(200);
     expect((await send({ origin: 'http://localhost:5173' })).status).toBe(200);
-    expect(reached).toBe(2);
+    expect(m.reached()).toBe(2);
   });
 });
