@@ -1,7 +1,7 @@
 import { SignetError } from '../errors.js';
 import { scanLogic } from './json-logic.js';
-import { compile, decide, evaluatePartial, type Node } from './partial-logic.js';
-import { type Doctrine, type Rule, SEVERITIES, type Severity } from './types.js';
+import { compile, decide, evaluatePartial, type Node, type Partial } from './partial-logic.js';
+import { type Doctrine, type FactsConstraint, type Rule, type ScopeArea, SEVERITIES, type Severity } from './types.js';
 
 /**
  * pass / fail: the rule applies and its check holds or not. not_applicable: its `when`
@@ -9,13 +9,20 @@ import { type Doctrine, type Rule, SEVERITIES, type Severity } from './types.js'
  * or whether it holds; `missing_facts` names the facts that would.
  */
 export type FindingStatus = 'pass' | 'fail' | 'not_applicable' | 'undetermined';
-export type Verdict = 'fail' | 'incomplete' | 'pass';
+/**
+ * fail: a baseline rule failed. incomplete: none failed, but a baseline rule (or whether an area
+ * is in scope) is undetermined. limited_scope: everything checked passed, but the facts declare
+ * out of scope an area this kind of deployment must cover. pass: none of these.
+ */
+export type Verdict = 'fail' | 'incomplete' | 'limited_scope' | 'pass';
 
 export interface Finding {
   rule_id: string;
   title: string;
   severity: Severity;
   status: FindingStatus;
+  /** Present (true) on an advisory rule's finding: it never changes the verdict. */
+  advisory?: true;
   /** not_applicable and undetermined: why. */
   reason?: string;
   /** undetermined: the missing facts that would decide the rule, sorted. */
@@ -33,26 +40,54 @@ export interface Finding {
  */
 export type Detail = 'failures' | 'full';
 
+/** How much of one area (a rule category) the facts let the evaluation check. */
+export interface AreaCoverage {
+  rules: number;
+  /** Rules whose check ran: pass or fail. */
+  checked: number;
+  not_applicable: number;
+  undetermined: number;
+}
+
+export interface ScopeSummary {
+  /** Areas the facts declare out of scope (e.g. client.reviewed: false), by id. */
+  declared_out_of_scope: string[];
+  /** Areas this kind of deployment must cover for a pass (its minimum scope), by id. */
+  minimum: string[];
+  /** Areas of the minimum scope that the facts declare out of scope: the verdict is then limited_scope. */
+  minimum_unmet: string[];
+  /** Areas whose scope or whose place in the minimum the facts leave open. */
+  undetermined: string[];
+}
+
 export interface Summary {
+  /** Counts per status over every rule, advisories included; they add up to rules. */
   rules: number;
   pass: number;
   fail: number;
   not_applicable: number;
   undetermined: number;
-  /** true when every rule was decided: nothing is undetermined. */
+  /** Rules whose check actually ran (pass + fail): how much of the baseline these facts checked. */
+  checked: number;
+  /** true when nothing that decides the verdict is undetermined (baseline rules and the scope). */
   complete: boolean;
-  /** fail if any rule failed; otherwise incomplete if any is undetermined; otherwise pass. */
   verdict: Verdict;
+  /** Baseline rules only (advisories are in `advisories`): the failures that decide the verdict. */
   failed_by_severity: Record<Severity, number>;
-  /** The most severe failed rule's severity, or null when nothing failed. */
+  /** The most severe failed baseline rule's severity, or null when none failed. */
   highest_failed_severity: Severity | null;
-  /** Rule ids that failed, most severe first, then by id. */
+  /** Baseline rule ids that failed, most severe first, then by id. */
   failed_rule_ids: string[];
   undetermined_by_severity: Record<Severity, number>;
-  /** Rule ids left undetermined, most severe first, then by id. */
+  /** Baseline rule ids left undetermined, most severe first, then by id. */
   undetermined_rule_ids: string[];
-  /** Every fact that would decide an undetermined rule, sorted: what to find out next. */
+  /** Every fact that would decide an undetermined baseline rule or the scope, sorted: what to find out next. */
   missing_facts: string[];
+  /** Advisory rules (extras and drafts): reported, never part of the verdict. */
+  advisories: { rules: number; failed_rule_ids: string[]; undetermined_rule_ids: string[] };
+  scope: ScopeSummary;
+  /** Per area (rule category), how many rules were checked, not applicable or undetermined. */
+  coverage: Record<string, AreaCoverage>;
 }
 
 /** Plain data. Findings are frozen and shared between evaluations with the same outcome. */
@@ -125,6 +160,7 @@ function missingOf(vars: readonly string[], facts: Record<string, unknown>): str
 
 function finding(rule: Rule, status: FindingStatus, explained: boolean, reason?: string, missing?: readonly string[]): Finding {
   const f: Finding = { rule_id: rule.id, title: rule.title, severity: rule.severity, status };
+  if (rule.advisory) f.advisory = true;
   if (reason !== undefined) f.reason = reason;
   if (missing !== undefined) f.missing_facts = Object.freeze([...missing]);
   if (explained) {
@@ -199,51 +235,158 @@ const buckets = (): Record<Severity, string[]> => ({ critical: [], high: [], med
 /** Most severe first, then by id: findings come in id order, so one bucket per severity keeps it. */
 const bySeverity = (b: Record<Severity, string[]>) => SEVERITIES.flatMap((s) => b[s]);
 
-function summarize(findings: readonly Finding[]): Summary {
+/** A condition over the facts in three values: true, false, or the missing facts that leave it open. */
+function partial(logic: unknown, node: Node, vars: readonly string[], facts: Record<string, unknown>): Partial {
+  const missing = missingOf(vars, facts);
+  return missing === null ? decide(logic, facts) : evaluatePartial(node, facts, new Set(missing));
+}
+
+interface CompiledArea {
+  area: ScopeArea;
+  outOfScope: Node;
+  required: Node;
+  outVars: readonly string[];
+  requiredVars: readonly string[];
+}
+
+const compiledAreas = new WeakMap<Doctrine, CompiledArea[]>();
+
+function areasOf(doctrine: Doctrine): CompiledArea[] {
+  let areas = compiledAreas.get(doctrine);
+  if (!areas) {
+    areas = doctrine.areas.map((area) => ({
+      area,
+      outOfScope: compile(area.out_of_scope),
+      required: compile(area.required),
+      outVars: scanLogic(area.out_of_scope).vars,
+      requiredVars: scanLogic(area.required).vars,
+    }));
+    compiledAreas.set(doctrine, areas);
+  }
+  return areas;
+}
+
+/** Which areas the facts declare out of scope, and which of those this deployment's minimum scope needs. */
+function scopeOf(doctrine: Doctrine, facts: Record<string, unknown>, missing: Set<string>): ScopeSummary {
+  const scope: ScopeSummary = { declared_out_of_scope: [], minimum: [], minimum_unmet: [], undetermined: [] };
+  for (const c of areasOf(doctrine)) {
+    const out = partial(c.area.out_of_scope, c.outOfScope, c.outVars, facts);
+    const required = partial(c.area.required, c.required, c.requiredVars, facts);
+    const id = c.area.id;
+    if (out === true) scope.declared_out_of_scope.push(id);
+    if (required === true) scope.minimum.push(id);
+    if (out === true && required === true) scope.minimum_unmet.push(id);
+    else if (out !== false && required !== false) {
+      // Either could still make the area an unmet part of the minimum scope: say which facts decide it.
+      scope.undetermined.push(id);
+      for (const m of [...(out === true ? [] : (out as readonly string[])), ...(required === true ? [] : (required as readonly string[]))])
+        missing.add(m);
+    }
+  }
+  return scope;
+}
+
+function summarize(doctrine: Doctrine, findings: readonly Finding[], facts: Record<string, unknown>): Summary {
   const failed = buckets();
   const open = buckets();
+  const advisories = { rules: 0, failed_rule_ids: [] as string[], undetermined_rule_ids: [] as string[] };
+  const coverage: Record<string, AreaCoverage> = {};
   const missing = new Set<string>();
-  let pass = 0;
-  let fail = 0;
-  let undetermined = 0;
-  for (const f of findings) {
-    if (f.status === 'pass') pass++;
-    else if (f.status === 'fail') {
-      fail++;
-      failed[f.severity].push(f.rule_id);
-    } else if (f.status === 'undetermined') {
-      undetermined++;
+  const counts = { pass: 0, fail: 0, not_applicable: 0, undetermined: 0 };
+  const rules = compileRules(doctrine);
+  for (let i = 0; i < findings.length; i++) {
+    const f = findings[i]!;
+    const category = rules[i]!.rule.category;
+    const area = (coverage[category] ??= { rules: 0, checked: 0, not_applicable: 0, undetermined: 0 });
+    area.rules++;
+    counts[f.status]++;
+    if (f.status === 'pass' || f.status === 'fail') area.checked++;
+    else if (f.status === 'not_applicable') area.not_applicable++;
+    else area.undetermined++;
+    if (f.advisory) {
+      advisories.rules++;
+      if (f.status === 'fail') advisories.failed_rule_ids.push(f.rule_id);
+      else if (f.status === 'undetermined') advisories.undetermined_rule_ids.push(f.rule_id);
+    } else if (f.status === 'fail') failed[f.severity].push(f.rule_id);
+    else if (f.status === 'undetermined') {
       open[f.severity].push(f.rule_id);
       for (const m of f.missing_facts!) missing.add(m);
     }
   }
+  const scope = scopeOf(doctrine, facts, missing);
   const failed_by_severity = zero();
   const undetermined_by_severity = zero();
   for (const s of SEVERITIES) {
     failed_by_severity[s] = failed[s].length;
     undetermined_by_severity[s] = open[s].length;
   }
+  const failedIds = bySeverity(failed);
+  const openIds = bySeverity(open);
+  const complete = openIds.length === 0 && scope.undetermined.length === 0;
   return {
     rules: findings.length,
-    pass,
-    fail,
-    not_applicable: findings.length - pass - fail - undetermined,
-    undetermined,
-    complete: undetermined === 0,
-    verdict: fail > 0 ? 'fail' : undetermined > 0 ? 'incomplete' : 'pass',
+    ...counts,
+    checked: counts.pass + counts.fail,
+    complete,
+    verdict: failedIds.length > 0 ? 'fail' : !complete ? 'incomplete' : scope.minimum_unmet.length > 0 ? 'limited_scope' : 'pass',
     failed_by_severity,
     highest_failed_severity: SEVERITIES.find((s) => failed_by_severity[s] > 0) ?? null,
-    failed_rule_ids: bySeverity(failed),
+    failed_rule_ids: failedIds,
     undetermined_by_severity,
-    undetermined_rule_ids: bySeverity(open),
+    undetermined_rule_ids: openIds,
     missing_facts: [...missing].sort(),
+    advisories,
+    scope,
+    coverage,
   };
+}
+
+interface CompiledConstraint {
+  constraint: FactsConstraint;
+  node: Node;
+}
+
+const compiledConstraints = new WeakMap<Doctrine, CompiledConstraint[]>();
+
+const shown = (v: unknown) => JSON.stringify(v);
+
+/**
+ * Facts that contradict each other describe no deployment, and evaluating them would sign a
+ * verdict about a fiction: refused, naming each constraint and the facts it read.
+ */
+function checkConsistency(doctrine: Doctrine, facts: Record<string, unknown>): void {
+  let constraints = compiledConstraints.get(doctrine);
+  if (!constraints)
+    compiledConstraints.set(
+      doctrine,
+      (constraints = doctrine.constraints.map((constraint) => ({ constraint, node: compile(constraint.check) }))),
+    );
+  const broken = constraints.filter((c) => partial(c.constraint.check, c.node, c.constraint.facts, facts) === false);
+  if (broken.length === 0) return;
+  throw new SignetError(
+    'invalid_arguments',
+    `facts contradict each other (${broken.map((b) => b.constraint.id).join(', ')}): ${broken[0]!.constraint.message}${broken.length > 1 ? '; ...' : ''}`,
+    broken.map(({ constraint: c }) => {
+      const given = c.facts.filter((p) => hasFact(facts, p));
+      return {
+        where: given.map((p) => `facts.${p}`).join(', '),
+        message: `${c.id}: ${c.message} (given: ${given.map((p) => `${p} = ${shown(valueAt(facts, p))}`).join(', ')})`,
+      };
+    }),
+  );
+}
+
+function valueAt(facts: Record<string, unknown>, path: string): unknown {
+  let node: unknown = facts;
+  for (const part of path.split('.')) node = (node as Record<string, unknown>)[part];
+  return node;
 }
 
 /** Validates facts against the doctrine's schema, then evaluates every rule, in rule id order. */
 export function evaluateFacts(doctrine: Doctrine, facts: unknown, options: Options = {}): Evaluation {
   if (!options.validated) checkFacts(doctrine, facts);
+  checkConsistency(doctrine, facts as Record<string, unknown>);
   const full = options.detail === 'full';
   const findings = compileRules(doctrine).map((c) => evaluateRule(c, facts as Record<string, unknown>, full));
-  return { findings, summary: summarize(findings) };
+  return { findings, summary: summarize(doctrine, findings, facts as Record<string, unknown>) };
 }

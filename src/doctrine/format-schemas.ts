@@ -4,6 +4,7 @@ import { DOCTRINE_FORMAT, SEVERITIES } from './types.js';
 
 export const RULE_ID = '^[A-Z][A-Z0-9]*-[0-9]{3}$';
 export const DOCUMENT_ID = '^[a-z0-9]+(-[a-z0-9]+)*$';
+export const CATEGORY = '^[a-z]+(-[a-z]+)*$';
 
 export const doctrineJsonSchema = {
   type: 'object',
@@ -16,6 +17,41 @@ export const doctrineJsonSchema = {
     version: { type: 'string', pattern: '^[0-9]+\\.[0-9]+\\.[0-9]+(-[0-9A-Za-z.-]+)?$' },
     description: { type: 'string', minLength: 1, maxLength: 2000 },
     facts_schema: { type: 'object' },
+    scope: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['areas'],
+      properties: {
+        areas: {
+          type: 'array',
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['id', 'title', 'out_of_scope', 'required', 'rationale'],
+            properties: {
+              id: { type: 'string', pattern: CATEGORY },
+              title: { type: 'string', minLength: 1, maxLength: 200 },
+              out_of_scope: {},
+              required: {},
+              rationale: { type: 'string', minLength: 1 },
+            },
+          },
+        },
+      },
+    },
+    consistency: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'message', 'check'],
+        properties: {
+          id: { type: 'string', pattern: RULE_ID },
+          message: { type: 'string', minLength: 1, maxLength: 500 },
+          check: {},
+        },
+      },
+    },
   },
 } as const;
 
@@ -34,7 +70,8 @@ export const ruleFileSchema = {
           id: { type: 'string', pattern: RULE_ID },
           title: { type: 'string', minLength: 1, maxLength: 200 },
           severity: { enum: [...SEVERITIES] },
-          category: { type: 'string', pattern: '^[a-z]+(-[a-z]+)*$' },
+          category: { type: 'string', pattern: CATEGORY },
+          advisory: { type: 'boolean' },
           when: {},
           check: {},
           rationale: { type: 'string', minLength: 1 },

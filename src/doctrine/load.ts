@@ -9,7 +9,17 @@ import { doctrineJsonSchema, frontMatterSchema, publisherSignatureSchema, ruleFi
 import { splitFrontMatter } from './front-matter.js';
 import { scanLogic } from './json-logic.js';
 import { buildManifest, normaliseLineEndings } from './manifest.js';
-import type { Doctrine, DoctrineDocument, DoctrineMeta, DoctrinePublisherSignature, Problem, Rule, Severity } from './types.js';
+import type {
+  Doctrine,
+  DoctrineDocument,
+  DoctrineMeta,
+  DoctrinePublisherSignature,
+  FactsConstraint,
+  Problem,
+  Rule,
+  ScopeArea,
+  Severity,
+} from './types.js';
 
 const validateDoctrineJson = ajv.compile(doctrineJsonSchema);
 const validateRuleFile = ajv.compile(ruleFileSchema);
@@ -114,7 +124,7 @@ function readRules(file: DoctrineFile, problems: Problem[]): Rule[] {
     if (!Array.isArray((raw as { rules?: unknown }).rules)) return [];
   }
   const rules: Rule[] = [];
-  for (const [i, r] of ((raw as { rules: Omit<Rule, 'path' | 'facts'>[] }).rules ?? []).entries()) {
+  for (const [i, r] of ((raw as { rules: (Omit<Rule, 'path' | 'facts' | 'advisory'> & { advisory?: boolean })[] }).rules ?? []).entries()) {
     if (r === null || typeof r !== 'object') continue;
     const vars = new Set<string>();
     for (const key of ['when', 'check'] as const) {
@@ -123,7 +133,7 @@ function readRules(file: DoctrineFile, problems: Problem[]): Rule[] {
       for (const e of scan.errors) problems.push({ where: `${file.path}: rules.${i}.${e}`, message: 'invalid JSON Logic' });
       for (const v of scan.vars) vars.add(v);
     }
-    rules.push({ ...r, severity: r.severity as Severity, path: file.path, facts: [...vars].sort() });
+    rules.push({ ...r, severity: r.severity as Severity, advisory: r.advisory === true, path: file.path, facts: [...vars].sort() });
   }
   return rules;
 }
@@ -151,6 +161,42 @@ function checkReferences(documents: DoctrineDocument[], rules: Rule[], factPaths
       if (!known.has(v)) problems.push({ where: `${r.path}: ${r.id}`, message: `uses fact "${v}", which facts_schema does not declare` });
     }
   }
+}
+
+/** The facts a piece of doctrine.json's JSON Logic reads, with its problems reported. */
+function logicFacts(where: string, logic: unknown, known: Set<string> | null, problems: Problem[]): string[] {
+  const scan = scanLogic(logic, where);
+  for (const e of scan.errors) problems.push({ where: `doctrine.json: ${e}`, message: 'invalid JSON Logic' });
+  if (known)
+    for (const v of scan.vars)
+      if (!known.has(v))
+        problems.push({ where: `doctrine.json: ${where}`, message: `uses fact "${v}", which facts_schema does not declare` });
+  return scan.vars;
+}
+
+/** doctrine.json's scope areas and consistency constraints: logic that reads declared facts, areas that are rule categories. */
+function readScopeAndConstraints(meta: DoctrineMeta, rules: Rule[], factPaths: string[] | null, problems: Problem[]) {
+  const known = factPaths ? new Set(factPaths) : null;
+  const categories = new Set(rules.map((r) => r.category));
+  const seen = new Set<string>();
+  const areas: ScopeArea[] = (meta.scope?.areas ?? []).map((a, i) => {
+    const where = `scope.areas.${i}`;
+    if (!categories.has(a.id)) problems.push({ where: `doctrine.json: ${where}.id`, message: `"${a.id}" is not the category of any rule` });
+    if (seen.has(a.id)) problems.push({ where: `doctrine.json: ${where}.id`, message: `duplicate area "${a.id}"` });
+    seen.add(a.id);
+    const facts = new Set([
+      ...logicFacts(`${where}.out_of_scope`, a.out_of_scope, known, problems),
+      ...logicFacts(`${where}.required`, a.required, known, problems),
+    ]);
+    return { ...a, facts: [...facts].sort() };
+  });
+  const ids = new Set<string>();
+  const constraints: FactsConstraint[] = (meta.consistency ?? []).map((c, i) => {
+    if (ids.has(c.id)) problems.push({ where: `doctrine.json: consistency.${i}.id`, message: `duplicate constraint id "${c.id}"` });
+    ids.add(c.id);
+    return { ...c, facts: logicFacts(`consistency.${i}.check`, c.check, known, problems) };
+  });
+  return { areas, constraints };
 }
 
 /** The optional publisher signature: its shape here, its validity by the caller. */
@@ -204,6 +250,9 @@ export function checkDoctrine(dir: string, options: CheckOptions = {}): CheckRes
     }
   }
   checkReferences(documents, rules, validateFacts ? factPaths : null, problems);
+  const { areas, constraints } = meta
+    ? readScopeAndConstraints(meta, rules, validateFacts ? factPaths : null, problems)
+    : { areas: [], constraints: [] };
   if (present && rules.length === 0) problems.push({ where: 'rules/', message: 'a doctrine needs at least one rule' });
   const publisher = readPublisher(dir, problems);
 
@@ -215,6 +264,8 @@ export function checkDoctrine(dir: string, options: CheckOptions = {}): CheckRes
       rules: rules.sort(byId),
       manifest,
       hash: manifest.hash,
+      areas,
+      constraints,
       factPaths,
       validateFacts,
       publisher,

@@ -14,6 +14,36 @@ export interface DoctrineMeta {
   version: string;
   description: string;
   facts_schema: Record<string, unknown>;
+  scope?: { areas: Omit<ScopeArea, 'facts'>[] };
+  consistency?: Omit<FactsConstraint, 'facts'>[];
+}
+
+/**
+ * An area of the doctrine (a rule category) that facts can declare out of scope, and the
+ * deployments whose minimum scope includes it. A verdict is `pass` only when no area of the
+ * minimum scope was declared out of scope.
+ */
+export interface ScopeArea {
+  /** A rule category. */
+  id: string;
+  title: string;
+  /** JSON Logic: true when the facts declare the area out of scope. */
+  out_of_scope: JsonLogic;
+  /** JSON Logic: true when this deployment's minimum scope includes the area. */
+  required: JsonLogic;
+  /** Why the area belongs to that minimum scope. */
+  rationale: string;
+  /** Fact paths both conditions read, sorted. */
+  facts: string[];
+}
+
+/** Facts that cannot all be true of one deployment: `check` must not be false. */
+export interface FactsConstraint {
+  id: string;
+  message: string;
+  check: JsonLogic;
+  /** Fact paths `check` reads, sorted. */
+  facts: string[];
 }
 
 export interface DoctrineDocument {
@@ -38,6 +68,11 @@ export interface Rule {
   rationale: string;
   remediation: string;
   references: string[];
+  /**
+   * An extra or a draft, not a baseline requirement: evaluated and reported like any rule,
+   * but its failure or undetermined status never changes the verdict.
+   */
+  advisory: boolean;
   path: string;
   /** Fact paths the rule reads (from `when` and `check`), sorted. */
   facts: string[];
@@ -58,6 +93,10 @@ export interface Doctrine {
   rules: Rule[];
   manifest: Manifest;
   hash: string;
+  /** Areas that facts may declare out of scope, from doctrine.json's scope (may be empty). */
+  areas: ScopeArea[];
+  /** Consistency constraints over the facts, from doctrine.json (may be empty). */
+  constraints: FactsConstraint[];
   /** Every dotted path declared in facts_schema (groups and leaves). */
   factPaths: string[];
   /** Compiled once at load (which also checks the schema); doctrine_evaluate reuses it. */

@@ -22,6 +22,18 @@ const severityCounts = {
   additionalProperties: false,
 };
 const ruleIds = { type: 'array', items: { type: 'string' } };
+const areaIds = { type: 'array', items: { type: 'string' } };
+const areaCoverage = {
+  type: 'object',
+  required: ['rules', 'checked', 'not_applicable', 'undetermined'],
+  properties: {
+    rules: { type: 'integer', minimum: 0 },
+    checked: { type: 'integer', minimum: 0 },
+    not_applicable: { type: 'integer', minimum: 0 },
+    undetermined: { type: 'integer', minimum: 0 },
+  },
+  additionalProperties: false,
+};
 
 export const doctrineEvaluate: ToolDefinition<Input> = {
   name: 'doctrine_evaluate',
@@ -31,9 +43,12 @@ export const doctrineEvaluate: ToolDefinition<Input> = {
     'the doctrine. Returns one finding per rule, in rule id order, with a status: pass or fail (the rule applies and its check ' +
     'holds or not); not_applicable (its condition is false for these facts); undetermined (the facts given cannot decide whether ' +
     'it applies or whether it holds: missing_facts names the facts that would). A fact you leave out never passes or excuses a ' +
-    'rule: it leaves the rule undetermined. The summary gives counts per status, the failed and undetermined rule ids (most severe ' +
-    'first), every missing fact, complete (true when nothing is undetermined) and verdict: fail if any rule failed, otherwise ' +
-    'incomplete if any is undetermined, otherwise pass. Only verdict "pass" means the deployment meets the baseline as described. ' +
+    'rule: it leaves the rule undetermined. Facts that contradict each other are refused, naming them. The summary gives counts per ' +
+    'status, how many rules were checked (per area in coverage), the failed and undetermined rule ids (most severe first), every ' +
+    'missing fact, the scope (areas declared out of scope, and the minimum this kind of deployment must cover) and verdict: fail ' +
+    'if a baseline rule failed, otherwise incomplete if one is undetermined, otherwise limited_scope if the facts declare part of ' +
+    'the minimum scope out of scope, otherwise pass. Advisory rules (extras and drafts, marked advisory) are reported in ' +
+    'summary.advisories and never change the verdict. Only verdict "pass" means the deployment meets the baseline as described. ' +
     'Failed findings also carry category, rationale, remediation and references (detail "full" adds them to every finding; ' +
     'doctrine_get gives any rule in full). Deterministic: the same facts always give the same signed output. Describe what is ' +
     'deployed, not what is intended, and test what you can.',
@@ -74,6 +89,7 @@ export const doctrineEvaluate: ToolDefinition<Input> = {
             category: { type: 'string' },
             severity: { enum: [...SEVERITIES] },
             status: { enum: ['pass', 'fail', 'not_applicable', 'undetermined'] },
+            advisory: { const: true, description: 'An extra or a draft: reported, never part of the verdict.' },
             reason: { enum: Object.values(REASONS) },
             missing_facts: { type: 'array', items: { type: 'string' }, minItems: 1 },
             rationale: { type: 'string' },
@@ -90,6 +106,7 @@ export const doctrineEvaluate: ToolDefinition<Input> = {
           'fail',
           'not_applicable',
           'undetermined',
+          'checked',
           'complete',
           'verdict',
           'failed_by_severity',
@@ -98,6 +115,9 @@ export const doctrineEvaluate: ToolDefinition<Input> = {
           'undetermined_by_severity',
           'undetermined_rule_ids',
           'missing_facts',
+          'advisories',
+          'scope',
+          'coverage',
         ],
         additionalProperties: false,
         properties: {
@@ -106,10 +126,13 @@ export const doctrineEvaluate: ToolDefinition<Input> = {
           fail: { type: 'integer' },
           not_applicable: { type: 'integer' },
           undetermined: { type: 'integer' },
-          complete: { type: 'boolean', description: 'true when every rule was decided.' },
+          checked: { type: 'integer', description: 'Rules whose check ran (pass + fail).' },
+          complete: { type: 'boolean', description: 'true when no baseline rule and no part of the scope is undetermined.' },
           verdict: {
-            enum: ['fail', 'incomplete', 'pass'],
-            description: 'fail if any rule failed; otherwise incomplete if any rule is undetermined; otherwise pass.',
+            enum: ['fail', 'incomplete', 'limited_scope', 'pass'],
+            description:
+              'fail if a baseline rule failed; otherwise incomplete if a baseline rule or the scope is undetermined; otherwise ' +
+              'limited_scope if an area of the minimum scope is declared out of scope; otherwise pass.',
           },
           failed_by_severity: severityCounts,
           highest_failed_severity: { enum: [...SEVERITIES, null] },
@@ -117,6 +140,19 @@ export const doctrineEvaluate: ToolDefinition<Input> = {
           undetermined_by_severity: severityCounts,
           undetermined_rule_ids: ruleIds,
           missing_facts: { type: 'array', items: { type: 'string' }, description: 'Every fact that would decide an undetermined rule.' },
+          advisories: {
+            type: 'object',
+            required: ['rules', 'failed_rule_ids', 'undetermined_rule_ids'],
+            properties: { rules: { type: 'integer', minimum: 0 }, failed_rule_ids: ruleIds, undetermined_rule_ids: ruleIds },
+            additionalProperties: false,
+          },
+          scope: {
+            type: 'object',
+            required: ['declared_out_of_scope', 'minimum', 'minimum_unmet', 'undetermined'],
+            properties: { declared_out_of_scope: areaIds, minimum: areaIds, minimum_unmet: areaIds, undetermined: areaIds },
+            additionalProperties: false,
+          },
+          coverage: { type: 'object', additionalProperties: areaCoverage, description: 'Per area (rule category).' },
         },
       },
     },

@@ -87,6 +87,9 @@ export const RECIPE_RUNNERS: Record<string, string> = {
   'tool-definitions-hash': 'test/integration/doctrine-recipes.test.ts',
   'supply-chain-build': 'test/integration/doctrine-recipes.test.ts',
   'mcp-header-mismatch': 'test/integration/doctrine-recipes.test.ts',
+  'safe-command': 'test/integration/doctrine-recipes.test.ts',
+  'confine-path': 'test/integration/doctrine-recipes.test.ts',
+  'authorization-url-check': 'test/integration/doctrine-recipes.test.ts',
   'container-checks': 'test/stack/doctrine-docker.test.ts',
   'stdio-sandbox': 'test/stack/doctrine-docker.test.ts',
 };

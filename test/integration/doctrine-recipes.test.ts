@@ -1,7 +1,7 @@
 // The doctrine's recipes that need no nginx and no Docker, run as written: OpenSSL, jq, pino,
 // npm, Node's standard library, and a running Signet. Each also checks the claim around it.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -220,6 +220,106 @@ describe('protocol-revisions: mcp-header-mismatch, against Signet', () => {
   });
 });
 
+describe('tool-execution: safe-command', () => {
+  const dir = tempDir('signet-git-');
+  const repo = join(dir, 'repo');
+  mkdirSync(repo);
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null' } });
+  git('init', '-q', '-b', 'main');
+  git('-c', 'user.name=t', '-c', 'user.email=t@example.org', 'commit', '-q', '--allow-empty', '-m', 'first commit');
+  const file = jsRecipe('safe-command', dir);
+
+  it('runs git log for a branch name, and refuses shell syntax and options without running anything', async () => {
+    const { gitLog } = (await import(pathToFileURL(file).href)) as { gitLog: (repo: string, ref: string) => Promise<string> };
+    expect(await gitLog(repo, 'main')).toMatch(/first commit/);
+    const pwned = join(dir, 'pwned');
+    for (const ref of [`main; touch ${pwned}`, `$(touch ${pwned})`, `--output=${pwned}`, '-p', '../main', 'main\ntouch x']) {
+      await expect(gitLog(repo, ref), ref).rejects.toThrow(/not a ref name/);
+    }
+    // What the validation guards: a value that passed it still reaches git as one argument, after the end of options.
+    await expect(gitLog(repo, 'no-such-branch')).rejects.toThrow(/unknown revision|bad revision|ambiguous argument/);
+    expect(existsSync(pwned)).toBe(false);
+  });
+});
+
+describe('tool-execution: confine-path', () => {
+  const dir = tempDir('signet-confine-');
+  const root = join(dir, 'work');
+  mkdirSync(join(root, 'sub'), { recursive: true });
+  writeFileSync(join(root, 'sub', 'notes.txt'), 'x');
+  mkdirSync(join(dir, 'work-of-someone-else'));
+  writeFileSync(join(dir, 'work-of-someone-else', 'secret.txt'), 'x');
+  symlinkSync('/etc', join(root, 'etc-link'));
+  symlinkSync(join(root, 'sub', 'notes.txt'), join(root, 'inner-link'));
+  const file = jsRecipe('confine-path', dir);
+
+  it('accepts paths inside the root (links inside it included, and a file about to be created) and refuses every way out', async () => {
+    const { confine } = (await import(pathToFileURL(file).href)) as { confine: (roots: string[], p: string) => Promise<string> };
+    const real = realpathSync(root);
+    expect(await confine([root], 'sub/notes.txt')).toBe(join(real, 'sub', 'notes.txt'));
+    expect(await confine([root], 'inner-link')).toBe(join(real, 'sub', 'notes.txt'));
+    expect(await confine([root], 'sub/new-file.txt')).toBe(join(real, 'sub', 'new-file.txt'));
+    expect(await confine([root], '.')).toBe(real);
+    const outside = [
+      '../work-of-someone-else/secret.txt',
+      join(dir, 'work-of-someone-else', 'secret.txt'),
+      '/etc/passwd',
+      'etc-link/passwd',
+      'sub/../../work-of-someone-else/secret.txt',
+    ];
+    for (const p of outside) await expect(confine([root], p), p).rejects.toThrow(/outside the allowed roots/);
+    // A string-prefix check would have let this one through: the sibling's name starts with the root's.
+    expect(join(dir, 'work-of-someone-else').startsWith(root)).toBe(true);
+  });
+});
+
+describe('client-hardening: authorization-url-check', () => {
+  const dir = tempDir('signet-authurl-');
+  const file = jsRecipe('authorization-url-check', dir);
+
+  it('accepts https and loopback http, and refuses every other scheme and host', async () => {
+    const { checkAuthorizationUrl } = (await import(pathToFileURL(file).href)) as { checkAuthorizationUrl: (u: string) => string };
+    expect(checkAuthorizationUrl('https://auth.example.com/authorize?client_id=a&state=b')).toBe(
+      'https://auth.example.com/authorize?client_id=a&state=b',
+    );
+    for (const ok of ['http://localhost:8080/authorize', 'http://127.0.0.1/authorize', 'http://[::1]:9000/authorize'])
+      expect(checkAuthorizationUrl(ok)).toBe(ok);
+    const refused = [
+      'javascript:alert(1)',
+      'data:text/html,<script>x</script>',
+      'file:///etc/passwd',
+      'vbscript:msgbox',
+      'http://auth.example.com/authorize',
+      'ms-settings:',
+      'not a url',
+    ];
+    for (const bad of refused) expect(() => checkAuthorizationUrl(bad), bad).toThrow();
+  });
+
+  it('a URL full of shell syntax, passed as one argument to a program (no shell), arrives unchanged and runs nothing', () => {
+    const pwned = join(dir, 'pwned');
+    const url = checkSync(`https://auth.example.com/authorize?x=$(touch ${pwned})&y=\`touch ${pwned}\`;touch ${pwned}`);
+    const echoed = execFileSync('printf', ['%s', url], { encoding: 'utf8' });
+    expect(echoed).toBe(url);
+    expect(existsSync(pwned)).toBe(false);
+  });
+
+  /** The recipe's check, run in a child process so this synchronous test needs no import. */
+  function checkSync(text: string): string {
+    return execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { checkAuthorizationUrl } from ${JSON.stringify(pathToFileURL(file).href)}; process.stdout.write(checkAuthorizationUrl(process.argv[1]))`,
+        text,
+      ],
+      { encoding: 'utf8' },
+    );
+  }
+});
+
 it('the recipes run with the tools the test machine has', () => {
-  for (const tool of ['openssl', 'jq', 'npm', 'stat']) expect(spawnSync('sh', ['-c', `command -v ${tool}`]).status, tool).toBe(0);
+  for (const tool of ['openssl', 'jq', 'npm', 'stat', 'git']) expect(spawnSync('sh', ['-c', `command -v ${tool}`]).status, tool).toBe(0);
 });

@@ -253,6 +253,42 @@ describe('static-token (authentication-and-api-keys)', () => {
   });
 });
 
+describe('static-token-rotation (authentication-and-api-keys)', () => {
+  const NEW_TOKEN = 'sgnk_RotatedTokenZyxwvutsrqponmlkjihgfedcba9876543210ZYXWVUTSRQPONM';
+  let port = 0;
+
+  beforeAll(async () => {
+    port = await freePort();
+    // The static-token configuration with its key-check location replaced by the rotation one, as the document says.
+    const base = snippet('name', 'static-token').code;
+    const rotation = snippet('name', 'static-token-rotation').code.replace(/<new token from secret>/g, NEW_TOKEN);
+    const check = / {4}location = \/_mcp_auth \{[\s\S]*?\n {4}\}\n/;
+    expect(base).toMatch(check);
+    const code = base.replace(check, `${rotation.replace(/^/gm, '    ')}\n`);
+    await start((w) => wrap(code, 'http', { listen: port, upstream: upstreamPort }, w), 'static-token-rotation', port);
+  });
+
+  it('accepts the old and the new token during the overlap, each only exactly', async () => {
+    const call = (auth: string) =>
+      curl([
+        '--resolve',
+        `mcp.example.com:${port}:127.0.0.1`,
+        '-X',
+        'POST',
+        `https://mcp.example.com:${port}/mcp`,
+        '-H',
+        `Authorization: ${auth}`,
+      ]);
+    for (const token of [TOKEN, NEW_TOKEN]) {
+      expect((await call(`Bearer ${token}`)).status, token).toBe(200);
+      const flipped = token.replace(/[a-z]/, (c) => c.toUpperCase());
+      expect((await call(`Bearer ${flipped}`)).status, flipped).toBe(401);
+      expect((await call(`bearer ${token}`)).status).toBe(401);
+    }
+    expect((await call('Bearer wrong')).status).toBe(401);
+  });
+});
+
 describe('the claims the static-token configuration rests on, on counter-examples', () => {
   const http = (inner: string, port: number, work: string) =>
     `pid ${work}/nginx.pid;\nerror_log ${work}/error.log warn;\nevents { worker_connections 64; }\nhttp {\n` +

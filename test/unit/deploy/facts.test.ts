@@ -70,7 +70,42 @@ function sharedFacts(f: Obj): void {
   expect(f['authentication']['key_rotation_days']).toBe(Number(/^(\d+)d$/.exec(DEFAULT_KEY_LIFETIME)![1]));
   expect(f['signing']['doctrine_verified_at_start']).toBe(true);
   expect(f['client']).toEqual({ reviewed: false });
+  // What runs is the image the Dockerfile builds from the committed lockfile: every dependency locked.
+  expect(f['supply_chain']['deployed_release']).toBe(
+    /npm ci\b/.test(dockerfile) && existsSync(join(ROOT, 'package-lock.json')) ? 'locked' : 'floating',
+  );
+  // The audit trail: one event per request with who, which tool and the outcome, on stderr (collected by the runtime).
+  const report = read('src/transports/http/middleware/request-report.ts');
+  const audited =
+    ['requestId:', 'keyId:', 'subject:', 'tool:', 'outcome:'].every((k) => report.includes(k)) && /fd: 2\b/.test(read('src/log.ts'));
+  expect(f['logging']['tool_calls_audited']).toBe(audited);
+  // The tools: no process started, no file named by an argument, no elicitation, no parameter sent as a header.
+  const tools = readdirSync(join(ROOT, 'src/tools'))
+    .filter((n) => n.endsWith('.ts'))
+    .map((n) => read(`src/tools/${n}`))
+    .join('\n');
+  expect(f['tools']['runs_commands']).toBe(/child_process/.test(tools));
+  expect(f['tools']['accesses_files']).toBe(/from 'node:fs/.test(tools));
+  const everything = sourceText();
+  expect(f['tools']['uses_elicitation']).toBe(/elicitation\/create/.test(everything));
+  expect(f['tools']['sensitive_params_as_headers']).toBe(/x-mcp-header/.test(everything));
 }
+
+/** Every TypeScript source file of the server, as one text. */
+function sourceText(): string {
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
+      if (e.isDirectory()) walk(`${dir}/${e.name}`);
+      else if (e.name.endsWith('.ts') && !e.name.endsWith('.test.ts')) files.push(read(`${dir}/${e.name}`));
+    }
+  };
+  walk('src');
+  return files.join('\n');
+}
+
+/** Environment variable names that hold a secret (a _FILE variable holds a path to one). */
+const secretName = (name: string) => /PASSWORD|SECRET|TOKEN|_KEY$/.test(name) && !name.endsWith('_FILE');
 
 describe('deploy/facts/compose.json describes docker-compose.yml', () => {
   const { facts: f, notes, sources } = factSet('compose');
@@ -111,6 +146,19 @@ describe('deploy/facts/compose.json describes docker-compose.yml', () => {
     expect(proxy.ports.every((p: string) => composeValue(p).startsWith('127.0.0.1:'))).toBe(true);
     expect(f['exposure']).toMatchObject({ endpoint_address_class: 'loopback', reachable_from_internet: false, behind_reverse_proxy: true });
     expect(f['tls']['enabled']).toBe(false);
+    // One compose project runs on one engine: the proxy reaches signet over a bridge network of that host.
+    expect(proxyTemplates).toMatch(/proxy_pass http:\/\/signet_backend\//);
+    expect(f['tls']['backend_hop']).toBe('same_host');
+  });
+
+  it('reads where secrets come from: files on volumes, never a literal in the compose file', () => {
+    for (const [name, svc] of Object.entries<Obj>(compose['services'])) {
+      for (const [k, v] of Object.entries<unknown>(svc.environment ?? {})) {
+        // A secret-named variable is empty by default and comes from the operator's environment, never written here.
+        if (secretName(k)) expect(composeValue(v), `${name}.${k}`).toBe('');
+      }
+    }
+    expect(f['container']['secrets_source']).toBe('mounted_files');
   });
 
   it('reads limits, logging and the pinned doctrine from the environment', () => {
@@ -186,6 +234,26 @@ describe('deploy/facts/kubernetes.json describes deploy/kubernetes/base', () => 
     expect(f['signing_key']['source']).toBe(env['SIGNET_SIGNING_KEY_FILE'] ? 'file' : 'generated_per_start');
     const keyVolume = signet['spec'].template.spec.volumes.find((v: Obj) => v.secret?.secretName === 'signet-signing-key');
     expect(f['signing_key']['file_mode_restricted']).toBe((keyVolume.secret.defaultMode & 0o007) === 0);
+  });
+
+  it('reads where secrets come from (Secrets, never a ConfigMap or a literal) and the plain hop from the proxy pods', () => {
+    for (const d of deployments) {
+      for (const c of d['spec'].template.spec.containers) {
+        for (const e of c.env ?? []) {
+          if (!secretName(e.name)) continue;
+          expect(e.value, `${d['metadata'].name}: ${e.name} is no literal`).toBeUndefined();
+          expect(e.valueFrom?.secretKeyRef, `${d['metadata'].name}: ${e.name} from a Secret`).toBeDefined();
+        }
+      }
+    }
+    for (const cm of k8s.filter((o) => o['kind'] === 'ConfigMap')) {
+      for (const k of Object.keys(cm['data'] ?? {})) expect(secretName(k), `${cm['metadata'].name}: ${k}`).toBe(false);
+    }
+    expect(f['container']['secrets_source']).toBe('mounted_files');
+    // signet-proxy and signet are separate Deployments whose pods may run on different nodes, over plain HTTP.
+    expect(proxyTemplates).toMatch(/proxy_pass http:\/\/signet_backend\//);
+    expect(deployment('signet-proxy')).toBeDefined();
+    expect(f['tls']['backend_hop']).toBe('network_plaintext');
   });
 
   it('shares the build and proxy facts', () => sharedFacts(f));

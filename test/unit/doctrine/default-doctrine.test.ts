@@ -70,7 +70,7 @@ describe('the shipped doctrine: MCP deployment security baseline', () => {
     const cited = (text: string) =>
       [...text.matchAll(/\b([A-Z]+)-(\d{3})\b/g)].filter((m) => prefixes.has(m[1]!)).map((m) => `${m[1]}-${m[2]}`);
     const changelog = d.documents.find((doc) => doc.id === 'changelog')!;
-    const retired = ['HTTP-004', 'HTTP-006'];
+    const retired = ['HTTP-004', 'HTTP-006', 'CLIENT-005'];
     for (const id of retired) expect(ids.has(id), id).toBe(false);
     for (const doc of d.documents) {
       const unknown = cited(doc.body).filter((id) => !ids.has(id) && !(doc === changelog && retired.includes(id)));

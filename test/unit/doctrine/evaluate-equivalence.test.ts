@@ -112,12 +112,24 @@ function referenceStatus(rule: Rule, facts: Record<string, unknown>): FindingSta
   return passes.every(Boolean) ? 'pass' : passes.every((p) => !p) ? 'fail' : 'undetermined';
 }
 
-const samples = (() => {
+/** The constraints a set of facts breaks, by the reference: every fact a constraint reads given, and its check false. */
+const broken = (facts: Record<string, unknown>) =>
+  doctrine.constraints.filter((c) => c.facts.every((p) => has(facts, p)) && !holds(c.check, facts));
+
+/** Random facts made consistent: for each broken constraint, the last fact it reads is left out. */
+function consistent(facts: Record<string, unknown>): Record<string, unknown> {
+  let out = facts;
+  for (let c = broken(out)[0]; c; c = broken(out)[0]) out = withFact(out, c.facts.at(-1)!, undefined);
+  return JSON.parse(JSON.stringify(out)) as Record<string, unknown>;
+}
+
+const raw = (() => {
   const next = rng(20261122);
   const schema = doctrine.meta.facts_schema as Schema;
   // Mostly complete facts (rules get decided), some sparse ones (missing facts).
   return Array.from({ length: 300 }, (_, i) => randomFacts(schema, next, i % 3 === 0 ? 0.5 : 0.97));
 })();
+const samples = raw.map(consistent);
 
 describe('evaluator against the references', () => {
   it('generates valid, varied facts that exercise every status of every rule', () => {
@@ -128,6 +140,23 @@ describe('evaluator against the references', () => {
         expect(seen.has(`${rule.id}:${status}`), `${rule.id} never ${status}`).toBe(true);
       if (rule.when !== undefined) expect(seen.has(`${rule.id}:not_applicable`), `${rule.id} is never not_applicable`).toBe(true);
     }
+  });
+
+  it('refuses facts exactly when they break a consistency constraint, naming every one they break', () => {
+    let refused = 0;
+    for (const facts of raw) {
+      const expected = broken(facts).map((c) => c.id);
+      if (expected.length === 0) {
+        expect(() => evaluateFacts(doctrine, facts)).not.toThrow();
+        continue;
+      }
+      refused++;
+      expect(() => evaluateFacts(doctrine, facts)).toThrow(`facts contradict each other (${expected.join(', ')})`);
+    }
+    // Random facts break constraints often; each one is exercised.
+    expect(refused).toBeGreaterThan(100);
+    const seen = new Set(raw.flatMap((f) => broken(f).map((c) => c.id)));
+    expect([...seen].sort()).toEqual(doctrine.constraints.map((c) => c.id));
   });
 
   it('decides a rule exactly when every completion of its missing facts decides it the same way', () => {
@@ -154,11 +183,17 @@ describe('evaluator against the references', () => {
           expect(rule.facts).toContain(m);
           expect(has(facts, m)).toBe(false);
         }
-        let filled = facts;
-        for (const m of f.missing_facts!) {
-          const values = domain(schemaAt(m), [...numbersIn(rule.when), ...numbersIn(rule.check)]);
-          filled = withFact(filled, m, values[Math.floor(next() * values.length)]);
-        }
+        // Random values for the missing facts, drawn again until they are consistent with the rest.
+        const fill = () => {
+          let out = facts;
+          for (const m of f.missing_facts!) {
+            const values = domain(schemaAt(m), [...numbersIn(rule.when), ...numbersIn(rule.check)]);
+            out = withFact(out, m, values[Math.floor(next() * values.length)]);
+          }
+          return out;
+        };
+        let filled = fill();
+        for (let tries = 0; broken(filled).length > 0 && tries < 100; tries++) filled = fill();
         const after = evaluateFacts(doctrine, filled).findings.find((x) => x.rule_id === f.rule_id)!;
         expect(after.status, `${f.rule_id} with ${JSON.stringify(f.missing_facts)} given`).not.toBe('undetermined');
         checked++;

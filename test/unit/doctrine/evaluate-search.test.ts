@@ -20,6 +20,7 @@ describe('evaluateFacts', () => {
       fail: 1,
       not_applicable: 0,
       undetermined: 0,
+      checked: 3,
       complete: true,
       verdict: 'fail',
       failed_by_severity: { critical: 0, high: 1, medium: 0, low: 0 },
@@ -28,6 +29,13 @@ describe('evaluateFacts', () => {
       undetermined_by_severity: { critical: 0, high: 0, medium: 0, low: 0 },
       undetermined_rule_ids: [],
       missing_facts: [],
+      // A doctrine without advisories, scope areas or constraints: empty, never missing.
+      advisories: { rules: 0, failed_rule_ids: [], undetermined_rule_ids: [] },
+      scope: { declared_out_of_scope: [], minimum: [], minimum_unmet: [], undetermined: [] },
+      coverage: {
+        tls: { rules: 2, checked: 2, not_applicable: 0, undetermined: 0 },
+        transport: { rules: 1, checked: 1, not_applicable: 0, undetermined: 0 },
+      },
     });
     expect(findings[0]).toMatchObject({
       severity: 'high',
