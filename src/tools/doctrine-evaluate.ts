@@ -166,7 +166,16 @@ export const doctrineEvaluate: ToolDefinition<Input> = {
       throw new SignetError(
         err.code,
         `Invalid arguments for doctrine_evaluate: ${err.message}`,
-        err.details.map((d) => ({ ...d, where: d.where ? `arguments.${d.where}` : 'arguments.facts' })),
+        // A contradiction names several facts ("facts.a, facts.b"): each is an argument path.
+        err.details.map((d) => ({
+          ...d,
+          where: d.where
+            ? d.where
+                .split(', ')
+                .map((w) => `arguments.${w}`)
+                .join(', ')
+            : 'arguments.facts',
+        })),
       );
     }
   },

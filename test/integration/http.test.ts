@@ -33,6 +33,28 @@ describe('HTTP transport: MCP SDK client and raw fetch against the real server',
   });
   afterAll(async () => server?.stop());
 
+  it('refuses contradictory facts as a signed error naming the constraint and the facts, and keeps serving', async () => {
+    const client = await connectHttp(server.url);
+    try {
+      const r = await client.callTool({
+        name: 'doctrine_evaluate',
+        arguments: { facts: { transport: { kind: 'http' }, authentication: { method: 'none', required: true } } },
+      });
+      expect(r.isError).toBe(true);
+      const signed = r.structuredContent as Record<string, unknown>;
+      expectSignedAndValid(signed);
+      const text = JSON.stringify(signed);
+      expect(text).toContain('invalid_arguments');
+      expect(text).toContain('facts contradict each other (FACTS-001)');
+      expect(text).toContain('arguments.facts.authentication.method, arguments.facts.authentication.required');
+      // The same server evaluates consistent facts right after, with the verdict the doctrine gives.
+      const ok = await client.callTool({ name: 'doctrine_evaluate', arguments: { facts: facts('hardened-oauth') } });
+      expect((ok.structuredContent as { result: { summary: { verdict: string } } }).result.summary.verdict).toBe('pass');
+    } finally {
+      await client.close();
+    }
+  });
+
   it('serves initialize, tools/list and every tool to the SDK Streamable HTTP client, with verified footers', async () => {
     const client = await connectHttp(server.url);
     try {
