@@ -70,17 +70,14 @@ export async function connectClient(kind: ClientKind, endpoint: Endpoint): Promi
   };
 }
 
+/** Signet's tools, sorted by name: what every tools/list must answer. */
+export const TOOL_NAMES = ['doctrine_evaluate', 'doctrine_get', 'doctrine_info', 'doctrine_search', 'verify_output'];
+
 /** Every tool and a resource through one client; every footer checked with OpenSSL. */
 export async function exerciseEveryTool(client: AnyClient): Promise<void> {
   expect(client.protocolVersion()).toBe(client.kind === 'v1' ? '2025-11-25' : '2026-07-28');
   const { tools } = await client.listTools();
-  expect(tools.map((t) => t.name).sort()).toEqual([
-    'doctrine_evaluate',
-    'doctrine_get',
-    'doctrine_info',
-    'doctrine_search',
-    'verify_output',
-  ]);
+  expect(tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
   const results = [
     await client.callTool('doctrine_info', {}),
     await client.callTool('doctrine_search', { query: 'bearer key', limit: 3 }),

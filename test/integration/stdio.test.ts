@@ -5,9 +5,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/signing/canonical.js';
 import { unsignedView } from '../../src/signing/format.js';
 import { connectStdio, type StdioSession } from '../helpers/mcp-client.js';
+import { TOOL_NAMES } from '../helpers/mcp-clients.js';
 import { opensslSha256, opensslVerify } from '../helpers/openssl.js';
 import { CLI, DEFAULT_DOCTRINE, FACTS } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
+
+/** stdout of a stdio server: one JSON-RPC message per line. */
+const jsonLines = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 
 type Footer = Record<string, string>;
 
@@ -34,13 +42,7 @@ describe('stdio end to end (real signet process, MCP SDK client, OpenSSL)', () =
     expect(session.client.getServerVersion()).toMatchObject({ name: 'signet' });
     expect(session.client.getInstructions()).toMatch(/doctrine_info/);
     const { tools } = await session.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual([
-      'doctrine_evaluate',
-      'doctrine_get',
-      'doctrine_info',
-      'doctrine_search',
-      'verify_output',
-    ]);
+    expect(tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
     const { resources } = await session.client.listResources();
     expect(resources.length).toBeGreaterThanOrEqual(8);
     expect(resources.map((r) => r.uri)).toContain('doctrine://manifest');
@@ -187,11 +189,7 @@ describe('stdio process behaviour', () => {
     await p.until('out', /"id":2\b/);
     p.child.stdin.end();
     expect(await p.exit).toBe(0);
-    const lines = p
-      .out()
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
+    const lines = jsonLines(p.out());
     expect(lines.every((l) => l.jsonrpc === '2.0')).toBe(true);
     expect(lines.find((l) => l.id === 2)?.result.tools).toHaveLength(5);
     expect(p.err()).toMatch(/"level":"info"/);
@@ -208,11 +206,7 @@ describe('stdio process behaviour', () => {
     await p.until('out', /"id":8\b/);
     p.child.stdin.end();
     expect(await p.exit).toBe(0);
-    const lines = p
-      .out()
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
+    const lines = jsonLines(p.out());
     const deepAnswer = lines.find((l) => l.id === 7);
     expect(deepAnswer.result.structuredContent.error.code).toBe('input_too_deep');
     expect(deepAnswer.result.isError).toBe(true);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/signing/canonical.js';
 import { unsignedView } from '../../src/signing/format.js';
 import { connectHttp, type RawResponse, rawRequest, rpc } from '../helpers/http-server.js';
-import { CLIENT_KINDS, connectClient, exerciseEveryTool } from '../helpers/mcp-clients.js';
+import { CLIENT_KINDS, connectClient, exerciseEveryTool, TOOL_NAMES } from '../helpers/mcp-clients.js';
 import { opensslSha256, opensslVerify } from '../helpers/openssl.js';
 import { FACTS } from '../helpers/paths.js';
 import { jsonBodies, rawExchange, rawHeader } from '../helpers/raw-http.js';
@@ -112,13 +112,7 @@ export function defineStackSuite(name: string, start: () => Promise<StackTarget>
       const client = await connectHttp(mcp(), { Authorization: `Bearer ${target.key}` });
       try {
         const { tools } = await client.listTools();
-        expect(tools.map((t) => t.name).sort()).toEqual([
-          'doctrine_evaluate',
-          'doctrine_get',
-          'doctrine_info',
-          'doctrine_search',
-          'verify_output',
-        ]);
+        expect(tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
         const facts = JSON.parse(readFileSync(FACTS('exposed'), 'utf8'));
         const results = [
           await client.callTool({ name: 'doctrine_info', arguments: {} }),
