@@ -2,6 +2,7 @@ import { execSync } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { evaluateFacts } from '../../../src/doctrine/evaluate.js';
 import { checkDoctrine, loadDoctrine } from '../../../src/doctrine/load.js';
 import { MINI_DOCTRINE } from '../../helpers/paths.js';
 import { copyDoctrine } from '../../helpers/tmp-doctrine.js';
@@ -96,6 +97,46 @@ describe('doctrine manifest and hash', () => {
     expect(problems).toContainEqual({
       where: 'rules/tls.json: TLS-001.references',
       message: 'broken reference "doc:missing-doc": no document with that id',
+    });
+  });
+
+  it('checks scope areas and consistency constraints like rules: known facts, valid logic, areas that are categories, unique ids', () => {
+    const dir = copyDoctrine(MINI_DOCTRINE);
+    const meta = JSON.parse(readFileSync(join(dir, 'doctrine.json'), 'utf8'));
+    const area = { title: 'TLS', out_of_scope: { '==': [{ var: 'tls.enabled' }, false] }, required: true, rationale: 'why' };
+    meta.scope = {
+      areas: [
+        { id: 'tls', ...area },
+        { id: 'tls', ...area },
+        { id: 'nothing', ...area, required: { var: 'tls.enbled' } },
+      ],
+    };
+    const check = { or: [{ '!=': [{ var: 'transport.kind' }, 'stdio'] }, { '==': [{ var: 'tls.enabled' }, false] }] };
+    meta.consistency = [
+      { id: 'FACTS-001', message: 'stdio has no TLS', check },
+      { id: 'FACTS-001', message: 'again', check: { log: 1 } },
+    ];
+    writeFileSync(join(dir, 'doctrine.json'), JSON.stringify(meta));
+    const text = checkDoctrine(dir)
+      .problems.map((p) => `${p.where} => ${p.message}`)
+      .join('\n');
+    expect(text).toContain('doctrine.json: scope.areas.1.id => duplicate area "tls"');
+    expect(text).toContain('doctrine.json: scope.areas.2.id => "nothing" is not the category of any rule');
+    expect(text).toContain('doctrine.json: scope.areas.2.required => uses fact "tls.enbled", which facts_schema does not declare');
+    expect(text).toContain('doctrine.json: consistency.1.id => duplicate constraint id "FACTS-001"');
+    expect(text).toMatch(/consistency\.1\.check: operator "log" is not allowed/);
+    // Valid, they load, and the evaluator applies them.
+    meta.scope.areas = [meta.scope.areas[0]];
+    meta.consistency = [meta.consistency[0]];
+    writeFileSync(join(dir, 'doctrine.json'), JSON.stringify(meta));
+    const d = loadDoctrine(dir);
+    expect(d.areas.map((a) => [a.id, a.facts])).toEqual([['tls', ['tls.enabled']]]);
+    expect(d.constraints.map((c) => [c.id, c.facts])).toEqual([['FACTS-001', ['tls.enabled', 'transport.kind']]]);
+    expect(() => evaluateFacts(d, { transport: { kind: 'stdio' }, tls: { enabled: true } })).toThrow(/FACTS-001/);
+    expect(evaluateFacts(d, { transport: { kind: 'http' }, tls: { enabled: false } }).summary.verdict).toBe('fail');
+    expect(evaluateFacts(d, { transport: { kind: 'stdio' }, tls: { enabled: false, min_version: '1.3' } }).summary).toMatchObject({
+      verdict: 'limited_scope',
+      scope: { declared_out_of_scope: ['tls'], minimum: ['tls'], minimum_unmet: ['tls'] },
     });
   });
 
