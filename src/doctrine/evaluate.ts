@@ -1,7 +1,12 @@
 import { SignetError } from '../errors.js';
+import { checkConsistency } from './consistency.js';
+import { decideOver, type Facts, hasFact, missingOf, perDoctrine } from './facts.js';
 import { scanLogic } from './json-logic.js';
-import { compile, decide, evaluatePartial, type Node, type Partial } from './partial-logic.js';
-import { type Doctrine, type FactsConstraint, type Rule, type ScopeArea, SEVERITIES, type Severity } from './types.js';
+import { compile, type Node } from './partial-logic.js';
+import { type ScopeSummary, scopeOf } from './scope.js';
+import { type Doctrine, type Rule, SEVERITIES, type Severity } from './types.js';
+
+export type { ScopeSummary } from './scope.js';
 
 /**
  * pass / fail: the rule applies and its check holds or not. not_applicable: its `when`
@@ -47,17 +52,6 @@ export interface AreaCoverage {
   checked: number;
   not_applicable: number;
   undetermined: number;
-}
-
-export interface ScopeSummary {
-  /** Areas the facts declare out of scope (e.g. client.reviewed: false), by id. */
-  declared_out_of_scope: string[];
-  /** Areas this kind of deployment must cover for a pass (its minimum scope), by id. */
-  minimum: string[];
-  /** Areas of the minimum scope that the facts declare out of scope: the verdict is then limited_scope. */
-  minimum_unmet: string[];
-  /** Areas whose scope or whose place in the minimum the facts leave open. */
-  undetermined: string[];
 }
 
 export interface Summary {
@@ -118,45 +112,19 @@ interface CompiledRule {
   nothingGiven: (Finding | undefined)[];
 }
 
-const compiled = new WeakMap<Doctrine, CompiledRule[]>();
-
-function compileRules(doctrine: Doctrine): CompiledRule[] {
-  let rules = compiled.get(doctrine);
-  if (!rules) {
-    rules = doctrine.rules.map((rule) => ({
-      rule,
-      whenVars: rule.when === undefined ? [] : scanLogic(rule.when).vars,
-      checkVars: scanLogic(rule.check).vars,
-      when: rule.when === undefined ? null : compile(rule.when),
-      check: compile(rule.check),
-      decided: [],
-      undetermined: new Map(),
-      vars: rule.facts,
-      nothingGiven: [],
-    }));
-    compiled.set(doctrine, rules);
-  }
-  return rules;
-}
-
-const splitPaths = new Map<string, string[]>();
-
-function hasFact(facts: Record<string, unknown>, path: string): boolean {
-  let parts = splitPaths.get(path);
-  if (!parts) splitPaths.set(path, (parts = path.split('.')));
-  let node: unknown = facts;
-  for (const part of parts) {
-    if (node === null || typeof node !== 'object' || Array.isArray(node) || !Object.hasOwn(node, part)) return false;
-    node = (node as Record<string, unknown>)[part];
-  }
-  return node !== undefined;
-}
-
-function missingOf(vars: readonly string[], facts: Record<string, unknown>): string[] | null {
-  let missing: string[] | null = null;
-  for (const path of vars) if (!hasFact(facts, path)) (missing ??= []).push(path);
-  return missing;
-}
+const compileRules = perDoctrine((doctrine): CompiledRule[] =>
+  doctrine.rules.map((rule) => ({
+    rule,
+    whenVars: rule.when === undefined ? [] : scanLogic(rule.when).vars,
+    checkVars: scanLogic(rule.check).vars,
+    when: rule.when === undefined ? null : compile(rule.when),
+    check: compile(rule.check),
+    decided: [],
+    undetermined: new Map(),
+    vars: rule.facts,
+    nothingGiven: [],
+  })),
+);
 
 function finding(rule: Rule, status: FindingStatus, explained: boolean, reason?: string, missing?: readonly string[]): Finding {
   const f: Finding = { rule_id: rule.id, title: rule.title, severity: rule.severity, status };
@@ -192,26 +160,24 @@ function undetermined(c: CompiledRule, scope: boolean, missing: readonly string[
 }
 
 /** Scope from `when` first, then the check; missing facts make either undecided, never false. */
-function evaluateRule(c: CompiledRule, facts: Record<string, unknown>, full: boolean): Finding {
+function evaluateRule(c: CompiledRule, facts: Facts, full: boolean): Finding {
   if (c.vars.length > 0 && c.vars.every((v) => !hasFact(facts, v))) return (c.nothingGiven[full ? 1 : 0] ??= outcome(c, facts, full));
   return outcome(c, facts, full);
 }
 
-function outcome(c: CompiledRule, facts: Record<string, unknown>, full: boolean): Finding {
+function outcome(c: CompiledRule, facts: Facts, full: boolean): Finding {
   if (c.when) {
-    const whenMissing = missingOf(c.whenVars, facts);
-    const applies = whenMissing === null ? decide(c.rule.when, facts) : evaluatePartial(c.when, facts, new Set(whenMissing));
+    const applies = decideOver(c.rule.when, c.when, c.whenVars, facts);
     if (applies === false) return decided(c, 2, full);
     if (applies !== true) return undetermined(c, true, [...applies, ...(missingOf(c.checkVars, facts) ?? [])], full);
   }
-  const checkMissing = missingOf(c.checkVars, facts);
-  const holds = checkMissing === null ? decide(c.rule.check, facts) : evaluatePartial(c.check, facts, new Set(checkMissing));
+  const holds = decideOver(c.rule.check, c.check, c.checkVars, facts);
   if (holds === true) return decided(c, 0, full);
   if (holds === false) return decided(c, 1, full);
   return undetermined(c, false, holds, full);
 }
 
-function checkFacts(doctrine: Doctrine, facts: unknown): asserts facts is Record<string, unknown> {
+function checkFacts(doctrine: Doctrine, facts: unknown): asserts facts is Facts {
   if (doctrine.validateFacts(facts)) return;
   const errors = (doctrine.validateFacts.errors ?? []).slice(0, 20);
   throw new SignetError(
@@ -235,58 +201,7 @@ const buckets = (): Record<Severity, string[]> => ({ critical: [], high: [], med
 /** Most severe first, then by id: findings come in id order, so one bucket per severity keeps it. */
 const bySeverity = (b: Record<Severity, string[]>) => SEVERITIES.flatMap((s) => b[s]);
 
-/** A condition over the facts in three values: true, false, or the missing facts that leave it open. */
-function partial(logic: unknown, node: Node, vars: readonly string[], facts: Record<string, unknown>): Partial {
-  const missing = missingOf(vars, facts);
-  return missing === null ? decide(logic, facts) : evaluatePartial(node, facts, new Set(missing));
-}
-
-interface CompiledArea {
-  area: ScopeArea;
-  outOfScope: Node;
-  required: Node;
-  outVars: readonly string[];
-  requiredVars: readonly string[];
-}
-
-const compiledAreas = new WeakMap<Doctrine, CompiledArea[]>();
-
-function areasOf(doctrine: Doctrine): CompiledArea[] {
-  let areas = compiledAreas.get(doctrine);
-  if (!areas) {
-    areas = doctrine.areas.map((area) => ({
-      area,
-      outOfScope: compile(area.out_of_scope),
-      required: compile(area.required),
-      outVars: scanLogic(area.out_of_scope).vars,
-      requiredVars: scanLogic(area.required).vars,
-    }));
-    compiledAreas.set(doctrine, areas);
-  }
-  return areas;
-}
-
-/** Which areas the facts declare out of scope, and which of those this deployment's minimum scope needs. */
-function scopeOf(doctrine: Doctrine, facts: Record<string, unknown>, missing: Set<string>): ScopeSummary {
-  const scope: ScopeSummary = { declared_out_of_scope: [], minimum: [], minimum_unmet: [], undetermined: [] };
-  for (const c of areasOf(doctrine)) {
-    const out = partial(c.area.out_of_scope, c.outOfScope, c.outVars, facts);
-    const required = partial(c.area.required, c.required, c.requiredVars, facts);
-    const id = c.area.id;
-    if (out === true) scope.declared_out_of_scope.push(id);
-    if (required === true) scope.minimum.push(id);
-    if (out === true && required === true) scope.minimum_unmet.push(id);
-    else if (out !== false && required !== false) {
-      // Either could still make the area an unmet part of the minimum scope: say which facts decide it.
-      scope.undetermined.push(id);
-      for (const m of [...(out === true ? [] : (out as readonly string[])), ...(required === true ? [] : (required as readonly string[]))])
-        missing.add(m);
-    }
-  }
-  return scope;
-}
-
-function summarize(doctrine: Doctrine, findings: readonly Finding[], facts: Record<string, unknown>): Summary {
+function summarize(doctrine: Doctrine, findings: readonly Finding[], facts: Facts): Summary {
   const failed = buckets();
   const open = buckets();
   const advisories = { rules: 0, failed_rule_ids: [] as string[], undetermined_rule_ids: [] as string[] };
@@ -341,52 +256,11 @@ function summarize(doctrine: Doctrine, findings: readonly Finding[], facts: Reco
   };
 }
 
-interface CompiledConstraint {
-  constraint: FactsConstraint;
-  node: Node;
-}
-
-const compiledConstraints = new WeakMap<Doctrine, CompiledConstraint[]>();
-
-const shown = (v: unknown) => JSON.stringify(v);
-
-/**
- * Facts that contradict each other describe no deployment, and evaluating them would sign a
- * verdict about a fiction: refused, naming each constraint and the facts it read.
- */
-function checkConsistency(doctrine: Doctrine, facts: Record<string, unknown>): void {
-  let constraints = compiledConstraints.get(doctrine);
-  if (!constraints)
-    compiledConstraints.set(
-      doctrine,
-      (constraints = doctrine.constraints.map((constraint) => ({ constraint, node: compile(constraint.check) }))),
-    );
-  const broken = constraints.filter((c) => partial(c.constraint.check, c.node, c.constraint.facts, facts) === false);
-  if (broken.length === 0) return;
-  throw new SignetError(
-    'invalid_arguments',
-    `facts contradict each other (${broken.map((b) => b.constraint.id).join(', ')}): ${broken[0]!.constraint.message}${broken.length > 1 ? '; ...' : ''}`,
-    broken.map(({ constraint: c }) => {
-      const given = c.facts.filter((p) => hasFact(facts, p));
-      return {
-        where: given.map((p) => `facts.${p}`).join(', '),
-        message: `${c.id}: ${c.message} (given: ${given.map((p) => `${p} = ${shown(valueAt(facts, p))}`).join(', ')})`,
-      };
-    }),
-  );
-}
-
-function valueAt(facts: Record<string, unknown>, path: string): unknown {
-  let node: unknown = facts;
-  for (const part of path.split('.')) node = (node as Record<string, unknown>)[part];
-  return node;
-}
-
 /** Validates facts against the doctrine's schema, then evaluates every rule, in rule id order. */
 export function evaluateFacts(doctrine: Doctrine, facts: unknown, options: Options = {}): Evaluation {
   if (!options.validated) checkFacts(doctrine, facts);
-  checkConsistency(doctrine, facts as Record<string, unknown>);
+  checkConsistency(doctrine, facts as Facts);
   const full = options.detail === 'full';
-  const findings = compileRules(doctrine).map((c) => evaluateRule(c, facts as Record<string, unknown>, full));
-  return { findings, summary: summarize(doctrine, findings, facts as Record<string, unknown>) };
+  const findings = compileRules(doctrine).map((c) => evaluateRule(c, facts as Facts, full));
+  return { findings, summary: summarize(doctrine, findings, facts as Facts) };
 }
