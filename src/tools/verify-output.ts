@@ -1,7 +1,7 @@
 import { SignetError } from '../errors.js';
 import { sha256Tag } from '../shared/hash.js';
 import { canonicalJson } from '../signing/canonical.js';
-import { parseTrustFile, TrustFileError, type TrustSet, trustSet } from '../signing/trust.js';
+import { parseTrustFile, TRUST_FORMAT, TrustFileError, type TrustSet, trustSet } from '../signing/trust.js';
 import type { ToolDefinition } from './types.js';
 
 interface Input {
@@ -10,6 +10,9 @@ interface Input {
   trust?: unknown;
   expected_doctrine_hash?: string;
 }
+
+/** Characters of an output passed as JSON text: 4 × the largest Signet signs today. */
+const MAX_OUTPUT_TEXT = 1024 * 1024;
 
 const SPKI = { type: 'string', minLength: 60, maxLength: 60, description: 'base64 DER SPKI of an Ed25519 key' };
 
@@ -59,12 +62,24 @@ export const verifyOutputTool: ToolDefinition<Input> = {
     properties: {
       output: {
         type: ['object', 'string'],
-        description: 'A CallToolResult, its structuredContent, a JSON-RPC response, or the JSON text.',
+        // Bounded as TOOL-003 asks. The largest output Signet signs (doctrine_evaluate, detail
+        // "full", as JSON-RPC text) is ~270 KB; every form it takes has at most 6 members. What is
+        // inside is the signed data the verifier examines, bounded by the argument limits.
+        maxLength: MAX_OUTPUT_TEXT,
+        maxProperties: 16,
+        description: `A CallToolResult, its structuredContent, a JSON-RPC response, or the JSON text (at most ${MAX_OUTPUT_TEXT} characters; the server's argument limit, SIGNET_MAX_ARGUMENT_BYTES, applies as well).`,
       },
       trusted_keys: { type: 'array', maxItems: 100, items: SPKI, description: "Trust these signers instead of this server's keys." },
       trust: {
         type: ['object', 'string'],
         maxLength: 65536,
+        // The object form's shape, bounded; the trust-file reader then checks every member strictly.
+        properties: {
+          format: { const: TRUST_FORMAT },
+          keys: { type: 'array', maxItems: 100, items: { type: 'object', maxProperties: 4 } },
+          doctrine_hashes: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 71 } },
+        },
+        additionalProperties: false,
         description: "A signet-trust/1 document (or its JSON text, read strictly) to check against instead of this server's keys.",
       },
       expected_doctrine_hash: { type: 'string', maxLength: 100, description: 'Require this doctrine (sha256:<hex>).' },

@@ -10,6 +10,7 @@ import { DEFAULT_KEY_LIFETIME } from '../../../src/api-keys/lifetime.js';
 import { evaluateFacts } from '../../../src/doctrine/evaluate.js';
 import { loadDoctrine } from '../../../src/doctrine/load.js';
 import { REDACT_PATHS } from '../../../src/log.js';
+import { TOOLS } from '../../../src/tools/index.js';
 import { DEFAULT_DOCTRINE, ROOT } from '../../helpers/paths.js';
 
 // Parsed YAML and JSON, read by dot paths: its shape is what the schema checks and the assertions test.
@@ -89,6 +90,31 @@ function sharedFacts(f: Obj): void {
   const everything = sourceText();
   expect(f['tools']['uses_elicitation']).toBe(/elicitation\/create/.test(everything));
   expect(f['tools']['sensitive_params_as_headers']).toBe(/x-mcp-header/.test(everything));
+  // The schemas tools/list advertises, which the dispatcher enforces before a handler runs.
+  const unbounded = TOOLS.flatMap((t) => unboundedInSchema(t.inputSchema(doctrine), t.name));
+  expect(f['tools']['input_schemas_strict'], unbounded.join('; ')).toBe(unbounded.length === 0);
+}
+
+/**
+ * Where an advertised inputSchema leaves input unbounded (TOOL-003): a string without maxLength
+ * (or a closed enum/const), an array without maxItems (or unique items of an enum), an object
+ * open to any member without maxProperties. Empty when every tool's schema is strict and bounded.
+ */
+function unboundedInSchema(schema: Obj, path: string): string[] {
+  if (schema === null || typeof schema !== 'object') return [];
+  const types: string[] = [].concat(schema.type ?? []);
+  const closed = schema.enum !== undefined || schema.const !== undefined;
+  const out: string[] = [];
+  if (types.includes('string') && schema.maxLength === undefined && !closed) out.push(`${path}: string without maxLength`);
+  if (types.includes('array') && schema.maxItems === undefined && !(schema.uniqueItems && schema.items?.enum))
+    out.push(`${path}: array without maxItems`);
+  if (types.includes('object') && schema.additionalProperties !== false && schema.maxProperties === undefined)
+    out.push(`${path}: object open to any member without maxProperties`);
+  for (const [k, v] of Object.entries<Obj>(schema.properties ?? {})) out.push(...unboundedInSchema(v, `${path}.${k}`));
+  if (typeof schema.additionalProperties === 'object') out.push(...unboundedInSchema(schema.additionalProperties, `${path}.*`));
+  out.push(...unboundedInSchema(schema.items, `${path}[]`));
+  for (const k of ['anyOf', 'oneOf', 'allOf']) for (const v of schema[k] ?? []) out.push(...unboundedInSchema(v, path));
+  return out;
 }
 
 /** Every TypeScript source file of the server, as one text. */

@@ -101,7 +101,7 @@ const CASES: Case[] = [
     name: "Signet's own compose stack (deploy/facts/compose.json)",
     facts: () => DEPLOY('compose'),
     verdict: 'fail',
-    fail: ['CONT-007', 'CONT-013', 'SUPPLY-003', 'TOOL-003'],
+    fail: ['CONT-007', 'CONT-013', 'SUPPLY-003'],
     undetermined: ids('KEYS-005 KEYS-006 SIGN-003..005'),
     pass: 'rest',
     not_applicable: ids(
@@ -112,7 +112,7 @@ const CASES: Case[] = [
     name: "Signet's own compose stack with OAuth at the proxy (deploy/facts/compose-oauth.json)",
     facts: () => DEPLOY('compose-oauth'),
     verdict: 'fail',
-    fail: ids('CONT-007 CONT-013 SUPPLY-003 TOOL-003'),
+    fail: ids('CONT-007 CONT-013 SUPPLY-003'),
     undetermined: ids('AUTH-013 AUTH-014 AUTH-016 KEYS-005 KEYS-006 SIGN-003..005'),
     pass: 'rest',
     not_applicable: ids(
@@ -134,7 +134,7 @@ const CASES: Case[] = [
     name: "Signet's own Kubernetes manifests behind an ingress (deploy/facts/kubernetes.json)",
     facts: () => DEPLOY('kubernetes'),
     verdict: 'fail',
-    fail: ids('CONT-007 CONT-013 RATE-006 SUPPLY-003 TLS-006 TOOL-003'),
+    fail: ids('CONT-007 CONT-013 RATE-006 SUPPLY-003 TLS-006'),
     undetermined: ids('HTTP-010 KEYS-005 KEYS-006 SIGN-003..005 TLS-003..005'),
     pass: 'rest',
     not_applicable: ids(

@@ -203,6 +203,25 @@ describe('tool dispatch', () => {
     expect(sc(call('verify_output', { output: JSON.parse(text) })).result.status).toBe('trusted');
   });
 
+  it("verify_output's arguments are bounded by its schema, not only by the argument limit (TOOL-003)", () => {
+    // A raised argument limit, so that what refuses is the schema the tool advertises.
+    const roomy = testContext({ SIGNET_MAX_ARGUMENT_BYTES: String(8 * 1024 * 1024) });
+    const refused = (args: unknown) => sc(roomy.tools.call('verify_output', args).result).error;
+    const sample = roomy.tools.call('doctrine_info', {}).result;
+    const key = { name: 'k', public_key: roomy.footer.doctrine_public_key, status: 'active' };
+    for (const [args, where] of [
+      [{ output: ' '.repeat(1024 * 1024 + 1) }, 'arguments.output'],
+      [{ output: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`m${i}`, i])) }, 'arguments.output'],
+      [{ output: sample, trust: { format: 'signet-trust/1', keys: Array(101).fill(key) } }, 'arguments.trust.keys'],
+      [{ output: sample, trust: { format: 'signet-trust/1', keys: [key], extra: 1 } }, 'arguments.trust'],
+    ] as const) {
+      expect(refused(args), where).toMatchObject({ code: 'invalid_arguments', details: [expect.objectContaining({ where })] });
+    }
+    // At the bounds, the verifier still reads the output and says what it is.
+    const padded = JSON.stringify(sample).padEnd(1024 * 1024, ' ');
+    expect(sc(roomy.tools.call('verify_output', { output: padded }).result).result.status).toBe('trusted');
+  });
+
   it('serves repeated identical calls from the cache with identical bytes', () => {
     const a = ctx.tools.call('doctrine_evaluate', { facts: { tls: { enabled: true, min_version: '1.3' } } });
     const b = ctx.tools.call('doctrine_evaluate', { facts: { tls: { min_version: '1.3', enabled: true } } });
