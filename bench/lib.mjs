@@ -11,6 +11,17 @@ export function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
+/** ops/s and per-op latency percentiles in µs, from the samples (ms) of a timed loop of `total` ms. */
+function summary(samples, total) {
+  const sorted = Array.from(samples).sort((a, b) => a - b);
+  return {
+    opsPerSec: (samples.length / total) * 1000,
+    p50us: percentile(sorted, 50) * 1000,
+    p99us: percentile(sorted, 99) * 1000,
+    meanUs: (total / samples.length) * 1000,
+  };
+}
+
 /** Runs fn `n` times after a warm-up; returns ops/s and per-op latency percentiles in µs. */
 export function measure(fn, { n = 3000, warmup = 500 } = {}) {
   for (let i = 0; i < warmup; i++) fn(i);
@@ -21,16 +32,10 @@ export function measure(fn, { n = 3000, warmup = 500 } = {}) {
     fn(i);
     samples[i] = performance.now() - s;
   }
-  const total = performance.now() - t0;
-  const sorted = Array.from(samples).sort((a, b) => a - b);
-  return {
-    opsPerSec: (n / total) * 1000,
-    p50us: percentile(sorted, 50) * 1000,
-    p99us: percentile(sorted, 99) * 1000,
-    meanUs: (total / n) * 1000,
-  };
+  return summary(samples, performance.now() - t0);
 }
 
+/** measure, for an async fn (each call awaited before the next). */
 export async function measureAsync(fn, { n = 2000, warmup = 300 } = {}) {
   for (let i = 0; i < warmup; i++) await fn(i);
   const samples = new Float64Array(n);
@@ -40,14 +45,7 @@ export async function measureAsync(fn, { n = 2000, warmup = 300 } = {}) {
     await fn(i);
     samples[i] = performance.now() - s;
   }
-  const total = performance.now() - t0;
-  const sorted = Array.from(samples).sort((a, b) => a - b);
-  return {
-    opsPerSec: (n / total) * 1000,
-    p50us: percentile(sorted, 50) * 1000,
-    p99us: percentile(sorted, 99) * 1000,
-    meanUs: (total / n) * 1000,
-  };
+  return summary(samples, performance.now() - t0);
 }
 
 /** Starts a child process and resolves once a stderr/stdout line matches `ready`. */

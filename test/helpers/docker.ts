@@ -1,6 +1,8 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
+import { DockerComposeEnvironment, Wait } from 'testcontainers';
+import { ROOT } from './paths.js';
 
 export const run = promisify(execFile);
 
@@ -46,4 +48,23 @@ export async function docker(...args: string[]): Promise<string> {
  */
 export async function removeComposeProject(project: string): Promise<void> {
   await run('docker', ['compose', '-p', project, 'down', '--volumes', '--remove-orphans', '--timeout', '5']).catch(() => undefined);
+}
+
+/**
+ * A Signet compose stack as the suites start it: built from the working tree under its own
+ * project, waiting for what every variant has (signet healthy, the key, Redis-password and
+ * proxy-secret one-shots done, the proxy listening). A suite adds its profile's or overlay's
+ * services.
+ */
+export function signetCompose(files: string | string[], project: string, environment: Record<string, string>): DockerComposeEnvironment {
+  return new DockerComposeEnvironment(ROOT, files)
+    .withProjectName(project)
+    .withBuild()
+    .withEnvironment(environment)
+    .withWaitStrategy('signet-1', Wait.forHealthCheck())
+    .withWaitStrategy('keys-1', Wait.forOneShotStartup())
+    .withWaitStrategy('redis-auth-1', Wait.forOneShotStartup())
+    .withWaitStrategy('proxy-auth-1', Wait.forOneShotStartup())
+    .withWaitStrategy('proxy-1', Wait.forListeningPorts())
+    .withStartupTimeout(180_000);
 }

@@ -5,12 +5,11 @@
 // through the published proxy; API keys keep working beside tokens.
 import { randomBytes } from 'node:crypto';
 import { decodeJwt } from 'jose';
-import { DockerComposeEnvironment, type StartedDockerComposeEnvironment, Wait } from 'testcontainers';
+import { type StartedDockerComposeEnvironment, Wait } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configureTestcontainers, dockerReachable, removeComposeProject, run, testSubnet } from '../helpers/docker.js';
+import { configureTestcontainers, dockerReachable, removeComposeProject, run, signetCompose, testSubnet } from '../helpers/docker.js';
 import { connectWithOAuth, HeadlessOAuthClient } from '../helpers/mcp-oauth.js';
 import { opensslVerify } from '../helpers/openssl.js';
-import { ROOT } from '../helpers/paths.js';
 import { freePort } from '../helpers/proxy-process.js';
 
 configureTestcontainers();
@@ -29,25 +28,16 @@ describe.runIf(reachable)('compose OAuth stack (docker-compose.yml + deploy/comp
     resource = `http://127.0.0.1:${port}/mcp`;
     issuer = `http://127.0.0.1:${issuerPort}`;
     metadataUrl = `http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp`;
-    env = await new DockerComposeEnvironment(ROOT, ['docker-compose.yml', 'deploy/compose.oauth.yml', 'test/stack/compose.oauth-test.yml'])
-      .withProjectName(project)
-      .withBuild()
-      .withEnvironment({
-        SIGNET_PORT: String(port),
-        SIGNET_API_KEY: '',
-        SIGNET_BACKEND_SUBNET: testSubnet(),
-        SIGNET_OAUTH_ISSUER: issuer,
-        SIGNET_OAUTH_RESOURCE: resource,
-        SIGNET_TEST_ISSUER_PORT: String(issuerPort),
-      })
-      .withWaitStrategy('signet-1', Wait.forHealthCheck())
-      .withWaitStrategy('keys-1', Wait.forOneShotStartup())
-      .withWaitStrategy('redis-auth-1', Wait.forOneShotStartup())
-      .withWaitStrategy('proxy-auth-1', Wait.forOneShotStartup())
+    env = await signetCompose(['docker-compose.yml', 'deploy/compose.oauth.yml', 'test/stack/compose.oauth-test.yml'], project, {
+      SIGNET_PORT: String(port),
+      SIGNET_API_KEY: '',
+      SIGNET_BACKEND_SUBNET: testSubnet(),
+      SIGNET_OAUTH_ISSUER: issuer,
+      SIGNET_OAUTH_RESOURCE: resource,
+      SIGNET_TEST_ISSUER_PORT: String(issuerPort),
+    })
       .withWaitStrategy('issuer-1', Wait.forLogMessage(/issuer listening/))
       .withWaitStrategy('token-verifier-1', Wait.forHealthCheck())
-      .withWaitStrategy('proxy-1', Wait.forListeningPorts())
-      .withStartupTimeout(180_000)
       .up();
   }, 600_000);
   afterAll(async () => {

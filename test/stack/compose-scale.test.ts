@@ -1,9 +1,17 @@
 // The compose `scale` profile: three signet replicas behind the same proxy, sharing the
 // rate limit through Redis. Runs whenever a Docker engine is reachable.
 import { randomBytes } from 'node:crypto';
-import { DockerComposeEnvironment, type StartedDockerComposeEnvironment, Wait } from 'testcontainers';
+import { type StartedDockerComposeEnvironment, Wait } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configureTestcontainers, docker, dockerReachable, removeComposeProject, run, testSubnet } from '../helpers/docker.js';
+import {
+  configureTestcontainers,
+  docker,
+  dockerReachable,
+  removeComposeProject,
+  run,
+  signetCompose,
+  testSubnet,
+} from '../helpers/docker.js';
 import { rawRequest, rpc } from '../helpers/http-server.js';
 import { ROOT } from '../helpers/paths.js';
 import { requestLines } from './suite.js';
@@ -53,23 +61,14 @@ describe.runIf(dockerReachable())('compose scale profile: three replicas, one sh
     (await logsOf(c)).split('\n').filter((l) => l.includes('rate limiter store (redis) ready')).length;
 
   beforeAll(async () => {
-    stack = await new DockerComposeEnvironment(ROOT, 'docker-compose.yml')
-      .withProjectName(project)
+    stack = await signetCompose('docker-compose.yml', project, {
+      SIGNET_PORT: env.SIGNET_PORT,
+      SIGNET_API_KEY: '',
+      SIGNET_BACKEND_SUBNET: env.SIGNET_BACKEND_SUBNET,
+      SIGNET_RATE_LIMIT_OTHER_PER_MINUTE: env.SIGNET_RATE_LIMIT_OTHER_PER_MINUTE,
+    })
       .withProfiles('scale')
-      .withBuild()
-      .withEnvironment({
-        SIGNET_PORT: env.SIGNET_PORT,
-        SIGNET_API_KEY: '',
-        SIGNET_BACKEND_SUBNET: env.SIGNET_BACKEND_SUBNET,
-        SIGNET_RATE_LIMIT_OTHER_PER_MINUTE: env.SIGNET_RATE_LIMIT_OTHER_PER_MINUTE,
-      })
       .withWaitStrategy('redis-1', Wait.forHealthCheck())
-      .withWaitStrategy('signet-1', Wait.forHealthCheck())
-      .withWaitStrategy('keys-1', Wait.forOneShotStartup())
-      .withWaitStrategy('redis-auth-1', Wait.forOneShotStartup())
-      .withWaitStrategy('proxy-auth-1', Wait.forOneShotStartup())
-      .withWaitStrategy('proxy-1', Wait.forListeningPorts())
-      .withStartupTimeout(180_000)
       .up();
     await compose('up', '-d', '--no-recreate', '--scale', 'signet=3');
     for (const c of replicas) {

@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { DockerComposeEnvironment, type StartedDockerComposeEnvironment, Wait } from 'testcontainers';
+import type { StartedDockerComposeEnvironment } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkApiKeyFormat } from '../../src/api-keys/format.js';
 import { verifyOutput } from '../../src/signing/verify.js';
@@ -18,6 +18,7 @@ import {
   dockerRequired,
   removeComposeProject,
   run,
+  signetCompose,
   testSubnet,
 } from '../helpers/docker.js';
 import { rawRequest, rpc } from '../helpers/http-server.js';
@@ -47,23 +48,13 @@ async function up(): Promise<StartedDockerComposeEnvironment> {
   // Browser pages get their origin before the stack starts: both services read SIGNET_ALLOWED_ORIGINS.
   pages ??= await startPageServer();
   composeEnv.SIGNET_ALLOWED_ORIGINS = `http://${ALLOWED_HOST}:${pages.port}`;
-  env = await new DockerComposeEnvironment(ROOT, 'docker-compose.yml')
-    .withProjectName(project)
-    .withBuild()
-    .withEnvironment({
-      SIGNET_PORT: composeEnv.SIGNET_PORT,
-      SIGNET_API_KEY: '',
-      SIGNET_BACKEND_SUBNET: composeEnv.SIGNET_BACKEND_SUBNET,
-      SIGNET_ALLOWED_ORIGINS: composeEnv.SIGNET_ALLOWED_ORIGINS,
-      ...SUITE_AUTH_FAILURES,
-    })
-    .withWaitStrategy('signet-1', Wait.forHealthCheck())
-    .withWaitStrategy('keys-1', Wait.forOneShotStartup())
-    .withWaitStrategy('redis-auth-1', Wait.forOneShotStartup())
-    .withWaitStrategy('proxy-auth-1', Wait.forOneShotStartup())
-    .withWaitStrategy('proxy-1', Wait.forListeningPorts())
-    .withStartupTimeout(180_000)
-    .up();
+  env = await signetCompose('docker-compose.yml', project, {
+    SIGNET_PORT: composeEnv.SIGNET_PORT,
+    SIGNET_API_KEY: '',
+    SIGNET_BACKEND_SUBNET: composeEnv.SIGNET_BACKEND_SUBNET,
+    SIGNET_ALLOWED_ORIGINS: composeEnv.SIGNET_ALLOWED_ORIGINS,
+    ...SUITE_AUTH_FAILURES,
+  }).up();
   return env;
 }
 
