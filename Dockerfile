@@ -49,7 +49,9 @@ USER node
 VOLUME ["/data"]
 EXPOSE 3000
 # Only meaningful in HTTP mode; on stdio there is no socket to probe, so it reports healthy.
+# With SIGNET_TLS_CERT_FILE the listener speaks HTTPS; a probe of its own loopback checks
+# liveness, not the certificate (as kubelet's HTTPS probes do).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
-  CMD ["node", "-e", "if(process.env.SIGNET_TRANSPORT!=='http')process.exit(0);fetch('http://127.0.0.1:'+(process.env.SIGNET_HTTP_PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "if(process.env.SIGNET_TRANSPORT!=='http')process.exit(0);const s=!!process.env.SIGNET_TLS_CERT_FILE;require(s?'node:https':'node:http').get({host:'127.0.0.1',port:process.env.SIGNET_HTTP_PORT||3000,path:'/healthz',rejectUnauthorized:false},r=>process.exit(r.statusCode===200?0:1)).on('error',()=>process.exit(1))"]
 ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/dist/bundle/signet.js"]
 CMD ["serve"]

@@ -104,6 +104,20 @@ describe('configuration', () => {
     expect(c.http.trustedProxies?.check('10.213.251.7', 'ipv4')).toBe(false);
   });
 
+  it('serves HTTPS only with both the certificate and its key: one without the other is refused, never plain HTTP', () => {
+    expect(() => loadConfig({ SIGNET_TLS_CERT_FILE: '/run/tls/tls.crt' })).toThrow(
+      /SIGNET_TLS_KEY_FILE is required with SIGNET_TLS_CERT_FILE: HTTPS needs the certificate and its key/,
+    );
+    expect(() => loadConfig({ SIGNET_TLS_KEY_FILE: '/run/tls/tls.key' })).toThrow(
+      /SIGNET_TLS_CERT_FILE is required with SIGNET_TLS_KEY_FILE: HTTPS needs the certificate and its key/,
+    );
+    expect(loadConfig({}).http.tls).toBeNull();
+    expect(loadConfig({ SIGNET_TLS_CERT_FILE: '/run/tls/tls.crt', SIGNET_TLS_KEY_FILE: '/run/tls/tls.key' }).http.tls).toEqual({
+      certFile: '/run/tls/tls.crt',
+      keyFile: '/run/tls/tls.key',
+    });
+  });
+
   it('refuses a metrics listener others can reach without a token, and accepts loopback or a token', () => {
     expect(() => loadConfig({ SIGNET_METRICS_PORT: '9464', SIGNET_HTTP_HOST: '0.0.0.0' })).toThrow(
       /SIGNET_METRICS_HOST is "0.0.0.0", not loopback: a metrics listener others can reach needs SIGNET_METRICS_TOKEN_FILE/,

@@ -31,6 +31,8 @@ export interface HttpConfig {
   trustedProxies: BlockList | null;
   /** SIGNET_PROXY_SECRET_FILE: the secret the proxy presents; null = no proxy is believed. */
   proxySecretFile: string | null;
+  /** SIGNET_TLS_CERT_FILE and SIGNET_TLS_KEY_FILE: serve HTTPS (the hop from the proxy, when it leaves the host); null = plain HTTP. */
+  tls: { certFile: string; keyFile: string } | null;
   maxBodyBytes: number;
   /** Deepest JSON nesting a body may have (checked while it is read, before parsing). */
   maxJsonDepth: number;
@@ -300,6 +302,8 @@ const SCHEMA = z.object({
     return entries.length === 0 ? null : blockListOf(parsed as NonNullable<(typeof parsed)[number]>[]);
   }, null),
   SIGNET_PROXY_SECRET_FILE: filePath,
+  SIGNET_TLS_CERT_FILE: filePath,
+  SIGNET_TLS_KEY_FILE: filePath,
   SIGNET_MAX_BODY_BYTES: integer(MiB, 1024, 64 * MiB),
   SIGNET_MAX_JSON_DEPTH: integer(64, 8, 1000),
   SIGNET_MAX_JSON_NODES: integer(100_000, 100, 10_000_000),
@@ -365,6 +369,13 @@ function crossCheck(c: z.infer<typeof SCHEMA>): void {
       'SIGNET_TRUSTED_PROXIES',
       'needs SIGNET_PROXY_SECRET_FILE: identity headers are believed only from a proxy that presents the secret, never from an address range alone',
     );
+  }
+  // One without the other is a mistake, never a reason to fall back to plain HTTP.
+  if (!c.SIGNET_TLS_CERT_FILE !== !c.SIGNET_TLS_KEY_FILE) {
+    const [missing, given] = c.SIGNET_TLS_CERT_FILE
+      ? ['SIGNET_TLS_KEY_FILE', 'SIGNET_TLS_CERT_FILE']
+      : ['SIGNET_TLS_CERT_FILE', 'SIGNET_TLS_KEY_FILE'];
+    refuse(missing, `is required with ${given}: HTTPS needs the certificate and its key`);
   }
   if (c.SIGNET_AUTH_MODE !== 'keys') {
     for (const name of ['SIGNET_OAUTH_ISSUER', 'SIGNET_OAUTH_RESOURCE'] as const) {
@@ -432,6 +443,7 @@ export function loadConfig(env: Env = process.env): Config {
       rateLimitIpv6Prefix: c.SIGNET_RATE_LIMIT_IPV6_PREFIX,
       trustedProxies: c.SIGNET_TRUSTED_PROXIES,
       proxySecretFile: c.SIGNET_PROXY_SECRET_FILE ?? null,
+      tls: c.SIGNET_TLS_CERT_FILE && c.SIGNET_TLS_KEY_FILE ? { certFile: c.SIGNET_TLS_CERT_FILE, keyFile: c.SIGNET_TLS_KEY_FILE } : null,
       maxBodyBytes: c.SIGNET_MAX_BODY_BYTES,
       maxJsonDepth: c.SIGNET_MAX_JSON_DEPTH,
       maxJsonNodes: c.SIGNET_MAX_JSON_NODES,

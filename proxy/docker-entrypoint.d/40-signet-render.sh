@@ -5,7 +5,7 @@ set -eu
 ME=40-signet-render.sh
 
 mode=$SIGNET_PROXY_MODE
-vars='${SIGNET_API_KEY} ${SIGNET_UPSTREAM} ${SIGNET_PROXY_LISTEN} ${SIGNET_PROXY_MAX_BODY} ${SIGNET_PROXY_TLS}
+vars='${SIGNET_API_KEY} ${SIGNET_UPSTREAM} ${SIGNET_UPSTREAM_SCHEME} ${SIGNET_PROXY_LISTEN} ${SIGNET_PROXY_MAX_BODY} ${SIGNET_PROXY_TLS}
       ${SIGNET_PROXY_CONF_DIR} ${SIGNET_PROXY_RUNTIME_DIR} ${SIGNET_PROXY_ACCESS_LOG} ${SIGNET_PROXY_ERROR_LOG}
       ${SIGNET_PROXY_LOAD_MODULES} ${SIGNET_PROXY_LOG_EXTRA} ${SIGNET_PROXY_KEY_ID_HEADER} ${SIGNET_PROXY_AUTH}
       ${SIGNET_PROXY_HTTP_EXTRA} ${SIGNET_KEY_STORE} ${SIGNET_PROXY_NJS_DIR} ${SIGNET_PROXY_USER_DIRECTIVE}
@@ -29,4 +29,4 @@ for name in nginx.conf signet.conf errors.conf proxy-headers.conf headers.conf c
 done
 envsubst "$vars" < "$templates/$SIGNET_PROXY_DISCOVERY.conf.template" > "$SIGNET_PROXY_CONF_DIR/discovery.conf"
 [ -n "${NGINX_ENTRYPOINT_QUIET_LOGS:-}" ] ||
-  echo "signet-proxy: $ME: configuration rendered into $SIGNET_PROXY_CONF_DIR ($mode mode, upstream $SIGNET_UPSTREAM)" >&2
+  echo "signet-proxy: $ME: configuration rendered into $SIGNET_PROXY_CONF_DIR ($mode mode, upstream $SIGNET_UPSTREAM_SCHEME://$SIGNET_UPSTREAM)" >&2

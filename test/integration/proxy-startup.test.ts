@@ -6,6 +6,7 @@ import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { selfSignedCert } from '../helpers/openssl.js';
 import { ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 
@@ -122,6 +123,44 @@ describe('proxy start-up steps', () => {
     const refused = run('entrypoint', { ...env, NGINX_ENTRYPOINT_QUIET_LOGS: '1', SIGNET_PROXY_AUTH_FAILURES_BURST: '0' });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/SIGNET_PROXY_AUTH_FAILURES_BURST must be a whole number of at least 1/);
+  });
+
+  it('speak HTTPS to Signet only with a CA to verify it against, the name from SIGNET_UPSTREAM or SIGNET_PROXY_UPSTREAM_TLS_NAME', () => {
+    const dir = tempDir('signet-startup-upstream-tls-');
+    const ca = join(dir, 'ca.crt');
+    selfSignedCert({ keyFile: join(dir, 'ca.key'), certFile: ca, commonName: 'test-ca', altNames: 'DNS:signet', days: 1 });
+    for (const how of ['entrypoint', 'render.sh'] as const) {
+      const plain = run(how, { SIGNET_API_KEY: KEY });
+      expect(plain.files['signet.conf']).toContain('proxy_pass http://signet_backend/mcp;');
+      expect(plain.files['upstream-auth.conf']).not.toContain('proxy_ssl');
+      const tls = run(how, { SIGNET_API_KEY: KEY, SIGNET_PROXY_UPSTREAM_CA_FILE: ca });
+      expect(tls.code, tls.stderr).toBe(0);
+      expect(tls.files['signet.conf']).toContain('proxy_pass https://signet_backend/mcp;');
+      expect(tls.files['signet.conf']).not.toMatch(/proxy_pass http:/);
+      expect(tls.files['upstream-auth.conf']).toContain(`proxy_ssl_verify on;\nproxy_ssl_trusted_certificate ${ca};\n`);
+      expect(tls.files['upstream-auth.conf']).toContain('proxy_ssl_name signet;\nproxy_ssl_server_name on;');
+      const named = run(how, { SIGNET_API_KEY: KEY, SIGNET_PROXY_UPSTREAM_CA_FILE: ca, SIGNET_PROXY_UPSTREAM_TLS_NAME: 'signet.prod.svc' });
+      expect(named.files['upstream-auth.conf']).toContain('proxy_ssl_name signet.prod.svc;');
+    }
+    const notPem = join(dir, 'not-pem');
+    writeFileSync(notPem, 'hello');
+    for (const [env, message] of [
+      [{ SIGNET_PROXY_UPSTREAM_CA_FILE: join(dir, 'missing.crt') }, /SIGNET_PROXY_UPSTREAM_CA_FILE \(.*missing\.crt\) cannot be read/],
+      [{ SIGNET_PROXY_UPSTREAM_CA_FILE: notPem }, /SIGNET_PROXY_UPSTREAM_CA_FILE \(.*\) holds no PEM certificate/],
+      [{ SIGNET_PROXY_UPSTREAM_TLS_NAME: 'signet' }, /SIGNET_PROXY_UPSTREAM_TLS_NAME needs SIGNET_PROXY_UPSTREAM_CA_FILE/],
+      [
+        { SIGNET_PROXY_UPSTREAM_CA_FILE: ca, SIGNET_PROXY_UPSTREAM_TLS_NAME: 'signet;evil' },
+        /SIGNET_PROXY_UPSTREAM_TLS_NAME must be the DNS name/,
+      ],
+      [{ SIGNET_PROXY_UPSTREAM_CA_FILE: `${ca} ;` }, /SIGNET_PROXY_UPSTREAM_CA_FILE must be a path/],
+    ] as const) {
+      for (const how of ['entrypoint', 'render.sh'] as const) {
+        const r = run(how, { SIGNET_API_KEY: KEY, ...env });
+        expect(r.code, `${how} ${JSON.stringify(env)}`).toBe(1);
+        expect(r.stderr).toMatch(message);
+        expect(r.files).toEqual({});
+      }
+    }
   });
 
   it("send the proxy secret to Signet from SIGNET_PROXY_SECRET_FILE, overwrite a client's header without one, refuse a bad file, and never print it", () => {

@@ -1,5 +1,6 @@
 // `signet serve --http`: listen, serve until SIGTERM/SIGINT, then drain and exit 0.
 import type { Server } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { AppContext } from '../../context.js';
@@ -11,6 +12,7 @@ import { closeServer } from './close-server.js';
 import { type RunningMetrics, startMetricsServer } from './metrics-server.js';
 import { memoryStore, redisStore } from './rate-limit/store.js';
 import { requestReporter } from './request-log.js';
+import { keepTlsCurrent, readTlsPair, TLS_SERVER_OPTIONS, type TlsPair } from './tls.js';
 
 export interface RunningHttp {
   server: Server;
@@ -19,14 +21,17 @@ export interface RunningHttp {
   shutdown(reason: string): Promise<void>;
 }
 
-function listen(app: ReturnType<typeof createHttpApp>, cfg: AppContext['config']['http']): Promise<Server> {
+function listen(app: ReturnType<typeof createHttpApp>, cfg: AppContext['config']['http'], tls: TlsPair | null): Promise<Server> {
   return new Promise<Server>((resolve, reject) => {
     const s = serve(
       {
         fetch: app.fetch,
         hostname: cfg.host,
         port: cfg.port,
+        // HTTPS (node:https takes node:http's options too) when SIGNET_TLS_CERT_FILE is set.
+        ...(tls === null ? {} : { createServer: createHttpsServer }),
         serverOptions: {
+          ...(tls === null ? {} : { ...TLS_SERVER_OPTIONS, cert: tls.cert, key: tls.key }),
           // A slow or stalled client cannot hold a connection: whole request, headers, idle keep-alive.
           requestTimeout: cfg.requestTimeoutMs,
           headersTimeout: cfg.headersTimeoutMs,
@@ -70,7 +75,9 @@ export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
     isDraining: () => draining,
     onRequest: requestReporter(ctx),
   });
-  const server = await listen(app, cfg);
+  const tlsPair = cfg.tls === null ? null : readTlsPair(cfg.tls);
+  const server = await listen(app, cfg, tlsPair);
+  const stopTls = cfg.tls === null || tlsPair === null ? null : keepTlsCurrent(server as unknown as HttpsServer, cfg.tls, tlsPair, ctx.log);
   const port = (server.address() as AddressInfo).port;
   const metrics: RunningMetrics | null =
     ctx.metrics && cfg.metricsPort !== null ? await startMetricsServer(ctx.metrics, cfg.metricsHost, cfg.metricsPort, metricsToken) : null;
@@ -89,6 +96,7 @@ export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
       await new Promise((r) => setTimeout(r, cfg.shutdownDelayMs));
       // 2. Stop accepting; idle keep-alive connections end now, busy ones after their response.
       await closeServer(server, cfg.shutdownTimeoutMs, ctx.log);
+      stopTls?.();
       metrics?.close();
       await store.close();
     })());
@@ -107,6 +115,7 @@ export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
       key_origin: ctx.keyOrigin,
       rate_limit_per_minute: cfg.rateLimitPerMinute,
       rate_limit_per_key_per_minute: cfg.rateLimitPerKeyPerMinute,
+      tls: cfg.tls !== null,
       proxy_authenticated: proxySecret !== null,
       metrics_token: metricsToken !== null,
       host_check: [...cfg.allowedHostnames],

@@ -172,8 +172,10 @@ describe('deploy/facts/compose.json describes docker-compose.yml', () => {
     expect(proxy.ports.every((p: string) => composeValue(p).startsWith('127.0.0.1:'))).toBe(true);
     expect(f['exposure']).toMatchObject({ endpoint_address_class: 'loopback', reachable_from_internet: false, behind_reverse_proxy: true });
     expect(f['tls']['enabled']).toBe(false);
-    // One compose project runs on one engine: the proxy reaches signet over a bridge network of that host.
-    expect(proxyTemplates).toMatch(/proxy_pass http:\/\/signet_backend\//);
+    // One compose project runs on one engine: the proxy reaches signet over a bridge network of
+    // that host, in plain HTTP (no upstream CA, so the scheme step 39 picks is http).
+    expect(proxyTemplates).toMatch(/proxy_pass \$\{SIGNET_UPSTREAM_SCHEME\}:\/\/signet_backend\//);
+    expect(proxy.environment['SIGNET_PROXY_UPSTREAM_CA_FILE']).toBeUndefined();
     expect(f['tls']['backend_hop']).toBe('same_host');
   });
 
@@ -262,7 +264,7 @@ describe('deploy/facts/kubernetes.json describes deploy/kubernetes/base', () => 
     expect(f['signing_key']['file_mode_restricted']).toBe((keyVolume.secret.defaultMode & 0o007) === 0);
   });
 
-  it('reads where secrets come from (Secrets, never a ConfigMap or a literal) and the plain hop from the proxy pods', () => {
+  it('reads where secrets come from (Secrets, never a ConfigMap or a literal) and the hop from the proxy pods', () => {
     for (const d of deployments) {
       for (const c of d['spec'].template.spec.containers) {
         for (const e of c.env ?? []) {
@@ -276,10 +278,15 @@ describe('deploy/facts/kubernetes.json describes deploy/kubernetes/base', () => 
       for (const k of Object.keys(cm['data'] ?? {})) expect(secretName(k), `${cm['metadata'].name}: ${k}`).toBe(false);
     }
     expect(f['container']['secrets_source']).toBe('mounted_files');
-    // signet-proxy and signet are separate Deployments whose pods may run on different nodes, over plain HTTP.
-    expect(proxyTemplates).toMatch(/proxy_pass http:\/\/signet_backend\//);
+    // signet-proxy and signet are separate Deployments whose pods may run on different nodes:
+    // encrypted only if signet serves HTTPS and the proxy verifies it (an upstream CA).
+    expect(proxyTemplates).toMatch(/proxy_pass \$\{SIGNET_UPSTREAM_SCHEME\}:\/\/signet_backend\//);
     expect(deployment('signet-proxy')).toBeDefined();
-    expect(f['tls']['backend_hop']).toBe('network_plaintext');
+    const signetEnv = new Set(deployment('signet')['spec'].template.spec.containers[0].env.map((e: Obj) => e.name));
+    const proxyConfig = k8s.find((o) => o['kind'] === 'ConfigMap' && o['metadata'].name === 'signet-proxy')['data'];
+    const verifiedTls =
+      signetEnv.has('SIGNET_TLS_CERT_FILE') && signetEnv.has('SIGNET_TLS_KEY_FILE') && !!proxyConfig.SIGNET_PROXY_UPSTREAM_CA_FILE;
+    expect(f['tls']['backend_hop']).toBe(verifiedTls ? 'encrypted' : 'network_plaintext');
   });
 
   it('shares the build and proxy facts', () => sharedFacts(f));

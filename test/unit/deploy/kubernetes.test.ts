@@ -1,7 +1,7 @@
 // The Kubernetes manifests, checked without a cluster: rendered by kubectl kustomize, they
 // validate against the Kubernetes schemas (kubernetes-models), every reference resolves, and
 // images and environment match the compose stack.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Deployment } from 'kubernetes-models/apps/v1';
@@ -9,6 +9,7 @@ import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { ConfigMap, Namespace, Secret, Service } from 'kubernetes-models/v1';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
+import { docRecipe } from '../../helpers/doc-recipe.js';
 import { ROOT } from '../../helpers/paths.js';
 import { tempDir } from '../../helpers/tmp-doctrine.js';
 
@@ -16,13 +17,8 @@ import { tempDir } from '../../helpers/tmp-doctrine.js';
 type Obj = any;
 const KUSTOMIZE = join(ROOT, 'deploy/kubernetes');
 
-/** A fenced block of docs/operations.md between <!-- recipe:NAME --> and <!-- /recipe -->. */
-function recipe(name: string): string {
-  const page = readFileSync(join(ROOT, 'docs', 'operations.md'), 'utf8');
-  const start = page.indexOf(`<!-- recipe:${name} -->`);
-  const block = page.slice(start, page.indexOf('<!-- /recipe -->', start));
-  return block.slice(block.indexOf('\n', block.indexOf('```')) + 1, block.lastIndexOf('```'));
-}
+/** A recipe of docs/operations.md. */
+const recipe = (name: string) => docRecipe('operations.md', name);
 
 /**
  * The manifests as the cluster gets them: `kubectl kustomize`, run on a copy of
@@ -316,7 +312,15 @@ describe('Kubernetes manifests match the compose stack', () => {
     // Kubernetes pins one signing key for all replicas (compose keeps one in its data volume);
     // metrics are on the container's loopback in compose, on the pod network with a token here.
     const differs = new Set(['SIGNET_REDIS_URL', 'SIGNET_METRICS_HOST']);
-    const k8sOnly = new Set(['SIGNET_SIGNING_KEY_FILE', 'REDIS_PASSWORD', 'SIGNET_TRUSTED_PROXIES', 'SIGNET_METRICS_TOKEN_FILE']);
+    const k8sOnly = new Set([
+      'SIGNET_SIGNING_KEY_FILE',
+      'REDIS_PASSWORD',
+      'SIGNET_TRUSTED_PROXIES',
+      'SIGNET_METRICS_TOKEN_FILE',
+      // The hop from the proxy crosses nodes here, not in compose (one host): HTTPS (TLS-006).
+      'SIGNET_TLS_CERT_FILE',
+      'SIGNET_TLS_KEY_FILE',
+    ]);
     for (const [k, v] of Object.entries(composeEnv)) {
       expect(k8sEnv, `Kubernetes sets ${k}`).toHaveProperty(k);
       if (!differs.has(k)) expect(k8sEnv[k], k).toBe(v);
@@ -345,6 +349,64 @@ describe('Kubernetes manifests match the compose stack', () => {
   it('the dev overlay generates the Redis password Secret from the file the recipe of docs/operations.md makes', () => {
     const secret = byKind(dev, 'Secret').find((c) => c['metadata'].name === 'signet-redis-auth')!;
     expect(Buffer.from(secret['data'].password, 'base64').toString()).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('encrypts the hop from the proxy to signet: signet serves the signet-backend-tls pair, the proxy verifies it with its CA alone', () => {
+    const spec = deployment(base, 'signet')['spec'].template.spec;
+    const c = spec.containers[0];
+    const env = Object.fromEntries(c.env.map((e: Obj) => [e.name, e.value]));
+    // A path in the container → the key of the Secret mounted there.
+    const secretKeyAt = (podSpec: Obj, container: Obj, path: string): [string, string] | null => {
+      for (const m of container.volumeMounts) {
+        if (!path.startsWith(`${m.mountPath}/`)) continue;
+        const v = podSpec.volumes.find((x: Obj) => x.name === m.name);
+        const file = path.slice(m.mountPath.length + 1);
+        const item = (v.secret?.items ?? []).find((i: Obj) => i.path === file);
+        return v.secret ? [v.secret.secretName, item ? item.key : file] : null;
+      }
+      return null;
+    };
+    expect(secretKeyAt(spec, c, env['SIGNET_TLS_CERT_FILE'])).toEqual(['signet-backend-tls', 'tls.crt']);
+    expect(secretKeyAt(spec, c, env['SIGNET_TLS_KEY_FILE'])).toEqual(['signet-backend-tls', 'tls.key']);
+    expect(c.livenessProbe.httpGet.scheme).toBe('HTTPS');
+    expect(c.readinessProbe.httpGet.scheme).toBe('HTTPS');
+    const proxySpec = deployment(base, 'signet-proxy')['spec'].template.spec;
+    const proxyConfig = byKind(base, 'ConfigMap').find((m) => m['metadata'].name === 'signet-proxy')!['data'];
+    expect(secretKeyAt(proxySpec, proxySpec.containers[0], proxyConfig.SIGNET_PROXY_UPSTREAM_CA_FILE)).toEqual([
+      'signet-backend-tls',
+      'ca.crt',
+    ]);
+    // The proxy pods get the CA and nothing else of that Secret: never signet's key.
+    const proxyVolume = proxySpec.volumes.find((v: Obj) => v.secret?.secretName === 'signet-backend-tls');
+    expect(proxyVolume.secret.items.map((i: Obj) => i.key)).toEqual(['ca.crt']);
+  });
+
+  it("the dev recipe's certificate verifies against its CA for the name the proxy dials, and the cert-manager recipe asks for the same", () => {
+    const secret = byKind(dev, 'Secret').find((x) => x['metadata'].name === 'signet-backend-tls')!;
+    expect(secret['type']).toBe('kubernetes.io/tls');
+    const dir = tempDir('signet-backend-tls-');
+    for (const k of ['tls.crt', 'tls.key', 'ca.crt']) writeFileSync(join(dir, k), Buffer.from(secret['data'][k], 'base64'));
+    const upstreamHost = String(byKind(dev, 'ConfigMap').find((m) => m['metadata'].name === 'signet-proxy')!['data'].SIGNET_UPSTREAM).split(
+      ':',
+    )[0]!;
+    const verify = (name: string) =>
+      spawnSync(
+        'openssl',
+        ['verify', '-purpose', 'sslserver', '-verify_hostname', name, '-CAfile', join(dir, 'ca.crt'), join(dir, 'tls.crt')],
+        {
+          encoding: 'utf8',
+        },
+      );
+    expect(verify(upstreamHost).stdout).toContain(': OK');
+    expect(verify('signet.signet-dev.svc').status).toBe(0);
+    expect(verify('evil.example').status).not.toBe(0);
+    // The key is the certificate's.
+    const pub = (args: string[]) => execFileSync('openssl', args, { encoding: 'utf8' });
+    expect(pub(['pkey', '-in', join(dir, 'tls.key'), '-pubout'])).toBe(pub(['x509', '-in', join(dir, 'tls.crt'), '-noout', '-pubkey']));
+    const certificate = parse(recipe('backend-tls-cert-manager')) as Obj;
+    expect(certificate.spec.secretName).toBe('signet-backend-tls');
+    expect(certificate.spec.dnsNames).toContain(upstreamHost);
+    expect(certificate.spec.usages).toContain('server auth');
   });
 
   it('the dev overlay runs one replica in its own namespace, with generated Secrets kept out of git', () => {
