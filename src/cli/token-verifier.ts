@@ -12,7 +12,7 @@ export async function tokenVerifier(): Promise<void> {
   }
   const log = createLogger(config.logLevel);
   const { runTokenVerifier } = await import('../transports/token-verifier.js');
-  const running = await runTokenVerifier(config.oauth, log);
+  const running = await runTokenVerifier(config.oauth, log, config.http.tls);
   const stop = () => void running.close().then(() => process.exit(0));
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);

@@ -5,12 +5,14 @@
 // are unknown. It sits beside the proxy, never reachable by clients, and never logs a token.
 // A separate process, not njs: jose's JWKS cache, cooldown and algorithm checks are the
 // well-kept library the stack prefers, and measured within the budget (docs/oauth.md).
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { OAuthConfig } from '../config.js';
 import type { Logger } from '../log.js';
 import { discoverIssuer } from '../oauth/discovery.js';
 import { type Decision, TokenValidator } from '../oauth/token-validator.js';
+import { keepTlsCurrent, readTlsPair, TLS_SERVER_OPTIONS, type TlsFiles } from './tls.js';
 
 export interface RunningVerifier {
   server: Server;
@@ -44,7 +46,11 @@ function bearerOf(req: IncomingMessage): { token: string } | { error: string } {
   return { token: m[1]! };
 }
 
-export async function runTokenVerifier(config: OAuthConfig, log: Logger): Promise<RunningVerifier> {
+/**
+ * `tls`: serve HTTPS with this pair (SIGNET_TLS_CERT_FILE and SIGNET_TLS_KEY_FILE, as the
+ * server's), where the hop from the proxy leaves the host: the proxy sends tokens over it.
+ */
+export async function runTokenVerifier(config: OAuthConfig, log: Logger, tls: TlsFiles | null = null): Promise<RunningVerifier> {
   let validator: TokenValidator | null = null;
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
@@ -87,7 +93,7 @@ export async function runTokenVerifier(config: OAuthConfig, log: Logger): Promis
     });
   };
 
-  const server = createServer((req, res) => {
+  const listener: RequestListener = (req, res) => {
     // The body (none is forwarded) is never read; every path but these two is 404.
     if (req.url === '/check') {
       check(req, res).catch((e: unknown) => {
@@ -97,14 +103,21 @@ export async function runTokenVerifier(config: OAuthConfig, log: Logger): Promis
     } else if (req.url === '/healthz') {
       answer(res, validator === null ? 503 : 204);
     } else answer(res, 404);
-  });
+  };
+  const pair = tls === null ? null : readTlsPair(tls);
+  const server: Server =
+    pair === null ? createServer(listener) : createHttpsServer({ ...TLS_SERVER_OPTIONS, cert: pair.cert, key: pair.key }, listener);
+  const stopTls = tls === null || pair === null ? null : keepTlsCurrent(server as unknown as HttpsServer, tls, pair, log);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.verifierPort, config.verifierHost, resolve);
   });
   const port = (server.address() as AddressInfo).port;
-  log.info({ host: config.verifierHost, port, mode: config.mode, resource: config.resource }, 'token verifier listening');
+  log.info(
+    { host: config.verifierHost, port, tls: tls !== null, mode: config.mode, resource: config.resource },
+    'token verifier listening',
+  );
   return {
     server,
     port,
@@ -112,6 +125,7 @@ export async function runTokenVerifier(config: OAuthConfig, log: Logger): Promis
       new Promise<void>((resolve) => {
         stopped = true;
         clearTimeout(retry);
+        stopTls?.();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

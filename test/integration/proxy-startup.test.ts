@@ -141,6 +141,22 @@ describe('proxy start-up steps', () => {
       expect(tls.files['upstream-auth.conf']).toContain('proxy_ssl_name signet;\nproxy_ssl_server_name on;');
       const named = run(how, { SIGNET_API_KEY: KEY, SIGNET_PROXY_UPSTREAM_CA_FILE: ca, SIGNET_PROXY_UPSTREAM_TLS_NAME: 'signet.prod.svc' });
       expect(named.files['upstream-auth.conf']).toContain('proxy_ssl_name signet.prod.svc;');
+      // OAuth: the token verifier, which gets every token, is verified with the same CA.
+      const oauth = {
+        SIGNET_API_KEY: KEY,
+        SIGNET_AUTH_MODE: 'oauth',
+        SIGNET_OAUTH_ISSUER: 'https://idp.example.org',
+        SIGNET_OAUTH_RESOURCE: 'https://mcp.example.org/mcp',
+      };
+      expect(run(how, oauth).files['discovery.conf']).toContain('proxy_pass http://signet_token_verifier/check;');
+      const verified = run(how, { ...oauth, SIGNET_PROXY_UPSTREAM_CA_FILE: ca });
+      expect(verified.code, verified.stderr).toBe(0);
+      expect(verified.files['discovery.conf']).toContain('proxy_pass https://signet_token_verifier/check;');
+      expect(verified.files['discovery.conf']).toMatch(
+        new RegExp(
+          `proxy_ssl_verify on;\\s+proxy_ssl_trusted_certificate ${ca.replaceAll('/', '\\/')};[\\s\\S]*proxy_ssl_name token-verifier;`,
+        ),
+      );
     }
     const notPem = join(dir, 'not-pem');
     writeFileSync(notPem, 'hello');
@@ -153,6 +169,7 @@ describe('proxy start-up steps', () => {
         /SIGNET_PROXY_UPSTREAM_TLS_NAME must be the DNS name/,
       ],
       [{ SIGNET_PROXY_UPSTREAM_CA_FILE: `${ca} ;` }, /SIGNET_PROXY_UPSTREAM_CA_FILE must be a path/],
+      [{ SIGNET_PROXY_UPSTREAM_CA_FILE: ca, SIGNET_PROXY_VERIFIER_TLS_NAME: 'token-verifier' }, /SIGNET_PROXY_VERIFIER_TLS_NAME needs/],
     ] as const) {
       for (const how of ['entrypoint', 'render.sh'] as const) {
         const r = run(how, { SIGNET_API_KEY: KEY, ...env });

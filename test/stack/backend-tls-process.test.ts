@@ -13,11 +13,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyOutput } from '../../src/signing/verify.js';
 import { docRecipe } from '../helpers/doc-recipe.js';
 import { rawRequest, rpc, type ServerProcess, startHttpServer } from '../helpers/http-server.js';
+import { startJwtIssuer } from '../helpers/jwt-issuer.js';
 import { selfSignedCert } from '../helpers/openssl.js';
 import { CLI, DEFAULT_DOCTRINE, ROOT } from '../helpers/paths.js';
 import { freePort, type NginxProcess, processProxyEnv, renderProxy, startNginx } from '../helpers/proxy-process.js';
 import { proxySecretFile } from '../helpers/proxy-secret.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
+import { startVerifier } from '../helpers/token-verifier-process.js';
 
 const KEY = `sgnk_${'T'.repeat(43)}`;
 const dir = tempDir('signet-backend-tls-');
@@ -26,9 +28,9 @@ let server: ServerProcess;
 const proxies: NginxProcess[] = [];
 
 /** A proxy in front of the server: static key, HTTPS to Signet verified against `caFile` for `name`. */
-async function proxy(caFile: string, name = 'signet'): Promise<string> {
+async function proxy(caFile: string, name = 'signet', extra: Record<string, string> = {}, listenPort?: number): Promise<string> {
   const pdir = tempDir('signet-backend-tls-proxy-');
-  const port = await freePort();
+  const port = listenPort ?? (await freePort());
   const rendered = renderProxy({
     ...processProxyEnv(pdir, port, server.port),
     // The server's secret: the same file both read.
@@ -36,6 +38,7 @@ async function proxy(caFile: string, name = 'signet'): Promise<string> {
     SIGNET_API_KEY: KEY,
     SIGNET_PROXY_UPSTREAM_CA_FILE: caFile,
     SIGNET_PROXY_UPSTREAM_TLS_NAME: name,
+    ...extra,
   });
   if (rendered.code !== 0) throw new Error(rendered.stderr);
   proxies.push(await startNginx(pdir, port));
@@ -198,6 +201,55 @@ describe('the hop from the proxy to Signet over HTTPS (TLS-006)', () => {
     expect((await presented()).serialNumber).toBe(second.serialNumber);
     expect((await call(url, 200)).status).toBe(200);
     expect(server.proc.exitCode).toBeNull();
+  });
+
+  it('sends access tokens to the token verifier only over HTTPS verified with the same CA (OAuth at the proxy)', async () => {
+    const proxyPort = await freePort();
+    const verifierPort = await freePort();
+    const resource = `http://127.0.0.1:${proxyPort}/mcp`;
+    const issuer = await startJwtIssuer(resource);
+    const oauthEnv = { SIGNET_AUTH_MODE: 'oauth', SIGNET_OAUTH_ISSUER: issuer.issuer, SIGNET_OAUTH_RESOURCE: resource };
+    // The recipe's certificate for the verifier (written beside the dev-oauth overlay).
+    const verifierCerts = join(dir, 'deploy/kubernetes/overlays/dev-oauth/secrets');
+    const verifier = await startVerifier({
+      ...oauthEnv,
+      SIGNET_OAUTH_VERIFIER_PORT: String(verifierPort),
+      SIGNET_TLS_CERT_FILE: join(verifierCerts, 'tls.crt'),
+      SIGNET_TLS_KEY_FILE: join(verifierCerts, 'tls.key'),
+    });
+    try {
+      expect(verifier.logs()).toMatch(/"tls":true/);
+      const url = await proxy(
+        join(certs, 'ca.crt'),
+        'signet',
+        {
+          ...oauthEnv,
+          SIGNET_OAUTH_VERIFIER: `127.0.0.1:${verifierPort}`,
+          SIGNET_PROXY_VERIFIER_TLS_NAME: 'signet-token-verifier',
+        },
+        proxyPort,
+      );
+      const token = await issuer.token({ scope: 'signet:read' });
+      const post = () =>
+        rawRequest(url, {
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, host: '127.0.0.1' },
+          body: rpc('tools/call', { name: 'doctrine_info', arguments: {} }, 1),
+        });
+      // Until the verifier has the issuer's keys the proxy answers 503; then the token works.
+      let r = await post();
+      for (let i = 0; r.status === 503 && i < 100; i++) {
+        await new Promise((res) => setTimeout(res, 100));
+        r = await post();
+      }
+      expect(r.status, r.body).toBe(200);
+      expect(verifyOutput(r.json().result).signature_valid).toBe(true);
+      // The verifier speaks nothing in the clear.
+      await expect(rawRequest(`http://127.0.0.1:${verifierPort}/healthz`, { method: 'GET' })).rejects.toThrow();
+      expect(verifier.logs()).not.toContain(token);
+    } finally {
+      await verifier.stop();
+      await issuer.close();
+    }
   });
 
   it("the image's HEALTHCHECK probes the HTTPS listener (and reports a plain one that is not there as down)", () => {

@@ -7,12 +7,12 @@ import type { AppContext } from '../../context.js';
 import { flushLogs } from '../../log.js';
 import { Router } from '../../protocol/router.js';
 import { readSecretFile } from '../../shared/secret-file.js';
+import { keepTlsCurrent, readTlsPair, TLS_SERVER_OPTIONS, type TlsPair } from '../tls.js';
 import { createHttpApp } from './app.js';
 import { closeServer } from './close-server.js';
 import { type RunningMetrics, startMetricsServer } from './metrics-server.js';
 import { memoryStore, redisStore } from './rate-limit/store.js';
 import { requestReporter } from './request-log.js';
-import { keepTlsCurrent, readTlsPair, TLS_SERVER_OPTIONS, type TlsPair } from './tls.js';
 
 export interface RunningHttp {
   server: Server;

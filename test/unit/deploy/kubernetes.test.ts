@@ -448,6 +448,35 @@ describe('Kubernetes OAuth component (overlays/dev-oauth)', () => {
     expect(egress[0].to[0].ipBlock.except).toEqual(expect.arrayContaining(['169.254.169.254/32', '10.0.0.0/8']));
   });
 
+  it('serves the token verifier over HTTPS with a certificate the proxy verifies with the same CA as signet', () => {
+    const spec = deployment(devOAuth, 'signet-token-verifier')['spec'].template.spec;
+    const c = spec.containers[0];
+    const verifierConfig = config('signet-token-verifier');
+    const mount = c.volumeMounts.find((m: Obj) => verifierConfig['SIGNET_TLS_CERT_FILE'].startsWith(`${m.mountPath}/`));
+    expect(verifierConfig['SIGNET_TLS_KEY_FILE'].startsWith(`${mount.mountPath}/`)).toBe(true);
+    expect(spec.volumes.find((v: Obj) => v.name === mount.name).secret.secretName).toBe('signet-token-verifier-tls');
+    expect(spec.securityContext.fsGroup).toBe(1000);
+    expect(c.readinessProbe.httpGet.scheme).toBe('HTTPS');
+    const secret = (name: string) => byKind(devOAuth, 'Secret').find((x) => x['metadata'].name === name)!['data'];
+    const dir = tempDir('signet-verifier-tls-');
+    writeFileSync(join(dir, 'proxy-ca.crt'), Buffer.from(secret('signet-backend-tls')['ca.crt'], 'base64'));
+    writeFileSync(join(dir, 'tls.crt'), Buffer.from(secret('signet-token-verifier-tls')['tls.crt'], 'base64'));
+    const name = String(config('signet-proxy')['SIGNET_OAUTH_VERIFIER']).split(':')[0]!;
+    const verify = (host: string) =>
+      spawnSync('openssl', [
+        'verify',
+        '-purpose',
+        'sslserver',
+        '-verify_hostname',
+        host,
+        '-CAfile',
+        join(dir, 'proxy-ca.crt'),
+        join(dir, 'tls.crt'),
+      ]).status;
+    expect(verify(name)).toBe(0);
+    expect(verify('signet')).not.toBe(0);
+  });
+
   it('gives the proxy and the verifier the same mode, issuer and resource, and runs the verifier from the signet image', () => {
     const proxy = config('signet-proxy');
     const verifier = config('signet-token-verifier');

@@ -7,8 +7,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createSecureContext, type SecureContextOptions, type Server as TlsServer } from 'node:tls';
-import { SignetError } from '../../errors.js';
-import type { Logger } from '../../log.js';
+import { SignetError } from '../errors.js';
+import type { Logger } from '../log.js';
 
 export interface TlsFiles {
   certFile: string;
