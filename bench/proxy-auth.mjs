@@ -7,8 +7,9 @@
 //            ES256 JWT access token whose issuer keys are cached (the issuer runs in this process)
 // Sequential keep-alive requests timed with performance.now() (µs resolution), interleaved.
 // Then the proxy's overhead under load: autocannon against Signet directly and through the
-// proxy (static key, and key store), same run, 10 and 50 connections.
-import { spawn } from 'node:child_process';
+// proxy (static key, key store, OAuth, and the static key over a verified HTTPS hop to Signet,
+// as Kubernetes ships it), same run, 10 and 50 connections.
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, createServer, request } from 'node:http';
@@ -316,13 +317,91 @@ const signet = await startChild(
   },
   /"port":(\d+)/,
 );
-const loadPorts = { static: 18183, store: 18184, oauth: 18186 };
+// The same server over HTTPS (the Kubernetes hop), with a CA and certificate made here.
+const tlsDir = join(dir, 'tls-hop');
+mkdirSync(tlsDir, { recursive: true });
+const openssl = (args) => execFileSync('openssl', args, { cwd: tlsDir, stdio: 'pipe' });
+openssl([
+  'req',
+  '-x509',
+  '-newkey',
+  'ec',
+  '-pkeyopt',
+  'ec_paramgen_curve:P-256',
+  '-nodes',
+  '-days',
+  '2',
+  '-subj',
+  '/CN=bench-ca',
+  '-keyout',
+  'ca.key',
+  '-out',
+  'ca.crt',
+]);
+openssl([
+  'req',
+  '-newkey',
+  'ec',
+  '-pkeyopt',
+  'ec_paramgen_curve:P-256',
+  '-nodes',
+  '-subj',
+  '/CN=signet',
+  '-keyout',
+  'tls.key',
+  '-out',
+  'tls.csr',
+]);
+writeFileSync(join(tlsDir, 'tls.ext'), 'subjectAltName=DNS:signet\nextendedKeyUsage=serverAuth\n');
+openssl([
+  'x509',
+  '-req',
+  '-in',
+  'tls.csr',
+  '-CA',
+  'ca.crt',
+  '-CAkey',
+  'ca.key',
+  '-CAcreateserial',
+  '-days',
+  '2',
+  '-extfile',
+  'tls.ext',
+  '-out',
+  'tls.crt',
+]);
+const signetTls = await startChild(
+  process.execPath,
+  [`${ROOT}dist/bundle/signet.js`, 'serve', '--http'],
+  {
+    SIGNET_HTTP_PORT: '0',
+    SIGNET_DATA_DIR: join(dir, 'signet'),
+    SIGNET_PROXY_SECRET_FILE: proxySecretFile,
+    SIGNET_RATE_LIMIT_PER_MINUTE: '0',
+    SIGNET_RATE_LIMIT_OTHER_PER_MINUTE: '0',
+    SIGNET_RATE_LIMIT_PER_KEY_PER_MINUTE: '0',
+    SIGNET_RATE_LIMIT_IP_GUARD_PER_MINUTE: '0',
+    SIGNET_TLS_CERT_FILE: join(tlsDir, 'tls.crt'),
+    SIGNET_TLS_KEY_FILE: join(tlsDir, 'tls.key'),
+  },
+  /"port":(\d+)/,
+);
+const loadPorts = { static: 18183, store: 18184, oauth: 18186, tls: 18187 };
 const loadNginx = [
   await startNginx(await render('load-static', loadPorts.static, { SIGNET_API_KEY: staticKey }, signet.port), loadPorts.static),
   await startNginx(await render('load-store', loadPorts.store, { SIGNET_KEY_STORE: storePath }, signet.port), loadPorts.store),
   await startNginx(
     await render('load-oauth', loadPorts.oauth, { ...oauthEnv, SIGNET_OAUTH_VERIFIER: `127.0.0.1:${tokenVerifier.port}` }, signet.port),
     loadPorts.oauth,
+  ),
+  await startNginx(
+    await render(
+      'load-static-tls',
+      loadPorts.tls,
+      { SIGNET_API_KEY: staticKey, SIGNET_PROXY_UPSTREAM_CA_FILE: join(tlsDir, 'ca.crt'), SIGNET_PROXY_UPSTREAM_TLS_NAME: 'signet' },
+      signetTls.port,
+    ),
+    loadPorts.tls,
   ),
 ];
 const get = JSON.stringify({
@@ -341,7 +420,14 @@ const paths = [
     `http://127.0.0.1:${loadPorts.oauth}/mcp`,
     { authorization: `Bearer ${accessToken}` },
   ],
+  [
+    'through the proxy, static key, HTTPS to Signet (verified; Kubernetes)',
+    `http://127.0.0.1:${loadPorts.tls}/mcp`,
+    { authorization: `Bearer ${staticKey}` },
+  ],
 ];
+/** The server a path reaches (for its CPU). */
+const serverOf = (label) => (label.includes('HTTPS to Signet') ? signetTls : signet);
 const loadRows = [];
 const overhead = {};
 for (const c of [10, 50]) {
@@ -353,13 +439,14 @@ for (const c of [10, 50]) {
       const verifierPid = paths[i][0].includes('OAuth') ? tokenVerifier.child.pid : null;
       const proxyCpu = () => (nginxPid ? childrenCpuUs(nginxPid) : 0) + (verifierPid ? cpuUs(verifierPid) : 0);
       const n0 = proxyCpu();
-      const s0 = cpuUs(signet.child.pid);
+      const server = serverOf(paths[i][0]);
+      const s0 = cpuUs(server.child.pid);
       const r = await load({ url: paths[i][1], headers: paths[i][2], body: get, connections: c, duration: quick ? 2 : 4 });
       const total = Math.max(1, r.total);
       runs[i].push({
         ...r,
         nginxCpu: nginxPid ? (proxyCpu() - n0) / total : 0,
-        signetCpu: (cpuUs(signet.child.pid) - s0) / total,
+        signetCpu: (cpuUs(server.child.pid) - s0) / total,
       });
     }
   }
@@ -382,6 +469,7 @@ for (const c of [10, 50]) {
 }
 for (const n of loadNginx) n.kill('SIGQUIT');
 await signet.stop();
+await signetTls.stop();
 await tokenVerifier.stop();
 issuerServer.close();
 
