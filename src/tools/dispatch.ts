@@ -24,7 +24,11 @@ export interface DispatchOptions extends RunLimits {
 }
 
 export interface CallOutcome {
-  /** The CallToolResult object (for the SDK), built on first use. */
+  /**
+   * The CallToolResult as an object, built only on first use (the server never asks for it):
+   * the reference that json()'s string-built fast path is tested against, byte for byte, and
+   * what the tests read. Kept for that: it costs nothing unless asked for.
+   */
   readonly result: CallToolResult;
   /** The CallToolResult as JSON, memoised: what the router sends, in both eras and on both transports. */
   json(): string;
