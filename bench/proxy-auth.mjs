@@ -302,90 +302,37 @@ const rows = configs.map(([label], i) => [
 ]);
 
 // ---- Under load: Signet directly vs through the proxy -------------------------------------------
-const signet = await startChild(
-  process.execPath,
-  [`${ROOT}dist/bundle/signet.js`, 'serve', '--http'],
-  {
-    SIGNET_HTTP_PORT: '0',
-    SIGNET_DATA_DIR: join(dir, 'signet'),
-    SIGNET_PROXY_SECRET_FILE: proxySecretFile,
-    SIGNET_RATE_LIMIT_PER_MINUTE: '0',
-    SIGNET_RATE_LIMIT_OTHER_PER_MINUTE: '0',
-    // Keys and OAuth subjects have budgets of their own (60 calls a minute by default): off here.
-    SIGNET_RATE_LIMIT_PER_KEY_PER_MINUTE: '0',
-    SIGNET_RATE_LIMIT_IP_GUARD_PER_MINUTE: '0',
-  },
-  /"port":(\d+)/,
-);
-// The same server over HTTPS (the Kubernetes hop), with a CA and certificate made here.
+/** The built server, every rate limit off (keys and OAuth subjects have budgets of their own too). */
+const startSignet = (env = {}) =>
+  startChild(
+    process.execPath,
+    [`${ROOT}dist/bundle/signet.js`, 'serve', '--http'],
+    {
+      SIGNET_HTTP_PORT: '0',
+      SIGNET_DATA_DIR: join(dir, 'signet'),
+      SIGNET_PROXY_SECRET_FILE: proxySecretFile,
+      SIGNET_RATE_LIMIT_PER_MINUTE: '0',
+      SIGNET_RATE_LIMIT_OTHER_PER_MINUTE: '0',
+      SIGNET_RATE_LIMIT_PER_KEY_PER_MINUTE: '0',
+      SIGNET_RATE_LIMIT_IP_GUARD_PER_MINUTE: '0',
+      ...env,
+    },
+    /"port":(\d+)/,
+  );
+const signet = await startSignet();
+// The same server over HTTPS (the Kubernetes hop), with the CA and certificate the dev recipe of
+// docs/operations.md makes (the one the tests run too).
 const tlsDir = join(dir, 'tls-hop');
 mkdirSync(tlsDir, { recursive: true });
-const openssl = (args) => execFileSync('openssl', args, { cwd: tlsDir, stdio: 'pipe' });
-openssl([
-  'req',
-  '-x509',
-  '-newkey',
-  'ec',
-  '-pkeyopt',
-  'ec_paramgen_curve:P-256',
-  '-nodes',
-  '-days',
-  '2',
-  '-subj',
-  '/CN=bench-ca',
-  '-keyout',
-  'ca.key',
-  '-out',
-  'ca.crt',
-]);
-openssl([
-  'req',
-  '-newkey',
-  'ec',
-  '-pkeyopt',
-  'ec_paramgen_curve:P-256',
-  '-nodes',
-  '-subj',
-  '/CN=signet',
-  '-keyout',
-  'tls.key',
-  '-out',
-  'tls.csr',
-]);
-writeFileSync(join(tlsDir, 'tls.ext'), 'subjectAltName=DNS:signet\nextendedKeyUsage=serverAuth\n');
-openssl([
-  'x509',
-  '-req',
-  '-in',
-  'tls.csr',
-  '-CA',
-  'ca.crt',
-  '-CAkey',
-  'ca.key',
-  '-CAcreateserial',
-  '-days',
-  '2',
-  '-extfile',
-  'tls.ext',
-  '-out',
-  'tls.crt',
-]);
-const signetTls = await startChild(
-  process.execPath,
-  [`${ROOT}dist/bundle/signet.js`, 'serve', '--http'],
-  {
-    SIGNET_HTTP_PORT: '0',
-    SIGNET_DATA_DIR: join(dir, 'signet'),
-    SIGNET_PROXY_SECRET_FILE: proxySecretFile,
-    SIGNET_RATE_LIMIT_PER_MINUTE: '0',
-    SIGNET_RATE_LIMIT_OTHER_PER_MINUTE: '0',
-    SIGNET_RATE_LIMIT_PER_KEY_PER_MINUTE: '0',
-    SIGNET_RATE_LIMIT_IP_GUARD_PER_MINUTE: '0',
-    SIGNET_TLS_CERT_FILE: join(tlsDir, 'tls.crt'),
-    SIGNET_TLS_KEY_FILE: join(tlsDir, 'tls.key'),
-  },
-  /"port":(\d+)/,
+const operations = readFileSync(`${ROOT}docs/operations.md`, 'utf8');
+const recipeBlock = operations.slice(operations.indexOf('<!-- recipe:dev-secrets -->'));
+const devSecrets = recipeBlock.slice(
+  recipeBlock.indexOf('\n', recipeBlock.indexOf('```')) + 1,
+  recipeBlock.indexOf('```\n<!-- /recipe -->'),
 );
+execFileSync('bash', ['-e', '-o', 'pipefail', '-c', devSecrets], { cwd: tlsDir, stdio: 'pipe' });
+const certs = join(tlsDir, 'deploy/kubernetes/overlays/dev/secrets');
+const signetTls = await startSignet({ SIGNET_TLS_CERT_FILE: join(certs, 'tls.crt'), SIGNET_TLS_KEY_FILE: join(certs, 'tls.key') });
 const loadPorts = { static: 18183, store: 18184, oauth: 18186, tls: 18187 };
 const loadNginx = [
   await startNginx(await render('load-static', loadPorts.static, { SIGNET_API_KEY: staticKey }, signet.port), loadPorts.static),
@@ -398,7 +345,7 @@ const loadNginx = [
     await render(
       'load-static-tls',
       loadPorts.tls,
-      { SIGNET_API_KEY: staticKey, SIGNET_PROXY_UPSTREAM_CA_FILE: join(tlsDir, 'ca.crt'), SIGNET_PROXY_UPSTREAM_TLS_NAME: 'signet' },
+      { SIGNET_API_KEY: staticKey, SIGNET_PROXY_UPSTREAM_CA_FILE: join(certs, 'ca.crt'), SIGNET_PROXY_UPSTREAM_TLS_NAME: 'signet' },
       signetTls.port,
     ),
     loadPorts.tls,

@@ -25,8 +25,8 @@ export interface TlsPair {
 /** What the listener accepts: TLS 1.2 and 1.3 only, as the proxy offers (ssl_protocols). */
 export const TLS_SERVER_OPTIONS = { minVersion: 'TLSv1.2' } as const satisfies SecureContextOptions;
 
-/** Reads and checks the pair (the key must match the certificate); the error names the variable, never the content. */
-export function readTlsPair(files: TlsFiles): TlsPair {
+/** Reads both files; the error names the variable, never the content. */
+function readFiles(files: TlsFiles): TlsPair {
   const read = (path: string, variable: string): Buffer => {
     try {
       return readFileSync(path);
@@ -37,8 +37,14 @@ export function readTlsPair(files: TlsFiles): TlsPair {
   };
   const cert = read(files.certFile, 'SIGNET_TLS_CERT_FILE');
   const key = read(files.keyFile, 'SIGNET_TLS_KEY_FILE');
+  const digest = createHash('sha256').update(cert).update('\0').update(key).digest('hex');
+  return { cert, key, digest };
+}
+
+/** Refuses a pair OpenSSL cannot use (the key must match the certificate). */
+function checkPair(pair: TlsPair): TlsPair {
   try {
-    createSecureContext({ ...TLS_SERVER_OPTIONS, cert, key });
+    createSecureContext({ ...TLS_SERVER_OPTIONS, cert: pair.cert, key: pair.key });
   } catch (err) {
     // OpenSSL's reason ("key values mismatch", "no start line"): about the files, never their bytes.
     const reason = err instanceof Error ? err.message.split('\n')[0]!.slice(0, 200) : 'invalid';
@@ -46,9 +52,11 @@ export function readTlsPair(files: TlsFiles): TlsPair {
       { where: 'SIGNET_TLS_CERT_FILE', message: reason },
     ]);
   }
-  const digest = createHash('sha256').update(cert).update('\0').update(key).digest('hex');
-  return { cert, key, digest };
+  return pair;
 }
+
+/** Reads and checks the pair, at start: a bad pair refuses to start. */
+export const readTlsPair = (files: TlsFiles): TlsPair => checkPair(readFiles(files));
 
 /**
  * Keeps the listener's certificate current. Returns a stop function (the interval and the
@@ -59,7 +67,10 @@ export function keepTlsCurrent(server: TlsServer, files: TlsFiles, first: TlsPai
   const reload = (why: string) => {
     let pair: TlsPair;
     try {
-      pair = readTlsPair(files);
+      // Unchanged files (every minute, most of the time): nothing to check or set.
+      pair = readFiles(files);
+      if (pair.digest === current) return;
+      checkPair(pair);
     } catch (err) {
       log.error(
         { reason: why, err: err instanceof Error ? err.message : String(err) },
@@ -67,7 +78,6 @@ export function keepTlsCurrent(server: TlsServer, files: TlsFiles, first: TlsPai
       );
       return;
     }
-    if (pair.digest === current) return;
     server.setSecureContext({ ...TLS_SERVER_OPTIONS, cert: pair.cert, key: pair.key });
     current = pair.digest;
     log.info({ reason: why }, 'tls certificate reloaded');

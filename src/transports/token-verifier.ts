@@ -105,9 +105,13 @@ export async function runTokenVerifier(config: OAuthConfig, log: Logger, tls: Tl
     } else answer(res, 404);
   };
   const pair = tls === null ? null : readTlsPair(tls);
-  const server: Server =
-    pair === null ? createServer(listener) : createHttpsServer({ ...TLS_SERVER_OPTIONS, cert: pair.cert, key: pair.key }, listener);
-  const stopTls = tls === null || pair === null ? null : keepTlsCurrent(server as unknown as HttpsServer, tls, pair, log);
+  let server: Server;
+  let stopTls: (() => void) | null = null;
+  if (tls && pair) {
+    const https: HttpsServer = createHttpsServer({ ...TLS_SERVER_OPTIONS, cert: pair.cert, key: pair.key }, listener);
+    stopTls = keepTlsCurrent(https, tls, pair, log);
+    server = https;
+  } else server = createServer(listener);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,17 +1,13 @@
 // The OpenSSL recipe of docs/output-format.md, run exactly as written against a real signed output.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { testContext } from '../helpers/context.js';
-import { ROOT } from '../helpers/paths.js';
+import { docRecipe } from '../helpers/doc-recipe.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 
-function recipe(): string {
-  const readme = readFileSync(join(ROOT, 'docs', 'output-format.md'), 'utf8');
-  const block = readme.slice(readme.indexOf('<!-- recipe:openssl -->'), readme.indexOf('<!-- /recipe -->'));
-  return block.slice(block.indexOf('```sh') + 5, block.lastIndexOf('```'));
-}
+const recipe = () => docRecipe('output-format.md', 'openssl');
 
 describe('docs/output-format.md OpenSSL verification recipe', () => {
   const ctx = testContext();

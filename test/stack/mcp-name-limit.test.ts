@@ -6,21 +6,15 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newApiKey } from '../../src/api-keys/format.js';
+import { docRecipe } from '../helpers/doc-recipe.js';
 import { rawRequest, type ServerProcess, startHttpServer } from '../helpers/http-server.js';
-import { DEFAULT_DOCTRINE, ROOT } from '../helpers/paths.js';
+import { DEFAULT_DOCTRINE } from '../helpers/paths.js';
 import { freePort, type NginxProcess, processProxyEnv, renderProxy, startNginx } from '../helpers/proxy-process.js';
 import { proxySecretFile } from '../helpers/proxy-secret.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 import { ENVELOPE } from '../integration/protocol-corpus.js';
 
-function recipe(name: string): string {
-  const page = readFileSync(join(ROOT, 'docs', 'proxy.md'), 'utf8');
-  const block = page.slice(
-    page.indexOf(`<!-- recipe:${name} -->`),
-    page.indexOf('<!-- /recipe -->', page.indexOf(`<!-- recipe:${name} -->`)),
-  );
-  return block.slice(block.indexOf('```nginx') + 8, block.lastIndexOf('```'));
-}
+const recipe = (name: string) => docRecipe('proxy.md', name);
 
 describe('docs/proxy.md: limiting one tool by Mcp-Name at a cloned proxy', () => {
   const dir = tempDir('signet-mcpname-');

@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newApiKey } from '../../src/api-keys/format.js';
 import { fingerprint } from '../../src/signing/trust.js';
+import { docRecipe } from '../helpers/doc-recipe.js';
 import { type ServerProcess, startHttpServer } from '../helpers/http-server.js';
-import { CLI, DEFAULT_DOCTRINE, ROOT } from '../helpers/paths.js';
+import { CLI, DEFAULT_DOCTRINE } from '../helpers/paths.js';
 import { freePort, type NginxProcess, processProxyEnv, renderProxy, startNginx } from '../helpers/proxy-process.js';
 import { proxySecretFile } from '../helpers/proxy-secret.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
@@ -34,14 +35,7 @@ function signet(args: string[], extraEnv: Record<string, string> = {}) {
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
-/** A shell block of a docs page, between <!-- recipe:NAME --> and <!-- /recipe -->. */
-function recipe(page: string, name: string): string {
-  const text = readFileSync(join(ROOT, 'docs', page), 'utf8');
-  const start = text.indexOf(`<!-- recipe:${name} -->`);
-  expect(start, `${page} has a recipe:${name} block`).toBeGreaterThan(-1);
-  const block = text.slice(start, text.indexOf('<!-- /recipe -->', start));
-  return block.slice(block.indexOf('```sh') + 5, block.lastIndexOf('```'));
-}
+const recipe = docRecipe;
 
 describe('signing key rotation on the process stack', () => {
   let server: ServerProcess;

@@ -77,7 +77,8 @@ export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
   });
   const tlsPair = cfg.tls === null ? null : readTlsPair(cfg.tls);
   const server = await listen(app, cfg, tlsPair);
-  const stopTls = cfg.tls === null || tlsPair === null ? null : keepTlsCurrent(server as unknown as HttpsServer, cfg.tls, tlsPair, ctx.log);
+  // node:https's server, when tlsPair is set (listen chose it).
+  const stopTls = cfg.tls && tlsPair ? keepTlsCurrent(server as unknown as HttpsServer, cfg.tls, tlsPair, ctx.log) : null;
   const port = (server.address() as AddressInfo).port;
   const metrics: RunningMetrics | null =
     ctx.metrics && cfg.metricsPort !== null ? await startMetricsServer(ctx.metrics, cfg.metricsHost, cfg.metricsPort, metricsToken) : null;

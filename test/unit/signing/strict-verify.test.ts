@@ -13,6 +13,7 @@ import { signOutput } from '../../../src/signing/sign-output.js';
 import { type TrustSet, trustSet } from '../../../src/signing/trust.js';
 import { REASON_CODES, type ReasonCode, type VerifyReport, verifyOutput } from '../../../src/signing/verify.js';
 import { testContext } from '../../helpers/context.js';
+import { docRecipe } from '../../helpers/doc-recipe.js';
 import { ROOT } from '../../helpers/paths.js';
 import { testFooter, testSigner } from '../../helpers/signer.js';
 import { tempDir } from '../../helpers/tmp-doctrine.js';
@@ -420,11 +421,7 @@ function check(report: VerifyReport, c: Case): void {
   for (const r of report.reasons) expect(r.message.length, c.name).toBeGreaterThan(10);
 }
 
-function recipe(): string {
-  const page = readFileSync(join(ROOT, 'docs', 'output-format.md'), 'utf8');
-  const block = page.slice(page.indexOf('<!-- recipe:openssl -->'), page.indexOf('<!-- /recipe -->'));
-  return block.slice(block.indexOf('```sh') + 5, block.lastIndexOf('```'));
-}
+const recipe = () => docRecipe('output-format.md', 'openssl');
 function opensslRecipeAccepts(output: Json): boolean {
   const dir = tempDir('signet-strict-');
   writeFileSync(join(dir, 'out.json'), JSON.stringify(output['structuredContent'] ?? output));
