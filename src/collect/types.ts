@@ -1,0 +1,67 @@
+// The shapes `signet facts collect`, `signet probe` and `signet check` share (docs/checking.md).
+// Every list is sorted and every object built in a fixed key order, so the same files give the
+// same bytes: a collection is signed inside a check's attestation and compared byte for byte
+// between the CLI and the MCP tool.
+
+/** What a file was read as. `other` files are hashed (they are subjects) but decide nothing. */
+export type FileKind =
+  | 'compose'
+  | 'dotenv'
+  | 'kubernetes'
+  | 'kustomization'
+  | 'dockerfile'
+  | 'nginx'
+  | 'caddyfile'
+  | 'traefik'
+  | 'mcp_client_config'
+  | 'npm_manifest'
+  | 'npm_lockfile'
+  | 'pnpm_lockfile'
+  | 'yarn_lockfile'
+  | 'python_manifest'
+  | 'python_lockfile'
+  | 'go_module'
+  | 'go_sum'
+  | 'other';
+
+/** One input file: its path relative to the root it was collected under (POSIX separators). */
+export interface CollectedFile {
+  path: string;
+  kind: FileKind;
+  /** `sha256:<hex>` of the file's bytes. */
+  sha256: string;
+}
+
+/**
+ * Why a fact has its value. A file and a 1-based line; a probe exchange (the id of an entry of
+ * the probe's `evidence`); or a declared-facts file, for facts a person stated.
+ */
+export type FactSource = { file: string; line: number; why: string } | { probe: string; why: string } | { declared: string; why: string };
+
+/** Something the files show that the doctrine's facts schema has no way to say. */
+export interface Inexpressible {
+  file: string;
+  line: number;
+  what: string;
+  /** Dotted fact paths it bears on, if any. */
+  facts: string[];
+}
+
+/** One MCP server the files describe, with the facts they decide about it. */
+export interface CollectedDeployment {
+  /** Unique within a collection: e.g. `compose:signet`, `client:.mcp.json:github`. */
+  name: string;
+  /** Nested facts, valid against the doctrine's facts schema. */
+  facts: Record<string, unknown>;
+  /** Dotted leaf path → where its value comes from (at least one source per decided fact). */
+  sources: Record<string, FactSource[]>;
+  /** Dotted leaf paths the files cannot decide: never guessed. */
+  undecided: string[];
+  inexpressible: Inexpressible[];
+}
+
+export interface Collection {
+  format: 'signet-facts/1';
+  files: CollectedFile[];
+  deployments: CollectedDeployment[];
+}
