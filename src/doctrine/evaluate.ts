@@ -177,16 +177,46 @@ function outcome(c: CompiledRule, facts: Facts, full: boolean): Finding {
   return undetermined(c, false, holds, full);
 }
 
+/**
+ * A fact written with a dotted key (`"transport.kind"`, the form doctrine_get and the docs
+ * print) where the schema wants nested objects: refused with the nested form to write
+ * instead, so one deployment has one spelling (and one input hash).
+ */
+function dottedKeyMessage(doctrine: Doctrine, facts: unknown, instancePath: string, key: string): string | null {
+  if (!key.includes('.')) return null;
+  const parents = instancePath.split('/').filter((p) => p !== '');
+  const path = [...parents, ...key.split('.')].join('.');
+  if (!doctrine.factPaths.includes(path)) return null;
+  let holder: unknown = facts;
+  for (const p of parents) holder = (holder as Facts | undefined)?.[p];
+  const value = JSON.stringify((holder as Facts | undefined)?.[key]) ?? 'null';
+  const shown = value.length > 60 ? `${value.slice(0, 57)}...` : value;
+  const nested = key.split('.').reduceRight((inner, part) => `{${JSON.stringify(part)}:${inner}}`, shown);
+  return `unknown fact "${key}": facts are nested objects, not dotted keys; write ${nested}${parents.length > 0 ? ` inside ${parents.join('.')}` : ''}`;
+}
+
+/** Why facts do not match the doctrine's facts schema (at most 20 problems), or [] when they do. */
+export function factsProblems(doctrine: Doctrine, facts: unknown, prefix = 'facts'): { where: string; message: string }[] {
+  if (doctrine.validateFacts(facts)) return [];
+  return (doctrine.validateFacts.errors ?? []).slice(0, 20).map((e) => {
+    const key = String(e.params['additionalProperty']);
+    return {
+      where: `${prefix}${e.instancePath.replace(/\//g, '.')}`,
+      message:
+        e.keyword === 'additionalProperties'
+          ? (dottedKeyMessage(doctrine, facts, e.instancePath, key) ?? `unknown fact "${key}"`)
+          : (e.message ?? 'invalid'),
+    };
+  });
+}
+
 function checkFacts(doctrine: Doctrine, facts: unknown): asserts facts is Facts {
-  if (doctrine.validateFacts(facts)) return;
-  const errors = (doctrine.validateFacts.errors ?? []).slice(0, 20);
+  const problems = factsProblems(doctrine, facts);
+  if (problems.length === 0) return;
   throw new SignetError(
     'invalid_arguments',
-    `facts do not match the doctrine's facts schema (${errors.length} problem${errors.length === 1 ? '' : 's'} shown)`,
-    errors.map((e) => ({
-      where: `facts${e.instancePath.replace(/\//g, '.')}`,
-      message: e.keyword === 'additionalProperties' ? `unknown fact "${String(e.params['additionalProperty'])}"` : (e.message ?? 'invalid'),
-    })),
+    `facts do not match the doctrine's facts schema (${problems.length} problem${problems.length === 1 ? '' : 's'} shown)`,
+    problems,
   );
 }
 

@@ -39,7 +39,8 @@ export const doctrineEvaluate: ToolDefinition<Input> = {
   name: 'doctrine_evaluate',
   title: 'Evaluate a deployment against the doctrine',
   description:
-    'Check facts about one deployment (the shape is in inputSchema.properties.facts; every fact is optional) against every rule of ' +
+    'Check facts about one deployment (the shape is in inputSchema.properties.facts; every fact is optional; facts are nested ' +
+    'objects, {"transport": {"kind": "http"}}, not dotted keys such as "transport.kind") against every rule of ' +
     'the doctrine. Returns one finding per rule, in rule id order, with a status: pass or fail (the rule applies and its check ' +
     'holds or not); not_applicable (its condition is false for these facts); undetermined (the facts given cannot decide whether ' +
     'it applies or whether it holds: missing_facts names the facts that would). A fact you leave out never passes or excuses a ' +

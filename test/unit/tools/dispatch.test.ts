@@ -80,6 +80,20 @@ describe('tool dispatch', () => {
     }
   });
 
+  it('refuses dotted fact keys with the nested form to write (one spelling per fact, one input hash)', () => {
+    const r = call('doctrine_evaluate', { facts: { 'transport.kind': 'http', 'tls.bogus': true } });
+    expect(r.isError).toBe(true);
+    expect(verifyOutput(r).signature_valid).toBe(true);
+    expect(sc(r).error?.details).toEqual([
+      {
+        where: 'arguments.facts',
+        message: 'unknown fact "transport.kind": facts are nested objects, not dotted keys; write {"transport":{"kind":"http"}}',
+      },
+      // Not a fact in either spelling: said as before.
+      { where: 'arguments.facts', message: 'unknown fact "tls.bogus"' },
+    ]);
+  });
+
   it('refuses unknown tools as a protocol error, not a tool result', () => {
     expect(() => ctx.tools.call('rm_rf', {})).toThrow(SignetError);
   });
