@@ -1,14 +1,17 @@
 // `signet verify`: is this output valid, and signed by a key I trust? Uses the portable
 // verifier (the same code as `signet/verify` and the browser page). Exit codes:
-// 0 trusted, 1 invalid or untrusted, 2 usage error, 3 consistent but nothing pinned.
+// 0 trusted, 1 invalid or untrusted, 2 usage error, 3 consistent but nothing pinned. The same
+// for an attestation (a DSSE envelope from `signet check --attest`).
 // For a signed verify_output report they are about the report itself; a line under the verdict
 // (reported_verdict in --json) says the verdict the report carries and whose keys it rests on.
 import { readFileSync } from 'node:fs';
 import { loadConfig } from '../config.js';
 import { SignetError } from '../errors.js';
 import { readTrustFile } from '../signing/keyring.js';
+import { parseStrictJson } from '../signing/strict-json.js';
 import { TrustFileError, trustSet } from '../signing/trust.js';
 import { type VerifyReason, type VerifyReport, verifySigned } from '../signing/verify.js';
+import { type AttestationReport, isDsseEnvelope, verifyAttestation } from '../signing/verify-attestation.js';
 
 export const EXIT_TRUSTED = 0;
 export const EXIT_INVALID = 1;
@@ -49,7 +52,7 @@ function describe(report: VerifyReport): string {
   const s = report.signer;
   const d = report.doctrine;
   return visible(
-    `${report.tool ?? 'output'} signed by ${s?.name ? `"${s.name}" ` : ''}${s?.fingerprint ?? '?'}${s?.status ? ` (${s.status})` : ''} over ${d?.name ?? '?'} ${d?.version ?? '?'} (${d?.hash ?? '?'})`,
+    `${report.envelope === 'dsse_envelope' ? 'attestation (signet check)' : (report.tool ?? 'output')} signed by ${s?.name ? `"${s.name}" ` : ''}${s?.fingerprint ?? '?'}${s?.status ? ` (${s.status})` : ''} over ${d?.name ?? '?'} ${d?.version ?? '?'} (${d?.hash ?? '?'})`,
   );
 }
 
@@ -114,7 +117,6 @@ export async function verifyCommand(file: string | undefined, options: VerifyCli
   let recomputed = false;
   let argumentsError: string | null = null;
   if (options.recompute) {
-    const { parseStrictJson } = await import('../signing/strict-json.js');
     const { loadDoctrine } = await import('../doctrine/load.js');
     const tools = await import('../tools/recompute.js');
     recompute = (output) => {
@@ -132,19 +134,53 @@ export async function verifyCommand(file: string | undefined, options: VerifyCli
       return differences;
     };
   }
-  const { report, output } = verifySigned(readInput(file, 'output'), { trust, ...(recompute ? { recompute } : {}) });
+  const text = readInput(file, 'output');
+  // A DSSE envelope is an attestation (`signet check --attest`): same trust, same exit codes.
+  const parsed = parseStrictJson(text);
+  if (parsed.ok && isDsseEnvelope(parsed.value)) {
+    if (options.recompute) {
+      process.stderr.write(
+        'signet verify: --recompute is for tool outputs; reproduce an attestation by running the same signet check again\n',
+      );
+      return EXIT_USAGE;
+    }
+    return printReport(verifyAttestation(text, { trust }), options, { recomputed: false }, attestationLine);
+  }
+  const { report, output } = verifySigned(text, { trust, ...(recompute ? { recompute } : {}) });
   if (argumentsError !== null) {
     process.stderr.write(`signet verify: --arguments: ${argumentsError}\n`);
     return EXIT_USAGE;
   }
 
   const inner = reportedVerdict(report, output);
-  if (options.json)
-    process.stdout.write(`${JSON.stringify({ ...report, recomputed, ...(inner ? { reported_verdict: inner } : {}) }, null, 2)}\n`);
+  return printReport(report, options, { recomputed, ...(inner ? { reported_verdict: inner } : {}) }, () =>
+    inner ? describeVerdict(inner) : null,
+  );
+}
+
+/** Said under an attestation's own verdict: what it attests, about which files. */
+function attestationLine(report: VerifyReport): string | null {
+  const a = (report as AttestationReport).attestation;
+  if (!a) return null;
+  const names = a.subjects.map((s) => s.name);
+  const shown = names.length > 5 ? `${names.slice(0, 5).join(', ')}, … (${names.length} files)` : names.join(', ');
+  return visible(`  the attestation's verdict: ${a.verdict ?? '?'}, about ${shown}`);
+}
+
+/** The verdict line(s), the --json report and the exit code: one shape for outputs and attestations. */
+function printReport(
+  report: VerifyReport,
+  options: VerifyCliOptions,
+  extra: { recomputed: boolean; reported_verdict?: unknown },
+  under: (report: VerifyReport) => string | null,
+): number {
+  const recomputed = extra.recomputed;
+  if (options.json) process.stdout.write(`${JSON.stringify({ ...report, ...extra }, null, 2)}\n`);
   if (report.status === 'trusted') {
     if (!options.json) {
       process.stdout.write(`trusted: ${describe(report)}${recomputed ? '; the result recomputes exactly from the doctrine' : ''}\n`);
-      if (inner) process.stdout.write(`${describeVerdict(inner)}\n`);
+      const line = under(report);
+      if (line) process.stdout.write(`${line}\n`);
     }
     return EXIT_TRUSTED;
   }

@@ -24,3 +24,11 @@ export {
   type VerifyStatus,
   verifyOutput,
 } from './verify.js';
+export {
+  type AttestationReport,
+  type AttestationSummary,
+  CHECK_PREDICATE_TYPE,
+  isDsseEnvelope,
+  STATEMENT_TYPE,
+  verifyAttestation,
+} from './verify-attestation.js';

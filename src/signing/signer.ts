@@ -26,6 +26,12 @@ export class Signer {
     return ED25519_PREFIX + edSign(null, Buffer.from(text, 'utf8'), this.#key).toString('base64');
   }
 
+  /** Raw Ed25519 signature (64 bytes) over `data`: DSSE envelopes carry it in their own encoding. */
+  signBytes(data: Uint8Array): Uint8Array {
+    this.onSign?.();
+    return new Uint8Array(edSign(null, data, this.#key));
+  }
+
   // Keep the key out of console.log, util.inspect and JSON.stringify.
   toJSON(): { publicKeySpki: string } {
     return { publicKeySpki: this.publicKeySpki };

@@ -77,6 +77,9 @@ export const REASON_CODES = [
   'recompute_doctrine_mismatch',
   'recompute_input_hash_mismatch',
   'recompute_mismatch',
+  'dsse_malformed',
+  'statement_malformed',
+  'predicate_type_unsupported',
 ] as const;
 
 export type ReasonCode = (typeof REASON_CODES)[number];
@@ -98,8 +101,8 @@ export interface VerifyReport {
   signature_valid: boolean;
   /** Empty when trusted. For unpinned, the one reason not_pinned. */
   reasons: VerifyReason[];
-  /** What the input was: a JSON-RPC response, a CallToolResult, a structuredContent, or null. */
-  envelope: 'jsonrpc_response' | 'call_tool_result' | 'structured_content' | null;
+  /** What the input was: a JSON-RPC response, a CallToolResult, a structuredContent, a DSSE envelope (an attestation), or null. */
+  envelope: 'jsonrpc_response' | 'call_tool_result' | 'structured_content' | 'dsse_envelope' | null;
   tool: string | null;
   ok: boolean | null;
   input_hash: string | null;
@@ -359,8 +362,8 @@ function finish(report: VerifyReport, trust?: TrustSet, recompute: () => VerifyR
   return report;
 }
 
-/** The signer against the trust set: trusted, unpinned, or invalid with the reason. */
-function judgeSigner(report: VerifyReport, trust: TrustSet | undefined): void {
+/** The signer against the trust set: trusted, unpinned, or invalid with the reason (outputs and attestations alike). */
+export function judgeSigner(report: VerifyReport, trust: TrustSet | undefined): void {
   const reasons = report.reasons;
   const signer = report.signer!;
   if (!trust || trust.keys.size === 0) {

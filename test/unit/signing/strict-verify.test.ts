@@ -512,13 +512,17 @@ describe('strict verification: one reading per signed output', () => {
     const listed = page.slice(page.indexOf('Reason codes:'), page.indexOf('\n\n', page.indexOf('Reason codes:')));
     const documented = [...listed.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]);
     expect(documented).toEqual([...REASON_CODES]);
-    // The table covers every code but the recomputation's (test/integration/cli.test.ts).
+    // The table covers every code but the recomputation's (test/integration/cli.test.ts) and the
+    // attestation's (test/unit/check/attestation.test.ts).
     const covered = new Set<string>(cases.map((c) => c.code));
     expect(REASON_CODES.filter((c) => !covered.has(c))).toEqual([
       'recompute_unsupported',
       'recompute_doctrine_mismatch',
       'recompute_input_hash_mismatch',
       'recompute_mismatch',
+      'dsse_malformed',
+      'statement_malformed',
+      'predicate_type_unsupported',
     ]);
   });
 
