@@ -52,7 +52,9 @@ async function main(argv: string[]): Promise<void> {
   const collect = (value: string, previous: string[] = []) => [...previous, value];
   program
     .command('verify')
-    .description('verify a signed output (JSON-RPC response, tool result or structuredContent) against pinned signers')
+    .description(
+      'verify a signed output (JSON-RPC response, tool result or structuredContent) or a check attestation (DSSE) against pinned signers',
+    )
     .argument('[file]', 'file to read, or - for stdin', '-')
     .option('--trust <file>', 'trust file (signet-trust/1) naming the signers to accept (SIGNET_TRUST_FILE)')
     .option('--public-key <spki>', 'accept this signer (base64 DER SPKI); repeatable', collect)
@@ -75,6 +77,17 @@ async function main(argv: string[]): Promise<void> {
       const { verifyCommand } = await import('./verify.js');
       exitWith(await verifyCommand(file, opts));
     });
+
+  program
+    .command('check')
+    .description('check a deployment against the doctrine: a verdict per deployment, the worst overall (docs/checking.md)')
+    .option('--facts <file>', 'declared facts (signet-declared/1): what the files cannot show, each with its reason')
+    .option('--format <format>', 'text, json, sarif or junit', 'text')
+    .option('--output <file>', 'write the report there instead of to stdout')
+    .option('--attest <file>', "also write a signed in-toto attestation (DSSE envelope) with the server's signing key")
+    .option('--doctrine <dir>', 'doctrine folder (SIGNET_DOCTRINE_DIR, default the bundled one)')
+    .addHelpText('after', '\nExit codes: 0 pass, 1 fail, 2 bad input or usage, 3 incomplete or limited scope.')
+    .action(async (opts: import('./check.js').CheckCliOptions) => exitWith(await (await import('./check.js')).checkCommand(opts)));
 
   const doctrine = program.command('doctrine').description('inspect, check and sign doctrine folders');
   doctrine

@@ -1,0 +1,84 @@
+// The view a person reads in a terminal: the verdict first, then each deployment with its
+// failures by severity, each with where it comes from and what to do, then what is left to
+// decide. Text from the files (names, values, reasons) has control and direction characters
+// shown as \u{…}, as `signet verify` does, so a file cannot rewrite the line a verdict is on.
+
+import type { Verdict } from '../../doctrine/evaluate.js';
+import { factAt } from '../../doctrine/facts.js';
+import type { Doctrine } from '../../doctrine/types.js';
+import { SEVERITIES } from '../../doctrine/types.js';
+import type { Declared } from '../declared.js';
+import { placeLabel, placesOf } from '../locate.js';
+import type { CheckedDeployment, CheckReport } from '../report.js';
+
+const WORD: Record<Verdict, string> = { fail: 'FAIL', incomplete: 'INCOMPLETE', limited_scope: 'LIMITED SCOPE', pass: 'PASS' };
+
+function visible(value: string): string {
+  return value.replace(
+    /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g,
+    (c) => `\\u{${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}}`,
+  );
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+function headline(report: CheckReport): string {
+  const n = report.deployments.length;
+  const worst = report.deployments.filter((d) => d.verdict === report.verdict).map((d) => d.name);
+  const one = n === 1;
+  const some = `${worst.length} of ${n} deployments`;
+  const what: Record<Verdict, string> = {
+    pass: one ? 'the deployment meets the baseline' : `all ${n} deployments meet the baseline`,
+    fail: one ? 'the deployment fails the baseline' : `${some} fail the baseline`,
+    incomplete: one ? 'the facts cannot decide the verdict yet' : `the facts cannot decide ${some} yet`,
+    limited_scope: one
+      ? 'the deployment declares part of its minimum scope out of scope'
+      : `${some} declare part of their minimum scope out of scope`,
+  };
+  return `signet check: ${WORD[report.verdict]}: ${what[report.verdict]}${one ? ` (${visible(worst.join(', '))})` : `: ${visible(worst.join(', '))}`}`;
+}
+
+function deploymentBlock(doctrine: Doctrine, d: CheckedDeployment, declared: Declared | null): string[] {
+  const s = d.summary;
+  const failedBy = SEVERITIES.filter((sev) => s.failed_by_severity[sev] > 0).map((sev) => `${s.failed_by_severity[sev]} ${sev}`);
+  const parts = [
+    s.fail > 0 || failedBy.length > 0
+      ? `${plural(s.failed_rule_ids.length, 'baseline rule')} failed${failedBy.length ? ` (${failedBy.join(', ')})` : ''}`
+      : null,
+    s.undetermined_rule_ids.length > 0 ? `${s.undetermined_rule_ids.length} undetermined` : null,
+    `${s.checked} checked`,
+  ].filter((p) => p !== null);
+  const out = [`${visible(d.name)}: ${WORD[d.verdict]} (${parts.join(', ')})`];
+  const failed = new Map(d.findings.filter((f) => f.status === 'fail' && !f.advisory).map((f) => [f.rule_id, f]));
+  for (const id of s.failed_rule_ids) {
+    const f = failed.get(id)!;
+    out.push(`  ${f.severity.toUpperCase()} ${f.rule_id} ${visible(f.title)}`);
+    for (const p of placesOf(doctrine, d, id, declared)) {
+      out.push(
+        `    from: ${p.fact} = ${visible(JSON.stringify(factAt(d.facts, p.fact)) ?? '')} at ${visible(placeLabel(p))}: ${visible(p.why)}`,
+      );
+    }
+    out.push(`    fix:  ${visible(f.remediation ?? '')}`);
+  }
+  if (s.undetermined_rule_ids.length > 0) {
+    out.push(`  undetermined: ${s.undetermined_rule_ids.join(', ')}`);
+    out.push(`    decide these facts (in the files, or state them with --facts FILE): ${s.missing_facts.join(', ')}`);
+  }
+  if (d.verdict === 'limited_scope')
+    out.push(`  declared out of scope, but part of this deployment's minimum: ${s.scope.minimum_unmet.join(', ')}`);
+  if (s.advisories.failed_rule_ids.length > 0)
+    out.push(`  advisory (never part of the verdict) failed: ${s.advisories.failed_rule_ids.join(', ')}`);
+  const c = d.counts;
+  out.push(`  facts: ${c.collected} collected, ${c.probed} probed, ${c.declared} declared, ${c.undecided} undecided`);
+  for (const i of d.inexpressible) out.push(`  not expressible as a fact: ${visible(i.what)} (${visible(i.file)}:${i.line})`);
+  return out;
+}
+
+export function toText(report: CheckReport, doctrine: Doctrine, declared: Declared | null = null): string {
+  const out = [
+    headline(report),
+    `doctrine ${visible(report.doctrine.name)} ${visible(report.doctrine.version)} (${report.doctrine.hash}), ${plural(report.files.length, 'file')} read`,
+  ];
+  for (const d of report.deployments) out.push('', ...deploymentBlock(doctrine, d, declared));
+  return `${out.join('\n')}\n`;
+}

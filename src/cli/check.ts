@@ -1,0 +1,100 @@
+// `signet check`: the CI gate (docs/checking.md). Reads the declared facts, evaluates each
+// deployment with the doctrine, prints text, JSON, SARIF or JUnit, and with --attest writes
+// the signed in-toto attestation. Exit codes: 0 pass, 1 fail, 2 bad input or usage, 3
+// incomplete or limited scope (nothing failed, but not enough to pass).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { isAbsolute, relative, sep } from 'node:path';
+import type { Collection } from '../collect/types.js';
+import { loadConfig } from '../config.js';
+import { SignetError } from '../errors.js';
+
+export const CHECK_FORMATS = ['text', 'json', 'sarif', 'junit'] as const;
+export type CheckFormat = (typeof CHECK_FORMATS)[number];
+export const EXIT_USAGE = 2;
+
+export interface CheckCliOptions {
+  facts?: string;
+  format?: string;
+  output?: string;
+  attest?: string;
+  doctrine?: string;
+}
+
+/** A path as the report names it: relative to the working directory, POSIX separators. */
+export function reportPath(path: string, cwd = process.cwd()): string {
+  const rel = isAbsolute(path) ? relative(cwd, path) : relative(cwd, `${cwd}${sep}${path}`);
+  return (rel === '' ? '.' : rel).split(sep).join('/');
+}
+
+function readBytes(path: string, what: string): Uint8Array {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    throw new SignetError('invalid_arguments', `cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+}
+
+function write(path: string, text: string, what: string): void {
+  try {
+    writeFileSync(path, text);
+  } catch (err) {
+    throw new SignetError('invalid_arguments', `cannot write ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+}
+
+function usage(message: string): number {
+  process.stderr.write(
+    `signet check: ${message}\nUsage: signet check --facts FILE [--format text|json|sarif|junit] [--output FILE] [--attest FILE]\n`,
+  );
+  return EXIT_USAGE;
+}
+
+export async function checkCommand(options: CheckCliOptions): Promise<number> {
+  const format = (options.format ?? 'text') as CheckFormat;
+  if (!CHECK_FORMATS.includes(format))
+    return usage(`--format must be one of ${CHECK_FORMATS.join(', ')}, not ${JSON.stringify(options.format)}`);
+  if (!options.facts) return usage('give the deployment to check: --facts FILE (declared facts, docs/checking.md)');
+  try {
+    const config = loadConfig();
+    const { loadDoctrine } = await import('../doctrine/load.js');
+    const { checkPinnedHash, checkPublisher } = await import('../doctrine/publisher.js');
+    const { parseDeclared } = await import('../check/declared.js');
+    const { runCheck } = await import('../check/run.js');
+    const { exitCodeOf } = await import('../check/report.js');
+    // The doctrine the server would serve, held to the same pins.
+    const doctrine = loadDoctrine(options.doctrine ?? config.doctrineDir);
+    checkPublisher(doctrine, config.doctrinePublisherKey);
+    checkPinnedHash(doctrine, config.doctrineHash);
+    const collection: Collection = { format: 'signet-facts/1', files: [], deployments: [] };
+    const declared = parseDeclared(doctrine, reportPath(options.facts), readBytes(options.facts, '--facts'));
+    const report = runCheck(doctrine, { collection, declared });
+
+    let out: string;
+    if (format === 'json') out = `${(await import('../signing/canonical.js')).canonicalJson(report)}\n`;
+    else if (format === 'sarif')
+      out = `${JSON.stringify((await import('../check/format/sarif.js')).toSarif(report, doctrine, declared), null, 2)}\n`;
+    else if (format === 'junit') out = (await import('../check/format/junit.js')).toJunit(report, doctrine, declared);
+    else out = (await import('../check/format/text.js')).toText(report, doctrine, declared);
+
+    if (options.attest) {
+      const { attest, attestationSigner } = await import('../check/attestation.js');
+      const { loadOrCreateSigningKey } = await import('../signing/signing-key.js');
+      const { loadServerKeys } = await import('../signing/keyring.js');
+      const { Signer } = await import('../signing/signer.js');
+      // The server's own key, found the way the server finds it (and refused when revoked, as it is at start).
+      const signer = new Signer(loadOrCreateSigningKey({ keyFile: config.signingKeyFile, dataDir: config.dataDir }).key);
+      loadServerKeys(signer.publicKeySpki, { dataDir: config.dataDir, trustFile: config.trustFile });
+      write(options.attest, attest(report, attestationSigner(signer)), '--attest');
+    }
+    if (options.output) {
+      write(options.output, out, '--output');
+      process.stderr.write(`signet check: ${report.verdict} (${format} written to ${options.output})\n`);
+    } else process.stdout.write(out);
+    return exitCodeOf(report.verdict);
+  } catch (err) {
+    if (!(err instanceof SignetError)) throw err;
+    process.stderr.write(`signet check: ${err.message}\n`);
+    for (const d of err.details.slice(0, 50)) process.stderr.write(`  ${d.where ? `${d.where}: ` : ''}${d.message}\n`);
+    return EXIT_USAGE;
+  }
+}

