@@ -125,6 +125,7 @@ async function main(argv: string[]): Promise<void> {
   (await import('./trust.js')).registerTrustCommands(program, exitWith);
   (await import('./signing-key.js')).registerSigningKeyCommands(program, exitWith);
   (await import('./keys.js')).registerKeyCommands(program, exitWith);
+  (await import('./facts.js')).registerFactsCommands(program, exitWith);
 
   await program.parseAsync(argv);
 }

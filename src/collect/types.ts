@@ -55,13 +55,38 @@ export interface CollectedDeployment {
   facts: Record<string, unknown>;
   /** Dotted leaf path → where its value comes from (at least one source per decided fact). */
   sources: Record<string, FactSource[]>;
-  /** Dotted leaf paths the files cannot decide: never guessed. */
+  /** Dotted leaf paths of the doctrine's schema the files do not decide: never guessed. */
   undecided: string[];
+  /** For the undecided facts a collector looked at: why the files cannot decide them. */
+  reasons?: Record<string, string>;
   inexpressible: Inexpressible[];
+}
+
+/** A file read but not used, and why: binary, too large, malformed, or not a kind collected. */
+export interface SkippedFile {
+  path: string;
+  reason: string;
+}
+
+/** Something about the collection as a whole: how a kustomization was read, a service left out. */
+export interface CollectionNote {
+  file: string;
+  what: string;
 }
 
 export interface Collection {
   format: 'signet-facts/1';
   files: CollectedFile[];
   deployments: CollectedDeployment[];
+  /** Files hashed but not read for facts, with the reason (sorted by path). */
+  skipped?: SkippedFile[];
+  /** How the files were read where it matters (sorted by file, then text). */
+  notes?: CollectionNote[];
+}
+
+/** What `collect()` returns: a Collection with every optional part present. */
+export interface CollectionOut extends Collection {
+  deployments: (CollectedDeployment & { reasons: Record<string, string> })[];
+  skipped: SkippedFile[];
+  notes: CollectionNote[];
 }

@@ -1,0 +1,117 @@
+// Supply-chain and image facts shared by every platform that runs a container: from the
+// Dockerfile a service is built from, or from the image reference alone.
+import type { DockerfileInfo } from './dockerfile.js';
+import type { Inputs } from './inputs.js';
+import { buildContext } from './packages.js';
+import { imagePin } from './roles.js';
+import type { At, FactSheet } from './sheet.js';
+
+/** A numeric or named USER: root (uid 0) or not; a `${VAR}` decides nothing. */
+export function userIsRoot(user: string): boolean | null {
+  const name = user.split(':')[0]!.trim();
+  if (name === '' || name.includes('$')) return null;
+  return name === '0' || name === 'root';
+}
+
+/** Facts the Dockerfile decides about the image this deployment builds and runs. */
+export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: Inputs, contextDir: string, buildAt: At): void {
+  sheet.set('supply_chain.builds_server', true, buildAt, `the image is built here from ${df.path}`);
+  if (df.base) {
+    const pinned = df.externalBases.length > 0 && df.externalBases.every((b) => b.digest);
+    sheet.set(
+      'container.image_pinned_by_digest',
+      pinned,
+      df.base.at,
+      pinned
+        ? 'every base image is named by digest'
+        : `a base image (${df.externalBases.find((b) => !b.digest)?.image}) is named by tag, not digest`,
+    );
+  }
+  if (!sheet.has('container.runs_as_root')) {
+    if (df.user) {
+      const root = userIsRoot(df.user.value);
+      if (root !== null) sheet.set('container.runs_as_root', root, df.user.at, `USER ${df.user.value} in the final stage`);
+    } else if (df.scratch) sheet.set('container.runs_as_root', true, df.base!.at, 'FROM scratch without USER runs as uid 0');
+    else sheet.undecided('container.runs_as_root', `no USER in ${df.path}: the base image's default user decides`);
+  }
+  if (!sheet.has('container.healthcheck') && df.healthcheck)
+    sheet.set('container.healthcheck', !df.healthcheck.disabled, df.healthcheck.at, 'HEALTHCHECK in the Dockerfile');
+  for (const s of df.secretsInImage) {
+    sheet.set('container.secrets_source', 'baked_into_image', s.at, s.how);
+    break;
+  }
+
+  // Installs: every one from a lockfile, install scripts off, signatures audited, an SBOM made.
+  const { lockfiles } = buildContext(inputs, contextDir);
+  const installs = df.installs.filter((i) => i.tool !== 'go' || lockfiles.some((l) => l.path.endsWith('go.sum')));
+  const goWithoutSum = df.installs.find((i) => i.tool === 'go' && !installs.includes(i));
+  if (df.installs.length) {
+    const unlocked = [...installs.filter((i) => !i.locked), ...(goWithoutSum ? [goWithoutSum] : [])];
+    const first = unlocked[0] ?? installs[0]!;
+    sheet.set(
+      'supply_chain.lockfile_enforced',
+      unlocked.length === 0,
+      first.at,
+      unlocked.length
+        ? `${first.text}: not installed from a lockfile it must match`
+        : `${first.text} installs the committed lockfile exactly`,
+    );
+    sheet.set(
+      'supply_chain.deployed_release',
+      unlocked.length === 0 ? 'locked' : 'floating',
+      first.at,
+      unlocked.length ? `${first.text} resolves versions at build time` : 'the image is built from the lockfile',
+    );
+    const npmish = df.installs.filter((i) => i.scriptsDisabled !== true);
+    const open = npmish.find((i) => i.scriptsDisabled === false && !df.ignoreScriptsEnv);
+    const unknown = npmish.find((i) => i.scriptsDisabled === null);
+    if (open) sheet.set('supply_chain.install_scripts_disabled', false, open.at, `${open.text} runs dependency install scripts`);
+    else if (unknown)
+      sheet.undecided(
+        'supply_chain.install_scripts_disabled',
+        `${unknown.text}: whether dependencies run build code depends on the packages (source distributions, the package manager's defaults)`,
+      );
+    else
+      sheet.set(
+        'supply_chain.install_scripts_disabled',
+        true,
+        (df.ignoreScriptsEnv ?? installs[0]!.at) as At,
+        'every install runs without dependency scripts',
+      );
+    if (df.installs.some((i) => i.tool === 'go')) {
+      const g = df.installs.find((i) => i.tool === 'go')!;
+      sheet.cannotSay(
+        g.at,
+        'Go modules run no install scripts and go.sum fixes every module hash; the npm-shaped supply_chain facts are read that way here',
+        ['supply_chain.install_scripts_disabled', 'supply_chain.lockfile_enforced'],
+      );
+    }
+    if (df.auditSignatures) sheet.set('supply_chain.provenance_verified', true, df.auditSignatures, 'npm audit signatures in the build');
+    else if (df.installs.some((i) => i.tool === 'npm'))
+      sheet.set(
+        'supply_chain.provenance_verified',
+        false,
+        installs[0]?.at ?? buildAt,
+        'the build installs from npm without npm audit signatures',
+      );
+    else sheet.undecided('supply_chain.provenance_verified', 'no signature check in the Dockerfile; a CI step outside it may verify');
+  } else {
+    sheet.undecided('supply_chain.lockfile_enforced', `${df.path} installs no dependencies the collector recognises`);
+  }
+  if (df.sbom) sheet.set('supply_chain.sbom_published', true, df.sbom, 'the build writes an SBOM into the image');
+  else sheet.undecided('supply_chain.sbom_published', 'no SBOM step in the Dockerfile; CI may publish one');
+}
+
+/** Facts an image reference decides when the deployment only runs it. */
+export function imageFacts(sheet: FactSheet, image: string, at: At): void {
+  const pin = imagePin(image);
+  sheet.set(
+    'container.image_pinned_by_digest',
+    pin === 'digest',
+    at,
+    pin === 'digest' ? `${image} is named by digest` : `${image} is named by tag`,
+  );
+  sheet.set('supply_chain.deployed_release', pin, at, `image ${image}`);
+  sheet.undecided('supply_chain.builds_server', 'an image reference does not say who built it');
+  sheet.undecided('container.runs_as_root', "no user set: the image's default user decides");
+}

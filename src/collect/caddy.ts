@@ -1,0 +1,173 @@
+// Caddyfiles (https://caddyserver.com/docs/caddyfile/concepts): site blocks by address, their
+// directives and nested blocks, snippets imported by name. The facts of a Caddy proxy in front
+// of the MCP server: automatic HTTPS, TLS versions, HSTS, rate limits (the caddy-ratelimit
+// plugin), Basic authentication, and how it reaches the server.
+import type { TextFile } from './inputs.js';
+import type { ProxyContext } from './nginx-facts.js';
+import type { At, FactSheet } from './sheet.js';
+
+interface Node {
+  words: string[];
+  at: At;
+  block?: Node[];
+}
+
+/** Lines of words; `{` opens a block for the line before it, `}` closes it. */
+export function parseCaddyfile(file: TextFile): Node[] {
+  const root: Node[] = [];
+  const stack: Node[][] = [root];
+  const lines = file.text.split('\n');
+  let pending: Node | null = null;
+  for (let i = 0; i < lines.length; i++) {
+    const words = tokens(lines[i]!);
+    if (!words.length) continue;
+    const at = { file: file.path, line: i + 1 };
+    let opens = false;
+    if (words[words.length - 1] === '{') {
+      words.pop();
+      opens = true;
+    }
+    if (words.length === 1 && words[0] === '}') {
+      if (stack.length > 1) stack.pop();
+      continue;
+    }
+    if (words.length) {
+      pending = { words, at };
+      stack[stack.length - 1]!.push(pending);
+    }
+    if (opens) {
+      const target = words.length ? pending! : (stack[stack.length - 1]!.at(-1) ?? pending);
+      if (target) {
+        target.block = [];
+        stack.push(target.block);
+      } else stack.push([]);
+    }
+    if (words.length > 1 && words[words.length - 1] === '}') {
+      words.pop();
+      if (stack.length > 1) stack.pop();
+    }
+  }
+  return root;
+}
+
+function tokens(line: string): string[] {
+  const out: string[] = [];
+  const re = /"((?:[^"\\]|\\.)*)"|`([^`]*)`|(#.*$)|(\S+)/g;
+  for (const m of line.matchAll(re)) {
+    if (m[3] !== undefined) break;
+    out.push(m[1] ?? m[2] ?? m[4]!);
+  }
+  return out;
+}
+
+function walk(nodes: Node[], snippets: Map<string, Node[]>, f: (n: Node) => void, depth = 0): void {
+  if (depth > 8) return;
+  for (const n of nodes) {
+    if (n.words[0] === 'import' && snippets.has(n.words[1] ?? '')) walk(snippets.get(n.words[1]!)!, snippets, f, depth + 1);
+    f(n);
+    if (n.block) walk(n.block, snippets, f, depth + 1);
+  }
+}
+
+export function caddyFacts(sheet: FactSheet, file: TextFile, pc: ProxyContext): void {
+  const top = parseCaddyfile(file);
+  const snippets = new Map<string, Node[]>();
+  let global: Node | null = null;
+  const sites: Node[] = [];
+  for (const n of top) {
+    if (/^\(.+\)$/.test(n.words[0] ?? '')) snippets.set(n.words[0]!.slice(1, -1), n.block ?? []);
+    else if (n.words.length === 0 || (global === null && sites.length === 0 && n.block && n.words[0] === undefined)) global = n;
+    else sites.push(n);
+  }
+  void global;
+  const reachesTarget = (n: Node) =>
+    n.words[0] === 'reverse_proxy' &&
+    n.words.slice(1).some((w) => pc.targets.some((t) => w.replace(/^(h2c|https?):\/\//, '').split(/[:/]/)[0] === t));
+  for (const site of sites) {
+    let proxy: Node | null = null;
+    walk(site.block ?? [], snippets, (n) => {
+      if (!proxy && reachesTarget(n)) proxy = n;
+    });
+    if (!proxy) continue;
+    const rp = proxy as Node;
+    sheet.set(
+      'exposure.behind_reverse_proxy',
+      true,
+      rp.at,
+      `Caddy site ${site.words.join(' ')} forwards to ${rp.words.slice(1).join(' ')}`,
+    );
+    if (pc.facesClients) {
+      const plain = site.words.every((a) => a.startsWith('http://') || /^:\d+$/.test(a.replace(/,$/, '')));
+      const tls = site.words.every((a) => !a.startsWith('http://') && !/^:\d+$/.test(a.replace(/,$/, '')));
+      if (plain || tls)
+        sheet.set(
+          'tls.enabled',
+          tls,
+          site.at,
+          tls
+            ? `site address ${site.words.join(' ')}: Caddy serves it over HTTPS (automatic HTTPS)`
+            : `site address ${site.words.join(' ')} is plain HTTP`,
+        );
+      if (tls) {
+        let protocols: Node | null = null;
+        let hsts: Node | null = null;
+        let manualCert: Node | null = null;
+        walk(site.block ?? [], snippets, (n) => {
+          if (n.words[0] === 'protocols') protocols = n;
+          if (n.words[0] === 'header' && n.words.some((w) => /^strict-transport-security$/i.test(w))) hsts = n;
+          if (n.words[0] === 'tls' && n.words.length >= 3 && !n.words[1]!.includes('@')) manualCert = n;
+        });
+        const p = protocols as Node | null;
+        const min = p ? p.words[1]!.replace(/^tls/, '') : '1.2';
+        sheet.set(
+          'tls.min_version',
+          min,
+          p?.at ?? site.at,
+          p ? `protocols ${p.words.slice(1).join(' ')}` : "Caddy's default minimum is TLS 1.2",
+        );
+        const h = hsts as Node | null;
+        const age = Number(/max-age=(\d+)/i.exec(h?.words.join(' ') ?? '')?.[1] ?? 0);
+        sheet.set(
+          'tls.hsts',
+          age >= 15552000,
+          h?.at ?? site.at,
+          h ? `Strict-Transport-Security max-age=${age}` : 'no Strict-Transport-Security header',
+        );
+        if (manualCert)
+          sheet.set(
+            'tls.certificate_auto_renewal',
+            false,
+            (manualCert as Node).at,
+            'tls names certificate files: Caddy does not renew them',
+          );
+        else
+          sheet.cannotSay(
+            site.at,
+            'Caddy obtains and renews the certificate itself (ACME); the fact also asks for an alert on a failed renewal, which no file shows',
+            ['tls.certificate_auto_renewal'],
+          );
+      }
+    }
+    walk(site.block ?? [], snippets, (n) => {
+      if (n.words[0] === 'basic_auth' || n.words[0] === 'basicauth') {
+        sheet.set('authentication.required', true, n.at, 'basic_auth refuses requests without a valid password');
+        sheet.cannotSay(n.at, 'HTTP Basic authentication at the proxy: authentication.method has no value for it', [
+          'authentication.method',
+        ]);
+      }
+      if (n.words[0] === 'rate_limit') sheet.set('rate_limit.enabled', true, n.at, 'rate_limit (caddy-ratelimit) on the site');
+    });
+    const upstream = rp.words[1] ?? '';
+    if (upstream.startsWith('https://')) {
+      let insecure = false;
+      walk(rp.block ?? [], snippets, (n) => {
+        if (n.words[0] === 'tls_insecure_skip_verify') insecure = true;
+      });
+      if (!insecure) sheet.set('tls.backend_hop', 'encrypted', rp.at, 'reverse_proxy over HTTPS with the certificate verified');
+    } else if (pc.platform === 'compose')
+      sheet.set('tls.backend_hop', 'same_host', rp.at, 'plain reverse_proxy over a bridge network of one Compose host');
+    else if (pc.platform === 'kubernetes')
+      sheet.set('tls.backend_hop', 'network_plaintext', rp.at, 'plain reverse_proxy to a pod that may run on another node');
+    return;
+  }
+}

@@ -1,0 +1,66 @@
+// What each file is, from its name first and its content where names are ambiguous (a
+// `*.yaml` may be Compose, Kubernetes or neither; a `*.conf` may be nginx or anything).
+import { posix } from 'node:path';
+import type { FileKind } from './types.js';
+
+const CLIENT_NAMES = new Set(['claude_desktop_config.json', '.mcp.json', 'mcp.json', 'mcp_config.json', 'cline_mcp_settings.json']);
+
+export function classify(path: string, text: string): FileKind {
+  const base = posix.basename(path);
+  const lower = base.toLowerCase();
+  if (lower === 'dockerfile' || lower.startsWith('dockerfile.') || lower.endsWith('.dockerfile') || lower === 'containerfile')
+    return 'dockerfile';
+  if (lower === '.env' || lower.endsWith('.env') || lower.startsWith('.env.')) return 'dotenv';
+  if (lower === 'kustomization.yaml' || lower === 'kustomization.yml' || base === 'Kustomization') return 'kustomization';
+  if (lower === 'caddyfile' || lower.endsWith('.caddyfile') || lower.startsWith('caddyfile.')) return 'caddyfile';
+  if (lower === 'package.json') return 'npm_manifest';
+  if (lower === 'package-lock.json' || lower === 'npm-shrinkwrap.json') return 'npm_lockfile';
+  if (lower === 'pnpm-lock.yaml') return 'pnpm_lockfile';
+  if (lower === 'yarn.lock') return 'yarn_lockfile';
+  if (lower === 'pyproject.toml' || /^requirements.*\.(txt|in)$/.test(lower)) return 'python_manifest';
+  if (lower === 'uv.lock' || lower === 'poetry.lock' || lower === 'pylock.toml') return 'python_lockfile';
+  if (lower === 'go.mod') return 'go_module';
+  if (lower === 'go.sum') return 'go_sum';
+  if (lower === 'config.toml' && /^\s*\[mcp_servers\./m.test(text)) return 'mcp_client_config';
+  if (lower.endsWith('.json') || lower.endsWith('.jsonc')) {
+    if (CLIENT_NAMES.has(lower) || /"(mcpServers|servers|mcp)"\s*:/.test(text)) {
+      if (
+        /"(mcpServers)"\s*:/.test(text) ||
+        (/"servers"\s*:/.test(text) && /"(command|url|type)"\s*:/.test(text)) ||
+        CLIENT_NAMES.has(lower)
+      )
+        return 'mcp_client_config';
+    }
+    return 'other';
+  }
+  if (lower.endsWith('.yaml') || lower.endsWith('.yml')) {
+    if (/^(services|include)\s*:/m.test(text) && !/^kind\s*:/m.test(text)) return 'compose';
+    if (/^kind\s*:/m.test(text) && /^apiVersion\s*:/m.test(text)) {
+      if (/^(entryPoints|http|tcp|providers)\s*:/m.test(text)) return 'traefik';
+      return 'kubernetes';
+    }
+    if (/^(entryPoints|providers)\s*:/m.test(text) || (/^http\s*:/m.test(text) && /^\s+routers\s*:/m.test(text))) return 'traefik';
+    return 'other';
+  }
+  if (lower.endsWith('.toml') && (/^\[(entryPoints|http\.routers|providers)/m.test(text) || /^\[http\]/m.test(text))) return 'traefik';
+  if (isNginx(lower, text)) return 'nginx';
+  return 'other';
+}
+
+function isNginx(lower: string, text: string): boolean {
+  if (/^# configuration file \S+:$/m.test(text) || /^nginx: the configuration file/m.test(text)) return true;
+  const named = lower.endsWith('.conf') || lower.endsWith('.conf.template') || lower === 'nginx.conf' || lower.endsWith('.nginx');
+  // Blocks, or snippets of directives nginx includes (`name args;` lines), not INI-style files.
+  if (!named || /^\s*\[[^\]]+\]\s*$/m.test(text) || /^\s*[\w.-]+\s*=\s*[^\s{][^{]*$/m.test(text)) return false;
+  return (
+    /^\s*(server|http|upstream|location\s+[^{]+|events|map\s+\S+\s+\S+|if\s*\(.*\))\s*\{/m.test(text) ||
+    /^\s*[a-z][a-z0-9_]*\s+[^\n;{]*;\s*(#.*)?$/m.test(text)
+  );
+}
+
+/** Binary content: a NUL byte in the first 8 KiB, as git and grep decide it. */
+export function looksBinary(bytes: Uint8Array): boolean {
+  const n = Math.min(bytes.length, 8192);
+  for (let i = 0; i < n; i++) if (bytes[i] === 0) return true;
+  return false;
+}

@@ -1,0 +1,404 @@
+// MCP client configurations: Claude Desktop (claude_desktop_config.json), Claude Code
+// (.mcp.json), Cursor (.cursor/mcp.json), Windsurf (mcp_config.json), VS Code (.vscode/mcp.json,
+// JSONC with `servers` and `inputs`) and Codex (config.toml `[mcp_servers.*]`). Each server entry
+// is one deployment; what the configuration says about the client itself (it launches stdio
+// servers, the least-fixed release among them, secrets written in it) is on every one of them.
+// The ES module build: the UMD one (package main) loads its parts with a dynamic require the bundler cannot follow.
+import { findNodeAtLocation, type Node, parseTree } from 'jsonc-parser/lib/esm/main.js';
+import { parse as parseToml } from 'smol-toml';
+import type { Context } from './context.js';
+import { SECRET_NAME } from './dockerfile.js';
+import type { TextFile } from './inputs.js';
+import { analyseLaunch, type Launch, type Release } from './launch.js';
+import { type At, FactSheet } from './sheet.js';
+
+interface Entry {
+  name: string;
+  spec: Record<string, unknown>;
+  at(...path: (string | number)[]): At;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** A value that refers to a secret kept elsewhere: ${input:x}, ${env:X}, ${X}, $X, {env:X}. */
+const REFERENCE = /^\s*(Bearer\s+)?(\$\{(input|env):[^}]+\}|\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{env:[^}]+\})\s*$/;
+/** A placeholder for the user to replace: <your-token>, YOUR_API_KEY, xxx, ... */
+const PLACEHOLDER =
+  /^\s*(Bearer\s+)?(<[^>]*>|\[[^\]]*\]|your[_-]?\S*|\S*(YOUR|_HERE|REPLACE|CHANGE_?ME|PLACEHOLDER)\S*|x{3,}|\.{3}|\*{3,}|ghp_x+|sk-x+|-+)\s*$/i;
+const TOKEN_SHAPES =
+  /^(Bearer\s+\S{8,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|sk-[A-Za-z0-9-_]{16,}|xox[abpr]-[\w-]{10,}|glpat-[\w-]{16,}|AKIA[0-9A-Z]{16}|sgnk_\S+)$/;
+
+function jsonEntries(file: TextFile): { entries: Entry[]; inputs: Obj[] } | null {
+  const errors: { error: number; offset: number }[] = [];
+  const root = parseTree(file.text, errors as never, { allowTrailingComma: true, disallowComments: false });
+  if (!root) return null;
+  const starts = [0];
+  for (let i = 0; i < file.text.length; i++) if (file.text[i] === '\n') starts.push(i + 1);
+  const lineAt = (offset: number) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  };
+  const value = nodeValue(root) as Obj;
+  const containers: (string | number)[][] = [['mcpServers'], ['servers'], ['mcp', 'servers'], ['context_servers']];
+  for (const path of containers) {
+    const node = findNodeAtLocation(root, path);
+    if (node?.type !== 'object') continue;
+    const servers = nodeValue(node) as Obj;
+    const entries: Entry[] = Object.keys(servers)
+      .filter((n) => isObj(servers[n]))
+      .map((name) => ({
+        name,
+        spec: servers[name] as Obj,
+        at: (...p) => {
+          for (let n = p.length; n >= 0; n--) {
+            const found = findNodeAtLocation(root, [...path, name, ...p.slice(0, n)]);
+            if (found) return { file: file.path, line: lineAt(found.parent?.type === 'property' ? found.parent.offset : found.offset) };
+          }
+          return { file: file.path, line: 1 };
+        },
+      }));
+    const inputs = Array.isArray(value['inputs']) ? (value['inputs'] as Obj[]) : [];
+    return { entries, inputs };
+  }
+  return { entries: [], inputs: [] };
+}
+
+function nodeValue(node: Node): unknown {
+  switch (node.type) {
+    case 'object':
+      return Object.fromEntries(
+        (node.children ?? []).map((p) => [String(p.children?.[0]?.value), p.children?.[1] ? nodeValue(p.children[1]) : null]),
+      );
+    case 'array':
+      return (node.children ?? []).map(nodeValue);
+    default:
+      return node.value;
+  }
+}
+
+function tomlEntries(file: TextFile): Entry[] {
+  const t = parseToml(file.text) as Obj;
+  const servers = isObj(t['mcp_servers']) ? t['mcp_servers'] : {};
+  const rows = file.text.split('\n');
+  return Object.keys(servers)
+    .filter((n) => isObj(servers[n]))
+    .map((name) => {
+      const header = rows.findIndex((r) =>
+        new RegExp(`^\\s*\\[mcp_servers\\.("?)${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\1\\]`).test(r),
+      );
+      return {
+        name,
+        spec: servers[name] as Obj,
+        at: (...p) => {
+          // A key of the entry's table, or of a sub-table `[mcp_servers.NAME.FIELD]` (env, http_headers).
+          const keyLine = (from: number, key: string) => {
+            for (let i = from + 1; i < rows.length && !/^\s*\[/.test(rows[i]!); i++)
+              if (new RegExp(`^\\s*"?${esc(key)}"?\\s*=`).test(rows[i]!)) return i + 1;
+            return 0;
+          };
+          const [field, key] = p.map(String);
+          if (field && key) {
+            const sub = rows.findIndex((r) => new RegExp(`^\\s*\\[mcp_servers\\.("?)${esc(name)}\\1\\.${esc(field)}\\]`).test(r));
+            const line = sub >= 0 ? keyLine(sub, key) : 0;
+            if (line) return { file: file.path, line };
+          }
+          const line = field && header >= 0 ? keyLine(header, field) : 0;
+          return { file: file.path, line: line || header + 1 || 1 };
+        },
+      };
+    });
+}
+
+const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+const RELEASE_ORDER: Release[] = ['floating', 'exact_version', 'locked', 'digest'];
+
+interface Read {
+  e: Entry;
+  stdio: boolean;
+  launch: Launch | null;
+  secrets: { kind: 'plaintext' | 'placeholder' | 'reference'; at: At; why: string }[];
+  tlsOff: At | null;
+}
+
+function readEntry(e: Entry, inputIds: Set<string>): Read {
+  const command = typeof e.spec['command'] === 'string' ? e.spec['command'] : null;
+  const args = Array.isArray(e.spec['args']) ? (e.spec['args'] as unknown[]).map(String) : [];
+  const launch = command ? analyseLaunch(command, args) : null;
+  const secrets: Read['secrets'] = [];
+  let tlsOff: At | null = null;
+  const look = (key: string, value: string, at: At, where: string) => {
+    if (key === 'NODE_TLS_REJECT_UNAUTHORIZED' && value.trim() === '0') tlsOff = at;
+    const secretish = SECRET_NAME.test(key) || /^authorization$/i.test(key) || /^x-api-key$/i.test(key) || TOKEN_SHAPES.test(value.trim());
+    if (!secretish || value.trim() === '') return;
+    if (REFERENCE.test(value)) {
+      const m = /\$\{input:([^}]+)\}/.exec(value);
+      secrets.push({
+        kind: 'reference',
+        at,
+        why: `${where} ${key} refers to ${m && inputIds.has(m[1]!) ? `the input ${m[1]}` : value.trim()}`,
+      });
+    } else if (PLACEHOLDER.test(value) && !TOKEN_SHAPES.test(value.trim()))
+      secrets.push({
+        kind: 'placeholder',
+        at,
+        why: `${where} ${key} is a placeholder ("${value.trim().slice(0, 40)}") the user replaces with the secret itself`,
+      });
+    else secrets.push({ kind: 'plaintext', at, why: `${where} ${key} holds a literal value` });
+  };
+  for (const field of ['env', 'headers', 'http_headers', 'env_http_headers']) {
+    const m = e.spec[field];
+    if (isObj(m)) for (const [k, v] of Object.entries(m)) look(k, String(v ?? ''), e.at(field, k), field);
+  }
+  // docker run -e KEY=value and secrets in args (--api-key value, Authorization headers).
+  args.forEach((a, i) => {
+    const kv = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(a);
+    if (kv && (args[i - 1] === '-e' || args[i - 1] === '--env')) look(kv[1]!, kv[2]!, e.at('args', i), 'docker -e');
+    else if (/^--?[\w-]*(token|key|secret|password)[\w-]*$/i.test(a) && args[i + 1] !== undefined && !args[i + 1]!.startsWith('-'))
+      look('SECRET_ARG', args[i + 1]!, e.at('args', i + 1), `argument ${a}`);
+    else if (/^Authorization:\s*/i.test(a)) look('Authorization', a.replace(/^Authorization:\s*/i, ''), e.at('args', i), 'header argument');
+    else if (TOKEN_SHAPES.test(a)) look('argument', a, e.at('args', i), 'argument');
+  });
+  return { e, stdio: command !== null, launch, secrets, tlsOff };
+}
+
+export function clientDeployments(ctx: Context, file: TextFile): FactSheet[] {
+  let entries: Entry[];
+  let inputs: Obj[] = [];
+  if (file.path.endsWith('.toml')) entries = tomlEntries(file);
+  else {
+    const r = jsonEntries(file);
+    if (!r) throw new Error('not a JSON object');
+    entries = r.entries;
+    inputs = r.inputs;
+  }
+  if (!entries.length) {
+    ctx.note(file.path, 'an MCP client configuration with no server entries');
+    return [];
+  }
+  const inputIds = new Set(inputs.map((i) => String(i['id'])));
+  const reads = entries.map((e) => readEntry(e, inputIds));
+  const wanted = ctx.options.servers ?? [];
+  const chosen = wanted.length ? reads.filter((r) => wanted.includes(r.e.name)) : reads;
+
+  // What the file says about the client, the same on every deployment it launches.
+  const stdio = reads.filter((r) => r.stdio);
+  const releases = stdio.map((r) => r.launch?.release ?? null);
+  const worst = RELEASE_ORDER.find((rel) => releases.includes(rel));
+  const plaintext = reads.flatMap((r) => r.secrets.filter((s) => s.kind === 'plaintext'));
+  const placeholders = reads.flatMap((r) => r.secrets.filter((s) => s.kind === 'placeholder'));
+  const onHost = stdio.filter((r) => !r.launch?.docker);
+
+  return chosen.map((r) => {
+    const sheet = new FactSheet(`client:${file.path}:${r.e.name}`);
+    const at = r.e.at();
+    const fileAt = { file: file.path, line: 1 };
+    sheet.set('client.reviewed', true, fileAt, 'the client configuration is among the files reviewed');
+    sheet.set(
+      'client.launches_stdio_servers',
+      stdio.length > 0,
+      stdio[0]?.e.at('command') ?? fileAt,
+      stdio.length ? `${stdio.map((s) => s.e.name).join(', ')} run as local processes (command)` : 'no entry has a command',
+    );
+    if (stdio.length) {
+      const undecidedOnes = stdio.filter((s) => !s.launch?.release);
+      const w = stdio.find((s) => s.launch?.release === worst);
+      if (worst === 'floating' || (worst && !undecidedOnes.length))
+        sheet.set('client.stdio_servers_release', worst, w!.e.at('args'), w!.launch!.releaseWhy);
+      else
+        sheet.undecided(
+          'client.stdio_servers_release',
+          `how ${undecidedOnes.map((s) => s.e.name).join(', ')} is fixed depends on a local program or checkout`,
+        );
+      if (onHost.length)
+        sheet.set(
+          'client.stdio_servers_sandboxed',
+          false,
+          onHost[0]!.e.at('command'),
+          `${onHost[0]!.e.name} runs directly on the host with the user's rights`,
+        );
+      else
+        sheet.undecided(
+          'client.stdio_servers_sandboxed',
+          'every stdio server runs in a container; whether each sees only what it needs is not decided by the flags alone',
+        );
+    }
+    if (plaintext.length) sheet.set('client.config_secrets_plaintext', true, plaintext[0]!.at, plaintext[0]!.why);
+    else if (placeholders.length) {
+      sheet.undecided('client.config_secrets_plaintext', placeholders[0]!.why);
+      sheet.cannotSay(placeholders[0]!.at, `${placeholders[0]!.why}: the configuration puts a secret in plain text once filled in`, [
+        'client.config_secrets_plaintext',
+      ]);
+    } else
+      sheet.set(
+        'client.config_secrets_plaintext',
+        false,
+        fileAt,
+        reads.some((x) => x.secrets.length)
+          ? 'every secret is a reference resolved at start (inputs or environment)'
+          : 'no secret is written in the configuration',
+      );
+    const tlsOff = reads.find((x) => x.tlsOff);
+    if (tlsOff)
+      sheet.set(
+        'client.tls_verification_disabled',
+        true,
+        tlsOff.tlsOff!,
+        'NODE_TLS_REJECT_UNAUTHORIZED=0 turns off certificate verification',
+      );
+
+    if (r.stdio) stdioFacts(sheet, r, at);
+    else remoteFacts(sheet, r, at);
+    return sheet;
+  });
+}
+
+function stdioFacts(sheet: FactSheet, r: Read, at: At): void {
+  sheet.set('transport.kind', 'stdio', r.e.at('command'), `command ${String(r.e.spec['command'])}: the client launches the server`);
+  sheet.set('deployment.replicas', 1, r.e.at('command'), 'one stdio process per client');
+  const l = r.launch;
+  if (l?.release) {
+    sheet.set('supply_chain.deployed_release', l.release, r.e.at('args'), l.releaseWhy);
+    if (!l.docker || l.release === 'digest' || l.target)
+      sheet.set('supply_chain.builds_server', false, r.e.at('args'), `the client runs the published ${l.target}`);
+  } else
+    sheet.undecided(
+      'supply_chain.deployed_release',
+      `${String(r.e.spec['command'])} runs a local program: how it is fixed depends on where it was installed from`,
+    );
+  if (l?.bridgeUrl)
+    sheet.cannotSay(
+      r.e.at('args'),
+      `a stdio bridge (${l.target}) to the remote server ${l.bridgeUrl}: the schema's transport.kind describes the local process, not the remote server behind it`,
+      ['transport.kind'],
+    );
+  sheet.set(
+    'transport.stdio_bridged_to_network',
+    l?.exposesPort ?? false,
+    r.e.at('args'),
+    l?.exposesPort ? `${l.target} re-exposes the server on a port` : 'the configuration launches it on stdio only',
+  );
+  if (l?.docker) dockerFacts(sheet, r, l);
+  else if (l) sheet.set('container.used', false, r.e.at('command'), `${l.runner} runs the server on the host`);
+  void at;
+}
+
+function dockerFacts(sheet: FactSheet, r: Read, l: Launch): void {
+  const d = l.docker!;
+  const f = (k: string) => d.flags.get(k) ?? [];
+  const at = r.e.at('args');
+  sheet.set('container.used', true, at, `${l.runner} run ${d.image}`);
+  sheet.set('container.orchestrator', 'docker', at, `${l.runner} run`);
+  sheet.set('container.image_pinned_by_digest', l.release === 'digest', at, `image ${d.image}`);
+  sheet.set('container.read_only_root_fs', f('--read-only').length > 0, at, f('--read-only').length ? '--read-only' : 'no --read-only');
+  const dropAll = f('--cap-drop').some((c) => /^(CAP_)?ALL$/i.test(c)) && !f('--cap-add').length;
+  sheet.set('container.capabilities_dropped', dropAll, at, dropAll ? '--cap-drop ALL' : 'no --cap-drop ALL');
+  const secOpt = f('--security-opt');
+  sheet.set(
+    'container.no_new_privileges',
+    secOpt.some((o) => /^no-new-privileges/.test(o)),
+    at,
+    'docker run --security-opt',
+  );
+  const privileged = f('--privileged').length > 0;
+  sheet.set('container.privileged', privileged, at, privileged ? '--privileged' : 'not --privileged');
+  sheet.set(
+    'container.seccomp',
+    privileged || secOpt.includes('seccomp=unconfined')
+      ? 'unconfined'
+      : secOpt.some((o) => o.startsWith('seccomp='))
+        ? 'custom'
+        : 'runtime_default',
+    at,
+    'docker run seccomp',
+  );
+  const vols = [...f('--volume'), ...f('--mount')];
+  const sock = vols.some((v) => /(docker|containerd|podman)\.sock/.test(v));
+  sheet.set('container.docker_socket_mounted', sock, at, sock ? 'the Docker socket is mounted' : 'no runtime socket mounted');
+  const ports = f('--publish');
+  sheet.set(
+    'container.published_ports',
+    ports.length === 0 ? 'none' : ports.every((p) => /^(127\.|\[::1\]|localhost)/.test(p)) ? 'loopback' : 'all_interfaces',
+    at,
+    ports.length ? `-p ${ports.join(', ')}` : 'no -p',
+  );
+  const limits = f('--memory').length > 0 && f('--cpus').length > 0 && f('--pids-limit').length > 0;
+  sheet.set(
+    'container.resource_limits',
+    limits,
+    at,
+    limits ? '--memory, --cpus and --pids-limit' : 'not every one of --memory, --cpus, --pids-limit',
+  );
+  const user = f('--user')[0];
+  if (user) sheet.set('container.runs_as_root', /^(0|root)(:|$)/.test(user), at, `--user ${user}`);
+  else sheet.undecided('container.runs_as_root', "no --user: the image's default user decides");
+  const net = f('--network')[0];
+  if (net === 'none') {
+    sheet.set('egress.network_restricted', true, at, '--network none');
+    sheet.set('egress.cloud_metadata_credentials_reachable', false, at, '--network none');
+  } else if (net === 'host') sheet.set('container.host_network', true, at, '--network host');
+  else sheet.set('egress.network_restricted', false, at, "Docker's default network lets the container connect anywhere");
+  if (f('--pid')[0] === 'host') sheet.set('container.host_pid', true, at, '--pid host');
+  const hostPaths = vols.filter((v) => /^(\/|~|\$HOME|\$\{HOME\})/.test(v) || /(^|,)(source|src)=\//.test(v));
+  if (hostPaths.length) sheet.set('container.host_path_mounts', true, at, `host paths mounted: ${hostPaths.join(', ')}`);
+  const envs = [...d.env.entries()];
+  const literal = envs.filter(([k, v]) => v !== null && SECRET_NAME.test(k) && !REFERENCE.test(v));
+  const passed = envs.filter(([k, v]) => v === null && SECRET_NAME.test(k));
+  if (literal.length)
+    sheet.set('container.secrets_source', 'manifest_plaintext', at, `-e ${literal[0]![0]}=... written in the configuration`);
+  else if (passed.length)
+    sheet.cannotSay(at, `-e ${passed[0]![0]} passes a variable from the client's environment into the container`, [
+      'container.secrets_source',
+    ]);
+  sheet.set('container.healthcheck', false, at, 'a stdio container has no health endpoint');
+  sheet.reopen('container.healthcheck', "a stdio server has no health endpoint; only the image's own HEALTHCHECK could say");
+}
+
+function remoteFacts(sheet: FactSheet, r: Read, _at: At): void {
+  const url = String(r.e.spec['url'] ?? r.e.spec['serverUrl'] ?? '');
+  const type = String(r.e.spec['type'] ?? r.e.spec['transport'] ?? '');
+  const uAt = r.e.at(r.e.spec['url'] !== undefined ? 'url' : 'serverUrl');
+  sheet.set('transport.kind', 'http', uAt, `a remote server at ${url || '(no url)'}`);
+  let u: URL | null = null;
+  try {
+    u = new URL(url);
+  } catch {
+    u = null;
+  }
+  if (type === 'sse' || (u && /\/sse\/?$/.test(u.pathname)))
+    sheet.set(
+      'transport.legacy_sse',
+      true,
+      uAt,
+      type === 'sse' ? 'type "sse": the deprecated HTTP+SSE transport' : 'the URL is an /sse endpoint',
+    );
+  if (!u) return;
+  sheet.set('tls.enabled', u.protocol === 'https:', uAt, `${u.protocol}// URL`);
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  const loop = host === 'localhost' || /^127\./.test(host) || host === '::1';
+  const priv =
+    /^(10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|fd|fc)/.test(host) ||
+    host.endsWith('.internal') ||
+    host.endsWith('.local') ||
+    host.endsWith('.svc') ||
+    host.endsWith('.cluster.local');
+  if (loop) {
+    sheet.set('exposure.endpoint_address_class', 'loopback', uAt, `${host} is loopback`);
+    sheet.set('exposure.reachable_from_internet', false, uAt, 'a loopback URL');
+  } else if (priv) sheet.set('exposure.endpoint_address_class', 'private', uAt, `${host} is a private address or internal name`);
+  else if (/^\d+\.\d+\.\d+\.\d+$/.test(host)) sheet.set('exposure.endpoint_address_class', 'public', uAt, `${host} is a public address`);
+  else sheet.undecided('exposure.endpoint_address_class', `${host}: what the name resolves to is not in the files`);
+  if ([...u.searchParams.keys()].some((k) => /^(api[_-]?key|key|token|access_token|auth)$/i.test(k)))
+    sheet.set('authentication.keys_in_query_string', true, uAt, 'the URL carries a credential in its query string');
+  if (r.secrets.length)
+    sheet.cannotSay(uAt, 'the client sends a credential in a header; what the server does without one is decided by probing it', [
+      'authentication.required',
+    ]);
+}

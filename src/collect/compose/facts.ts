@@ -1,0 +1,493 @@
+// The deployments a Compose project describes: which service is the MCP server, which proxy is
+// in front of it, and every fact the project's files decide about them.
+import { posix } from 'node:path';
+import { dockerfileFacts, imageFacts, userIsRoot } from '../build-facts.js';
+import type { Context } from '../context.js';
+import { SECRET_NAME } from '../dockerfile.js';
+import { dirOf } from '../inputs.js';
+import { mcpEvidenceIn } from '../packages.js';
+import { imageRole, type Role } from '../roles.js';
+import { worstSecrets } from '../secrets.js';
+import { type At, FactSheet } from '../sheet.js';
+import { Unresolved } from './interpolate.js';
+import { type ComposeProject, type ComposeService, networksMap } from './load.js';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Unresolved);
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null);
+
+interface Svc {
+  s: ComposeService;
+  role: Role;
+  /** The image it runs: `image:` or the final FROM of its Dockerfile. */
+  image: string | null;
+  dockerfile: string | null;
+  contextDir: string | null;
+  networks: string[];
+  /** Runs once and exits, or has no network: never a server. */
+  oneShot: boolean;
+}
+
+function describe(ctx: Context, project: ComposeProject, s: ComposeService): Svc {
+  const spec = s.spec;
+  const composeDir = dirOf(project.entry);
+  let dockerfile: string | null = null;
+  let contextDir: string | null = null;
+  const build = spec['build'];
+  if (build !== undefined) {
+    const context = str(build) ?? (isObj(build) ? (str(build['context']) ?? '.') : '.');
+    contextDir = ctx.inputs.resolve(`${composeDir ? `${composeDir}/` : ''}x`, context);
+    const name = isObj(build) ? (str(build['dockerfile']) ?? 'Dockerfile') : 'Dockerfile';
+    dockerfile = posix.join(contextDir, name).replace(/^\.\//, '');
+  }
+  const df = dockerfile ? ctx.dockerfile(dockerfile) : null;
+  const image = str(spec['image']) ?? df?.base?.image ?? null;
+  const networkMode = str(spec['network_mode']);
+  const networks = networkMode ? [] : Object.keys(networksMap(spec['networks'] ?? ['default']));
+  const restart = str(spec['restart']);
+  return {
+    s,
+    role: image ? imageRole(image) : null,
+    image,
+    dockerfile: df ? dockerfile : null,
+    contextDir,
+    networks,
+    oneShot: networkMode === 'none' || (restart === 'no' && !spec['ports']),
+  };
+}
+
+/** Text of a service's command line, environment values and labels: where a proxy names its upstream. */
+function mentions(svc: Svc, target: string): boolean {
+  const spec = svc.s.spec;
+  // Variables that name an authentication sidecar, a datastore or telemetry are not the route clients take.
+  const env = Object.entries(isObj(spec['environment']) ? spec['environment'] : {}).filter(
+    ([k]) => !/AUTH|VERIF|OAUTH|TOKEN|REDIS|DATABASE|_DB|CACHE|METRIC|LOG|OTEL/i.test(k),
+  );
+  const words = [spec['command'], spec['entrypoint'], env.map(([, v]) => v), Object.values(isObj(spec['labels']) ? spec['labels'] : {})]
+    .flat(2)
+    .map((v) => (v instanceof Unresolved ? v.asEmpty : String(v ?? '')));
+  const re = new RegExp(`(^|[/@\\s=,"'])${target.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(:\\d+|/|$|[\\s,"'])`);
+  return words.some((w) => re.test(w));
+}
+
+export function composeDeployments(ctx: Context, project: ComposeProject): FactSheet[] {
+  const svcs = [...project.services.values()].map((s) => describe(ctx, project, s));
+  for (const i of project.inactive)
+    ctx.note(i.at.file, `service ${i.name} is left out: its profiles (${i.profiles.join(', ')}) are not enabled`);
+  for (const n of project.notes) ctx.note(project.entry, n);
+  const proxies = svcs.filter((v) => v.role?.kind === 'proxy');
+  const candidates = svcs.filter((v) => !v.oneShot && v.role === null);
+
+  // The MCP servers: named by the caller, or with evidence (a proxy forwards to it, an MCP SDK in
+  // its build, "mcp" in its name, image or command), or the only long-running service left.
+  const wanted = ctx.options.servers ?? [];
+  const evidence = new Map<string, string>();
+  for (const c of candidates) {
+    const name = c.s.name;
+    if (wanted.includes(name)) evidence.set(name, 'named with --server');
+    else if (
+      proxies.some(
+        (p) => mentions(p, name) || ctx.proxyConfigNames(p.contextDir, volumesOf(p), name, composeDir(project), containerEnv(ctx, p)),
+      )
+    )
+      evidence.set(name, 'a proxy of the project forwards to it');
+    else if (c.contextDir !== null && mcpEvidenceIn(ctx.inputs, c.contextDir))
+      evidence.set(name, `its build context depends on ${mcpEvidenceIn(ctx.inputs, c.contextDir)!.name}`);
+    else if (/mcp/i.test(`${name} ${c.image ?? ''} ${JSON.stringify(c.s.spec['command'] ?? '')}`))
+      evidence.set(name, 'its name, image or command names MCP');
+  }
+  let servers = candidates.filter((c) => (wanted.length ? wanted.includes(c.s.name) : evidence.has(c.s.name)));
+  if (!servers.length && !wanted.length && candidates.length === 1) {
+    servers = candidates;
+    evidence.set(candidates[0]!.s.name, 'the only long-running service that is neither a proxy nor a datastore');
+  }
+  if (!servers.length) {
+    ctx.note(
+      project.entry,
+      `no service of this Compose project is recognisably an MCP server (candidates: ${candidates.map((c) => c.s.name).join(', ') || 'none'}); name it with --server`,
+    );
+    return [];
+  }
+
+  return servers.map((srv) => {
+    const sheet = new FactSheet(`compose:${project.entry}:${srv.s.name}`);
+    const spec = srv.s.spec;
+    const at = (...p: (string | number)[]) => srv.s.at(...p);
+    sheet.set('container.used', true, at(), `service ${srv.s.name} runs in a container (${evidence.get(srv.s.name)})`);
+    sheet.set('container.orchestrator', 'docker', at(), 'a Docker Compose service');
+    replicas(sheet, srv);
+    containerFacts(sheet, srv, project);
+    if (srv.dockerfile) dockerfileFacts(sheet, ctx.dockerfile(srv.dockerfile)!, ctx.inputs, srv.contextDir ?? '', at('build'));
+    else if (srv.image) imageFacts(sheet, srv.image, at('image'));
+    if (!sheet.has('container.healthcheck') && srv.dockerfile)
+      sheet.set('container.healthcheck', false, at(), 'no healthcheck in the service or its Dockerfile');
+    else if (!sheet.has('container.healthcheck')) sheet.undecided('container.healthcheck', "the image's own HEALTHCHECK decides");
+    secrets(sheet, srv, project);
+
+    // Who is in front: a proxy of the project that forwards to it, sharing a network.
+    const front = proxies.filter(
+      (p) =>
+        p.networks.some((n) => srv.networks.includes(n)) &&
+        (mentions(p, srv.s.name) ||
+          ctx.proxyConfigNames(p.contextDir, volumesOf(p), srv.s.name, composeDir(project), containerEnv(ctx, p))),
+    );
+    const proxy =
+      front[0] ?? (proxies.length === 1 && proxies[0]!.networks.some((n) => srv.networks.includes(n)) ? proxies[0]! : undefined);
+    const published = publishedPorts(srv);
+    const entry = proxy ?? srv;
+    const entryPorts = proxy ? publishedPorts(proxy) : published;
+    sheet.set(
+      'exposure.bind_address_class',
+      spec['network_mode'] === 'host' ? 'public' : 'private',
+      at(),
+      'the server listens inside the container network',
+    );
+    if (spec['network_mode'] === 'host') {
+      sheet.reopen('exposure.bind_address_class', 'with the host network the server binds the host interfaces its own configuration names');
+      sheet.cannotSay(at('network_mode'), 'network_mode: host shares the host network namespace', [
+        'container.published_ports',
+        'exposure.bind_address_class',
+      ]);
+      sheet.set('container.host_network', true, at('network_mode'), 'network_mode: host');
+    }
+    if (proxy) {
+      const pAt = proxy.s.at();
+      if (published.kind !== 'none') {
+        sheet.set(
+          'exposure.behind_reverse_proxy',
+          false,
+          published.at,
+          `the server publishes port ${published.text} itself: clients can bypass ${proxy.s.name}`,
+        );
+        sheet.set('exposure.ingress_restricted_to_proxy', false, published.at, 'a published server port is reachable without the proxy');
+      } else {
+        sheet.set(
+          'exposure.behind_reverse_proxy',
+          true,
+          pAt,
+          `${proxy.s.name} (${proxy.role?.kind === 'proxy' ? proxy.role.product : 'proxy'}) forwards to ${srv.s.name}, which publishes no port`,
+        );
+        ingressRestricted(sheet, srv, proxy, svcs, project);
+      }
+      ctx.proxyFacts(
+        sheet,
+        ctx.proxyConfig(proxy.role, proxy.contextDir, volumesOf(proxy), composeDir(project), containerEnv(ctx, proxy)),
+        {
+          targets: [srv.s.name],
+          platform: 'compose',
+          facesClients: true,
+        },
+      );
+      if (sheet.get('exposure.behind_reverse_proxy') === true && published.kind !== 'none')
+        sheet.set(
+          'exposure.behind_reverse_proxy',
+          false,
+          published.at,
+          `the server publishes port ${published.text} itself: clients can bypass ${proxy.s.name}`,
+        );
+    } else {
+      sheet.set('exposure.behind_reverse_proxy', false, at(), 'no proxy of the project forwards to the server');
+      sheet.set('exposure.ingress_restricted_to_proxy', false, at(), 'there is no proxy to restrict ingress to');
+    }
+    sheet.set(
+      'transport.kind',
+      'http',
+      entryPorts.kind !== 'none' ? entryPorts.at : at(),
+      'a network service (Compose runs no stdio client)',
+    );
+    if (entryPorts.kind === 'loopback') {
+      sheet.set('exposure.endpoint_address_class', 'loopback', entryPorts.at, `${entry.s.name} is published on ${entryPorts.text} only`);
+      sheet.set(
+        'exposure.reachable_from_internet',
+        false,
+        entryPorts.at,
+        'published on loopback only (a tunnel on the host would change this, none is in the files)',
+      );
+    } else if (entryPorts.kind === 'all_interfaces') {
+      sheet.undecided(
+        'exposure.endpoint_address_class',
+        `${entry.s.name} is published on every host interface (${entryPorts.text}): the host's addresses decide`,
+      );
+      sheet.undecided('exposure.reachable_from_internet', "published on every interface: the host's network and firewall decide");
+    } else if (!svcs.some((v) => v.role?.kind === 'tunnel')) {
+      sheet.set(
+        'exposure.endpoint_address_class',
+        'private',
+        at(),
+        `${entry.s.name} publishes no port: only containers on its networks reach it`,
+      );
+      sheet.set('exposure.reachable_from_internet', false, at(), 'nothing is published on the host and no tunnel runs in the project');
+    } else {
+      const t = svcs.find((v) => v.role?.kind === 'tunnel')!;
+      sheet.undecided('exposure.reachable_from_internet', `${t.s.name} runs a tunnel; its routes are configured outside these files`);
+      sheet.cannotSay(
+        t.s.at(),
+        `${t.s.name} (${t.image}) is a tunnel: whether it counts as a proxy you control is not said by the schema`,
+        ['exposure.behind_reverse_proxy', 'exposure.reachable_from_internet'],
+      );
+    }
+    egress(sheet, srv, project);
+    return sheet;
+  });
+}
+
+const composeDir = (project: ComposeProject) => dirOf(project.entry);
+
+/** A container's environment as the files give it: the image's ENV, then the service's environment (resolved values only). */
+function containerEnv(ctx: Context, svc: Svc): Map<string, string> {
+  const env = new Map(svc.dockerfile ? ctx.dockerfile(svc.dockerfile)!.env : []);
+  const e = svc.s.spec['environment'];
+  if (isObj(e)) for (const [k, v] of Object.entries(e)) if (typeof v === 'string' || typeof v === 'number') env.set(k, String(v));
+  return env;
+}
+
+function volumesOf(svc: Svc): { source: string; target: string }[] {
+  const out: { source: string; target: string }[] = [];
+  for (const v of (svc.s.spec['volumes'] as unknown[]) ?? []) {
+    if (typeof v === 'string') {
+      const [source, target] = v.split(':');
+      if (source && target) out.push({ source, target });
+    } else if (isObj(v) && typeof v['source'] === 'string') out.push({ source: v['source'], target: String(v['target'] ?? '') });
+  }
+  return out;
+}
+
+function replicas(sheet: FactSheet, srv: Svc): void {
+  const spec = srv.s.spec;
+  const deploy = isObj(spec['deploy']) ? spec['deploy'] : {};
+  const n = Number(deploy['replicas'] ?? spec['scale'] ?? 1);
+  const where =
+    deploy['replicas'] !== undefined ? srv.s.at('deploy', 'replicas') : spec['scale'] !== undefined ? srv.s.at('scale') : srv.s.at();
+  if (Number.isInteger(n) && n >= 1)
+    sheet.set(
+      'deployment.replicas',
+      n,
+      where,
+      (deploy['replicas'] ?? spec['scale'])
+        ? 'replicas set in the service'
+        : 'Compose starts one container per service unless scaled (a --scale on the command line is not in the files)',
+    );
+}
+
+function containerFacts(sheet: FactSheet, srv: Svc, project: ComposeProject): void {
+  const spec = srv.s.spec;
+  const at = (...p: (string | number)[]) => srv.s.at(...p);
+  const user = str(spec['user']);
+  if (user !== null) {
+    const root = userIsRoot(user);
+    if (root !== null) sheet.set('container.runs_as_root', root, at('user'), `user: "${user}"`);
+  }
+  sheet.set(
+    'container.read_only_root_fs',
+    spec['read_only'] === true,
+    at(spec['read_only'] === undefined ? '' : 'read_only'),
+    spec['read_only'] === true ? 'read_only: true' : 'no read_only: true (Compose mounts the root filesystem writable)',
+  );
+  const drop = ((spec['cap_drop'] as unknown[]) ?? []).map(String);
+  const add = ((spec['cap_add'] as unknown[]) ?? []).map(String);
+  const dropped = drop.some((c) => /^(CAP_)?ALL$/i.test(c)) && add.length === 0;
+  sheet.set(
+    'container.capabilities_dropped',
+    dropped,
+    at(spec['cap_drop'] ? 'cap_drop' : ''),
+    dropped ? 'cap_drop: [ALL], nothing added back' : add.length ? `cap_add: ${add.join(', ')}` : 'no cap_drop: [ALL]',
+  );
+  const secOpt = ((spec['security_opt'] as unknown[]) ?? []).map(String);
+  const nnp = secOpt.some((o) => /^no-new-privileges(:true|=true)?$/.test(o));
+  sheet.set(
+    'container.no_new_privileges',
+    nnp,
+    at(spec['security_opt'] ? 'security_opt' : ''),
+    nnp ? 'security_opt no-new-privileges:true' : 'no no-new-privileges in security_opt',
+  );
+  const privileged = spec['privileged'] === true;
+  sheet.set('container.privileged', privileged, at(privileged ? 'privileged' : ''), privileged ? 'privileged: true' : 'not privileged');
+  const seccomp = secOpt.find((o) => /^seccomp[:=]/.test(o));
+  if (privileged) sheet.set('container.seccomp', 'unconfined', at('privileged'), 'privileged: true disables seccomp');
+  else if (seccomp) sheet.set('container.seccomp', /unconfined$/.test(seccomp) ? 'unconfined' : 'custom', at('security_opt'), seccomp);
+  else sheet.set('container.seccomp', 'runtime_default', at(), 'no seccomp option: Docker applies its default profile');
+  const vols = volumesOf(srv);
+  const sock = vols.find((v) => /(docker|containerd|podman)\.sock$/.test(v.source));
+  sheet.set(
+    'container.docker_socket_mounted',
+    !!sock,
+    at(sock ? 'volumes' : ''),
+    sock ? `${sock.source} is mounted` : 'no container runtime socket among the volumes',
+  );
+  const hostPaths = vols.filter((v) => /^(\/|~)/.test(v.source) && !/(docker|containerd|podman)\.sock$/.test(v.source));
+  if (hostPaths.length)
+    sheet.set('container.host_path_mounts', true, at('volumes'), `host paths mounted: ${hostPaths.map((h) => h.source).join(', ')}`);
+  if (spec['pid'] === 'host') sheet.set('container.host_pid', true, at('pid'), 'pid: host');
+  if (spec['userns_mode'] === 'host') sheet.set('container.user_namespace', false, at('userns_mode'), 'userns_mode: host');
+  else
+    sheet.undecided(
+      'container.user_namespace',
+      "user namespaces are the Docker daemon's setting (userns-remap, rootless), not in the files",
+    );
+  const deploy = isObj(spec['deploy']) ? spec['deploy'] : {};
+  const limits =
+    isObj(deploy['resources']) && isObj((deploy['resources'] as Obj)['limits']) ? ((deploy['resources'] as Obj)['limits'] as Obj) : {};
+  const mem = spec['mem_limit'] ?? limits['memory'];
+  const cpus = spec['cpus'] ?? limits['cpus'];
+  const pids = spec['pids_limit'] ?? limits['pids'];
+  const all = mem !== undefined && cpus !== undefined && pids !== undefined;
+  sheet.set(
+    'container.resource_limits',
+    all,
+    at(spec['mem_limit'] !== undefined ? 'mem_limit' : 'deploy'),
+    all
+      ? 'memory, CPU and process limits set'
+      : `missing: ${[mem === undefined && 'memory', cpus === undefined && 'cpus', pids === undefined && 'pids_limit'].filter(Boolean).join(', ')}`,
+  );
+  const hc = spec['healthcheck'];
+  if (isObj(hc)) {
+    const off = hc['disable'] === true || (Array.isArray(hc['test']) && hc['test'][0] === 'NONE');
+    if (off) sheet.set('container.healthcheck', false, at('healthcheck'), 'healthcheck disabled');
+    else if (hc['test'] !== undefined) sheet.set('container.healthcheck', true, at('healthcheck'), 'healthcheck in the service');
+  }
+  const ports = publishedPorts(srv);
+  sheet.set('container.published_ports', ports.kind, ports.at, ports.kind === 'none' ? 'no ports: entry' : `ports: ${ports.text}`);
+  void project;
+}
+
+/** The worst publication of a service's ports: none, loopback, or every interface (compose-spec ports). */
+function publishedPorts(svc: Svc): { kind: 'none' | 'loopback' | 'all_interfaces'; at: At; text: string } {
+  const ports = (svc.s.spec['ports'] as unknown[]) ?? [];
+  let kind: 'none' | 'loopback' | 'all_interfaces' = 'none';
+  const texts: string[] = [];
+  for (const p of ports) {
+    let hostIp = '';
+    if (isObj(p)) {
+      hostIp = str(p['host_ip']) ?? '';
+      texts.push(`${hostIp ? `${hostIp}:` : ''}${str(p['published']) ?? ''}:${str(p['target']) ?? ''}`);
+    } else {
+      // [HOST_IP:][HOST_PORT:]CONTAINER_PORT[/PROTOCOL]; "3000" alone publishes a random host port on every interface.
+      const t = (p instanceof Unresolved ? p.asEmpty : String(p)).trim();
+      texts.push(t);
+      const v6 = /^\[([^\]]+)\]:/.exec(t);
+      if (v6) hostIp = v6[1]!;
+      else if (t.split(':').length >= 3) hostIp = t.split(':')[0]!;
+    }
+    const loop = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(hostIp);
+    kind = loop ? (kind === 'none' ? 'loopback' : kind) : 'all_interfaces';
+  }
+  return { kind, at: ports.length ? svc.s.at('ports') : svc.s.at(), text: texts.join(', ') };
+}
+
+function ingressRestricted(sheet: FactSheet, srv: Svc, proxy: Svc, svcs: Svc[], project: ComposeProject): void {
+  // Only the proxy (and datastores the server itself uses) share a network with the server.
+  const others = svcs.filter(
+    (v) => v !== srv && v !== proxy && !v.oneShot && v.networks.some((n) => srv.networks.includes(n)) && v.role?.kind !== 'datastore',
+  );
+  if (others.length)
+    sheet.set(
+      'exposure.ingress_restricted_to_proxy',
+      false,
+      others[0]!.s.at('networks'),
+      `${others.map((o) => o.s.name).join(', ')} share a network with the server`,
+    );
+  else {
+    const net = srv.networks.find((n) => proxy.networks.includes(n))!;
+    sheet.set(
+      'exposure.ingress_restricted_to_proxy',
+      true,
+      project.networkAt(net),
+      `only ${proxy.s.name} (and datastores the server uses) share a network with the server`,
+    );
+  }
+}
+
+function egress(sheet: FactSheet, srv: Svc, project: ComposeProject): void {
+  const spec = srv.s.spec;
+  if (spec['network_mode'] === 'none') {
+    sheet.set('egress.network_restricted', true, srv.s.at('network_mode'), 'network_mode: none');
+    sheet.set('egress.cloud_metadata_credentials_reachable', false, srv.s.at('network_mode'), 'no network');
+    return;
+  }
+  if (spec['network_mode'] !== undefined) {
+    sheet.undecided('egress.network_restricted', `network_mode: ${String(spec['network_mode'])}`);
+    return;
+  }
+  const open = srv.networks.filter((n) => !(isObj(project.networks[n]) && (project.networks[n] as Obj)['internal'] === true));
+  if (open.length) {
+    sheet.set(
+      'egress.network_restricted',
+      false,
+      open[0] === 'default' ? srv.s.at() : project.networkAt(open[0]!),
+      `network ${open[0]} is not internal: the server can open connections anywhere`,
+    );
+    sheet.undecided(
+      'egress.cloud_metadata_credentials_reachable',
+      "the server has a way out; whether a metadata service answers depends on the host's cloud",
+    );
+  } else {
+    sheet.set(
+      'egress.network_restricted',
+      true,
+      project.networkAt(srv.networks[0]!),
+      `every network of the server is internal: ${srv.networks.join(', ')}`,
+    );
+    sheet.set(
+      'egress.cloud_metadata_credentials_reachable',
+      false,
+      project.networkAt(srv.networks[0]!),
+      'internal networks have no route out, to a metadata service either',
+    );
+  }
+}
+
+function secrets(sheet: FactSheet, srv: Svc, project: ComposeProject): void {
+  const spec = srv.s.spec;
+  const env = isObj(spec['environment']) ? (spec['environment'] as Obj) : {};
+  const found: { kind: string; at: At; why: string }[] = [];
+  for (const [k, v] of Object.entries(env)) {
+    if (/_FILE$/.test(k) && typeof v === 'string' && v.startsWith('/')) {
+      found.push({ kind: 'mounted_files', at: srv.s.at('environment', k), why: `${k} points at a mounted file` });
+      continue;
+    }
+    if (!SECRET_NAME.test(k)) continue;
+    const vars = srv.s.varsAt('environment', k);
+    if (v instanceof Unresolved) {
+      found.push({
+        kind: 'environment',
+        at: srv.s.at('environment', k),
+        why: `${k} comes from the operator's environment (${vars.join(', ')}), not from the files`,
+      });
+      continue;
+    }
+    const value = str(v) ?? '';
+    if (!value) continue;
+    const fromDotenv = vars.map((n) => project.envAt(n)).find((a) => a !== null);
+    if (fromDotenv)
+      found.push({ kind: 'manifest_plaintext', at: fromDotenv, why: `${k} is set from a value written in ${fromDotenv.file}` });
+    else found.push({ kind: 'manifest_plaintext', at: srv.s.at('environment', k), why: `${k} has a value written in the compose file` });
+  }
+  for (const s of (spec['secrets'] as unknown[]) ?? []) {
+    const name = typeof s === 'string' ? s : isObj(s) ? String(s['source']) : '';
+    const def = project.secrets[name];
+    const committed = isObj(def) && typeof def['file'] === 'string';
+    found.push({
+      kind: 'mounted_files',
+      at: srv.s.at('secrets'),
+      why: `compose secret ${name}${committed ? ` from the file ${String((def as Obj)['file'])}` : ''}`,
+    });
+  }
+  for (const e of (Array.isArray(spec['env_file']) ? spec['env_file'] : spec['env_file'] ? [spec['env_file']] : []) as unknown[]) {
+    const p = typeof e === 'string' ? e : isObj(e) ? String(e['path']) : '';
+    sheet.cannotSay(
+      srv.s.at('env_file'),
+      `env_file ${p}: whether it holds secrets and is committed or generated is not in the files read`,
+      ['container.secrets_source'],
+    );
+  }
+  const environmentOnly = found.filter((f) => f.kind === 'environment');
+  if (environmentOnly.length && environmentOnly.length === found.length) {
+    sheet.undecided('container.secrets_source', environmentOnly[0]!.why);
+    return;
+  }
+  const decided = found.filter((f) => f.kind !== 'environment');
+  if (decided.length) {
+    const w = worstSecrets(decided);
+    sheet.set('container.secrets_source', w.kind, w.at, w.why);
+  } else sheet.set('container.secrets_source', 'none', srv.s.at(), 'no secret reaches the container in the files');
+}

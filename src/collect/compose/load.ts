@@ -1,0 +1,301 @@
+// A Compose project as `docker compose -f A -f B` builds it: each file interpolated with the
+// project's .env (and the variables handed in), `extends` applied, the files merged in order
+// with the compose-spec merge rules (merge.md), `include` loaded, profiles applied. Every value
+// keeps the file and line it came from, so facts can point at the line that decided them.
+import { posix } from 'node:path';
+import { dirOf, type Inputs } from '../inputs.js';
+import type { At } from '../sheet.js';
+import { Override, RESET, readYaml, type YamlDoc } from '../yaml-lines.js';
+import { interpolateTree, parseDotenv, Unresolved } from './interpolate.js';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Unresolved);
+
+export interface ComposeService {
+  name: string;
+  spec: Obj;
+  /** The variables a value at `path` was interpolated from (empty when written literally). */
+  varsAt(...path: (string | number)[]): string[];
+  /** Where the value at `path` (keys under the service) was last set. */
+  at(...path: (string | number)[]): At;
+}
+
+export interface ComposeProject {
+  name: string;
+  /** The first file named (`-f`): the project directory and the deployments' names come from it. */
+  entry: string;
+  /** The files merged, in order (includes first). */
+  files: string[];
+  services: Map<string, ComposeService>;
+  /** Services left out because none of their profiles is enabled. */
+  inactive: { name: string; profiles: string[]; at: At }[];
+  networks: Obj;
+  networkAt(name: string): At;
+  secrets: Obj;
+  /** The variables interpolation used, with where each was set (.env line, or none for --env). */
+  env: Map<string, string>;
+  envAt(name: string): At | null;
+  notes: string[];
+}
+
+export interface ComposeOptions {
+  /** Variables as if set in the shell (they win over .env). */
+  env?: Record<string, string>;
+  profiles?: string[];
+}
+
+class Origins {
+  readonly map = new Map<string, At>();
+  set(path: readonly (string | number)[], at: At) {
+    this.map.set(path.join('\u0001'), at);
+  }
+  /** Record every key of `value` (not list items) as coming from `doc` at `base`. */
+  record(value: unknown, file: string, doc: YamlDoc, base: readonly (string | number)[], rel: readonly (string | number)[] = []) {
+    this.set(rel, { file, line: doc.line([...base, ...rel]) });
+    if (isObj(value)) for (const [k, v] of Object.entries(value)) this.record(v, file, doc, base, [...rel, k]);
+  }
+  get(path: readonly (string | number)[]): At | undefined {
+    for (let n = path.length; n >= 0; n--) {
+      const at = this.map.get(path.slice(0, n).join('\u0001'));
+      if (at) return at;
+    }
+    return undefined;
+  }
+}
+
+interface RawService {
+  spec: Obj;
+  origins: Origins;
+  vars: Map<string, string[]>;
+}
+
+const VAR = /\$\{?([A-Za-z_][A-Za-z0-9_]*)/g;
+/** Paths (keys joined) of the strings that name variables in a service as written. */
+function variablesIn(raw: unknown, path: string[], out: Map<string, string[]>): void {
+  if (typeof raw === 'string') {
+    const names = [...raw.replace(/\$\$/g, '').matchAll(VAR)].map((m) => m[1]!);
+    if (names.length) out.set(path.join('\u0001'), names);
+  } else if (Array.isArray(raw)) {
+    raw.forEach((v, i) => {
+      // environment in list form: KEY=${VAR} is recorded under the key, like the map form.
+      if (path[path.length - 1] === 'environment' && typeof v === 'string' && v.includes('='))
+        variablesIn(v.slice(v.indexOf('=') + 1), [...path, v.split('=')[0]!], out);
+      else variablesIn(v, [...path, String(i)], out);
+    });
+  } else if (isObj(raw)) for (const [k, v] of Object.entries(raw)) variablesIn(v, [...path, k], out);
+}
+
+interface LoadedFile {
+  path: string;
+  top: Obj;
+  doc: YamlDoc;
+  services: Map<string, RawService>;
+}
+
+const REPLACED = new Set(['command', 'entrypoint']);
+const MAPPED = new Set(['environment', 'labels', 'sysctls', 'annotations']);
+
+/** `environment`/`labels` in list form (KEY=VAL) as a map; a bare KEY is a variable passed from the shell: unresolved. */
+function asMap(v: unknown): Obj {
+  if (isObj(v)) return { ...v };
+  const out: Obj = {};
+  if (Array.isArray(v)) {
+    for (const item of v) {
+      if (typeof item !== 'string') continue;
+      const eq = item.indexOf('=');
+      if (eq < 0) out[item] = new Unresolved([item], '', null);
+      else out[item.slice(0, eq)] = item.slice(eq + 1);
+    }
+  }
+  return out;
+}
+
+/** The key a list item is merged by (merge.md: volumes and secrets by target, ports as written). */
+function itemKey(field: string, item: unknown): string {
+  if (field === 'volumes' || field === 'tmpfs') {
+    if (typeof item === 'string') return item.split(':')[1] ?? item;
+    if (isObj(item)) return String(item['target']);
+  }
+  if (field === 'secrets' || field === 'configs') {
+    if (typeof item === 'string') return item;
+    if (isObj(item)) return String(item['target'] ?? item['source']);
+  }
+  return JSON.stringify(item instanceof Unresolved ? item.asEmpty : item);
+}
+
+function mergeService(base: Obj, over: Obj): Obj {
+  const out: Obj = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    if (v === RESET) {
+      delete out[k];
+      continue;
+    }
+    if (v instanceof Override) {
+      out[k] = v.value;
+      continue;
+    }
+    const prev = out[k];
+    if (prev === undefined || REPLACED.has(k)) out[k] = v;
+    else if (MAPPED.has(k)) out[k] = { ...asMap(prev), ...asMap(v) };
+    else if (k === 'networks') out[k] = { ...networksMap(prev), ...networksMap(v) };
+    else if (k === 'healthcheck' && isObj(prev) && isObj(v)) out[k] = { ...prev, ...v };
+    else if (Array.isArray(prev) && Array.isArray(v)) {
+      const byKey = new Map(prev.map((i) => [itemKey(k, i), i] as const));
+      for (const i of v) byKey.set(itemKey(k, i), i);
+      out[k] = [...byKey.values()];
+    } else if (isObj(prev) && isObj(v)) out[k] = mergeDeep(prev, v);
+    else out[k] = v;
+  }
+  return out;
+}
+
+function mergeDeep(a: Obj, b: Obj): Obj {
+  const out: Obj = { ...a };
+  for (const [k, v] of Object.entries(b)) {
+    if (v === RESET) delete out[k];
+    else if (v instanceof Override) out[k] = v.value;
+    else out[k] = isObj(out[k]) && isObj(v) ? mergeDeep(out[k] as Obj, v) : v;
+  }
+  return out;
+}
+
+export function networksMap(v: unknown): Obj {
+  if (Array.isArray(v)) return Object.fromEntries(v.map((n) => [String(n), null]));
+  return isObj(v) ? { ...v } : {};
+}
+
+/** Load one compose project from `files` (merged in order). Throws on a file that is not valid YAML. */
+export function loadCompose(inputs: Inputs, files: string[], options: ComposeOptions = {}): ComposeProject {
+  const notes: string[] = [];
+  const projectDir = dirOf(files[0]!);
+  const dotenvPath = posix.join(projectDir, '.env');
+  const dotenv = inputs.get(dotenvPath);
+  const parsed = dotenv ? parseDotenv(dotenv.text) : { values: new Map<string, string>(), lines: new Map<string, number>() };
+  const env = new Map(parsed.values);
+  for (const [k, v] of Object.entries(options.env ?? {})) env.set(k, v);
+  const envAt = (name: string): At | null => {
+    if (options.env && name in options.env) return null;
+    const line = parsed.lines.get(name);
+    return line === undefined ? null : { file: dotenv!.path, line };
+  };
+
+  const order: string[] = [];
+  const loaded: LoadedFile[] = [];
+  const seen = new Set<string>();
+  const load = (path: string, depth: number) => {
+    if (seen.has(path) || depth > 8) return;
+    seen.add(path);
+    const file = inputs.get(path);
+    if (!file) {
+      notes.push(`${path} is named but not among the files read: its services are not described`);
+      return;
+    }
+    const docs = readYaml(file.text, { composeTags: true });
+    const doc = docs[0];
+    if (!doc || !isObj(doc.value)) return;
+    const rawTop = doc.value as Obj;
+    const top = interpolateTree(doc.value, env) as Obj;
+    // include: loaded first, relative to the including file (compose-spec include.md).
+    const include = Array.isArray(top['include']) ? top['include'] : [];
+    for (const entry of include) {
+      const paths = typeof entry === 'string' ? [entry] : isObj(entry) ? [entry['path']].flat() : [];
+      for (const p of paths) if (typeof p === 'string') load(inputs.resolve(path, p), depth + 1);
+    }
+    const services = new Map<string, RawService>();
+    for (const [name, spec] of Object.entries(isObj(top['services']) ? (top['services'] as Obj) : {})) {
+      if (!isObj(spec)) continue;
+      const origins = new Origins();
+      origins.record(spec, path, doc, ['services', name]);
+      const vars = new Map<string, string[]>();
+      const rawSpec = isObj(rawTop['services']) ? (rawTop['services'] as Obj)[name] : undefined;
+      variablesIn(rawSpec, [], vars);
+      const s: RawService = { spec: { ...spec }, origins, vars };
+      if (Array.isArray(spec['environment'])) {
+        (spec['environment'] as unknown[]).forEach((item, i) => {
+          if (typeof item === 'string')
+            origins.set(['environment', item.split('=')[0]!], { file: path, line: doc.line(['services', name, 'environment', i]) });
+        });
+      }
+      services.set(name, s);
+    }
+    loaded.push({ path, top, doc, services });
+    order.push(path);
+  };
+  for (const f of files) load(f, 0);
+
+  // extends: the base service merged under the service (same file, or another loaded file).
+  for (const lf of loaded) {
+    for (const [name, s] of lf.services) {
+      const ext = s.spec['extends'];
+      if (!ext) continue;
+      const baseName = typeof ext === 'string' ? ext : isObj(ext) ? String(ext['service']) : '';
+      const baseFile = isObj(ext) && typeof ext['file'] === 'string' ? inputs.resolve(lf.path, ext['file'] as string) : lf.path;
+      const baseLf = loaded.find((l) => l.path === baseFile);
+      const base = baseLf?.services.get(baseName);
+      if (!base) {
+        notes.push(`${lf.path}: service ${name} extends ${baseName} in ${baseFile}, which is not among the files read`);
+        continue;
+      }
+      const merged = mergeService(base.spec, s.spec);
+      delete merged['extends'];
+      const origins = new Origins();
+      for (const [k, v] of base.origins.map) origins.map.set(k, v);
+      for (const [k, v] of s.origins.map) origins.map.set(k, v);
+      lf.services.set(name, { spec: merged, origins, vars: new Map([...base.vars, ...s.vars]) });
+    }
+  }
+
+  const services = new Map<string, RawService>();
+  const networks: Obj = {};
+  const networkLines = new Map<string, At>();
+  const secrets: Obj = {};
+  let projectName: string | undefined;
+  for (const lf of loaded) {
+    if (typeof lf.top['name'] === 'string') projectName = lf.top['name'];
+    for (const [name, s] of lf.services) {
+      const prev = services.get(name);
+      if (!prev) services.set(name, s);
+      else {
+        const origins = new Origins();
+        for (const [k, v] of prev.origins.map) origins.map.set(k, v);
+        for (const [k, v] of s.origins.map) origins.map.set(k, v);
+        services.set(name, { spec: mergeService(prev.spec, s.spec), origins, vars: new Map([...prev.vars, ...s.vars]) });
+      }
+    }
+    for (const [n, v] of Object.entries(isObj(lf.top['networks']) ? (lf.top['networks'] as Obj) : {})) {
+      networks[n] = isObj(networks[n]) && isObj(v) ? mergeDeep(networks[n] as Obj, v) : (v ?? {});
+      networkLines.set(n, { file: lf.path, line: lf.doc.line(['networks', n]) });
+    }
+    for (const [n, v] of Object.entries(isObj(lf.top['secrets']) ? (lf.top['secrets'] as Obj) : {})) secrets[n] = v;
+  }
+
+  // Profiles: COMPOSE_PROFILES from .env or --env, and --profile.
+  const enabled = new Set(options.profiles ?? []);
+  const fromEnv = env.get('COMPOSE_PROFILES');
+  if (fromEnv) for (const p of fromEnv.split(',')) if (p.trim()) enabled.add(p.trim());
+  const out = new Map<string, ComposeService>();
+  const inactive: ComposeProject['inactive'] = [];
+  for (const name of [...services.keys()].sort()) {
+    const s = services.get(name)!;
+    const profiles = Array.isArray(s.spec['profiles']) ? (s.spec['profiles'] as unknown[]).map(String) : [];
+    const at = (...path: (string | number)[]) => s.origins.get(path) ?? { file: order[0]!, line: 1 };
+    if (profiles.length && !enabled.has('*') && !profiles.some((p) => enabled.has(p))) {
+      inactive.push({ name, profiles, at: at() });
+      continue;
+    }
+    out.set(name, { name, spec: s.spec, at, varsAt: (...path) => s.vars.get(path.join('\u0001')) ?? [] });
+  }
+  return {
+    name: projectName ?? (posix.basename(projectDir) || 'default'),
+    entry: files[0]!,
+    files: order,
+    services: out,
+    inactive,
+    networks,
+    networkAt: (n) => networkLines.get(n) ?? { file: order[0]!, line: 1 },
+    secrets,
+    env,
+    envAt,
+    notes,
+  };
+}

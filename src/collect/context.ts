@@ -1,0 +1,129 @@
+// What every collector shares during one collection: the files, parsed Dockerfiles, the
+// options, notes about the collection, and the proxies' configurations.
+import { caddyFacts } from './caddy.js';
+import { type DockerfileInfo, readDockerfile } from './dockerfile.js';
+import type { Inputs, TextFile } from './inputs.js';
+import { NginxConfig } from './nginx.js';
+import { mcpLocations, nginxFacts, type ProxyContext } from './nginx-facts.js';
+import type { Role } from './roles.js';
+import type { FactSheet } from './sheet.js';
+import type { CollectionNote, FileKind } from './types.js';
+
+export interface CollectOptions {
+  /** Compose projects made of several files, merged in order (`docker compose -f a -f b`). */
+  compose?: string[][];
+  /** Variables for Compose interpolation, as if set in the shell (they win over .env). */
+  env?: Record<string, string>;
+  profiles?: string[];
+  /** Names of the services, workloads or client entries that are MCP servers (otherwise recognised). */
+  servers?: string[];
+  /** Kustomization directories to build (default: every kustomization no other one includes). */
+  kustomizations?: string[];
+  /** `kubectl kustomize` output per kustomization directory: a file among the inputs to read instead. */
+  rendered?: Record<string, string>;
+}
+
+export interface ProxyConfig {
+  product: string;
+  files: TextFile[];
+  /** The proxy container's environment where the files show it: `*.template` files are rendered with it (envsubst, as the nginx image does). */
+  env: Map<string, string>;
+}
+
+export class Context {
+  readonly notes: CollectionNote[] = [];
+  readonly #dockerfiles = new Map<string, DockerfileInfo | null>();
+  readonly #nginx = new Map<string, NginxConfig>();
+
+  readonly inputs: Inputs;
+  readonly kinds: Map<string, FileKind>;
+  readonly options: CollectOptions;
+
+  constructor(inputs: Inputs, kinds: Map<string, FileKind>, options: CollectOptions) {
+    this.inputs = inputs;
+    this.kinds = kinds;
+    this.options = options;
+  }
+
+  note(file: string, what: string): void {
+    this.notes.push({ file, what });
+  }
+
+  dockerfile(path: string): DockerfileInfo | null {
+    if (!this.#dockerfiles.has(path)) {
+      const f = this.inputs.get(path);
+      this.#dockerfiles.set(path, f ? readDockerfile(f.path, f.text) : null);
+    }
+    return this.#dockerfiles.get(path)!;
+  }
+
+  /** The proxy configuration files of a container: its build context and what is mounted into it. */
+  proxyFiles(contextDir: string | null, volumes: { source: string; target: string }[], baseDir: string, kinds: FileKind[]): TextFile[] {
+    const out = new Map<string, TextFile>();
+    const add = (prefix: string) => {
+      for (const f of this.inputs.all()) {
+        if (!kinds.includes(this.kinds.get(f.path) ?? 'other')) continue;
+        if (f.path === prefix || prefix === '' || f.path.startsWith(`${prefix}/`)) out.set(f.path, f);
+      }
+    };
+    if (contextDir !== null) add(contextDir);
+    // Bind mounts only (./, ../, /): a named volume's content is not in the files.
+    for (const v of volumes) if (/^\.{0,2}\//.test(v.source)) add(this.inputs.resolve(`${baseDir ? `${baseDir}/` : ''}x`, v.source));
+    return [...out.values()].sort((a, b) => (a.path < b.path ? -1 : 1));
+  }
+
+  /** The configuration a proxy container reads, found among the inputs by its build context and mounts. */
+  proxyConfig(
+    role: Role,
+    contextDir: string | null,
+    volumes: { source: string; target: string }[],
+    baseDir: string,
+    env: Map<string, string> = new Map(),
+  ): ProxyConfig | null {
+    if (role?.kind !== 'proxy') return null;
+    const kinds: FileKind[] = role.product === 'nginx' ? ['nginx'] : role.product === 'caddy' ? ['caddyfile'] : ['traefik'];
+    return { product: role.product, files: this.proxyFiles(contextDir, volumes, baseDir, kinds), env };
+  }
+
+  nginxConfig(files: (TextFile & { lineOffset?: number; name?: string })[]): NginxConfig {
+    const key = files.map((f) => f.path).join('\n');
+    let cfg = this.#nginx.get(key);
+    if (!cfg) this.#nginx.set(key, (cfg = new NginxConfig(files)));
+    return cfg;
+  }
+
+  /** Whether a proxy's configuration (build context or mounts) forwards to `target`. */
+  proxyConfigNames(
+    contextDir: string | null,
+    volumes: { source: string; target: string }[],
+    target: string,
+    baseDir = '',
+    env: Map<string, string> = new Map(),
+  ): boolean {
+    const nginx = this.proxyFiles(contextDir, volumes, baseDir, ['nginx']).map((f) => render(f, env));
+    if (nginx.length) {
+      const m = mcpLocations(this.nginxConfig(nginx), [target]);
+      if (m.matchedBy.startsWith('its proxy_pass') && m.mcpRoute) return true;
+    }
+    const caddy = this.proxyFiles(contextDir, volumes, baseDir, ['caddyfile']);
+    return caddy.some((f) => new RegExp(`reverse_proxy\\s+(https?://)?${target}\\b`).test(f.text));
+  }
+
+  /** Decide the facts the proxy's configuration shows. */
+  proxyFacts(sheet: FactSheet, cfg: ProxyConfig | null, pc: ProxyContext): void {
+    if (!cfg) return;
+    if (cfg.product === 'nginx') {
+      // Templates are rendered with the variables the container is known to have; the rest stay `${VAR}` (undecided).
+      const files = cfg.files.map((f) => render(f, cfg.env));
+      if (files.length) nginxFacts(sheet, this.nginxConfig(files), pc);
+    } else if (cfg.product === 'caddy') {
+      for (const f of cfg.files) caddyFacts(sheet, f, pc);
+    }
+  }
+}
+
+/** A `*.template` file rendered as the nginx image's envsubst step does, with the variables known; others stay `${VAR}`. */
+export function render<T extends TextFile>(f: T, env: Map<string, string>): T {
+  if (!f.path.endsWith('.template') || !env.size) return f;
+  return { ...f, text: f.text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (m, n: string) => env.get(n) ?? m) };
+}

@@ -1,0 +1,193 @@
+// Reading a collection's files from disk for the CLI: named files always, directories walked
+// for the names a collector reads, with bounds (depth, count, size), symbolic links followed
+// only inside the root, and `kubectl kustomize` as an optional pre-step.
+import { execFileSync } from 'node:child_process';
+import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { SignetError } from '../errors.js';
+import { type InputFile, LIMITS } from './index.js';
+import { Inputs } from './inputs.js';
+import { kustomizationIn } from './kubernetes/load.js';
+import type { SkippedFile } from './types.js';
+
+const SKIP_DIRS = new Set([
+  'node_modules',
+  '.git',
+  'dist',
+  'build',
+  'vendor',
+  '.venv',
+  'venv',
+  '__pycache__',
+  'target',
+  '.terraform',
+  'coverage',
+  '.next',
+]);
+const MAX_DEPTH = 16;
+
+/** Names a walk reads: what some collector decides facts from. Files named on the command line are always read. */
+export function wanted(name: string): boolean {
+  const n = name.toLowerCase();
+  return (
+    /^(docker|container)file(\..+)?$|\.dockerfile$/.test(n) ||
+    /\.ya?ml$/.test(n) ||
+    n === '.env' ||
+    /^\.env\.|\.env$/.test(n) ||
+    /^(package|package-lock|npm-shrinkwrap|claude_desktop_config|\.mcp|mcp|mcp_config|cline_mcp_settings)\.json$/.test(n) ||
+    n === 'kustomization' ||
+    /\.conf(\.template)?$/.test(n) ||
+    n.startsWith('caddyfile') ||
+    n.endsWith('.caddyfile') ||
+    /\.toml$/.test(n) ||
+    /^(go\.mod|go\.sum|yarn\.lock|uv\.lock|poetry\.lock|pnpm-lock\.yaml)$/.test(n) ||
+    /^requirements.*\.(txt|in)$/.test(n)
+  );
+}
+
+export interface DiskRead {
+  root: string;
+  files: InputFile[];
+  skipped: SkippedFile[];
+  /** Kustomization directories named on the command line (relative to the root). */
+  kustomizations: string[];
+}
+
+/** Read `paths` under `root` (absolute or relative to the current directory). Throws SignetError for usage errors. */
+export function readPaths(paths: string[], rootOption?: string): DiskRead {
+  const cwd = process.cwd();
+  let root = resolve(rootOption ?? cwd);
+  if (!rootOption && paths.length === 1 && safeIsDir(resolve(paths[0]!))) root = resolve(paths[0]!);
+  root = realpathSync(root);
+  const files: InputFile[] = [];
+  const skipped: SkippedFile[] = [];
+  const kustomizations: string[] = [];
+  const seen = new Set<string>();
+  let total = 0;
+  const inside = (p: string) => p === root || p.startsWith(root + sep);
+  const rel = (p: string) => relative(root, p).split(sep).join('/');
+
+  const add = (abs: string, named: boolean) => {
+    const r = rel(abs);
+    if (seen.has(r)) return;
+    seen.add(r);
+    let st = lstatSync(abs);
+    if (st.isSymbolicLink()) {
+      let target: string;
+      try {
+        target = realpathSync(abs);
+      } catch {
+        skipped.push({ path: r, reason: 'a symbolic link to nothing' });
+        return;
+      }
+      if (!inside(target)) {
+        skipped.push({ path: r, reason: 'a symbolic link out of the root: not followed' });
+        return;
+      }
+      st = statSync(target);
+    }
+    if (!st.isFile()) {
+      if (named) skipped.push({ path: r, reason: 'not a regular file' });
+      return;
+    }
+    if (files.length >= LIMITS.files) throw new SignetError('input_too_large', `more than ${LIMITS.files} files: name fewer paths`);
+    if (st.size > LIMITS.fileBytes) {
+      skipped.push({ path: r, reason: `larger than ${LIMITS.fileBytes} bytes: not read` });
+      return;
+    }
+    total += st.size;
+    if (total > LIMITS.totalBytes)
+      throw new SignetError('input_too_large', `the files exceed ${LIMITS.totalBytes} bytes in all: name fewer paths`);
+    files.push({ path: r, bytes: readBounded(abs, LIMITS.fileBytes) });
+  };
+
+  const walk = (dir: string, depth: number) => {
+    if (depth > MAX_DEPTH) {
+      skipped.push({ path: rel(dir), reason: `deeper than ${MAX_DEPTH} directories: not walked` });
+      return;
+    }
+    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const abs = join(dir, e.name);
+      if (e.isDirectory()) {
+        if (!SKIP_DIRS.has(e.name)) walk(abs, depth + 1);
+      } else if (e.isSymbolicLink()) {
+        if (wanted(e.name)) add(abs, false);
+      } else if (e.isFile() && wanted(e.name)) add(abs, false);
+    }
+  };
+
+  for (const p of paths) {
+    const abs = resolve(cwd, p);
+    let real: string;
+    try {
+      real = realpathSync(abs);
+    } catch {
+      throw new SignetError('invalid_arguments', `${p}: no such file or directory`);
+    }
+    if (!inside(abs) || !inside(real)) throw new SignetError('invalid_arguments', `${p} is outside the root ${root} (set --root)`);
+    if (statSync(real).isDirectory()) {
+      walk(abs, 0);
+      const r = rel(abs);
+      if (r && kustomizationIn(new Inputs(files.map((f) => ({ path: f.path, text: '' }))), r)) kustomizations.push(r);
+    } else add(abs, true);
+  }
+  return { root, files, skipped, kustomizations };
+}
+
+function safeIsDir(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function readBounded(path: string, max: number): Uint8Array {
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.alloc(max + 1);
+    const n = readSync(fd, buf, 0, max + 1, 0);
+    return buf.subarray(0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * `kubectl kustomize DIR` for each kustomization directory, as one more input file. kubectl is
+ * run without a shell, without plugins or exec functions (its defaults), and not at all when a
+ * kustomization names a remote resource (it would fetch it). Returns the file and a note.
+ */
+export function renderKustomization(root: string, dir: string, files: InputFile[]): { file?: InputFile; note: string } {
+  const texts = files
+    .filter((f) => /(^|\/)(kustomization\.ya?ml|Kustomization)$/.test(f.path))
+    .map((f) => Buffer.from(f.bytes).toString('utf8'));
+  if (texts.some((t) => /^\s*-\s*(https?:\/\/|git@|github\.com\/)/m.test(t)))
+    return { note: 'not rendered: a kustomization names a remote resource, which kubectl would fetch; read from the resources listed' };
+  try {
+    const out = execFileSync('kubectl', ['kustomize', join(root, dir)], {
+      timeout: 30_000,
+      maxBuffer: LIMITS.fileBytes,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    return {
+      file: { path: `${dir ? `${dir}/` : ''}kubectl-kustomize.rendered.yaml`, bytes: out },
+      note: 'rendered with kubectl kustomize',
+    };
+  } catch (err) {
+    const e = err as { code?: string; stderr?: Buffer };
+    const why =
+      e.code === 'ENOENT'
+        ? 'kubectl is not installed'
+        : (
+            e.stderr
+              ?.toString('utf8')
+              .split('\n')
+              .find((l) => l.trim()) ?? 'kubectl failed'
+          ).slice(0, 200);
+    return { note: `not rendered (${why}); read from the resources listed` };
+  }
+}
+
+export const isAbsolutePath = isAbsolute;
+export const readText = (p: string) => readFileSync(p, 'utf8');

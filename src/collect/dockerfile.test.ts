@@ -1,0 +1,53 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../../test/helpers/paths.js';
+import { readDockerfile } from './dockerfile.js';
+
+describe('Dockerfiles, read with dockerfile-ast', () => {
+  it("reads Signet's Dockerfile: ARG-named base by tag, USER node, HEALTHCHECK, npm ci --ignore-scripts, npm sbom", () => {
+    const df = readDockerfile('Dockerfile', readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
+    expect(df.base).toEqual({ image: 'node:24-trixie-slim', at: { file: 'Dockerfile', line: 18 }, digest: false });
+    expect(df.externalBases.map((b) => b.image)).toEqual(['node:24-trixie-slim', 'node:24-trixie-slim']);
+    expect(df.user).toEqual({ value: 'node', at: { file: 'Dockerfile', line: 48 } });
+    expect(df.healthcheck?.disabled).toBe(false);
+    expect(df.installs).toEqual([
+      {
+        at: { file: 'Dockerfile', line: 8 },
+        tool: 'npm',
+        text: 'npm ci --ignore-scripts --no-audit --no-fund',
+        locked: true,
+        scriptsDisabled: true,
+      },
+    ]);
+    expect(df.sbom).toEqual({ file: 'Dockerfile', line: 15 });
+    expect(df.auditSignatures).toBeNull();
+    expect(df.secretsInImage).toEqual([]);
+  });
+
+  it('follows stages, digests, root users, secrets in ENV/ARG and unlocked installs', () => {
+    const df = readDockerfile(
+      'x/Dockerfile',
+      [
+        `FROM python:3.12-slim@sha256:${'b'.repeat(64)} AS deps`,
+        'ARG PYPI_TOKEN=pypi-AgEIcHlwaS5vcmc',
+        'RUN pip install -r requirements.txt && npm install -g some-tool',
+        'USER app',
+        'FROM deps',
+        'ENV OPENAI_API_KEY=sk-live-123 LOG_LEVEL=info',
+        'USER 0:0',
+        'HEALTHCHECK NONE',
+        'CMD ["python", "-m", "my_mcp_server"]',
+      ].join('\n'),
+    );
+    expect(df.base?.digest).toBe(true);
+    expect(df.user).toEqual({ value: '0:0', at: { file: 'x/Dockerfile', line: 7 } });
+    expect(df.healthcheck?.disabled).toBe(true);
+    expect(df.secretsInImage.map((s) => s.name)).toEqual(['PYPI_TOKEN', 'OPENAI_API_KEY']);
+    expect(df.installs.map((i) => [i.tool, i.locked])).toEqual([
+      ['pip', false],
+      ['npm', false],
+    ]);
+    expect(df.entrypoint).toEqual(['python', '-m', 'my_mcp_server']);
+  });
+});

@@ -1,0 +1,207 @@
+// Dockerfiles read with dockerfile-ast (a parser made for them): the base image and its digest,
+// the final stage's USER, HEALTHCHECK, secrets written into ENV or ARG, and how dependencies are
+// installed (lockfile, install scripts, signature audit, SBOM). Nothing is built or run.
+import { DockerfileParser, type Instruction } from 'dockerfile-ast';
+import type { At } from './sheet.js';
+import { commandsOf, unwrap } from './shell.js';
+
+export interface InstallStep {
+  at: At;
+  tool: 'npm' | 'yarn' | 'pnpm' | 'pip' | 'uv' | 'poetry' | 'go' | 'bun';
+  text: string;
+  /** Installs exactly a committed lockfile and fails otherwise. */
+  locked: boolean;
+  /** Dependency install scripts cannot run in this step (true/false), or null where the tool has none to speak of. */
+  scriptsDisabled: boolean | null;
+}
+
+export interface DockerfileInfo {
+  path: string;
+  /** The final stage's base image as written, ARG defaults substituted. */
+  base: { image: string; at: At; digest: boolean } | null;
+  /** Every external image a stage starts from (not another stage). */
+  externalBases: { image: string; at: At; digest: boolean }[];
+  /** USER of the final stage (inherited through stage names), or null when none is set. */
+  user: { value: string; at: At } | null;
+  healthcheck: { at: At; disabled: boolean } | null;
+  secretsInImage: { name: string; at: At; how: string }[];
+  installs: InstallStep[];
+  auditSignatures: At | null;
+  sbom: At | null;
+  ignoreScriptsEnv: At | null;
+  entrypoint: string[];
+  /** `FROM scratch` at the end: no user database, root unless USER says otherwise. */
+  scratch: boolean;
+  /** ENV values of the final stage (and the stages it is built on), as written. */
+  env: Map<string, string>;
+}
+
+export const SECRET_NAME = /(PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?|_PAT)$|^(PAT|.*_PAT_.*)$/i;
+
+export function readDockerfile(path: string, text: string): DockerfileInfo {
+  const df = DockerfileParser.parse(text);
+  const at = (i: Instruction): At => ({ file: path, line: i.getRange().start.line + 1 });
+  const args = new Map<string, string>();
+  for (const a of df.getInitialARGs()) {
+    for (const p of a.getProperties()) if (p.getValue() !== null) args.set(p.getName(), p.getUnescapedValue() ?? '');
+  }
+  const subst = (s: string) => s.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}?/g, (m, n, d) => args.get(n) ?? d ?? m);
+
+  const stageNames = new Map<string, number>();
+  const froms = df.getFROMs();
+  const stages: {
+    image: string;
+    at: At;
+    parent: number | null;
+    user: DockerfileInfo['user'];
+    healthcheck: DockerfileInfo['healthcheck'];
+    env: Map<string, string>;
+  }[] = [];
+  const externalBases: DockerfileInfo['externalBases'] = [];
+  const secretsInImage: DockerfileInfo['secretsInImage'] = [];
+  const installs: InstallStep[] = [];
+  let auditSignatures: At | null = null;
+  let sbom: At | null = null;
+  let ignoreScriptsEnv: At | null = null;
+  let entrypoint: string[] = [];
+  let cmd: string[] = [];
+
+  let stage = -1;
+  for (const ins of df.getInstructions()) {
+    const kw = ins.getKeyword();
+    if (kw === 'FROM') {
+      const from = froms.find((f) => f.getRange().start.line === ins.getRange().start.line)!;
+      const image = subst(from.getImage() ?? '');
+      const parent = stageNames.get(image.toLowerCase()) ?? null;
+      stage = stages.length;
+      stages.push({ image, at: at(ins), parent, user: null, healthcheck: null, env: new Map() });
+      const name = from.getBuildStage();
+      if (name) stageNames.set(name.toLowerCase(), stage);
+      if (parent === null && image.toLowerCase() !== 'scratch')
+        externalBases.push({ image, at: at(ins), digest: /@sha256:[0-9a-f]{64}$/.test(image) });
+      continue;
+    }
+    if (stage < 0) continue;
+    const s = stages[stage]!;
+    const content = ins.getArgumentsContent() ?? '';
+    switch (kw) {
+      case 'USER':
+        s.user = { value: subst(content.trim()), at: at(ins) };
+        break;
+      case 'HEALTHCHECK':
+        s.healthcheck = { at: at(ins), disabled: /^NONE\b/i.test(content.trim()) };
+        break;
+      case 'ENV':
+      case 'ARG': {
+        for (const p of (ins as unknown as { getProperties(): { getName(): string; getValue(): string | null }[] }).getProperties()) {
+          const name = p.getName();
+          const value = p.getValue();
+          if (kw === 'ENV' && value !== null) s.env.set(name, value);
+          if (/^npm_config_ignore_scripts$/i.test(name) && /^(true|1)$/i.test(value ?? '')) ignoreScriptsEnv = at(ins);
+          if (SECRET_NAME.test(name) && value && !/^\$/.test(value) && !/_FILE$/i.test(name))
+            secretsInImage.push({ name, at: at(ins), how: `${kw} ${name} has a value in the Dockerfile` });
+        }
+        break;
+      }
+      case 'RUN':
+        for (const words of commandsOf(content)) {
+          const w = unwrap(words);
+          const step = installStep(w, at(ins));
+          if (step) installs.push(step);
+          const line = w.join(' ');
+          if (/^npm audit signatures\b/.test(line)) auditSignatures = at(ins);
+          if (/^(npm sbom|syft|cyclonedx-npm|cyclonedx-py|cdxgen|trivy .*--format (cyclonedx|spdx))\b/.test(line)) sbom = at(ins);
+        }
+        break;
+      case 'ENTRYPOINT':
+        entrypoint = execForm(content);
+        break;
+      case 'CMD':
+        cmd = execForm(content);
+        break;
+    }
+  }
+  // The final stage, its USER and HEALTHCHECK inherited from the stages it is built on.
+  const last = stages.length - 1;
+  let user: DockerfileInfo['user'] = null;
+  let healthcheck: DockerfileInfo['healthcheck'] = null;
+  let base: DockerfileInfo['base'] = null;
+  const env = new Map<string, string>();
+  for (let i: number | null = last; i !== null && i >= 0; i = stages[i]!.parent) {
+    const s = stages[i]!;
+    for (const [k, v] of s.env) if (!env.has(k)) env.set(k, v);
+    user ??= s.user;
+    healthcheck ??= s.healthcheck;
+    if (s.parent === null) base = { image: s.image, at: s.at, digest: /@sha256:[0-9a-f]{64}$/.test(s.image) };
+  }
+  return {
+    path,
+    base,
+    externalBases,
+    user,
+    healthcheck,
+    secretsInImage,
+    installs,
+    auditSignatures,
+    sbom,
+    ignoreScriptsEnv,
+    entrypoint: [...entrypoint, ...cmd],
+    scratch: base?.image.toLowerCase() === 'scratch',
+    env,
+  };
+}
+
+function execForm(content: string): string[] {
+  const t = content.trim();
+  if (t.startsWith('[')) {
+    try {
+      const v = JSON.parse(t) as unknown;
+      if (Array.isArray(v)) return v.map(String);
+    } catch {
+      /* shell form after all */
+    }
+  }
+  return commandsOf(t)[0] ?? [];
+}
+
+/** One install command: which tool, locked or not, install scripts on or off. */
+export function installStep(w: string[], at: At): InstallStep | null {
+  const [cmd, sub, ...rest] = w;
+  const text = w.join(' ');
+  const has = (...flags: string[]) => w.some((x) => flags.some((f) => x === f || x.startsWith(`${f}=`)));
+  if (cmd === 'npm' && (sub === 'ci' || sub === 'clean-install' || sub === 'install-clean'))
+    return { at, tool: 'npm', text, locked: true, scriptsDisabled: has('--ignore-scripts') };
+  if (cmd === 'npm' && (sub === 'install' || sub === 'i' || sub === 'add'))
+    return { at, tool: 'npm', text, locked: false, scriptsDisabled: has('--ignore-scripts') };
+  if (cmd === 'yarn' && (sub === undefined || sub === 'install' || sub.startsWith('-')))
+    return {
+      at,
+      tool: 'yarn',
+      text,
+      locked: has('--frozen-lockfile', '--immutable'),
+      scriptsDisabled: has('--ignore-scripts', '--mode=skip-build'),
+    };
+  if (cmd === 'pnpm' && (sub === 'install' || sub === 'i'))
+    return { at, tool: 'pnpm', text, locked: has('--frozen-lockfile'), scriptsDisabled: has('--ignore-scripts') ? true : null };
+  if (cmd === 'bun' && (sub === 'install' || sub === 'i'))
+    return { at, tool: 'bun', text, locked: has('--frozen-lockfile'), scriptsDisabled: has('--ignore-scripts') ? true : null };
+  if (
+    (cmd === 'pip' || cmd === 'pip3' || (cmd?.startsWith('python') && sub === '-m' && rest[0]?.startsWith('pip'))) &&
+    w.includes('install')
+  )
+    return {
+      at,
+      tool: 'pip',
+      text,
+      locked: has('--require-hashes'),
+      scriptsDisabled: has('--only-binary=:all:', '--only-binary') ? true : null,
+    };
+  if (cmd === 'uv' && sub === 'sync')
+    return { at, tool: 'uv', text, locked: has('--locked', '--frozen'), scriptsDisabled: has('--no-build') ? true : null };
+  if (cmd === 'uv' && sub === 'pip' && rest[0] === 'install')
+    return { at, tool: 'uv', text, locked: has('--require-hashes'), scriptsDisabled: has('--no-build') ? true : null };
+  if (cmd === 'poetry' && sub === 'install') return { at, tool: 'poetry', text, locked: true, scriptsDisabled: null };
+  if (cmd === 'go' && (sub === 'build' || sub === 'install' || (sub === 'mod' && rest[0] === 'download')))
+    return { at, tool: 'go', text, locked: !/@(latest|master|main)\b/.test(text), scriptsDisabled: true };
+  return null;
+}

@@ -1,0 +1,266 @@
+// `collect`: the facts a set of files decides about the MCP deployments they describe. A pure
+// function of the bytes and options: same input, same output, byte for byte (every list sorted,
+// objects built in a fixed key order). Nothing the files name is run or fetched; the CLI reads
+// the files from disk (src/cli/facts.ts), the MCP tool takes them from a client.
+import { createHash } from 'node:crypto';
+import { posix } from 'node:path';
+import type { Doctrine } from '../doctrine/types.js';
+import { SignetError } from '../errors.js';
+import { dockerfileFacts } from './build-facts.js';
+import { classify, looksBinary } from './classify.js';
+import { clientDeployments } from './clients.js';
+import { composeDeployments } from './compose/facts.js';
+import { loadCompose } from './compose/load.js';
+import { type CollectOptions, Context } from './context.js';
+import { dirOf, Inputs, normalise, type TextFile } from './inputs.js';
+import { kubernetesDeployments } from './kubernetes/facts.js';
+import { buildKustomization, type K8sObject, type K8sSet, kustomizationIn, objectsOf } from './kubernetes/load.js';
+import { mcpEvidenceIn } from './packages.js';
+import { FactSheet } from './sheet.js';
+import type { CollectedFile, CollectionNote, CollectionOut, FileKind, SkippedFile } from './types.js';
+import { readYaml } from './yaml-lines.js';
+
+export type { CollectOptions } from './context.js';
+
+export interface InputFile {
+  /** Relative to the collection root, POSIX or Windows separators. */
+  path: string;
+  bytes: Uint8Array;
+}
+
+/** Bounds on what one collection reads (the CLI and the MCP tool enforce them before reading more). */
+export const LIMITS = { files: 2000, fileBytes: 2 * 1024 * 1024, totalBytes: 32 * 1024 * 1024, pathLength: 512 } as const;
+
+export interface Options extends CollectOptions {
+  /** Check facts against this doctrine's schema: unknown facts become `inexpressible`. */
+  doctrine?: Doctrine;
+  /** Files the reader left out (the CLI: too large, links out of the root), reported with the rest. */
+  skipped?: SkippedFile[];
+  /** Notes of the reader (the CLI: how kustomizations were rendered). */
+  notes?: CollectionNote[];
+}
+
+export function collect(files: InputFile[], options: Options = {}): CollectionOut {
+  if (files.length > LIMITS.files) throw new SignetError('input_too_large', `too many files: ${files.length} (at most ${LIMITS.files})`);
+  const seen = new Set<string>();
+  const collected: CollectedFile[] = [];
+  const skipped: SkippedFile[] = [...(options.skipped ?? [])];
+  const texts: TextFile[] = [];
+  const kinds = new Map<string, FileKind>();
+  let total = 0;
+  for (const f of files) {
+    const path = normalise(f.path);
+    if (
+      !path ||
+      path.startsWith('../') ||
+      path === '..' ||
+      posix.isAbsolute(path) ||
+      path.length > LIMITS.pathLength ||
+      /[\u0000-\u001f]/.test(path)
+    )
+      throw new SignetError(
+        'invalid_arguments',
+        `file path ${JSON.stringify(f.path.slice(0, 80))} must be relative, inside the root, at most ${LIMITS.pathLength} characters`,
+      );
+    if (seen.has(path)) throw new SignetError('invalid_arguments', `file ${path} is given twice`);
+    seen.add(path);
+    total += f.bytes.length;
+    if (total > LIMITS.totalBytes) throw new SignetError('input_too_large', `the files exceed ${LIMITS.totalBytes} bytes in all`);
+    const sha256 = `sha256:${createHash('sha256').update(f.bytes).digest('hex')}`;
+    let kind: FileKind = 'other';
+    if (f.bytes.length > LIMITS.fileBytes) skipped.push({ path, reason: `larger than ${LIMITS.fileBytes} bytes` });
+    else if (looksBinary(f.bytes)) skipped.push({ path, reason: 'binary (a NUL byte)' });
+    else {
+      let text: string | null = null;
+      try {
+        text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(f.bytes);
+      } catch {
+        skipped.push({ path, reason: 'not UTF-8 text' });
+      }
+      if (text !== null) {
+        kind = classify(path, text);
+        texts.push({ path, text });
+      }
+    }
+    kinds.set(path, kind);
+    collected.push({ path, kind, sha256 });
+  }
+  const ctx = new Context(new Inputs(texts), kinds, options);
+  for (const n of options.notes ?? []) ctx.note(n.file, n.what);
+  const sheets: FactSheet[] = [];
+  const guard = (path: string, f: () => FactSheet[]) => {
+    try {
+      sheets.push(...f());
+    } catch (err) {
+      if (err instanceof SignetError && err.code === 'internal_error') throw err;
+      // A file the collector cannot read is reported, never guessed around.
+      skipped.push({
+        path,
+        reason: `could not be read as ${kinds.get(path) ?? 'a deployment file'}: ${(err as Error).message.split('\n')[0]!.slice(0, 200)}`,
+      });
+    }
+  };
+
+  const usedDockerfiles = new Set<string>();
+  for (const project of composeProjects(ctx, texts, kinds))
+    guard(project[0]!, () => {
+      const p = loadCompose(ctx.inputs, project, { env: options.env, profiles: options.profiles });
+      return composeDeployments(ctx, p);
+    });
+  for (const set of kubernetesSets(ctx, texts, kinds, skipped))
+    guard(set.root ?? set.objects[0]?.file ?? '', () => kubernetesDeployments(ctx, set));
+  for (const f of texts.filter((t) => kinds.get(t.path) === 'mcp_client_config')) guard(f.path, () => clientDeployments(ctx, f));
+  for (const s of sheets) for (const x of s.files()) if (kinds.get(x) === 'dockerfile') usedDockerfiles.add(x);
+  for (const f of texts.filter((t) => kinds.get(t.path) === 'dockerfile' && !usedDockerfiles.has(t.path)))
+    guard(f.path, () => imageOnly(ctx, f));
+
+  const names = new Map<string, number>();
+  const deployments = sheets
+    .map((s) => {
+      const n = names.get(s.name) ?? 0;
+      names.set(s.name, n + 1);
+      if (n) s.name = `${s.name}#${n + 1}`;
+      return s;
+    })
+    .map((s) => s.finish(options.doctrine))
+    .sort((a, b) => cmp(a.name, b.name));
+  return {
+    format: 'signet-facts/1',
+    files: collected.sort((a, b) => cmp(a.path, b.path)),
+    deployments,
+    skipped: skipped.sort((a, b) => cmp(a.path, b.path) || cmp(a.reason, b.reason)),
+    notes: dedupe(ctx.notes).sort((a, b) => cmp(a.file, b.file) || cmp(a.what, b.what)),
+  };
+}
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const dedupe = <T>(xs: T[]) => [...new Map(xs.map((x) => [JSON.stringify(x), x])).values()];
+
+const DEFAULT_COMPOSE = ['compose.yaml', 'compose.yml', 'docker-compose.yaml', 'docker-compose.yml'];
+const OVERRIDE = (n: string) => /^(docker-)?compose\.override\.ya?ml$/.test(n);
+
+/** Compose projects: those named in options, each directory's default file with its override, the other files alone. */
+function composeProjects(ctx: Context, texts: TextFile[], kinds: Map<string, FileKind>): string[][] {
+  const projects: string[][] = (ctx.options.compose ?? []).map((group) => group.map(normalise));
+  const taken = new Set(projects.flat());
+  const composeFiles = texts.filter((t) => kinds.get(t.path) === 'compose').map((t) => t.path);
+  // Files another file includes are part of that project.
+  for (const p of composeFiles) {
+    try {
+      const top = readYaml(ctx.inputs.get(p)!.text, { composeTags: true })[0]?.value as Record<string, unknown> | undefined;
+      for (const e of (Array.isArray(top?.['include']) ? top['include'] : []) as unknown[]) {
+        const paths = typeof e === 'string' ? [e] : e && typeof e === 'object' ? [(e as Record<string, unknown>)['path']].flat() : [];
+        for (const x of paths) if (typeof x === 'string') taken.add(ctx.inputs.resolve(p, x));
+      }
+    } catch {
+      /* reported when the project is loaded */
+    }
+  }
+  const byDir = new Map<string, string[]>();
+  for (const p of composeFiles) byDir.set(dirOf(p), [...(byDir.get(dirOf(p)) ?? []), p]);
+  for (const [dir, ps] of [...byDir.entries()].sort((a, b) => cmp(a[0], b[0]))) {
+    const def = DEFAULT_COMPOSE.map((n) => (dir ? `${dir}/${n}` : n)).find((p) => ps.includes(p) && !taken.has(p));
+    if (def) {
+      const override = ps.find((p) => OVERRIDE(posix.basename(p)) && !taken.has(p));
+      projects.push(override ? [def, override] : [def]);
+      taken.add(def);
+      if (override) taken.add(override);
+    }
+    for (const p of ps.sort()) {
+      if (taken.has(p)) continue;
+      if (isOverlay(ctx, p)) {
+        ctx.note(
+          p,
+          'a Compose file whose services have neither image nor build: an override, read only when named with its base (--compose base.yml,this.yml)',
+        );
+        continue;
+      }
+      projects.push([p]);
+    }
+  }
+  return projects;
+}
+
+function isOverlay(ctx: Context, path: string): boolean {
+  try {
+    const top = readYaml(ctx.inputs.get(path)!.text, { composeTags: true })[0]?.value as Record<string, unknown> | undefined;
+    const services = top?.['services'];
+    if (!services || typeof services !== 'object') return false;
+    return Object.values(services as Record<string, Record<string, unknown>>).some((s) => s && !s['image'] && !s['build'] && !s['extends']);
+  } catch {
+    return false;
+  }
+}
+
+/** Kubernetes object sets: each kustomization built (or its rendered output), and the loose manifests of each directory. */
+function kubernetesSets(ctx: Context, texts: TextFile[], kinds: Map<string, FileKind>, skipped: SkippedFile[]): K8sSet[] {
+  const kustomizations = texts.filter((t) => kinds.get(t.path) === 'kustomization').map((t) => t.path);
+  const referenced = new Set<string>();
+  const members = new Set<string>();
+  for (const k of kustomizations) {
+    try {
+      const v = readYaml(ctx.inputs.get(k)!.text)[0]?.value as Record<string, unknown> | undefined;
+      for (const field of ['resources', 'bases', 'components', 'patchesStrategicMerge']) {
+        for (const r of (v?.[field] as unknown[]) ?? []) {
+          if (typeof r !== 'string') continue;
+          const target = ctx.inputs.resolve(k, r);
+          const sub = kustomizationIn(ctx.inputs, target);
+          if (sub) referenced.add(sub);
+          else members.add(target);
+        }
+      }
+      for (const p of (v?.['patches'] as unknown[]) ?? []) {
+        const path = typeof p === 'string' ? p : p && typeof p === 'object' ? (p as Record<string, unknown>)['path'] : undefined;
+        if (typeof path === 'string') members.add(ctx.inputs.resolve(k, path));
+      }
+    } catch {
+      /* reported when built */
+    }
+  }
+  const wanted = ctx.options.kustomizations?.map((d) => kustomizationIn(ctx.inputs, normalise(d))).filter((k): k is string => !!k);
+  const roots = wanted?.length ? wanted : kustomizations.filter((k) => !referenced.has(k));
+  const sets: K8sSet[] = [];
+  const rendered = new Set(Object.values(ctx.options.rendered ?? {}).map(normalise));
+  for (const root of roots.sort()) {
+    const dir = dirOf(root);
+    const out = ctx.options.rendered?.[dir];
+    if (out && ctx.inputs.get(out)) {
+      sets.push({ root, objects: objectsOf(out, ctx.inputs.get(out)!.text), how: 'rendered with kubectl kustomize' });
+      ctx.note(root, `rendered with kubectl kustomize (${out})`);
+    } else {
+      sets.push({ root, objects: buildKustomization(ctx, root), how: 'read from the resources listed' });
+      ctx.note(root, 'read from the resources, components and patches it lists (no kubectl kustomize output among the inputs)');
+    }
+  }
+  const loose = new Map<string, K8sObject[]>();
+  for (const t of texts) {
+    if (kinds.get(t.path) !== 'kubernetes' || members.has(t.path) || rendered.has(t.path)) continue;
+    let objs: K8sObject[];
+    try {
+      objs = objectsOf(t.path, t.text);
+    } catch (err) {
+      skipped.push({ path: t.path, reason: `could not be read as kubernetes: ${(err as Error).message.split('\n')[0]!.slice(0, 200)}` });
+      continue;
+    }
+    if (objs.length) loose.set(dirOf(t.path), [...(loose.get(dirOf(t.path)) ?? []), ...objs]);
+  }
+  for (const [, objects] of [...loose.entries()].sort((a, b) => cmp(a[0], b[0])))
+    sets.push({ root: null, objects, how: 'plain manifests' });
+  return sets;
+}
+
+/** A Dockerfile no compose service or workload runs: the image it builds, when it is an MCP server's. */
+function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
+  const dir = dirOf(f.path);
+  const mcp = mcpEvidenceIn(ctx.inputs, dir);
+  const df = ctx.dockerfile(f.path)!;
+  const named = /mcp/i.test(f.path) || df.entrypoint.some((w) => /mcp/i.test(w));
+  if (!mcp && !named) return [];
+  const sheet = new FactSheet(`image:${f.path}`);
+  const at = df.base?.at ?? { file: f.path, line: 1 };
+  sheet.set('container.used', true, at, mcp ? `an image of an MCP server (${mcp.name})` : 'an image whose command names MCP');
+  dockerfileFacts(sheet, df, ctx.inputs, dir, at);
+  if (!sheet.has('container.healthcheck'))
+    sheet.undecided('container.healthcheck', 'how the image is run (compose, Kubernetes) decides its health checks');
+  return [sheet];
+}

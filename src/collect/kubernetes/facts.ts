@@ -1,0 +1,605 @@
+// The deployments a set of Kubernetes objects describes: which workload is the MCP server,
+// what is in front of it (a proxy workload, an Ingress), and the facts its pod spec, Services,
+// NetworkPolicies, ServiceAccount, Secrets and ConfigMaps decide.
+import { posix } from 'node:path';
+import { dockerfileFacts, imageFacts } from '../build-facts.js';
+import { type Context, render } from '../context.js';
+import { type DockerfileInfo, SECRET_NAME } from '../dockerfile.js';
+import { dirOf } from '../inputs.js';
+import { NginxConfig } from '../nginx.js';
+import { nginxFacts } from '../nginx-facts.js';
+import { mcpEvidenceIn } from '../packages.js';
+import { imageRole, type Role, repository } from '../roles.js';
+import { worstSecrets } from '../secrets.js';
+import { type At, FactSheet } from '../sheet.js';
+import { getPath, type K8sObject, type K8sSet, podSpecPath } from './load.js';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+const arr = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isObj) : []);
+
+interface Workload {
+  o: K8sObject;
+  spec: (string | number)[];
+  pod: Obj;
+  labels: Obj;
+  main: { c: Obj; path: (string | number)[] };
+  role: Role;
+  dockerfile: DockerfileInfo | null;
+}
+
+/** The Dockerfile in the inputs that builds `image`: a directory named like the image, or the package of that name. */
+function dockerfileFor(ctx: Context, image: string): DockerfileInfo | null {
+  const base = posix.basename(repository(image));
+  const dfs = ctx.inputs.all().filter((f) => ctx.kinds.get(f.path) === 'dockerfile');
+  for (const f of dfs) {
+    const dir = dirOf(f.path);
+    const dirName = posix.basename(dir);
+    const pkg = ctx.inputs.get(dir ? `${dir}/package.json` : 'package.json');
+    let pkgName = '';
+    try {
+      pkgName = pkg ? String((JSON.parse(pkg.text) as Obj)['name'] ?? '') : '';
+    } catch {
+      pkgName = '';
+    }
+    if ((dirName && (dirName === base || base.endsWith(`-${dirName}`))) || (pkgName && pkgName.split('/').pop() === base))
+      return ctx.dockerfile(f.path);
+  }
+  return null;
+}
+
+function workloads(ctx: Context, set: K8sSet): Workload[] {
+  const out: Workload[] = [];
+  for (const o of set.objects) {
+    const spec = podSpecPath(o);
+    if (!spec || o.kind === 'Job' || o.kind === 'CronJob') continue;
+    const pod = getPath(o.value, spec) as Obj;
+    if (!isObj(pod)) continue;
+    const containers = arr(pod['containers']);
+    if (!containers.length) continue;
+    const mainIndex = Math.max(
+      0,
+      containers.findIndex((c) => c['name'] === o.name),
+    );
+    const c = containers[mainIndex]!;
+    const image = String(c['image'] ?? '');
+    const df = dockerfileFor(ctx, image);
+    const role = imageRole(image) ?? (df?.base ? imageRole(df.base.image) : null);
+    const tmplLabels =
+      o.kind === 'Pod' ? getPath(o.value, ['metadata', 'labels']) : getPath(o.value, [...spec.slice(0, -1), 'metadata', 'labels']);
+    out.push({
+      o,
+      spec,
+      pod,
+      labels: isObj(tmplLabels) ? tmplLabels : {},
+      main: { c, path: [...spec, 'containers', mainIndex] },
+      role,
+      dockerfile: df,
+    });
+  }
+  return out;
+}
+
+const selects = (selector: unknown, labels: Obj) => isObj(selector) && Object.entries(selector).every(([k, v]) => labels[k] === v);
+const selectorOf = (p: K8sObject) => (getPath(p.value, ['spec', 'podSelector', 'matchLabels']) ?? {}) as Obj;
+
+export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
+  const ws = workloads(ctx, set);
+  const services = set.objects.filter((o) => o.kind === 'Service');
+  const policies = set.objects.filter((o) => o.kind === 'NetworkPolicy');
+  const ingresses = set.objects.filter((o) => o.kind === 'Ingress' || o.kind === 'HTTPRoute');
+  const configMaps = set.objects.filter((o) => o.kind === 'ConfigMap');
+  const secrets = set.objects.filter((o) => o.kind === 'Secret');
+  const hpas = set.objects.filter((o) => o.kind === 'HorizontalPodAutoscaler');
+  const servicesOf = (w: Workload) => services.filter((s) => selects(getPath(s.value, ['spec', 'selector']), w.labels));
+  const names = (w: Workload) => [w.o.name, ...servicesOf(w).map((s) => s.name)];
+  const proxies = ws.filter((w) => w.role?.kind === 'proxy');
+  const text = (w: Workload) =>
+    JSON.stringify([
+      arr(w.pod['containers']).map((c) => [c['args'], c['command'], c['env']]),
+      configMapsOf(w, configMaps).map((cm) => cm.value['data']),
+    ]);
+  const forwardsTo = (p: Workload, w: Workload) =>
+    names(w).some((n) =>
+      new RegExp(`(^|[/"=\\s@])${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\.[a-z0-9.-]+)?(:\\d+|/|"|\\s)`).test(text(p)),
+    );
+
+  const wanted = ctx.options.servers ?? [];
+  const candidates = ws.filter((w) => w.role === null);
+  const evidence = new Map<Workload, string>();
+  for (const w of candidates) {
+    if (wanted.includes(w.o.name)) evidence.set(w, 'named with --server');
+    else if (proxies.some((p) => forwardsTo(p, w))) evidence.set(w, 'a proxy workload forwards to it');
+    else if (ingresses.some((i) => servicesOf(w).some((s) => JSON.stringify(i.value['spec']).includes(`"${s.name}"`))))
+      evidence.set(w, 'an Ingress routes to it');
+    else if (/mcp/i.test(`${w.o.name} ${String(w.main.c['image'])} ${JSON.stringify(w.main.c['args'] ?? '')}`))
+      evidence.set(w, 'its name, image or arguments name MCP');
+    else if (w.dockerfile && mcpEvidenceIn(ctx.inputs, dirOf(w.dockerfile.path)))
+      evidence.set(w, 'its image is built from an MCP SDK project');
+  }
+  let servers = candidates.filter((w) => (wanted.length ? wanted.includes(w.o.name) : evidence.has(w)));
+  if (!servers.length && !wanted.length && candidates.length === 1) {
+    servers = candidates;
+    evidence.set(candidates[0]!, 'the only workload that is neither a proxy nor a datastore');
+  }
+  if (!servers.length) {
+    ctx.note(
+      set.root ?? set.objects[0]?.file ?? '',
+      `no workload is recognisably an MCP server (candidates: ${candidates.map((c) => c.o.name).join(', ') || 'none'}); name it with --server`,
+    );
+    return [];
+  }
+
+  return servers.map((w) => {
+    const sheet = new FactSheet(`kubernetes:${set.root ?? w.o.file}:${w.o.kind}/${w.o.name}`);
+    const at = (...p: (string | number)[]) => w.o.at(...p);
+    sheet.set('container.used', true, at(), `${w.o.kind} ${w.o.name} (${evidence.get(w)})`);
+    sheet.set('container.orchestrator', 'kubernetes', at(), `a Kubernetes ${w.o.kind}`);
+    sheet.set('transport.kind', 'http', at(), 'a Kubernetes workload serves over the network');
+    const hpa = hpas.find((h) => getPath(h.value, ['spec', 'scaleTargetRef', 'name']) === w.o.name);
+    if (hpa)
+      sheet.undecided(
+        'deployment.replicas',
+        `HorizontalPodAutoscaler ${hpa.name} changes the count between ${String(getPath(hpa.value, ['spec', 'minReplicas']) ?? 1)} and ${String(getPath(hpa.value, ['spec', 'maxReplicas']))}`,
+      );
+    else if (w.o.kind === 'DaemonSet') sheet.undecided('deployment.replicas', 'a DaemonSet runs one pod per node');
+    else {
+      const n = w.o.kind === 'Pod' ? 1 : Number(getPath(w.o.value, ['spec', 'replicas']) ?? 1);
+      sheet.set(
+        'deployment.replicas',
+        n,
+        at('spec', 'replicas'),
+        getPath(w.o.value, ['spec', 'replicas']) === undefined ? 'no replicas: Kubernetes runs one' : `replicas: ${n}`,
+      );
+    }
+    podFacts(sheet, w, set);
+    secretsFacts(sheet, w, configMaps, secrets);
+    if (w.dockerfile) dockerfileFacts(sheet, w.dockerfile, ctx.inputs, dirOf(w.dockerfile.path), at(...w.main.path, 'image'));
+    else imageFacts(sheet, String(w.main.c['image'] ?? ''), at(...w.main.path, 'image'));
+    // The image reference in the manifest, whatever built it.
+    const image = String(w.main.c['image'] ?? '');
+    sheet.set('container.image_pinned_by_digest', /@sha256:[0-9a-f]{64}$/.test(image), at(...w.main.path, 'image'), `image: ${image}`);
+    if (!sheet.has('container.runs_as_root'))
+      sheet.undecided(
+        'container.runs_as_root',
+        "neither the pod nor the image's Dockerfile sets the user: the image's default user decides",
+      );
+    networkFacts(
+      sheet,
+      w,
+      policies,
+      proxies.filter((p) => forwardsTo(p, w)),
+      ws,
+    );
+
+    // In front: a proxy workload, an Ingress, or a Service of type LoadBalancer/NodePort.
+    const front = proxies.find((p) => forwardsTo(p, w));
+    const exposed = servicesOf(w).filter((s) => ['LoadBalancer', 'NodePort'].includes(String(getPath(s.value, ['spec', 'type']))));
+    const routed = ingresses.filter((i) => servicesOf(w).some((s) => JSON.stringify(i.value['spec']).includes(`"${s.name}"`)));
+    if (exposed.length) {
+      sheet.set(
+        'exposure.behind_reverse_proxy',
+        false,
+        exposed[0]!.at('spec', 'type'),
+        `Service ${exposed[0]!.name} (${String(getPath(exposed[0]!.value, ['spec', 'type']))}) exposes the server itself`,
+      );
+      sheet.undecided('exposure.endpoint_address_class', 'a LoadBalancer or NodePort address is assigned by the cluster');
+    } else if (front) {
+      sheet.set('exposure.behind_reverse_proxy', true, front.o.at(), `${front.o.name} forwards to the server`);
+      proxyFacts(ctx, sheet, front, w, names(w), configMaps);
+      const frontServices = servicesOf(front);
+      const pExposed = frontServices.find((s) => ['LoadBalancer', 'NodePort'].includes(String(getPath(s.value, ['spec', 'type']))));
+      const pRouted = ingresses.filter((i) => frontServices.some((s) => JSON.stringify(i.value['spec']).includes(`"${s.name}"`)));
+      endpoint(sheet, pExposed, pRouted, frontServices);
+    } else if (routed.length) {
+      sheet.set(
+        'exposure.behind_reverse_proxy',
+        true,
+        routed[0]!.at(),
+        `${routed[0]!.kind} ${routed[0]!.name} routes to the server through the cluster's ingress controller`,
+      );
+      ingressFacts(sheet, routed[0]!);
+      endpoint(sheet, undefined, routed, servicesOf(w));
+    } else {
+      sheet.set('exposure.behind_reverse_proxy', false, at(), 'no proxy workload, Ingress or route in the files forwards to the server');
+      endpoint(sheet, undefined, [], servicesOf(w));
+    }
+    return sheet;
+  });
+}
+
+function endpoint(sheet: FactSheet, exposed: K8sObject | undefined, routed: K8sObject[], svcs: K8sObject[]): void {
+  if (exposed)
+    sheet.undecided(
+      'exposure.endpoint_address_class',
+      `Service ${exposed.name} is a ${String(getPath(exposed.value, ['spec', 'type']))}: its address is assigned by the cluster`,
+    );
+  else if (routed.length)
+    sheet.undecided(
+      'exposure.endpoint_address_class',
+      `${routed[0]!.kind} ${routed[0]!.name}: the ingress controller's address is not in the files`,
+    );
+  else if (svcs.length) {
+    sheet.set(
+      'exposure.endpoint_address_class',
+      'private',
+      svcs[0]!.at('spec'),
+      `only ClusterIP Services (${svcs.map((s) => s.name).join(', ')}): reachable inside the cluster`,
+    );
+    sheet.set(
+      'exposure.reachable_from_internet',
+      false,
+      svcs[0]!.at('spec'),
+      'no Ingress, LoadBalancer or NodePort in the files (a port-forward or tunnel would change this)',
+    );
+  }
+}
+
+function ingressFacts(sheet: FactSheet, ing: K8sObject): void {
+  if (ing.kind !== 'Ingress') return;
+  const tls = arr(getPath(ing.value, ['spec', 'tls']));
+  sheet.set(
+    'tls.enabled',
+    tls.length > 0,
+    ing.at('spec', tls.length ? 'tls' : 'rules'),
+    tls.length ? 'the Ingress terminates TLS' : 'the Ingress has no tls section',
+  );
+  const ann = (getPath(ing.value, ['metadata', 'annotations']) ?? {}) as Obj;
+  const a = (k: string) => (ann[k] === undefined ? undefined : String(ann[k]));
+  const rpm = a('nginx.ingress.kubernetes.io/limit-rpm');
+  const rps = a('nginx.ingress.kubernetes.io/limit-rps');
+  if (rpm || rps) {
+    sheet.set('rate_limit.enabled', true, ing.at('metadata', 'annotations'), 'ingress-nginx limit annotations');
+    sheet.set(
+      'rate_limit.per_minute',
+      rps ? Number(rps) * 60 : Number(rpm),
+      ing.at('metadata', 'annotations'),
+      rps ? `limit-rps ${rps}` : `limit-rpm ${rpm}`,
+    );
+    sheet.set('rate_limit.scope', 'ip', ing.at('metadata', 'annotations'), 'ingress-nginx limits per client address');
+  }
+  if (a('nginx.ingress.kubernetes.io/backend-protocol') === 'HTTPS' && a('nginx.ingress.kubernetes.io/proxy-ssl-verify') === 'on')
+    sheet.set('tls.backend_hop', 'encrypted', ing.at('metadata', 'annotations'), 'backend-protocol HTTPS with proxy-ssl-verify on');
+  else
+    sheet.set('tls.backend_hop', 'network_plaintext', ing.at(), 'the ingress controller reaches pods on other nodes without verified TLS');
+  if (a('cert-manager.io/cluster-issuer') || a('cert-manager.io/issuer'))
+    sheet.cannotSay(
+      ing.at('metadata', 'annotations'),
+      'cert-manager renews the certificate; the fact also asks for an alert on a failed renewal, which no file shows',
+      ['tls.certificate_auto_renewal'],
+    );
+}
+
+function configMapsOf(w: Workload, configMaps: K8sObject[]): K8sObject[] {
+  const names = new Set<string>();
+  for (const v of arr(w.pod['volumes'])) if (isObj(v['configMap'])) names.add(String(v['configMap']['name']));
+  for (const c of arr(w.pod['containers'])) {
+    for (const e of arr(c['envFrom'])) if (isObj(e['configMapRef'])) names.add(String(e['configMapRef']['name']));
+    for (const e of arr(c['env'])) {
+      const ref = getPath(e, ['valueFrom', 'configMapKeyRef', 'name']);
+      if (ref) names.add(String(ref));
+    }
+  }
+  return configMaps.filter((cm) => names.has(cm.name));
+}
+
+function proxyFacts(ctx: Context, sheet: FactSheet, proxy: Workload, w: Workload, targets: string[], configMaps: K8sObject[]): void {
+  if (proxy.role?.kind !== 'proxy' || proxy.role.product !== 'nginx') return;
+  // nginx files: ConfigMap keys mounted into the proxy, and its image's build context.
+  const files: { path: string; text: string; lineOffset: number; name?: string }[] = [];
+  for (const cm of configMapsOf(proxy, configMaps)) {
+    for (const [k, v] of Object.entries((cm.value['data'] ?? {}) as Obj)) {
+      if (typeof v === 'string' && /[{;]\s*$/m.test(v) && /\b(server|location|upstream|http)\b/.test(v))
+        files.push({ path: cm.file, text: v, lineOffset: cm.at('data', k).line, name: k });
+    }
+  }
+  if (proxy.dockerfile) {
+    // The image's templates, rendered with the container's environment (image ENV, env, envFrom ConfigMaps).
+    const env = new Map(proxy.dockerfile.env);
+    for (const cm of configMapsOf(proxy, configMaps))
+      for (const [k, v] of Object.entries((cm.value['data'] ?? {}) as Obj)) if (typeof v === 'string') env.set(k, v);
+    for (const e of arr(proxy.main.c['env'])) if (typeof e['value'] === 'string') env.set(String(e['name']), e['value']);
+    for (const f of ctx.proxyFiles(dirOf(proxy.dockerfile.path), [], '', ['nginx'])) files.push({ ...render(f, env), lineOffset: 0 });
+  }
+  if (!files.length) return;
+  nginxFacts(sheet, new NginxConfig(files), { targets, platform: 'kubernetes', facesClients: true });
+  void w;
+}
+
+function podFacts(sheet: FactSheet, w: Workload, set: K8sSet): void {
+  const c = w.main.c;
+  const cp = w.main.path;
+  const at = (...p: (string | number)[]) => w.o.at(...p);
+  const csc = isObj(c['securityContext']) ? c['securityContext'] : {};
+  const psc = isObj(w.pod['securityContext']) ? w.pod['securityContext'] : {};
+  const scAt = (field: string) =>
+    csc[field] !== undefined
+      ? at(...cp, 'securityContext', field)
+      : psc[field] !== undefined
+        ? at(...w.spec, 'securityContext', field)
+        : at(...cp);
+  const pick = (field: string) => csc[field] ?? psc[field];
+  const uid = pick('runAsUser');
+  if (uid !== undefined) sheet.set('container.runs_as_root', Number(uid) === 0, scAt('runAsUser'), `runAsUser: ${String(uid)}`);
+  else if (pick('runAsNonRoot') === true)
+    sheet.set('container.runs_as_root', false, scAt('runAsNonRoot'), 'runAsNonRoot: true (the kubelet refuses to start it as uid 0)');
+  const ro = csc['readOnlyRootFilesystem'] === true;
+  sheet.set(
+    'container.read_only_root_fs',
+    ro,
+    scAt('readOnlyRootFilesystem'),
+    ro ? 'readOnlyRootFilesystem: true' : 'no readOnlyRootFilesystem: true',
+  );
+  const caps = isObj(csc['capabilities']) ? csc['capabilities'] : {};
+  const dropAll =
+    ((caps['drop'] as unknown[]) ?? []).some((x) => /^(CAP_)?ALL$/i.test(String(x))) && !((caps['add'] as unknown[]) ?? []).length;
+  sheet.set(
+    'container.capabilities_dropped',
+    dropAll,
+    scAt('capabilities'),
+    dropAll ? 'capabilities.drop: [ALL], nothing added' : 'not every capability dropped',
+  );
+  const privileged = csc['privileged'] === true;
+  sheet.set('container.privileged', privileged, scAt('privileged'), privileged ? 'privileged: true' : 'not privileged');
+  const ape = csc['allowPrivilegeEscalation'];
+  sheet.set(
+    'container.no_new_privileges',
+    ape === false && !privileged,
+    scAt('allowPrivilegeEscalation'),
+    ape === false ? 'allowPrivilegeEscalation: false' : 'allowPrivilegeEscalation is not false (Kubernetes allows it by default)',
+  );
+  const sp = (
+    isObj(csc['seccompProfile']) ? csc['seccompProfile'] : isObj(psc['seccompProfile']) ? psc['seccompProfile'] : null
+  ) as Obj | null;
+  if (privileged) sheet.set('container.seccomp', 'unconfined', scAt('privileged'), 'privileged: true disables seccomp');
+  else if (sp) {
+    const t = String(sp['type']);
+    sheet.set(
+      'container.seccomp',
+      t === 'RuntimeDefault' ? 'runtime_default' : t === 'Localhost' ? 'custom' : 'unconfined',
+      scAt('seccompProfile'),
+      `seccompProfile type ${t}`,
+    );
+  } else
+    sheet.undecided(
+      'container.seccomp',
+      'no seccompProfile: Unconfined unless the kubelet runs with --seccomp-default or admission injects one',
+    );
+  const hostUsers = w.pod['hostUsers'];
+  sheet.set(
+    'container.user_namespace',
+    hostUsers === false,
+    at(...w.spec, hostUsers === undefined ? '' : 'hostUsers'),
+    hostUsers === false ? 'hostUsers: false' : 'no hostUsers: false: the pod shares the host user namespace',
+  );
+  // The API token: the pod's setting, else its ServiceAccount's (when that object is among the files).
+  const automount = w.pod['automountServiceAccountToken'];
+  const saName = String(w.pod['serviceAccountName'] ?? 'default');
+  const sa = set.objects.find((o) => o.kind === 'ServiceAccount' && o.name === saName);
+  if (automount !== undefined)
+    sheet.set(
+      'container.service_account_token_mounted',
+      automount !== false,
+      at(...w.spec, 'automountServiceAccountToken'),
+      `automountServiceAccountToken: ${String(automount)}`,
+    );
+  else if (sa) {
+    const v = sa.value['automountServiceAccountToken'];
+    sheet.set(
+      'container.service_account_token_mounted',
+      v !== false,
+      sa.at(v === undefined ? '' : 'automountServiceAccountToken'),
+      `ServiceAccount ${saName}: automountServiceAccountToken ${v === undefined ? 'not set (mounted by default)' : String(v)}`,
+    );
+  } else
+    sheet.undecided(
+      'container.service_account_token_mounted',
+      `the pod leaves it to ServiceAccount ${saName}, which is not among the files`,
+    );
+  const probes = c['livenessProbe'] ?? c['readinessProbe'];
+  sheet.set(
+    'container.healthcheck',
+    !!probes,
+    at(...cp, c['livenessProbe'] ? 'livenessProbe' : c['readinessProbe'] ? 'readinessProbe' : 'name'),
+    probes ? 'liveness or readiness probe' : 'no liveness or readiness probe',
+  );
+  const limits = (getPath(c, ['resources', 'limits']) ?? {}) as Obj;
+  const both = limits['cpu'] !== undefined && limits['memory'] !== undefined;
+  sheet.set(
+    'container.resource_limits',
+    both,
+    at(...cp, both ? 'resources' : 'name'),
+    both ? 'cpu and memory limits' : 'no cpu and memory limits',
+  );
+  const hostPorts = arr(c['ports']).filter((p) => p['hostPort'] !== undefined);
+  sheet.set(
+    'container.published_ports',
+    hostPorts.length === 0 ? 'none' : hostPorts.every((p) => /^127\./.test(String(p['hostIP'] ?? ''))) ? 'loopback' : 'all_interfaces',
+    at(...cp, hostPorts.length ? 'ports' : 'name'),
+    hostPorts.length ? `hostPort ${hostPorts.map((p) => String(p['hostPort'])).join(', ')}` : 'no hostPort',
+  );
+  // Host namespaces and host paths (doctrine 1.3, Pod Security Standards Baseline).
+  if (w.pod['hostNetwork'] === true) sheet.set('container.host_network', true, at(...w.spec, 'hostNetwork'), 'hostNetwork: true');
+  if (w.pod['hostPID'] === true) sheet.set('container.host_pid', true, at(...w.spec, 'hostPID'), 'hostPID: true');
+  if (w.pod['hostIPC'] === true) sheet.set('container.host_ipc', true, at(...w.spec, 'hostIPC'), 'hostIPC: true');
+  const vols = arr(w.pod['volumes']);
+  const mounted = new Set(arr(c['volumeMounts']).map((m) => String(m['name'])));
+  const hostPaths = vols.filter((v) => isObj(v['hostPath']) && mounted.has(String(v['name'])));
+  const sock = hostPaths.find((v) => /(docker|containerd|crio|podman)\.sock$/.test(String((v['hostPath'] as Obj)['path'])));
+  sheet.set(
+    'container.docker_socket_mounted',
+    !!sock,
+    sock ? at(...w.spec, 'volumes') : at(...cp),
+    sock ? `hostPath ${String((sock['hostPath'] as Obj)['path'])} is mounted` : 'no container runtime socket mounted',
+  );
+  if (hostPaths.some((v) => v !== sock))
+    sheet.set(
+      'container.host_path_mounts',
+      true,
+      at(...w.spec, 'volumes'),
+      `hostPath volumes: ${hostPaths.map((v) => String((v['hostPath'] as Obj)['path'])).join(', ')}`,
+    );
+  sheet.set(
+    'exposure.bind_address_class',
+    w.pod['hostNetwork'] === true ? 'public' : 'private',
+    at(...w.spec),
+    w.pod['hostNetwork'] === true ? 'hostNetwork' : 'the server listens on its pod address',
+  );
+  if (w.pod['hostNetwork'] === true) sheet.reopen('exposure.bind_address_class', "with hostNetwork the node's interfaces decide");
+}
+
+function secretsFacts(sheet: FactSheet, w: Workload, configMaps: K8sObject[], secrets: K8sObject[]): void {
+  const found: { kind: string; at: At; why: string }[] = [];
+  const at = (...p: (string | number)[]) => w.o.at(...p);
+  arr(w.pod['containers']).forEach((c, ci) => {
+    arr(c['env']).forEach((e, ei) => {
+      const name = String(e['name'] ?? '');
+      const eAt = at(...w.spec, 'containers', ci, 'env', ei);
+      if (isObj(getPath(e, ['valueFrom', 'secretKeyRef'])))
+        found.push({ kind: 'environment', at: eAt, why: `${name} from a Secret (secretKeyRef)` });
+      else if (SECRET_NAME.test(name) && !/_FILE$/.test(name)) {
+        if (isObj(getPath(e, ['valueFrom', 'configMapKeyRef'])))
+          found.push({ kind: 'config_map', at: eAt, why: `${name} from a ConfigMap` });
+        else if (typeof e['value'] === 'string' && e['value'] !== '')
+          found.push({ kind: 'manifest_plaintext', at: eAt, why: `${name} has a literal value in the manifest` });
+      }
+    });
+    arr(c['envFrom']).forEach((e, ei) => {
+      if (isObj(e['secretRef']))
+        found.push({
+          kind: 'environment',
+          at: at(...w.spec, 'containers', ci, 'envFrom', ei),
+          why: `envFrom Secret ${String(e['secretRef']['name'])}`,
+        });
+      const ref = e['configMapRef'];
+      if (isObj(ref)) {
+        const cm = configMaps.find((m) => m.name === ref['name']);
+        const key = Object.keys((cm?.value['data'] ?? {}) as Obj).find((k) => SECRET_NAME.test(k) && !/_FILE$/.test(k));
+        if (cm && key) found.push({ kind: 'config_map', at: cm.at('data', key), why: `ConfigMap ${cm.name} holds ${key}` });
+      }
+    });
+  });
+  for (const v of arr(w.pod['volumes'])) {
+    if (isObj(v['secret']) || isObj(v['projected']))
+      found.push({ kind: 'mounted_files', at: at(...w.spec, 'volumes'), why: `Secret volume ${String(v['name'])}` });
+  }
+  // A Secret the server uses whose value is written in the files (not generated from a file kept elsewhere).
+  const used = new Set(found.map((f) => f.why));
+  for (const s of secrets) {
+    const literal =
+      !s.value['__generated'] &&
+      (isObj(s.value['stringData']) || isObj(s.value['data'])) &&
+      Object.keys({ ...((s.value['stringData'] as Obj) ?? {}), ...((s.value['data'] as Obj) ?? {}) }).length > 0;
+    if (literal && [...used].some((u) => u.includes(s.name))) {
+      found.push({
+        kind: 'manifest_plaintext',
+        at: s.at(s.value['stringData'] ? 'stringData' : 'data'),
+        why: `Secret ${s.name} has its values written in the manifest`,
+      });
+      sheet.cannotSay(
+        s.at(),
+        `Secret ${s.name} is committed with its values: the schema's mounted_files/environment do not say the secret itself is in the repository`,
+        ['container.secrets_source'],
+      );
+    }
+  }
+  if (found.length) {
+    const worst = worstSecrets(found);
+    sheet.set('container.secrets_source', worst.kind, worst.at, worst.why);
+  } else sheet.set('container.secrets_source', 'none', at(...w.spec), 'no Secret, secret-named variable or secret volume reaches the pod');
+}
+
+function networkFacts(sheet: FactSheet, w: Workload, policies: K8sObject[], fronts: Workload[], ws: Workload[]): void {
+  const mine = policies.filter((p) => selects(selectorOf(p), w.labels) || Object.keys(selectorOf(p)).length === 0);
+  const types = (p: K8sObject) =>
+    (
+      (getPath(p.value, ['spec', 'policyTypes']) as unknown[]) ??
+      (getPath(p.value, ['spec', 'egress']) ? ['Ingress', 'Egress'] : ['Ingress'])
+    ).map(String);
+  const egress = mine.filter((p) => types(p).includes('Egress'));
+  if (!egress.length) {
+    sheet.set('egress.network_restricted', false, w.o.at(), 'no NetworkPolicy with policyTypes Egress selects the server');
+    sheet.undecided(
+      'egress.cloud_metadata_credentials_reachable',
+      'egress is open; whether a metadata service answers depends on the cluster',
+    );
+  } else {
+    const rules = egress.flatMap((p) => arr(getPath(p.value, ['spec', 'egress'])).map((r) => ({ p, r })));
+    const open = rules.find(
+      ({ r }) =>
+        !Array.isArray(r['to']) || arr(r['to']).some((t) => /^0\.0\.0\.0\/0$|^::\/0$/.test(String(getPath(t, ['ipBlock', 'cidr']) ?? ''))),
+    );
+    if (open) {
+      sheet.set(
+        'egress.network_restricted',
+        false,
+        open.p.at('spec', 'egress'),
+        `NetworkPolicy ${open.p.name} allows egress to any address`,
+      );
+      sheet.undecided(
+        'egress.cloud_metadata_credentials_reachable',
+        'egress reaches any address; whether a metadata service answers depends on the cluster',
+      );
+    } else {
+      sheet.set(
+        'egress.network_restricted',
+        true,
+        egress[0]!.at('spec', 'policyTypes'),
+        `NetworkPolicy ${egress.map((p) => p.name).join(', ')} limits egress`,
+      );
+      const ipBlocks = rules.flatMap(({ r }) => arr(r['to'])).filter((t) => isObj(t['ipBlock']));
+      if (!ipBlocks.length)
+        sheet.set(
+          'egress.cloud_metadata_credentials_reachable',
+          false,
+          egress[0]!.at('spec', 'egress'),
+          'egress goes to pods and namespaces only, never to an address block',
+        );
+      else
+        sheet.undecided(
+          'egress.cloud_metadata_credentials_reachable',
+          'egress allows address blocks; whether they contain a metadata service is not checked',
+        );
+    }
+  }
+  const ingress = mine.filter((p) => types(p).includes('Ingress'));
+  if (!ingress.length)
+    sheet.set('exposure.ingress_restricted_to_proxy', false, w.o.at(), 'no NetworkPolicy restricts ingress to the server');
+  else {
+    const rules = ingress.flatMap((p) => arr(getPath(p.value, ['spec', 'ingress'])).map((r) => ({ p, r })));
+    const proxyLabels = fronts.map((f) => f.labels);
+    const others = rules.filter(
+      ({ r }) =>
+        !Array.isArray(r['from']) ||
+        arr(r['from']).some((f) => {
+          const sel = getPath(f, ['podSelector', 'matchLabels']);
+          if (!isObj(sel) || f['namespaceSelector'] || f['ipBlock']) return true;
+          // A rule for pods that are not the proxy (e.g. a metrics scraper on another port) does not reach the MCP port only if it names other ports.
+          return (
+            !proxyLabels.some((l) => selects(sel, l)) && !ws.some((x) => x !== w && x.role?.kind === 'datastore' && selects(sel, x.labels))
+          );
+        }),
+    );
+    const onMcpPort = others.filter(
+      ({ r }) =>
+        !Array.isArray(r['ports']) ||
+        arr(r['ports']).some((p) => arr(w.main.c['ports']).some((cp) => cp['containerPort'] === p['port'] || cp['name'] === p['port'])),
+    );
+    const mcpPorts = arr(w.main.c['ports']);
+    const strict =
+      fronts.length > 0 &&
+      onMcpPort.filter(
+        ({ r }) =>
+          !Array.isArray(r['ports']) ||
+          arr(r['ports']).some((p) => mcpPorts[0]?.['containerPort'] === p['port'] || mcpPorts[0]?.['name'] === p['port']),
+      ).length === 0;
+    sheet.set(
+      'exposure.ingress_restricted_to_proxy',
+      strict,
+      ingress[0]!.at('spec', 'ingress'),
+      strict
+        ? `NetworkPolicy ${ingress.map((p) => p.name).join(', ')} admits only the proxy on the server's port`
+        : 'a NetworkPolicy rule admits other sources on the server port',
+    );
+  }
+}

@@ -1,0 +1,339 @@
+// Kubernetes objects as the files give them: plain manifests (one or many documents), Helm
+// output, and kustomizations read the way `kubectl kustomize` builds them for what the facts
+// need (resources and components, namespace, images, replicas, labels, strategic-merge and
+// JSON 6902 patches, generated Secrets and ConfigMaps). Every value keeps its file and line,
+// a patched value the patch's.
+import { posix } from 'node:path';
+import type { Context } from '../context.js';
+import { dirOf, type Inputs } from '../inputs.js';
+import type { At } from '../sheet.js';
+import { readYaml, type YamlDoc, type YamlPath } from '../yaml-lines.js';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+interface Layer {
+  doc: YamlDoc;
+  file: string;
+  /** The path in the layer's document of a path in the object (patch lists matched by name). */
+  map(path: YamlPath): YamlPath | null;
+}
+
+export class K8sObject {
+  readonly layers: Layer[] = [];
+
+  value: Obj;
+  readonly file: string;
+
+  constructor(value: Obj, doc: YamlDoc, file: string) {
+    this.value = value;
+    this.file = file;
+    this.layers.push({ doc, file, map: (p) => p });
+  }
+
+  get kind(): string {
+    return String(this.value['kind'] ?? '');
+  }
+  get name(): string {
+    return String((this.value['metadata'] as Obj | undefined)?.['name'] ?? '');
+  }
+
+  /** Where the value at `path` was written: the last layer that writes it, or the object's nearest line. */
+  at(...path: YamlPath): At {
+    for (let i = this.layers.length - 1; i > 0; i--) {
+      const l = this.layers[i]!;
+      const mapped = l.map(path);
+      if (mapped && l.doc.has(mapped)) return { file: l.file, line: l.doc.line(mapped) };
+    }
+    const base = this.layers[0]!;
+    return { file: base.file, line: base.doc.line(path) };
+  }
+}
+
+export interface K8sSet {
+  /** The kustomization this set was built from, or null for loose manifests. */
+  root: string | null;
+  objects: K8sObject[];
+  how: string;
+}
+
+/** Every document of a file that looks like a Kubernetes object. */
+export function objectsOf(path: string, text: string): K8sObject[] {
+  return readYaml(text)
+    .filter((d) => isObj(d.value) && typeof (d.value as Obj)['kind'] === 'string' && typeof (d.value as Obj)['apiVersion'] === 'string')
+    .flatMap((d) => {
+      const v = d.value as Obj;
+      // A List (kubectl get -o yaml) holds its objects in items.
+      if (v['kind'] === 'List' && Array.isArray(v['items']))
+        return (v['items'] as unknown[]).map((item, i) => {
+          const o = new K8sObject(item as Obj, d, path);
+          o.layers[0] = { doc: d, file: path, map: (p) => ['items', i, ...p] };
+          return o;
+        });
+      return [new K8sObject(v, d, path)];
+    });
+}
+
+const KUSTOMIZATION = /(^|\/)(kustomization\.ya?ml|Kustomization)$/;
+
+/** A kustomization's objects, built as kustomize would for the fields that decide facts. */
+export function buildKustomization(ctx: Context, path: string, depth = 0, seen = new Set<string>()): K8sObject[] {
+  if (depth > 10 || seen.has(path)) return [];
+  seen.add(path);
+  const f = ctx.inputs.get(path);
+  if (!f) return [];
+  const doc = readYaml(f.text)[0];
+  const k = (doc?.value ?? {}) as Obj;
+  const dir = dirOf(path);
+  const out: K8sObject[] = [];
+  const loadRef = (ref: string) => {
+    const target = ctx.inputs.resolve(`${dir ? `${dir}/` : ''}x`, ref);
+    const asDir = kustomizationIn(ctx.inputs, target);
+    if (asDir) out.push(...buildKustomization(ctx, asDir, depth + 1, seen));
+    else {
+      const file = ctx.inputs.get(target);
+      if (file) out.push(...objectsOf(file.path, file.text));
+      else ctx.note(path, `resource ${ref} is not among the files read`);
+    }
+  };
+  for (const r of (k['resources'] as unknown[]) ?? []) if (typeof r === 'string' && !/^(https?:|git@|github\.com)/.test(r)) loadRef(r);
+  for (const r of (k['bases'] as unknown[]) ?? []) if (typeof r === 'string') loadRef(r);
+  for (const c of (k['components'] as unknown[]) ?? []) if (typeof c === 'string') loadRef(c);
+
+  // Generated Secrets and ConfigMaps: their names, types and literal keys (file contents are not needed).
+  const generated = (kind: 'Secret' | 'ConfigMap', list: unknown, field: string) => {
+    ((list as unknown[]) ?? []).forEach((g, i) => {
+      if (!isObj(g)) return;
+      const data: Obj = {};
+      for (const lit of (g['literals'] as unknown[]) ?? []) {
+        const s = String(lit);
+        data[s.split('=')[0]!] = s.slice(s.indexOf('=') + 1);
+      }
+      for (const fe of (g['files'] as unknown[]) ?? []) data[String(fe).split('=')[0]!.split('/').pop()!] = '';
+      const value: Obj = {
+        apiVersion: 'v1',
+        kind,
+        metadata: { name: g['name'] },
+        type: g['type'],
+        [kind === 'Secret' ? 'stringData' : 'data']: data,
+        __generated: true,
+      };
+      const o = new K8sObject(value, doc!, path);
+      o.layers[0] = { doc: doc!, file: path, map: (p) => (p.length === 0 ? [field, i] : [field, i, 'literals']) };
+      out.push(o);
+    });
+  };
+  generated('Secret', k['secretGenerator'], 'secretGenerator');
+  generated('ConfigMap', k['configMapGenerator'], 'configMapGenerator');
+
+  // Patches: strategic merge (a file or inline object) and JSON 6902 (inline list or file).
+  const patchList = [
+    ...((k['patches'] as unknown[]) ?? []),
+    ...((k['patchesStrategicMerge'] as unknown[]) ?? []),
+    ...((k['patchesJson6902'] as unknown[]) ?? []),
+  ];
+  for (const [i, p] of patchList.entries()) applyPatch(ctx, out, p, path, dir, doc!, i);
+
+  // Images, replicas, namespace.
+  for (const [i, img] of ((k['images'] as unknown[]) ?? []).entries()) {
+    if (!isObj(img)) continue;
+    for (const o of out)
+      forEachContainer(o, (c, cpath) => {
+        const image = String(c['image'] ?? '');
+        const repo = image.split('@')[0]!.replace(/:[^/:]+$/, '');
+        if (repo !== img['name']) return;
+        const name = String(img['newName'] ?? repo);
+        c['image'] = img['digest']
+          ? `${name}@${String(img['digest'])}`
+          : `${name}:${String(img['newTag'] ?? image.split('@')[0]!.match(/:([^/:]+)$/)?.[1] ?? 'latest')}`;
+        o.layers.push({ doc: doc!, file: path, map: (q) => (q.join('/') === [...cpath, 'image'].join('/') ? ['images', i] : null) });
+      });
+  }
+  for (const [i, r] of ((k['replicas'] as unknown[]) ?? []).entries()) {
+    if (!isObj(r)) continue;
+    for (const o of out) {
+      if (o.name !== r['name'] || !isObj(o.value['spec'])) continue;
+      (o.value['spec'] as Obj)['replicas'] = r['count'];
+      o.layers.push({ doc: doc!, file: path, map: (q) => (q.join('/') === 'spec/replicas' ? ['replicas', i] : null) });
+    }
+  }
+  if (typeof k['namespace'] === 'string') for (const o of out) ((o.value['metadata'] ??= {}) as Obj)['namespace'] = k['namespace'];
+  return out;
+}
+
+export function kustomizationIn(inputs: Inputs, dir: string): string | null {
+  for (const n of ['kustomization.yaml', 'kustomization.yml', 'Kustomization']) {
+    const p = dir ? `${dir}/${n}` : n;
+    if (inputs.get(p)) return p;
+  }
+  return null;
+}
+
+function forEachContainer(o: K8sObject, f: (c: Obj, path: (string | number)[]) => void): void {
+  const spec = podSpecPath(o);
+  if (!spec) return;
+  const pod = getPath(o.value, spec) as Obj;
+  for (const field of ['initContainers', 'containers']) {
+    for (const [i, c] of ((pod?.[field] as unknown[]) ?? []).entries()) if (isObj(c)) f(c, [...spec, field, i]);
+  }
+}
+
+/** Where a workload keeps its pod spec. */
+export function podSpecPath(o: K8sObject): (string | number)[] | null {
+  switch (o.kind) {
+    case 'Pod':
+      return ['spec'];
+    case 'Deployment':
+    case 'StatefulSet':
+    case 'DaemonSet':
+    case 'ReplicaSet':
+    case 'Job':
+      return ['spec', 'template', 'spec'];
+    case 'CronJob':
+      return ['spec', 'jobTemplate', 'spec', 'template', 'spec'];
+    default:
+      return null;
+  }
+}
+
+export function getPath(v: unknown, path: YamlPath): unknown {
+  let n = v;
+  for (const p of path) {
+    if (n === null || typeof n !== 'object') return undefined;
+    n = (n as Record<string | number, unknown>)[p];
+  }
+  return n;
+}
+
+function applyPatch(ctx: Context, objects: K8sObject[], p: unknown, kpath: string, dir: string, kdoc: YamlDoc, index: number): void {
+  let patchDoc: YamlDoc | undefined;
+  let patchFile = kpath;
+  let target: Obj | null = null;
+  let base: YamlPath = [];
+  if (typeof p === 'string') {
+    patchFile = ctx.inputs.resolve(`${dir ? `${dir}/` : ''}x`, p);
+    const pf = ctx.inputs.get(patchFile);
+    patchDoc = pf ? readYaml(pf.text)[0] : undefined;
+  } else if (isObj(p)) {
+    target = isObj(p['target']) ? p['target'] : null;
+    if (typeof p['path'] === 'string') {
+      patchFile = ctx.inputs.resolve(`${dir ? `${dir}/` : ''}x`, p['path']);
+      const pf = ctx.inputs.get(patchFile);
+      patchDoc = pf ? readYaml(pf.text)[0] : undefined;
+    } else if (typeof p['patch'] === 'string') {
+      // An inline patch: its lines are the kustomization's (offset to the patch key).
+      const inner = readYaml(p['patch'])[0];
+      const offset = kdoc.line(['patches', index, 'patch']);
+      if (inner) patchDoc = { value: inner.value, line: (q) => offset + inner.line(q), has: (q) => inner.has(q) };
+    }
+    base = [];
+  }
+  if (!patchDoc) {
+    ctx.note(kpath, `a patch (${typeof p === 'string' ? p : JSON.stringify(p).slice(0, 60)}) is not among the files read: not applied`);
+    return;
+  }
+  const pv = patchDoc.value;
+  if (Array.isArray(pv)) {
+    // JSON 6902: add / replace / remove by JSON pointer on the target.
+    for (const o of objects.filter((x) => matches(x, target))) {
+      pv.forEach((op, i) => {
+        if (!isObj(op)) return;
+        const ptr = String(op['path'] ?? '')
+          .split('/')
+          .slice(1)
+          .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+        jsonPatch(o.value, String(op['op']), ptr, op['value']);
+        const at = patchDoc!;
+        o.layers.push({
+          doc: at,
+          file: patchFile,
+          map: (q) => (q.join('/').startsWith(ptr.filter((s) => s !== '-').join('/')) ? [i] : null),
+        });
+      });
+    }
+    return;
+  }
+  if (!isObj(pv)) return;
+  const meta = (pv['metadata'] ?? {}) as Obj;
+  const tgt = target ?? { kind: pv['kind'], name: meta['name'] };
+  for (const o of objects.filter((x) => matches(x, tgt))) {
+    const before = o.value;
+    o.value = strategicMerge(before, pv) as Obj;
+    o.layers.push({ doc: patchDoc, file: patchFile, map: (q) => mapByName(before, pv, q) });
+  }
+  void base;
+}
+
+function matches(o: K8sObject, target: Obj | null): boolean {
+  if (!target) return true;
+  if (target['kind'] && target['kind'] !== o.kind) return false;
+  if (target['name'] && target['name'] !== o.name) return false;
+  return true;
+}
+
+/** Lists of objects with a `name` (containers, env, volumes, ports) merge by name, as strategic merge does. */
+export function strategicMerge(a: unknown, b: unknown): unknown {
+  if (isObj(a) && isObj(b)) {
+    const out: Obj = { ...a };
+    for (const [k, v] of Object.entries(b)) {
+      if (v === null) delete out[k];
+      else out[k] = strategicMerge(out[k], v);
+    }
+    return out;
+  }
+  if (Array.isArray(a) && Array.isArray(b) && b.every((x) => isObj(x) && 'name' in x) && a.every((x) => isObj(x) && 'name' in x)) {
+    const out = [...a] as Obj[];
+    for (const item of b as Obj[]) {
+      const i = out.findIndex((x) => x['name'] === item['name']);
+      if (i >= 0) out[i] = strategicMerge(out[i], item) as Obj;
+      else out.push(item);
+    }
+    return out;
+  }
+  return b === undefined ? a : b;
+}
+
+/** The path in a strategic-merge patch of a path in the merged object (list items matched by name). */
+function mapByName(target: unknown, patch: unknown, path: YamlPath): YamlPath | null {
+  const out: (string | number)[] = [];
+  let t = target;
+  let p = patch;
+  for (const seg of path) {
+    if (typeof seg === 'number' && Array.isArray(t) && Array.isArray(p)) {
+      const name = (t[seg] as Obj | undefined)?.['name'];
+      const j = p.findIndex((x) => isObj(x) && x['name'] === name);
+      if (j < 0) return null;
+      out.push(j);
+      t = t[seg];
+      p = p[j];
+    } else {
+      if (!isObj(p) || !(String(seg) in p)) return null;
+      out.push(seg);
+      t = isObj(t) ? t[String(seg)] : undefined;
+      p = p[String(seg)];
+    }
+  }
+  return out;
+}
+
+function jsonPatch(root: Obj, op: string, ptr: string[], value: unknown): void {
+  if (!ptr.length) return;
+  let parent: unknown = root;
+  for (const seg of ptr.slice(0, -1)) {
+    if (parent === null || typeof parent !== 'object') return;
+    parent = (parent as Record<string, unknown>)[seg];
+  }
+  const last = ptr[ptr.length - 1]!;
+  if (Array.isArray(parent)) {
+    const i = last === '-' ? parent.length : Number(last);
+    if (op === 'add') parent.splice(i, 0, value);
+    else if (op === 'replace') parent[i] = value;
+    else if (op === 'remove') parent.splice(i, 1);
+  } else if (isObj(parent)) {
+    if (op === 'remove') delete parent[last];
+    else parent[last] = value;
+  }
+}
+
+export const isKustomization = (p: string) => KUSTOMIZATION.test(p);
+export const basenameOf = (p: string) => posix.basename(p);

@@ -1,0 +1,184 @@
+// What a client's command line launches, read without running it: the package and how its
+// version is fixed (npx, pnpm dlx, bunx, uvx, pipx), a container and its `docker run` flags,
+// a bridge to a remote server (mcp-remote, supergateway, mcp-proxy), or a local program.
+
+export type Release = 'floating' | 'exact_version' | 'locked' | 'digest';
+
+export interface DockerRun {
+  image: string;
+  flags: Map<string, string[]>;
+  /** Index in the argument list of each flag (for lines). */
+  env: Map<string, string | null>;
+}
+
+export interface Launch {
+  runner: string;
+  /** The package or image launched, as written. */
+  target: string | null;
+  release: Release | null;
+  releaseWhy: string;
+  docker: DockerRun | null;
+  /** A remote server this stdio process bridges to. */
+  bridgeUrl: string | null;
+  /** A stdio server re-exposed on a port (supergateway, mcp-proxy in server mode). */
+  exposesPort: boolean;
+}
+
+const EXACT_NPM = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
+const BRIDGES = /^(mcp-remote|@modelcontextprotocol\/mcp-remote|supergateway|mcp-proxy|@sparfenyuk\/mcp-proxy)$/;
+
+function npmSpec(spec: string): { name: string; version: string | null } {
+  const at = spec.lastIndexOf('@');
+  if (at > 0) return { name: spec.slice(0, at), version: spec.slice(at + 1) };
+  return { name: spec, version: null };
+}
+
+function pyPin(spec: string): { name: string; version: string | null } {
+  const m = /^([A-Za-z0-9_.\-[\]]+?)(==|@)([^\s,;]+)$/.exec(spec);
+  return m ? { name: m[1]!, version: m[3]! } : { name: spec.split(/[<>=~!;\s]/)[0]!, version: /[<>~!]=?|\*/.test(spec) ? 'range' : null };
+}
+
+export function analyseLaunch(command: string, args: string[]): Launch {
+  const runner = command
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/\.(cmd|exe)$/i, '');
+  const none: Launch = { runner, target: null, release: null, releaseWhy: '', docker: null, bridgeUrl: null, exposesPort: false };
+  const url = args.find((a) => /^https?:\/\//.test(a)) ?? null;
+  if (runner === 'npx' || runner === 'bunx' || (runner === 'pnpm' && args[0] === 'dlx') || (runner === 'yarn' && args[0] === 'dlx')) {
+    const rest = runner === 'pnpm' || runner === 'yarn' ? args.slice(1) : args;
+    const pkgFlag =
+      rest.find((a) => a.startsWith('--package='))?.slice(10) ?? (rest.includes('-p') ? rest[rest.indexOf('-p') + 1] : undefined);
+    const spec = pkgFlag ?? rest.find((a) => !a.startsWith('-'));
+    if (!spec) return none;
+    const { name, version } = npmSpec(spec);
+    const exact = version !== null && EXACT_NPM.test(version);
+    const release: Release = exact ? 'exact_version' : 'floating';
+    return {
+      ...none,
+      target: spec,
+      release,
+      releaseWhy: exact
+        ? `${runner} ${spec}: an exact version, its dependencies resolved at launch`
+        : `${runner} ${spec}: ${version ? `the range or tag "${version}"` : 'no version'}, whatever is newest at launch`,
+      bridgeUrl: BRIDGES.test(name) ? url : null,
+      exposesPort: /^(supergateway)$/.test(name) && rest.some((a) => a === '--port' || a === '--outputTransport'),
+    };
+  }
+  if (runner === 'uvx' || runner === 'pipx' || (runner === 'uv' && args[0] === 'tool' && args[1] === 'run')) {
+    let rest = runner === 'pipx' ? args.slice(args[0] === 'run' ? 1 : 0) : runner === 'uv' ? args.slice(2) : args;
+    let from: string | undefined;
+    const fi = rest.indexOf('--from');
+    if (fi >= 0) {
+      from = rest[fi + 1];
+      rest = [...rest.slice(0, fi), ...rest.slice(fi + 2)];
+    }
+    const spec = from ?? rest.find((a) => !a.startsWith('-'));
+    if (!spec) return none;
+    if (/^git\+|^https?:|^\.|^\//.test(spec))
+      return {
+        ...none,
+        target: spec,
+        release: /@[0-9a-f]{40}$/.test(spec) ? 'exact_version' : 'floating',
+        releaseWhy: `${runner} from ${spec}`,
+      };
+    const { name, version } = pyPin(spec);
+    const exact = version !== null && version !== 'range';
+    return {
+      ...none,
+      target: spec,
+      release: exact ? 'exact_version' : 'floating',
+      releaseWhy: exact
+        ? `${runner} ${spec}: an exact version, dependencies resolved at launch`
+        : `${runner} ${spec}: no exact version, whatever is newest at launch`,
+      bridgeUrl: BRIDGES.test(name) ? url : null,
+    };
+  }
+  if (runner === 'docker' || runner === 'podman') {
+    const d = dockerRun(args);
+    if (!d) return none;
+    const digest = /@sha256:[0-9a-f]{64}$/.test(d.image);
+    const tag = /:[^/@]+$/.exec(d.image.split('@')[0]!)?.[0].slice(1);
+    const release: Release = digest ? 'digest' : !tag || /^(latest|main|master|edge|nightly)$/.test(tag) ? 'floating' : 'exact_version';
+    return { ...none, target: d.image, release, releaseWhy: `${runner} run ${d.image}`, docker: d };
+  }
+  return none;
+}
+
+const VALUE_FLAGS = new Set([
+  '-e',
+  '--env',
+  '--env-file',
+  '-v',
+  '--volume',
+  '--mount',
+  '-p',
+  '--publish',
+  '--network',
+  '--net',
+  '-u',
+  '--user',
+  '--name',
+  '-w',
+  '--workdir',
+  '--security-opt',
+  '--cap-drop',
+  '--cap-add',
+  '--memory',
+  '-m',
+  '--cpus',
+  '--pids-limit',
+  '--pid',
+  '--ipc',
+  '--entrypoint',
+  '--platform',
+  '--tmpfs',
+  '-l',
+  '--label',
+  '--add-host',
+  '--userns',
+  '--device',
+  '--hostname',
+  '-h',
+  '--restart',
+  '--shm-size',
+  '--ulimit',
+  '--gpus',
+]);
+
+/** `docker run [flags] IMAGE [args]`: the flags (by long name) and the image. */
+export function dockerRun(args: string[]): DockerRun | null {
+  const i0 = args.indexOf('run');
+  if (i0 < 0) return null;
+  const flags = new Map<string, string[]>();
+  const env = new Map<string, string | null>();
+  const add = (k: string, v: string) => flags.set(k, [...(flags.get(k) ?? []), v]);
+  const long: Record<string, string> = {
+    '-e': '--env',
+    '-v': '--volume',
+    '-p': '--publish',
+    '-u': '--user',
+    '-m': '--memory',
+    '--net': '--network',
+    '-w': '--workdir',
+    '-l': '--label',
+    '-h': '--hostname',
+  };
+  for (let i = i0 + 1; i < args.length; i++) {
+    const a = args[i]!;
+    if (!a.startsWith('-')) {
+      for (const e of flags.get('--env') ?? []) {
+        const eq = e.indexOf('=');
+        env.set(eq < 0 ? e : e.slice(0, eq), eq < 0 ? null : e.slice(eq + 1));
+      }
+      return { image: a, flags, env };
+    }
+    const eq = a.indexOf('=');
+    const name = long[eq > 0 ? a.slice(0, eq) : a] ?? (eq > 0 ? a.slice(0, eq) : a);
+    if (eq > 0 && a.startsWith('--')) add(name, a.slice(eq + 1));
+    else if (VALUE_FLAGS.has(a)) add(name, args[++i] ?? '');
+    else if (/^-[a-zA-Z]{2,}$/.test(a)) for (const c of a.slice(1)) add(long[`-${c}`] ?? `-${c}`, 'true');
+    else add(name, 'true');
+  }
+  return null;
+}

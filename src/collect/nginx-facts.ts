@@ -1,0 +1,300 @@
+// The facts an nginx proxy in front of the MCP server decides: TLS at the edge, HSTS, rate and
+// connection limits, the execution deadline, CORS, credentials in logs, the edge's error log,
+// how it authenticates, and how it reaches the server. Directives are read as nginx inherits
+// them (the innermost level that sets one wins; add_header as a whole list).
+import {
+  type Directive,
+  effective,
+  type LocationCtx,
+  type NginxConfig,
+  proxiedLocations,
+  unresolved,
+  upstreams,
+  walkAll,
+  zones,
+} from './nginx.js';
+import type { FactSheet } from './sheet.js';
+
+export interface ProxyContext {
+  /** Host names the server is reached by (service name, Service DNS names). */
+  targets: string[];
+  platform: 'compose' | 'kubernetes' | 'host';
+  /** The proxy faces clients itself (nothing in front of it among the files). */
+  facesClients: boolean;
+}
+
+/** The locations that forward to one of `targets` (through an upstream block or directly); MCP routes first. */
+export function mcpLocations(cfg: NginxConfig, targets: string[]): { locs: LocationCtx[]; matchedBy: string; mcpRoute: boolean } {
+  const ups = upstreams(cfg);
+  const hostOf = (s: string) => s.replace(/^[^/]*:\/\//, '').split(/[/:]/)[0] ?? '';
+  const reaches = (pass: string): boolean => {
+    const host = hostOf(pass);
+    if (targets.some((t) => host === t || host.startsWith(`${t}.`))) return true;
+    const servers = ups.get(host) ?? [];
+    return servers.some((s) => targets.some((t) => hostOf(s.args[0] ?? '') === t || (s.args[0] ?? '').startsWith(`${t}.`)));
+  };
+  const all = proxiedLocations(cfg);
+  let locs = all.filter((l) => reaches(l.proxyPass?.args[0] ?? ''));
+  let matchedBy = 'its proxy_pass names the server';
+  if (!locs.length && all.length) {
+    locs = all;
+    matchedBy = 'the only proxied locations of the proxy';
+  }
+  const mcp = locs.filter((l) => /mcp|sse/i.test(l.location?.args.join(' ') ?? ''));
+  const catchAll = locs.filter((l) => !l.location || l.location.args.join(' ') === '/');
+  return { locs: mcp.length ? mcp : catchAll.length ? catchAll : locs, matchedBy, mcpRoute: mcp.length > 0 || catchAll.length > 0 };
+}
+
+const seconds = (v: string): number | null => {
+  const m = /^(\d+)(ms|s|m|h)?$/.exec(v);
+  if (!m) return null;
+  const n = Number(m[1]);
+  return m[2] === 'ms' ? Math.ceil(n / 1000) : m[2] === 'm' ? n * 60 : m[2] === 'h' ? n * 3600 : n;
+};
+
+export function nginxFacts(sheet: FactSheet, cfg: NginxConfig, pc: ProxyContext): void {
+  const { locs, matchedBy } = mcpLocations(cfg, pc.targets);
+  if (!locs.length) return;
+  const loc = locs[0]!;
+  const locAt = (loc.location ?? loc.server).at;
+  sheet.set(
+    'exposure.behind_reverse_proxy',
+    true,
+    locAt,
+    `nginx forwards ${loc.location?.args.join(' ') ?? 'the server'} to ${loc.proxyPass?.args[0]} (${matchedBy})`,
+  );
+
+  // TLS at the client-facing listener of the server block that holds the MCP route.
+  const listens = (loc.server.block ?? []).filter((d) => d.name === 'listen');
+  if (pc.facesClients) {
+    if (listens.some((l) => l.args.some(unresolved)) || loc.levels[1]!.some((d) => unresolved(d.name))) {
+      sheet.undecided('tls.enabled', 'the listen directive or a whole block comes from a template variable');
+    } else if (listens.length) {
+      const tls = listens.every((l) => l.args.includes('ssl') || l.args.includes('quic'));
+      sheet.set(
+        'tls.enabled',
+        tls,
+        listens[0]!.at,
+        tls
+          ? 'every listen of the MCP server block has ssl'
+          : 'a listen of the MCP server block has no ssl: plain HTTP reaches the MCP route',
+      );
+      if (tls) tlsDetails(sheet, loc);
+    }
+  }
+
+  // Rate limits: limit_req in effect on the MCP route, and its zone.
+  const lr = effective(loc, 'limit_req');
+  const reqZones = zones(cfg, 'limit_req_zone');
+  if (lr.length) {
+    const used = lr.map((d) => reqZones.get(d.args.find((a) => a.startsWith('zone='))?.slice(5) ?? '')).filter((z) => z !== undefined);
+    sheet.set('rate_limit.enabled', true, lr[0]!.at, 'limit_req applies to the MCP route');
+    const rates = used.map((z) => perMinute(z.rate ?? '')).filter((r): r is number => r !== null);
+    if (rates.length && rates.length === used.length)
+      sheet.set('rate_limit.per_minute', Math.min(...rates), used[0]!.at, `limit_req_zone rate=${used[0]!.rate}`);
+    const keys = used.map((z) => z.key);
+    const byIp = keys.some((k) => /\$(binary_)?remote_addr/.test(k));
+    const byKey = keys.some((k) => /\$http_authorization|\$http_x_api_key|\$jwt|\$api_key|principal|key_id/i.test(k));
+    if (keys.length && !keys.some(unresolved)) {
+      if (byIp || byKey)
+        sheet.set(
+          'rate_limit.scope',
+          byIp && byKey ? 'ip_and_key' : byIp ? 'ip' : 'key',
+          used[0]!.at,
+          `limit_req_zone keyed by ${keys.join(', ')}`,
+        );
+      if (byIp && pc.facesClients)
+        sheet.set(
+          'rate_limit.keys_on_real_client_ip',
+          true,
+          used[0]!.at,
+          'the proxy faces clients and its limit counts the connecting address',
+        );
+    }
+    const status = effective(loc, 'limit_req_status')[0];
+    if (status?.args[0] !== '429')
+      sheet.set(
+        'rate_limit.retry_after_header',
+        false,
+        status?.at ?? lr[0]!.at,
+        `limited requests get ${status?.args[0] ?? '503 (nginx default)'}, not 429 with Retry-After`,
+      );
+  }
+  const realIp = effective(loc, 'set_real_ip_from');
+  if (realIp.some((d) => d.args[0] === '0.0.0.0/0' || d.args[0] === '::/0'))
+    sheet.set(
+      'rate_limit.trusts_client_forwarded_headers',
+      true,
+      realIp[0]!.at,
+      'set_real_ip_from trusts every peer for the client address header',
+    );
+
+  // Connections per client address.
+  const lc = effective(loc, 'limit_conn');
+  const connZones = zones(cfg, 'limit_conn_zone');
+  if (pc.facesClients) {
+    const perAddress = lc.some((d) => /\$(binary_)?remote_addr/.test(connZones.get(d.args[0] ?? '')?.key ?? ''));
+    sheet.set(
+      'http.connections_per_client_limited',
+      perAddress,
+      lc[0]?.at ?? locAt,
+      perAddress ? 'limit_conn with a zone keyed by the client address' : 'no limit_conn keyed by the client address on the MCP route',
+    );
+    // nginx has no whole-request deadline: client_header_timeout and client_body_timeout are idle timers.
+    sheet.set(
+      'http.request_read_deadline_seconds',
+      0,
+      locAt,
+      'nginx faces clients and has no whole-request deadline (client_body_timeout is an idle timer)',
+    );
+  }
+
+  // The deadline of a forwarded call: proxy_read_timeout (nginx default 60 s).
+  const prt = effective(loc, 'proxy_read_timeout')[0];
+  const secs = prt ? seconds(prt.args[0] ?? '') : 60;
+  if (secs !== null)
+    sheet.set(
+      'http.execution_deadline_seconds',
+      secs,
+      prt?.at ?? locAt,
+      prt ? `proxy_read_timeout ${prt.args[0]}` : 'no proxy_read_timeout: nginx waits 60 s',
+    );
+
+  // CORS: a wildcard or an echoed Origin.
+  const headers = effective(loc, 'add_header');
+  const acao = headers.find((d) => /^access-control-allow-origin$/i.test(d.args[0] ?? ''));
+  if (acao && (acao.args[1] === '*' || acao.args[1] === '$http_origin'))
+    sheet.set('http.cors_allow_any_origin', true, acao.at, `add_header Access-Control-Allow-Origin ${acao.args[1]}`);
+
+  // Credentials in access logs: a log_format with $http_authorization used by an access_log.
+  const formats = new Map<string, Directive>();
+  walkAll(cfg.roots(), (d) => d.name === 'log_format' && d.args[0] && formats.set(d.args[0], d));
+  const accessLogs = effective(loc, 'access_log');
+  for (const al of accessLogs) {
+    const fmt = formats.get(al.args[1] ?? 'combined');
+    if (fmt?.args.some((a) => a.includes('$http_authorization')))
+      sheet.set('logging.logs_authorization_header', true, fmt.at, `log_format ${fmt.args[0]} records $http_authorization`);
+  }
+
+  // The edge's error log: at info or debug nginx writes rejected header lines with their values.
+  const el = effective(loc, 'error_log');
+  if (el.length) {
+    const levels = el.map((d) => d.args[1] ?? 'error');
+    if (!levels.some(unresolved)) {
+      const verbose = levels.some((l) => l === 'info' || l === 'debug');
+      sheet.set('logging.edge_logs_rejected_header_values', verbose, el[0]!.at, `error_log level ${levels.join(', ')}`);
+    }
+  }
+
+  authFacts(sheet, loc, pc);
+
+  // OAuth discovery answered by the proxy itself.
+  for (const l of proxiedOrAll(cfg, loc)) {
+    if (!/\.well-known\/oauth-protected-resource/.test(l.args.join(' '))) continue;
+    const ret = (l.block ?? []).find((d) => d.name === 'return');
+    if (ret?.args[0] === '404')
+      sheet.set('http.oauth_discovery_endpoints', 'not_found', ret.at, 'the proxy answers the protected resource metadata URL with 404');
+    else if (ret?.args[0] === '200')
+      sheet.set('http.oauth_discovery_endpoints', 'metadata', ret.at, 'the proxy serves the protected resource metadata');
+  }
+
+  // The hop to the server.
+  const pass = loc.proxyPass?.args[0] ?? '';
+  if (unresolved(pass)) {
+    sheet.undecided('tls.backend_hop', 'the proxy_pass scheme comes from a template variable');
+  } else if (pass.startsWith('https://')) {
+    const verify = effective(loc, 'proxy_ssl_verify')[0];
+    if (verify?.args[0] === 'on') sheet.set('tls.backend_hop', 'encrypted', verify.at, 'proxy_pass https with proxy_ssl_verify on');
+    else
+      sheet.set(
+        'tls.backend_hop',
+        pc.platform === 'compose' ? 'same_host' : 'network_plaintext',
+        loc.proxyPass!.at,
+        'proxy_pass https without proxy_ssl_verify on: the certificate is not verified',
+      );
+  } else if (pc.platform === 'compose') {
+    sheet.set('tls.backend_hop', 'same_host', loc.proxyPass!.at, 'plain proxy_pass over a bridge network of one Compose host');
+  } else if (pc.platform === 'kubernetes') {
+    sheet.set(
+      'tls.backend_hop',
+      'network_plaintext',
+      loc.proxyPass!.at,
+      'plain proxy_pass to a pod that may run on another node (unless the CNI encrypts, which no file here shows)',
+    );
+  }
+}
+
+function proxiedOrAll(cfg: NginxConfig, loc: LocationCtx): Directive[] {
+  const out: Directive[] = [];
+  walkAll(cfg.expand(loc.server.block ?? []), (d) => d.name === 'location' && out.push(d));
+  return out;
+}
+
+function tlsDetails(sheet: FactSheet, loc: LocationCtx): void {
+  const protocols = effective(loc, 'ssl_protocols')[0];
+  if (protocols && !protocols.args.some(unresolved)) {
+    const versions = protocols.args.map((a) => a.replace(/^TLSv/, '')).map((v) => (v === '1' ? '1.0' : v));
+    const min = versions.filter((v) => ['1.0', '1.1', '1.2', '1.3'].includes(v)).sort()[0];
+    if (min) sheet.set('tls.min_version', min, protocols.at, `ssl_protocols ${protocols.args.join(' ')}`);
+  } else if (!protocols) sheet.undecided('tls.min_version', "no ssl_protocols: nginx's default depends on its version and OpenSSL");
+  // HSTS: the add_header list in effect on the MCP route (a location's own list replaces the server's).
+  const headers = effective(loc, 'add_header');
+  const hsts = headers.find((d) => /^strict-transport-security$/i.test(d.args[0] ?? ''));
+  const age = Number(/max-age=(\d+)/i.exec(hsts?.args[1] ?? '')?.[1] ?? 0);
+  const ok = !!hsts && age >= 15552000 && hsts.args.includes('always');
+  sheet.set(
+    'tls.hsts',
+    ok,
+    hsts?.at ?? loc.location?.at ?? loc.server.at,
+    hsts
+      ? `Strict-Transport-Security max-age=${age}${hsts.args.includes('always') ? ' always' : ' without always (not on errors)'}`
+      : 'no Strict-Transport-Security header in effect on the MCP route',
+  );
+}
+
+function authFacts(sheet: FactSheet, loc: LocationCtx, pc: ProxyContext): void {
+  const levels = loc.levels.slice(1).flat();
+  const verify = effective(loc, 'ssl_verify_client')[0];
+  if (verify?.args[0] === 'on') {
+    sheet.set('authentication.method', 'mtls', verify.at, 'ssl_verify_client on');
+    sheet.set('authentication.required', true, verify.at, 'ssl_verify_client on refuses clients without a certificate');
+    return;
+  }
+  const basic = effective(loc, 'auth_basic')[0];
+  if (basic && basic.args[0] !== 'off') {
+    sheet.cannotSay(
+      basic.at,
+      'HTTP Basic authentication at the proxy (a password per user in an htpasswd file): authentication.method has no value for it',
+      ['authentication.method'],
+    );
+    sheet.set('authentication.required', true, basic.at, 'auth_basic refuses requests without a valid password');
+    return;
+  }
+  // `if ($http_authorization != "Bearer <literal>") { return 401; }`: one static token in the config.
+  for (const d of levels) {
+    if (d.name !== 'if') continue;
+    const cond = d.args.join(' ');
+    const ret = (d.block ?? []).find((x) => x.name === 'return');
+    if (!/\$http_authorization/.test(cond) || (ret?.args[0] !== '401' && ret?.args[0] !== '403')) continue;
+    const literal = /Bearer\s+[^$\s)"]+/.exec(cond);
+    sheet.set('authentication.required', true, d.at, 'the proxy answers 401 unless Authorization matches');
+    if (literal) {
+      sheet.set('authentication.method', 'static_bearer', d.at, 'one bearer token compared in the nginx config');
+      sheet.set(
+        'authentication.static_token_location',
+        pc.platform === 'kubernetes' ? 'config_map' : 'repository',
+        d.at,
+        pc.platform === 'kubernetes'
+          ? 'the token is written in the nginx config, kept in a ConfigMap'
+          : 'the token is written in a committed nginx config',
+      );
+    }
+    return;
+  }
+}
+
+function perMinute(rate: string): number | null {
+  const m = /^(\d+)r\/(s|m)$/.exec(rate);
+  if (!m) return null;
+  return m[2] === 's' ? Number(m[1]) * 60 : Number(m[1]);
+}

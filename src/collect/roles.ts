@@ -1,0 +1,44 @@
+// What a container image is, by its repository name: a reverse proxy, a datastore, or neither.
+// Names only, no registry lookups: `nginx:1.27`, `docker.io/library/nginx`, `ghcr.io/x/nginx-foo`.
+
+const PROXIES: [RegExp, string][] = [
+  [/(^|\/)(nginx|nginx-unprivileged|openresty)$/, 'nginx'],
+  [/(^|\/)caddy$/, 'caddy'],
+  [/(^|\/)traefik$/, 'traefik'],
+  [/(^|\/)envoy(proxy)?$|envoyproxy\/envoy/, 'envoy'],
+  [/(^|\/)haproxy$/, 'haproxy'],
+  [/(^|\/)oauth2-proxy$/, 'oauth2-proxy'],
+  [/(^|\/)(kong|apache\/apisix|httpd)$/, 'other'],
+];
+const TUNNELS = /(^|\/)(cloudflared|ngrok|tailscale)$/;
+const DATASTORES =
+  /(^|\/)(redis|valkey|postgres|postgresql|pgvector|mysql|mariadb|mongo|mongodb|memcached|elasticsearch|opensearch|qdrant|chroma|chromadb|weaviate|milvus|rabbitmq|minio|neo4j|clickhouse-server|keycloak|etcd|nats|kafka|zookeeper|ollama|otel\/opentelemetry-collector|prometheus|grafana|jaeger)$/;
+
+/** The repository part of an image reference: no registry port confusion, no tag, no digest. */
+export function repository(image: string): string {
+  const noDigest = image.split('@')[0]!;
+  const slash = noDigest.lastIndexOf('/');
+  const colon = noDigest.lastIndexOf(':');
+  return (colon > slash ? noDigest.slice(0, colon) : noDigest).toLowerCase();
+}
+
+export type Role = { kind: 'proxy'; product: string } | { kind: 'tunnel' } | { kind: 'datastore' } | null;
+
+export function imageRole(image: string): Role {
+  const repo = repository(image);
+  for (const [re, product] of PROXIES) if (re.test(repo)) return { kind: 'proxy', product };
+  if (TUNNELS.test(repo)) return { kind: 'tunnel' };
+  if (DATASTORES.test(repo)) return { kind: 'datastore' };
+  return null;
+}
+
+/** How fixed an image reference is: by digest, by a version tag, or floating (no tag, latest, a branch-like tag). */
+export function imagePin(image: string): 'digest' | 'exact_version' | 'floating' {
+  if (/@sha256:[0-9a-f]{64}$/.test(image)) return 'digest';
+  const repo = image.split('@')[0]!;
+  const slash = repo.lastIndexOf('/');
+  const colon = repo.lastIndexOf(':');
+  const tag = colon > slash ? repo.slice(colon + 1) : '';
+  if (!tag || /^(latest|main|master|edge|nightly|dev|stable)$/i.test(tag)) return 'floating';
+  return /\d/.test(tag) ? 'exact_version' : 'floating';
+}

@@ -1,0 +1,33 @@
+// Shell command lines read as words, never run: `RUN` lines, compose `command:`, `sh -c` in
+// client configs. shell-quote splits words and operators; variables stay as written.
+import { parse } from 'shell-quote';
+
+/** The simple commands of a shell line (split at &&, ||, ;, | and newlines), each as words. */
+export function commandsOf(line: string): string[][] {
+  const out: string[][] = [];
+  let current: string[] = [];
+  const tokens = parse(line.replace(/\\\n/g, ' '), (name) => `$${name}`);
+  for (const t of tokens) {
+    if (typeof t === 'string') current.push(t);
+    else if ('op' in t && t.op !== 'glob') {
+      if (current.length) out.push(current);
+      current = [];
+      // A redirection's target is not a command.
+      if (t.op === '>' || t.op === '>>' || t.op === '<') current = ['#redirect'];
+    } else if ('pattern' in t) current.push(t.pattern);
+    else if ('comment' in t) break;
+  }
+  if (current.length) out.push(current);
+  return out.map((c) => (c[0] === '#redirect' ? c.slice(2) : c)).filter((c) => c.length > 0);
+}
+
+/** The command words after leading VAR=value assignments and wrappers (env, sudo, exec, tini --). */
+export function unwrap(words: string[]): string[] {
+  let w = words;
+  for (;;) {
+    if (w.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(w[0]!)) w = w.slice(1);
+    else if (['env', 'sudo', 'exec', 'nohup', 'time'].includes(w[0] ?? '')) w = w.slice(1);
+    else if (/(^|\/)tini$/.test(w[0] ?? '')) w = w.slice(w[1] === '--' ? 2 : 1);
+    else return w;
+  }
+}

@@ -1,0 +1,33 @@
+// Collections for tests: files from this repository (by path) or written inline, collected
+// with the bundled doctrine so every result is checked against its facts schema.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type CollectOptions, collect, type InputFile } from '../../src/collect/index.js';
+import type { CollectionOut } from '../../src/collect/types.js';
+import { loadDoctrine } from '../../src/doctrine/load.js';
+import { DEFAULT_DOCTRINE, ROOT } from './paths.js';
+
+export const doctrine = loadDoctrine(DEFAULT_DOCTRINE);
+
+/** Files of this repository, by path relative to its root. */
+export const repoFiles = (...paths: string[]): InputFile[] => paths.map((path) => ({ path, bytes: readFileSync(join(ROOT, path)) }));
+
+/** Files written inline: path → text. */
+export const inline = (files: Record<string, string>): InputFile[] =>
+  Object.entries(files).map(([path, text]) => ({ path, bytes: new TextEncoder().encode(text) }));
+
+export const collectWith = (files: InputFile[], options: CollectOptions = {}): CollectionOut => collect(files, { doctrine, ...options });
+
+/** The one deployment whose name ends with `suffix`. */
+export function deploymentOf(c: CollectionOut, suffix: string): CollectionOut['deployments'][number] {
+  const found = c.deployments.filter((d) => d.name.endsWith(suffix));
+  if (found.length !== 1) throw new Error(`expected one deployment ending ${suffix}, got ${c.deployments.map((d) => d.name).join(', ')}`);
+  return found[0]!;
+}
+
+/** The value of a dotted fact. */
+export function fact(d: { facts: Record<string, unknown> }, path: string): unknown {
+  let n: unknown = d.facts;
+  for (const p of path.split('.')) n = n && typeof n === 'object' ? (n as Record<string, unknown>)[p] : undefined;
+  return n;
+}

@@ -1,0 +1,134 @@
+// `signet facts collect` as a process: reading from disk (walks, bounds, links), exit codes,
+// kubectl kustomize as a pre-step, and `nginx -T` output from the real nginx.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cleanEnv } from '../helpers/clean-env.js';
+import { CLI, ROOT } from '../helpers/paths.js';
+import { tempDir } from '../helpers/tmp-doctrine.js';
+
+function collect(args: string[], cwd = ROOT) {
+  const r = spawnSync(process.execPath, [CLI, 'facts', 'collect', ...args], {
+    cwd,
+    env: cleanEnv(),
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+describe('signet facts collect', () => {
+  it("collects Signet's compose stack with its OAuth overlay, byte for byte the same twice", () => {
+    const args = [
+      '--compose',
+      'docker-compose.yml,deploy/compose.oauth.yml',
+      'docker-compose.yml',
+      'deploy',
+      'Dockerfile',
+      'proxy',
+      'package.json',
+      'package-lock.json',
+    ];
+    const a = collect(args);
+    expect(a.err).toBe('');
+    expect(a.code).toBe(0);
+    const out = JSON.parse(a.out);
+    expect(out.format).toBe('signet-facts/1');
+    expect(out.deployments.map((d: { name: string }) => d.name)).toEqual(
+      expect.arrayContaining([
+        'compose:docker-compose.yml:signet',
+        'kubernetes:deploy/kubernetes/overlays/dev-oauth/kustomization.yaml:Deployment/signet',
+      ]),
+    );
+    expect(collect(args).out).toBe(a.out);
+  });
+
+  it('walks a directory within bounds: links out of the root and oversized files are skipped, with the reason', () => {
+    const dir = tempDir('signet-facts-');
+    writeFileSync(join(dir, 'compose.yaml'), 'services:\n  mcp:\n    image: acme/mcp:1.0.0\n    ports: ["127.0.0.1:3000:3000"]\n');
+    mkdirSync(join(dir, 'node_modules'));
+    writeFileSync(join(dir, 'node_modules', 'compose.yaml'), 'services:\n  other:\n    image: x\n');
+    symlinkSync('/etc/hostname', join(dir, 'outside.conf'));
+    writeFileSync(join(dir, 'big.yaml'), 'x'.repeat(3 * 1024 * 1024));
+    const r = collect([dir], dir);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.out);
+    expect(out.files.map((f: { path: string }) => f.path)).toEqual(['compose.yaml']);
+    expect(out.skipped).toEqual([
+      { path: 'big.yaml', reason: 'larger than 2097152 bytes: not read' },
+      { path: 'outside.conf', reason: 'a symbolic link out of the root: not followed' },
+    ]);
+    expect(out.deployments[0].facts.exposure).toMatchObject({ endpoint_address_class: 'loopback', reachable_from_internet: false });
+  });
+
+  it('exit 2 with a message for a missing path, a path outside the root and a bad --env', () => {
+    expect(collect(['no-such-file'])).toMatchObject({ code: 2, err: 'signet: no-such-file: no such file or directory\n' });
+    expect(collect(['/etc/hostname']).err).toMatch(/is outside the root/);
+    expect(collect(['--env', 'NOEQUALS', 'docker-compose.yml'])).toMatchObject({
+      code: 2,
+      err: 'signet: --env NOEQUALS: expected KEY=VALUE\n',
+    });
+    expect(collect([]).code).toBe(2);
+  });
+
+  it('--kustomize renders with kubectl where it can, and says so; where it cannot, says why and reads the resources', () => {
+    const r = JSON.parse(collect(['--kustomize', 'deploy/kubernetes/base', 'deploy/kubernetes/overlays/dev', 'Dockerfile', 'proxy']).out);
+    const notes = r.notes.map((n: { file: string; what: string }) => `${n.file}: ${n.what}`);
+    expect(notes).toContain('deploy/kubernetes/base: rendered with kubectl kustomize');
+    // The dev overlay needs generated secrets the dev recipe writes: kubectl refuses, the resources are read.
+    expect(notes.some((n: string) => n.startsWith('deploy/kubernetes/overlays/dev: not rendered ('))).toBe(true);
+    expect(r.deployments.map((d: { name: string }) => d.name)).toEqual([
+      'kubernetes:deploy/kubernetes/base/kustomization.yaml:Deployment/signet',
+      'kubernetes:deploy/kubernetes/overlays/dev/kustomization.yaml:Deployment/signet',
+    ]);
+  });
+
+  it("reads the real nginx's `nginx -T` output", () => {
+    const dir = tempDir('signet-nginx-t-');
+    writeFileSync(
+      join(dir, 'nginx.conf'),
+      `pid ${dir}/nginx.pid;\nerror_log stderr;\nevents {}\nhttp {\n  include ${dir}/conf.d/*.conf;\n}\n`,
+    );
+    mkdirSync(join(dir, 'conf.d'));
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-keyout',
+        join(dir, 'k.pem'),
+        '-out',
+        join(dir, 'c.pem'),
+        '-days',
+        '1',
+        '-subj',
+        '/CN=mcp',
+      ],
+      { stdio: 'ignore' },
+    );
+    writeFileSync(
+      join(dir, 'conf.d', 'mcp.conf'),
+      `upstream mcp { server 127.0.0.1:8000; }\nserver {\n  listen 8443 ssl;\n  ssl_certificate ${dir}/c.pem;\n  ssl_certificate_key ${dir}/k.pem;\n  ssl_protocols TLSv1.3;\n  location /mcp {\n    proxy_pass http://mcp;\n  }\n}\n`,
+    );
+    const dump = spawnSync('nginx', ['-T', '-p', dir, '-c', join(dir, 'nginx.conf')], { encoding: 'utf8' });
+    expect(dump.status, dump.stderr).toBe(0);
+    writeFileSync(join(dir, 'nginx-T.txt'), dump.stdout);
+    writeFileSync(
+      join(dir, 'compose.yaml'),
+      'services:\n  mcp:\n    image: acme/mcp:1.0.0\n  web:\n    image: nginx:1.27\n    ports: ["443:8443"]\n    volumes: ["./nginx-T.txt:/dump"]\n',
+    );
+    const out = JSON.parse(collect(['compose.yaml', 'nginx-T.txt'], dir).out);
+    const d = out.deployments[0];
+    expect(d.facts.tls).toMatchObject({ enabled: true, min_version: '1.3' });
+    expect(d.sources['tls.min_version'][0].file).toBe('nginx-T.txt');
+    expect(execFileSync('sed', ['-n', `${d.sources['tls.min_version'][0].line}p`, join(dir, 'nginx-T.txt')], { encoding: 'utf8' })).toMatch(
+      /ssl_protocols TLSv1\.3;/,
+    );
+  });
+});

@@ -1,0 +1,143 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: VS Code input references, not JavaScript templates
+// MCP client configurations: one deployment per server entry, the client's own facts on each.
+import { describe, expect, it } from 'vitest';
+import { collectWith, deploymentOf, fact, inline } from '../../helpers/collect.js';
+
+describe('MCP client configurations', () => {
+  it('Claude Desktop: five servers are five deployments, and the floating one decides the client fact on all', () => {
+    const config = JSON.stringify(
+      {
+        mcpServers: {
+          filesystem: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/Users/me/Desktop'] },
+          github: {
+            command: 'npx',
+            args: ['-y', '@modelcontextprotocol/server-github@2025.4.8'],
+            env: { GITHUB_PERSONAL_ACCESS_TOKEN: '<YOUR_TOKEN>' },
+          },
+          fetch: { command: 'uvx', args: ['mcp-server-fetch==2025.4.7'] },
+          sandboxed: {
+            command: 'docker',
+            args: [
+              'run',
+              '-i',
+              '--rm',
+              '--read-only',
+              '--network',
+              'none',
+              '--cap-drop',
+              'ALL',
+              '--user',
+              '1000',
+              `mcp/time@sha256:${'c'.repeat(64)}`,
+            ],
+          },
+          remote: {
+            command: 'npx',
+            args: ['mcp-remote@0.1.16', 'https://mcp.example.com/sse'],
+            env: { NODE_TLS_REJECT_UNAUTHORIZED: '0' },
+          },
+        },
+      },
+      null,
+      2,
+    );
+    const c = collectWith(inline({ 'claude_desktop_config.json': config }));
+    expect(c.deployments.map((d) => d.name)).toEqual([
+      'client:claude_desktop_config.json:fetch',
+      'client:claude_desktop_config.json:filesystem',
+      'client:claude_desktop_config.json:github',
+      'client:claude_desktop_config.json:remote',
+      'client:claude_desktop_config.json:sandboxed',
+    ]);
+    for (const d of c.deployments) {
+      expect(d.facts['client']).toMatchObject({
+        reviewed: true,
+        launches_stdio_servers: true,
+        stdio_servers_release: 'floating',
+        stdio_servers_sandboxed: false,
+      });
+      expect(fact(d, 'transport.kind')).toBe('stdio');
+      // A placeholder is where a plaintext secret goes once filled in: said, not guessed.
+      expect(d.undecided).toContain('client.config_secrets_plaintext');
+    }
+    const fs = deploymentOf(c, ':filesystem');
+    expect(fact(fs, 'supply_chain.deployed_release')).toBe('floating');
+    expect(fs.sources['client.stdio_servers_release']![0]).toMatchObject({ file: 'claude_desktop_config.json', line: 5 });
+    expect(fact(deploymentOf(c, ':github'), 'supply_chain.deployed_release')).toBe('exact_version');
+    expect(fact(deploymentOf(c, ':fetch'), 'supply_chain.deployed_release')).toBe('exact_version');
+    const s = deploymentOf(c, ':sandboxed');
+    expect(s.facts['container']).toMatchObject({
+      used: true,
+      read_only_root_fs: true,
+      capabilities_dropped: true,
+      runs_as_root: false,
+      image_pinned_by_digest: true,
+    });
+    expect(s.facts['egress']).toEqual({ network_restricted: true, cloud_metadata_credentials_reachable: false });
+    const r = deploymentOf(c, ':remote');
+    expect(r.inexpressible.map((i) => i.facts.join())).toEqual(expect.arrayContaining(['transport.kind']));
+    expect(r.inexpressible.some((i) => /NODE_TLS_REJECT_UNAUTHORIZED|tls_verification_disabled/.test(i.what))).toBe(true);
+  });
+
+  it('VS Code .vscode/mcp.json (JSONC): secrets through ${input:...} are references, a literal header is plaintext', () => {
+    const jsonc = [
+      '{',
+      '  // Inputs are asked for once and stored by VS Code',
+      '  "inputs": [{ "type": "promptString", "id": "gh-token", "description": "GitHub PAT", "password": true }],',
+      '  "servers": {',
+      '    "github": {',
+      '      "type": "http",',
+      '      "url": "https://api.githubcopilot.com/mcp/",',
+      '      "headers": { "Authorization": "Bearer ${input:gh-token}" },',
+      '    },',
+      '    "local": { "type": "http", "url": "http://localhost:3001/mcp", "headers": { "X-API-Key": "abcd1234efgh5678" } },',
+      '  },',
+      '}',
+    ].join('\n');
+    const c = collectWith(inline({ '.vscode/mcp.json': jsonc }));
+    const gh = deploymentOf(c, ':github');
+    expect(gh.facts['transport']).toEqual({ kind: 'http' });
+    expect(fact(gh, 'tls.enabled')).toBe(true);
+    expect(fact(gh, 'client.launches_stdio_servers')).toBe(false);
+    expect(fact(gh, 'client.config_secrets_plaintext')).toBe(true);
+    expect(gh.sources['client.config_secrets_plaintext']![0]).toMatchObject({ file: '.vscode/mcp.json', line: 10 });
+    const local = deploymentOf(c, ':local');
+    expect(local.facts['exposure']).toEqual({ endpoint_address_class: 'loopback', reachable_from_internet: false });
+    expect(fact(local, 'tls.enabled')).toBe(false);
+  });
+
+  it('Claude Code .mcp.json with env references, Cursor, and Codex config.toml', () => {
+    const c = collectWith(
+      inline({
+        '.mcp.json': JSON.stringify({
+          mcpServers: {
+            db: {
+              type: 'stdio',
+              command: 'npx',
+              args: ['-y', '@bytebase/dbhub@0.11.2'],
+              env: { DSN: '${DATABASE_URL}', API_TOKEN: '${API_TOKEN}' },
+            },
+          },
+        }),
+        '.cursor/mcp.json': JSON.stringify({ mcpServers: { linear: { url: 'https://mcp.linear.app/sse' } } }),
+        '.codex/config.toml': [
+          '[mcp_servers.docs]',
+          'command = "uvx"',
+          'args = ["docs-mcp"]',
+          '',
+          '[mcp_servers.docs.env]',
+          'DOCS_API_KEY = "sk-abcdefghijklmnop1234"',
+        ].join('\n'),
+      }),
+    );
+    const db = deploymentOf(c, '.mcp.json:db');
+    expect(fact(db, 'client.config_secrets_plaintext')).toBe(false);
+    expect(fact(db, 'client.stdio_servers_release')).toBe('exact_version');
+    const linear = deploymentOf(c, ':linear');
+    expect(fact(linear, 'transport.legacy_sse')).toBe(true);
+    const docs = deploymentOf(c, ':docs');
+    expect(fact(docs, 'supply_chain.deployed_release')).toBe('floating');
+    expect(fact(docs, 'client.config_secrets_plaintext')).toBe(true);
+    expect(docs.sources['client.config_secrets_plaintext']![0]).toMatchObject({ file: '.codex/config.toml', line: 6 });
+  });
+});

@@ -1,0 +1,102 @@
+// The contract of collect(): deterministic bytes, facts valid against the doctrine, and hostile
+// or malformed input a recorded skip or a clear error, never a crash or a guess.
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { LIMITS } from '../../../src/collect/index.js';
+import { isSignetError } from '../../../src/errors.js';
+import { collectWith, doctrine, inline, repoFiles } from '../../helpers/collect.js';
+
+const sample = () => [
+  ...repoFiles('docker-compose.yml', 'Dockerfile', 'package.json', 'proxy/Dockerfile', 'proxy/templates/signet.conf.template'),
+  ...inline({
+    '.mcp.json': JSON.stringify({ mcpServers: { a: { command: 'npx', args: ['-y', 'pkg'] }, b: { url: 'https://x.example/mcp' } } }),
+  }),
+];
+
+describe('collect()', () => {
+  it('gives the same bytes for the same files, whatever their order', () => {
+    const a = JSON.stringify(collectWith(sample()));
+    const b = JSON.stringify(collectWith(sample().reverse()));
+    expect(b).toBe(a);
+    expect(JSON.parse(a).files.map((f: { path: string }) => f.path)).toEqual(
+      [...JSON.parse(a).files.map((f: { path: string }) => f.path)].sort(),
+    );
+  });
+
+  it('every deployment is valid against the doctrine facts schema, with a source for every fact it decides', () => {
+    const c = collectWith(sample());
+    expect(c.deployments.length).toBe(3);
+    for (const d of c.deployments) {
+      expect(doctrine.validateFacts(d.facts), d.name).toBe(true);
+      const leaves = (o: Record<string, unknown>, p = ''): string[] =>
+        Object.entries(o).flatMap(([k, v]) =>
+          v && typeof v === 'object' && !Array.isArray(v) ? leaves(v as Record<string, unknown>, `${p}${k}.`) : [`${p}${k}`],
+        );
+      expect(leaves(d.facts).sort()).toEqual(Object.keys(d.sources).sort());
+      for (const p of Object.keys(d.sources)) expect(d.undecided).not.toContain(p);
+    }
+  });
+
+  it('records binary, oversized, non-UTF-8 and malformed files as skipped, with the reason', () => {
+    const big = new Uint8Array(LIMITS.fileBytes + 1).fill(0x61);
+    const c = collectWith([
+      { path: 'img.png', bytes: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 0]) },
+      { path: 'huge.yaml', bytes: big },
+      { path: 'latin1.conf', bytes: new Uint8Array([0x73, 0x65, 0x72, 0xe9, 0x0a]) },
+      ...inline({
+        'compose.yaml': 'services:\n  mcp:\n    image: [unclosed\n',
+        'bomb/compose.yaml': `a: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [${'*a,'.repeat(9)}*a]\nc: &c [${'*b,'.repeat(9)}*b]\nd: &d [${'*c,'.repeat(9)}*c]\nservices: *d\n`,
+        '.mcp.json': `${'['.repeat(20000)}${']'.repeat(20000)}`,
+        'k8s.yaml': 'apiVersion: v1\nkind: Pod\nmetadata: {name: x\n',
+      }),
+    ]);
+    const reasons = Object.fromEntries(c.skipped.map((s) => [s.path, s.reason]));
+    expect(reasons['img.png']).toMatch(/binary/);
+    expect(reasons['huge.yaml']).toMatch(/larger than/);
+    expect(reasons['latin1.conf']).toMatch(/UTF-8/);
+    expect(reasons['compose.yaml']).toMatch(/could not be read as compose: YAML line/);
+    expect(reasons['bomb/compose.yaml']).toMatch(/could not be read/);
+    expect(reasons['k8s.yaml']).toMatch(/could not be read/);
+    expect(c.deployments).toEqual([]);
+    // Skipped files are still subjects: hashed and listed.
+    expect(c.files.map((f) => f.path)).toContain('huge.yaml');
+  });
+
+  it('refuses paths out of the root, duplicates and too many files with a clear error', () => {
+    const refuse = (files: { path: string; bytes: Uint8Array }[], re: RegExp) => {
+      try {
+        collectWith(files);
+        expect.unreachable();
+      } catch (err) {
+        expect(isSignetError(err)).toBe(true);
+        expect((err as Error).message).toMatch(re);
+      }
+    };
+    const one = new TextEncoder().encode('x');
+    refuse([{ path: '../etc/passwd', bytes: one }], /inside the root/);
+    refuse([{ path: '/etc/passwd', bytes: one }], /relative/);
+    refuse([{ path: 'a/../../b', bytes: one }], /inside the root/);
+    refuse([{ path: 'a\u0000b', bytes: one }], /must be relative/);
+    refuse(
+      [
+        { path: 'x', bytes: one },
+        { path: './x', bytes: one },
+      ],
+      /given twice/,
+    );
+    refuse(
+      Array.from({ length: LIMITS.files + 1 }, (_, i) => ({ path: `f${i}`, bytes: one })),
+      /too many files/,
+    );
+  });
+
+  it('never runs or fetches what files name: a compose command or an npx package is only read', () => {
+    const c = collectWith(
+      inline({
+        'compose.yaml': 'services:\n  mcp:\n    image: acme/mcp:1.0.0\n    command: ["sh", "-c", "touch /tmp/signet-collect-ran"]\n',
+      }),
+    );
+    expect(c.deployments).toHaveLength(1);
+    expect(existsSync('/tmp/signet-collect-ran')).toBe(false);
+  });
+});

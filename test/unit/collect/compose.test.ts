@@ -1,0 +1,208 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: Compose variables, not JavaScript templates
+// The Compose collector on Signet's own stack (real files) and on inline projects for the
+// Compose rules it follows: overrides, .env, profiles, include, extends, !reset.
+import { describe, expect, it } from 'vitest';
+import { collectWith, deploymentOf, fact, inline, repoFiles } from '../../helpers/collect.js';
+
+const SIGNET = ['docker-compose.yml', 'Dockerfile', 'package.json', 'package-lock.json', 'proxy/Dockerfile'];
+const templates = [
+  'nginx.conf.template',
+  'signet.conf.template',
+  'proxy-headers.conf.template',
+  'headers.conf.template',
+  'errors.conf.template',
+  'discovery-keys.conf.template',
+  'cors-http.conf.template',
+  'keys-http.conf.template',
+].map((t) => `proxy/templates/${t}`);
+
+describe("Compose: Signet's docker-compose.yml", () => {
+  const c = collectWith(repoFiles(...SIGNET, ...templates));
+  const d = deploymentOf(c, ':signet');
+
+  it('finds one MCP server, signet, behind the proxy; the one-shots and the profiled Redis are not servers', () => {
+    expect(c.deployments.map((x) => x.name)).toEqual(['compose:docker-compose.yml:signet']);
+    expect(c.notes).toContainEqual({ file: 'docker-compose.yml', what: 'service redis is left out: its profiles (scale) are not enabled' });
+    expect(fact(d, 'exposure.behind_reverse_proxy')).toBe(true);
+    expect(d.sources['exposure.behind_reverse_proxy']![0]).toMatchObject({ file: 'proxy/templates/signet.conf.template', line: 121 });
+  });
+
+  it('reads the container hardening from the service, with the line that decides each fact', () => {
+    expect(d.facts['container']).toMatchObject({
+      used: true,
+      orchestrator: 'docker',
+      runs_as_root: false,
+      read_only_root_fs: true,
+      capabilities_dropped: true,
+      no_new_privileges: true,
+      privileged: false,
+      docker_socket_mounted: false,
+      published_ports: 'none',
+      resource_limits: true,
+      seccomp: 'runtime_default',
+      healthcheck: true,
+      image_pinned_by_digest: false,
+      secrets_source: 'mounted_files',
+    });
+    expect(d.sources['container.runs_as_root']).toEqual([{ file: 'docker-compose.yml', line: 25, why: 'user: "1000:1000"' }]);
+    // read_only comes from the x-hardening anchor the service merges.
+    expect(d.sources['container.read_only_root_fs']![0]).toMatchObject({ file: 'docker-compose.yml', line: 17 });
+    expect(d.undecided).toContain('container.user_namespace');
+    expect(d.reasons['container.user_namespace']).toMatch(/daemon/);
+  });
+
+  it('reads exposure and egress from the ports and networks', () => {
+    expect(d.facts['exposure']).toEqual({
+      behind_reverse_proxy: true,
+      bind_address_class: 'private',
+      endpoint_address_class: 'loopback',
+      ingress_restricted_to_proxy: true,
+      reachable_from_internet: false,
+    });
+    expect(d.facts['egress']).toEqual({ network_restricted: true, cloud_metadata_credentials_reachable: false });
+    expect(d.sources['exposure.endpoint_address_class']![0]).toMatchObject({ file: 'docker-compose.yml', line: 205 });
+  });
+
+  it('reads the build from the Dockerfile and the proxy from its nginx templates', () => {
+    expect(d.facts['supply_chain']).toEqual({
+      builds_server: true,
+      deployed_release: 'locked',
+      lockfile_enforced: true,
+      install_scripts_disabled: true,
+      provenance_verified: false,
+      sbom_published: true,
+    });
+    expect(d.sources['supply_chain.lockfile_enforced']![0]).toMatchObject({ file: 'Dockerfile', line: 8 });
+    expect(d.facts['http']).toEqual({
+      connections_per_client_limited: true,
+      execution_deadline_seconds: 60,
+      request_read_deadline_seconds: 0,
+    });
+    expect(d.sources['http.execution_deadline_seconds']![0]).toMatchObject({
+      file: 'proxy/templates/proxy-headers.conf.template',
+      line: 32,
+    });
+    // TLS is chosen by the proxy's start-up scripts: the templates cannot say, so it stays open.
+    expect(d.undecided).toEqual(expect.arrayContaining(['tls.enabled', 'tls.backend_hop']));
+  });
+
+  it('with the OAuth overlay merged, the token verifier is an auth sidecar, not a second MCP server', () => {
+    const o = collectWith(repoFiles(...SIGNET, ...templates, 'deploy/compose.oauth.yml'), {
+      compose: [['docker-compose.yml', 'deploy/compose.oauth.yml']],
+    });
+    expect(o.deployments.map((x) => x.name)).toEqual(['compose:docker-compose.yml:signet']);
+  });
+
+  it('alone, an override file is named as one, not read as a project', () => {
+    const o = collectWith(repoFiles('deploy/compose.oauth.yml'));
+    expect(o.deployments).toEqual([]);
+    expect(o.notes[0]!.what).toMatch(/override/);
+  });
+});
+
+describe('Compose rules', () => {
+  it('merges the default file with its override, .env defaults and ${VAR:-default} as Compose does', () => {
+    const c = collectWith(
+      inline({
+        'app/.env': 'BIND=0.0.0.0\nTOKEN=abc123\n',
+        'app/compose.yaml': [
+          'services:',
+          '  mcp:',
+          '    image: ghcr.io/acme/mcp-server:1.2.3',
+          '    ports: ["127.0.0.1:${PORT:-8080}:8080"]',
+          '    environment:',
+          '      API_TOKEN: ${TOKEN}',
+          '    cap_drop: [ALL]',
+        ].join('\n'),
+        'app/compose.override.yaml': ['services:', '  mcp:', '    ports: ["${BIND}:9090:9090"]', '    read_only: true'].join('\n'),
+      }),
+    );
+    const d = deploymentOf(c, ':mcp');
+    // The override appends a port on every interface: the worst wins.
+    expect(fact(d, 'container.published_ports')).toBe('all_interfaces');
+    expect(d.sources['container.published_ports']![0]).toMatchObject({ file: 'app/compose.override.yaml' });
+    expect(fact(d, 'container.read_only_root_fs')).toBe(true);
+    // A secret taken from a committed .env file is plaintext in the repository.
+    expect(fact(d, 'container.secrets_source')).toBe('manifest_plaintext');
+    expect(d.sources['container.secrets_source']![0]).toMatchObject({ file: 'app/.env', line: 2 });
+    expect(fact(d, 'supply_chain.deployed_release')).toBe('exact_version');
+    expect(fact(d, 'container.image_pinned_by_digest')).toBe(false);
+    expect(d.undecided).toContain('container.runs_as_root');
+    expect(d.reasons['container.runs_as_root']).toMatch(/default user/);
+  });
+
+  it('a variable set nowhere leaves what depends on it undecided; --env decides it', () => {
+    const files = inline({
+      'compose.yaml': [
+        'services:',
+        '  mcp:',
+        `    image: mcp/server@sha256:${'a'.repeat(64)}`,
+        '    environment:',
+        '      GITHUB_TOKEN: ${GITHUB_TOKEN}',
+      ].join('\n'),
+    });
+    const open = deploymentOf(collectWith(files), ':mcp');
+    expect(open.undecided).toContain('container.secrets_source');
+    expect(open.reasons['container.secrets_source']).toMatch(/operator's environment/);
+    expect(fact(open, 'container.image_pinned_by_digest')).toBe(true);
+    expect(fact(open, 'supply_chain.deployed_release')).toBe('digest');
+  });
+
+  it('profiles, include, extends and !reset', () => {
+    const c = collectWith(
+      inline({
+        'compose.yaml': [
+          'include:',
+          '  - infra/db.yaml',
+          'services:',
+          '  base:',
+          '    image: busybox',
+          '    privileged: true',
+          '  mcp-server:',
+          '    extends: base',
+          '    image: acme/mcp:2.0.0',
+          '    privileged: !reset false',
+          '    volumes: ["/var/run/docker.sock:/var/run/docker.sock"]',
+          '  debug-mcp:',
+          '    image: acme/mcp-debug:latest',
+          '    profiles: [debug]',
+        ].join('\n'),
+        'infra/db.yaml': ['services:', '  db:', '    image: postgres:16'].join('\n'),
+      }),
+    );
+    expect(c.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:mcp-server']);
+    const d = c.deployments[0]!;
+    expect(fact(d, 'container.privileged')).toBe(false);
+    expect(fact(d, 'container.docker_socket_mounted')).toBe(true);
+    expect(c.notes.map((n) => n.what)).toEqual(expect.arrayContaining([expect.stringMatching(/debug-mcp is left out/)]));
+    const withDebug = collectWith(
+      inline({ 'compose.yaml': 'services:\n  debug-mcp:\n    image: acme/mcp-debug:latest\n    profiles: [debug]\n' }),
+      { profiles: ['debug'] },
+    );
+    expect(withDebug.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:debug-mcp']);
+  });
+
+  it('a published server port bypasses the proxy in front of it', () => {
+    const c = collectWith(
+      inline({
+        'compose.yml': [
+          'services:',
+          '  mcp:',
+          '    image: acme/mcp:1.0.0',
+          '    ports: ["3000:3000"]',
+          '  caddy:',
+          '    image: caddy:2',
+          '    ports: ["443:443"]',
+          '    volumes: ["./Caddyfile:/etc/caddy/Caddyfile:ro"]',
+        ].join('\n'),
+        Caddyfile: 'mcp.example.com {\n  reverse_proxy mcp:3000\n}\n',
+      }),
+    );
+    const d = deploymentOf(c, ':mcp');
+    expect(fact(d, 'exposure.behind_reverse_proxy')).toBe(false);
+    expect(d.sources['exposure.behind_reverse_proxy']![0]!.why).toMatch(/bypass/);
+    expect(fact(d, 'tls.enabled')).toBe(true);
+    expect(fact(d, 'tls.min_version')).toBe('1.2');
+    expect(fact(d, 'tls.hsts')).toBe(false);
+  });
+});

@@ -1,0 +1,110 @@
+// nginx (conf files and `nginx -T` output) and Caddy in front of an MCP server.
+import { describe, expect, it } from 'vitest';
+import { collectWith, deploymentOf, fact, inline } from '../../helpers/collect.js';
+
+const compose = (proxyImage: string, mount: string) =>
+  [
+    'services:',
+    '  mcp:',
+    '    image: acme/mcp:1.0.0',
+    '  edge:',
+    `    image: ${proxyImage}`,
+    '    ports: ["443:443"]',
+    `    volumes: ["${mount}"]`,
+  ].join('\n');
+
+describe('nginx in front', () => {
+  const conf = [
+    'limit_req_zone $binary_remote_addr zone=mcp:10m rate=5r/s;',
+    'limit_conn_zone $binary_remote_addr zone=conns:10m;',
+    'log_format withauth \'$remote_addr "$http_authorization"\';',
+    'server {',
+    '    listen 443 ssl;',
+    '    ssl_protocols TLSv1.2 TLSv1.3;',
+    '    add_header Strict-Transport-Security "max-age=31536000" always;',
+    '    access_log /var/log/nginx/access.log withauth;',
+    '    error_log /var/log/nginx/error.log info;',
+    '    limit_conn conns 20;',
+    '    location /mcp {',
+    '        limit_req zone=mcp burst=10;',
+    '        limit_req_status 429;',
+    '        if ($http_authorization != "Bearer s3cr3t-t0ken") { return 401; }',
+    '        proxy_pass http://mcp:8000;',
+    '        proxy_read_timeout 300s;',
+    '    }',
+    '}',
+  ].join('\n');
+
+  it('reads the MCP location as nginx inherits its directives', () => {
+    const d = deploymentOf(
+      collectWith(
+        inline({ 'compose.yml': compose('nginx:1.27', './nginx/mcp.conf:/etc/nginx/conf.d/mcp.conf:ro'), 'nginx/mcp.conf': conf }),
+      ),
+      ':mcp',
+    );
+    expect(d.facts['tls']).toEqual({ enabled: true, min_version: '1.2', hsts: true, backend_hop: 'same_host' });
+    expect(d.facts['rate_limit']).toEqual({ enabled: true, per_minute: 300, scope: 'ip', keys_on_real_client_ip: true });
+    expect(fact(d, 'http.connections_per_client_limited')).toBe(true);
+    expect(fact(d, 'http.execution_deadline_seconds')).toBe(300);
+    expect(fact(d, 'logging.logs_authorization_header')).toBe(true);
+    expect(fact(d, 'logging.edge_logs_rejected_header_values')).toBe(true);
+    expect(d.facts['authentication']).toEqual({ required: true, method: 'static_bearer', static_token_location: 'repository' });
+    expect(d.sources['authentication.method']![0]).toMatchObject({ file: 'nginx/mcp.conf', line: 14 });
+    expect(fact(d, 'exposure.behind_reverse_proxy')).toBe(true);
+  });
+
+  it('reads `nginx -T` output, split back into its files, with lines in the dump', () => {
+    const dump = [
+      'nginx: the configuration file /etc/nginx/nginx.conf syntax is ok',
+      'nginx: configuration file /etc/nginx/nginx.conf test is successful',
+      '# configuration file /etc/nginx/nginx.conf:',
+      'events {}',
+      'http {',
+      '    include /etc/nginx/conf.d/*.conf;',
+      '}',
+      '',
+      '# configuration file /etc/nginx/conf.d/mcp.conf:',
+      'server {',
+      '    listen 80;',
+      '    location / { proxy_pass http://mcp:8000; }',
+      '}',
+    ].join('\n');
+    const d = deploymentOf(
+      collectWith(inline({ 'compose.yml': compose('nginx:1.27', './nginx-T.txt:/dump:ro'), 'nginx-T.txt': dump })),
+      ':mcp',
+    );
+    expect(fact(d, 'tls.enabled')).toBe(false);
+    expect(d.sources['tls.enabled']![0]).toMatchObject({ file: 'nginx-T.txt', line: 11 });
+    expect(fact(d, 'http.connections_per_client_limited')).toBe(false);
+    expect(fact(d, 'http.execution_deadline_seconds')).toBe(60);
+  });
+});
+
+describe('Caddy in front', () => {
+  it('automatic HTTPS, HSTS, Basic auth, and the hop to the server', () => {
+    const caddyfile = [
+      '(security) {',
+      '    header Strict-Transport-Security "max-age=63072000"',
+      '}',
+      'mcp.example.org {',
+      '    import security',
+      '    basic_auth {',
+      '        alice $2a$14$hash',
+      '    }',
+      '    tls {',
+      '        protocols tls1.3',
+      '    }',
+      '    reverse_proxy mcp:8000',
+      '}',
+    ].join('\n');
+    const d = deploymentOf(
+      collectWith(inline({ 'compose.yml': compose('caddy:2.8', './Caddyfile:/etc/caddy/Caddyfile'), Caddyfile: caddyfile })),
+      ':mcp',
+    );
+    expect(d.facts['tls']).toEqual({ enabled: true, min_version: '1.3', hsts: true, backend_hop: 'same_host' });
+    expect(fact(d, 'authentication.required')).toBe(true);
+    expect(d.inexpressible.map((i) => i.facts)).toEqual(
+      expect.arrayContaining([['authentication.method'], ['tls.certificate_auto_renewal']]),
+    );
+  });
+});
