@@ -35,17 +35,31 @@ COPY --from=build /app/sbom.cdx.json ./sbom.cdx.json
 # package.json: its "type": "module" makes node load the bundle's .js files as ESM.
 COPY package.json ./
 COPY doctrine ./doctrine
-# /data: the signing key (a volume). /keys: the API key store, shared with the proxy (uid 101).
-# The compile cache is filled at build time so cold start does not pay for it.
+# /data: the signing key (a volume). /keys: the API key store, shared with the proxy, whose
+# uid owns it. The compile cache is filled at build time so cold start does not pay for it.
 RUN mkdir -p /data /keys /app/.compile-cache \
  && node dist/bundle/signet.js doctrine check doctrine >/dev/null \
  && echo '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"build","version":"1"}}}' \
     | SIGNET_DATA_DIR=/tmp/warm SIGNET_LOG_LEVEL=silent node dist/bundle/signet.js serve >/dev/null \
  && rm -rf /tmp/warm \
- && chown node:node /data && chmod 0700 /data \
- && chown 101:101 /keys && chmod 0700 /keys \
  && chmod -R a+rX /app/.compile-cache
-USER node
+# The stack's accounts (docs/operations.md, "Accounts and user namespaces"): a uid and gid of
+# their own per service, in 65520-65533, which no distribution, adduser or systemd hands to a
+# host account, and below 65536, so a user namespace of 65536 ids (Kubernetes hostUsers:
+# false, Docker userns-remap) maps them. signet 65520, the proxy (and its key store) 65521,
+# Redis 65522, the token verifier 65523.
+RUN groupadd --gid 65520 signet \
+ && useradd --uid 65520 --gid 65520 --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin signet \
+ && chown 65520:65520 /data && chmod 0700 /data \
+ && chown 65521:65521 /keys && chmod 0700 /keys
+# Every program execute-only for all but root (0711): a process whose program it cannot read
+# is not dumpable (Linux), so no account but root opens its /proc/<pid>/root, environ, fd or
+# mem, or traces it, not even one with the container's own uid (pen test 4, H1).
+RUN for f in /usr/local/bin/* /usr/bin/* /usr/sbin/*; do \
+      if [ -f "$f" ] && [ ! -L "$f" ] && head -c 4 "$f" | grep -q '^.ELF'; then chmod go-r "$f"; fi; \
+    done \
+ && [ "$(stat -c %a /usr/local/bin/node /usr/bin/tini)" = "$(printf '711\n711')" ]
+USER 65520:65520
 VOLUME ["/data"]
 EXPOSE 3000
 # Only meaningful in HTTP mode; on stdio there is no socket to probe, so it reports healthy.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONFIG_VARIABLES, loadConfig } from './config.js';
+import { CONFIG_VARIABLES, loadConfig, redisUrlHasPassword } from './config.js';
 
 describe('configuration', () => {
   it('has a default for everything', () => {
@@ -102,6 +102,19 @@ describe('configuration', () => {
     expect(c.http).toMatchObject({ proxySecretFile: '/run/proxy-auth/secret' });
     expect(c.http.trustedProxies?.check('10.213.250.7', 'ipv4')).toBe(true);
     expect(c.http.trustedProxies?.check('10.213.251.7', 'ipv4')).toBe(false);
+  });
+
+  it('reads the Redis password from a file: refused without a URL, or beside a URL that carries one', () => {
+    expect(() => loadConfig({ SIGNET_REDIS_PASSWORD_FILE: '/run/redis-auth/password' })).toThrow(
+      /SIGNET_REDIS_PASSWORD_FILE needs SIGNET_REDIS_URL/,
+    );
+    const both = () => loadConfig({ SIGNET_REDIS_URL: 'redis://:hunter2hunter2@redis:6379', SIGNET_REDIS_PASSWORD_FILE: '/run/p' });
+    expect(both).toThrow(/SIGNET_REDIS_URL carries a password and SIGNET_REDIS_PASSWORD_FILE names another/);
+    expect(both).not.toThrow(/hunter2/);
+    const c = loadConfig({ SIGNET_REDIS_URL: 'redis://redis:6379', SIGNET_REDIS_PASSWORD_FILE: '/run/redis-auth/password' });
+    expect(c.http).toMatchObject({ redisUrl: 'redis://redis:6379', redisPasswordFile: '/run/redis-auth/password' });
+    expect(redisUrlHasPassword('redis://user:pw@h:1')).toBe(true);
+    expect(redisUrlHasPassword('rediss://h:1')).toBe(false);
   });
 
   it('serves HTTPS only with both the certificate and its key: one without the other is refused, never plain HTTP', () => {

@@ -54,6 +54,8 @@ export interface HttpConfig {
   /** After SIGTERM, keep accepting (answering Connection: close) this long before closing the listener. */
   shutdownDelayMs: number;
   redisUrl: string | null;
+  /** SIGNET_REDIS_PASSWORD_FILE: Redis's password, read from a file (never from the environment); null = none or in the URL. */
+  redisPasswordFile: string | null;
   /** Prometheus /metrics port; null = no metrics server. */
   metricsPort: number | null;
   metricsHost: string;
@@ -330,6 +332,7 @@ const SCHEMA = z.object({
   SIGNET_SHUTDOWN_DELAY_MS: integer(1000, 0, 60_000),
   // A Redis URL may carry a password: never shown back.
   SIGNET_REDIS_URL: matching(/^rediss?:\/\//, 'must start with redis:// or rediss://', () => '<redacted>'),
+  SIGNET_REDIS_PASSWORD_FILE: filePath,
   SIGNET_METRICS_PORT: optionalInteger(0, 65535),
   SIGNET_METRICS_HOST: text,
   SIGNET_METRICS_TOKEN_FILE: filePath,
@@ -353,6 +356,15 @@ export const CONFIG_VARIABLES = Object.keys(SCHEMA.shape).filter((k) => k.starts
 
 function defaultDataDir(xdg: string | undefined): string {
   return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.local', 'share'), 'signet');
+}
+
+/** Does a Redis URL carry a password (redis://:pw@host, redis://user:pw@host)? */
+export function redisUrlHasPassword(url: string): boolean {
+  try {
+    return new URL(url).password !== '';
+  } catch {
+    return false;
+  }
 }
 
 const isLoopbackHost = (host: string) => host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
@@ -381,6 +393,11 @@ function crossCheck(c: z.infer<typeof SCHEMA>): void {
     for (const name of ['SIGNET_OAUTH_ISSUER', 'SIGNET_OAUTH_RESOURCE'] as const) {
       if (!c[name]) refuse(name, `is required with SIGNET_AUTH_MODE=${c.SIGNET_AUTH_MODE}`);
     }
+  }
+  if (c.SIGNET_REDIS_PASSWORD_FILE && !c.SIGNET_REDIS_URL)
+    refuse('SIGNET_REDIS_PASSWORD_FILE', 'needs SIGNET_REDIS_URL (the Redis it is for)');
+  if (c.SIGNET_REDIS_PASSWORD_FILE && c.SIGNET_REDIS_URL && redisUrlHasPassword(c.SIGNET_REDIS_URL)) {
+    refuse('SIGNET_REDIS_URL', 'carries a password and SIGNET_REDIS_PASSWORD_FILE names another: keep the password in the file only');
   }
   const metricsHost = c.SIGNET_METRICS_HOST ?? c.SIGNET_HTTP_HOST ?? '127.0.0.1';
   if (c.SIGNET_METRICS_PORT !== null && !c.SIGNET_METRICS_TOKEN_FILE && !isLoopbackHost(metricsHost)) {
@@ -458,6 +475,7 @@ export function loadConfig(env: Env = process.env): Config {
       shutdownTimeoutMs: c.SIGNET_SHUTDOWN_TIMEOUT_MS,
       shutdownDelayMs: c.SIGNET_SHUTDOWN_DELAY_MS,
       redisUrl: c.SIGNET_REDIS_URL ?? null,
+      redisPasswordFile: c.SIGNET_REDIS_PASSWORD_FILE ?? null,
       metricsPort: c.SIGNET_METRICS_PORT,
       metricsHost: c.SIGNET_METRICS_HOST ?? c.SIGNET_HTTP_HOST ?? '127.0.0.1',
       metricsTokenFile: c.SIGNET_METRICS_TOKEN_FILE ?? null,

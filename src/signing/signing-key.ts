@@ -115,7 +115,11 @@ export function loadOrCreateSigningKey(source: SigningKeySource): LoadedSigningK
   let exists = true;
   try {
     statSync(path);
-  } catch {
+  } catch (err) {
+    // Only a key that is not there is made anew: one this account cannot reach (a volume of
+    // another uid) is refused, never replaced by a new identity.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT') throw new SignetError('key_invalid', `Cannot read signing key ${path}: ${code ?? 'error'}`);
     exists = false;
   }
   if (!exists) {

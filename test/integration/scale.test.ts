@@ -1,7 +1,10 @@
 // Several Signet processes sharing one Redis limiter (the real redis-server binary), with
 // the insurance limiter taking over during an outage, and Prometheus metrics.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JSON_HEADERS, rawRequest, rpc, type ServerProcess, startHttpServer } from '../helpers/http-server.js';
 import { DEFAULT_DOCTRINE } from '../helpers/paths.js';
@@ -10,8 +13,8 @@ import { tempDir } from '../helpers/tmp-doctrine.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function startRedis(port: number): Promise<ChildProcess> {
-  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+async function startRedis(port: number, extra: string[] = []): Promise<ChildProcess> {
+  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extra], {
     stdio: 'ignore',
   });
   for (let i = 0; i < 50; i++) {
@@ -120,5 +123,39 @@ describe('shared rate limit in Redis across processes', () => {
     expect((await fetch(`http://127.0.0.1:${port}/mcp`)).status).toBe(404);
     // and the MCP port does not serve them
     expect((await fetch(servers[0]!.url.replace('/mcp', '/metrics'))).status).toBe(404);
+  });
+});
+
+describe('a Redis that needs a password: read from SIGNET_REDIS_PASSWORD_FILE, in no environment', () => {
+  it('authenticates with the file, keeps the password out of its environment and logs, and says so when it is wrong', async () => {
+    const dir = tempDir('signet-redis-auth-');
+    const password = randomBytes(32).toString('hex');
+    // Redis as compose runs it: an ACL file with the password's SHA-256, never the password.
+    writeFileSync(join(dir, 'users.acl'), `user default on #${createHash('sha256').update(password).digest('hex')} ~* &* +@all\n`);
+    writeFileSync(join(dir, 'password'), `${password}\n`, { mode: 0o400 });
+    writeFileSync(join(dir, 'wrong'), randomBytes(32).toString('hex'), { mode: 0o400 });
+    const port = await freePort();
+    const redis = await startRedis(port, ['--aclfile', join(dir, 'users.acl')]);
+    const start = (file: string) =>
+      startHttpServer({
+        SIGNET_DATA_DIR: join(dir, 'data'),
+        SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE,
+        SIGNET_REDIS_URL: `redis://127.0.0.1:${port}`,
+        SIGNET_REDIS_PASSWORD_FILE: join(dir, file),
+      });
+    const server = await start('password');
+    const wrong = await start('wrong');
+    try {
+      await server.waitForLog((l) => String(l['msg']).startsWith('rate limiter store (redis) ready'));
+      expect(readFileSync(`/proc/${server.proc.pid}/environ`, 'utf8')).not.toContain(password);
+      await wrong.waitForLog(
+        (l) => String(l['msg']).startsWith('rate limiter store (redis) unreachable') && /WRONGPASS/.test(String(l['detail'])),
+      );
+      for (const s of [server, wrong]) expect(s.logs()).not.toContain(password);
+      expect((await rawRequest(wrong.url, { headers: JSON_HEADERS, body: rpc('ping') })).status).toBe(200);
+    } finally {
+      await Promise.all([server.stop(), wrong.stop()]);
+      redis.kill('SIGKILL');
+    }
   });
 });

@@ -1,6 +1,6 @@
 // The compose `scale` profile: three signet replicas behind the same proxy, sharing the
 // rate limit through Redis. Runs whenever a Docker engine is reachable.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { type StartedDockerComposeEnvironment, Wait } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -14,6 +14,7 @@ import {
 } from '../helpers/docker.js';
 import { rawRequest, rpc } from '../helpers/http-server.js';
 import { ROOT } from '../helpers/paths.js';
+import { defineHostAccountSuite } from './host-account-suite.js';
 import { requestLines } from './suite.js';
 
 configureTestcontainers();
@@ -97,12 +98,19 @@ describe.runIf(dockerReachable())('compose scale profile: three replicas, one sh
     expect(await networks(proxy)).not.toContain(`${project}_redis`);
     // The proxy cannot even resolve Redis's name, let alone connect to it.
     await expect(docker('exec', proxy, 'getent', 'hosts', 'redis')).rejects.toThrow();
-    // Zero configuration: generated on first start, 64 hex digits, readable by signet (owner) and Redis (group) only.
-    const password = (await docker('exec', redis, 'cat', '/run/redis-auth/password')).trim();
+    // Zero configuration: generated on first start, 64 hex digits, readable by signet (owner)
+    // alone; Redis (group) reads the ACL file with its SHA-256, never the password.
+    const password = (await docker('exec', replicas[0]!, 'cat', '/run/redis-auth/password')).trim();
     expect(password).toMatch(/^[0-9a-f]{64}$/);
-    expect(
-      (await docker('exec', redis, 'stat', '-c', '%a %u %g', '/run/redis-auth', '/run/redis-auth/password')).trim().split('\n'),
-    ).toEqual(['750 1000 6379', '440 1000 6379']);
+    const files = ['/run/redis-auth', '/run/redis-auth/password', '/run/redis-auth/users.acl'];
+    expect((await docker('exec', redis, 'stat', '-c', '%a %u %g', ...files)).trim().split('\n')).toEqual([
+      '750 65520 65522',
+      '400 65520 65522',
+      '440 65520 65522',
+    ]);
+    await expect(docker('exec', redis, 'cat', '/run/redis-auth/password')).rejects.toThrow(/Permission denied/);
+    const acl = await docker('exec', redis, 'cat', '/run/redis-auth/users.acl');
+    expect(acl).toBe(`user default on #${createHash('sha256').update(password).digest('hex')} ~* &* +@all\n`);
     // Nothing without it; the wrong one is refused.
     expect(await docker('exec', redis, 'redis-cli', 'set', 'signet:calls:x', '1')).toMatch(/NOAUTH/);
     expect(await docker('exec', '-e', 'REDISCLI_AUTH=wrong', redis, 'redis-cli', 'ping')).toMatch(/WRONGPASS|NOAUTH/);
@@ -119,6 +127,14 @@ describe.runIf(dockerReachable())('compose scale profile: three replicas, one sh
       expect(await docker('inspect', c), `${c} configuration`).not.toContain(password);
     }
   });
+
+  defineHostAccountSuite('compose scale profile', async () => ({
+    project,
+    secrets: [
+      { label: 'Redis password', service: 'signet', path: '/run/redis-auth/password' },
+      { label: 'Redis password', service: 'redis', path: '/run/redis-auth/password' },
+    ],
+  }));
 
   it('spreads 60 calls from one IP over the replicas, and answers the 61st with 429', async () => {
     const before = await Promise.all(replicas.map(async (c) => requestLines(await logsOf(c)).length));

@@ -1,16 +1,18 @@
 // Target 2: the compose stack, the project's own docker-compose.yml built and started by
 // testcontainers. Runs whenever a Docker engine is reachable; with SIGNET_REQUIRE_DOCKER=1
 // a missing engine fails the run.
-import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createPrivateKey, randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { StartedDockerComposeEnvironment } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkApiKeyFormat } from '../../src/api-keys/format.js';
+import { Signer } from '../../src/signing/signer.js';
 import { verifyOutput } from '../../src/signing/verify.js';
+import { docRecipe } from '../helpers/doc-recipe.js';
 import {
   configureTestcontainers,
   docker,
@@ -22,10 +24,11 @@ import {
   testSubnet,
 } from '../helpers/docker.js';
 import { rawRequest, rpc } from '../helpers/http-server.js';
-import { CLI, ROOT } from '../helpers/paths.js';
+import { CLI, FACTS, ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 import { ALLOWED_HOST, defineBrowserSuite, startPageServer } from './browser-suite.js';
 import { defineFloodSuite } from './flood-suite.js';
+import { defineHostAccountSuite } from './host-account-suite.js';
 import { defineKeyLifecycleSuite } from './keys-suite.js';
 import { defineSlowlorisSuite } from './slowloris-suite.js';
 import { defineStackSuite, type StackTarget } from './suite.js';
@@ -97,7 +100,7 @@ async function composeKeys(args: string[]): Promise<{ code: number | null; out: 
   }
 }
 
-/** Replaces the store file in the keys volume, as its owner (uid 101), atomically. */
+/** Replaces the store file in the keys volume, as its owner (the proxy's uid, 65521), atomically. */
 async function writeStore(content: string): Promise<void> {
   const { execFile } = await import('node:child_process');
   await new Promise<void>((resolve, reject) => {
@@ -108,7 +111,7 @@ async function writeStore(content: string): Promise<void> {
         '--rm',
         '-i',
         '--user',
-        '101:101',
+        '65521:65521',
         '-v',
         `${project}_signet-keys:/keys`,
         '--entrypoint',
@@ -189,6 +192,38 @@ describe.runIf(reachable)('compose stack', () => {
     stop: async () => {},
   }));
 
+  defineHostAccountSuite('compose stack', async () => ({
+    project,
+    directUrl: target.directUrl,
+    secrets: [
+      { label: 'proxy secret', service: 'signet', path: '/run/proxy-auth/secret' },
+      { label: 'proxy secret', service: 'proxy', path: '/run/proxy-auth/secret' },
+      { label: 'signing key', service: 'signet', path: '/data/signing-key.pem' },
+      { label: 'first API key', service: 'proxy', path: '/keys/initial-api-key' },
+      { label: 'API key store', service: 'proxy', path: '/keys/keys.json' },
+      { label: "the proxy's configuration of its hop to signet", service: 'proxy', path: '/tmp/nginx/upstream-auth.conf' },
+      { label: "the proxy's configuration", service: 'proxy', path: '/tmp/nginx/nginx.conf' },
+    ],
+    evaluation: async () => {
+      const created = await composeKeys(['create', '--name', 'h1-host-account']);
+      expect(created.code, created.err).toBe(0);
+      const r = await rawRequest(`${baseUrl}/mcp`, {
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${created.out.trim()}` },
+        body: rpc('tools/call', { name: 'doctrine_evaluate', arguments: { facts: JSON.parse(readFileSync(FACTS('exposed'), 'utf8')) } }),
+      });
+      expect(r.status).toBe(200);
+      return r.json().result as Record<string, unknown>;
+    },
+    trustFile: async () =>
+      (
+        await run(
+          'docker',
+          ['compose', '-p', project, '-f', `${ROOT}docker-compose.yml`, 'run', '--rm', '-T', '--no-deps', 'signet', 'trust', 'export'],
+          { env: composeEnv },
+        )
+      ).stdout,
+  }));
+
   it('loses no key when 20 `keys create` run at once against the volume', async () => {
     const before = JSON.parse((await (await up()).getContainer('proxy-1').exec(['cat', '/keys/keys.json'])).output).keys.length;
     const runs = Array.from({ length: 20 }, (_, i) =>
@@ -196,7 +231,7 @@ describe.runIf(reachable)('compose stack', () => {
         'run',
         '--rm',
         '--user',
-        '101:101',
+        '65521:65521',
         '-v',
         `${project}_signet-keys:/keys`,
         '-e',
@@ -219,6 +254,67 @@ describe.runIf(reachable)('compose stack', () => {
       expect(r.status).toBe(200);
     }
   }, 300_000);
+
+  it('the accounts-upgrade recipe gives the volumes of the old layout (1000, 101, 6379) to the new accounts: signet keeps its key', async () => {
+    const old = `signet-upgrade-${randomBytes(4).toString('hex')}`;
+    const image = `${project}-signet`;
+    const dir = tempDir('signet-upgrade-');
+    execFileSync(process.execPath, [CLI, 'keygen', '--out', join(dir, 'signing-key.pem')]);
+    const pem = readFileSync(join(dir, 'signing-key.pem'), 'utf8');
+    const publicKey = new Signer(createPrivateKey(pem)).publicKeySpki;
+    const volumes = ['data', 'keys', 'proxy-auth', 'redis-auth'].flatMap((v) => ['-v', `${old}_signet-${v}:/v/${v}`]);
+    const asRoot = (script: string, input = '') =>
+      execFileSync(
+        'docker',
+        ['run', '--rm', '-i', '--user', '0:0', '--network', 'none', '--entrypoint', 'sh', ...volumes, image, '-ec', script],
+        {
+          input,
+          encoding: 'utf8',
+        },
+      );
+    try {
+      // The volumes as the stack before this layout left them.
+      asRoot(
+        `cat > /v/data/signing-key.pem; chmod 0600 /v/data/signing-key.pem; chown -R 1000:1000 /v/data; chmod 0700 /v/data
+         echo '{"version":1,"keys":[]}' > /v/keys/keys.json; chmod 0600 /v/keys/keys.json; chown -R 101:101 /v/keys; chmod 0700 /v/keys
+         printf %064d 7 > /v/proxy-auth/secret; chmod 0440 /v/proxy-auth/secret; chown -R 1000:101 /v/proxy-auth; chmod 0750 /v/proxy-auth
+         printf %064d 9 > /v/redis-auth/password; chmod 0440 /v/redis-auth/password; chown -R 1000:6379 /v/redis-auth; chmod 0750 /v/redis-auth`,
+        pem,
+      );
+      const recipe = docRecipe('operations.md', 'accounts-upgrade')
+        .split('\n')
+        .filter((l) => !l.startsWith('docker compose '))
+        .join('\n')
+        .replaceAll('signet_signet-', `${old}_signet-`)
+        .replaceAll(' signet-signet ', ` ${image} `);
+      execFileSync('bash', ['-e', '-c', recipe]);
+      expect(
+        asRoot('stat -c "%n %a %u %g" /v/data/signing-key.pem /v/keys/keys.json /v/proxy-auth/secret /v/redis-auth/password')
+          .trim()
+          .split('\n'),
+      ).toEqual([
+        '/v/data/signing-key.pem 600 65520 65520',
+        '/v/keys/keys.json 600 65521 65521',
+        '/v/proxy-auth/secret 440 65520 65521',
+        '/v/redis-auth/password 400 65520 65522',
+      ]);
+      // signet (65520) signs with the key it had: its trust export names the same public key.
+      const trust = JSON.parse(
+        await docker('run', '--rm', '--network', 'none', '-v', `${old}_signet-data:/data`, image, 'trust', 'export'),
+      );
+      expect(trust.keys[0].public_key).toBe(publicKey);
+      // The proxy's account reads its store and the secret; Redis's account neither the password nor the secret.
+      const as = (user: string, path: string) =>
+        spawnSync('docker', ['run', '--rm', '--user', user, '--network', 'none', '--entrypoint', 'cat', ...volumes, image, path]).status;
+      expect(as('65521:65521', '/v/keys/keys.json')).toBe(0);
+      expect(as('65521:65521', '/v/proxy-auth/secret')).toBe(0);
+      expect(as('65522:65522', '/v/redis-auth/password')).not.toBe(0);
+    } finally {
+      await run('docker', ['volume', 'rm', ...['data', 'keys', 'proxy-auth', 'redis-auth'].map((v) => `${old}_signet-${v}`)]).catch(
+        () => undefined,
+      );
+    }
+  }, 120_000);
 
   it('zero configuration: the first start minted a well-formed key into a volume; a wrong key is refused', async () => {
     const key = await mintedKey();
@@ -247,7 +343,7 @@ describe.runIf(reachable)('compose stack', () => {
     expect(info.HostConfig.ReadonlyRootfs).toBe(true);
     expect(info.HostConfig.CapDrop).toEqual(['ALL']);
     expect(info.HostConfig.SecurityOpt).toContain('no-new-privileges:true');
-    expect(info.Config.User).toBe('1000:1000');
+    expect(info.Config.User).toBe('65520:65520');
     const proxy = JSON.parse(await docker('inspect', `${project}-proxy-1`))[0];
     expect(Object.keys(proxy.NetworkSettings.Networks).sort()).toEqual([`${project}_backend`, `${project}_frontend`]);
     expect(proxy.HostConfig.PortBindings['8080/tcp'][0].HostIp).toBe('127.0.0.1');
@@ -404,7 +500,7 @@ describe.runIf(reachable)('compose stack', () => {
         '/s/secret',
       )
     ).trim();
-    expect(mode).toBe('440 1000 101');
+    expect(mode).toBe('440 65520 65521');
   });
 
   it('gives two API keys from one host address their own 60 tools/call each (M4): the address is only a guard above them', async () => {

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import { redisUrlHasPassword } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import { flushLogs } from '../../log.js';
 import { Router } from '../../protocol/router.js';
@@ -50,8 +51,12 @@ export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
   const cfg = ctx.config.http;
   let ready = false;
   let draining = false;
-  const store = cfg.redisUrl ? redisStore(cfg.redisUrl, ctx.log, ctx.metrics) : memoryStore();
-  // Read once, never logged: the proxy's credential and the scraper's.
+  // Read once, never logged: Redis's password, the proxy's credential and the scraper's.
+  const redisPassword = cfg.redisPasswordFile === null ? undefined : readSecretFile(cfg.redisPasswordFile, 'SIGNET_REDIS_PASSWORD_FILE');
+  if (cfg.redisUrl && redisUrlHasPassword(cfg.redisUrl)) {
+    ctx.log.warn("SIGNET_REDIS_URL carries a password: whoever reads this process's environment reads it; use SIGNET_REDIS_PASSWORD_FILE");
+  }
+  const store = cfg.redisUrl ? redisStore(cfg.redisUrl, ctx.log, ctx.metrics, redisPassword) : memoryStore();
   const proxySecret = cfg.proxySecretFile === null ? null : readSecretFile(cfg.proxySecretFile, 'SIGNET_PROXY_SECRET_FILE');
   const metricsToken = cfg.metricsTokenFile === null ? null : readSecretFile(cfg.metricsTokenFile, 'SIGNET_METRICS_TOKEN_FILE');
   const app = createHttpApp(ctx, {

@@ -2,7 +2,8 @@
 // validate against the Kubernetes schemas (kubernetes-models), every reference resolves, and
 // images and environment match the compose stack.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
@@ -95,8 +96,8 @@ function allows(policies: Obj[], from: Peer, to: Peer, port: number, protocol: s
   return side(from, 'Egress', to) && side(to, 'Ingress', from);
 }
 
-/** `${VAR:-default}` → default, as compose resolves it with nothing set. */
-const composeValue = (v: unknown) => String(v).replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1');
+/** `${VAR:-default}` and `${VAR-default}` → default, as compose resolves them with nothing set. */
+const composeValue = (v: unknown) => String(v).replace(/\$\{[A-Z_]+:?-([^}]*)\}/g, '$1');
 
 describe.each([
   ['base', base],
@@ -243,23 +244,39 @@ describe.each([
     }
   });
 
-  it('give Redis a password from a Secret, which signet gets in SIGNET_REDIS_URL and nobody finds in a manifest', () => {
-    const spec = deployment(objects, 'redis')['spec'].template.spec;
-    const mount = spec.containers[0].volumeMounts.find((m: Obj) => m.mountPath === '/run/redis-auth');
-    expect(mount.readOnly).toBe(true);
-    expect(spec.volumes.find((v: Obj) => v.name === mount.name).secret).toMatchObject({
-      secretName: 'signet-redis-auth',
-      defaultMode: 0o440,
-    });
-    expect(spec.securityContext.fsGroup).toBe(6379);
-    expect(spec.containers[0].command.join(' ')).toContain('requirepass $(cat /run/redis-auth/password)');
-    expect(spec.containers[0].readinessProbe.exec.command.join(' ')).toContain('REDISCLI_AUTH=');
+  it('give Redis a password from a Secret: signet reads it as a file, Redis holds only its SHA-256, no manifest or environment holds it', () => {
+    const secretMount = (name: string) => {
+      const spec = deployment(objects, name)['spec'].template.spec;
+      const mount = spec.containers[0].volumeMounts.find((m: Obj) => m.mountPath === '/run/redis-auth');
+      expect(mount.readOnly, name).toBe(true);
+      return spec.volumes.find((v: Obj) => v.name === mount.name).secret;
+    };
+    const item = (key: string) => ({ secretName: 'signet-redis-auth', defaultMode: 0o440, items: [{ key, path: key }] });
+    expect(secretMount('redis')).toEqual(item('users.acl'));
+    expect(secretMount('signet')).toEqual(item('password'));
+    const redis = deployment(objects, 'redis')['spec'].template.spec;
+    expect(redis.securityContext.fsGroup).toBe(65522);
+    expect(redis.containers[0].args.join(' ')).toContain('--aclfile /run/redis-auth/users.acl');
+    expect(JSON.stringify(redis)).not.toMatch(/password|REDISCLI_AUTH/);
     const env = deployment(objects, 'signet')['spec'].template.spec.containers[0].env as Obj[];
-    const names = env.map((e) => e.name);
-    // Kubernetes expands $(REDIS_PASSWORD) only from variables defined before it.
-    expect(names.indexOf('REDIS_PASSWORD')).toBeLessThan(names.indexOf('SIGNET_REDIS_URL'));
-    expect(env.find((e) => e.name === 'REDIS_PASSWORD')!.valueFrom.secretKeyRef).toEqual({ name: 'signet-redis-auth', key: 'password' });
-    expect(env.find((e) => e.name === 'SIGNET_REDIS_URL')!.value).toBe('redis://:$(REDIS_PASSWORD)@redis:6379');
+    expect(env.find((e) => e.name === 'SIGNET_REDIS_URL')!.value).toBe('redis://redis:6379');
+    expect(env.find((e) => e.name === 'SIGNET_REDIS_PASSWORD_FILE')!.value).toBe('/run/redis-auth/password');
+    // No secret reaches any container's environment.
+    for (const d of byKind(objects, 'Deployment'))
+      for (const c of d['spec'].template.spec.containers)
+        expect(
+          (c.env ?? []).filter((e: Obj) => e.valueFrom?.secretKeyRef),
+          `${c.name} environment`,
+        ).toEqual([]);
+  });
+
+  it('give every pod a uid and gid of its own that no host account uses, in a user namespace of its own', () => {
+    const ids: Record<string, number> = { signet: 65520, 'signet-proxy': 65521, redis: 65522 };
+    for (const [name, id] of Object.entries(ids)) {
+      const spec = deployment(objects, name)['spec'].template.spec;
+      expect(spec.hostUsers, name).toBe(false);
+      expect(spec.securityContext, name).toMatchObject({ runAsUser: id, runAsGroup: id, fsGroup: id });
+    }
   });
 
   it('run hardened: non-root, read-only root filesystem, no privilege escalation, all capabilities dropped, requests and limits', () => {
@@ -292,9 +309,10 @@ describe('Kubernetes manifests match the compose stack', () => {
     expect(compose['services'].proxy.build).toBe('./proxy');
     expect(image('signet-proxy')).toBe('signet-proxy');
     expect(deployment(base, 'redis')['spec'].template.spec.containers[0].image).toBe(compose['services'].redis.image);
-    // Redis starts the same way: compose writes $$ for a $ the shell should see.
+    // Redis starts the same way (the image's entrypoint, the same arguments): compose writes $$ for a $ the shell should see.
     const redis = deployment(base, 'redis')['spec'].template.spec.containers[0];
-    expect(redis.command).toEqual((compose['services'].redis.entrypoint as string[]).map((a) => a.replaceAll('$$', '$')));
+    expect(redis.command).toBeUndefined();
+    expect(compose['services'].redis.entrypoint).toBeUndefined();
     expect(redis.args).toEqual(compose['services'].redis.command);
     expect(redis.readinessProbe.exec.command[2]).toBe((compose['services'].redis.healthcheck.test[1] as string).replaceAll('$$', '$'));
   });
@@ -307,14 +325,11 @@ describe('Kubernetes manifests match the compose stack', () => {
       Object.entries(compose['services'].signet.environment as Obj).map(([k, v]) => [k, composeValue(v)]),
     );
     // Intended: Kubernetes also narrows the proxy to the proxy pods' range (compose's backend
-    // range holds the Docker host's gateway address, so it would narrow nothing); the Redis URL
-    // carries the password from a Secret here (compose's entrypoint reads it from its volume);
-    // Kubernetes pins one signing key for all replicas (compose keeps one in its data volume);
+    // range holds the Docker host's gateway address, so it would narrow nothing); Kubernetes pins one signing key for all replicas (compose keeps one in its data volume);
     // metrics are on the container's loopback in compose, on the pod network with a token here.
-    const differs = new Set(['SIGNET_REDIS_URL', 'SIGNET_METRICS_HOST']);
+    const differs = new Set(['SIGNET_METRICS_HOST']);
     const k8sOnly = new Set([
       'SIGNET_SIGNING_KEY_FILE',
-      'REDIS_PASSWORD',
       'SIGNET_TRUSTED_PROXIES',
       'SIGNET_METRICS_TOKEN_FILE',
       // The hop from the proxy crosses nodes here, not in compose (one host): HTTPS (TLS-006).
@@ -346,9 +361,31 @@ describe('Kubernetes manifests match the compose stack', () => {
     expect(byKind(patched, 'ConfigMap').find((c) => c['metadata'].name === 'signet-network')!['data']['proxy-pods']).toBe('10.42.0.0/16');
   });
 
-  it('the dev overlay generates the Redis password Secret from the file the recipe of docs/operations.md makes', () => {
+  it('lets an overlay remove hostUsers for nodes without user namespaces, with the patch of docs/operations.md', () => {
+    const patched = build('overlays/host-users', {
+      'overlays/host-users/kustomization.yaml': `resources:\n  - ../../base\n${recipe('host-users-patch')}`,
+    });
+    const deployments = byKind(patched, 'Deployment');
+    expect(deployments.length).toBe(3);
+    for (const d of deployments) expect(d['spec'].template.spec, d['metadata'].name).not.toHaveProperty('hostUsers');
+  });
+
+  it('the dev overlay generates the Redis password Secret and its ACL file from the files the recipe of docs/operations.md makes', () => {
     const secret = byKind(dev, 'Secret').find((c) => c['metadata'].name === 'signet-redis-auth')!;
-    expect(Buffer.from(secret['data'].password, 'base64').toString()).toMatch(/^[0-9a-f]{64}$/);
+    const password = Buffer.from(secret['data'].password, 'base64').toString();
+    expect(password).toMatch(/^[0-9a-f]{64}$/);
+    const acl = Buffer.from(secret['data']['users.acl'], 'base64').toString();
+    expect(acl).toBe(`user default on #${createHash('sha256').update(password).digest('hex')} ~* &* +@all\n`);
+  });
+
+  it('the dev-secrets recipe writes every secret for its owner alone, whatever the umask of the shell that runs it', () => {
+    const root = tempDir('signet-dev-secrets-');
+    execFileSync('bash', ['-e', '-o', 'pipefail', '-c', `umask 022\n${recipe('dev-secrets')}\n[ "$(umask)" = 0022 ]`], { cwd: root });
+    const files = ['overlays/dev/secrets', 'overlays/dev-oauth/secrets'].flatMap((d) =>
+      readdirSync(join(root, 'deploy/kubernetes', d)).map((f) => join(root, 'deploy/kubernetes', d, f)),
+    );
+    expect(files.length).toBeGreaterThanOrEqual(9);
+    for (const f of files) expect((statSync(f).mode & 0o777).toString(8), f).toBe('600');
   });
 
   it('encrypts the hop from the proxy to signet: signet serves the signet-backend-tls pair, the proxy verifies it with its CA alone', () => {
@@ -455,7 +492,7 @@ describe('Kubernetes OAuth component (overlays/dev-oauth)', () => {
     const mount = c.volumeMounts.find((m: Obj) => verifierConfig['SIGNET_TLS_CERT_FILE'].startsWith(`${m.mountPath}/`));
     expect(verifierConfig['SIGNET_TLS_KEY_FILE'].startsWith(`${mount.mountPath}/`)).toBe(true);
     expect(spec.volumes.find((v: Obj) => v.name === mount.name).secret.secretName).toBe('signet-token-verifier-tls');
-    expect(spec.securityContext.fsGroup).toBe(1000);
+    expect(spec.securityContext.fsGroup).toBe(65523);
     expect(c.readinessProbe.httpGet.scheme).toBe('HTTPS');
     const secret = (name: string) => byKind(devOAuth, 'Secret').find((x) => x['metadata'].name === name)!['data'];
     const dir = tempDir('signet-verifier-tls-');

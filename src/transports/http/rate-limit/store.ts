@@ -31,13 +31,15 @@ class InsuranceLimiter extends RateLimiterMemory {
   }
 }
 
-export function redisStore(url: string, log: Logger, metrics: Metrics | null = null): LimiterStore {
+export function redisStore(url: string, log: Logger, metrics: Metrics | null = null, password?: string): LimiterStore {
   const insurance = (perMinute: number, name: string) => {
     const limiter = new InsuranceLimiter({ points: perMinute, duration: 60, keyPrefix: `signet:insurance:${name}` });
     if (metrics) limiter.onConsume = () => metrics.limiterStoreErrors.inc({ handled_by: 'insurance' });
     return limiter;
   };
   const client = new Redis(url, {
+    // SIGNET_REDIS_PASSWORD_FILE's, when set (the URL then carries none).
+    ...(password === undefined ? {} : { password }),
     // Fail fast while disconnected: the insurance limiter answers instead of queueing.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
