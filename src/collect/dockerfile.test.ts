@@ -5,11 +5,11 @@ import { ROOT } from '../../test/helpers/paths.js';
 import { readDockerfile } from './dockerfile.js';
 
 describe('Dockerfiles, read with dockerfile-ast', () => {
-  it("reads Signet's Dockerfile: ARG-named base by tag, USER node, HEALTHCHECK, npm ci --ignore-scripts, npm sbom", () => {
+  it("reads Signet's Dockerfile: ARG-named base by tag, USER 65520:65520, HEALTHCHECK, npm ci --ignore-scripts, npm sbom", () => {
     const df = readDockerfile('Dockerfile', readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
     expect(df.base).toEqual({ image: 'node:24-trixie-slim', at: { file: 'Dockerfile', line: 18 }, digest: false });
     expect(df.externalBases.map((b) => b.image)).toEqual(['node:24-trixie-slim', 'node:24-trixie-slim']);
-    expect(df.user).toEqual({ value: 'node', at: { file: 'Dockerfile', line: 48 } });
+    expect(df.user).toEqual({ value: '65520:65520', at: { file: 'Dockerfile', line: 62 } });
     expect(df.healthcheck?.disabled).toBe(false);
     expect(df.installs).toEqual([
       {

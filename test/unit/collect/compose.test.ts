@@ -44,9 +44,9 @@ describe("Compose: Signet's docker-compose.yml", () => {
       image_pinned_by_digest: false,
       secrets_source: 'mounted_files',
     });
-    expect(d.sources['container.runs_as_root']).toEqual([{ file: 'docker-compose.yml', line: 25, why: 'user: "1000:1000"' }]);
+    expect(d.sources['container.runs_as_root']).toEqual([{ file: 'docker-compose.yml', line: 28, why: 'user: "65520:65520"' }]);
     // read_only comes from the x-hardening anchor the service merges.
-    expect(d.sources['container.read_only_root_fs']![0]).toMatchObject({ file: 'docker-compose.yml', line: 17 });
+    expect(d.sources['container.read_only_root_fs']![0]).toMatchObject({ file: 'docker-compose.yml', line: 20 });
     expect(d.undecided).toContain('container.user_namespace');
     expect(d.reasons['container.user_namespace']).toMatch(/daemon/);
   });
@@ -60,7 +60,7 @@ describe("Compose: Signet's docker-compose.yml", () => {
       reachable_from_internet: false,
     });
     expect(d.facts['egress']).toEqual({ network_restricted: true, cloud_metadata_credentials_reachable: false });
-    expect(d.sources['exposure.endpoint_address_class']![0]).toMatchObject({ file: 'docker-compose.yml', line: 205 });
+    expect(d.sources['exposure.endpoint_address_class']![0]).toMatchObject({ file: 'docker-compose.yml', line: 202 });
   });
 
   it('reads the build from the Dockerfile and the proxy from its nginx templates', () => {

@@ -45,7 +45,8 @@ describe("Kubernetes: Signet's manifests", () => {
       resource_limits: true,
       published_ports: 'none',
       image_pinned_by_digest: false,
-      secrets_source: 'environment',
+      // The Redis password is a mounted file (SIGNET_REDIS_PASSWORD_FILE), no longer an env var.
+      secrets_source: 'mounted_files',
     });
     expect(base.facts['egress']).toEqual({ network_restricted: true, cloud_metadata_credentials_reachable: false });
     expect(base.facts['exposure']).toMatchObject({
