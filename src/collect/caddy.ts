@@ -11,6 +11,7 @@ interface Node {
   at: At;
   block?: Node[];
 }
+export type CaddyNode = Node;
 
 /** Lines of words; `{` opens a block for the line before it, `}` closes it. */
 export function parseCaddyfile(file: TextFile): Node[] {
@@ -36,11 +37,11 @@ export function parseCaddyfile(file: TextFile): Node[] {
       stack[stack.length - 1]!.push(pending);
     }
     if (opens) {
-      const target = words.length ? pending! : (stack[stack.length - 1]!.at(-1) ?? pending);
-      if (target) {
-        target.block = [];
-        stack.push(target.block);
-      } else stack.push([]);
+      // A bare `{` opens the global options block: a node of its own, never the previous site's.
+      const target = words.length ? pending! : { words: [], at };
+      if (!words.length) stack[stack.length - 1]!.push(target);
+      target.block = [];
+      stack.push(target.block);
     }
     if (words.length > 1 && words[words.length - 1] === '}') {
       words.pop();
@@ -80,9 +81,7 @@ export function caddyFacts(sheet: FactSheet, file: TextFile, pc: ProxyContext): 
     else sites.push(n);
   }
   void global;
-  const reachesTarget = (n: Node) =>
-    n.words[0] === 'reverse_proxy' &&
-    n.words.slice(1).some((w) => pc.targets.some((t) => w.replace(/^(h2c|https?):\/\//, '').split(/[:/]/)[0] === t));
+  const reachesTarget = (n: Node) => n.words[0] === 'reverse_proxy' && upstreamsOf(n).some((w) => pc.targets.some((t) => hostOf(w) === t));
   for (const site of sites) {
     let proxy: Node | null = null;
     walk(site.block ?? [], snippets, (n) => {
@@ -115,6 +114,9 @@ export function caddyFacts(sheet: FactSheet, file: TextFile, pc: ProxyContext): 
         walk(site.block ?? [], snippets, (n) => {
           if (n.words[0] === 'protocols') protocols = n;
           if (n.words[0] === 'header' && n.words.some((w) => /^strict-transport-security$/i.test(w))) hsts = n;
+          // The block form: `header { Strict-Transport-Security "max-age=..." }`.
+          if (n.words[0] === 'header' && n.block)
+            for (const c of n.block) if (/^strict-transport-security$/i.test(c.words[0] ?? '')) hsts = c;
           if (n.words[0] === 'tls' && n.words.length >= 3 && !n.words[1]!.includes('@')) manualCert = n;
         });
         const p = protocols as Node | null;
@@ -155,9 +157,14 @@ export function caddyFacts(sheet: FactSheet, file: TextFile, pc: ProxyContext): 
           'authentication.method',
         ]);
       }
-      if (n.words[0] === 'rate_limit') sheet.set('rate_limit.enabled', true, n.at, 'rate_limit (caddy-ratelimit) on the site');
+      if (n.words[0] === 'rate_limit') rateLimit(sheet, n);
+      const acao = (n.words[0] === 'header' ? [n, ...(n.block ?? [])] : []).find((c) =>
+        c.words.some((w) => /^access-control-allow-origin$/i.test(w)),
+      );
+      if (acao && acao.words[acao.words.length - 1] === '*')
+        sheet.set('http.cors_allow_any_origin', true, acao.at, 'header Access-Control-Allow-Origin *');
     });
-    const upstream = rp.words[1] ?? '';
+    const upstream = upstreamsOf(rp)[0] ?? '';
     if (upstream.startsWith('https://')) {
       let insecure = false;
       walk(rp.block ?? [], snippets, (n) => {
@@ -168,6 +175,48 @@ export function caddyFacts(sheet: FactSheet, file: TextFile, pc: ProxyContext): 
       sheet.set('tls.backend_hop', 'same_host', rp.at, 'plain reverse_proxy over a bridge network of one Compose host');
     else if (pc.platform === 'kubernetes')
       sheet.set('tls.backend_hop', 'network_plaintext', rp.at, 'plain reverse_proxy to a pod that may run on another node');
+    else if (/^(localhost|127\.[\d.]+|\[::1\]|unix\/)/.test(upstream.replace(/^h2c:\/\/|^http:\/\//, '')))
+      sheet.set('tls.backend_hop', 'same_host', rp.at, `plain reverse_proxy to ${upstream} on the same host`);
     return;
   }
+}
+
+/** The upstreams of a `reverse_proxy` line: its words after the directive that are not a matcher. */
+export function upstreamsOf(n: { words: string[] }): string[] {
+  return n.words.slice(1).filter((w) => !w.startsWith('/') && !w.startsWith('@') && w !== '*');
+}
+
+export const hostOf = (upstream: string) =>
+  upstream
+    .replace(/^(h2c|https?):\/\//, '')
+    .replace(/^\[([^\]]+)\].*$/, '$1')
+    .split(/[:/]/)[0] ?? '';
+
+/** caddy-ratelimit: `rate_limit { zone NAME { key K; events N; window W } }` or flat. */
+function rateLimit(sheet: FactSheet, n: Node): void {
+  sheet.set('rate_limit.enabled', true, n.at, 'rate_limit (the caddy-ratelimit plugin) on the site');
+  const lines: Node[] = [];
+  const collect = (ns: Node[]) => {
+    for (const c of ns) {
+      lines.push(c);
+      if (c.block) collect(c.block);
+    }
+  };
+  collect(n.block ?? []);
+  const val = (k: string) => lines.find((l) => l.words[0] === k);
+  const events = Number(val('events')?.words[1]);
+  const window = /^(\d+)(s|m|h)$/.exec(val('window')?.words[1] ?? '');
+  if (Number.isInteger(events) && window) {
+    const seconds = Number(window[1]) * (window[2] === 'h' ? 3600 : window[2] === 'm' ? 60 : 1);
+    if (seconds > 0)
+      sheet.set(
+        'rate_limit.per_minute',
+        Math.floor((events * 60) / seconds),
+        val('events')!.at,
+        `events ${events} per window ${window[0]}`,
+      );
+  }
+  const key = val('key')?.words[1];
+  if (key === '{remote}' || key === '{remote_host}' || key === '{http.request.remote.host}' || key === '{client_ip}')
+    sheet.set('rate_limit.scope', 'ip', val('key')!.at, `key ${key}`);
 }

@@ -49,7 +49,8 @@ export function classify(path: string, text: string): FileKind {
 
 function isNginx(lower: string, text: string): boolean {
   if (/^# configuration file \S+:$/m.test(text) || /^nginx: the configuration file/m.test(text)) return true;
-  const named = lower.endsWith('.conf') || lower.endsWith('.conf.template') || lower === 'nginx.conf' || lower.endsWith('.nginx');
+  // nginx.conf, site.conf, *.conf.template, and the copies projects ship as nginx.conf.example.
+  const named = /\.conf(\.(template|example|sample|tmpl))?$/.test(lower) || lower.endsWith('.nginx') || lower.includes('nginx');
   // Blocks, or snippets of directives nginx includes (`name args;` lines), not INI-style files.
   if (!named || /^\s*\[[^\]]+\]\s*$/m.test(text) || /^\s*[\w.-]+\s*=\s*[^\s{][^{]*$/m.test(text)) return false;
   return (

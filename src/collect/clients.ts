@@ -145,7 +145,7 @@ function readEntry(e: Entry, inputIds: Set<string>): Read {
         at,
         why: `${where} ${key} refers to ${m && inputIds.has(m[1]!) ? `the input ${m[1]}` : value.trim()}`,
       });
-    } else if (PLACEHOLDER.test(value) && !TOKEN_SHAPES.test(value.trim()))
+    } else if (PLACEHOLDER.test(value))
       secrets.push({
         kind: 'placeholder',
         at,
@@ -357,6 +357,7 @@ function dockerFacts(sheet: FactSheet, r: Read, l: Launch): void {
     sheet.cannotSay(at, `-e ${passed[0]![0]} passes a variable from the client's environment into the container`, [
       'container.secrets_source',
     ]);
+  else sheet.set('container.secrets_source', 'none', at, 'no secret-named variable reaches the container');
   sheet.set('container.healthcheck', false, at, 'a stdio container has no health endpoint');
   sheet.reopen('container.healthcheck', "a stdio server has no health endpoint; only the image's own HEALTHCHECK could say");
 }

@@ -32,6 +32,8 @@ export interface ProxyConfig {
 
 export class Context {
   readonly notes: CollectionNote[] = [];
+  /** Proxy configuration files some container of the files reads (not read again as a host's proxy). */
+  readonly claimed = new Set<string>();
   readonly #dockerfiles = new Map<string, DockerfileInfo | null>();
   readonly #nginx = new Map<string, NginxConfig>();
 
@@ -69,6 +71,7 @@ export class Context {
     if (contextDir !== null) add(contextDir);
     // Bind mounts only (./, ../, /): a named volume's content is not in the files.
     for (const v of volumes) if (/^\.{0,2}\//.test(v.source)) add(this.inputs.resolve(`${baseDir ? `${baseDir}/` : ''}x`, v.source));
+    for (const p of out.keys()) this.claimed.add(p);
     return [...out.values()].sort((a, b) => (a.path < b.path ? -1 : 1));
   }
 

@@ -36,7 +36,7 @@ export function wanted(name: string): boolean {
     /^\.env\.|\.env$/.test(n) ||
     /^(package|package-lock|npm-shrinkwrap|claude_desktop_config|\.mcp|mcp|mcp_config|cline_mcp_settings)\.json$/.test(n) ||
     n === 'kustomization' ||
-    /\.conf(\.template)?$/.test(n) ||
+    /\.conf(\.(template|example|sample|tmpl))?$/.test(n) ||
     n.startsWith('caddyfile') ||
     n.endsWith('.caddyfile') ||
     /\.toml$/.test(n) ||

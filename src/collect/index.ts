@@ -7,6 +7,7 @@ import { posix } from 'node:path';
 import type { Doctrine } from '../doctrine/types.js';
 import { SignetError } from '../errors.js';
 import { dockerfileFacts } from './build-facts.js';
+import { type CaddyNode, caddyFacts, hostOf as caddyHost, parseCaddyfile, upstreamsOf } from './caddy.js';
 import { classify, looksBinary } from './classify.js';
 import { clientDeployments } from './clients.js';
 import { composeDeployments } from './compose/facts.js';
@@ -15,6 +16,8 @@ import { type CollectOptions, Context } from './context.js';
 import { dirOf, Inputs, normalise, type TextFile } from './inputs.js';
 import { kubernetesDeployments } from './kubernetes/facts.js';
 import { buildKustomization, type K8sObject, type K8sSet, kustomizationIn, objectsOf } from './kubernetes/load.js';
+import { type LocationCtx, proxiedLocations } from './nginx.js';
+import { nginxFacts } from './nginx-facts.js';
 import { mcpEvidenceIn } from './packages.js';
 import { FactSheet } from './sheet.js';
 import type { CollectedFile, CollectionNote, CollectionOut, FileKind, SkippedFile } from './types.js';
@@ -113,6 +116,11 @@ export function collect(files: InputFile[], options: Options = {}): CollectionOu
   for (const s of sheets) for (const x of s.files()) if (kinds.get(x) === 'dockerfile') usedDockerfiles.add(x);
   for (const f of texts.filter((t) => kinds.get(t.path) === 'dockerfile' && !usedDockerfiles.has(t.path)))
     guard(f.path, () => imageOnly(ctx, f));
+  // Proxy configurations no container of the files runs: a proxy on a host in front of an MCP route.
+  const used = new Set([...sheets.flatMap((s) => [...s.files()]), ...ctx.claimed]);
+  const hostNginx = texts.filter((t) => kinds.get(t.path) === 'nginx' && !used.has(t.path));
+  if (hostNginx.length) guard(hostNginx[0]!.path, () => hostProxies(ctx, hostNginx));
+  for (const f of texts.filter((t) => kinds.get(t.path) === 'caddyfile' && !used.has(t.path))) guard(f.path, () => hostCaddy(f));
 
   const names = new Map<string, number>();
   const deployments = sheets
@@ -247,6 +255,56 @@ function kubernetesSets(ctx: Context, texts: TextFile[], kinds: Map<string, File
   for (const [, objects] of [...loose.entries()].sort((a, b) => cmp(a[0], b[0])))
     sets.push({ root: null, objects, how: 'plain manifests' });
   return sets;
+}
+
+/** nginx on a host: one deployment per server an MCP route (`/mcp`, `/sse`) forwards to. */
+function hostProxies(ctx: Context, files: TextFile[]): FactSheet[] {
+  const cfg = ctx.nginxConfig(files);
+  const byTarget = new Map<string, LocationCtx>();
+  for (const l of proxiedLocations(cfg)) {
+    if (!/mcp|sse/i.test(l.location?.args.join(' ') ?? '')) continue;
+    const host = (l.proxyPass?.args[0] ?? '').replace(/^[^/]*:\/\//, '').split('/')[0]!;
+    if (host && !byTarget.has(host)) byTarget.set(host, l);
+  }
+  return [...byTarget.entries()].map(([target, l]) => {
+    const sheet = new FactSheet(`proxy:${l.location!.at.file}:${target}`);
+    sheet.set('transport.kind', 'http', l.location!.at, `nginx forwards ${l.location!.args.join(' ')} to an MCP server`);
+    if (/sse/i.test(l.location!.args.join(' ')))
+      sheet.set('transport.legacy_sse', true, l.location!.at, 'the proxied route is the /sse endpoint of the HTTP+SSE transport');
+    nginxFacts(sheet, cfg, { targets: [target.split(':')[0]!], platform: 'host', facesClients: true });
+    return sheet;
+  });
+}
+
+/** Caddy on a host: one deployment per upstream an MCP route forwards to. */
+function hostCaddy(f: TextFile): FactSheet[] {
+  const out = new Map<string, FactSheet>();
+  const visit = (nodes: CaddyNode[], route: string) => {
+    for (const n of nodes) {
+      const here =
+        n.words[0] === 'handle' || n.words[0] === 'handle_path' || n.words[0] === 'route'
+          ? `${route} ${n.words.slice(1).join(' ')}`
+          : route;
+      if (n.words[0] === 'reverse_proxy') {
+        const path = `${here} ${n.words
+          .slice(1)
+          .filter((w) => w.startsWith('/'))
+          .join(' ')}`;
+        const upstream = upstreamsOf(n)[0];
+        if (upstream && /mcp|sse/i.test(path) && !out.has(upstream)) {
+          const sheet = new FactSheet(`proxy:${f.path}:${upstream}`);
+          sheet.set('transport.kind', 'http', n.at, `Caddy forwards ${path.trim()} to an MCP server`);
+          if (/sse/i.test(path))
+            sheet.set('transport.legacy_sse', true, n.at, 'the proxied route is the /sse endpoint of the HTTP+SSE transport');
+          caddyFacts(sheet, f, { targets: [caddyHost(upstream)], platform: 'host', facesClients: true });
+          out.set(upstream, sheet);
+        }
+      }
+      if (n.block) visit(n.block, here);
+    }
+  };
+  visit(parseCaddyfile(f), '');
+  return [...out.values()];
 }
 
 /** A Dockerfile no compose service or workload runs: the image it builds, when it is an MCP server's. */

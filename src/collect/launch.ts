@@ -39,6 +39,8 @@ function pyPin(spec: string): { name: string; version: string | null } {
 }
 
 export function analyseLaunch(command: string, args: string[]): Launch {
+  // Windows: `cmd /c npx ...` launches what follows.
+  if (/^cmd(\.exe)?$/i.test(command) && /^\/c$/i.test(args[0] ?? '') && args[1]) return analyseLaunch(args[1], args.slice(2));
   const runner = command
     .split(/[\\/]/)
     .pop()!

@@ -214,6 +214,9 @@ export function nginxFacts(sheet: FactSheet, cfg: NginxConfig, pc: ProxyContext)
       );
   } else if (pc.platform === 'compose') {
     sheet.set('tls.backend_hop', 'same_host', loc.proxyPass!.at, 'plain proxy_pass over a bridge network of one Compose host');
+  } else if (pc.platform === 'host') {
+    if (/^https?:\/\/(127\.[\d.]+|localhost|\[::1\])(:|\/|$)|^https?:\/\/unix:/.test(pass))
+      sheet.set('tls.backend_hop', 'same_host', loc.proxyPass!.at, `plain proxy_pass to ${pass} on the same host`);
   } else if (pc.platform === 'kubernetes') {
     sheet.set(
       'tls.backend_hop',

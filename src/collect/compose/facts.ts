@@ -8,6 +8,7 @@ import { dirOf } from '../inputs.js';
 import { mcpEvidenceIn } from '../packages.js';
 import { imageRole, type Role } from '../roles.js';
 import { worstSecrets } from '../secrets.js';
+import { legacySse } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
 import { Unresolved } from './interpolate.js';
 import { type ComposeProject, type ComposeService, networksMap } from './load.js';
@@ -227,6 +228,7 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       );
     }
     egress(sheet, srv, project);
+    legacySse(sheet, spec['command'], at('command'));
     return sheet;
   });
 }

@@ -11,6 +11,7 @@ import { nginxFacts } from '../nginx-facts.js';
 import { mcpEvidenceIn } from '../packages.js';
 import { imageRole, type Role, repository } from '../roles.js';
 import { worstSecrets } from '../secrets.js';
+import { legacySse } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
 import { getPath, type K8sObject, type K8sSet, podSpecPath } from './load.js';
 
@@ -164,13 +165,16 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
         'container.runs_as_root',
         "neither the pod nor the image's Dockerfile sets the user: the image's default user decides",
       );
+    const routedHere = ingresses.some((i) => servicesOf(w).some((s) => JSON.stringify(i.value['spec']).includes(`"${s.name}"`)));
     networkFacts(
       sheet,
       w,
       policies,
       proxies.filter((p) => forwardsTo(p, w)),
       ws,
+      routedHere,
     );
+    legacySse(sheet, w.main.c['args'] ?? w.main.c['command'], at(...w.main.path));
 
     // In front: a proxy workload, an Ingress, or a Service of type LoadBalancer/NodePort.
     const front = proxies.find((p) => forwardsTo(p, w));
@@ -509,7 +513,7 @@ function secretsFacts(sheet: FactSheet, w: Workload, configMaps: K8sObject[], se
   } else sheet.set('container.secrets_source', 'none', at(...w.spec), 'no Secret, secret-named variable or secret volume reaches the pod');
 }
 
-function networkFacts(sheet: FactSheet, w: Workload, policies: K8sObject[], fronts: Workload[], ws: Workload[]): void {
+function networkFacts(sheet: FactSheet, w: Workload, policies: K8sObject[], fronts: Workload[], ws: Workload[], viaIngress: boolean): void {
   const mine = policies.filter((p) => selects(selectorOf(p), w.labels) || Object.keys(selectorOf(p)).length === 0);
   const types = (p: K8sObject) =>
     (
@@ -527,7 +531,10 @@ function networkFacts(sheet: FactSheet, w: Workload, policies: K8sObject[], fron
     const rules = egress.flatMap((p) => arr(getPath(p.value, ['spec', 'egress'])).map((r) => ({ p, r })));
     const open = rules.find(
       ({ r }) =>
-        !Array.isArray(r['to']) || arr(r['to']).some((t) => /^0\.0\.0\.0\/0$|^::\/0$/.test(String(getPath(t, ['ipBlock', 'cidr']) ?? ''))),
+        // A rule without `to` (or with an empty one) allows every destination on its ports.
+        !Array.isArray(r['to']) ||
+        arr(r['to']).length === 0 ||
+        arr(r['to']).some((t) => /^0\.0\.0\.0\/0$|^::\/0$/.test(String(getPath(t, ['ipBlock', 'cidr']) ?? ''))),
     );
     if (open) {
       sheet.set(
@@ -571,7 +578,10 @@ function networkFacts(sheet: FactSheet, w: Workload, policies: K8sObject[], fron
     const others = rules.filter(
       ({ r }) =>
         !Array.isArray(r['from']) ||
+        arr(r['from']).length === 0 ||
         arr(r['from']).some((f) => {
+          // Behind an Ingress, the ingress controller's pods (selected by a namespace or labels that name it) are the proxy.
+          if (viaIngress && !f['ipBlock'] && JSON.stringify(f).toLowerCase().includes('ingress')) return false;
           const sel = getPath(f, ['podSelector', 'matchLabels']);
           if (!isObj(sel) || f['namespaceSelector'] || f['ipBlock']) return true;
           // A rule for pods that are not the proxy (e.g. a metrics scraper on another port) does not reach the MCP port only if it names other ports.
@@ -587,7 +597,7 @@ function networkFacts(sheet: FactSheet, w: Workload, policies: K8sObject[], fron
     );
     const mcpPorts = arr(w.main.c['ports']);
     const strict =
-      fronts.length > 0 &&
+      (fronts.length > 0 || viaIngress) &&
       onMcpPort.filter(
         ({ r }) =>
           !Array.isArray(r['ports']) ||

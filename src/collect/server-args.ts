@@ -1,0 +1,13 @@
+// What a server's own command line says about its transport, where the launch names it
+// (`--transport=sse`, `--transport sse`, mcp-proxy's `--sse-port`): read, never run.
+import type { At, FactSheet } from './sheet.js';
+
+export function legacySse(sheet: FactSheet, command: unknown, at: At): void {
+  const words = (Array.isArray(command) ? command : typeof command === 'string' ? command.split(/\s+/) : []).map(String);
+  const i = words.findIndex((w) => w === '--transport' || w.startsWith('--transport='));
+  const value = i < 0 ? null : words[i]!.includes('=') ? words[i]!.split('=')[1] : words[i + 1];
+  if (value === 'sse')
+    sheet.set('transport.legacy_sse', true, at, 'the server is started with --transport sse: the deprecated HTTP+SSE transport');
+  else if (words.some((w) => w.startsWith('--sse-port')))
+    sheet.set('transport.legacy_sse', true, at, 'the command serves SSE (--sse-port)');
+}
