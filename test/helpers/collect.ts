@@ -31,3 +31,12 @@ export function fact(d: { facts: Record<string, unknown> }, path: string): unkno
   for (const p of path.split('.')) n = n && typeof n === 'object' ? (n as Record<string, unknown>)[p] : undefined;
   return n;
 }
+
+/** The 1-based line of this repository's `file` that matches `pattern` (the first, or the first after `after`). */
+export function lineOf(file: string, pattern: RegExp, after?: RegExp): number {
+  const lines = readFileSync(join(ROOT, file), 'utf8').split('\n');
+  const from = after ? lines.findIndex((l) => after.test(l)) : 0;
+  const i = lines.findIndex((l, n) => n >= from && pattern.test(l));
+  if (i < 0) throw new Error(`${file}: no line matches ${pattern}`);
+  return i + 1;
+}

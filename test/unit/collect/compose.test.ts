@@ -2,7 +2,7 @@
 // The Compose collector on Signet's own stack (real files) and on inline projects for the
 // Compose rules it follows: overrides, .env, profiles, include, extends, !reset.
 import { describe, expect, it } from 'vitest';
-import { collectWith, deploymentOf, fact, inline, repoFiles } from '../../helpers/collect.js';
+import { collectWith, deploymentOf, fact, inline, lineOf, repoFiles } from '../../helpers/collect.js';
 
 const SIGNET = ['docker-compose.yml', 'Dockerfile', 'package.json', 'package-lock.json', 'proxy/Dockerfile'];
 const templates = [
@@ -24,7 +24,10 @@ describe("Compose: Signet's docker-compose.yml", () => {
     expect(c.deployments.map((x) => x.name)).toEqual(['compose:docker-compose.yml:signet']);
     expect(c.notes).toContainEqual({ file: 'docker-compose.yml', what: 'service redis is left out: its profiles (scale) are not enabled' });
     expect(fact(d, 'exposure.behind_reverse_proxy')).toBe(true);
-    expect(d.sources['exposure.behind_reverse_proxy']![0]).toMatchObject({ file: 'proxy/templates/signet.conf.template', line: 121 });
+    expect(d.sources['exposure.behind_reverse_proxy']![0]).toMatchObject({
+      file: 'proxy/templates/signet.conf.template',
+      line: lineOf('proxy/templates/signet.conf.template', /location = \/mcp \{/),
+    });
   });
 
   it('reads the container hardening from the service, with the line that decides each fact', () => {
@@ -44,9 +47,18 @@ describe("Compose: Signet's docker-compose.yml", () => {
       image_pinned_by_digest: false,
       secrets_source: 'mounted_files',
     });
-    expect(d.sources['container.runs_as_root']).toEqual([{ file: 'docker-compose.yml', line: 28, why: 'user: "65520:65520"' }]);
+    expect(d.sources['container.runs_as_root']).toEqual([
+      {
+        file: 'docker-compose.yml',
+        line: lineOf('docker-compose.yml', /^ {4}user: /, /^ {2}signet:/),
+        why: expect.stringMatching(/^user: "/),
+      },
+    ]);
     // read_only comes from the x-hardening anchor the service merges.
-    expect(d.sources['container.read_only_root_fs']![0]).toMatchObject({ file: 'docker-compose.yml', line: 20 });
+    expect(d.sources['container.read_only_root_fs']![0]).toMatchObject({
+      file: 'docker-compose.yml',
+      line: lineOf('docker-compose.yml', /^ {2}read_only: true/),
+    });
     expect(d.undecided).toContain('container.user_namespace');
     expect(d.reasons['container.user_namespace']).toMatch(/daemon/);
   });
@@ -60,7 +72,10 @@ describe("Compose: Signet's docker-compose.yml", () => {
       reachable_from_internet: false,
     });
     expect(d.facts['egress']).toEqual({ network_restricted: true, cloud_metadata_credentials_reachable: false });
-    expect(d.sources['exposure.endpoint_address_class']![0]).toMatchObject({ file: 'docker-compose.yml', line: 202 });
+    expect(d.sources['exposure.endpoint_address_class']![0]).toMatchObject({
+      file: 'docker-compose.yml',
+      line: lineOf('docker-compose.yml', /^ {4}ports:/, /^ {2}proxy:/),
+    });
   });
 
   it('reads the build from the Dockerfile and the proxy from its nginx templates', () => {
@@ -72,7 +87,10 @@ describe("Compose: Signet's docker-compose.yml", () => {
       provenance_verified: false,
       sbom_published: true,
     });
-    expect(d.sources['supply_chain.lockfile_enforced']![0]).toMatchObject({ file: 'Dockerfile', line: 8 });
+    expect(d.sources['supply_chain.lockfile_enforced']![0]).toMatchObject({
+      file: 'Dockerfile',
+      line: lineOf('Dockerfile', /^RUN npm ci/),
+    });
     expect(d.facts['http']).toEqual({
       connections_per_client_limited: true,
       execution_deadline_seconds: 60,
@@ -80,7 +98,7 @@ describe("Compose: Signet's docker-compose.yml", () => {
     });
     expect(d.sources['http.execution_deadline_seconds']![0]).toMatchObject({
       file: 'proxy/templates/proxy-headers.conf.template',
-      line: 32,
+      line: lineOf('proxy/templates/proxy-headers.conf.template', /^proxy_read_timeout /),
     });
     // TLS is chosen by the proxy's start-up scripts: the templates cannot say, so it stays open.
     expect(d.undecided).toEqual(expect.arrayContaining(['tls.enabled', 'tls.backend_hop']));
