@@ -126,6 +126,7 @@ async function main(argv: string[]): Promise<void> {
   (await import('./signing-key.js')).registerSigningKeyCommands(program, exitWith);
   (await import('./keys.js')).registerKeyCommands(program, exitWith);
   (await import('./facts.js')).registerFactsCommands(program, exitWith);
+  (await import('./probe.js')).registerProbeCommand(program, exitWith);
 
   await program.parseAsync(argv);
 }

@@ -30,6 +30,7 @@ import { ALLOWED_HOST, defineBrowserSuite, startPageServer } from './browser-sui
 import { defineFloodSuite } from './flood-suite.js';
 import { defineHostAccountSuite } from './host-account-suite.js';
 import { defineKeyLifecycleSuite } from './keys-suite.js';
+import { defineProbeSuite } from './probe-suite.js';
 import { defineSlowlorisSuite } from './slowloris-suite.js';
 import { defineStackSuite, type StackTarget } from './suite.js';
 
@@ -179,6 +180,9 @@ describe.runIf(reachable)('compose stack', () => {
       ).stdout,
     stop: async () => {},
   }));
+
+  // Before the stack suite too: the probe's few tools/call must not meet a spent budget.
+  defineProbeSuite('compose stack', async () => ({ url: `${baseUrl}/mcp`, key: target.key }));
 
   defineStackSuite('compose stack', async () => target);
 
