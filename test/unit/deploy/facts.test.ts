@@ -118,10 +118,12 @@ function unboundedInSchema(schema: Obj, path: string): string[] {
 }
 
 /** Every TypeScript source file of the server, as one text. */
+/** The server's source: not src/probe, the client that reads other servers' tools (and names their keywords). */
 function sourceText(): string {
   const files: string[] = [];
   const walk = (dir: string) => {
     for (const e of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
+      if (e.isDirectory() && `${dir}/${e.name}` === 'src/probe') continue;
       if (e.isDirectory()) walk(`${dir}/${e.name}`);
       else if (e.name.endsWith('.ts') && !e.name.endsWith('.test.ts')) files.push(read(`${dir}/${e.name}`));
     }
