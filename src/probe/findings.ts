@@ -7,6 +7,8 @@ import type { FactSource } from '../collect/types.js';
 export const PROBE_FACTS = [
   'authentication.keys_in_query_string',
   'authentication.method',
+  'authentication.oauth_client_id_metadata_documents',
+  'authentication.oauth_iss_in_authorization_response',
   'authentication.required',
   'exposure.endpoint_address_class',
   'http.allowed_hosts_configured',

@@ -5,6 +5,7 @@
 import { type Check, type CheckContext, createContext } from './check.js';
 import { address } from './checks/address.js';
 import { authentication } from './checks/authentication.js';
+import { authorizationServer } from './checks/authorization-server.js';
 import { bodyLimit } from './checks/body-limit.js';
 import { cors } from './checks/cors.js';
 import { discovery } from './checks/discovery.js';
@@ -35,6 +36,7 @@ const CHECKS: { check: Check; served?: true }[] = [
   { check: authentication },
   { check: tls },
   { check: discovery },
+  { check: authorizationServer },
   { check: revisions },
   { check: origin },
   { check: cors },

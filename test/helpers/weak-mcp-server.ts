@@ -5,7 +5,8 @@
 //   - optional key, accepted in Authorization or in `?api_key=`; a known session id alone is enough
 //   - no body limit; malformed JSON answered 500 with the exception's stack
 //   - any protocol revision echoed back; guessable session ids; no header validation (2026-07-28)
-//   - a legacy HTTP+SSE endpoint at /sse; OAuth metadata for another resource
+//   - a legacy HTTP+SSE endpoint at /sse; OAuth metadata for another resource, and its own
+//     authorization server's without Client ID Metadata Documents or RFC 9207 iss
 //   - over TLS: TLS 1.0 and up, no HSTS
 import { createServer as createHttp, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttps } from 'node:https';
@@ -47,9 +48,16 @@ export async function startWeakServer(options: WeakServerOptions = {}): Promise<
       res.writeHead(204, { 'access-control-allow-methods': 'GET, POST, DELETE', 'access-control-allow-headers': '*' }).end();
       return;
     }
+    const origin = `${options.tls ? 'https' : 'http'}://${req.headers.host}`;
     if (url.pathname.startsWith('/.well-known/oauth-protected-resource')) {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ resource: 'https://another.example/mcp', authorization_servers: ['https://idp.example'] }));
+      res.end(JSON.stringify({ resource: 'https://another.example/mcp', authorization_servers: [origin] }));
+      return;
+    }
+    if (url.pathname === '/.well-known/oauth-authorization-server') {
+      // Its own authorization server: no Client ID Metadata Documents, no RFC 9207 iss.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ issuer: origin, authorization_endpoint: `${origin}/authorize`, token_endpoint: `${origin}/token` }));
       return;
     }
     if (url.pathname === '/sse' && req.method === 'GET') {

@@ -70,6 +70,10 @@ describe('probe: a deliberately weak server', () => {
       // A key server that serves OAuth metadata, and for another resource at that.
       expect(fact(r, 'http.oauth_discovery_endpoints')).toBe('metadata');
       expect(fact(r, 'http.protected_resource_metadata_discoverable')).toBe(false);
+      // Its authorization server is on its own origin: what the metadata leaves out is decided.
+      expect(fact(r, 'authentication.oauth_client_id_metadata_documents')).toBe(false);
+      expect(fact(r, 'authentication.oauth_iss_in_authorization_response')).toBe(false);
+      expect(sourcesOf(r, 'authentication.oauth_iss_in_authorization_response')).toEqual(['discovery.authorization-server']);
       expect(fact(r, 'tls.enabled')).toBe(false);
       expect(fact(r, 'exposure.endpoint_address_class')).toBe('loopback');
       // Nothing the probe could not stand behind: no credential, so nothing about one in the query.

@@ -122,6 +122,8 @@ describe('probe: process stack with OAuth (SIGNET_AUTH_MODE=keys+oauth)', () => 
       expect(fact(r, 'http.oauth_discovery_endpoints')).toBe('metadata');
       expect(fact(r, 'http.protected_resource_metadata_discoverable')).toBe(true);
       expect(r.sources['http.protected_resource_metadata_discoverable']![0]!.why).toContain(issuer.issuer);
+      // The issuer is on another origin: its metadata is not fetched, so what it advertises stays open.
+      expect(r.notes['authentication.oauth_client_id_metadata_documents']).toContain(`the resource names ${issuer.issuer}`);
       // Served with the token: the server behind the proxy answered every revision.
       expect(fact(r, 'transport.protocol_revisions')).toHaveLength(5);
       expect(fact(r, 'authentication.keys_in_query_string')).toBe(false);
