@@ -4,11 +4,12 @@
 import { execFileSync } from 'node:child_process';
 import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { Doctrine } from '../doctrine/types.js';
 import { SignetError } from '../errors.js';
-import { type InputFile, LIMITS } from './index.js';
+import { collect, type InputFile, LIMITS } from './index.js';
 import { Inputs } from './inputs.js';
 import { kustomizationIn } from './kubernetes/load.js';
-import type { SkippedFile } from './types.js';
+import type { CollectionOut, SkippedFile } from './types.js';
 
 const SKIP_DIRS = new Set([
   'node_modules',
@@ -191,3 +192,55 @@ export function renderKustomization(root: string, dir: string, files: InputFile[
 
 export const isAbsolutePath = isAbsolute;
 export const readText = (p: string) => readFileSync(p, 'utf8');
+
+/** The reading options `signet facts collect` and `signet check` share (docs/checking.md). */
+export interface DiskCollectOptions {
+  root?: string | undefined;
+  /** Comma-separated Compose files, one project each. */
+  compose?: string[] | undefined;
+  /** KEY=VALUE variables for Compose interpolation. */
+  env?: string[] | undefined;
+  profile?: string[] | undefined;
+  server?: string[] | undefined;
+  kustomize?: boolean | undefined;
+}
+
+/** Reads PATHs from disk (rendering kustomizations with --kustomize) and collects them: the CLI's one way in. */
+export function collectFromDisk(paths: string[], opts: DiskCollectOptions, doctrine: Doctrine): CollectionOut {
+  const env: Record<string, string> = {};
+  for (const e of opts.env ?? []) {
+    const eq = e.indexOf('=');
+    if (eq <= 0) throw new SignetError('invalid_arguments', `--env ${e}: expected KEY=VALUE`);
+    env[e.slice(0, eq)] = e.slice(eq + 1);
+  }
+  const read = readPaths(paths, opts.root);
+  const rendered: Record<string, string> = {};
+  const notes: { file: string; what: string }[] = [];
+  if (opts.kustomize) {
+    for (const dir of read.kustomizations) {
+      const r = renderKustomization(read.root, dir, read.files);
+      if (r.file) {
+        read.files.push(r.file);
+        rendered[dir] = r.file.path;
+      }
+      notes.push({ file: dir || '.', what: r.note });
+    }
+  }
+  const compose = (opts.compose ?? []).map((c) =>
+    c
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean),
+  );
+  return collect(read.files, {
+    doctrine,
+    compose,
+    env,
+    profiles: opts.profile ?? [],
+    servers: opts.server ?? [],
+    kustomizations: read.kustomizations,
+    rendered,
+    skipped: read.skipped,
+    notes,
+  });
+}
