@@ -1,3 +1,4 @@
+import { attestationSigner } from './check/attestation.js';
 import type { Config } from './config.js';
 import { loadDoctrine } from './doctrine/load.js';
 import { checkPinnedHash, checkPublisher } from './doctrine/publisher.js';
@@ -57,6 +58,7 @@ export function createContext(config: Config, log: Logger, options: { metrics?: 
     signingKeys: keys.list,
     trust: keys.trust,
     verify: (output, trust) => verifyOutput(output, { trust, primitives: nodePrimitives }),
+    attestationSigner: attestationSigner(signer),
   };
   const tools = new ToolDispatcher(toolCtx, signer, {
     cacheEntries: config.cacheEntries,

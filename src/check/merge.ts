@@ -57,6 +57,7 @@ export function mergeDeployment(
   const facts = copyFacts(collected.facts);
   const sources: Record<string, FactSource[]> = Object.fromEntries(Object.entries(collected.sources).map(([k, v]) => [k, [...v]]));
   const undecided = new Set(collected.undecided);
+  const reasons = { ...(collected.reasons ?? {}) };
   const given = new Map(leaves(facts));
   const counts: FactCounts = { collected: given.size, probed: 0, declared: 0, undecided: 0 };
   const contradictions: ErrorDetail[] = [];
@@ -77,6 +78,7 @@ export function mergeDeployment(
     given.set(leaf, value);
     sources[leaf] = from;
     undecided.delete(leaf);
+    delete reasons[leaf];
     counts[kind]++;
   };
 
@@ -106,6 +108,11 @@ export function mergeDeployment(
       facts,
       sources: sortedSources(sources),
       undecided: [...undecided].sort(),
+      reasons: Object.fromEntries(
+        Object.keys(reasons)
+          .sort()
+          .map((k) => [k, reasons[k]!]),
+      ),
       inexpressible: collected.inexpressible,
       counts,
     },

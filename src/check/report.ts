@@ -1,7 +1,7 @@
 // The result of `signet check` (and of the deployment_check tool): `signet-check/1`, one
 // verdict per deployment and the worst of them overall. Plain JSON in a fixed shape, written
 // as canonical JSON (RFC 8785), so the CLI and the MCP tool give the same bytes.
-import type { CollectedFile, FactSource, Inexpressible } from '../collect/types.js';
+import type { CollectedFile, CollectionNote, FactSource, Inexpressible, SkippedFile } from '../collect/types.js';
 import type { Finding, Summary, Verdict } from '../doctrine/evaluate.js';
 import type { FactCounts } from './merge.js';
 
@@ -28,6 +28,8 @@ export interface CheckedDeployment {
   sources: Record<string, FactSource[]>;
   /** Facts nothing decided. */
   undecided: string[];
+  /** For undecided facts a collector looked at: why the files cannot decide them. */
+  reasons: Record<string, string>;
   inexpressible: Inexpressible[];
   counts: FactCounts;
   /** doctrine_evaluate's findings (detail "failures") and summary for these facts. */
@@ -42,6 +44,10 @@ export interface CheckReport {
   doctrine: { name: string; version: string; hash: string };
   /** Every file the check read, with its digest: the collection's files and the declared-facts file. */
   files: (CollectedFile | { path: string; kind: 'declared_facts'; sha256: string })[];
+  /** Files read but not used for facts, and why (binary, too large, malformed, not a kind collected). */
+  skipped: SkippedFile[];
+  /** How the files were read where it matters (a kustomization rendered or read as listed, a service left out). */
+  notes: CollectionNote[];
   /** The probe's evidence, when one ran. */
   probe: unknown;
   deployments: CheckedDeployment[];

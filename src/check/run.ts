@@ -35,7 +35,7 @@ function deploymentsOf(input: CheckInput): CollectedDeployment[] {
     }
     return collected;
   }
-  const empty = (name: string): CollectedDeployment => ({ name, facts: {}, sources: {}, undecided: [], inexpressible: [] });
+  const empty = (name: string): CollectedDeployment => ({ name, facts: {}, sources: {}, undecided: [], reasons: {}, inexpressible: [] });
   if (declared) {
     const named = [...declared.deployments.keys()];
     return named.length > 0 ? named.map(empty) : [empty(DECLARED_ONLY)];
@@ -44,7 +44,7 @@ function deploymentsOf(input: CheckInput): CollectedDeployment[] {
   const kinds = input.collection.files.map((f) => `${f.path} (${f.kind})`).join(', ');
   throw new SignetError(
     'invalid_arguments',
-    `nothing to check: the files describe no MCP server${kinds ? ` (read: ${kinds})` : ''}; give the files that deploy or configure one, or --facts`,
+    `nothing to check: the files describe no MCP server${kinds ? ` (read: ${kinds})` : ''}; give the files that deploy or configure one, or declared facts`,
   );
 }
 
@@ -73,6 +73,7 @@ function evaluate(doctrine: Doctrine, d: MergedDeployment): CheckedDeployment {
     facts: d.facts,
     sources: d.sources,
     undecided: d.undecided,
+    reasons: d.reasons ?? {},
     inexpressible: d.inexpressible,
     counts: d.counts,
     findings: evaluation.findings,
@@ -116,6 +117,8 @@ export function runCheck(doctrine: Doctrine, input: CheckInput): CheckReport {
     verdict: worstVerdict(deployments.map((d) => d.verdict)),
     doctrine: { name: doctrine.meta.name, version: doctrine.meta.version, hash: doctrine.hash },
     files,
+    skipped: input.collection.skipped ?? [],
+    notes: input.collection.notes ?? [],
     probe: probe ? probe.evidence : null,
     deployments,
   };

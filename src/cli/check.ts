@@ -1,9 +1,10 @@
-// `signet check`: the CI gate (docs/checking.md). Reads the declared facts, evaluates each
-// deployment with the doctrine, prints text, JSON, SARIF or JUnit, and with --attest writes
-// the signed in-toto attestation. Exit codes: 0 pass, 1 fail, 2 bad input or usage, 3
-// incomplete or limited scope (nothing failed, but not enough to pass).
+// `signet check`: the CI gate (docs/checking.md). Collects facts from the files, merges the
+// declared facts, evaluates each deployment with the doctrine, prints text, JSON, SARIF or
+// JUnit, and with --attest writes the signed in-toto attestation. Exit codes: 0 pass, 1 fail,
+// 2 bad input or usage, 3 incomplete or limited scope (nothing failed, but not enough to pass).
 import { readFileSync, writeFileSync } from 'node:fs';
-import { isAbsolute, relative, sep } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import type { DiskCollectOptions } from '../collect/disk.js';
 import type { Collection } from '../collect/types.js';
 import { loadConfig } from '../config.js';
 import { SignetError } from '../errors.js';
@@ -12,7 +13,7 @@ export const CHECK_FORMATS = ['text', 'json', 'sarif', 'junit'] as const;
 export type CheckFormat = (typeof CHECK_FORMATS)[number];
 export const EXIT_USAGE = 2;
 
-export interface CheckCliOptions {
+export interface CheckCliOptions extends DiskCollectOptions {
   facts?: string;
   format?: string;
   output?: string;
@@ -44,16 +45,17 @@ function write(path: string, text: string, what: string): void {
 
 function usage(message: string): number {
   process.stderr.write(
-    `signet check: ${message}\nUsage: signet check --facts FILE [--format text|json|sarif|junit] [--output FILE] [--attest FILE]\n`,
+    `signet check: ${message}\nUsage: signet check [PATH...] [--facts FILE] [--format text|json|sarif|junit] [--output FILE] [--attest FILE]\n`,
   );
   return EXIT_USAGE;
 }
 
-export async function checkCommand(options: CheckCliOptions): Promise<number> {
+export async function checkCommand(paths: string[], options: CheckCliOptions): Promise<number> {
   const format = (options.format ?? 'text') as CheckFormat;
   if (!CHECK_FORMATS.includes(format))
     return usage(`--format must be one of ${CHECK_FORMATS.join(', ')}, not ${JSON.stringify(options.format)}`);
-  if (!options.facts) return usage('give the deployment to check: --facts FILE (declared facts, docs/checking.md)');
+  if (paths.length === 0 && !options.facts)
+    return usage('give the deployment to check: its files (PATH...), declared facts (--facts FILE), or both');
   try {
     const config = loadConfig();
     const { loadDoctrine } = await import('../doctrine/load.js');
@@ -65,8 +67,16 @@ export async function checkCommand(options: CheckCliOptions): Promise<number> {
     const doctrine = loadDoctrine(options.doctrine ?? config.doctrineDir);
     checkPublisher(doctrine, config.doctrinePublisherKey);
     checkPinnedHash(doctrine, config.doctrineHash);
-    const collection: Collection = { format: 'signet-facts/1', files: [], deployments: [] };
-    const declared = parseDeclared(doctrine, reportPath(options.facts), readBytes(options.facts, '--facts'));
+    // Paths in the report are relative to the root: the working directory by default (the
+    // repository's root in CI), so SARIF results land on the files a code scanner shows.
+    const root = resolve(options.root ?? '.');
+    const collection: Collection =
+      paths.length > 0
+        ? (await import('../collect/disk.js')).collectFromDisk(paths, { ...options, root }, doctrine)
+        : { format: 'signet-facts/1', files: [], deployments: [] };
+    const declared = options.facts
+      ? parseDeclared(doctrine, reportPath(resolve(options.facts), root), readBytes(options.facts, '--facts'))
+      : null;
     const report = runCheck(doctrine, { collection, declared });
 
     let out: string;

@@ -78,16 +78,23 @@ async function main(argv: string[]): Promise<void> {
       exitWith(await verifyCommand(file, opts));
     });
 
-  program
-    .command('check')
-    .description('check a deployment against the doctrine: a verdict per deployment, the worst overall (docs/checking.md)')
+  const { addCollectOptions } = await import('./facts.js');
+  addCollectOptions(
+    program
+      .command('check')
+      .description('check a deployment against the doctrine: a verdict per deployment, the worst overall (docs/checking.md)')
+      .argument('[paths...]', 'deployment files or directories, read as signet facts collect reads them'),
+    "the current directory, so SARIF results land on the repository's files",
+  )
     .option('--facts <file>', 'declared facts (signet-declared/1): what the files cannot show, each with its reason')
     .option('--format <format>', 'text, json, sarif or junit', 'text')
     .option('--output <file>', 'write the report there instead of to stdout')
     .option('--attest <file>', "also write a signed in-toto attestation (DSSE envelope) with the server's signing key")
     .option('--doctrine <dir>', 'doctrine folder (SIGNET_DOCTRINE_DIR, default the bundled one)')
     .addHelpText('after', '\nExit codes: 0 pass, 1 fail, 2 bad input or usage, 3 incomplete or limited scope.')
-    .action(async (opts: import('./check.js').CheckCliOptions) => exitWith(await (await import('./check.js')).checkCommand(opts)));
+    .action(async (paths: string[], opts: import('./check.js').CheckCliOptions) =>
+      exitWith(await (await import('./check.js')).checkCommand(paths, opts)),
+    );
 
   const doctrine = program.command('doctrine').description('inspect, check and sign doctrine folders');
   doctrine

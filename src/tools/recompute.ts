@@ -1,14 +1,19 @@
 // Reproducible verification: re-run the tool that produced a signed output, on a local copy
 // of the doctrine and with no key, and compare byte for byte. A consumer who holds the
 // doctrine then needs to trust neither the server's honesty nor its key for the result.
+import type { AttestationSigner } from '../check/attestation.js';
 import { DoctrineSearch } from '../doctrine/search.js';
 import type { Doctrine } from '../doctrine/types.js';
 import { SignetError } from '../errors.js';
 import type { Json } from '../shared/json.js';
+import { acceptPublicKey } from '../signing/acceptance.js';
 import { canonicalJson } from '../signing/canonical.js';
+import { base64ToBytes } from '../signing/encoding.js';
 import { type DoctrineFooter, SIGNATURE_FORMAT } from '../signing/format.js';
 import type { SigningKeyInfo } from '../signing/keyring.js';
+import { nodePrimitives } from '../signing/node-primitives.js';
 import { canonicalBody } from '../signing/sign-output.js';
+import { fingerprint } from '../signing/trust.js';
 import type { VerifyReason } from '../signing/verify.js';
 import { ToolRunner } from './runner.js';
 import type { ToolContext } from './types.js';
@@ -17,6 +22,23 @@ import type { ToolContext } from './types.js';
 const NOT_RECOMPUTABLE: Record<string, string> = {
   verify_output: "verify_output's result depends on the keys the server trusted when it ran",
 };
+
+/**
+ * A deployment_check result carries a DSSE signature, which no one can recompute without the
+ * key: the recomputation takes the one the output carries, but only when it verifies over the
+ * recomputed statement with the key the footer names (else 64 zero bytes, and a mismatch).
+ */
+function carriedSignature(output: Json, publicKey: string): AttestationSigner {
+  const result = output['result'] as Json | undefined;
+  const envelope = result?.['attestation'] as { signatures?: { sig?: unknown }[] } | undefined;
+  const carried = typeof envelope?.signatures?.[0]?.sig === 'string' ? base64ToBytes(envelope.signatures[0].sig) : null;
+  const key = acceptPublicKey(publicKey);
+  return {
+    publicKey,
+    keyid: fingerprint(publicKey),
+    sign: (pae) => (carried && key instanceof Uint8Array && nodePrimitives.ed25519Verify(carried, pae, key) ? carried : new Uint8Array(64)),
+  };
+}
 
 /**
  * Recomputes `output` (a signed structuredContent) from `args` on `doctrine`. Returns the
@@ -63,6 +85,7 @@ export function recompute(
     verify: () => {
       throw new SignetError('internal_error', 'verify is not available while recomputing');
     },
+    attestationSigner: carriedSignature(output, String(footer['doctrine_public_key'])),
   };
   const runner = new ToolRunner(ctx, limits);
   if (!runner.has(tool))

@@ -1,3 +1,4 @@
+import type { AttestationSigner } from '../check/attestation.js';
 import type { DoctrineSearch } from '../doctrine/search.js';
 import type { Doctrine } from '../doctrine/types.js';
 import type { DoctrineFooter } from '../signing/format.js';
@@ -16,6 +17,8 @@ export interface ToolContext {
   trust: TrustSet;
   /** Verifies an output against `trust` with node:crypto. */
   verify(output: unknown, trust: TrustSet): VerifyReport;
+  /** Signs deployment_check's attestations: the server's key (in a recomputation, the signature the output carries, if it verifies). */
+  attestationSigner: AttestationSigner;
 }
 
 export type JsonSchema = Record<string, unknown>;

@@ -31,7 +31,7 @@ export function deploymentFrom(name: string, file: string, facts: Record<string,
   leaves(kept).forEach(([path], i) => {
     sources[path] = [{ file, line: i + 1, why: `${file} says so (${path})` }];
   });
-  return { name, facts: kept, sources, undecided: [...undecided].sort(), inexpressible: [] };
+  return { name, facts: kept, sources, undecided: [...undecided].sort(), reasons: {}, inexpressible: [] };
 }
 
 export function collectionOf(deployments: CollectedDeployment[], files: Record<string, string>): Collection {
@@ -41,6 +41,8 @@ export function collectionOf(deployments: CollectedDeployment[], files: Record<s
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([path, text]) => ({ path, kind: 'compose' as const, sha256: sha(text) })),
     deployments,
+    skipped: [],
+    notes: [],
   };
 }
 

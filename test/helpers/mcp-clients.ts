@@ -71,7 +71,7 @@ export async function connectClient(kind: ClientKind, endpoint: Endpoint): Promi
 }
 
 /** Signet's tools, sorted by name: what every tools/list must answer. */
-export const TOOL_NAMES = ['doctrine_evaluate', 'doctrine_get', 'doctrine_info', 'doctrine_search', 'verify_output'];
+export const TOOL_NAMES = ['deployment_check', 'doctrine_evaluate', 'doctrine_get', 'doctrine_info', 'doctrine_search', 'verify_output'];
 
 /** Every tool and a resource through one client; every footer checked with OpenSSL. */
 export async function exerciseEveryTool(client: AnyClient): Promise<void> {
@@ -91,6 +91,21 @@ export async function exerciseEveryTool(client: AnyClient): Promise<void> {
     expect((r['content'] as { text: string }[])[0]!.text).toBe(JSON.stringify(r['structuredContent']));
   }
   expect((results[4]!['structuredContent'] as { result: { status: string } }).result.status).toBe('trusted');
+  // The check over MCP: files in, a signed report and a signed attestation out.
+  const check = await client.callTool('deployment_check', {
+    files: [{ path: 'compose.yml', text: 'services:\n  web:\n    image: nginx:1.27\n' }],
+    declared: { path: 'declared.json', text: '{"facts":{"transport":{"kind":"http"},"tls":{"enabled":false}}}' },
+  });
+  const checked = check['structuredContent'] as {
+    ok: boolean;
+    footer: Record<string, string>;
+    result: { report: { verdict: string }; attestation: { payloadType: string } };
+  };
+  expect(checked.ok).toBe(true);
+  expect(checked.result.attestation.payloadType).toBe('application/vnd.in-toto+json');
+  expect(opensslVerify(checked.footer['doctrine_public_key']!, checked.footer['output_hash']!, checked.footer['output_signature']!)).toBe(
+    true,
+  );
   const read = await client.readResource('doctrine://manifest');
   expect(read.contents[0]!['_meta']).toBeDefined();
 }

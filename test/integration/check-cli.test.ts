@@ -57,7 +57,7 @@ describe('signet check', () => {
     const incomplete = signet(['check', '--facts', declare('no-tls.json', { facts: noTls })]);
     expect(incomplete.code).toBe(3);
     expect(incomplete.out).toMatch(/^signet check: INCOMPLETE: the facts cannot decide the verdict yet/);
-    expect(incomplete.out).toMatch(/decide these facts \(in the files, or state them with --facts FILE\): .*tls\.enabled/);
+    expect(incomplete.out).toMatch(/decide these facts, in the files or with --facts FILE:\n {6}tls: (\S+, )*enabled/);
     const limited = signet(['check', '--facts', declare('stdio-dev.json', { facts: fixtureFacts('stdio-dev') })]);
     expect(limited.code).toBe(3);
     expect(limited.out).toMatch(/^signet check: LIMITED SCOPE: /);
@@ -68,7 +68,7 @@ describe('signet check', () => {
       expect(r.err).toMatch(message);
       expect(r.out).toBe('');
     };
-    usage([], /give the deployment to check: --facts FILE/);
+    usage([], /give the deployment to check: its files \(PATH\.\.\.\), declared facts \(--facts FILE\), or both/);
     usage(['--facts', hardened, '--format', 'yaml'], /--format must be one of text, json, sarif, junit, not "yaml"/);
     usage(['--facts', 'missing.json'], /cannot read --facts missing\.json: ENOENT/);
     usage(['--facts', declare('dotted.json', { facts: { 'transport.kind': 'http' } })], /write \{"transport":\{"kind":"http"\}\}/);

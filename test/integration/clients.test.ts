@@ -104,7 +104,7 @@ describe('official MCP clients of both eras', () => {
       }
       // Only 2026-07-28 answers carry resultType and serverInfo.
       expect(body.result.resultType, `request ${r.i}`).toBe(r.modern ? 'complete' : undefined);
-      if (r.kind === 'list') expect(body.result.tools).toHaveLength(5);
+      if (r.kind === 'list') expect(body.result.tools).toHaveLength(6);
       else if (r.kind === 'read') expect(body.result.contents[0].uri).toBe('doctrine://rules/TLS-001');
       else {
         const sc = body.result.structuredContent;

@@ -60,7 +60,7 @@ describe('HTTP transport: MCP SDK client and raw fetch against the real server',
     try {
       expect(client.getServerVersion()?.name).toBe('signet');
       const { tools } = await client.listTools();
-      expect(tools).toHaveLength(5);
+      expect(tools).toHaveLength(6);
       const results = [
         await client.callTool({ name: 'doctrine_info', arguments: {} }),
         await client.callTool({ name: 'doctrine_search', arguments: { query: 'forwarded for', limit: 3 } }),
@@ -109,7 +109,7 @@ describe('HTTP transport: MCP SDK client and raw fetch against the real server',
       if (accept) headers['accept'] = accept;
       const r = await rawRequest(server.url, { headers, body: rpc('tools/list') });
       expect(r.status).toBe(200);
-      expect(r.json().result.tools).toHaveLength(5);
+      expect(r.json().result.tools).toHaveLength(6);
     }
     const html = await rawRequest(server.url, { headers: { 'content-type': 'application/json', accept: 'text/html' }, body: rpc('ping') });
     expect(html.status).toBe(406);

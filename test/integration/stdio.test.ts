@@ -191,7 +191,7 @@ describe('stdio process behaviour', () => {
     expect(await p.exit).toBe(0);
     const lines = jsonLines(p.out());
     expect(lines.every((l) => l.jsonrpc === '2.0')).toBe(true);
-    expect(lines.find((l) => l.id === 2)?.result.tools).toHaveLength(5);
+    expect(lines.find((l) => l.id === 2)?.result.tools).toHaveLength(6);
     expect(p.err()).toMatch(/"level":"info"/);
   });
 

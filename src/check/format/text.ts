@@ -61,8 +61,17 @@ function deploymentBlock(doctrine: Doctrine, d: CheckedDeployment, declared: Dec
     out.push(`    fix:  ${visible(f.remediation ?? '')}`);
   }
   if (s.undetermined_rule_ids.length > 0) {
-    out.push(`  undetermined: ${s.undetermined_rule_ids.join(', ')}`);
-    out.push(`    decide these facts (in the files, or state them with --facts FILE): ${s.missing_facts.join(', ')}`);
+    const ids = s.undetermined_rule_ids;
+    out.push(
+      `  undetermined: ${ids.slice(0, 20).join(', ')}${ids.length > 20 ? `, and ${ids.length - 20} more (--format json lists them)` : ''}`,
+    );
+    out.push('    decide these facts, in the files or with --facts FILE:');
+    const byArea = new Map<string, string[]>();
+    for (const m of s.missing_facts) {
+      const [area, ...rest] = m.split('.');
+      byArea.set(area!, [...(byArea.get(area!) ?? []), rest.join('.')]);
+    }
+    for (const [area, facts] of byArea) out.push(`      ${area}: ${facts.join(', ')}`);
   }
   if (d.verdict === 'limited_scope')
     out.push(`  declared out of scope, but part of this deployment's minimum: ${s.scope.minimum_unmet.join(', ')}`);
@@ -79,6 +88,8 @@ export function toText(report: CheckReport, doctrine: Doctrine, declared: Declar
     headline(report),
     `doctrine ${visible(report.doctrine.name)} ${visible(report.doctrine.version)} (${report.doctrine.hash}), ${plural(report.files.length, 'file')} read`,
   ];
+  for (const f of report.skipped) out.push(`skipped ${visible(f.path)}: ${visible(f.reason)}`);
+  for (const n of report.notes) out.push(`note on ${visible(n.file)}: ${visible(n.what)}`);
   for (const d of report.deployments) out.push('', ...deploymentBlock(doctrine, d, declared));
   return `${out.join('\n')}\n`;
 }

@@ -17,12 +17,13 @@ type Structured = {
 const sc = (r: { structuredContent: unknown }) => r.structuredContent as Structured;
 
 describe('tool dispatch', () => {
-  it('lists five read-only tools, each with input and output schemas', () => {
+  it('lists six read-only tools, each with input and output schemas', () => {
     expect(ctx.tools.toolList.map((t) => t['name'])).toEqual([
       'doctrine_info',
       'doctrine_search',
       'doctrine_get',
       'doctrine_evaluate',
+      'deployment_check',
       'verify_output',
     ]);
     for (const t of ctx.tools.toolList) {
