@@ -346,7 +346,7 @@ const SCHEMA = z.object({
   SIGNET_OAUTH_JWKS_COOLDOWN_SECONDS: integer(30, 1, 3600),
   SIGNET_OAUTH_VERIFIER_HOST: text,
   SIGNET_OAUTH_VERIFIER_PORT: integer(3100, 0, 65535),
-  SIGNET_OAUTH_SCOPE_MAP: scopeTable('doctrine_evaluate=signet:evaluate,*=signet:read', TOOL_NAME, 'tool'),
+  SIGNET_OAUTH_SCOPE_MAP: scopeTable('doctrine_evaluate=signet:evaluate,deployment_check=signet:evaluate,*=signet:read', TOOL_NAME, 'tool'),
   SIGNET_OAUTH_SCOPE_IMPLIES: scopeTable('signet:evaluate=signet:read', SCOPE_TOKEN, 'scope'),
   XDG_DATA_HOME: text,
 });

@@ -27,7 +27,7 @@ export function httpApp(overrides: Partial<HttpAppOptions> = {}, events: Request
     keyRequests: null,
     ipGuard: null,
     ipv6Prefix: 64,
-    // The shipped defaults: doctrine_evaluate needs signet:evaluate, the rest signet:read.
+    // The shipped defaults: doctrine_evaluate and deployment_check need signet:evaluate, the rest signet:read.
     scopePolicy: loadConfig({}).http.oauthScopes,
     maxBodyBytes: 1024 * 1024,
     jsonShape: { maxDepth: 64, maxNodes: 100_000 },

@@ -127,6 +127,10 @@ describe('scopes per operation', () => {
         id: 7,
       });
     }
+    // deployment_check evaluates too: the same scope by default.
+    const check = await a.request(post(toolCall('deployment_check'), asSubject('carol', 'signet:read')));
+    expect(check.status).toBe(403);
+    expect(check.headers.get('x-signet-insufficient-scope')).toBe('signet:evaluate');
     // A token without any Signet scope reads nothing either; lifecycle still answers.
     expect(
       (await a.request(post(toolCall('doctrine_info'), asSubject('carol', 'openid')))).headers.get('x-signet-insufficient-scope'),
