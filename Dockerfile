@@ -1,4 +1,5 @@
-# Signet MCP server. Default: MCP on stdio (docker run -i --rm signet).
+# Signet MCP server. Default: MCP on stdio (docker run -i --rm signet-mcp); any `signet` command
+# as arguments (docker run --rm signet-mcp verify …).
 # HTTP: SIGNET_TRANSPORT=http (the compose stack puts it behind the reference proxy).
 ARG NODE_IMAGE=node:24-trixie-slim
 
@@ -33,7 +34,7 @@ COPY --from=build /app/dist/bundle ./dist/bundle
 COPY --from=build /app/dist/verify-page/page.html /app/dist/verify-page/page.css /app/dist/verify-page/verify.js ./dist/verify-page/
 COPY --from=build /app/sbom.cdx.json ./sbom.cdx.json
 # package.json: its "type": "module" makes node load the bundle's .js files as ESM.
-COPY package.json ./
+COPY package.json LICENSE ./
 COPY doctrine ./doctrine
 # /data: the signing key (a volume). /keys: the API key store, shared with the proxy, whose
 # uid owns it. The compile cache is filled at build time so cold start does not pay for it.
@@ -69,3 +70,15 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
   CMD ["node", "-e", "if(process.env.SIGNET_TRANSPORT!=='http')process.exit(0);const s=!!process.env.SIGNET_TLS_CERT_FILE;require(s?'node:https':'node:http').get({host:'127.0.0.1',port:process.env.SIGNET_HTTP_PORT||3000,path:'/healthz',rejectUnauthorized:false},r=>process.exit(r.statusCode===200?0:1)).on('error',()=>process.exit(1))"]
 ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/dist/bundle/signet.js"]
 CMD ["serve"]
+# What the image is (OCI image-spec annotations, as labels), last so that the values change only
+# this layer. The release build passes version, commit and repository (docs/deployment.md#the-image);
+# the version's default is package.json's (a test keeps the two equal).
+ARG SIGNET_VERSION=0.1.0
+ARG SIGNET_REVISION=""
+ARG SIGNET_SOURCE=""
+LABEL org.opencontainers.image.title="signet-mcp" \
+      org.opencontainers.image.description="MCP tool server that answers from a versioned doctrine and signs every output with Ed25519" \
+      org.opencontainers.image.version="${SIGNET_VERSION}" \
+      org.opencontainers.image.revision="${SIGNET_REVISION}" \
+      org.opencontainers.image.source="${SIGNET_SOURCE}" \
+      org.opencontainers.image.licenses="Apache-2.0"

@@ -1,4 +1,4 @@
-// `signet/verify`: the portable verifier as a library, for Node, browsers, Deno and edge
+// The portable verifier as a library (the signet-mcp-verify package), for Node, browsers, Deno and edge
 // runtimes. No Node built-ins (a test checks the bundle). Semantics: docs/trust.md.
 
 export { parseStrictJson } from './strict-json.js';

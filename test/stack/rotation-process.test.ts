@@ -10,7 +10,7 @@ import { newApiKey } from '../../src/api-keys/format.js';
 import { fingerprint } from '../../src/signing/trust.js';
 import { docRecipe } from '../helpers/doc-recipe.js';
 import { type ServerProcess, startHttpServer } from '../helpers/http-server.js';
-import { CLI, DEFAULT_DOCTRINE } from '../helpers/paths.js';
+import { CLI, DEFAULT_DOCTRINE, ROOT } from '../helpers/paths.js';
 import { freePort, type NginxProcess, processProxyEnv, renderProxy, startNginx } from '../helpers/proxy-process.js';
 import { proxySecretFile } from '../helpers/proxy-secret.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
@@ -183,12 +183,19 @@ describe('signing key rotation on the process stack', () => {
     writeFileSync(join(bin, 'signet'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
     chmodSync(join(bin, 'signet'), 0o755);
     const job = join(dir, 'ci-job');
-    mkdirSync(job, { recursive: true });
+    // The job's `npx signet-mcp-verify`: the verifier package's bin, as installed in its node_modules
+    // (packages.test.ts installs the packed package itself).
+    mkdirSync(join(job, 'node_modules', '.bin'), { recursive: true });
+    writeFileSync(
+      join(job, 'node_modules', '.bin', 'signet-mcp-verify'),
+      `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, 'dist', 'verify', 'bin', 'signet-mcp-verify.js')}" "$@"\n`,
+    );
+    chmodSync(join(job, 'node_modules', '.bin', 'signet-mcp-verify'), 0o755);
     writeFileSync(join(job, 'answer.json'), JSON.stringify(await call('doctrine_evaluate', { facts: { transport: { kind: 'http' } } })));
     const run = (script: string) =>
       spawnSync('bash', ['-e', '-o', 'pipefail', '-c', script], {
         cwd: job,
-        env: { PATH: `${bin}:${process.env['PATH'] ?? ''}`, ...env },
+        env: { PATH: `${bin}:${process.env['PATH'] ?? ''}`, HOME: dir, npm_config_update_notifier: 'false', ...env },
         encoding: 'utf8',
       });
     const gate = run(recipe('trust.md', 'ci-pin'));
@@ -218,7 +225,7 @@ describe('signing key rotation on the process stack', () => {
     expect(caught.status).toBe(1);
     expect(caught.stderr).toMatch(/signer_untrusted/);
     // Without the pin the forgery is only "consistent": exit 3, never 0.
-    const unpinned = run('signet verify answer.json');
+    const unpinned = run('npx signet-mcp-verify answer.json');
     expect(unpinned.status).toBe(3);
     expect(unpinned.stderr).toMatch(/no signer is pinned/);
   }, 60_000);

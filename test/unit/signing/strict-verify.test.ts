@@ -311,6 +311,7 @@ const cases: Case[] = [
     name: 'doctrine signature over another doctrine',
     input: withFooter((f) => (f['doctrine_signature'] = ctx.signer.sign(`sha256:${'1'.repeat(64)}`))),
     code: 'doctrine_signature_invalid',
+    openssl: true,
   },
   {
     name: "another output's signature",
@@ -425,6 +426,7 @@ const recipe = () => docRecipe('output-format.md', 'openssl');
 function opensslRecipeAccepts(output: Json): boolean {
   const dir = tempDir('signet-strict-');
   writeFileSync(join(dir, 'out.json'), JSON.stringify(output['structuredContent'] ?? output));
+  writeFileSync(join(dir, 'signet-trust.json'), JSON.stringify(ctx.keys.file));
   try {
     execFileSync('bash', ['-e', '-o', 'pipefail', '-c', recipe()], { cwd: dir, stdio: 'pipe', timeout: 120_000 });
     return true;
@@ -445,11 +447,10 @@ describe('strict verification: one reading per signed output', () => {
     check(verifyOutput(c.input, { trust, primitives: nodePrimitives }), c);
   });
 
-  it('the cryptographic cases are refused by the OpenSSL recipe too; a genuine output and the forged one pass it', () => {
+  it('the cryptographic cases are refused by the OpenSSL recipe too; a genuine output passes it, the forged one stops at its pin', () => {
     for (const c of cases.filter((x) => x.openssl)) expect(opensslRecipeAccepts(c.input as Json), c.name).toBe(false);
     expect(opensslRecipeAccepts(genuine)).toBe(true);
-    // The recipe checks consistency only: the forged output passes it, which is why pinning matters.
-    expect(opensslRecipeAccepts(forged)).toBe(true);
+    expect(opensslRecipeAccepts(forged)).toBe(false);
   });
 
   it('accepts every genuine output, from every tool, in every envelope, with both paths and the OpenSSL recipe', () => {
