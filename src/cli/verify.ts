@@ -49,7 +49,9 @@ export async function verifyCommand(file: string | undefined, options: VerifyCli
   }
   const verified = verifyText(readInput(file, 'output'), trust, recompute ? { recompute, recomputed: () => recomputed } : undefined);
   if (verified.attestation && options.recompute) {
-    process.stderr.write('signet verify: --recompute is for tool outputs; reproduce an attestation by running the same signet check again\n');
+    process.stderr.write(
+      'signet verify: --recompute is for tool outputs; reproduce an attestation by running the same signet check again\n',
+    );
     return EXIT_USAGE;
   }
   if (argumentsError !== null) {
