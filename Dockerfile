@@ -9,6 +9,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
+COPY packages ./packages
 COPY src ./src
 # The bundle (dist/bundle) carries every runtime dependency: the image needs no node_modules.
 # Its software bill of materials (CycloneDX, runtime dependencies from the lockfile) ships

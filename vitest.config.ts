@@ -1,7 +1,7 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
- * Files that load the whole machine (floods, slowloris, the compose stacks, the soak): they run
+ * Files that load the whole machine (floods, slowloris, the compose stacks, the image build, the soak): they run
  * after everything else, one file at a time, so timing-sensitive tests (rate limits, drains)
  * never share the two cores with them, and they never share them with each other.
  */
@@ -10,6 +10,7 @@ const LOAD = [
   'test/stack/compose.test.ts',
   'test/stack/compose-scale.test.ts',
   'test/stack/compose-oauth.test.ts',
+  'test/stack/image.test.ts',
   'test/integration/abuse.soak.test.ts',
 ];
 
