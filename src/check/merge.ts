@@ -11,6 +11,9 @@ import { copyFacts, type Facts, leaves, sameValue, setLeaf } from './facts-tree.
 export interface ObservedLayer {
   facts: Facts;
   sources: Record<string, FactSource[]>;
+  /** Facts it looked at but could not decide, and why (`notes`). */
+  undecided?: string[];
+  notes?: Record<string, string>;
 }
 
 /** Where each fact of a merged deployment came from, counted over its leaves. */
@@ -85,6 +88,13 @@ export function mergeDeployment(
   if (layers.probe) {
     for (const [leaf, value] of leaves(layers.probe.facts)) {
       add(leaf, value, layers.probe.sources[leaf] ?? [], `probe: ${leaf}`, 'probed');
+    }
+    // What the probe looked at and could not decide stays open, with its reason, unless the files decided it.
+    for (const leaf of layers.probe.undecided ?? []) {
+      if (given.has(leaf)) continue;
+      undecided.add(leaf);
+      const why = layers.probe.notes?.[leaf];
+      if (why && reasons[leaf] === undefined) reasons[leaf] = `probe: ${why}`;
     }
   }
   if (layers.declared) {

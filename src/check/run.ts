@@ -3,6 +3,7 @@
 // deployment_check tool, so both give the same report for the same bytes.
 import type { CollectedDeployment, Collection } from '../collect/types.js';
 import { evaluateFacts } from '../doctrine/evaluate.js';
+import { perDoctrine } from '../doctrine/facts.js';
 import type { Doctrine } from '../doctrine/types.js';
 import { type ErrorDetail, SignetError } from '../errors.js';
 import type { Declared } from './declared.js';
@@ -19,8 +20,13 @@ export interface CheckInput {
 /** The name a deployment gets when only declared facts describe it. */
 export const DECLARED_ONLY = 'declared';
 
+/** The schema's leaf facts: every fact path that is no other's group. */
+const leafFacts = perDoctrine((doctrine: Doctrine) =>
+  doctrine.factPaths.filter((p) => !doctrine.factPaths.some((q) => q.startsWith(`${p}.`))),
+);
+
 /** Deployments to evaluate: the collected ones, or, without any, those the declared file names. */
-function deploymentsOf(input: CheckInput): CollectedDeployment[] {
+function deploymentsOf(doctrine: Doctrine, input: CheckInput): CollectedDeployment[] {
   const collected = input.collection.deployments;
   const declared = input.declared;
   if (collected.length > 0) {
@@ -35,7 +41,15 @@ function deploymentsOf(input: CheckInput): CollectedDeployment[] {
     }
     return collected;
   }
-  const empty = (name: string): CollectedDeployment => ({ name, facts: {}, sources: {}, undecided: [], reasons: {}, inexpressible: [] });
+  // Nothing collected: every fact starts undecided, as a collection with no file deciding it would say.
+  const empty = (name: string): CollectedDeployment => ({
+    name,
+    facts: {},
+    sources: {},
+    undecided: [...leafFacts(doctrine)],
+    reasons: {},
+    inexpressible: [],
+  });
   if (declared) {
     const named = [...declared.deployments.keys()];
     return named.length > 0 ? named.map(empty) : [empty(DECLARED_ONLY)];
@@ -82,7 +96,7 @@ function evaluate(doctrine: Doctrine, d: MergedDeployment): CheckedDeployment {
 }
 
 export function runCheck(doctrine: Doctrine, input: CheckInput): CheckReport {
-  const targets = deploymentsOf(input);
+  const targets = deploymentsOf(doctrine, input);
   const probe = input.probe ?? null;
   if (probe && probe.deployment !== null && !targets.some((d) => d.name === probe.deployment)) {
     throw new SignetError('invalid_arguments', `the probe names deployment "${probe.deployment}", which the files do not describe`);

@@ -4,16 +4,20 @@
 // 2 bad input or usage, 3 incomplete or limited scope (nothing failed, but not enough to pass).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
+import type { CheckInput } from '../check/run.js';
 import type { DiskCollectOptions } from '../collect/disk.js';
 import type { Collection } from '../collect/types.js';
 import { loadConfig } from '../config.js';
 import { SignetError } from '../errors.js';
+import type { ProbeCliOptions } from './probe.js';
 
 export const CHECK_FORMATS = ['text', 'json', 'sarif', 'junit'] as const;
 export type CheckFormat = (typeof CHECK_FORMATS)[number];
 export const EXIT_USAGE = 2;
 
-export interface CheckCliOptions extends DiskCollectOptions {
+export interface CheckCliOptions extends DiskCollectOptions, ProbeCliOptions {
+  probe?: string;
+  probeDeployment?: string;
   facts?: string;
   format?: string;
   output?: string;
@@ -45,7 +49,7 @@ function write(path: string, text: string, what: string): void {
 
 function usage(message: string): number {
   process.stderr.write(
-    `signet check: ${message}\nUsage: signet check [PATH...] [--facts FILE] [--format text|json|sarif|junit] [--output FILE] [--attest FILE]\n`,
+    `signet check: ${message}\nUsage: signet check [PATH...] [--facts FILE] [--probe URL [--key K|--token T]] [--format text|json|sarif|junit] [--output FILE] [--attest FILE]\n`,
   );
   return EXIT_USAGE;
 }
@@ -54,8 +58,12 @@ export async function checkCommand(paths: string[], options: CheckCliOptions): P
   const format = (options.format ?? 'text') as CheckFormat;
   if (!CHECK_FORMATS.includes(format))
     return usage(`--format must be one of ${CHECK_FORMATS.join(', ')}, not ${JSON.stringify(options.format)}`);
-  if (paths.length === 0 && !options.facts)
-    return usage('give the deployment to check: its files (PATH...), declared facts (--facts FILE), or both');
+  if (paths.length === 0 && !options.facts && !options.probe)
+    return usage(
+      'give the deployment to check: its files (PATH...), declared facts (--facts FILE), a running endpoint (--probe URL), or several',
+    );
+  if (options.probeDeployment && !options.probe)
+    return usage('--probe-deployment names the deployment --probe URL serves: give --probe too');
   try {
     const config = loadConfig();
     const { loadDoctrine } = await import('../doctrine/load.js');
@@ -77,7 +85,19 @@ export async function checkCommand(paths: string[], options: CheckCliOptions): P
     const declared = options.facts
       ? parseDeclared(doctrine, reportPath(resolve(options.facts), root), readBytes(options.facts, '--facts'))
       : null;
-    const report = runCheck(doctrine, { collection, declared });
+    // The probe last: it is the only step that talks to the network, and only to that origin.
+    let probe: CheckInput['probe'] = null;
+    if (options.probe) {
+      const { probeOptionsFrom } = await import('./probe.js');
+      const probeOptions = await probeOptionsFrom(options.probe, options);
+      const result = await (await import('../probe/probe.js')).probe(options.probe, probeOptions);
+      probe = {
+        deployment: options.probeDeployment ?? null,
+        layer: { facts: result.facts, sources: result.sources, undecided: result.undecided, notes: result.notes },
+        evidence: result,
+      };
+    }
+    const report = runCheck(doctrine, { collection, declared, probe });
 
     let out: string;
     if (format === 'json') out = `${(await import('../signing/canonical.js')).canonicalJson(report)}\n`;

@@ -79,14 +79,19 @@ async function main(argv: string[]): Promise<void> {
     });
 
   const { addCollectOptions } = await import('./facts.js');
-  addCollectOptions(
-    program
-      .command('check')
-      .description('check a deployment against the doctrine: a verdict per deployment, the worst overall (docs/checking.md)')
-      .argument('[paths...]', 'deployment files or directories, read as signet facts collect reads them'),
-    "the current directory, so SARIF results land on the repository's files",
+  const { addProbeOptions } = await import('./probe.js');
+  addProbeOptions(
+    addCollectOptions(
+      program
+        .command('check')
+        .description('check a deployment against the doctrine: a verdict per deployment, the worst overall (docs/checking.md)')
+        .argument('[paths...]', 'deployment files or directories, read as signet facts collect reads them'),
+      "the current directory, so SARIF results land on the repository's files",
+    ),
   )
     .option('--facts <file>', 'declared facts (signet-declared/1): what the files cannot show, each with its reason')
+    .option('--probe <url>', 'also probe this running MCP endpoint (signet probe) and add the facts its answers decide')
+    .option('--probe-deployment <name>', 'the deployment the probed endpoint serves, when the files describe several')
     .option('--format <format>', 'text, json, sarif or junit', 'text')
     .option('--output <file>', 'write the report there instead of to stdout')
     .option('--attest <file>', "also write a signed in-toto attestation (DSSE envelope) with the server's signing key")

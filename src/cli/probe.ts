@@ -86,24 +86,28 @@ export function renderText(r: ProbeResult): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** The probe's options from the CLI's: the credential, the CA, the bounds. Throws SignetError for usage errors. */
+export async function probeOptionsFrom(url: string, opts: ProbeCliOptions): Promise<ProbeOptions> {
+  const options: ProbeOptions = {
+    credential: credentialFrom(opts),
+    ca: opts.ca === undefined ? undefined : readFrom(opts.ca, '--ca'),
+    timeoutMs: opts.timeout === undefined ? undefined : parseDuration(opts.timeout, '--timeout'),
+    deadlineMs: opts.deadline === undefined ? undefined : parseDuration(opts.deadline, '--deadline'),
+    maxRequests: opts.maxRequests === undefined ? undefined : positive(opts.maxRequests, '--max-requests'),
+    exerciseRateLimit: opts.rateLimit === true,
+  };
+  if (options.ca !== undefined && !options.ca.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new SignetError('invalid_arguments', `--ca: ${opts.ca} holds no PEM certificate`);
+  }
+  const { parseTarget } = await import('../probe/target.js');
+  parseTarget(url);
+  return options;
+}
+
 export async function probeCommand(url: string, opts: ProbeCliOptions): Promise<number> {
-  let credential: ProbeCredential | undefined;
   let options: ProbeOptions;
   try {
-    credential = credentialFrom(opts);
-    options = {
-      credential,
-      ca: opts.ca === undefined ? undefined : readFrom(opts.ca, '--ca'),
-      timeoutMs: opts.timeout === undefined ? undefined : parseDuration(opts.timeout, '--timeout'),
-      deadlineMs: opts.deadline === undefined ? undefined : parseDuration(opts.deadline, '--deadline'),
-      maxRequests: opts.maxRequests === undefined ? undefined : positive(opts.maxRequests, '--max-requests'),
-      exerciseRateLimit: opts.rateLimit === true,
-    };
-    if (options.ca !== undefined && !options.ca.includes('-----BEGIN CERTIFICATE-----')) {
-      throw new SignetError('invalid_arguments', `--ca: ${opts.ca} holds no PEM certificate`);
-    }
-    const { parseTarget } = await import('../probe/target.js');
-    parseTarget(url);
+    options = await probeOptionsFrom(url, opts);
   } catch (err) {
     if (err instanceof SignetError) {
       process.stderr.write(`signet probe: ${err.message}\n`);
@@ -123,11 +127,9 @@ export async function probeCommand(url: string, opts: ProbeCliOptions): Promise<
   return answered ? 0 : 1;
 }
 
-export function registerProbeCommand(program: Command, exitWith: (code: number | undefined) => void): void {
-  program
-    .command('probe')
-    .description('probe a running MCP endpoint: the facts its answers decide, each with the request and response that decided it')
-    .argument('<url>', 'the MCP endpoint, e.g. https://mcp.example.org/mcp')
+/** The options that say how to probe (credential, CA, bounds), shared by `signet probe` and `signet check --probe`. */
+export function addProbeOptions(command: Command): Command {
+  return command
     .option(
       '--key <key>',
       'an API key or static bearer token (visible to other users in the process list: prefer --key-file or SIGNET_PROBE_KEY)',
@@ -136,11 +138,20 @@ export function registerProbeCommand(program: Command, exitWith: (code: number |
     .option('--key-file <file>', 'read the key from a file (- for stdin)')
     .option('--token-file <file>', 'read the token from a file (- for stdin)')
     .option('--ca <file>', 'PEM certificates to trust besides the system CAs (a private CA)')
-    .option('--json', 'print the result (signet-probe/1) as JSON: facts, sources, undecided, evidence')
     .option('--timeout <duration>', 'longest wait for one exchange (default 10s)')
     .option('--deadline <duration>', 'longest the whole probe may take (default 90s)')
     .option('--max-requests <n>', 'most connections to open (default 60)')
-    .option('--rate-limit', 'also send up to 100 requests with an invalid credential, to see the refused-credential limit trip')
+    .option('--rate-limit', 'also send up to 100 requests with an invalid credential, to see the refused-credential limit trip');
+}
+
+export function registerProbeCommand(program: Command, exitWith: (code: number | undefined) => void): void {
+  addProbeOptions(
+    program
+      .command('probe')
+      .description('probe a running MCP endpoint: the facts its answers decide, each with the request and response that decided it')
+      .argument('<url>', 'the MCP endpoint, e.g. https://mcp.example.org/mcp'),
+  )
+    .option('--json', 'print the result (signet-probe/1) as JSON: facts, sources, undecided, evidence')
     .addHelpText('after', '\nExit codes: 0 probed, 1 nothing answered, 2 usage error. The credential is never printed.')
     .action(async (url: string, opts: ProbeCliOptions) => exitWith(await probeCommand(url, opts)));
 }

@@ -3,13 +3,14 @@
 // Multitool (the SARIF 2.1.0 schema and its GitHub ingestion rules), JUnit by xmllint against
 // the Jenkins JUnit schema, and the attestation by `signet verify` (the independent DSSE
 // verifiers run in test/unit/check/attestation.test.ts on the same bytes).
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fixtureFacts } from '../helpers/check-fixtures.js';
 import { cleanEnv } from '../helpers/clean-env.js';
+import { startHttpServer } from '../helpers/http-server.js';
 import { CLI } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 
@@ -25,6 +26,18 @@ const data = join(dir, 'data');
 function signet(args: string[], env: Record<string, string> = {}) {
   const r = spawnSync(process.execPath, [CLI, ...args], { cwd: dir, env: cleanEnv({ SIGNET_DATA_DIR: data, ...env }), encoding: 'utf8' });
   return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+/** The CLI without blocking the test's event loop (the probe talks to a server this process runs). */
+function signetAsync(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: dir, env: cleanEnv({ SIGNET_DATA_DIR: data }) });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c));
+    child.stderr.on('data', (c: Buffer) => (err += c));
+    child.on('close', (code) => resolve({ code, out, err }));
+  });
 }
 
 function declare(name: string, content: unknown): string {
@@ -68,7 +81,12 @@ describe('signet check', () => {
       expect(r.err).toMatch(message);
       expect(r.out).toBe('');
     };
-    usage([], /give the deployment to check: its files \(PATH\.\.\.\), declared facts \(--facts FILE\), or both/);
+    usage(
+      [],
+      /give the deployment to check: its files \(PATH\.\.\.\), declared facts \(--facts FILE\), a running endpoint \(--probe URL\), or several/,
+    );
+    usage(['--facts', hardened, '--probe-deployment', 'x'], /--probe-deployment names the deployment --probe URL serves: give --probe too/);
+    usage(['--probe', 'ftp://example.org/'], /^signet check: /);
     usage(['--facts', hardened, '--format', 'yaml'], /--format must be one of text, json, sarif, junit, not "yaml"/);
     usage(['--facts', 'missing.json'], /cannot read --facts missing\.json: ENOENT/);
     usage(['--facts', declare('dotted.json', { facts: { 'transport.kind': 'http' } })], /write \{"transport":\{"kind":"http"\}\}/);
@@ -185,6 +203,52 @@ describe('signet check', () => {
     expect(forged.code).toBe(1);
     expect(forged.err).toMatch(/^invalid:\n {2}- output_signature_invalid: /);
     expect(signet(['verify', '--trust', 'trust.json', '--recompute', '--arguments', 'x.json', 'att.json']).code).toBe(2);
+  });
+
+  it('--probe adds what a running endpoint shows, each fact with the exchange that decided it, and its evidence', async () => {
+    const server = await startHttpServer({ SIGNET_DATA_DIR: join(dir, 'probed-data') });
+    try {
+      const declared = declare('beside-probe.json', { facts: { deployment: { environment: 'production' } } });
+      const r = await signetAsync(['check', '--probe', server.url, '--facts', declared, '--format', 'json', '--attest', 'probed.json']);
+      expect([1, 3]).toContain(r.code);
+      const report = JSON.parse(r.out);
+      const d = report.deployments[0];
+      expect(d.name).toBe('declared');
+      expect(d.counts.probed).toBeGreaterThan(10);
+      expect(d.counts.declared).toBe(1);
+      expect(d.sources['http.origin_validation']).toEqual([{ probe: expect.any(String), why: expect.stringMatching(/403/) }]);
+      expect(report.probe.format).toBe('signet-probe/1');
+      expect(report.probe.evidence.length).toBeGreaterThan(5);
+      // The attestation carries the evidence; the files it is about are the declared file alone.
+      const statement = JSON.parse(
+        Buffer.from(JSON.parse(readFileSync(join(dir, 'probed.json'), 'utf8')).payload, 'base64').toString('utf8'),
+      );
+      expect(statement.predicate.probe.target).toBe(server.url);
+      expect(statement.subject.map((x: { name: string }) => x.name)).toEqual(['beside-probe.json']);
+      // A declared fact the probe contradicts: both sources named, exit 2.
+      const wrong = declare('wrong.json', { facts: { http: { origin_validation: false } } });
+      const c = await signetAsync(['check', '--probe', server.url, '--facts', wrong]);
+      expect(c.code).toBe(2);
+      expect(c.err).toMatch(
+        /wrong\.json:\d+: http\.origin_validation: declared: http\.origin_validation is false here, but true in probe \S+/,
+      );
+      // Nothing listens: the check still reports, with the probe's reasons for what it could not decide.
+      const dead = await signetAsync([
+        'check',
+        '--probe',
+        'http://127.0.0.1:9/mcp',
+        '--facts',
+        declared,
+        '--format',
+        'json',
+        '--timeout',
+        '2s',
+      ]);
+      expect(dead.code).toBe(3);
+      expect(JSON.parse(dead.out).deployments[0].reasons['transport.kind']).toMatch(/^probe: /);
+    } finally {
+      await server.stop();
+    }
   });
 
   it('refuses to attest with a key the server would refuse', () => {
