@@ -138,9 +138,12 @@ describe('deployment_check', () => {
       'invalid_arguments',
       /write \{\\"transport\\":\{\\"kind\\":\\"http\\"\}\}/,
     );
-    await refused({ files: [one] }, 'invalid_arguments', /nothing to check/);
     // Past SIGNET_MAX_ARGUMENT_BYTES (1 MiB here): a signed input_too_large; past stdio's 4 MiB line, a JSON-RPC error.
     await refused({ files: [{ path: 'big.yml', text: 'x'.repeat(1536 * 1024) }] }, 'input_too_large', /Arguments exceed 1048576 bytes/);
+    // Files that describe no server: an incomplete review (never a pass), not an error.
+    const nothing = await call({ files: [one] });
+    expect(nothing.isError).toBe(false);
+    expect(nothing.structuredContent['result'].report).toMatchObject({ verdict: 'incomplete', deployments: [] });
     // Still serving.
     expect((await call({ files: [], declared: { path: 'd.json', text: '{"facts":{"transport":{"kind":"stdio"}}}' } })).isError).toBe(false);
   });

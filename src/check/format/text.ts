@@ -24,6 +24,10 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 function headline(report: CheckReport): string {
   const n = report.deployments.length;
+  if (n === 0) {
+    const read = report.files.map((f) => `${f.path} (${f.kind})`).join(', ');
+    return `signet check: INCOMPLETE: the files describe no MCP server${read ? ` (read: ${visible(read)})` : ''}; give the files that deploy or configure one, or declared facts`;
+  }
   const worst = report.deployments.filter((d) => d.verdict === report.verdict).map((d) => d.name);
   const one = n === 1;
   const some = `${worst.length} of ${n} deployments`;

@@ -31,7 +31,8 @@ describe('verdicts per deployment, the worst overall', () => {
     expect(worstVerdict(['pass', 'limited_scope', 'pass'])).toBe('limited_scope');
     expect(worstVerdict(['limited_scope', 'incomplete'])).toBe('incomplete');
     expect(worstVerdict(['pass', 'pass', 'pass', 'pass', 'fail'])).toBe('fail');
-    expect(worstVerdict([])).toBe('pass');
+    // A review of nothing never passes.
+    expect(worstVerdict([])).toBe('incomplete');
     expect([exitCodeOf('pass'), exitCodeOf('fail'), exitCodeOf('incomplete'), exitCodeOf('limited_scope')]).toEqual([0, 1, 3, 3]);
   });
 
@@ -170,9 +171,10 @@ describe('declared facts', () => {
     ]);
   });
 
-  it('nothing to check is a clear error', () => {
-    const err = thrown(() => runCheck(doctrine, { collection: collectionOf([], { 'README.md': 'hi' }) }));
-    expect(err.message).toMatch(/^nothing to check: the files describe no MCP server \(read: README\.md \(compose\)\)/);
+  it('files that describe no MCP server are an incomplete review, never a pass', () => {
+    const report = runCheck(doctrine, { collection: collectionOf([], { 'README.md': 'hi' }) });
+    expect(report).toMatchObject({ verdict: 'incomplete', deployments: [], files: [{ path: 'README.md' }] });
+    expect(exitCodeOf(report.verdict)).toBe(3);
   });
 });
 
