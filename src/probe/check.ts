@@ -17,7 +17,7 @@ export interface CheckState {
   session?: McpSession;
   /** The newest 2025 revision the server accepted with a session id, even when 2026-07-28 serves the checks. */
   legacySession?: McpSession;
-  /** Requests are served only with the credential. */
+  /** The checks from the revision check on send the credential: one is given and may be sent. */
   sendCredential: boolean;
   /** Every exchange so far (bodies bounded), for checks that read all answers. */
   exchanges: Exchange[];
@@ -49,7 +49,7 @@ export interface CheckContext {
     extra?: McpExtra,
   ): Promise<{ exchange: Exchange; rpcId: number }>;
   /** A request that changes nothing in the session's era: ping (2025) or server/discover (2026-07-28). */
-  benign(id: string, purpose: string, extra?: Partial<ExchangeSpec>): Promise<{ exchange: Exchange; rpcId: number }>;
+  benign(id: string, purpose: string, extra?: McpExtra): Promise<{ exchange: Exchange; rpcId: number }>;
 }
 
 /** Changes to one MCP request: more headers, other options, or the era's headers edited (the mismatch check). */

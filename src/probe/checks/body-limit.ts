@@ -22,19 +22,10 @@ export const bodyLimit: Check = {
   facts: ['http.max_body_bytes'],
   async run(ctx) {
     const { findings, state } = ctx;
-    const session = state.session!;
-    const method = session.revision === '2026-07-28' ? 'server/discover' : 'ping';
     const send = async (size: number) => {
-      const { exchange, rpcId } = await ctx.mcp(
-        `body.${size}`,
-        `a ${method} padded with whitespace to ${size} bytes`,
-        method,
-        {},
-        undefined,
-        {
-          padTo: size,
-        },
-      );
+      const { exchange, rpcId } = await ctx.benign(`body.${size}`, `a harmless request padded with whitespace to ${size} bytes`, {
+        padTo: size,
+      });
       return { exchange, verdict: verdictOf(exchange, rpcId) };
     };
     let below: { size: number; id: string } | undefined;
