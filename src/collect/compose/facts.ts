@@ -10,6 +10,7 @@ import { imageRole, type Role } from '../roles.js';
 import { worstSecrets } from '../secrets.js';
 import { legacySse } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
+import { type Labels, traefikEnabled, traefikFacts } from '../traefik.js';
 import { Unresolved } from './interpolate.js';
 import { type ComposeProject, type ComposeService, networksMap } from './load.js';
 
@@ -126,10 +127,12 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     secrets(sheet, srv, project);
 
     // Who is in front: a proxy of the project that forwards to it, sharing a network.
+    const labels = labelsOf(srv);
     const front = proxies.filter(
       (p) =>
         p.networks.some((n) => srv.networks.includes(n)) &&
-        (mentions(p, srv.s.name) ||
+        ((p.role?.kind === 'proxy' && p.role.product === 'traefik' && traefikEnabled(labels)) ||
+          mentions(p, srv.s.name) ||
           ctx.proxyConfigNames(p.contextDir, volumesOf(p), srv.s.name, composeDir(project), containerEnv(ctx, p))),
     );
     const proxy =
@@ -179,12 +182,22 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
           facesClients: true,
         },
       );
+      if (proxy.role?.kind === 'proxy' && proxy.role.product === 'traefik')
+        traefikFacts(sheet, labels, { targets: [srv.s.name], platform: 'compose', facesClients: publishedPorts(proxy).kind !== 'none' });
       if (sheet.get('exposure.behind_reverse_proxy') === true && published.kind !== 'none')
         sheet.set(
           'exposure.behind_reverse_proxy',
           false,
           published.at,
           `the server publishes port ${published.text} itself: clients can bypass ${proxy.s.name}`,
+        );
+      // A server port clients reach past the TLS proxy serves the endpoint in plain HTTP too.
+      if (published.kind !== 'none' && sheet.get('tls.enabled') === true)
+        sheet.set(
+          'tls.enabled',
+          false,
+          published.at,
+          `the server publishes port ${published.text} itself: plain HTTP past the proxy's TLS`,
         );
     } else {
       sheet.set('exposure.behind_reverse_proxy', false, at(), 'no proxy of the project forwards to the server');
@@ -234,6 +247,17 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
 }
 
 const composeDir = (project: ComposeProject) => dirOf(project.entry);
+
+/** A service's labels (list or map form) with the line of each. */
+function labelsOf(svc: Svc): Labels {
+  const out: Labels = new Map();
+  const l = svc.s.spec['labels'];
+  if (isObj(l))
+    for (const [k, v] of Object.entries(l))
+      if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')
+        out.set(k, { value: String(v), at: svc.s.at('labels', k) });
+  return out;
+}
 
 /** A container's environment as the files give it: the image's ENV, then the service's environment (resolved values only). */
 function containerEnv(ctx: Context, svc: Svc): Map<string, string> {

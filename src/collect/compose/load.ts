@@ -210,11 +210,14 @@ export function loadCompose(inputs: Inputs, files: string[], options: ComposeOpt
       const rawSpec = isObj(rawTop['services']) ? (rawTop['services'] as Obj)[name] : undefined;
       variablesIn(rawSpec, [], vars);
       const s: RawService = { spec: { ...spec }, origins, vars };
-      if (Array.isArray(spec['environment'])) {
-        (spec['environment'] as unknown[]).forEach((item, i) => {
+      // environment and labels in list form (KEY=VALUE) read as maps, each key with its item's line.
+      for (const field of ['environment', 'labels']) {
+        if (!Array.isArray(spec[field])) continue;
+        (spec[field] as unknown[]).forEach((item, i) => {
           if (typeof item === 'string')
-            origins.set(['environment', item.split('=')[0]!], { file: path, line: doc.line(['services', name, 'environment', i]) });
+            origins.set([field, item.split('=')[0]!], { file: path, line: doc.line(['services', name, field, i]) });
         });
+        s.spec[field] = asMap(spec[field]);
       }
       services.set(name, s);
     }

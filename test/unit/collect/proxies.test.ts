@@ -108,3 +108,46 @@ describe('Caddy in front', () => {
     );
   });
 });
+
+describe('Traefik in front (docker labels)', () => {
+  const stack = (serverPorts: string) =>
+    inline({
+      'compose.yaml': [
+        'services:',
+        '  traefik:',
+        '    image: traefik:v3.1',
+        '    command: ["--providers.docker=true", "--entrypoints.websecure.address=:443"]',
+        '    ports: ["443:443"]',
+        '    volumes: ["/var/run/docker.sock:/var/run/docker.sock:ro"]',
+        '  mcp:',
+        '    image: ghcr.io/acme/mcp:2.1.0',
+        serverPorts,
+        '    labels:',
+        '      - traefik.enable=true',
+        '      - traefik.http.routers.mcp.rule=Host(`mcp.example.org`)',
+        '      - traefik.http.routers.mcp.entrypoints=websecure',
+        '      - traefik.http.routers.mcp.tls.certresolver=le',
+        '      - traefik.http.routers.mcp.middlewares=limit,hsts',
+        '      - traefik.http.middlewares.limit.ratelimit.average=100',
+        '      - traefik.http.middlewares.limit.ratelimit.period=1m',
+        '      - traefik.http.middlewares.hsts.headers.stsSeconds=31536000',
+      ]
+        .filter(Boolean)
+        .join('\n'),
+    });
+
+  it('routers, TLS, rate limit and HSTS from the labels of the server', () => {
+    const d = deploymentOf(collectWith(stack('')), ':mcp');
+    expect(fact(d, 'exposure.behind_reverse_proxy')).toBe(true);
+    expect(d.facts['tls']).toMatchObject({ enabled: true, hsts: true, backend_hop: 'same_host' });
+    expect(d.facts['rate_limit']).toEqual({ enabled: true, per_minute: 100, scope: 'ip' });
+    expect(d.sources['rate_limit.per_minute']![0]).toMatchObject({ file: 'compose.yaml', line: 15 });
+  });
+
+  it('a port the server publishes itself bypasses Traefik and its TLS', () => {
+    const d = deploymentOf(collectWith(stack('    ports: ["8000:8000"]')), ':mcp');
+    expect(fact(d, 'exposure.behind_reverse_proxy')).toBe(false);
+    expect(fact(d, 'tls.enabled')).toBe(false);
+    expect(d.sources['tls.enabled']![0]!.why).toMatch(/past the proxy/);
+  });
+});
