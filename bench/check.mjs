@@ -29,7 +29,9 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 /** @type {{ name: string, kind: string, cwd: string, args: string[] }[]} */
 const cases = [];
 const corpus = join(ROOT, 'test', 'fixtures', 'collect-corpus');
-for (const file of readdirSync(corpus).filter((f) => f.endsWith('.case.json')).sort()) {
+for (const file of readdirSync(corpus)
+  .filter((f) => f.endsWith('.case.json'))
+  .sort()) {
   const c = JSON.parse(readFileSync(join(corpus, file), 'utf8'));
   const dir = join(work, file.replace(/\.case\.json$/, ''));
   for (const [path, text] of Object.entries(c.files)) {
@@ -46,7 +48,14 @@ cases.push({
   name: "Signet's compose stack + OAuth overlay",
   kind: 'compose',
   cwd: own,
-  args: ['--compose', 'docker-compose.yml,deploy/compose.oauth.yml', 'docker-compose.yml', 'deploy/compose.oauth.yml', 'Dockerfile', 'proxy'],
+  args: [
+    '--compose',
+    'docker-compose.yml,deploy/compose.oauth.yml',
+    'docker-compose.yml',
+    'deploy/compose.oauth.yml',
+    'Dockerfile',
+    'proxy',
+  ],
 });
 cases.push({ name: "Signet's Kubernetes manifests", kind: 'kubernetes', cwd: own, args: ['deploy/kubernetes', 'Dockerfile', 'proxy'] });
 
@@ -74,7 +83,9 @@ for (const c of cases) {
   } catch {
     /* the exit code says it */
   }
-  rows.push(`| ${c.name} | ${c.kind} | ${median(check).toFixed(0)} | ${median(base).toFixed(0)} | ${(median(check) / median(base)).toFixed(2)} | ${summary} |`);
+  rows.push(
+    `| ${c.name} | ${c.kind} | ${median(check).toFixed(0)} | ${median(base).toFixed(0)} | ${(median(check) / median(base)).toFixed(2)} | ${summary} |`,
+  );
 }
 process.stdout.write(
   [
