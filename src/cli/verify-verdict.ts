@@ -6,6 +6,7 @@
 // (reported_verdict in --json) says the verdict the report carries and whose keys it rests on.
 import { readFileSync } from 'node:fs';
 import { SignetError } from '../errors.js';
+import { visible } from '../shared/visible.js';
 import { readTrustFile } from '../signing/keyring.js';
 import { parseStrictJson } from '../signing/strict-json.js';
 import { TrustFileError, type TrustSet, trustSet } from '../signing/trust.js';
@@ -45,18 +46,6 @@ export function pinnedTrust(options: PinOptions, defaultTrustFile: string | unde
     if (err instanceof TrustFileError || err instanceof SignetError) return { usage: err.message };
     throw err;
   }
-}
-
-/**
- * An output's own text (a doctrine name, a member name in a reason) with control, zero-width and
- * direction characters shown as \u{…}, as the verification page shows them: an output cannot
- * send escape sequences to the terminal or reorder the line its verdict is on (pen test L4).
- */
-function visible(value: string): string {
-  return value.replace(
-    /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g,
-    (c) => `\\u{${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}}`,
-  );
 }
 
 function describe(report: VerifyReport): string {

@@ -1,6 +1,8 @@
 // The verification page (GET /verify, and `signet verify --html` for a file opened offline):
 // the portable verifier in a page, with no request to anywhere. Paste or drop an output and
 // optionally a trust file or a public key; the page says trusted, unpinned or invalid, and why.
+
+import { visible } from '../shared/visible.js';
 import { invalidReport, parseTrustFile, type TrustFile, trustSet, type VerifyReport, verifyOutput } from '../signing/portable.js';
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
@@ -14,17 +16,6 @@ const VERDICTS: Record<VerifyReport['status'], { title: string; summary: string 
   },
   invalid: { title: 'Invalid', summary: 'Do not rely on this output:' },
 };
-
-/**
- * Control, zero-width and direction characters shown as \u{…}: an output's own text (a doctrine
- * name of "Valid and trusted", a right-to-left override) can neither hide nor reorder itself.
- */
-function visible(value: string): string {
-  return value.replace(
-    /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g,
-    (c) => `\\u{${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}}`,
-  );
-}
 
 function text(el: HTMLElement, value: string): void {
   el.textContent = visible(value);

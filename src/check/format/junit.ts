@@ -7,13 +7,18 @@
 import type { Finding } from '../../doctrine/evaluate.js';
 import { factAt } from '../../doctrine/facts.js';
 import type { Doctrine } from '../../doctrine/types.js';
+import { visible } from '../../shared/visible.js';
 import type { Declared } from '../declared.js';
 import { placeLabel, placesOf } from '../locate.js';
 import type { CheckedDeployment, CheckReport } from '../report.js';
 
-/** XML 1.0 text: markup escaped, and characters XML cannot carry (C0 controls, lone surrogates, U+FFFE/FFFF) shown as \u{…}. */
+/**
+ * XML 1.0 text for a person reading a CI's test view: markup escaped; control, zero-width and
+ * direction characters shown as \u{…} (as in the text view); and what XML cannot carry at all
+ * (lone surrogates, U+FFFE/FFFF) too.
+ */
 function xml(text: string): string {
-  return text
+  return visible(text)
     .replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)
     .replace(
       /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,

@@ -7,18 +7,12 @@ import type { Verdict } from '../../doctrine/evaluate.js';
 import { factAt } from '../../doctrine/facts.js';
 import type { Doctrine } from '../../doctrine/types.js';
 import { SEVERITIES } from '../../doctrine/types.js';
+import { visible } from '../../shared/visible.js';
 import type { Declared } from '../declared.js';
 import { placeLabel, placesOf } from '../locate.js';
 import type { CheckedDeployment, CheckReport } from '../report.js';
 
 const WORD: Record<Verdict, string> = { fail: 'FAIL', incomplete: 'INCOMPLETE', limited_scope: 'LIMITED SCOPE', pass: 'PASS' };
-
-function visible(value: string): string {
-  return value.replace(
-    /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g,
-    (c) => `\\u{${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}}`,
-  );
-}
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
