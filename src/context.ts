@@ -7,7 +7,7 @@ import type { Doctrine } from './doctrine/types.js';
 import type { Logger } from './log.js';
 import type { Metrics } from './metrics.js';
 import { buildResources, type ResourceSet } from './resources.js';
-import { type DoctrineFooter, SIGNATURE_FORMAT } from './signing/format.js';
+import { type DoctrineFooter, SIGNATURE_FORMAT, SIGNED_MESSAGE } from './signing/format.js';
 import { loadServerKeys, type ServerKeys } from './signing/keyring.js';
 import { nodePrimitives } from './signing/node-primitives.js';
 import { Signer } from './signing/signer.js';
@@ -48,7 +48,7 @@ export function createContext(config: Config, log: Logger, options: { metrics?: 
     doctrine_name: doctrine.meta.name,
     doctrine_version: doctrine.meta.version,
     doctrine_hash: doctrine.hash,
-    doctrine_signature: signer.sign(doctrine.hash),
+    doctrine_signature: signer.sign(SIGNED_MESSAGE.doctrine(SIGNATURE_FORMAT, doctrine.hash)),
     doctrine_public_key: signer.publicKeySpki,
   };
   const toolCtx: ToolContext = {

@@ -4,10 +4,10 @@ import type { Doctrine } from './doctrine/types.js';
 import { documentUri, publicRule, ruleUri } from './doctrine/uris.js';
 import { sha256Tag } from './shared/hash.js';
 import { canonicalJson } from './signing/canonical.js';
-import type { DoctrineFooter } from './signing/format.js';
+import { type DoctrineFooter, SIGNED_MESSAGE } from './signing/format.js';
 import type { Signer } from './signing/signer.js';
 
-export const RESOURCE_SIGNATURE_FORMAT = 'signet-resource/1';
+export const RESOURCE_SIGNATURE_FORMAT = 'signet-resource/2';
 const RESOURCE_META_KEY = 'signet/footer';
 
 export interface ResourceEntry {
@@ -49,7 +49,8 @@ export function buildResources(doctrine: Doctrine, footer: DoctrineFooter, signe
               ...footer,
               signature_format: RESOURCE_SIGNATURE_FORMAT,
               content_hash: contentHash,
-              content_signature: signer.sign(contentHash),
+              // Binds the URI and media type too (SIGNED_MESSAGE.resource): under /1 it did not.
+              content_signature: signer.sign(SIGNED_MESSAGE.resource(RESOURCE_SIGNATURE_FORMAT, entry.uri, entry.mimeType, contentHash)),
             },
           },
         },

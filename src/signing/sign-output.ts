@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { byKey, canonicalJson, canonicalObject, PreCanonical } from './canonical.js';
-import { type DoctrineFooter, type OutputBody, SHA256_PREFIX, type SignedOutput } from './format.js';
+import { type DoctrineFooter, type OutputBody, SHA256_PREFIX, SIGNED_MESSAGE, type SignedOutput } from './format.js';
 import type { Signer } from './signer.js';
 
 export interface SignedPayload {
@@ -64,7 +64,8 @@ export function signOutput(body: OutputBody, doctrineFooter: DoctrineFooter, sig
   const signedFooter = canonicalObject([
     ...footer.members,
     ['output_hash', JSON.stringify(outputHash)],
-    ['output_signature', JSON.stringify(signer.sign(outputHash))],
+    // The footer's format says which bytes (SIGNED_MESSAGE): the server's is SIGNATURE_FORMAT.
+    ['output_signature', JSON.stringify(signer.sign(SIGNED_MESSAGE.output(doctrineFooter.signature_format, outputHash)))],
   ]);
   const text = canonicalObject([...members, ['footer', signedFooter]]);
   let structured: SignedOutput | undefined;

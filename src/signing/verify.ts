@@ -8,7 +8,7 @@ import canonicalize from 'canonicalize';
 import { isObject, type Json } from '../shared/json.js';
 import { acceptPublicKey, decodeSignature } from './acceptance.js';
 import { bytesToHex, isSha256Tag, utf8Bytes } from './encoding.js';
-import { FOOTER_MEMBERS, SHA256_PREFIX, SIGNATURE_FORMAT, unsignedView } from './format.js';
+import { FOOTER_MEMBERS, SHA256_PREFIX, SIGNATURE_FORMAT, SIGNATURE_FORMATS, SIGNED_MESSAGE, unsignedView } from './format.js';
 import { parseStrictJson } from './strict-json.js';
 import { fingerprint, type KeyStatus, type TrustSet } from './trust.js';
 import { weakPublicKey } from './weak-key.js';
@@ -296,12 +296,15 @@ function check(input: unknown, options: VerifyOptions, found: (output: Json) => 
   }
   const str = (k: (typeof FOOTER_MEMBERS)[number]) => (typeof footer[k] === 'string' ? (footer[k] as string) : null);
   report.doctrine = { name: str('doctrine_name'), version: str('doctrine_version'), hash: str('doctrine_hash') };
-  if (footer['signature_format'] !== SIGNATURE_FORMAT) {
+  const format = footer['signature_format'];
+  if (!(SIGNATURE_FORMATS as readonly unknown[]).includes(format)) {
     reason(
       'unsupported_signature_format',
-      `unsupported signature_format ${JSON.stringify(footer['signature_format'] ?? null)} (this verifier reads ${SIGNATURE_FORMAT})`,
+      `unsupported signature_format ${JSON.stringify(format ?? null)} (this verifier reads ${SIGNATURE_FORMATS.join(', ')})`,
     );
   }
+  // The bytes each signature is over, by format (SIGNED_MESSAGE; /1: the bare hashes).
+  const signedFormat = typeof format === 'string' ? format : SIGNATURE_FORMAT;
   // The acceptance rule of acceptance.ts: a weak key is not used at all (whether a signature
   // "verifies" under it depends on the library).
   const publicKeyB64 = str('doctrine_public_key');
@@ -316,7 +319,12 @@ function check(input: unknown, options: VerifyOptions, found: (output: Json) => 
   if (!isSha256Tag(doctrineHash)) reason('doctrine_hash_malformed', 'doctrine_hash is not sha256:<64 lowercase hex>');
   const doctrineSig = decodeSignature(footer['doctrine_signature']);
   if (!doctrineSig) reason('doctrine_signature_malformed', 'doctrine_signature is not ed25519:<canonical base64 of 64 bytes>');
-  if (publicKey && isSha256Tag(doctrineHash) && doctrineSig && !p.ed25519Verify(doctrineSig, utf8Bytes(doctrineHash), publicKey)) {
+  if (
+    publicKey &&
+    isSha256Tag(doctrineHash) &&
+    doctrineSig &&
+    !p.ed25519Verify(doctrineSig, utf8Bytes(SIGNED_MESSAGE.doctrine(signedFormat, doctrineHash)), publicKey)
+  ) {
     reason('doctrine_signature_invalid', 'doctrine_signature does not verify over doctrine_hash with doctrine_public_key');
   }
   const claimedHash = str('output_hash');
@@ -328,7 +336,12 @@ function check(input: unknown, options: VerifyOptions, found: (output: Json) => 
   }
   const outputSig = decodeSignature(footer['output_signature']);
   if (!outputSig) reason('output_signature_malformed', 'output_signature is not ed25519:<canonical base64 of 64 bytes>');
-  if (publicKey && isSha256Tag(claimedHash) && outputSig && !p.ed25519Verify(outputSig, utf8Bytes(claimedHash), publicKey)) {
+  if (
+    publicKey &&
+    isSha256Tag(claimedHash) &&
+    outputSig &&
+    !p.ed25519Verify(outputSig, utf8Bytes(SIGNED_MESSAGE.output(signedFormat, claimedHash)), publicKey)
+  ) {
     reason('output_signature_invalid', 'output_signature does not verify over output_hash with doctrine_public_key');
   }
 

@@ -9,7 +9,7 @@ import type { Json } from '../shared/json.js';
 import { acceptPublicKey } from '../signing/acceptance.js';
 import { canonicalJson } from '../signing/canonical.js';
 import { base64ToBytes } from '../signing/encoding.js';
-import { type DoctrineFooter, SIGNATURE_FORMAT } from '../signing/format.js';
+import { type DoctrineFooter, SIGNATURE_FORMAT, SIGNATURE_FORMATS } from '../signing/format.js';
 import type { SigningKeyInfo } from '../signing/keyring.js';
 import { nodePrimitives } from '../signing/node-primitives.js';
 import { canonicalBody } from '../signing/sign-output.js';
@@ -55,8 +55,12 @@ export function recompute(
   if (NOT_RECOMPUTABLE[tool]) return [{ code: 'recompute_unsupported', message: `cannot recompute: ${NOT_RECOMPUTABLE[tool]}` }];
   const footer = output['footer'] as Json;
   // The footer's doctrine fields are the local doctrine's, or the output is over another one.
+  // Any format this version reads: the format decides which bytes are signed, not the result.
+  const format = (SIGNATURE_FORMATS as readonly unknown[]).includes(footer['signature_format'])
+    ? String(footer['signature_format'])
+    : SIGNATURE_FORMAT;
   const local: Record<string, string> = {
-    signature_format: SIGNATURE_FORMAT,
+    signature_format: format,
     doctrine_name: doctrine.meta.name,
     doctrine_version: doctrine.meta.version,
     doctrine_hash: doctrine.hash,

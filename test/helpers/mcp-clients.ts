@@ -8,6 +8,7 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { expect } from 'vitest';
+import { SIGNED_MESSAGE } from '../../src/signing/format.js';
 import { opensslVerify } from './openssl.js';
 import { CLI } from './paths.js';
 
@@ -87,7 +88,13 @@ export async function exerciseEveryTool(client: AnyClient): Promise<void> {
   results.push(await client.callTool('verify_output', { output: results[2] }));
   for (const r of results) {
     const footer = (r['structuredContent'] as { footer: Record<string, string> }).footer;
-    expect(opensslVerify(footer['doctrine_public_key']!, footer['output_hash']!, footer['output_signature']!)).toBe(true);
+    expect(
+      opensslVerify(
+        footer['doctrine_public_key']!,
+        SIGNED_MESSAGE.output(footer['signature_format']!, footer['output_hash']!),
+        footer['output_signature']!,
+      ),
+    ).toBe(true);
     expect((r['content'] as { text: string }[])[0]!.text).toBe(JSON.stringify(r['structuredContent']));
   }
   expect((results[4]!['structuredContent'] as { result: { status: string } }).result.status).toBe('trusted');

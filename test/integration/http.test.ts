@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/signing/canonical.js';
-import { unsignedView } from '../../src/signing/format.js';
+import { SIGNED_MESSAGE, unsignedView } from '../../src/signing/format.js';
 import { verifyOutput } from '../../src/signing/verify.js';
 import { connectHttp, JSON_HEADERS, rawRequest, rpc, type ServerProcess, startHttpServer } from '../helpers/http-server.js';
 import { connectStdio } from '../helpers/mcp-client.js';
@@ -17,8 +17,20 @@ const call = (name: string, args: unknown, id: number | string = 1) => rpc('tool
 function expectSignedAndValid(structured: Record<string, unknown>): void {
   const footer = structured['footer'] as Record<string, string>;
   expect(opensslSha256(canonicalJson(unsignedView(structured)))).toBe(footer['output_hash']);
-  expect(opensslVerify(footer['doctrine_public_key']!, footer['output_hash']!, footer['output_signature']!)).toBe(true);
-  expect(opensslVerify(footer['doctrine_public_key']!, footer['doctrine_hash']!, footer['doctrine_signature']!)).toBe(true);
+  expect(
+    opensslVerify(
+      footer['doctrine_public_key']!,
+      SIGNED_MESSAGE.output(footer['signature_format']!, footer['output_hash']!),
+      footer['output_signature']!,
+    ),
+  ).toBe(true);
+  expect(
+    opensslVerify(
+      footer['doctrine_public_key']!,
+      SIGNED_MESSAGE.doctrine(footer['signature_format']!, footer['doctrine_hash']!),
+      footer['doctrine_signature']!,
+    ),
+  ).toBe(true);
 }
 
 describe('HTTP transport: MCP SDK client and raw fetch against the real server', () => {

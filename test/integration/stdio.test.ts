@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/signing/canonical.js';
-import { unsignedView } from '../../src/signing/format.js';
+import { SIGNED_MESSAGE, unsignedView } from '../../src/signing/format.js';
 import { connectStdio, type StdioSession } from '../helpers/mcp-client.js';
 import { TOOL_NAMES } from '../helpers/mcp-clients.js';
 import { opensslSha256, opensslVerify } from '../helpers/openssl.js';
@@ -23,8 +23,20 @@ type Footer = Record<string, string>;
 function expectOpensslValid(structured: Record<string, unknown>): void {
   const footer = structured['footer'] as Footer;
   expect(opensslSha256(canonicalJson(unsignedView(structured)))).toBe(footer['output_hash']);
-  expect(opensslVerify(footer['doctrine_public_key']!, footer['output_hash']!, footer['output_signature']!)).toBe(true);
-  expect(opensslVerify(footer['doctrine_public_key']!, footer['doctrine_hash']!, footer['doctrine_signature']!)).toBe(true);
+  expect(
+    opensslVerify(
+      footer['doctrine_public_key']!,
+      SIGNED_MESSAGE.output(footer['signature_format']!, footer['output_hash']!),
+      footer['output_signature']!,
+    ),
+  ).toBe(true);
+  expect(
+    opensslVerify(
+      footer['doctrine_public_key']!,
+      SIGNED_MESSAGE.doctrine(footer['signature_format']!, footer['doctrine_hash']!),
+      footer['doctrine_signature']!,
+    ),
+  ).toBe(true);
 }
 
 const facts = (name: string) => JSON.parse(readFileSync(FACTS(name), 'utf8'));
@@ -97,7 +109,23 @@ describe('stdio end to end (real signet process, MCP SDK client, OpenSSL)', () =
     const doc = await session.client.readResource({ uri: `doctrine://documents/${path!.slice('documents/'.length, -3)}` });
     const docFooter = (doc.contents[0]!['_meta'] as Record<string, Footer>)['signet/footer']!;
     expect(docFooter['content_hash']).toBe(`sha256:${sha}`);
-    expect(opensslVerify(docFooter['doctrine_public_key']!, docFooter['content_hash']!, docFooter['content_signature']!)).toBe(true);
+    // The resource's signature binds its URI and media type (signet-resource/2).
+    expect(docFooter['signature_format']).toBe('signet-resource/2');
+    const message = SIGNED_MESSAGE.resource(
+      'signet-resource/2',
+      doc.contents[0]!.uri,
+      doc.contents[0]!.mimeType!,
+      docFooter['content_hash']!,
+    );
+    expect(opensslVerify(docFooter['doctrine_public_key']!, message, docFooter['content_signature']!)).toBe(true);
+    expect(opensslVerify(docFooter['doctrine_public_key']!, docFooter['content_hash']!, docFooter['content_signature']!)).toBe(false);
+    expect(
+      opensslVerify(
+        docFooter['doctrine_public_key']!,
+        SIGNED_MESSAGE.doctrine('signet-resource/2', docFooter['doctrine_hash']!),
+        docFooter['doctrine_signature']!,
+      ),
+    ).toBe(true);
     await expect(session.client.readResource({ uri: 'doctrine://documents/nope' })).rejects.toThrow(/Resource not found/);
   });
 

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { type StartedDockerComposeEnvironment, Wait } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SIGNED_MESSAGE } from '../../src/signing/format.js';
 import { configureTestcontainers, dockerReachable, removeComposeProject, run, signetCompose, testSubnet } from '../helpers/docker.js';
 import { connectWithOAuth, HeadlessOAuthClient } from '../helpers/mcp-oauth.js';
 import { opensslVerify } from '../helpers/openssl.js';
@@ -78,7 +79,13 @@ describe.runIf(reachable)('compose OAuth stack (docker-compose.yml + deploy/comp
     ] as const) {
       const r = await session.callTool(name, args);
       const footer = (r['structuredContent'] as { footer: Record<string, string> }).footer;
-      expect(opensslVerify(footer['doctrine_public_key']!, footer['output_hash']!, footer['output_signature']!)).toBe(true);
+      expect(
+        opensslVerify(
+          footer['doctrine_public_key']!,
+          SIGNED_MESSAGE.output(footer['signature_format']!, footer['output_hash']!),
+          footer['output_signature']!,
+        ),
+      ).toBe(true);
     }
     expect(oauth.log).toContain('step-up');
     oauth.expireAccessToken();

@@ -6,6 +6,7 @@
 // signing-key rotation at the issuer, with no failed call.
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SIGNED_MESSAGE } from '../../src/signing/format.js';
 import { connectWithOAuth, HeadlessOAuthClient } from '../helpers/mcp-oauth.js';
 import { type IssuerProcess, startIssuerProcess } from '../helpers/oauth-issuer-process.js';
 import { opensslVerify } from '../helpers/openssl.js';
@@ -44,7 +45,13 @@ describe('the OAuth flow end to end with the MCP SDK clients and oidc-provider (
   function expectSigned(result: Record<string, unknown>) {
     const footer = (result['structuredContent'] as { footer: Record<string, string> }).footer;
     expect(footer['doctrine_signature']).toMatch(/^ed25519:/);
-    expect(opensslVerify(footer['doctrine_public_key']!, footer['output_hash']!, footer['output_signature']!)).toBe(true);
+    expect(
+      opensslVerify(
+        footer['doctrine_public_key']!,
+        SIGNED_MESSAGE.output(footer['signature_format']!, footer['output_hash']!),
+        footer['output_signature']!,
+      ),
+    ).toBe(true);
     return footer;
   }
 

@@ -204,6 +204,7 @@ describe('signing key rotation on the process stack', () => {
     // The same gate on a forgery (a fresh key re-signing an edited result) fails.
     const { signOutput } = await import('../../src/signing/sign-output.js');
     const { Signer } = await import('../../src/signing/signer.js');
+    const { SIGNED_MESSAGE } = await import('../../src/signing/format.js');
     const { generateKeyPairSync } = await import('node:crypto');
     const answer = JSON.parse(readFileSync(join(job, 'answer.json'), 'utf8')) as Json;
     const {
@@ -214,7 +215,11 @@ describe('signing key rotation on the process stack', () => {
     const attacker = new Signer(generateKeyPairSync('ed25519').privateKey);
     const forged = signOutput(
       forgedBody as never,
-      { ...footer, doctrine_signature: attacker.sign(footer.doctrine_hash), doctrine_public_key: attacker.publicKeySpki },
+      {
+        ...footer,
+        doctrine_signature: attacker.sign(SIGNED_MESSAGE.doctrine(footer.signature_format, footer.doctrine_hash)),
+        doctrine_public_key: attacker.publicKeySpki,
+      },
       attacker,
     );
     writeFileSync(

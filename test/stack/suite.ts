@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/signing/canonical.js';
-import { unsignedView } from '../../src/signing/format.js';
+import { SIGNED_MESSAGE, unsignedView } from '../../src/signing/format.js';
 import { connectHttp, type RawResponse, rawRequest, rpc } from '../helpers/http-server.js';
 import { CLIENT_KINDS, connectClient, exerciseEveryTool, TOOL_NAMES } from '../helpers/mcp-clients.js';
 import { opensslSha256, opensslVerify } from '../helpers/openssl.js';
@@ -90,8 +90,16 @@ function raw(start: string, headers: string[], body = ''): string {
 function expectFooterValid(structured: Record<string, unknown>): void {
   const f = structured['footer'] as Record<string, string>;
   expect(opensslSha256(canonicalJson(unsignedView(structured)))).toBe(f['output_hash']);
-  expect(opensslVerify(f['doctrine_public_key']!, f['output_hash']!, f['output_signature']!)).toBe(true);
-  expect(opensslVerify(f['doctrine_public_key']!, f['doctrine_hash']!, f['doctrine_signature']!)).toBe(true);
+  expect(
+    opensslVerify(f['doctrine_public_key']!, SIGNED_MESSAGE.output(f['signature_format']!, f['output_hash']!), f['output_signature']!),
+  ).toBe(true);
+  expect(
+    opensslVerify(
+      f['doctrine_public_key']!,
+      SIGNED_MESSAGE.doctrine(f['signature_format']!, f['doctrine_hash']!),
+      f['doctrine_signature']!,
+    ),
+  ).toBe(true);
 }
 
 export function defineStackSuite(name: string, start: () => Promise<StackTarget>): { target: () => StackTarget } {

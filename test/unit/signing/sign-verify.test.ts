@@ -1,7 +1,7 @@
 import { createPublicKey, verify as nodeVerify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../../src/signing/canonical.js';
-import { unsignedView } from '../../../src/signing/format.js';
+import { SIGNED_MESSAGE, unsignedView } from '../../../src/signing/format.js';
 import { signOutput } from '../../../src/signing/sign-output.js';
 import { trustSet } from '../../../src/signing/trust.js';
 import { verifyOutput } from '../../../src/signing/verify.js';
@@ -36,10 +36,14 @@ describe('signed outputs', () => {
 
   it('is accepted by node:crypto, @noble/ed25519 and the OpenSSL CLI alike', () => {
     const f = signed.structured.footer;
-    expect(nodeVerifies(f.doctrine_public_key, f.doctrine_hash, f.doctrine_signature)).toBe(true);
-    expect(nodeVerifies(f.doctrine_public_key, f.output_hash, f.output_signature)).toBe(true);
-    expect(opensslVerify(f.doctrine_public_key, f.doctrine_hash, f.doctrine_signature)).toBe(true);
-    expect(opensslVerify(f.doctrine_public_key, f.output_hash, f.output_signature)).toBe(true);
+    expect(nodeVerifies(f.doctrine_public_key, SIGNED_MESSAGE.doctrine(f.signature_format, f.doctrine_hash), f.doctrine_signature)).toBe(
+      true,
+    );
+    expect(nodeVerifies(f.doctrine_public_key, SIGNED_MESSAGE.output(f.signature_format, f.output_hash), f.output_signature)).toBe(true);
+    expect(opensslVerify(f.doctrine_public_key, SIGNED_MESSAGE.doctrine(f.signature_format, f.doctrine_hash), f.doctrine_signature)).toBe(
+      true,
+    );
+    expect(opensslVerify(f.doctrine_public_key, SIGNED_MESSAGE.output(f.signature_format, f.output_hash), f.output_signature)).toBe(true);
     const report = verifyOutput(signed.structured, { trust: trustSet({ publicKeys: [signer.publicKeySpki] }) }); // portable: @noble/ed25519
     expect(report.valid).toBe(true);
     expect(report.reasons).toEqual([]);
@@ -75,7 +79,10 @@ describe('signed outputs', () => {
         const tampered = structuredClone(signed.structured);
         tampered.footer[field] = sig;
         expect(verifyOutput(tampered).signature_valid).toBe(false);
-        const message = field === 'output_signature' ? f.output_hash : f.doctrine_hash;
+        const message =
+          field === 'output_signature'
+            ? SIGNED_MESSAGE.output(f.signature_format, f.output_hash)
+            : SIGNED_MESSAGE.doctrine(f.signature_format, f.doctrine_hash);
         expect(nodeVerifies(f.doctrine_public_key, message, sig)).toBe(false);
         if (i % 16 === 0) expect(opensslVerify(f.doctrine_public_key, message, sig)).toBe(false);
       }
@@ -126,5 +133,51 @@ describe('signed outputs', () => {
     expect(JSON.stringify({ signer })).not.toMatch(/PRIVATE/);
     expect(Object.keys(signer).sort()).toEqual(['onSign', 'publicKeySpki']);
     expect(Object.values(signer).some((v) => typeof v === 'object' && v !== null)).toBe(false);
+  });
+});
+
+describe('signature formats: /2 separates the kinds of signature, /1 still verifies', () => {
+  const trust = trustSet({ publicKeys: [signer.publicKeySpki] });
+  const ok = (output: unknown) => verifyOutput(output, { trust });
+
+  it('signs signet-output/2 now, over its kind and the hash, never the bare hash', () => {
+    const f = signed.structured.footer;
+    expect(f.signature_format).toBe('signet-output/2');
+    expect(nodeVerifies(f.doctrine_public_key, `signet-output/2\n${f.output_hash}`, f.output_signature)).toBe(true);
+    expect(nodeVerifies(f.doctrine_public_key, `signet-doctrine/2\n${f.doctrine_hash}`, f.doctrine_signature)).toBe(true);
+    expect(nodeVerifies(f.doctrine_public_key, f.output_hash, f.output_signature)).toBe(false);
+    expect(nodeVerifies(f.doctrine_public_key, f.doctrine_hash, f.doctrine_signature)).toBe(false);
+  });
+
+  it('keeps verifying outputs signed in signet-output/1 (over the bare hashes)', () => {
+    const old = signOutput(body, testFooter(signer, undefined, 'signet-output/1'), signer).structured;
+    expect(old.footer.signature_format).toBe('signet-output/1');
+    expect(nodeVerifies(old.footer.doctrine_public_key, old.footer.output_hash, old.footer.output_signature)).toBe(true);
+    expect(ok(old)).toMatchObject({ status: 'trusted', reasons: [] });
+  });
+
+  it('refuses a signature of one kind presented as another', () => {
+    // A /2 output relabelled /1: its hash changes with the footer, and nothing signed the bare hash.
+    const relabelled = structuredClone(signed.structured);
+    relabelled.footer.signature_format = 'signet-output/1';
+    expect(ok(relabelled).signature_valid).toBe(false);
+    // A signature over a resource's content (or a doctrine hash) put where an output's goes.
+    const out = structuredClone(signed.structured);
+    out.footer.output_signature = signer.sign(
+      SIGNED_MESSAGE.resource('signet-resource/2', 'doctrine://manifest', 'text/plain', out.footer.output_hash),
+    );
+    expect(ok(out).reasons.map((r) => r.code)).toContain('output_signature_invalid');
+    out.footer.output_signature = signer.sign(SIGNED_MESSAGE.doctrine('signet-output/2', out.footer.output_hash));
+    expect(ok(out).reasons.map((r) => r.code)).toContain('output_signature_invalid');
+  });
+
+  it('binds a resource signature to its URI and media type', () => {
+    const hash = `sha256:${'cd'.repeat(32)}`;
+    const sig = signer.sign(SIGNED_MESSAGE.resource('signet-resource/2', 'doctrine://rules/AUTH-001', 'application/json', hash));
+    const verifies = (uri: string, type: string) =>
+      nodeVerifies(signer.publicKeySpki, SIGNED_MESSAGE.resource('signet-resource/2', uri, type, hash), sig);
+    expect(verifies('doctrine://rules/AUTH-001', 'application/json')).toBe(true);
+    expect(verifies('doctrine://rules/AUTH-002', 'application/json')).toBe(false);
+    expect(verifies('doctrine://rules/AUTH-001', 'text/markdown')).toBe(false);
   });
 });

@@ -222,7 +222,7 @@ const cases: Case[] = [
   { name: 'missing footer member', input: withFooter((f) => delete f['doctrine_name']), code: 'footer_missing_member' },
   {
     name: 'unknown signature_format',
-    input: withFooter((f) => (f['signature_format'] = 'signet-output/2')),
+    input: withFooter((f) => (f['signature_format'] = 'signet-output/3')),
     code: 'unsupported_signature_format',
   },
   { name: 'footer is not an object', input: withStructured((s) => (s['footer'] = 'signed')), code: 'footer_malformed' },
