@@ -11,7 +11,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { canonicalJson } from '../dist/signing/canonical.js';
-import { SIGNATURE_FORMAT } from '../dist/signing/format.js';
+import { SIGNATURE_FORMAT, SIGNATURE_FORMATS, SIGNED_MESSAGE } from '../dist/signing/format.js';
 import { signOutput } from '../dist/signing/sign-output.js';
 import { Signer } from '../dist/signing/signer.js';
 import { parseTrustFile, trustSet } from '../dist/signing/trust.js';
@@ -34,13 +34,13 @@ const revoked = keyFromSeed('revoked');
 const DOCTRINE_HASH = `sha256:${sha256('signet test vectors: doctrine')}`;
 const OTHER_DOCTRINE = `sha256:${sha256('signet test vectors: another doctrine')}`;
 
-function footer(s, over = {}) {
+function footer(s, over = {}, format = SIGNATURE_FORMAT) {
   return {
-    signature_format: SIGNATURE_FORMAT,
+    signature_format: format,
     doctrine_name: 'signet-test-vectors',
     doctrine_version: '1.0.0',
     doctrine_hash: DOCTRINE_HASH,
-    doctrine_signature: s.sign(DOCTRINE_HASH),
+    doctrine_signature: s.sign(SIGNED_MESSAGE.doctrine(format, DOCTRINE_HASH)),
     doctrine_public_key: s.publicKeySpki,
     ...over,
   };
@@ -99,6 +99,15 @@ const TRUST = {
   'trust-other-doctrine.json': trustFile([active(signer)], [OTHER_DOCTRINE]),
 };
 
+/** The signed output as a server before signet-output/2 made it: every signature over the bare hash. */
+const formatOne = sign(BODY, footer(signer, {}, 'signet-output/1'));
+/** A signet-output/2 output whose output_signature is over the bare output_hash, as /1 signs it. */
+const otherKind = (() => {
+  const out = structuredClone(genuine);
+  out.footer.output_signature = signer.sign(out.footer.output_hash);
+  return out;
+})();
+
 /** Re-signs an output whose footer or body was changed, so that only the change is wrong. */
 const resign = (change, s = signer) => {
   const out = structuredClone(genuine);
@@ -146,6 +155,12 @@ const VECTORS = [
   ['valid-jsonrpc-response', 'a tools/call JSON-RPC response, as the server sends it', text(response(toolResult(genuine))), 'trust.json'],
   ['valid-call-tool-result', 'the CallToolResult alone', text(toolResult(genuine)), 'trust.json'],
   ['valid-structured-content', 'the structuredContent alone', text(genuine), 'trust.json'],
+  [
+    'valid-format-1',
+    'an output of signet-output/1, signed before signatures named their kind: still trusted',
+    text(toolResult(formatOne)),
+    'trust.json',
+  ],
   [
     'valid-pretty-printed',
     'the response pretty-printed with other number spellings (1.5e0, 1E21): the input is read, only the text content must be canonical',
@@ -342,9 +357,15 @@ const VECTORS = [
     'trust.json',
   ],
   [
+    'output-signature-other-kind',
+    'a signet-output/2 output whose output_signature is over the bare output_hash (a signature of another kind)',
+    text(toolResult(otherKind)),
+    'trust.json',
+  ],
+  [
     'doctrine-signature-invalid',
     'a doctrine_signature made by another key (signed)',
-    text(resign((_b, f) => (f.doctrine_signature = attacker.sign(DOCTRINE_HASH)))),
+    text(resign((_b, f) => (f.doctrine_signature = attacker.sign(SIGNED_MESSAGE.doctrine(SIGNATURE_FORMAT, DOCTRINE_HASH))))),
     'trust.json',
   ],
   [
@@ -435,6 +456,7 @@ export function writeVectors(out = join(ROOT, 'docs', 'vectors')) {
   const doc = {
     format: 'signet-test-vectors/1',
     signature_format: SIGNATURE_FORMAT,
+    signature_formats_read: SIGNATURE_FORMATS,
     keys: {
       signer: signer.publicKeySpki,
       retired: retired.publicKeySpki,

@@ -17,7 +17,7 @@ from pathlib import Path
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-SIGNATURE_FORMAT = "signet-output/1"
+SIGNATURE_FORMATS = ("signet-output/1", "signet-output/2")
 SHA256_TAG = re.compile(r"sha256:[0-9a-f]{64}")
 BASE64 = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
 SPKI_PREFIX = bytes.fromhex("302a300506032b6570032100")
@@ -262,8 +262,10 @@ def verify(data, trust):
         return "invalid", reasons + ["footer_malformed"]
     reasons += ["footer_unknown_member" for k in footer if k not in FOOTER]
     reasons += ["footer_missing_member" for k in FOOTER if not isinstance(footer.get(k), str)]
-    if footer.get("signature_format") != SIGNATURE_FORMAT:
+    if footer.get("signature_format") not in SIGNATURE_FORMATS:
         reasons.append("unsupported_signature_format")
+    # /1 signs the bare tag; /2 (and a format refused above) names each signature's kind first.
+    kind = (lambda k, tag: tag) if footer.get("signature_format") == "signet-output/1" else (lambda k, tag: f"signet-{k}/2\n{tag}")
     key = None
     der = b64(footer.get("doctrine_public_key"))
     if der is None or len(der) != 44 or der[:12] != SPKI_PREFIX:
@@ -279,7 +281,7 @@ def verify(data, trust):
     sig = signature(footer.get("doctrine_signature"))
     if sig is None:
         reasons.append("doctrine_signature_malformed")
-    if key and is_tag(doctrine_hash) and sig and not ed25519_ok(key, sig, doctrine_hash):
+    if key and is_tag(doctrine_hash) and sig and not ed25519_ok(key, sig, kind("doctrine", doctrine_hash)):
         reasons.append("doctrine_signature_invalid")
     output_hash = footer.get("output_hash")
     if not is_tag(output_hash):
@@ -290,7 +292,7 @@ def verify(data, trust):
     sig = signature(footer.get("output_signature"))
     if sig is None:
         reasons.append("output_signature_malformed")
-    if key and is_tag(output_hash) and sig and not ed25519_ok(key, sig, output_hash):
+    if key and is_tag(output_hash) and sig and not ed25519_ok(key, sig, kind("output", output_hash)):
         reasons.append("output_signature_invalid")
     if text is not None and envelope != "structured_content" and jcs(output) != text:
         reasons.append("text_mismatch" if isinstance(outer.get("structuredContent"), dict) else "text_not_canonical")
