@@ -110,9 +110,10 @@ export async function exerciseEveryTool(client: AnyClient): Promise<void> {
   };
   expect(checked.ok).toBe(true);
   expect(checked.result.attestation.payloadType).toBe('application/vnd.in-toto+json');
-  expect(opensslVerify(checked.footer['doctrine_public_key']!, checked.footer['output_hash']!, checked.footer['output_signature']!)).toBe(
-    true,
-  );
+  const f = checked.footer;
+  expect(
+    opensslVerify(f['doctrine_public_key']!, SIGNED_MESSAGE.output(f['signature_format']!, f['output_hash']!), f['output_signature']!),
+  ).toBe(true);
   const read = await client.readResource('doctrine://manifest');
   expect(read.contents[0]!['_meta']).toBeDefined();
 }

@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SIGNED_MESSAGE } from '../../src/signing/format.js';
 import { signOutput } from '../../src/signing/sign-output.js';
 import { testContext } from '../helpers/context.js';
 import { docRecipe } from '../helpers/doc-recipe.js';
@@ -53,7 +54,7 @@ describe('docs/output-format.md OpenSSL verification recipe', () => {
         body as never,
         {
           ...doctrineFooter,
-          doctrine_signature: attacker.sign(doctrineFooter['doctrine_hash']!),
+          doctrine_signature: attacker.sign(SIGNED_MESSAGE.doctrine(doctrineFooter['signature_format']!, doctrineFooter['doctrine_hash']!)),
           doctrine_public_key: attacker.publicKeySpki,
         } as never,
         attacker,
