@@ -79,7 +79,9 @@ for (const c of cases) {
       }),
       { c: 0, u: 0 },
     );
-    summary = `${report.verdict}, ${report.deployments.length} deployment(s), ${n.c} facts collected, ${n.u} undecided`;
+    // What a person still has to state for a complete verdict: the facts the undetermined rules need.
+    const toDeclare = new Set(report.deployments.flatMap((/** @type {{summary:{missing_facts:string[]}}} */ d) => d.summary.missing_facts));
+    summary = `${report.verdict}, ${report.deployments.length} deployment(s), ${n.c} facts collected, ${toDeclare.size} to declare`;
   } catch {
     /* the exit code says it */
   }
