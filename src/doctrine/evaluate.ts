@@ -41,9 +41,10 @@ export interface Finding {
 
 /**
  * "failures" (default): the explanation (category, rationale, remediation, references)
- * only where a rule failed, which keeps the signed output small; "full": on every finding.
+ * only where a rule failed, which keeps the signed output small; "full": on every finding;
+ * "summary": the tools layer returns the summary alone (the findings here are as for "failures").
  */
-export type Detail = 'failures' | 'full';
+export type Detail = 'failures' | 'full' | 'summary';
 
 /** How much of one area (a rule category) the facts let the evaluation check. */
 export interface AreaCoverage {
@@ -202,10 +203,13 @@ export function factsProblems(doctrine: Doctrine, facts: unknown, prefix = 'fact
     const key = String(e.params['additionalProperty']);
     return {
       where: `${prefix}${e.instancePath.replace(/\//g, '.')}`,
+      // Unknown facts by name (dotted keys with their nested form), enums with their allowed values.
       message:
         e.keyword === 'additionalProperties'
           ? (dottedKeyMessage(doctrine, facts, e.instancePath, key) ?? `unknown fact "${key}"`)
-          : (e.message ?? 'invalid'),
+          : e.keyword === 'enum'
+            ? `must be one of ${JSON.stringify(e.params['allowedValues'])}`
+            : (e.message ?? 'invalid'),
     };
   });
 }

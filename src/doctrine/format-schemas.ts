@@ -52,6 +52,17 @@ export const doctrineJsonSchema = {
         },
       },
     },
+    deployments: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['description', 'client_facts', 'per_server_client_facts', 'verdict_order'],
+      properties: {
+        description: { type: 'string', minLength: 1, maxLength: 4000 },
+        client_facts: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
+        per_server_client_facts: { type: 'array', items: { type: 'string', minLength: 1 } },
+        verdict_order: { const: ['fail', 'incomplete', 'limited_scope', 'pass'] },
+      },
+    },
   },
 } as const;
 
@@ -72,6 +83,7 @@ export const ruleFileSchema = {
           severity: { enum: [...SEVERITIES] },
           category: { type: 'string', pattern: CATEGORY },
           advisory: { type: 'boolean' },
+          keywords: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 100 } },
           when: {},
           check: {},
           rationale: { type: 'string', minLength: 1 },

@@ -33,13 +33,17 @@ export const ALLOWED_OPERATORS = new Set([
 ]);
 
 export interface LogicScan {
+  /** Facts whose values the expression reads. */
   vars: string[];
+  /** Facts whose presence alone it tests (`missing`, `missing_some`): always known, so never unknown. */
+  presence: string[];
   errors: string[];
 }
 
 /** Walks a JSON Logic expression: collects `var` paths and reports disallowed shapes. */
 export function scanLogic(logic: unknown, at = ''): LogicScan {
   const vars = new Set<string>();
+  const presence = new Set<string>();
   const errors: string[] = [];
   const stack: { node: unknown; at: string }[] = [{ node: logic, at }];
   while (stack.length > 0) {
@@ -67,7 +71,11 @@ export function scanLogic(logic: unknown, at = ''): LogicScan {
       } else vars.add(path);
       continue;
     }
+    if (op === 'missing' || op === 'missing_some') {
+      const list = op === 'missing_some' && Array.isArray(args) ? args[1] : args;
+      for (const p of Array.isArray(list) ? list : [list]) if (typeof p === 'string') presence.add(p);
+    }
     stack.push({ node: args, at: `${here}.${op}` });
   }
-  return { vars: [...vars].sort(), errors };
+  return { vars: [...vars].sort(), presence: [...presence].sort(), errors };
 }

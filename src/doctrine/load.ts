@@ -168,13 +168,13 @@ function logicFacts(where: string, logic: unknown, known: Set<string> | null, pr
   const scan = scanLogic(logic, where);
   for (const e of scan.errors) problems.push({ where: `doctrine.json: ${e}`, message: 'invalid JSON Logic' });
   if (known)
-    for (const v of scan.vars)
+    for (const v of [...scan.vars, ...scan.presence])
       if (!known.has(v))
         problems.push({ where: `doctrine.json: ${where}`, message: `uses fact "${v}", which facts_schema does not declare` });
   return scan.vars;
 }
 
-/** doctrine.json's scope areas and consistency constraints: logic that reads declared facts, areas that are rule categories. */
+/** doctrine.json's scope areas, consistency constraints and deployments: logic and paths that name declared facts, areas that are rule categories. */
 function readScopeAndConstraints(meta: DoctrineMeta, rules: Rule[], factPaths: string[] | null, problems: Problem[]) {
   const known = factPaths ? new Set(factPaths) : null;
   const categories = new Set(rules.map((r) => r.category));
@@ -196,6 +196,21 @@ function readScopeAndConstraints(meta: DoctrineMeta, rules: Rule[], factPaths: s
     ids.add(c.id);
     return { ...c, facts: logicFacts(`consistency.${i}.check`, c.check, known, problems) };
   });
+  const d = meta.deployments;
+  if (d && known) {
+    const named = (list: string[], key: string) =>
+      list.forEach((p, i) => {
+        if (!known.has(p))
+          problems.push({ where: `doctrine.json: deployments.${key}.${i}`, message: `"${p}" is not a fact of facts_schema` });
+      });
+    named(d.client_facts, 'client_facts');
+    named(d.per_server_client_facts, 'per_server_client_facts');
+    // Per-server client facts are client facts: each lies under one of client_facts.
+    d.per_server_client_facts.forEach((p, i) => {
+      if (!d.client_facts.some((g) => p === g || p.startsWith(`${g}.`)))
+        problems.push({ where: `doctrine.json: deployments.per_server_client_facts.${i}`, message: `"${p}" is not under client_facts` });
+    });
+  }
   return { areas, constraints };
 }
 

@@ -16,6 +16,22 @@ export interface DoctrineMeta {
   facts_schema: Record<string, unknown>;
   scope?: { areas: Omit<ScopeArea, 'facts'>[] };
   consistency?: Omit<FactsConstraint, 'facts'>[];
+  deployments?: DeploymentsDefinition;
+}
+
+/**
+ * How a review of several deployments (one per MCP server) reads: which facts describe the
+ * clients, which of those describe one server's entry in a client configuration, and the order
+ * in which the worst verdict of the deployments is the review's.
+ */
+export interface DeploymentsDefinition {
+  description: string;
+  /** Fact groups or paths that describe the clients rather than the server. */
+  client_facts: string[];
+  /** Client facts that describe the client configuration's entry for one server. */
+  per_server_client_facts: string[];
+  /** Worst first. */
+  verdict_order: readonly ['fail', 'incomplete', 'limited_scope', 'pass'];
 }
 
 /**
@@ -68,6 +84,8 @@ export interface Rule {
   rationale: string;
   remediation: string;
   references: string[];
+  /** Words readers search for that the rule's text may not use (the specification's terms): indexed for doctrine_search. */
+  keywords?: string[];
   /**
    * An extra or a draft, not a baseline requirement: evaluated and reported like any rule,
    * but its failure or undetermined status never changes the verdict.

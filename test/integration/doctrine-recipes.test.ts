@@ -148,12 +148,22 @@ describe('egress-and-ssrf: egress-guard', () => {
       'http://[::]/',
       'http://[fe80::1]/',
       'http://[64:ff9b::7f00:1]/',
+      // Node 24's BlockList let these through under 1.2: local-use NAT64, IPv4-compatible, Teredo, site-local.
+      'http://[64:ff9b:1::7f00:1]/',
+      'http://[::127.0.0.1]/',
+      'http://[2001::a9fe:a9fe]/',
+      'http://[fec0::1]/',
+      // Documentation and benchmarking ranges, 6to4, discard-only: not public unicast either.
+      'http://[2001:db8::1]/',
+      'http://[2002:7f00:1::]/',
+      'http://[100::1]/',
       'file:///etc/passwd',
       'gopher://example.org/',
     ];
     for (const url of refused) await expect(publicDestination(url), url).rejects.toThrow(/not a public address|URLs are refused/);
     await expect(publicDestination('https://1.1.1.1/')).resolves.toBe('1.1.1.1');
     await expect(publicDestination('https://[2606:4700:4700::1111]/')).resolves.toBe('2606:4700:4700::1111');
+    await expect(publicDestination('https://[2a00:1450:4001:80b::200e]/')).resolves.toBe('2a00:1450:4001:80b::200e');
   });
 });
 

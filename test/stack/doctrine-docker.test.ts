@@ -110,12 +110,15 @@ describe.runIf(reachable)("the doctrine's container examples, on Docker", () => 
       "node -e \"fetch('http://1.1.1.1/', { signal: AbortSignal.timeout(3000) })" +
         ".then(() => console.log('network: reachable'), () => console.log('network: none'))\"; " +
         'touch /work/written 2>/dev/null && echo "project: writable" || echo "project: read-only"; ' +
-        'touch /written 2>/dev/null && echo "root: writable" || echo "root: read-only"; id -u',
+        'touch /written 2>/dev/null && echo "root: writable" || echo "root: read-only"; ' +
+        // --cpus 1: a quota of one CPU period (cgroup v2 cpu.max, or v1 cpu.cfs_quota_us).
+        'echo "cpu: $(cat /sys/fs/cgroup/cpu.max 2>/dev/null || cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us)"; id -u',
     ]);
     expect(probe.ok, probe.out).toBe(true);
     expect(probe.out).toContain('network: none');
     expect(probe.out).toContain('project: read-only');
     expect(probe.out).toContain('root: read-only');
     expect(probe.out).toMatch(/^65534$/m);
+    expect(probe.out).toMatch(/^cpu: 100000( 100000)?$/m);
   }, 180_000);
 });

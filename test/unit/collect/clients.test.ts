@@ -76,7 +76,9 @@ describe('MCP client configurations', () => {
     expect(s.facts['egress']).toEqual({ network_restricted: true, cloud_metadata_credentials_reachable: false });
     const r = deploymentOf(c, ':remote');
     expect(r.inexpressible.map((i) => i.facts.join())).toEqual(expect.arrayContaining(['transport.kind']));
-    expect(r.inexpressible.some((i) => /NODE_TLS_REJECT_UNAUTHORIZED|tls_verification_disabled/.test(i.what))).toBe(true);
+    // Doctrine 1.3.0 has the fact: NODE_TLS_REJECT_UNAUTHORIZED=0 is said, no longer inexpressible.
+    expect(fact(r, 'client.tls_verification_disabled')).toBe(true);
+    expect(r.sources['client.tls_verification_disabled']![0]).toMatchObject({ file: 'claude_desktop_config.json' });
   });
 
   it('VS Code .vscode/mcp.json (JSONC): secrets through ${input:...} are references, a literal header is plaintext', () => {

@@ -162,6 +162,11 @@ describe('deploy/facts/compose.json describes docker-compose.yml', () => {
     for (const [name, svc] of Object.entries<Obj>(compose['services'])) {
       expect(Boolean(svc.mem_limit && svc.cpus && svc.pids_limit), name).toBe(true);
     }
+    // No host namespace, and only named volumes (a bind mount names a path, a volume a key of `volumes:`).
+    const hostNamespaces = ['network_mode', 'pid', 'ipc'].some((k) => signet[k] === 'host');
+    expect(f['container']['host_namespaces']).toBe(hostNamespaces);
+    const binds = (signet.volumes ?? []).filter((v: string) => !Object.hasOwn(compose['volumes'], v.split(':')[0]!));
+    expect(f['container']['host_path_mounts']).toBe(binds.length === 0 ? 'none' : 'host_system');
   });
 
   it('reads exposure and egress from the networks and the published ports', () => {
@@ -231,6 +236,11 @@ describe('deploy/facts/kubernetes.json describes deploy/kubernetes/base', () => 
           name,
         ).toBe(false);
       }
+      expect(
+        ['hostNetwork', 'hostPID', 'hostIPC'].some((k) => spec[k] === true),
+        name,
+      ).toBe(f['container']['host_namespaces']);
+      expect((spec.volumes ?? []).some((v: Obj) => v.hostPath) ? 'host_system' : 'none', name).toBe(f['container']['host_path_mounts']);
     }
     expect(f['container']['seccomp']).toBe('runtime_default');
   });

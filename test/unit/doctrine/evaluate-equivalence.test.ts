@@ -116,10 +116,27 @@ function referenceStatus(rule: Rule, facts: Record<string, unknown>): FindingSta
 const broken = (facts: Record<string, unknown>) =>
   doctrine.constraints.filter((c) => c.facts.every((p) => has(facts, p)) && !holds(c.check, facts));
 
-/** Random facts made consistent: for each broken constraint, the last fact it reads is left out. */
+/** The facts whose presence alone an expression tests (`missing`, `missing_some`). */
+function presenceOf(logic: unknown): string[] {
+  if (logic === null || typeof logic !== 'object') return [];
+  if (Array.isArray(logic)) return logic.flatMap(presenceOf);
+  const [op, args] = Object.entries(logic)[0]!;
+  if (op === 'missing') return ([] as unknown[]).concat(args).filter((p): p is string => typeof p === 'string');
+  if (op === 'missing_some') return ((args as unknown[])[1] as string[]).filter((p) => typeof p === 'string');
+  return presenceOf(args);
+}
+
+/**
+ * Random facts made consistent: for each broken constraint, the facts whose presence it forbids
+ * are left out if it has such facts (so container.used false keeps its meaning), otherwise the
+ * last fact it reads.
+ */
 function consistent(facts: Record<string, unknown>): Record<string, unknown> {
   let out = facts;
-  for (let c = broken(out)[0]; c; c = broken(out)[0]) out = withFact(out, c.facts.at(-1)!, undefined);
+  for (let c = broken(out)[0]; c; c = broken(out)[0]) {
+    const present = presenceOf(c.check).filter((p) => has(out, p));
+    out = present.length > 0 ? present.reduce((f, p) => withFact(f, p, undefined), out) : withFact(out, c.facts.at(-1)!, undefined);
+  }
   return JSON.parse(JSON.stringify(out)) as Record<string, unknown>;
 }
 
@@ -129,7 +146,27 @@ const raw = (() => {
   // Mostly complete facts (rules get decided), some sparse ones (missing facts).
   return Array.from({ length: 300 }, (_, i) => randomFacts(schema, next, i % 3 === 0 ? 0.5 : 0.97));
 })();
-const samples = raw.map(consistent);
+const STATUSES = ['pass', 'fail', 'not_applicable', 'undetermined'] as const;
+
+/**
+ * The random samples, plus, for each status of a rule they never reach (a rule whose condition
+ * needs a rare combination), the first consistent filling of the rule's own facts that reaches it
+ * by the reference: every rule is then exercised in every status it can take.
+ */
+const samples = (() => {
+  const random = raw.map(consistent);
+  const seen = new Set(random.flatMap((f) => evaluateFacts(doctrine, f).findings.map((x) => `${x.rule_id}:${x.status}`)));
+  const targeted: Record<string, unknown>[] = [];
+  for (const rule of doctrine.rules) {
+    for (const status of STATUSES) {
+      if (seen.has(`${rule.id}:${status}`)) continue;
+      const base = status === 'undetermined' ? {} : undefined;
+      const found = (base ? [base] : completions(rule, {})).map(consistent).find((f) => referenceStatus(rule, f) === status);
+      if (found) targeted.push(found);
+    }
+  }
+  return [...random, ...targeted];
+})();
 
 describe('evaluator against the references', () => {
   it('generates valid, varied facts that exercise every status of every rule', () => {

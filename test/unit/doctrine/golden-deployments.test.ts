@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { factSide, VERDICT_ORDER, worstVerdict } from '../../../src/doctrine/deployments.js';
 import { evaluateFacts, type FindingStatus, type Verdict } from '../../../src/doctrine/evaluate.js';
 import { loadDoctrine } from '../../../src/doctrine/load.js';
 import { DEFAULT_DOCTRINE, FACTS as FACTS_PATH, ROOT } from '../../helpers/paths.js';
@@ -48,8 +49,8 @@ const CASES: Case[] = [
     verdict: 'fail',
     fail: ['CONT-009', 'EXPO-001'],
     undetermined: 'rest',
-    pass: ['CONT-001'],
-    not_applicable: ids('EXPO-002..004 EXPO-006 LOG-004 RATE-006 TLS-002 TLS-006'),
+    pass: ['CONT-001', 'EXPO-002'],
+    not_applicable: ids('EXPO-003 EXPO-004 EXPO-006 LOG-004 RATE-006 TLS-002 TLS-006'),
   },
   {
     // 1.1.0 review, finding 1: under 1.1.0 this evaluated to pass (the bind looked private).
@@ -60,7 +61,7 @@ const CASES: Case[] = [
     undetermined: [],
     pass: 'rest',
     not_applicable: ids(
-      'AUTH-006 AUTH-008..016 CLIENT-001..004 CLIENT-006..016 CONT-001..015 EXPO-002..004 EXPO-006 HTTP-012 LOG-004 PROTO-003 PROTO-005 RATE-004 RATE-006 TLS-002 TLS-006 TOOL-005..007',
+      'AUTH-006 AUTH-008..016 AUTH-018..021 CLIENT-001..004 CLIENT-006..021 CONT-001..017 EXPO-003 EXPO-004 EXPO-006 HTTP-012 LOG-004 PROTO-003 PROTO-005 RATE-004 RATE-006 TLS-002 TLS-006 TOOL-005..008',
     ),
   },
   {
@@ -70,7 +71,7 @@ const CASES: Case[] = [
     verdict: 'fail',
     fail: ['SUPPLY-005'],
     undetermined: [],
-    pass: ids('AUTH-007 EGRESS-003 EXPO-004 EXPO-006 LOG-002 LOG-004 TOOL-001..004'),
+    pass: ids('AUTH-017 EGRESS-003 EGRESS-004 EXPO-006 LOG-002 LOG-004 SUPPLY-006 TOOL-001..004'),
     not_applicable: 'rest',
   },
   {
@@ -82,7 +83,7 @@ const CASES: Case[] = [
     undetermined: [],
     pass: 'rest',
     not_applicable: ids(
-      'AUTH-006 AUTH-008..016 CLIENT-001..004 CLIENT-006..016 CONT-001..015 EXPO-001 EXPO-004 EXPO-006 HTTP-012 KEYS-001..006 LOG-004 PROTO-003 PROTO-005 RATE-004 SIGN-001..005 SUPPLY-001..004 TLS-002 TOOL-005..007',
+      'AUTH-006 AUTH-008..016 AUTH-018..021 CLIENT-001..004 CLIENT-006..021 CONT-001..017 EXPO-001 EXPO-004 EXPO-006 HTTP-012 KEYS-001..006 LOG-004 PROTO-003 PROTO-005 RATE-004 SIGN-001..005 SUPPLY-001..004 TLS-002 TOOL-005..008',
     ),
   },
   {
@@ -94,29 +95,30 @@ const CASES: Case[] = [
     undetermined: [],
     pass: 'rest',
     not_applicable: ids(
-      'AUTH-003 AUTH-008..014 AUTH-016 CLIENT-001..004 CLIENT-006..016 EXPO-001 EXPO-004 EXPO-006 HTTP-012 LOG-004 PROTO-003 PROTO-005 TLS-002 TOOL-005..007',
+      'AUTH-003 AUTH-008..014 AUTH-016 AUTH-018..021 CLIENT-001..004 CLIENT-006..021 EXPO-001 EXPO-004 EXPO-006 HTTP-012 LOG-004 PROTO-003 PROTO-005 TLS-002 TOOL-005..008',
     ),
   },
   {
+    // Published on 127.0.0.1 only: AUTH-018 (loopback) applies, not AUTH-001, RATE-001 or RATE-008.
     name: "Signet's own compose stack (deploy/facts/compose.json)",
     facts: () => DEPLOY('compose'),
     verdict: 'fail',
-    fail: ['CONT-007', 'CONT-013', 'SUPPLY-003'],
-    undetermined: ids('KEYS-005 KEYS-006 SIGN-003..005'),
+    fail: ids('CONT-007 CONT-013 SUPPLY-003 SUPPLY-007'),
+    undetermined: ids('KEYS-005 KEYS-006 SIGN-003..005 SUPPLY-006'),
     pass: 'rest',
     not_applicable: ids(
-      'AUTH-006 AUTH-008..016 CLIENT-001..004 CLIENT-006..016 CONT-014 EGRESS-001 EXPO-001 EXPO-004 EXPO-006 HTTP-012 INJ-001 LOG-004 PROTO-002 PROTO-003 PROTO-005 RATE-004 TLS-001..006 TOOL-005..007',
+      'AUTH-001 AUTH-006 AUTH-008..016 AUTH-019..021 CLIENT-001..004 CLIENT-006..021 CONT-014 EGRESS-001 EXPO-001 EXPO-004 EXPO-006 HTTP-012 INJ-001 LOG-004 PROTO-002 PROTO-003 PROTO-005 RATE-001 RATE-004 RATE-008 TLS-001..005 TOOL-005..008',
     ),
   },
   {
     name: "Signet's own compose stack with OAuth at the proxy (deploy/facts/compose-oauth.json)",
     facts: () => DEPLOY('compose-oauth'),
     verdict: 'fail',
-    fail: ids('CONT-007 CONT-013 SUPPLY-003'),
-    undetermined: ids('AUTH-013 AUTH-014 AUTH-016 KEYS-005 KEYS-006 SIGN-003..005'),
+    fail: ids('CONT-007 CONT-013 SUPPLY-003 SUPPLY-007'),
+    undetermined: ids('AUTH-013 AUTH-014 AUTH-016 AUTH-019..021 KEYS-005 KEYS-006 SIGN-003..005 SUPPLY-006'),
     pass: 'rest',
     not_applicable: ids(
-      'AUTH-003..006 AUTH-012 AUTH-015 CLIENT-001..004 CLIENT-006..016 CONT-014 EGRESS-001 EXPO-001 EXPO-004 EXPO-006 HTTP-005 INJ-001 LOG-004 PROTO-002 PROTO-003 PROTO-005 RATE-004 TLS-001..006 TOOL-005..007',
+      'AUTH-001 AUTH-003..006 AUTH-012 AUTH-015 CLIENT-001..004 CLIENT-006..021 CONT-014 EGRESS-001 EXPO-001 EXPO-004 EXPO-006 HTTP-005 INJ-001 LOG-004 PROTO-002 PROTO-003 PROTO-005 RATE-001 RATE-004 RATE-008 TLS-001..005 TOOL-005..008',
     ),
   },
   {
@@ -126,7 +128,7 @@ const CASES: Case[] = [
     fail: ids('CLIENT-003 CLIENT-006 CLIENT-008 CLIENT-009 CLIENT-012 CLIENT-013'),
     undetermined: [],
     pass: ids(
-      'AUTH-007 CLIENT-001 CLIENT-002 CLIENT-004 CLIENT-014 CLIENT-015 EGRESS-003 EXPO-004 EXPO-006 KEYS-002..006 LOG-002 LOG-004 SUPPLY-005 TOOL-001..004',
+      'AUTH-017 CLIENT-001 CLIENT-002 CLIENT-004 CLIENT-014 CLIENT-015 CLIENT-017 CLIENT-018 EGRESS-003 EGRESS-004 EXPO-006 KEYS-002..006 LOG-002 LOG-004 SUPPLY-005 SUPPLY-006 TOOL-001..004',
     ),
     not_applicable: 'rest',
   },
@@ -134,11 +136,11 @@ const CASES: Case[] = [
     name: "Signet's own Kubernetes manifests behind an ingress (deploy/facts/kubernetes.json)",
     facts: () => DEPLOY('kubernetes'),
     verdict: 'fail',
-    fail: ids('CONT-007 RATE-006 SUPPLY-003'),
-    undetermined: ids('HTTP-010 KEYS-005 KEYS-006 SIGN-003..005 TLS-003..005'),
+    fail: ids('CONT-007 RATE-006 SUPPLY-003 SUPPLY-007'),
+    undetermined: ids('HTTP-010 KEYS-005 KEYS-006 SIGN-003..005 SUPPLY-006 TLS-003..005'),
     pass: 'rest',
     not_applicable: ids(
-      'AUTH-006 AUTH-008..016 CLIENT-001..004 CLIENT-006..016 EGRESS-001 EXPO-001 EXPO-004 EXPO-006 HTTP-012 INJ-001 LOG-004 PROTO-002 PROTO-003 PROTO-005 TLS-002 TOOL-005..007',
+      'AUTH-006 AUTH-008..016 AUTH-018..021 CLIENT-001..004 CLIENT-006..021 EGRESS-001 EXPO-001 EXPO-004 EXPO-006 HTTP-012 INJ-001 LOG-004 PROTO-002 PROTO-003 PROTO-005 TLS-002 TOOL-005..008',
     ),
   },
   {
@@ -150,7 +152,7 @@ const CASES: Case[] = [
     undetermined: [],
     pass: 'rest',
     not_applicable: ids(
-      'AUTH-003..006 AUTH-012 AUTH-015 AUTH-016 CLIENT-001..004 CLIENT-006..016 EGRESS-001 EXPO-001 EXPO-004 EXPO-006 HTTP-005 KEYS-001..006 LOG-004 PROTO-002 PROTO-005 SIGN-001..005 TLS-002 TOOL-005..007',
+      'AUTH-003..006 AUTH-012 AUTH-015 AUTH-016 AUTH-018 CLIENT-001..004 CLIENT-006..021 EGRESS-001 EXPO-001 EXPO-004 EXPO-006 HTTP-005 KEYS-001..006 LOG-004 PROTO-002 PROTO-005 SIGN-001..005 TLS-002 TOOL-005..008',
     ),
   },
   {
@@ -162,7 +164,7 @@ const CASES: Case[] = [
     undetermined: [],
     pass: 'rest',
     not_applicable: ids(
-      'AUTH-003..006 AUTH-012 AUTH-015 AUTH-016 CLIENT-001..004 CLIENT-006..016 EGRESS-001 EXPO-001 EXPO-004 EXPO-006 HTTP-005 KEYS-001..006 LOG-004 PROTO-002 PROTO-005 SIGN-001..005 TLS-002 TOOL-007',
+      'AUTH-003..006 AUTH-012 AUTH-015 AUTH-016 AUTH-018 CLIENT-001..004 CLIENT-006..021 EGRESS-001 EXPO-001 EXPO-004 EXPO-006 HTTP-005 KEYS-001..006 LOG-004 PROTO-002 PROTO-005 SIGN-001..005 TLS-002 TOOL-007 TOOL-008',
     ),
   },
   {
@@ -173,7 +175,7 @@ const CASES: Case[] = [
     undetermined: [],
     pass: 'rest',
     not_applicable: ids(
-      'AUTH-006 AUTH-008..016 CLIENT-006 CLIENT-007 CLIENT-009..011 CLIENT-016 EXPO-001 EXPO-004 EXPO-006 HTTP-012 LOG-004 PROTO-003 PROTO-005 TLS-002 TOOL-005..007',
+      'AUTH-006 AUTH-008..016 AUTH-018..021 CLIENT-006 CLIENT-007 CLIENT-009..011 CLIENT-016 CLIENT-017 CLIENT-019..021 EXPO-001 EXPO-004 EXPO-006 HTTP-012 LOG-004 PROTO-003 PROTO-005 TLS-002 TOOL-005..008',
     ),
   },
   {
@@ -184,7 +186,7 @@ const CASES: Case[] = [
     undetermined: [],
     pass: ids('AUTH-001 CONT-005 CONT-011 HTTP-007 KEYS-001 KEYS-004 RATE-001 SIGN-001 TOOL-004'),
     not_applicable: ids(
-      'AUTH-003 AUTH-008..014 AUTH-016 CLIENT-007 CLIENT-010 CONT-014 EXPO-002..004 EXPO-006 HTTP-012 LOG-004 PROTO-001 PROTO-003 PROTO-006 RATE-006 TLS-002..006',
+      'AUTH-003 AUTH-008..014 AUTH-016 AUTH-018..021 CLIENT-007 CLIENT-010 CLIENT-019 CLIENT-020 CONT-014 EXPO-003 EXPO-004 EXPO-006 HTTP-012 LOG-004 PROTO-001 PROTO-003 PROTO-006 RATE-006 TLS-002..006',
     ),
   },
   {
@@ -194,7 +196,158 @@ const CASES: Case[] = [
     verdict: 'limited_scope',
     fail: ['TOOL-002'],
     undetermined: [],
-    pass: ids('AUTH-007 EGRESS-003 EXPO-004 EXPO-006 KEYS-003..005 LOG-002 LOG-004 SUPPLY-005 TOOL-001 TOOL-003 TOOL-004'),
+    pass: ids('AUTH-017 EGRESS-003 EGRESS-004 EXPO-006 KEYS-003..005 LOG-002 LOG-004 SUPPLY-005 SUPPLY-006 TOOL-001 TOOL-003 TOOL-004'),
+    not_applicable: 'rest',
+  },
+  // ---- The third review's deployments (doctrine 1.3.0): each evaluated wrongly under 1.2.0.
+  {
+    // A quick tunnel only forwards: no proxy, so EXPO-001 (critical) fails whatever the bind; with a
+    // public endpoint AUTH-001 (critical) applies. Under 1.2 a tunnel counted as a proxy by some readings.
+    name: 'a FastMCP server on a development VM, put on the internet by a Cloudflare quick tunnel, no credential',
+    facts: () => FACTS('tunnel-fastmcp'),
+    verdict: 'fail',
+    fail: ids(
+      'AUTH-001 EGRESS-002 EXPO-001 EXPO-004 HTTP-001..003 HTTP-008 HTTP-011 LOG-002 LOG-003 PROTO-005 RATE-001 SUPPLY-005 TLS-004 TOOL-001 TOOL-003',
+    ),
+    undetermined: [],
+    pass: ids(
+      'AUTH-002 AUTH-007 AUTH-017 EGRESS-003 EGRESS-004 EXPO-002 EXPO-005 HTTP-007 HTTP-009 HTTP-010 LOG-001 PROTO-004 RATE-003 SUPPLY-006 TLS-001 TLS-003 TLS-005 TOOL-002 TOOL-004',
+    ),
+    not_applicable: 'rest',
+  },
+  {
+    // Under 1.2: fail on CONT-004 (Fargate cannot set no-new-privileges), HTTP-010 (the ALB's timeouts cannot be
+    // configured) and TLS-006 (an ALB cannot verify target certificates). Now compensating controls stated in facts.
+    name: 'a SaaS server on AWS Fargate behind an Application Load Balancer, OAuth, compensating controls stated',
+    facts: () => FACTS('fargate-alb-oauth'),
+    verdict: 'pass',
+    fail: ['AUTH-013', 'CONT-013', 'RATE-009', 'TOOL-002'],
+    undetermined: [],
+    pass: 'rest',
+    not_applicable: ids(
+      'AUTH-003..006 AUTH-012 AUTH-015 AUTH-016 AUTH-018 CLIENT-001..004 CLIENT-006..021 CONT-014 EGRESS-001 EXPO-001 EXPO-004 EXPO-006 HTTP-005 KEYS-001..006 LOG-004 PROTO-002 PROTO-005 SIGN-001..005 TLS-002 TOOL-007 TOOL-008',
+    ),
+  },
+  {
+    // Under 1.2: fail on AUTH-014 alone, a SHOULD of MCP 2026-07-28 for the authorization server: now advisory.
+    name: 'an enterprise MCP gateway on Kubernetes with Keycloak as its authorization server, iss not sent',
+    facts: () => FACTS('k8s-gateway-keycloak'),
+    verdict: 'pass',
+    fail: ['AUTH-013', 'AUTH-014', 'CONT-013', 'RATE-009', 'TOOL-002'],
+    undetermined: [],
+    pass: 'rest',
+    not_applicable: ids(
+      'AUTH-003..006 AUTH-012 AUTH-015 AUTH-016 AUTH-018 CLIENT-006 CLIENT-009 CLIENT-011 CLIENT-015..017 CLIENT-021 EGRESS-001 EXPO-001 EXPO-004 EXPO-006 HTTP-005 KEYS-001..006 LOG-004 PROTO-005 SIGN-001..005 TLS-002 TOOL-007 TOOL-008',
+    ),
+  },
+  {
+    // Under 1.2: pass; nothing asked what the server itself uses downstream.
+    name: "one of the gateway's backends, serving every caller with one admin service account",
+    facts: () => FACTS('k8s-gateway-backend-admin'),
+    verdict: 'fail',
+    fail: ['AUTH-013', 'AUTH-017', 'CONT-013', 'RATE-009', 'TOOL-002'],
+    undetermined: [],
+    pass: 'rest',
+    not_applicable: ids(
+      'AUTH-003..006 AUTH-012 AUTH-015 AUTH-016 AUTH-018 CLIENT-001..004 CLIENT-006..021 EGRESS-001 EXPO-001 EXPO-004 EXPO-006 HTTP-005 KEYS-001..006 LOG-004 PROTO-002 PROTO-005 SIGN-001..005 TLS-001 TLS-004 TOOL-007 TOOL-008',
+    ),
+  },
+  {
+    // One deployment per server of a laptop's client configuration: npx -y of a floating release with its token in env.
+    name: 'a laptop: the entry `npx -y @modelcontextprotocol/server-github`, its token written in the entry',
+    facts: () => FACTS('laptop-npx-github'),
+    verdict: 'fail',
+    fail: ids('CLIENT-003 CLIENT-006 CLIENT-009 CLIENT-012 CLIENT-013 INJ-001 SUPPLY-005 TOOL-002 TOOL-003'),
+    undetermined: [],
+    pass: ids(
+      'AUTH-017 CLIENT-001 CLIENT-002 CLIENT-004 CLIENT-008 CLIENT-014 CLIENT-017 CLIENT-018 EGRESS-003 EGRESS-004 EXPO-006 LOG-002 LOG-004 SUPPLY-006 TOOL-001 TOOL-004',
+    ),
+    not_applicable: 'rest',
+  },
+  {
+    // The same laptop's `npx mcp-remote@0.1.15 https://...`: the server is the remote one (http); the adapter is a
+    // locked-at-the-top, vulnerable program the client launches (CVE-2025-6514). Under 1.2 nothing asked (F2), and
+    // CLIENT-007 was not applicable because the server's revisions are 2025 ones (L1).
+    name: 'the same laptop: the entry `npx mcp-remote@0.1.15` for a remote OAuth server of a 2025 revision',
+    facts: () => FACTS('laptop-mcp-remote'),
+    verdict: 'fail',
+    fail: ids('CLIENT-003 CLIENT-006 CLIENT-007 CLIENT-009 CLIENT-010 CLIENT-012 CLIENT-017 CLIENT-019'),
+    undetermined: 'rest',
+    pass: ids('CLIENT-001 CLIENT-002 CLIENT-004 CLIENT-008 CLIENT-013 CLIENT-014 CLIENT-018 CLIENT-020'),
+    not_applicable: ids(
+      'AUTH-005 AUTH-013 AUTH-014 CLIENT-011 CLIENT-015 CLIENT-016 CLIENT-021 CONT-007 EXPO-006 KEYS-001 LOG-004 LOG-005 LOG-007..009 PROTO-001 PROTO-003 PROTO-006 RATE-004 SIGN-001..005 SUPPLY-007 TLS-002',
+    ),
+  },
+  {
+    // Under 1.2: TLS-002 excluded staging, and a world-readable .env had no value (AUTH-015 undetermined).
+    name: 'a staging server in a VPC over plain HTTP, one static bearer token in a world-readable .env file',
+    facts: () => FACTS('vpc-static-bearer'),
+    verdict: 'fail',
+    fail: ['AUTH-015', 'CONT-013', 'TLS-002'],
+    undetermined: [],
+    pass: 'rest',
+    not_applicable: ids(
+      'AUTH-003 AUTH-005 AUTH-008..014 AUTH-016 AUTH-018..021 CLIENT-001..004 CLIENT-006..021 CONT-007 CONT-014 EXPO-003 EXPO-004 EXPO-006 HTTP-012 KEYS-001..006 LOG-004 LOG-005 LOG-007 LOG-008 PROTO-003 PROTO-005 RATE-004 RATE-006 SIGN-001..005 TLS-001 TLS-003..006 TOOL-005..008',
+    ),
+  },
+  {
+    name: 'a server that manages Docker for its callers, with /var/run/docker.sock mounted',
+    facts: () => FACTS('docker-socket'),
+    verdict: 'fail',
+    fail: ['CONT-006', 'CONT-017'],
+    undetermined: [],
+    pass: 'rest',
+    not_applicable: ids(
+      'AUTH-006 AUTH-008..016 AUTH-018..021 CLIENT-001..004 CLIENT-006..021 CONT-014 EXPO-001 EXPO-004 EXPO-006 HTTP-012 KEYS-001..006 LOG-004 PROTO-003 PROTO-005 SIGN-001..005 TLS-002 TOOL-005..008',
+    ),
+  },
+  {
+    // Under 1.2: a signed pass (F1): nothing could say hostNetwork, hostPID or a hostPath of /.
+    name: 'a node-diagnostics pod with hostNetwork, hostPID and the node root mounted, reached by kubectl port-forward',
+    facts: () => FACTS('node-diagnostics-pod'),
+    verdict: 'fail',
+    fail: ['CONT-016', 'CONT-017'],
+    undetermined: [],
+    pass: 'rest',
+    not_applicable: ids(
+      'AUTH-001 AUTH-006 AUTH-008..016 AUTH-019..021 CLIENT-001..004 CLIENT-006..021 EXPO-003 EXPO-004 EXPO-006 HTTP-012 KEYS-001..006 LOG-004 PROTO-003 PROTO-005 RATE-001 RATE-004 RATE-006 RATE-008 SIGN-001..005 TLS-001..006 TOOL-005..008',
+    ),
+  },
+  {
+    // Under 1.2: a signed pass (F4): NODE_TLS_REJECT_UNAUTHORIZED=0 in the clients' configuration could not be said.
+    name: 'an internal server with a private CA whose clients turned TLS verification off',
+    facts: () => FACTS('internal-no-tls-verify'),
+    verdict: 'fail',
+    fail: ['CLIENT-018'],
+    undetermined: [],
+    pass: 'rest',
+    not_applicable: ids(
+      'AUTH-006 AUTH-008..016 AUTH-018..021 CLIENT-007 CLIENT-010 CLIENT-011 CLIENT-016 CLIENT-019..021 EXPO-001 EXPO-004 EXPO-006 HTTP-012 KEYS-001..006 LOG-004 PROTO-003 PROTO-005 SIGN-001..005 TLS-001 TLS-004 TOOL-005..008',
+    ),
+  },
+  {
+    // Under 1.2: the doctrine's own sandbox recipe failed CONT-010 (no --cpus) and CONT-008 (no health endpoint on a
+    // stdio child), and "no secrets" had no value (CONT-011, CONT-015 undetermined).
+    name: "a laptop whose client runs a stdio server in the doctrine's own sandbox recipe",
+    facts: () => FACTS('stdio-sandboxed-laptop'),
+    verdict: 'pass',
+    fail: ['CONT-013'],
+    undetermined: [],
+    pass: ids(
+      'AUTH-017 CLIENT-001..004 CLIENT-006 CLIENT-008 CLIENT-009 CLIENT-012..014 CLIENT-017 CLIENT-018 CONT-001..006 CONT-009..012 CONT-015..017 EGRESS-003 EGRESS-004 EXPO-006 LOG-002 LOG-004 SUPPLY-005 SUPPLY-006 TOOL-001..004 TOOL-006',
+    ),
+    not_applicable: 'rest',
+  },
+  {
+    // Under 1.2: AUTH-001 (critical) and RATE-001 (high) for a server only its own machine can reach.
+    name: 'a desktop app serving MCP over HTTP on 127.0.0.1 without a credential, Origin and Host checked',
+    facts: () => FACTS('loopback-desktop-app'),
+    verdict: 'fail',
+    fail: ['AUTH-018', 'EGRESS-002'],
+    undetermined: [],
+    pass: ids(
+      'AUTH-002 AUTH-007 AUTH-017 EGRESS-003 EGRESS-004 EXPO-001 EXPO-002 EXPO-005 HTTP-001..003 HTTP-007..011 LOG-001..003 LOG-005 LOG-007..009 PROTO-001 PROTO-004 PROTO-006 RATE-003 SUPPLY-005..007 TOOL-001..004',
+    ),
     not_applicable: 'rest',
   },
 ];
@@ -245,7 +398,7 @@ describe('golden deployments', () => {
       ...doctrine.areas.flatMap((a) => a.facts),
     ]);
     expect(summary.missing_facts).toEqual([...used].sort());
-    expect(summary.advisories.undetermined_rule_ids).toEqual(['AUTH-013', 'CONT-013', 'RATE-009', 'TOOL-002']);
+    expect(summary.advisories.undetermined_rule_ids).toEqual(['AUTH-013', 'AUTH-014', 'CONT-013', 'RATE-009', 'TOOL-002']);
     expect(summary.missing_facts.length).toBeGreaterThan(50);
   });
 
@@ -266,11 +419,11 @@ describe('golden deployments', () => {
       minimum_unmet: ['clients'],
       undetermined: [],
     });
-    expect(summary.coverage['clients']).toEqual({ rules: 15, checked: 0, not_applicable: 15, undetermined: 0 });
+    expect(summary.coverage['clients']).toEqual({ rules: 20, checked: 0, not_applicable: 20, undetermined: 0 });
     // The same facts with the client reviewed (and nothing wrong with it) pass: the scope was all that was missing.
     const reviewed = {
       ...FACTS('stdio-dev'),
-      client: { reviewed: true, launches_stdio_servers: false, destructive_calls_confirmed: true },
+      client: { reviewed: true, launches_stdio_servers: true, destructive_calls_confirmed: true },
     };
     Object.assign(reviewed.client, {
       trusts_annotations_from_untrusted_servers: false,
@@ -284,6 +437,12 @@ describe('golden deployments', () => {
       schema_refs_local_only: true,
       supports_elicitation: false,
       renders_mcp_apps: false,
+      // The client launches this stdio server: from a locked install, sandboxed, with no known vulnerability.
+      stdio_servers_release: 'locked',
+      stdio_servers_sandboxed: true,
+      stdio_servers_vulnerable: false,
+      tls_verification_disabled: false,
+      supports_sampling: false,
     });
     expect(evaluateFacts(doctrine, reviewed).summary).toMatchObject({
       verdict: 'pass',
@@ -309,13 +468,13 @@ describe('golden deployments', () => {
     expect(summary).toMatchObject({ verdict: 'pass', fail: 4, failed_rule_ids: [], highest_failed_severity: null });
     expect(summary.failed_by_severity).toEqual({ critical: 0, high: 0, medium: 0, low: 0 });
     expect(summary.advisories).toEqual({
-      rules: 4,
+      rules: 5,
       failed_rule_ids: ['AUTH-013', 'CONT-013', 'RATE-009', 'TOOL-002'],
       undetermined_rule_ids: [],
     });
     const advisoryFindings = findings.filter((f) => f.advisory);
-    expect(advisoryFindings.map((f) => f.rule_id)).toEqual(['AUTH-013', 'CONT-013', 'RATE-009', 'TOOL-002']);
-    expect(doctrine.rules.filter((r) => r.advisory).map((r) => r.id)).toEqual(['AUTH-013', 'CONT-013', 'RATE-009', 'TOOL-002']);
+    expect(advisoryFindings.map((f) => f.rule_id)).toEqual(['AUTH-013', 'AUTH-014', 'CONT-013', 'RATE-009', 'TOOL-002']);
+    expect(doctrine.rules.filter((r) => r.advisory).map((r) => r.id)).toEqual(['AUTH-013', 'AUTH-014', 'CONT-013', 'RATE-009', 'TOOL-002']);
     // A baseline failure still fails, whatever its severity: scopes not enforced (medium) fails the same deployment.
     expect(evaluateFacts(doctrine, FACTS('oauth-remote')).summary).toMatchObject({ verdict: 'fail', failed_rule_ids: ['AUTH-011'] });
   });
@@ -348,9 +507,13 @@ describe('golden deployments', () => {
       ['FACTS-009', { authentication: { method: 'mtls' }, tls: { enabled: false } }],
       ['FACTS-010', { container: { used: false, orchestrator: 'kubernetes' } }],
       ['FACTS-011', { rate_limit: { enabled: false, unauthenticated_limited: true } }],
+      // 1.3.0: a stdio server its client does not launch, and a container that is not used, described anyway.
+      ['FACTS-012', { transport: { kind: 'stdio' }, client: { reviewed: true, launches_stdio_servers: false } }],
+      ['FACTS-013', { container: { used: false, docker_socket_mounted: true } }],
     ];
     expect(contradictions.map(([id]) => id)).toEqual(doctrine.constraints.slice(1).map((c) => c.id));
-    for (const [id, f] of contradictions) expect(() => evaluateFacts(doctrine, f), id).toThrow(new RegExp(`\\(${id}\\)`));
+    // Each is named (FACTS-010's facts also break FACTS-013, which covers every container fact).
+    for (const [id, f] of contradictions) expect(() => evaluateFacts(doctrine, f), id).toThrow(new RegExp(`[(, ]${id}[,)]`));
     // Several at once are all named; a constraint whose facts are partly missing is no contradiction.
     expect(() => evaluateFacts(doctrine, { ...facts, tls: { enabled: false, hsts: true } })).toThrow(/\(FACTS-001, FACTS-008\)/);
     expect(() => evaluateFacts(doctrine, { authentication: { method: 'none' } })).not.toThrow();
@@ -359,11 +522,11 @@ describe('golden deployments', () => {
 
   it('counts what was checked, per area', () => {
     const { summary } = evaluateFacts(doctrine, FACTS('stdio-npx-latest'));
-    expect(summary.checked).toBe(11);
+    expect(summary.checked).toBe(12);
     expect(Object.keys(summary.coverage).sort()).toEqual([...new Set(doctrine.rules.map((r) => r.category))].sort());
     const total = Object.values(summary.coverage).reduce((n, a) => n + a.rules, 0);
     expect(total).toBe(doctrine.rules.length);
-    expect(summary.coverage['supply-chain']).toEqual({ rules: 5, checked: 1, not_applicable: 4, undetermined: 0 });
+    expect(summary.coverage['supply-chain']).toEqual({ rules: 7, checked: 2, not_applicable: 5, undetermined: 0 });
   });
 
   it('lists the facts of every undetermined finding in the summary', () => {
@@ -373,5 +536,129 @@ describe('golden deployments', () => {
       for (const f of findings)
         if (!f.advisory) for (const m of f.missing_facts ?? []) expect(missing.has(m), `${c.name}: ${m}`).toBe(true);
     }
+  });
+});
+
+/** `base` with each group of `patch` merged in; a null fact or group is removed. */
+function patched(base: Record<string, unknown>, patch: Record<string, Record<string, unknown> | null>): Record<string, unknown> {
+  const out = structuredClone(base) as Record<string, Record<string, unknown>>;
+  for (const [group, facts] of Object.entries(patch)) {
+    if (facts === null) delete out[group];
+    else for (const [k, v] of Object.entries(facts)) v === null ? delete (out[group] ??= {})[k] : ((out[group] ??= {})[k] = v);
+  }
+  return out;
+}
+
+describe('doctrine 1.3.0: one fact changed, the rule that reads it', () => {
+  const status = (facts: Record<string, unknown>, id: string) => evaluateFacts(doctrine, facts).findings.find((f) => f.rule_id === id)!;
+
+  it('EXPO-001 asks whether the internet reaches a server with no proxy; a port on all interfaces is CONT-009', () => {
+    // L4: under 1.2 EXPO-001 (critical) failed this server, which the internet cannot reach.
+    const lan = patched(FACTS('hardened'), {
+      exposure: {
+        behind_reverse_proxy: false,
+        reachable_from_internet: false,
+        endpoint_address_class: 'private',
+        ingress_restricted_to_proxy: null,
+      },
+      container: { published_ports: 'all_interfaces' },
+      tls: { backend_hop: null, hsts: null },
+    });
+    expect(status(lan, 'EXPO-001').status).toBe('pass');
+    expect(status(lan, 'CONT-009').status).toBe('fail');
+    expect(evaluateFacts(doctrine, lan).summary.failed_rule_ids).toEqual(['CONT-009']);
+    // Reachable, the same server fails EXPO-001 whatever its bind and ports.
+    expect(status(patched(lan, { exposure: { reachable_from_internet: true, endpoint_address_class: 'public' } }), 'EXPO-001').status).toBe(
+      'fail',
+    );
+  });
+
+  it('RATE-008 fails without a limiter instead of asking about the limiter that is not there', () => {
+    const facts = patched(FACTS('hardened'), {
+      rate_limit: { enabled: false, unauthenticated_limited: null, per_minute: null, scope: null },
+    });
+    const finding = status(facts, 'RATE-008');
+    expect(finding.status).toBe('fail');
+    expect(finding.missing_facts).toBeUndefined();
+  });
+
+  it('TLS-006 applies behind any proxy, internal ones too, and accepts the provider network only as stated', () => {
+    const backend = FACTS('k8s-gateway-backend');
+    expect(status(patched(backend, { tls: { backend_hop: 'network_plaintext' } }), 'TLS-006').status).toBe('fail');
+    expect(status(patched(backend, { tls: { backend_hop: 'provider_network' } }), 'TLS-006').status).toBe('pass');
+  });
+
+  it('CLIENT-007 asks every OAuth client for issuer validation, whatever revision the server speaks', () => {
+    // L1: under 1.2 it read the server's transport.protocol_revisions, and a stdio laptop's OAuth clients escaped it.
+    const laptop = patched(FACTS('stdio-laptop'), {
+      transport: { protocol_revisions: null },
+      client: { uses_oauth: true, oauth_iss_validated: false, authorization_urls_validated: true },
+    });
+    expect(status(laptop, 'CLIENT-007').status).toBe('fail');
+  });
+
+  it('needs no exposure or authentication facts of a stdio server, only what it uses downstream', () => {
+    const dev = FACTS('stdio-dev');
+    const minimal = patched(dev, { exposure: null, authentication: { required: null, method: null, token_passthrough: null } });
+    expect(evaluateFacts(doctrine, minimal).summary).toEqual(evaluateFacts(doctrine, dev).summary);
+  });
+
+  it('counts tokens the server mints itself, and a host file other users can read', () => {
+    const minted = patched(FACTS('hardened'), { authentication: { method: 'server_issued_tokens', key_rotation_days: 120 } });
+    expect(status(minted, 'AUTH-005').status).toBe('fail');
+    const envFile = patched(FACTS('vpc-static-bearer'), { authentication: { static_token_location: 'restricted_file' } });
+    expect(status(envFile, 'AUTH-015').status).toBe('pass');
+  });
+
+  it('lists the allowed values of an enum fact it refuses', () => {
+    expect(() => evaluateFacts(doctrine, { container: { secrets_source: 'vault' } })).toThrow(/facts do not match/);
+    try {
+      evaluateFacts(doctrine, { container: { secrets_source: 'vault' } });
+    } catch (err) {
+      expect((err as { details: unknown }).details).toEqual([
+        {
+          where: 'facts.container.secrets_source',
+          message:
+            'must be one of ["none","mounted_files","environment","baked_into_image","secret_manager","config_map","manifest_plaintext"]',
+        },
+      ]);
+    }
+  });
+});
+
+describe('a review of several deployments, one per server', () => {
+  const verdict = (name: string) => evaluateFacts(doctrine, FACTS(name)).summary.verdict;
+
+  it('declares the order and the client facts in doctrine.json, and reads them as declared', () => {
+    expect(doctrine.meta.deployments!.verdict_order).toEqual(VERDICT_ORDER);
+    expect(factSide(doctrine, 'client.destructive_calls_confirmed')).toBe('client');
+    expect(factSide(doctrine, 'client.stdio_servers_release')).toBe('client_entry');
+    expect(factSide(doctrine, 'supply_chain.deployed_release')).toBe('server');
+    expect(worstVerdict([])).toBe('incomplete');
+    expect(worstVerdict(['pass', 'limited_scope'])).toBe('limited_scope');
+    expect(worstVerdict(['limited_scope', 'incomplete', 'pass'])).toBe('incomplete');
+    expect(worstVerdict(['pass', 'fail', 'incomplete'])).toBe('fail');
+  });
+
+  it('a laptop launching mixed servers: each entry its own verdict, the review the worst, client facts shared', () => {
+    const entries = ['laptop-npx-github', 'laptop-mcp-remote', 'stdio-sandboxed-laptop'];
+    expect(entries.map(verdict)).toEqual(['fail', 'fail', 'pass']);
+    expect(worstVerdict(entries.map(verdict))).toBe('fail');
+    // The client application's facts are the same in every deployment of one client configuration.
+    const appFacts = (name: string) =>
+      Object.fromEntries(Object.entries(FACTS(name)['client'] as object).filter(([k]) => factSide(doctrine, `client.${k}`) === 'client'));
+    const shared = [
+      'destructive_calls_confirmed',
+      'trusts_annotations_from_untrusted_servers',
+      'tool_names_namespaced',
+      'schema_refs_local_only',
+    ];
+    for (const name of entries.slice(1))
+      for (const k of shared) expect(appFacts(name)[k], `${name}: ${k}`).toEqual(appFacts(entries[0]!)[k]);
+  });
+
+  it('a gateway and its backends: the backend with one admin account fails the review, the others pass', () => {
+    expect(worstVerdict(['k8s-gateway-keycloak', 'k8s-gateway-backend'].map(verdict))).toBe('pass');
+    expect(worstVerdict(['k8s-gateway-keycloak', 'k8s-gateway-backend', 'k8s-gateway-backend-admin'].map(verdict))).toBe('fail');
   });
 });
