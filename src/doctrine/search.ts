@@ -8,6 +8,8 @@ interface IndexedEntry {
   kind: EntryKind;
   title: string;
   text: string;
+  /** A rule's keywords (the specification's terms) and the facts it reads, e.g. "token passthrough". */
+  terms: string;
 }
 
 export interface SearchHit {
@@ -76,17 +78,20 @@ export class DoctrineSearch {
   #build(): { index: MiniSearch<IndexedEntry>; entries: Map<string, IndexedEntry> } {
     const doctrine = this.#doctrine;
     const index = new MiniSearch<IndexedEntry>({
-      fields: ['id', 'title', 'text'],
+      fields: ['id', 'title', 'terms', 'text'],
       storeFields: ['kind', 'title'],
-      searchOptions: { boost: { id: 3, title: 2 }, prefix: true, fuzzy: 0.2, combineWith: 'OR' },
+      // A rule's keywords and fact names are what readers type: they weigh like its title.
+      searchOptions: { boost: { id: 3, title: 2, terms: 2 }, prefix: true, fuzzy: 0.2, combineWith: 'OR' },
     });
     const entries: IndexedEntry[] = [
-      ...doctrine.documents.map((d) => ({ id: d.id, kind: 'document' as const, title: d.title, text: plain(d.body) })),
+      ...doctrine.documents.map((d) => ({ id: d.id, kind: 'document' as const, title: d.title, text: plain(d.body), terms: '' })),
       ...doctrine.rules.map((r) => ({
         id: r.id,
         kind: 'rule' as const,
         title: r.title,
         text: `${r.rationale} ${r.remediation} ${r.category} ${r.severity}`,
+        // Fact paths split into words ("authentication.token_passthrough" → "authentication token passthrough").
+        terms: [...(r.keywords ?? []), ...r.facts.map((f) => f.replace(/[._]/g, ' '))].join(' '),
       })),
     ];
     const map = new Map<string, IndexedEntry>();

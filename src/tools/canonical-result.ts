@@ -24,6 +24,11 @@ export function canonicalEvaluation(evaluation: Evaluation): PreCanonical {
   return new PreCanonical(`{"findings":[${findings}],"summary":${canonicalJson(evaluation.summary)}}`, () => evaluation);
 }
 
+/** The summary alone, as canonical JSON ({"summary":{...}}): what detail "summary" returns. */
+export function canonicalSummary(evaluation: Evaluation): PreCanonical {
+  return new PreCanonical(`{"summary":${canonicalJson(evaluation.summary)}}`, () => ({ summary: evaluation.summary }));
+}
+
 /**
  * A CallToolResult as JSON, with the same members in the same order as
  * JSON.stringify({ content, structuredContent, isError }) gives: the canonical text

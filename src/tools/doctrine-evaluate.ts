@@ -1,7 +1,7 @@
 import { type Detail, evaluateFacts, REASONS } from '../doctrine/evaluate.js';
 import { SEVERITIES } from '../doctrine/types.js';
 import { SignetError } from '../errors.js';
-import { canonicalEvaluation } from './canonical-result.js';
+import { canonicalEvaluation, canonicalSummary } from './canonical-result.js';
 import type { ToolDefinition } from './types.js';
 
 interface Input {
@@ -51,7 +51,8 @@ export const doctrineEvaluate: ToolDefinition<Input> = {
     'the minimum scope out of scope, otherwise pass. Advisory rules (extras and drafts, marked advisory) are reported in ' +
     'summary.advisories and never change the verdict. Only verdict "pass" means the deployment meets the baseline as described. ' +
     'Failed findings also carry category, rationale, remediation and references (detail "full" adds them to every finding; ' +
-    'doctrine_get gives any rule in full). Deterministic: the same facts always give the same signed output. Describe what is ' +
+    'detail "summary" returns the summary alone, a few kilobytes, for clients with a small context; doctrine_get gives any rule ' +
+    "in full). Several servers are several deployments, one evaluation each; a review's verdict is the worst of them. Deterministic: the same facts always give the same signed output. Describe what is " +
     'deployed, not what is intended, and test what you can.',
   inputSchema: (doctrine) => ({
     type: 'object',
@@ -59,10 +60,12 @@ export const doctrineEvaluate: ToolDefinition<Input> = {
     properties: {
       facts: factsSubschema(doctrine.meta.facts_schema),
       detail: {
-        enum: ['failures', 'full'],
+        enum: ['failures', 'full', 'summary'],
         default: 'failures',
         description:
-          'Where the explanation (category, rationale, remediation, references) appears: "failures" (default, compact) or "full" (every finding).',
+          'How much comes back: "failures" (default) explains the failed findings only (category, rationale, remediation, ' +
+          'references); "full" explains every finding; "summary" returns the summary without findings (it still names every ' +
+          'failed and undetermined rule and every missing fact).',
       },
     },
     additionalProperties: false,
@@ -70,16 +73,17 @@ export const doctrineEvaluate: ToolDefinition<Input> = {
   validationSchema: () => ({
     type: 'object',
     required: ['facts'],
-    properties: { facts: { type: 'object' }, detail: { enum: ['failures', 'full'] } },
+    properties: { facts: { type: 'object' }, detail: { enum: ['failures', 'full', 'summary'] } },
     additionalProperties: false,
   }),
   resultSchema: {
     type: 'object',
-    required: ['findings', 'summary'],
+    required: ['summary'],
     additionalProperties: false,
     properties: {
       findings: {
         type: 'array',
+        description: 'One per rule, in rule id order; absent with detail "summary".',
         items: {
           type: 'object',
           required: ['rule_id', 'title', 'severity', 'status'],
@@ -161,7 +165,8 @@ export const doctrineEvaluate: ToolDefinition<Input> = {
   run(ctx, input) {
     // Facts are checked here, by the doctrine's compiled facts validator (see validationSchema).
     try {
-      return canonicalEvaluation(evaluateFacts(ctx.doctrine, input.facts, { detail: input.detail ?? 'failures' }));
+      const evaluation = evaluateFacts(ctx.doctrine, input.facts, { detail: input.detail ?? 'failures' });
+      return input.detail === 'summary' ? canonicalSummary(evaluation) : canonicalEvaluation(evaluation);
     } catch (err) {
       if (!(err instanceof SignetError)) throw err;
       throw new SignetError(

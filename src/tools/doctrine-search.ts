@@ -10,7 +10,7 @@ export const doctrineSearch: ToolDefinition<Input> = {
   name: 'doctrine_search',
   title: 'Search the doctrine',
   description:
-    'Full-text search over the doctrine\'s documents and rules (prefix and fuzzy matching; ids and titles weigh more). Returns ranked hits with a snippet each; ties are ordered by id, so the same query always gives the same list. Use it to find which rules or documents cover a topic (e.g. "rate limit", "TLS", "X-Forwarded-For"), then fetch one with doctrine_get.',
+    'Full-text search over the doctrine\'s documents and rules (prefix and fuzzy matching; ids, titles, the specification\'s terms such as "token passthrough" and the fact names a rule reads weigh more). Returns ranked hits with a snippet each; ties are ordered by id, so the same query always gives the same list. Use it to find which rules or documents cover a topic (e.g. "rate limit", "TLS", "X-Forwarded-For"), then fetch one with doctrine_get.',
   inputSchema: () => ({
     type: 'object',
     required: ['query'],

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { evaluateFacts } from '../../../src/doctrine/evaluate.js';
 import { loadDoctrine } from '../../../src/doctrine/load.js';
 import { DoctrineSearch } from '../../../src/doctrine/search.js';
-import { MINI_DOCTRINE } from '../../helpers/paths.js';
+import { DEFAULT_DOCTRINE, MINI_DOCTRINE } from '../../helpers/paths.js';
 
 const doctrine = loadDoctrine(MINI_DOCTRINE);
 
@@ -144,5 +144,27 @@ describe('DoctrineSearch', () => {
     expect(search.search('transp', { limit: 5 }).hits.map((h) => h.id)).toContain('transport-choice');
     expect(search.search('bearr', { limit: 5 }).hits.map((h) => h.id)).toContain('TLS-001');
     expect(search.search('zzzzqqq', { limit: 5 }).total).toBe(0);
+  });
+});
+
+describe("DoctrineSearch over the bundled doctrine, in the specification's own words", () => {
+  const search = new DoctrineSearch(loadDoctrine(DEFAULT_DOCTRINE));
+  const first = (query: string) => search.search(query, { limit: 5, kind: 'rule' }).hits[0]?.id;
+
+  it.each([
+    ['token passthrough', 'AUTH-007'],
+    ['confused deputy', 'AUTH-012'],
+    ['mix-up attack', 'CLIENT-007'],
+    ['rug pull', 'CLIENT-003'],
+    ['hostNetwork hostPID', 'CONT-016'],
+    ['NODE_TLS_REJECT_UNAUTHORIZED', 'EGRESS-004'],
+    ['CVE-2025-6514', 'CLIENT-017'],
+    ['slowloris', 'HTTP-010'],
+  ])('ranks the rule for "%s" first', (query, id) => {
+    expect(first(query)).toBe(id);
+  });
+
+  it('finds a rule by the name of a fact it reads', () => {
+    expect(search.search('downstream_credentials', { limit: 3, kind: 'rule' }).hits.map((h) => h.id)).toContain('AUTH-017');
   });
 });

@@ -1,9 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SignetError } from '../../../src/errors.js';
 import { canonicalJson } from '../../../src/signing/canonical.js';
 import { verifyOutput } from '../../../src/signing/verify.js';
 import { testContext } from '../../helpers/context.js';
 import { opensslSha256 } from '../../helpers/openssl.js';
+import { DEFAULT_DOCTRINE, FACTS } from '../../helpers/paths.js';
 
 const ctx = testContext();
 const call = (name: string, args: unknown) => ctx.tools.call(name, args).result;
@@ -93,6 +95,21 @@ describe('tool dispatch', () => {
       // Not a fact in either spelling: said as before.
       { where: 'arguments.facts', message: 'unknown fact "tls.bogus"' },
     ]);
+  });
+
+  it('doctrine_evaluate with detail "summary" signs the summary alone: the same summary, a fraction of the bytes', () => {
+    // The bundled doctrine, where the difference shows: 135 rules.
+    const bundled = testContext({ SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE });
+    const facts = JSON.parse(readFileSync(FACTS('hardened-oauth'), 'utf8'));
+    const full = bundled.tools.call('doctrine_evaluate', { facts, detail: 'full' });
+    const summary = bundled.tools.call('doctrine_evaluate', { facts, detail: 'summary' });
+    expect(summary.result.isError).toBe(false);
+    expect(Object.keys(sc(summary.result).result)).toEqual(['summary']);
+    expect(sc(summary.result).result.summary).toEqual(sc(full.result).result.summary);
+    expect(verifyOutput(summary.result).signature_valid).toBe(true);
+    // The whole tool result (text and structured content) of an AI client's call, against the full one.
+    expect(summary.json().length * 10).toBeLessThan(full.json().length);
+    expect(summary.json()).toBe(JSON.stringify(summary.result));
   });
 
   it('refuses unknown tools as a protocol error, not a tool result', () => {
