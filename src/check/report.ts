@@ -7,13 +7,12 @@ import type { FactCounts } from './merge.js';
 
 export const CHECK_FORMAT = 'signet-check/1';
 
-/** Worst first: one unsafe deployment decides the overall verdict, whatever the others say. */
-export const VERDICT_ORDER: readonly Verdict[] = ['fail', 'incomplete', 'limited_scope', 'pass'];
-
-/** The review's verdict: the worst of its deployments', and `incomplete` for none (doctrine 1.3: a review of nothing never passes). */
-export function worstVerdict(verdicts: readonly Verdict[]): Verdict {
-  return VERDICT_ORDER.find((v) => verdicts.includes(v)) ?? 'incomplete';
-}
+/**
+ * The review's verdict is the doctrine's rule (doctrine.json `deployments`, doctrine/deployments.ts):
+ * the worst of the deployments', fail > incomplete > limited_scope > pass, and incomplete for none,
+ * so one unsafe server never hides behind four safe ones and a review of nothing never passes.
+ */
+export { VERDICT_ORDER, worstVerdict } from '../doctrine/deployments.js';
 
 /** `signet check`'s exit code for a verdict: 0 pass, 1 fail, 3 incomplete or limited scope (2 is bad input). */
 export function exitCodeOf(verdict: Verdict): 0 | 1 | 3 {
