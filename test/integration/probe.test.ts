@@ -74,6 +74,11 @@ describe('probe: a deliberately weak server', () => {
       expect(fact(r, 'authentication.oauth_client_id_metadata_documents')).toBe(false);
       expect(fact(r, 'authentication.oauth_iss_in_authorization_response')).toBe(false);
       expect(sourcesOf(r, 'authentication.oauth_iss_in_authorization_response')).toEqual(['discovery.authorization-server']);
+      expect(fact(r, 'authentication.oauth_pkce_s256_required')).toBe(false);
+      expect(fact(r, 'authentication.oauth_endpoints_https')).toBe(false);
+      expect(r.sources['authentication.oauth_endpoints_https']![0]!.why).toBe(
+        'http:// URLs in the metadata: authorization_endpoint, issuer, token_endpoint',
+      );
       expect(fact(r, 'tls.enabled')).toBe(false);
       expect(fact(r, 'exposure.endpoint_address_class')).toBe('loopback');
       // Nothing the probe could not stand behind: no credential, so nothing about one in the query.
@@ -97,7 +102,7 @@ describe('probe: a deliberately weak server', () => {
       expect((evidence(r, 'query.api_key') as ProbeHttpEvidence).request.url).toMatch(/\?api_key=\[credential\]$/);
       expect(fact(r, 'http.session_ids_used_for_auth')).toBe(true);
       expect(sourcesOf(r, 'http.session_ids_used_for_auth')).toEqual(['session.replay-no-credential']);
-      expect(fact(r, 'tls.enabled')).toBe(true);
+      expect(r.undecided).toContain('tls.enabled');
       expect(fact(r, 'tls.min_version')).toBe('1.0');
       expect((evidence(r, 'tls.1.0') as ProbeTlsEvidence).negotiated).toBe('TLSv1');
       expect((evidence(r, 'tls.1.3') as ProbeTlsEvidence).certificate).toMatchObject({ verified: true, subject: 'CN=localhost' });

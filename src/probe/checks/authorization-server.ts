@@ -1,6 +1,7 @@
 // What the authorization server's own metadata says (RFC 8414), when that server is on the
 // endpoint's origin (the discovery check fetched /.well-known/oauth-authorization-server): Client
-// ID Metadata Documents and RFC 9207 `iss` are advertised there. An authorization server on
+// ID Metadata Documents, RFC 9207 `iss` and PKCE methods are advertised there, and its endpoints'
+// URLs are listed. An authorization server on
 // another origin is not fetched; a metadata document proves what is not supported, never that a
 // flow behaves (the `iss` fact also needs one authorization response, which needs a person).
 import type { Check } from '../check.js';
@@ -16,7 +17,12 @@ function parse(text: string): unknown {
 
 export const authorizationServer: Check = {
   name: 'authorization-server',
-  facts: ['authentication.oauth_client_id_metadata_documents', 'authentication.oauth_iss_in_authorization_response'],
+  facts: [
+    'authentication.oauth_client_id_metadata_documents',
+    'authentication.oauth_iss_in_authorization_response',
+    'authentication.oauth_endpoints_https',
+    'authentication.oauth_pkce_s256_required',
+  ],
   async run(ctx) {
     const { findings, state, target } = ctx;
     const facts = authorizationServer.facts;
@@ -57,6 +63,36 @@ export const authorizationServer: Check = {
         probe: meta.id,
         why: 'the metadata does not advertise authorization_response_iss_parameter_supported (RFC 9207)',
       });
+    }
+    // Doctrine 1.3: every endpoint over HTTPS, and PKCE S256 listed.
+    const plain = Object.entries(doc)
+      .filter(([k, v]) => (k === 'issuer' || k === 'jwks_uri' || k.endsWith('_endpoint')) && typeof v === 'string' && /^http:/i.test(v))
+      .map(([k]) => k)
+      .sort();
+    if (plain.length > 0) {
+      findings.decide('authentication.oauth_endpoints_https', false, {
+        probe: meta.id,
+        why: `http:// URLs in the metadata: ${plain.join(', ')}`,
+      });
+    } else {
+      findings.leave(
+        'authentication.oauth_endpoints_https',
+        'the metadata lists only https URLs; whether each refuses plain http needs requests the probe does not send',
+      );
+    }
+    const methods = doc['code_challenge_methods_supported'];
+    if (!(Array.isArray(methods) && methods.includes('S256'))) {
+      findings.decide('authentication.oauth_pkce_s256_required', false, {
+        probe: meta.id,
+        why: Array.isArray(methods)
+          ? `code_challenge_methods_supported lists ${methods.join(', ') || 'nothing'}, not S256`
+          : 'the metadata has no code_challenge_methods_supported',
+      });
+    } else {
+      findings.leave(
+        'authentication.oauth_pkce_s256_required',
+        'S256 is listed; whether requests without it are refused needs a sign-in, which the probe never does',
+      );
     }
   },
 };

@@ -2,7 +2,8 @@
 // version), newest first, and the certificate. OpenSSL 3 refuses TLS 1.0 and 1.1 on its own at
 // its default security level, so those two offers lower it (`@SECLEVEL=0`), as the doctrine's
 // OpenSSL recipe does: otherwise a refusal would be this machine's, not the server's. A plain
-// http endpoint that answered is served without TLS.
+// http endpoint that answered is served without TLS (tls.enabled false); an https one shows TLS
+// works at this URL, not that no plain listener serves it too, so tls.enabled stays open there.
 import { checkServerIdentity, connect, type DetailedPeerCertificate, type PeerCertificate, type TLSSocket } from 'node:tls';
 import type { Check, CheckContext } from '../check.js';
 import type { ProbeCertificate, ProbeTlsEvidence } from '../types.js';
@@ -147,7 +148,11 @@ export const tls: Check = {
       state.credentialWithheld = 'no TLS handshake succeeded';
       return;
     }
-    findings.decide('tls.enabled', true, { probe: first.id, why: `a TLS ${first.offered} handshake succeeded` });
+    // Doctrine 1.3: HTTPS *only*. A plain listener serving the same endpoint is another origin, which the probe never contacts.
+    findings.leave(
+      'tls.enabled',
+      `served over HTTPS here (${first.id}); whether a plain http listener also serves the endpoint is on another origin, which the probe does not contact`,
+    );
     // The lowest accepted version is the minimum only if every older one was offered and refused.
     const lowest = accepted[accepted.length - 1]!;
     const older = results.slice(results.indexOf(lowest) + 1);
