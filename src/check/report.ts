@@ -8,7 +8,7 @@ import type { FactCounts } from './merge.js';
 export const CHECK_FORMAT = 'signet-check/1';
 
 /**
- * The review's verdict is the doctrine's rule (doctrine.json `deployments`, doctrine/deployments.ts):
+ * The review's verdict is the doctrine's rule (doctrine.json `deployments`, src/doctrine/deployments.ts):
  * the worst of the deployments', fail > incomplete > limited_scope > pass, and incomplete for none,
  * so one unsafe server never hides behind four safe ones and a review of nothing never passes.
  */
