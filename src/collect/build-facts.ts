@@ -16,23 +16,16 @@ export function userIsRoot(user: string): boolean | null {
 /** Facts the Dockerfile decides about the image this deployment builds and runs. */
 export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: Inputs, contextDir: string, buildAt: At): void {
   sheet.set('supply_chain.builds_server', true, buildAt, `the image is built here from ${df.path}`);
-  if (df.base) {
-    const pinned = df.externalBases.length > 0 && df.externalBases.every((b) => b.digest);
-    sheet.set(
-      'container.image_pinned_by_digest',
-      pinned,
-      df.base.at,
-      pinned
-        ? 'every base image is named by digest'
-        : `a base image (${df.externalBases.find((b) => !b.digest)?.image}) is named by tag, not digest`,
-    );
-  }
   if (!sheet.has('container.runs_as_root')) {
     if (df.user) {
       const root = userIsRoot(df.user.value);
       if (root !== null) sheet.set('container.runs_as_root', root, df.user.at, `USER ${df.user.value} in the final stage`);
     } else if (df.scratch) sheet.set('container.runs_as_root', true, df.base!.at, 'FROM scratch without USER runs as uid 0');
-    else sheet.undecided('container.runs_as_root', `no USER in ${df.path}: the base image's default user decides`);
+    else
+      sheet.undecided(
+        'container.runs_as_root',
+        `no USER in ${df.path}: the base image's default user decides (root for most official images, but that is the image's, not the files')`,
+      );
   }
   if (!sheet.has('container.healthcheck') && df.healthcheck)
     sheet.set('container.healthcheck', !df.healthcheck.disabled, df.healthcheck.at, 'HEALTHCHECK in the Dockerfile');
@@ -113,5 +106,5 @@ export function imageFacts(sheet: FactSheet, image: string, at: At): void {
   );
   sheet.set('supply_chain.deployed_release', pin, at, `image ${image}`);
   sheet.undecided('supply_chain.builds_server', 'an image reference does not say who built it');
-  sheet.undecided('container.runs_as_root', "no user set: the image's default user decides");
+  if (!sheet.has('container.runs_as_root')) sheet.undecided('container.runs_as_root', "no user set: the image's default user decides");
 }

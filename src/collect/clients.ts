@@ -8,6 +8,7 @@ import { findNodeAtLocation, type Node, parseTree } from 'jsonc-parser/lib/esm/m
 import { parse as parseToml } from 'smol-toml';
 import type { Context } from './context.js';
 import { SECRET_NAME } from './dockerfile.js';
+import { worstHostPaths } from './host-paths.js';
 import type { TextFile } from './inputs.js';
 import { analyseLaunch, type Launch, type Release } from './launch.js';
 import { type At, FactSheet } from './sheet.js';
@@ -118,8 +119,6 @@ function tomlEntries(file: TextFile): Entry[] {
 
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-const RELEASE_ORDER: Release[] = ['floating', 'exact_version', 'locked', 'digest'];
-
 interface Read {
   e: Entry;
   stdio: boolean;
@@ -187,97 +186,133 @@ export function clientDeployments(ctx: Context, file: TextFile): FactSheet[] {
   const reads = entries.map((e) => readEntry(e, inputIds));
   const wanted = ctx.options.servers ?? [];
   const chosen = wanted.length ? reads.filter((r) => wanted.includes(r.e.name)) : reads;
-
-  // What the file says about the client, the same on every deployment it launches.
-  const stdio = reads.filter((r) => r.stdio);
-  const releases = stdio.map((r) => r.launch?.release ?? null);
-  const worst = RELEASE_ORDER.find((rel) => releases.includes(rel));
-  const plaintext = reads.flatMap((r) => r.secrets.filter((s) => s.kind === 'plaintext'));
-  const placeholders = reads.flatMap((r) => r.secrets.filter((s) => s.kind === 'placeholder'));
-  const onHost = stdio.filter((r) => !r.launch?.docker);
-
+  // One deployment per server entry: the client facts describe that entry (doctrine 1.3,
+  // client.launches_stdio_servers and the facts after it), client.reviewed the whole file.
   return chosen.map((r) => {
     const sheet = new FactSheet(`client:${file.path}:${r.e.name}`);
-    const at = r.e.at();
-    const fileAt = { file: file.path, line: 1 };
-    sheet.set('client.reviewed', true, fileAt, 'the client configuration is among the files reviewed');
-    sheet.set(
-      'client.launches_stdio_servers',
-      stdio.length > 0,
-      stdio[0]?.e.at('command') ?? fileAt,
-      stdio.length ? `${stdio.map((s) => s.e.name).join(', ')} run as local processes (command)` : 'no entry has a command',
-    );
-    if (stdio.length) {
-      const undecidedOnes = stdio.filter((s) => !s.launch?.release);
-      const w = stdio.find((s) => s.launch?.release === worst);
-      if (worst === 'floating' || (worst && !undecidedOnes.length))
-        sheet.set('client.stdio_servers_release', worst, w!.e.at('args'), w!.launch!.releaseWhy);
-      else
-        sheet.undecided(
-          'client.stdio_servers_release',
-          `how ${undecidedOnes.map((s) => s.e.name).join(', ')} is fixed depends on a local program or checkout`,
-        );
-      if (onHost.length)
-        sheet.set(
-          'client.stdio_servers_sandboxed',
-          false,
-          onHost[0]!.e.at('command'),
-          `${onHost[0]!.e.name} runs directly on the host with the user's rights`,
-        );
-      else
-        sheet.undecided(
-          'client.stdio_servers_sandboxed',
-          'every stdio server runs in a container; whether each sees only what it needs is not decided by the flags alone',
-        );
-    }
-    if (plaintext.length) sheet.set('client.config_secrets_plaintext', true, plaintext[0]!.at, plaintext[0]!.why);
-    else if (placeholders.length) {
-      sheet.undecided('client.config_secrets_plaintext', placeholders[0]!.why);
-      sheet.cannotSay(placeholders[0]!.at, `${placeholders[0]!.why}: the configuration puts a secret in plain text once filled in`, [
-        'client.config_secrets_plaintext',
-      ]);
-    } else
-      sheet.set(
-        'client.config_secrets_plaintext',
-        false,
-        fileAt,
-        reads.some((x) => x.secrets.length)
-          ? 'every secret is a reference resolved at start (inputs or environment)'
-          : 'no secret is written in the configuration',
+    sheet.set('client.reviewed', true, { file: file.path, line: 1 }, 'the client configuration is among the files reviewed');
+    clientEntryFacts(sheet, r);
+    if (r.stdio && r.launch?.bridgeUrl) bridgeFacts(sheet, r);
+    else if (r.stdio) stdioFacts(sheet, r);
+    else
+      remoteFacts(
+        sheet,
+        r,
+        String(r.e.spec['url'] ?? r.e.spec['serverUrl'] ?? ''),
+        r.e.at(r.e.spec['url'] !== undefined ? 'url' : 'serverUrl'),
       );
-    const tlsOff = reads.find((x) => x.tlsOff);
-    if (tlsOff)
-      sheet.set(
-        'client.tls_verification_disabled',
-        true,
-        tlsOff.tlsOff!,
-        'NODE_TLS_REJECT_UNAUTHORIZED=0 turns off certificate verification',
-      );
-
-    if (r.stdio) stdioFacts(sheet, r, at);
-    else remoteFacts(sheet, r, at);
     return sheet;
   });
 }
 
-function stdioFacts(sheet: FactSheet, r: Read, at: At): void {
-  sheet.set('transport.kind', 'stdio', r.e.at('command'), `command ${String(r.e.spec['command'])}: the client launches the server`);
-  sheet.set('deployment.replicas', 1, r.e.at('command'), 'one stdio process per client');
+const MCP_REMOTE_FIXED = [0, 1, 16];
+const older = (v: string, than: number[]) => {
+  const parts = v.split(/[.-]/).slice(0, 3).map(Number);
+  for (let i = 0; i < 3; i++) if ((parts[i] ?? 0) !== than[i]) return (parts[i] ?? 0) < than[i]!;
+  return false;
+};
+
+/** What this entry says about the client: the local program it launches, secrets written in it, TLS verification. */
+function clientEntryFacts(sheet: FactSheet, r: Read): void {
+  const cmdAt = r.e.at('command');
+  sheet.set(
+    'client.launches_stdio_servers',
+    r.stdio,
+    r.stdio ? cmdAt : r.e.at(),
+    r.stdio ? `the entry starts a local program (command ${String(r.e.spec['command'])})` : 'the entry names a URL, no local program',
+  );
+  if (r.stdio) {
+    const l = r.launch;
+    if (l?.release) sheet.set('client.stdio_servers_release', l.release, r.e.at('args'), l.releaseWhy);
+    else
+      sheet.undecided(
+        'client.stdio_servers_release',
+        `${String(r.e.spec['command'])} runs a local program: how it is fixed depends on where it was installed from`,
+      );
+    if (!l?.docker)
+      sheet.set(
+        'client.stdio_servers_sandboxed',
+        false,
+        cmdAt,
+        `${l?.runner ?? String(r.e.spec['command'])} runs directly on the host with the user's rights`,
+      );
+    else
+      sheet.undecided(
+        'client.stdio_servers_sandboxed',
+        'the server runs in a container; whether it sees only what it needs is not decided by the flags alone',
+      );
+    // mcp-remote before 0.1.16: CVE-2025-6514 (CVSS 9.6), named by the doctrine's own fact.
+    const version = l?.target ? /^(?:@modelcontextprotocol\/)?mcp-remote@(\d+\.\d+\.\d+)$/.exec(l.target)?.[1] : undefined;
+    if (version)
+      sheet.set(
+        'client.stdio_servers_vulnerable',
+        older(version, MCP_REMOTE_FIXED),
+        r.e.at('args'),
+        older(version, MCP_REMOTE_FIXED)
+          ? `mcp-remote ${version} is before 0.1.16 (CVE-2025-6514)`
+          : `mcp-remote ${version} has the fix for CVE-2025-6514`,
+      );
+    else if (l?.target && /^(?:@modelcontextprotocol\/)?mcp-remote(@|$)/.test(l.target))
+      sheet.undecided(
+        'client.stdio_servers_vulnerable',
+        'mcp-remote without an exact version: the version that runs is whatever the registry serves at launch',
+      );
+  }
+  const plaintext = r.secrets.find((s) => s.kind === 'plaintext');
+  if (plaintext) sheet.set('client.config_secrets_plaintext', true, plaintext.at, plaintext.why);
+  else {
+    const placeholder = r.secrets.find((s) => s.kind === 'placeholder');
+    sheet.set(
+      'client.config_secrets_plaintext',
+      false,
+      placeholder?.at ?? r.e.at(),
+      placeholder
+        ? `${placeholder.why}: a documented placeholder is no secret`
+        : r.secrets.length
+          ? 'every secret is a reference resolved at start (inputs or environment)'
+          : 'no secret is written in the entry',
+    );
+  }
+  if (r.tlsOff) {
+    // In an adapter's entry it is the client's own connection; in a server's entry, that server's outbound calls.
+    if (r.launch?.bridgeUrl)
+      sheet.set(
+        'client.tls_verification_disabled',
+        true,
+        r.tlsOff,
+        'NODE_TLS_REJECT_UNAUTHORIZED=0 in the adapter that connects to the server',
+      );
+    else if (r.stdio)
+      sheet.set(
+        'egress.tls_verification_disabled',
+        true,
+        r.tlsOff,
+        "NODE_TLS_REJECT_UNAUTHORIZED=0 turns off the server's certificate verification",
+      );
+  }
+}
+
+/** `npx mcp-remote https://host/mcp`: the server is the remote one; the adapter is the client's local program. */
+function bridgeFacts(sheet: FactSheet, r: Read): void {
+  remoteFacts(sheet, r, r.launch!.bridgeUrl!, r.e.at('args'));
+  sheet.undecided(
+    'supply_chain.deployed_release',
+    'the remote server runs a release its operator chose; the entry fixes only the adapter (client.stdio_servers_release)',
+  );
+}
+
+function stdioFacts(sheet: FactSheet, r: Read): void {
   const l = r.launch;
+  if (l?.exposesPort) sheet.set('transport.kind', 'http', r.e.at('args'), `${l.target} serves the stdio server over HTTP`);
+  else sheet.set('transport.kind', 'stdio', r.e.at('command'), `command ${String(r.e.spec['command'])}: the client launches the server`);
+  sheet.set('deployment.replicas', 1, r.e.at('command'), 'one stdio process per client');
   if (l?.release) {
     sheet.set('supply_chain.deployed_release', l.release, r.e.at('args'), l.releaseWhy);
-    if (!l.docker || l.release === 'digest' || l.target)
-      sheet.set('supply_chain.builds_server', false, r.e.at('args'), `the client runs the published ${l.target}`);
+    sheet.set('supply_chain.builds_server', false, r.e.at('args'), `the client runs the published ${l.target}`);
   } else
     sheet.undecided(
       'supply_chain.deployed_release',
       `${String(r.e.spec['command'])} runs a local program: how it is fixed depends on where it was installed from`,
-    );
-  if (l?.bridgeUrl)
-    sheet.cannotSay(
-      r.e.at('args'),
-      `a stdio bridge (${l.target}) to the remote server ${l.bridgeUrl}: the schema's transport.kind describes the local process, not the remote server behind it`,
-      ['transport.kind'],
     );
   sheet.set(
     'transport.stdio_bridged_to_network',
@@ -287,7 +322,6 @@ function stdioFacts(sheet: FactSheet, r: Read, at: At): void {
   );
   if (l?.docker) dockerFacts(sheet, r, l);
   else if (l) sheet.set('container.used', false, r.e.at('command'), `${l.runner} runs the server on the host`);
-  void at;
 }
 
 function dockerFacts(sheet: FactSheet, r: Read, l: Launch): void {
@@ -343,11 +377,36 @@ function dockerFacts(sheet: FactSheet, r: Read, l: Launch): void {
   if (net === 'none') {
     sheet.set('egress.network_restricted', true, at, '--network none');
     sheet.set('egress.cloud_metadata_credentials_reachable', false, at, '--network none');
-  } else if (net === 'host') sheet.set('container.host_network', true, at, '--network host');
-  else sheet.set('egress.network_restricted', false, at, "Docker's default network lets the container connect anywhere");
-  if (f('--pid')[0] === 'host') sheet.set('container.host_pid', true, at, '--pid host');
-  const hostPaths = vols.filter((v) => /^(\/|~|\$HOME|\$\{HOME\})/.test(v) || /(^|,)(source|src)=\//.test(v));
-  if (hostPaths.length) sheet.set('container.host_path_mounts', true, at, `host paths mounted: ${hostPaths.join(', ')}`);
+  } else sheet.set('egress.network_restricted', false, at, "Docker's default network lets the container connect anywhere");
+  const shared = [
+    net === 'host' && '--network host',
+    f('--pid')[0] === 'host' && '--pid host',
+    f('--ipc')[0] === 'host' && '--ipc host',
+  ].filter(Boolean);
+  sheet.set(
+    'container.host_namespaces',
+    shared.length > 0,
+    at,
+    shared.length ? shared.join(', ') : 'no host network, PID or IPC namespace',
+  );
+  // -v SRC:DST (a path, not a volume name) and --mount type=bind,src=SRC.
+  const sources = [
+    ...f('--volume')
+      .map((v) => v.split(':')[0]!)
+      .filter((v) => /^[./~$%]/.test(v)),
+    ...f('--mount')
+      .filter((m) => /(^|,)type=bind(,|$)/.test(m))
+      .map((m) => /(?:^|,)(?:source|src)=([^,]+)/.exec(m)?.[1] ?? ''),
+  ];
+  const mounts = worstHostPaths(sources);
+  if (mounts)
+    sheet.set(
+      'container.host_path_mounts',
+      mounts,
+      at,
+      sources.length ? `host paths mounted: ${sources.join(', ')}` : 'no host path mounted',
+    );
+  else sheet.undecided('container.host_path_mounts', `whether ${sources.join(', ')} belongs to the deployment is not shown`);
   const envs = [...d.env.entries()];
   const literal = envs.filter(([k, v]) => v !== null && SECRET_NAME.test(k) && !REFERENCE.test(v));
   const passed = envs.filter(([k, v]) => v === null && SECRET_NAME.test(k));
@@ -358,14 +417,11 @@ function dockerFacts(sheet: FactSheet, r: Read, l: Launch): void {
       'container.secrets_source',
     ]);
   else sheet.set('container.secrets_source', 'none', at, 'no secret-named variable reaches the container');
-  sheet.set('container.healthcheck', false, at, 'a stdio container has no health endpoint');
-  sheet.reopen('container.healthcheck', "a stdio server has no health endpoint; only the image's own HEALTHCHECK could say");
+  sheet.undecided('container.healthcheck', "a stdio server has no health endpoint; only the image's own HEALTHCHECK could say");
 }
 
-function remoteFacts(sheet: FactSheet, r: Read, _at: At): void {
-  const url = String(r.e.spec['url'] ?? r.e.spec['serverUrl'] ?? '');
+function remoteFacts(sheet: FactSheet, r: Read, url: string, uAt: At): void {
   const type = String(r.e.spec['type'] ?? r.e.spec['transport'] ?? '');
-  const uAt = r.e.at(r.e.spec['url'] !== undefined ? 'url' : 'serverUrl');
   sheet.set('transport.kind', 'http', uAt, `a remote server at ${url || '(no url)'}`);
   let u: URL | null = null;
   try {
@@ -398,8 +454,4 @@ function remoteFacts(sheet: FactSheet, r: Read, _at: At): void {
   else sheet.undecided('exposure.endpoint_address_class', `${host}: what the name resolves to is not in the files`);
   if ([...u.searchParams.keys()].some((k) => /^(api[_-]?key|key|token|access_token|auth)$/i.test(k)))
     sheet.set('authentication.keys_in_query_string', true, uAt, 'the URL carries a credential in its query string');
-  if (r.secrets.length)
-    sheet.cannotSay(uAt, 'the client sends a credential in a header; what the server does without one is decided by probing it', [
-      'authentication.required',
-    ]);
 }

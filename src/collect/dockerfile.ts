@@ -182,9 +182,11 @@ export function installStep(w: string[], at: At): InstallStep | null {
       scriptsDisabled: has('--ignore-scripts', '--mode=skip-build'),
     };
   if (cmd === 'pnpm' && (sub === 'install' || sub === 'i'))
+    // pnpm 10 and later run no dependency's scripts unless allowed; the version is not in the line.
     return { at, tool: 'pnpm', text, locked: has('--frozen-lockfile'), scriptsDisabled: has('--ignore-scripts') ? true : null };
   if (cmd === 'bun' && (sub === 'install' || sub === 'i'))
-    return { at, tool: 'bun', text, locked: has('--frozen-lockfile'), scriptsDisabled: has('--ignore-scripts') ? true : null };
+    // Bun runs no dependency's lifecycle scripts unless it is listed in trustedDependencies.
+    return { at, tool: 'bun', text, locked: has('--frozen-lockfile'), scriptsDisabled: true };
   if (
     (cmd === 'pip' || cmd === 'pip3' || (cmd?.startsWith('python') && sub === '-m' && rest[0]?.startsWith('pip'))) &&
     w.includes('install')
@@ -194,13 +196,14 @@ export function installStep(w: string[], at: At): InstallStep | null {
       tool: 'pip',
       text,
       locked: has('--require-hashes'),
-      scriptsDisabled: has('--only-binary=:all:', '--only-binary') ? true : null,
+      // Building a source distribution runs its build backend: only a wheels-only install runs no dependency code.
+      scriptsDisabled: has('--only-binary=:all:', '--only-binary'),
     };
   if (cmd === 'uv' && sub === 'sync')
-    return { at, tool: 'uv', text, locked: has('--locked', '--frozen'), scriptsDisabled: has('--no-build') ? true : null };
+    return { at, tool: 'uv', text, locked: has('--locked', '--frozen'), scriptsDisabled: has('--no-build') };
   if (cmd === 'uv' && sub === 'pip' && rest[0] === 'install')
-    return { at, tool: 'uv', text, locked: has('--require-hashes'), scriptsDisabled: has('--no-build') ? true : null };
-  if (cmd === 'poetry' && sub === 'install') return { at, tool: 'poetry', text, locked: true, scriptsDisabled: null };
+    return { at, tool: 'uv', text, locked: has('--require-hashes'), scriptsDisabled: has('--no-build', '--only-binary') };
+  if (cmd === 'poetry' && sub === 'install') return { at, tool: 'poetry', text, locked: true, scriptsDisabled: false };
   if (cmd === 'go' && (sub === 'build' || sub === 'install' || (sub === 'mod' && rest[0] === 'download')))
     return { at, tool: 'go', text, locked: !/@(latest|master|main)\b/.test(text), scriptsDisabled: true };
   return null;

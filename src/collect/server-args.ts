@@ -11,3 +11,20 @@ export function legacySse(sheet: FactSheet, command: unknown, at: At): void {
   else if (words.some((w) => w.startsWith('--sse-port')))
     sheet.set('transport.legacy_sse', true, at, 'the command serves SSE (--sse-port)');
 }
+
+/** Variables that turn off certificate verification for a process's outbound TLS (doctrine 1.3, egress.tls_verification_disabled). */
+const TLS_OFF: [RegExp, RegExp][] = [
+  [/^NODE_TLS_REJECT_UNAUTHORIZED$/, /^0$/],
+  [/^PYTHONHTTPSVERIFY$/, /^0$/],
+  [/^GIT_SSL_NO_VERIFY$/, /^(1|true)$/i],
+  [/^CURL_INSECURE$/, /^(1|true)$/i],
+];
+
+export function tlsVerification(sheet: FactSheet, env: Record<string, unknown>, at: (key: string) => At): void {
+  for (const [k, v] of Object.entries(env)) {
+    if (TLS_OFF.some(([name, value]) => name.test(k) && value.test(String(v)))) {
+      sheet.set('egress.tls_verification_disabled', true, at(k), `${k}=${String(v)} turns off certificate verification`);
+      return;
+    }
+  }
+}

@@ -4,11 +4,12 @@ import { posix } from 'node:path';
 import { dockerfileFacts, imageFacts, userIsRoot } from '../build-facts.js';
 import type { Context } from '../context.js';
 import { SECRET_NAME } from '../dockerfile.js';
+import { worstHostPaths } from '../host-paths.js';
 import { dirOf } from '../inputs.js';
 import { mcpEvidenceIn } from '../packages.js';
 import { imageRole, type Role } from '../roles.js';
 import { worstSecrets } from '../secrets.js';
-import { legacySse } from '../server-args.js';
+import { legacySse, tlsVerification } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
 import { type Labels, traefikEnabled, traefikFacts } from '../traefik.js';
 import { Unresolved } from './interpolate.js';
@@ -119,12 +120,17 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     sheet.set('container.orchestrator', 'docker', at(), 'a Docker Compose service');
     replicas(sheet, srv);
     containerFacts(sheet, srv, project);
-    if (srv.dockerfile) dockerfileFacts(sheet, ctx.dockerfile(srv.dockerfile)!, ctx.inputs, srv.contextDir ?? '', at('build'));
-    else if (srv.image) imageFacts(sheet, srv.image, at('image'));
+    if (srv.dockerfile) {
+      dockerfileFacts(sheet, ctx.dockerfile(srv.dockerfile)!, ctx.inputs, srv.contextDir ?? '', at('build'));
+      // The service runs whatever its build produced: no digest names it (doctrine 1.3), whatever the FROM lines say.
+      if (typeof spec['image'] === 'string' && /@sha256:[0-9a-f]{64}$/.test(spec['image']))
+        sheet.set('container.image_pinned_by_digest', true, at('image'), `image: ${spec['image']}`);
+      else sheet.set('container.image_pinned_by_digest', false, at('build'), 'build: runs what the build produced, named by no digest');
+    } else if (srv.image) imageFacts(sheet, srv.image, at('image'));
     if (!sheet.has('container.healthcheck') && srv.dockerfile)
       sheet.set('container.healthcheck', false, at(), 'no healthcheck in the service or its Dockerfile');
     else if (!sheet.has('container.healthcheck')) sheet.undecided('container.healthcheck', "the image's own HEALTHCHECK decides");
-    secrets(sheet, srv, project);
+    secrets(ctx, sheet, srv, project);
 
     // Who is in front: a proxy of the project that forwards to it, sharing a network.
     const labels = labelsOf(srv);
@@ -152,7 +158,6 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
         'container.published_ports',
         'exposure.bind_address_class',
       ]);
-      sheet.set('container.host_network', true, at('network_mode'), 'network_mode: host');
     }
     if (proxy) {
       const pAt = proxy.s.at();
@@ -232,13 +237,30 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       );
       sheet.set('exposure.reachable_from_internet', false, at(), 'nothing is published on the host and no tunnel runs in the project');
     } else {
+      // A tunnel that only forwards (cloudflared --url, ngrok http) is no proxy and puts the server on the
+      // internet (doctrine 1.3); a named tunnel's routes and rules are configured outside these files.
       const t = svcs.find((v) => v.role?.kind === 'tunnel')!;
-      sheet.undecided('exposure.reachable_from_internet', `${t.s.name} runs a tunnel; its routes are configured outside these files`);
-      sheet.cannotSay(
-        t.s.at(),
-        `${t.s.name} (${t.image}) is a tunnel: whether it counts as a proxy you control is not said by the schema`,
-        ['exposure.behind_reverse_proxy', 'exposure.reachable_from_internet'],
-      );
+      const cmd = JSON.stringify([t.s.spec['command'] ?? '', t.s.spec['entrypoint'] ?? '']);
+      const quick = /--url\b/.test(cmd) || (/"http"|\bhttp\b/.test(cmd) && /ngrok/.test(t.image ?? ''));
+      if (quick) {
+        sheet.set(
+          'exposure.reachable_from_internet',
+          true,
+          t.s.at('command'),
+          `${t.s.name} (${t.image}) forwards a public tunnel endpoint`,
+        );
+        if (mentions(t, srv.s.name))
+          sheet.set(
+            'exposure.behind_reverse_proxy',
+            false,
+            t.s.at('command'),
+            `${t.s.name} forwards straight to the server: a tunnel that only forwards is no proxy`,
+          );
+      } else
+        sheet.undecided(
+          'exposure.reachable_from_internet',
+          `${t.s.name} runs a tunnel; its routes and rules are configured outside these files`,
+        );
     }
     egress(sheet, srv, project);
     legacySse(sheet, spec['command'], at('command'));
@@ -340,10 +362,25 @@ function containerFacts(sheet: FactSheet, srv: Svc, project: ComposeProject): vo
     at(sock ? 'volumes' : ''),
     sock ? `${sock.source} is mounted` : 'no container runtime socket among the volumes',
   );
-  const hostPaths = vols.filter((v) => /^(\/|~)/.test(v.source) && !/(docker|containerd|podman)\.sock$/.test(v.source));
-  if (hostPaths.length)
-    sheet.set('container.host_path_mounts', true, at('volumes'), `host paths mounted: ${hostPaths.map((h) => h.source).join(', ')}`);
-  if (spec['pid'] === 'host') sheet.set('container.host_pid', true, at('pid'), 'pid: host');
+  // Bind mounts (a path, not a volume name): the deployment's own files, or the host's.
+  const binds = vols.filter((v) => /^[./~$]/.test(v.source)).map((v) => v.source);
+  const mounts = worstHostPaths(binds);
+  if (mounts)
+    sheet.set(
+      'container.host_path_mounts',
+      mounts,
+      at(binds.length ? 'volumes' : ''),
+      binds.length ? `bind mounts: ${binds.join(', ')}` : 'no bind mount',
+    );
+  else sheet.undecided('container.host_path_mounts', `whether ${binds.join(', ')} belongs to the deployment is not shown`);
+  const shared = ['network_mode', 'pid', 'ipc'].filter((k) => spec[k] === 'host');
+  sheet.set(
+    'container.host_namespaces',
+    shared.length > 0,
+    at(shared[0] ?? ''),
+    shared.length ? shared.map((k) => `${k}: host`).join(', ') : 'no host network, PID or IPC namespace',
+  );
+  tlsVerification(sheet, isObj(spec['environment']) ? (spec['environment'] as Obj) : {}, (k) => at('environment', k));
   if (spec['userns_mode'] === 'host') sheet.set('container.user_namespace', false, at('userns_mode'), 'userns_mode: host');
   else
     sheet.undecided(
@@ -462,7 +499,7 @@ function egress(sheet: FactSheet, srv: Svc, project: ComposeProject): void {
   }
 }
 
-function secrets(sheet: FactSheet, srv: Svc, project: ComposeProject): void {
+function secrets(ctx: Context, sheet: FactSheet, srv: Svc, project: ComposeProject): void {
   const spec = srv.s.spec;
   const env = isObj(spec['environment']) ? (spec['environment'] as Obj) : {};
   const found: { kind: string; at: At; why: string }[] = [];
@@ -492,10 +529,13 @@ function secrets(sheet: FactSheet, srv: Svc, project: ComposeProject): void {
     const name = typeof s === 'string' ? s : isObj(s) ? String(s['source']) : '';
     const def = project.secrets[name];
     const committed = isObj(def) && typeof def['file'] === 'string';
+    const file = committed ? String((def as Obj)['file']) : '';
+    // A secret whose file is among the files read is in the repository: its value is in version control.
+    const inRepo = committed && ctx.inputs.get(ctx.inputs.resolve(project.entry, file)) !== undefined;
     found.push({
-      kind: 'mounted_files',
+      kind: inRepo ? 'manifest_plaintext' : 'mounted_files',
       at: srv.s.at('secrets'),
-      why: `compose secret ${name}${committed ? ` from the file ${String((def as Obj)['file'])}` : ''}`,
+      why: `compose secret ${name}${committed ? ` from the file ${file}${inRepo ? ', which is among the files read' : ''}` : ''}`,
     });
   }
   for (const e of (Array.isArray(spec['env_file']) ? spec['env_file'] : spec['env_file'] ? [spec['env_file']] : []) as unknown[]) {

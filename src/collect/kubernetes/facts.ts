@@ -11,7 +11,7 @@ import { nginxFacts } from '../nginx-facts.js';
 import { mcpEvidenceIn } from '../packages.js';
 import { imageRole, type Role, repository } from '../roles.js';
 import { worstSecrets } from '../secrets.js';
-import { legacySse } from '../server-args.js';
+import { legacySse, tlsVerification } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
 import { getPath, type K8sObject, type K8sSet, podSpecPath } from './load.js';
 
@@ -266,11 +266,12 @@ function ingressFacts(sheet: FactSheet, ing: K8sObject): void {
     sheet.set('tls.backend_hop', 'encrypted', ing.at('metadata', 'annotations'), 'backend-protocol HTTPS with proxy-ssl-verify on');
   else
     sheet.set('tls.backend_hop', 'network_plaintext', ing.at(), 'the ingress controller reaches pods on other nodes without verified TLS');
-  if (a('cert-manager.io/cluster-issuer') || a('cert-manager.io/issuer'))
-    sheet.cannotSay(
+  if (tls.length && (a('cert-manager.io/cluster-issuer') || a('cert-manager.io/issuer')))
+    sheet.set(
+      'tls.certificate_auto_renewal',
+      true,
       ing.at('metadata', 'annotations'),
-      'cert-manager renews the certificate; the fact also asks for an alert on a failed renewal, which no file shows',
-      ['tls.certificate_auto_renewal'],
+      'cert-manager issues and renews the Ingress certificate',
     );
 }
 
@@ -423,9 +424,25 @@ function podFacts(sheet: FactSheet, w: Workload, set: K8sSet): void {
     hostPorts.length ? `hostPort ${hostPorts.map((p) => String(p['hostPort'])).join(', ')}` : 'no hostPort',
   );
   // Host namespaces and host paths (doctrine 1.3, Pod Security Standards Baseline).
-  if (w.pod['hostNetwork'] === true) sheet.set('container.host_network', true, at(...w.spec, 'hostNetwork'), 'hostNetwork: true');
-  if (w.pod['hostPID'] === true) sheet.set('container.host_pid', true, at(...w.spec, 'hostPID'), 'hostPID: true');
-  if (w.pod['hostIPC'] === true) sheet.set('container.host_ipc', true, at(...w.spec, 'hostIPC'), 'hostIPC: true');
+  const shared = ['hostNetwork', 'hostPID', 'hostIPC'].filter((k) => w.pod[k] === true);
+  sheet.set(
+    'container.host_namespaces',
+    shared.length > 0,
+    at(...w.spec, shared[0] ?? ''),
+    shared.length ? shared.map((k) => `${k}: true`).join(', ') : 'no hostNetwork, hostPID or hostIPC',
+  );
+  const env = Object.fromEntries(
+    arr(c['env'])
+      .filter((e) => typeof e['value'] === 'string')
+      .map((e) => [String(e['name']), e['value']]),
+  );
+  tlsVerification(sheet, env, (k) =>
+    at(
+      ...cp,
+      'env',
+      arr(c['env']).findIndex((e) => e['name'] === k),
+    ),
+  );
   const vols = arr(w.pod['volumes']);
   const mounted = new Set(arr(c['volumeMounts']).map((m) => String(m['name'])));
   const hostPaths = vols.filter((v) => isObj(v['hostPath']) && mounted.has(String(v['name'])));
@@ -436,13 +453,15 @@ function podFacts(sheet: FactSheet, w: Workload, set: K8sSet): void {
     sock ? at(...w.spec, 'volumes') : at(...cp),
     sock ? `hostPath ${String((sock['hostPath'] as Obj)['path'])} is mounted` : 'no container runtime socket mounted',
   );
-  if (hostPaths.some((v) => v !== sock))
-    sheet.set(
-      'container.host_path_mounts',
-      true,
-      at(...w.spec, 'volumes'),
-      `hostPath volumes: ${hostPaths.map((v) => String((v['hostPath'] as Obj)['path'])).join(', ')}`,
-    );
+  // Every hostPath volume is host_system (a node's paths belong to the node, Pod Security Standards Baseline).
+  sheet.set(
+    'container.host_path_mounts',
+    hostPaths.length ? 'host_system' : 'none',
+    hostPaths.length ? at(...w.spec, 'volumes') : at(...cp),
+    hostPaths.length
+      ? `hostPath volumes: ${hostPaths.map((v) => String((v['hostPath'] as Obj)['path'])).join(', ')}`
+      : 'no hostPath volume',
+  );
   sheet.set(
     'exposure.bind_address_class',
     w.pod['hostNetwork'] === true ? 'public' : 'private',

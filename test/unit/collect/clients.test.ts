@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { collectWith, deploymentOf, fact, inline } from '../../helpers/collect.js';
 
 describe('MCP client configurations', () => {
-  it('Claude Desktop: five servers are five deployments, and the floating one decides the client fact on all', () => {
+  it('Claude Desktop: five servers are five deployments, each with the client facts of its own entry', () => {
     const config = JSON.stringify(
       {
         mcpServers: {
@@ -50,16 +50,13 @@ describe('MCP client configurations', () => {
       'client:claude_desktop_config.json:sandboxed',
     ]);
     for (const d of c.deployments) {
-      expect(d.facts['client']).toMatchObject({
-        reviewed: true,
-        launches_stdio_servers: true,
-        stdio_servers_release: 'floating',
-        stdio_servers_sandboxed: false,
-      });
-      expect(fact(d, 'transport.kind')).toBe('stdio');
-      // A placeholder is where a plaintext secret goes once filled in: said, not guessed.
-      expect(d.undecided).toContain('client.config_secrets_plaintext');
+      expect(d.facts['client']).toMatchObject({ reviewed: true, launches_stdio_servers: true, config_secrets_plaintext: false });
     }
+    // A documented placeholder is no secret (doctrine 1.3): said with the line that holds it.
+    expect(deploymentOf(c, ':github').sources['client.config_secrets_plaintext']![0]!.why).toMatch(/placeholder/);
+    expect(fact(deploymentOf(c, ':filesystem'), 'client.stdio_servers_sandboxed')).toBe(false);
+    expect(fact(deploymentOf(c, ':fetch'), 'client.stdio_servers_release')).toBe('exact_version');
+    expect(deploymentOf(c, ':sandboxed').undecided).toContain('client.stdio_servers_sandboxed');
     const fs = deploymentOf(c, ':filesystem');
     expect(fact(fs, 'supply_chain.deployed_release')).toBe('floating');
     expect(fs.sources['client.stdio_servers_release']![0]).toMatchObject({ file: 'claude_desktop_config.json', line: 5 });
@@ -74,14 +71,21 @@ describe('MCP client configurations', () => {
       image_pinned_by_digest: true,
     });
     expect(s.facts['egress']).toEqual({ network_restricted: true, cloud_metadata_credentials_reachable: false });
+    // mcp-remote: the server is the remote one (http, its URL's TLS); the adapter is the client's program.
     const r = deploymentOf(c, ':remote');
-    expect(r.inexpressible.map((i) => i.facts.join())).toEqual(expect.arrayContaining(['transport.kind']));
-    // Doctrine 1.3.0 has the fact: NODE_TLS_REJECT_UNAUTHORIZED=0 is said, no longer inexpressible.
+    expect(r.facts['transport']).toEqual({ kind: 'http', legacy_sse: true });
+    expect(fact(r, 'tls.enabled')).toBe(true);
+    expect(r.facts['client']).toMatchObject({
+      launches_stdio_servers: true,
+      stdio_servers_release: 'exact_version',
+      stdio_servers_vulnerable: false,
+    });
     expect(fact(r, 'client.tls_verification_disabled')).toBe(true);
     expect(r.sources['client.tls_verification_disabled']![0]).toMatchObject({ file: 'claude_desktop_config.json' });
+    expect(r.undecided).toContain('supply_chain.deployed_release');
   });
 
-  it('VS Code .vscode/mcp.json (JSONC): secrets through ${input:...} are references, a literal header is plaintext', () => {
+  it('VS Code .vscode/mcp.json (JSONC): a secret through ${input:...} is a reference, a literal header is plaintext', () => {
     const jsonc = [
       '{',
       '  // Inputs are asked for once and stored by VS Code',
@@ -101,9 +105,10 @@ describe('MCP client configurations', () => {
     expect(gh.facts['transport']).toEqual({ kind: 'http' });
     expect(fact(gh, 'tls.enabled')).toBe(true);
     expect(fact(gh, 'client.launches_stdio_servers')).toBe(false);
-    expect(fact(gh, 'client.config_secrets_plaintext')).toBe(true);
-    expect(gh.sources['client.config_secrets_plaintext']![0]).toMatchObject({ file: '.vscode/mcp.json', line: 10 });
+    expect(fact(gh, 'client.config_secrets_plaintext')).toBe(false);
     const local = deploymentOf(c, ':local');
+    expect(fact(local, 'client.config_secrets_plaintext')).toBe(true);
+    expect(local.sources['client.config_secrets_plaintext']![0]).toMatchObject({ file: '.vscode/mcp.json', line: 10 });
     expect(local.facts['exposure']).toEqual({ endpoint_address_class: 'loopback', reachable_from_internet: false });
     expect(fact(local, 'tls.enabled')).toBe(false);
   });

@@ -225,3 +225,23 @@ describe('Compose rules', () => {
     expect(fact(d, 'tls.hsts')).toBe(false);
   });
 });
+
+describe('Compose: tunnels', () => {
+  it('a quick tunnel that only forwards is no proxy and puts the server on the internet', () => {
+    const c = collectWith(
+      inline({
+        'compose.yaml': [
+          'services:',
+          '  mcp:',
+          '    image: acme/fastmcp-server:0.4.0',
+          '  tunnel:',
+          '    image: cloudflare/cloudflared:2025.1.0',
+          '    command: tunnel --no-autoupdate --url http://mcp:8000',
+        ].join('\n'),
+      }),
+    );
+    const d = deploymentOf(c, ':mcp');
+    expect(d.facts['exposure']).toMatchObject({ reachable_from_internet: true, behind_reverse_proxy: false });
+    expect(d.sources['exposure.reachable_from_internet']![0]).toMatchObject({ file: 'compose.yaml', line: 6 });
+  });
+});

@@ -1,0 +1,24 @@
+// Host paths mounted into a container, as doctrine 1.3's container.host_path_mounts sorts them:
+// system and home paths, files of the deployment itself, or a path the files cannot place.
+
+export type HostPathClass = 'host_system' | 'deployment_files' | 'unknown';
+
+const SYSTEM = /^(\/|\/(etc|proc|sys|dev|var\/lib|var\/run|run|root|home|Users|usr|bin|sbin|lib|lib64|boot|var\/log)(\/.*)?)$/;
+
+/** A bind mount's source: relative to the project (its own files), a system or home path, or another absolute path. */
+export function hostPathClass(source: string): HostPathClass {
+  const s = source.trim();
+  if (/^(~|\$HOME|\$\{HOME\}|%USERPROFILE%)/.test(s)) return 'host_system';
+  if (/\.sock$/.test(s)) return 'host_system';
+  if (/^\.{1,2}(\/|$)/.test(s)) return 'deployment_files';
+  if (SYSTEM.test(s.replace(/\/+$/, '') || '/')) return 'host_system';
+  return 'unknown';
+}
+
+/** The worst of several mounts: host_system, then a path the files cannot place, then deployment files; none without mounts. */
+export function worstHostPaths(sources: string[]): 'none' | 'deployment_files' | 'host_system' | null {
+  const classes = sources.map(hostPathClass);
+  if (classes.includes('host_system')) return 'host_system';
+  if (classes.includes('unknown')) return null;
+  return classes.length ? 'deployment_files' : 'none';
+}
