@@ -30,10 +30,14 @@ export interface DockerfileInfo {
   sbom: At | null;
   ignoreScriptsEnv: At | null;
   entrypoint: string[];
+  /** The ENTRYPOINT instruction's line, if any. */
+  entrypointAt: At | null;
   /** `FROM scratch` at the end: no user database, root unless USER says otherwise. */
   scratch: boolean;
   /** ENV values of the final stage (and the stages it is built on), as written. */
   env: Map<string, string>;
+  /** Where each of those ENV values is set. */
+  envAt: Map<string, At>;
 }
 
 export const SECRET_NAME = /(PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?|_PAT)$|^(PAT|.*_PAT_.*)$/i;
@@ -56,6 +60,7 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
     user: DockerfileInfo['user'];
     healthcheck: DockerfileInfo['healthcheck'];
     env: Map<string, string>;
+    envAt: Map<string, At>;
   }[] = [];
   const externalBases: DockerfileInfo['externalBases'] = [];
   const secretsInImage: DockerfileInfo['secretsInImage'] = [];
@@ -64,6 +69,7 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
   let sbom: At | null = null;
   let ignoreScriptsEnv: At | null = null;
   let entrypoint: string[] = [];
+  let entrypointAt: At | null = null;
   let cmd: string[] = [];
 
   let stage = -1;
@@ -74,7 +80,7 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
       const image = subst(from.getImage() ?? '');
       const parent = stageNames.get(image.toLowerCase()) ?? null;
       stage = stages.length;
-      stages.push({ image, at: at(ins), parent, user: null, healthcheck: null, env: new Map() });
+      stages.push({ image, at: at(ins), parent, user: null, healthcheck: null, env: new Map(), envAt: new Map() });
       const name = from.getBuildStage();
       if (name) stageNames.set(name.toLowerCase(), stage);
       if (parent === null && image.toLowerCase() !== 'scratch')
@@ -96,7 +102,10 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
         for (const p of (ins as unknown as { getProperties(): { getName(): string; getValue(): string | null }[] }).getProperties()) {
           const name = p.getName();
           const value = p.getValue();
-          if (kw === 'ENV' && value !== null) s.env.set(name, value);
+          if (kw === 'ENV' && value !== null) {
+            s.env.set(name, value);
+            s.envAt.set(name, at(ins));
+          }
           if (/^npm_config_ignore_scripts$/i.test(name) && /^(true|1)$/i.test(value ?? '')) ignoreScriptsEnv = at(ins);
           if (SECRET_NAME.test(name) && value && !/^\$/.test(value) && !/_FILE$/i.test(name))
             secretsInImage.push({ name, at: at(ins), how: `${kw} ${name} has a value in the Dockerfile` });
@@ -115,6 +124,7 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
         break;
       case 'ENTRYPOINT':
         entrypoint = execForm(content);
+        entrypointAt = at(ins);
         break;
       case 'CMD':
         cmd = execForm(content);
@@ -127,9 +137,14 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
   let healthcheck: DockerfileInfo['healthcheck'] = null;
   let base: DockerfileInfo['base'] = null;
   const env = new Map<string, string>();
+  const envAt = new Map<string, At>();
   for (let i: number | null = last; i !== null && i >= 0; i = stages[i]!.parent) {
     const s = stages[i]!;
-    for (const [k, v] of s.env) if (!env.has(k)) env.set(k, v);
+    for (const [k, v] of s.env)
+      if (!env.has(k)) {
+        env.set(k, v);
+        envAt.set(k, s.envAt.get(k)!);
+      }
     user ??= s.user;
     healthcheck ??= s.healthcheck;
     if (s.parent === null) base = { image: s.image, at: s.at, digest: /@sha256:[0-9a-f]{64}$/.test(s.image) };
@@ -146,8 +161,10 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
     sbom,
     ignoreScriptsEnv,
     entrypoint: [...entrypoint, ...cmd],
+    entrypointAt,
     scratch: base?.image.toLowerCase() === 'scratch',
     env,
+    envAt,
   };
 }
 

@@ -3,10 +3,11 @@
 import { posix } from 'node:path';
 import { dockerfileFacts, imageFacts, userIsRoot } from '../build-facts.js';
 import type { Context } from '../context.js';
-import { SECRET_NAME } from '../dockerfile.js';
+import { type DockerfileInfo, SECRET_NAME } from '../dockerfile.js';
 import { worstHostPaths } from '../host-paths.js';
 import { dirOf } from '../inputs.js';
 import { mcpEvidenceIn } from '../packages.js';
+import { type EnvValue, isReferenceProxy, isSignet, signetFacts } from '../profiles/signet.js';
 import { imageRole, type Role } from '../roles.js';
 import { worstSecrets } from '../secrets.js';
 import { legacySse, tlsVerification } from '../server-args.js';
@@ -264,6 +265,31 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     }
     egress(sheet, srv, project);
     legacySse(sheet, spec['command'], at('command'));
+    const srvDf = srv.dockerfile ? ctx.dockerfile(srv.dockerfile) : null;
+    if (isSignet(srvDf)) {
+      const proxyDf = proxy?.dockerfile ? ctx.dockerfile(proxy.dockerfile) : null;
+      const proxyEnv = proxy ? envView(proxyDf, proxy) : null;
+      const tlsDir = proxyEnv?.get('SIGNET_TLS_DIR')?.value || '/etc/signet/tls';
+      const tlsVolume = proxy ? volumesOf(proxy).findIndex((v) => v.target === tlsDir) : -1;
+      signetFacts(
+        sheet,
+        {
+          env: envView(srvDf, srv),
+          identifiedAt: srvDf!.entrypointAt ?? srvDf!.base!.at,
+          platform: 'compose',
+          behindProxy: sheet.get('exposure.behind_reverse_proxy') === true,
+          replicas: sheet.get('deployment.replicas') as number | undefined,
+        },
+        proxy && proxyEnv && isReferenceProxy(ctx.inputs, proxyDf)
+          ? {
+              env: proxyEnv,
+              tlsMount: tlsVolume >= 0 ? proxy.s.at('volumes') : null,
+              at: proxy.s.at(),
+              facesClients: entryPorts.kind !== 'none',
+            }
+          : null,
+      );
+    }
     return sheet;
   });
 }
@@ -278,6 +304,17 @@ function labelsOf(svc: Svc): Labels {
     for (const [k, v] of Object.entries(l))
       if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')
         out.set(k, { value: String(v), at: svc.s.at('labels', k) });
+  return out;
+}
+
+/** A container's environment with the line that sets each value: the image's ENV, then the service's (values the files resolve). */
+function envView(df: DockerfileInfo | null, svc: Svc): Map<string, EnvValue> {
+  const out = new Map<string, EnvValue>();
+  for (const [k, v] of df?.env ?? []) out.set(k, { value: v, at: df!.envAt.get(k)! });
+  const e = svc.s.spec['environment'];
+  if (isObj(e))
+    for (const [k, v] of Object.entries(e))
+      if (typeof v === 'string' || typeof v === 'number') out.set(k, { value: String(v), at: svc.s.at('environment', k) });
   return out;
 }
 

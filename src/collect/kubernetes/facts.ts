@@ -9,6 +9,7 @@ import { dirOf } from '../inputs.js';
 import { NginxConfig } from '../nginx.js';
 import { nginxFacts } from '../nginx-facts.js';
 import { mcpEvidenceIn } from '../packages.js';
+import { type EnvValue, isReferenceProxy, isSignet, signetFacts } from '../profiles/signet.js';
 import { imageRole, type Role, repository } from '../roles.js';
 import { worstSecrets } from '../secrets.js';
 import { legacySse, tlsVerification } from '../server-args.js';
@@ -93,6 +94,8 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
   const secrets = set.objects.filter((o) => o.kind === 'Secret');
   const hpas = set.objects.filter((o) => o.kind === 'HorizontalPodAutoscaler');
   const servicesOf = (w: Workload) => services.filter((s) => selects(getPath(s.value, ['spec', 'selector']), w.labels));
+  const exposedBy = (x: Workload) =>
+    servicesOf(x).some((s) => ['LoadBalancer', 'NodePort'].includes(String(getPath(s.value, ['spec', 'type']))));
   const names = (w: Workload) => [w.o.name, ...servicesOf(w).map((s) => s.name)];
   const proxies = ws.filter((w) => w.role?.kind === 'proxy');
   const text = (w: Workload) =>
@@ -190,7 +193,7 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
       sheet.undecided('exposure.endpoint_address_class', 'a LoadBalancer or NodePort address is assigned by the cluster');
     } else if (front) {
       sheet.set('exposure.behind_reverse_proxy', true, front.o.at(), `${front.o.name} forwards to the server`);
-      proxyFacts(ctx, sheet, front, w, names(w), configMaps);
+      proxyFacts(ctx, sheet, front, w, names(w), configMaps, exposedBy(front));
       const frontServices = servicesOf(front);
       const pExposed = frontServices.find((s) => ['LoadBalancer', 'NodePort'].includes(String(getPath(s.value, ['spec', 'type']))));
       const pRouted = ingresses.filter((i) => frontServices.some((s) => JSON.stringify(i.value['spec']).includes(`"${s.name}"`)));
@@ -208,8 +211,64 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
       sheet.set('exposure.behind_reverse_proxy', false, at(), 'no proxy workload, Ingress or route in the files forwards to the server');
       endpoint(sheet, undefined, [], servicesOf(w));
     }
+    if (isSignet(w.dockerfile)) {
+      const env = containerEnv(w, configMaps);
+      const ref = front && isReferenceProxy(ctx.inputs, front.dockerfile) ? front : null;
+      const proxyEnv = ref ? containerEnv(ref, configMaps) : null;
+      const tlsDir = proxyEnv?.get('SIGNET_TLS_DIR')?.value || '/etc/signet/tls';
+      const mountIndex = ref ? arr(ref.main.c['volumeMounts']).findIndex((m) => m['mountPath'] === tlsDir) : -1;
+      signetFacts(
+        sheet,
+        {
+          env,
+          identifiedAt: w.dockerfile!.entrypointAt ?? at(...w.main.path, 'image'),
+          platform: 'kubernetes',
+          behindProxy: sheet.get('exposure.behind_reverse_proxy') === true,
+          replicas: sheet.get('deployment.replicas') as number | undefined,
+        },
+        ref && proxyEnv
+          ? {
+              env: proxyEnv,
+              tlsMount: mountIndex >= 0 ? ref.o.at(...ref.main.path, 'volumeMounts', mountIndex) : null,
+              at: ref.o.at(),
+              facesClients: exposedBy(ref),
+            }
+          : null,
+      );
+      // The signing key file: mode from the Secret volume mounted over its directory.
+      const keyFile = env.get('SIGNET_SIGNING_KEY_FILE')?.value;
+      const mounts = arr(w.main.c['volumeMounts']);
+      const m = keyFile ? mounts.find((x) => keyFile.startsWith(`${String(x['mountPath']).replace(/\/$/, '')}/`)) : undefined;
+      const vol = m ? arr(w.pod['volumes']).find((v) => v['name'] === m['name']) : undefined;
+      const mode = isObj(vol?.['secret']) ? (vol['secret'] as Obj)['defaultMode'] : undefined;
+      if (typeof mode === 'number')
+        sheet.set(
+          'signing_key.file_mode_restricted',
+          (mode & 0o007) === 0,
+          w.o.at(...w.spec, 'volumes'),
+          `Secret volume ${String(vol!['name'])} with defaultMode 0${mode.toString(8)}`,
+        );
+    }
     return sheet;
   });
+}
+
+/** A container's environment with the line of each value: the image's ENV, envFrom ConfigMaps, then env (literal values). */
+function containerEnv(w: Workload, configMaps: K8sObject[]): Map<string, EnvValue> {
+  const out = new Map<string, EnvValue>();
+  for (const [k, v] of w.dockerfile?.env ?? []) out.set(k, { value: v, at: w.dockerfile!.envAt.get(k)! });
+  for (const [i, e] of arr(w.main.c['envFrom']).entries()) {
+    const ref = e['configMapRef'];
+    const cm = isObj(ref) ? configMaps.find((m) => m.name === ref['name']) : undefined;
+    for (const [k, v] of Object.entries((cm?.value['data'] ?? {}) as Obj))
+      if (typeof v === 'string') out.set(k, { value: v, at: cm!.at('data', k) });
+    void i;
+  }
+  for (const [i, e] of arr(w.main.c['env']).entries()) {
+    if (typeof e['value'] === 'string') out.set(String(e['name']), { value: e['value'], at: w.o.at(...w.main.path, 'env', i) });
+    else if (isObj(e['valueFrom'])) out.set(String(e['name']), { value: '(from a reference)', at: w.o.at(...w.main.path, 'env', i) });
+  }
+  return out;
 }
 
 function endpoint(sheet: FactSheet, exposed: K8sObject | undefined, routed: K8sObject[], svcs: K8sObject[]): void {
@@ -224,18 +283,10 @@ function endpoint(sheet: FactSheet, exposed: K8sObject | undefined, routed: K8sO
       `${routed[0]!.kind} ${routed[0]!.name}: the ingress controller's address is not in the files`,
     );
   else if (svcs.length) {
-    sheet.set(
-      'exposure.endpoint_address_class',
-      'private',
-      svcs[0]!.at('spec'),
-      `only ClusterIP Services (${svcs.map((s) => s.name).join(', ')}): reachable inside the cluster`,
-    );
-    sheet.set(
-      'exposure.reachable_from_internet',
-      false,
-      svcs[0]!.at('spec'),
-      'no Ingress, LoadBalancer or NodePort in the files (a port-forward or tunnel would change this)',
-    );
+    // A cluster's Ingresses and gateways are often kept apart from the application's manifests.
+    const why = `only ClusterIP Services (${svcs.map((s) => s.name).join(', ')}) in the files: an Ingress, gateway or load balancer defined elsewhere decides`;
+    sheet.undecided('exposure.endpoint_address_class', why);
+    sheet.undecided('exposure.reachable_from_internet', why);
   }
 }
 
@@ -288,7 +339,15 @@ function configMapsOf(w: Workload, configMaps: K8sObject[]): K8sObject[] {
   return configMaps.filter((cm) => names.has(cm.name));
 }
 
-function proxyFacts(ctx: Context, sheet: FactSheet, proxy: Workload, w: Workload, targets: string[], configMaps: K8sObject[]): void {
+function proxyFacts(
+  ctx: Context,
+  sheet: FactSheet,
+  proxy: Workload,
+  w: Workload,
+  targets: string[],
+  configMaps: K8sObject[],
+  facesClients: boolean,
+): void {
   if (proxy.role?.kind !== 'proxy' || proxy.role.product !== 'nginx') return;
   // nginx files: ConfigMap keys mounted into the proxy, and its image's build context.
   const files: { path: string; text: string; lineOffset: number; name?: string }[] = [];
@@ -307,7 +366,8 @@ function proxyFacts(ctx: Context, sheet: FactSheet, proxy: Workload, w: Workload
     for (const f of ctx.proxyFiles(dirOf(proxy.dockerfile.path), [], '', ['nginx'])) files.push({ ...render(f, env), lineOffset: 0 });
   }
   if (!files.length) return;
-  nginxFacts(sheet, new NginxConfig(files), { targets, platform: 'kubernetes', facesClients: true });
+  // The proxy faces clients only through a LoadBalancer or NodePort Service; behind an Ingress, the controller does.
+  nginxFacts(sheet, new NginxConfig(files), { targets, platform: 'kubernetes', facesClients });
   void w;
 }
 

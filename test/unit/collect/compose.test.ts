@@ -64,14 +64,14 @@ describe("Compose: Signet's docker-compose.yml", () => {
   });
 
   it('reads exposure and egress from the ports and networks', () => {
-    expect(d.facts['exposure']).toEqual({
+    expect(d.facts['exposure']).toMatchObject({
       behind_reverse_proxy: true,
       bind_address_class: 'private',
       endpoint_address_class: 'loopback',
       ingress_restricted_to_proxy: true,
       reachable_from_internet: false,
     });
-    expect(d.facts['egress']).toEqual({ network_restricted: true, cloud_metadata_credentials_reachable: false });
+    expect(d.facts['egress']).toMatchObject({ network_restricted: true, cloud_metadata_credentials_reachable: false });
     expect(d.sources['exposure.endpoint_address_class']![0]).toMatchObject({
       file: 'docker-compose.yml',
       line: lineOf('docker-compose.yml', /^ {4}ports:/, /^ {2}proxy:/),
@@ -91,7 +91,7 @@ describe("Compose: Signet's docker-compose.yml", () => {
       file: 'Dockerfile',
       line: lineOf('Dockerfile', /^RUN npm ci/),
     });
-    expect(d.facts['http']).toEqual({
+    expect(d.facts['http']).toMatchObject({
       connections_per_client_limited: true,
       execution_deadline_seconds: 60,
       request_read_deadline_seconds: 0,
@@ -100,8 +100,10 @@ describe("Compose: Signet's docker-compose.yml", () => {
       file: 'proxy/templates/proxy-headers.conf.template',
       line: lineOf('proxy/templates/proxy-headers.conf.template', /^proxy_read_timeout /),
     });
-    // TLS is chosen by the proxy's start-up scripts: the templates cannot say, so it stays open.
-    expect(d.undecided).toEqual(expect.arrayContaining(['tls.enabled', 'tls.backend_hop']));
+    // TLS is chosen by the proxy's start-up steps from its mounts and environment (the Signet profile):
+    // no certificate mounted, plain HTTP to signet over the bridge network.
+    expect(d.facts['tls']).toEqual({ enabled: false, backend_hop: 'same_host' });
+    expect(d.sources['tls.enabled']![0]!.why).toMatch(/no certificate is mounted/);
   });
 
   it('with the OAuth overlay merged, the token verifier is an auth sidecar, not a second MCP server', () => {
