@@ -2,7 +2,7 @@
 // declared facts, evaluates each deployment with the doctrine, prints text, JSON, SARIF or
 // JUnit, and with --attest writes the signed in-toto attestation. Exit codes: 0 pass, 1 fail,
 // 2 bad input or usage, 3 incomplete or limited scope (nothing failed, but not enough to pass).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { CheckInput } from '../check/run.js';
 import type { DiskCollectOptions } from '../collect/disk.js';
@@ -31,10 +31,16 @@ export function reportPath(path: string, cwd = process.cwd()): string {
   return (rel === '' ? '.' : rel).split(sep).join('/');
 }
 
-function readBytes(path: string, what: string): Uint8Array {
+/** A declared-facts file: a regular file of at most MAX_DECLARED_BYTES, checked before it is read (never /dev/zero or a FIFO). */
+function readBytes(path: string, what: string, max: number): Uint8Array {
   try {
+    const st = statSync(path);
+    if (!st.isFile()) throw new SignetError('invalid_arguments', `${what} ${path} is not a regular file`);
+    if (st.size > max)
+      throw new SignetError('invalid_arguments', `${what} ${path} is larger than ${max} bytes: a declared-facts file states a few facts`);
     return readFileSync(path);
   } catch (err) {
+    if (err instanceof SignetError) throw err;
     throw new SignetError('invalid_arguments', `cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
   }
 }
@@ -68,7 +74,7 @@ export async function checkCommand(paths: string[], options: CheckCliOptions): P
     const config = loadConfig();
     const { loadDoctrine } = await import('../doctrine/load.js');
     const { checkPinnedHash, checkPublisher } = await import('../doctrine/publisher.js');
-    const { parseDeclared } = await import('../check/declared.js');
+    const { MAX_DECLARED_BYTES, parseDeclared } = await import('../check/declared.js');
     const { runCheck } = await import('../check/run.js');
     const { exitCodeOf } = await import('../check/report.js');
     // The doctrine the server would serve, held to the same pins.
@@ -83,7 +89,7 @@ export async function checkCommand(paths: string[], options: CheckCliOptions): P
         ? (await import('../collect/disk.js')).collectFromDisk(paths, { ...options, root }, doctrine)
         : { format: 'signet-facts/1', files: [], deployments: [] };
     const declared = options.facts
-      ? parseDeclared(doctrine, reportPath(resolve(options.facts), root), readBytes(options.facts, '--facts'))
+      ? parseDeclared(doctrine, reportPath(resolve(options.facts), root), readBytes(options.facts, '--facts', MAX_DECLARED_BYTES))
       : null;
     // The probe last: it is the only step that talks to the network, and only to that origin.
     let probe: CheckInput['probe'] = null;

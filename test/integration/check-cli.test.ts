@@ -89,6 +89,9 @@ describe('signet check', () => {
     usage(['--probe', 'ftp://example.org/'], /^signet check: /);
     usage(['--facts', hardened, '--format', 'yaml'], /--format must be one of text, json, sarif, junit, not "yaml"/);
     usage(['--facts', 'missing.json'], /cannot read --facts missing\.json: ENOENT/);
+    usage(['--facts', '/dev/zero'], /--facts \/dev\/zero is not a regular file/);
+    usage(['--facts', declare('huge.json', `{"facts":{},"description":"${'x'.repeat(1024 * 1024)}"}`)], /is larger than 1048576 bytes/);
+    usage(['--facts', declare('binary.json', '\u0000\u00ff')], /binary\.json: /);
     usage(['--facts', declare('dotted.json', { facts: { 'transport.kind': 'http' } })], /write \{"transport":\{"kind":"http"\}\}/);
     usage(['--facts', declare('broken.json', '{"facts": {')], /^signet check: broken\.json: input is not JSON/);
     usage(
