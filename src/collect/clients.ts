@@ -10,7 +10,7 @@ import type { Context } from './context.js';
 import { SECRET_NAME } from './dockerfile.js';
 import { worstHostPaths } from './host-paths.js';
 import type { TextFile } from './inputs.js';
-import { analyseLaunch, type Launch, type Release } from './launch.js';
+import { analyseLaunch, type Launch } from './launch.js';
 import { type At, FactSheet } from './sheet.js';
 
 interface Entry {
