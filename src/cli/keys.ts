@@ -1,7 +1,7 @@
 // `signet keys ...`: API keys for the reference proxy. Keys are shown once, at creation;
 // the store keeps only their SHA-256. Ids are not secret and name keys in logs.
 
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { newApiKey } from '../api-keys/format.js';
 import { DEFAULT_KEY_LIFETIME } from '../api-keys/lifetime.js';
@@ -49,10 +49,17 @@ async function init(path: string | undefined): Promise<number> {
   return 0;
 }
 
-/** Revoking or rotating the first key takes its plaintext copy away (api-keys/first-key.ts). */
-async function forgetInitialKey(s: KeyStore, id: string): Promise<void> {
-  const problem = (await firstKeyModule()).forgetInitialKey(s, id);
+/**
+ * Revoking or rotating the first key takes its plaintext copy away (api-keys/first-key.ts), and
+ * says so: the operator who printed the key from that file will look there again.
+ */
+async function forgetInitialKey(s: KeyStore, id: string, instead: string): Promise<void> {
+  const { forgetInitialKey: forget, initialKeyFile } = await firstKeyModule();
+  const file = initialKeyFile(s);
+  const held = existsSync(file);
+  const problem = forget(s, id);
   if (problem) process.stderr.write(`signet keys: ${problem}\n`);
+  else if (held && !existsSync(file)) process.stderr.write(`signet keys: removed ${file}, which held key ${id}: ${instead}\n`);
 }
 
 export function registerKeyCommands(program: Command, exitWith: (code: number | undefined) => void): void {
@@ -114,7 +121,7 @@ export function registerKeyCommands(program: Command, exitWith: (code: number | 
     .action(async (id: string, _opts: unknown, cmd: Command) => {
       const s = await storeOf(cmd);
       const record = await s.revoke(id);
-      await forgetInitialKey(s, record.id);
+      await forgetInitialKey(s, record.id, 'it no longer works, and no other key is kept in a file (keys create prints a new one once)');
       process.stderr.write(`revoked ${record.id} (${JSON.stringify(record.name)})\n`);
       exitWith(0);
     });
@@ -127,7 +134,7 @@ export function registerKeyCommands(program: Command, exitWith: (code: number | 
     .action(async (id: string, opts: { grace: string }, cmd: Command) => {
       const s = await storeOf(cmd);
       const { key, record, old } = await s.rotate(id, await duration(opts.grace, '--grace'));
-      await forgetInitialKey(s, old.id);
+      await forgetInitialKey(s, old.id, 'the new key is printed below, once, and kept nowhere else: store it now');
       process.stderr.write(`rotated ${old.id} → ${record.id}; ${old.id} stops working at ${old.expires_at}. The new key is shown once:\n`);
       process.stdout.write(`${key}\n`);
       exitWith(0);

@@ -126,8 +126,16 @@ describe('signet keys (CLI)', () => {
     expect(keys(store, ['verify', initial]).code).toBe(0);
     expect(keys(store, ['init']).err).toMatch(/already holds keys/);
     expect(new KeyStore(store).read().keys).toHaveLength(1);
-    keys(store, ['rotate', initial.slice(5, 13), '--grace', '1m']);
+    const rotated = keys(store, ['rotate', initial.slice(5, 13), '--grace', '1m']);
     expect(() => readFileSync(join(dir, 'init', 'initial-api-key'))).toThrow();
+    // Said where the operator meets it: the file is gone, and where the new key is.
+    expect(rotated.err).toContain(
+      `signet keys: removed ${join(dir, 'init', 'initial-api-key')}, which held key ${initial.slice(5, 13)}: the new key is printed below, once, and kept nowhere else: store it now\n`,
+    );
+    expect(rotated.out).toMatch(/^sgnk_\S+\n$/);
+    // A rotation of another key removes nothing and says nothing about the file.
+    const again = keys(store, ['rotate', rotated.out.trim().slice(5, 13), '--grace', '1m']);
+    expect(again.err).not.toContain('removed');
   });
 
   it('init removes an initial-api-key whose key was rotated by a run that could not remove it (pen test L6)', () => {
