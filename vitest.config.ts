@@ -11,6 +11,7 @@ const LOAD = [
   'test/stack/compose-scale.test.ts',
   'test/stack/compose-oauth.test.ts',
   'test/stack/image.test.ts',
+  'test/stack/backup-restore.test.ts',
   'test/integration/abuse.soak.test.ts',
 ];
 
