@@ -8,10 +8,10 @@ export function registerTrustCommands(program: Command, exitWith: (code: number 
   const trust = program.command('trust').description('trust files: the signing keys consumers pin (signet-trust/1)');
   trust
     .command('export')
-    .description('print the trust file for the keys this server signs with (current, retired, revoked)')
+    .description('print the trust file for the keys this server signs with (current, prepared next, retired, revoked)')
     .option('--pin-doctrine', 'also pin the doctrine this server serves now (doctrine_hashes)')
     .action(async (opts: { pinDoctrine?: boolean }) => {
-      const { config, keys } = serverKeys();
+      const { config, keys } = await serverKeys();
       const file = { ...keys.file };
       if (opts.pinDoctrine) {
         const { loadDoctrine } = await import('../doctrine/load.js');

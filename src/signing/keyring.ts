@@ -18,6 +18,8 @@ import {
 } from './trust.js';
 
 export const KEYRING_NAME = 'signing-keys.json';
+/** How a trust file names the prepared next key: active (consumers accept it), not signing yet. */
+export const NEXT_KEY_NOTE = 'next key: published before it signs; the server signs with it from its next rotation';
 
 export interface SigningKeyInfo {
   name: string;
@@ -67,7 +69,12 @@ export function readKeyring(dataDir: string): TrustFile {
  * The server's keys: the current one (active), the data dir's history and SIGNET_TRUST_FILE.
  * Refuses to start with a current key that any of them revokes.
  */
-export function loadServerKeys(currentSpki: string, source: { dataDir: string; trustFile?: string | undefined }): ServerKeys {
+export function loadServerKeys(
+  currentSpki: string,
+  source: { dataDir: string; trustFile?: string | undefined },
+  /** The prepared next key (rotation.ts), published as active before it signs; only the trust export passes it. */
+  nextSpki: string | null = null,
+): ServerKeys {
   const files = [readKeyring(source.dataDir)];
   if (source.trustFile) files.push(readTrustFile(source.trustFile, 'SIGNET_TRUST_FILE'));
   const others = new Map<string, TrustedKey>();
@@ -85,10 +92,18 @@ export function loadServerKeys(currentSpki: string, source: { dataDir: string; t
     );
   }
   others.delete(currentSpki);
+  if (nextSpki && others.get(nextSpki)?.status === 'revoked') {
+    throw new SignetError(
+      'key_invalid',
+      `The prepared next signing key ${fingerprint(nextSpki)} is revoked: remove it and prepare another`,
+    );
+  }
   const current: TrustedKey = { name: keyName(currentSpki), public_key: currentSpki, status: 'active' };
   // Other keys listed "active" are not this server's current key: they can only have signed before.
   const rest = [...others.values()].map((k): TrustedKey => (k.status === 'active' ? { ...k, status: 'retired' } : k));
-  const keys = [current, ...rest];
+  const next: TrustedKey[] =
+    nextSpki && nextSpki !== currentSpki ? [{ name: keyName(nextSpki), public_key: nextSpki, status: 'active', note: NEXT_KEY_NOTE }] : [];
+  const keys = [current, ...next, ...rest.filter((k) => k.public_key !== nextSpki)];
   const file: TrustFile = { format: TRUST_FORMAT, keys };
   return {
     list: keys.map((k) => ({ name: k.name, public_key: k.public_key, fingerprint: fingerprint(k.public_key), status: k.status })),

@@ -5,6 +5,8 @@ import { SignetError } from '../errors.js';
 import { writeAtomic } from '../shared/atomic-file.js';
 
 export const GENERATED_KEY_NAME = 'signing-key.pem';
+/** The key `signet signing-key prepare` made: published in the trust file before it signs (rotation.ts). */
+export const NEXT_KEY_NAME = 'signing-key.next.pem';
 
 export function generateSigningKeyPem(): string {
   const { privateKey } = generateKeyPairSync('ed25519');

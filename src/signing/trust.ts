@@ -16,7 +16,7 @@ export interface TrustedKey {
   name: string;
   /** base64 DER SPKI of the Ed25519 key, as in `doctrine_public_key`. */
   public_key: string;
-  /** active: signs now; retired: signed before, its outputs stay valid; revoked: refused. */
+  /** active: signs now, or is published to sign next; retired: signed before, its outputs stay valid; revoked: refused. */
   status: KeyStatus;
   /** Free text: why retired or revoked, when. */
   note?: string;

@@ -234,4 +234,53 @@ describe('signing key rotation on the process stack', () => {
     expect(unpinned.status).toBe(3);
     expect(unpinned.stderr).toMatch(/no signer is pinned/);
   }, 60_000);
+  it('prepare, publish, rotate (docs/trust.md): consumers who took the trust file before the rotation verify the new key at once', async () => {
+    const bin = join(dir, 'bin'); // `signet` on PATH, as in the docs (made by the CI gate test above)
+    const operator = join(dir, 'operator');
+    mkdirSync(operator, { recursive: true });
+    const sh = (script: string) =>
+      spawnSync('bash', ['-e', '-o', 'pipefail', '-c', script], {
+        cwd: operator,
+        env: { PATH: `${bin}:${process.env['PATH'] ?? ''}`, ...env },
+        encoding: 'utf8',
+      });
+    const [prepare, publish, rotate] = recipe('trust.md', 'rotate-prepublished')
+      .split('\n')
+      .filter((l) => l.startsWith('signet '));
+    const current = signerOf(await call('doctrine_get', { id: 'AUTH-002' }));
+
+    const prepared = sh(prepare!);
+    expect(prepared.status, prepared.stderr).toBe(0);
+    const next = /^next SHA256:\S+ (\S+)$/m.exec(prepared.stdout)![1]!;
+    expect(next).not.toBe(current);
+    expect(sh(prepare!).stderr).toMatch(/A next signing key is prepared already/);
+    expect(signet(['signing-key', 'list']).out).toMatch(new RegExp(`^next {5}${fingerprint(next).replace(/[+/]/g, '\\$&')} `, 'm'));
+    // Published beside the current key, both active; the server still signs with the current one.
+    expect(sh(publish!).status).toBe(0);
+    const published = JSON.parse(readFileSync(join(operator, 'signet-trust.json'), 'utf8')) as Json;
+    expect(published['keys'].slice(0, 2).map((k: Json) => [k['public_key'], k['status']])).toEqual([
+      [current, 'active'],
+      [next, 'active'],
+    ]);
+    const before = await call('doctrine_get', { id: 'AUTH-002' });
+    expect(signerOf(before)).toBe(current);
+
+    // Rotate and restart: the new outputs carry the prepared key and verify with the file published before.
+    const rotated = sh(rotate!);
+    expect(rotated.status, rotated.stderr).toBe(0);
+    expect(rotated.stdout).toContain('It is the key prepared and published before');
+    await restart();
+    const after = await call('doctrine_get', { id: 'AUTH-002' });
+    expect(signerOf(after)).toBe(next);
+    for (const output of [before, after]) {
+      writeFileSync(join(operator, 'answer.json'), JSON.stringify(output));
+      const verified = signet(['verify', '--trust', join(operator, 'signet-trust.json'), join(operator, 'answer.json')]);
+      expect(verified.code, verified.err).toBe(0);
+    }
+    // The file exported now: the prepared key current, the one before it retired; no next any more.
+    const now = (JSON.parse(signet(['trust', 'export']).out) as Json)['keys'] as Json[];
+    expect(now[0]).toEqual({ name: expect.any(String), public_key: next, status: 'active' });
+    expect(now.find((k) => k['public_key'] === current)).toMatchObject({ status: 'retired' });
+    expect(now.filter((k) => k['status'] === 'active')).toHaveLength(1);
+  }, 60_000);
 });
