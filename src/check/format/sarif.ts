@@ -3,11 +3,12 @@
 // deployment, located at the file and line whose facts failed it. Deterministic: rules in id
 // order, results in deployment order then severity then rule id, no timestamps or GUIDs.
 import { createHash } from 'node:crypto';
+import { factSide } from '../../doctrine/deployments.js';
 import { factAt } from '../../doctrine/facts.js';
 import type { Doctrine, Rule, Severity } from '../../doctrine/types.js';
 import { VERSION } from '../../version.js';
 import type { Declared } from '../declared.js';
-import { anchorOf, type Place, placeLabel, placesOf } from '../locate.js';
+import { anchorOf, type Place, placeLabel, placesOf, ruleOf } from '../locate.js';
 import type { CheckReport } from '../report.js';
 
 export const SARIF_SCHEMA = 'https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json';
@@ -65,23 +66,58 @@ function factText(deployment: CheckReport['deployments'][number], p: Place): str
   return `${p.fact} = ${JSON.stringify(factAt(deployment.facts, p.fact))} at ${placeLabel(p)}: ${p.why}`;
 }
 
+/** Stable across runs and line moves: the rule and the deployments a result is about. */
+function fingerprint(ruleId: string, deployments: string[]): string {
+  return createHash('sha256')
+    .update([ruleId, ...deployments].join('\u0000'))
+    .digest('hex');
+}
+
+/** A rule every fact of which describes the client application (not the configuration's entry, not the server). */
+function clientApplicationRule(doctrine: Doctrine, ruleId: string): boolean {
+  const rule = ruleOf(doctrine, ruleId);
+  return !!rule && rule.facts.length > 0 && rule.facts.every((f) => factSide(doctrine, f) === 'client');
+}
+
 /** The SARIF log of a check, as a plain object (write it with JSON.stringify). */
 export function toSarif(report: CheckReport, doctrine: Doctrine, declared: Declared | null = null): Record<string, unknown> {
   const rules = doctrine.rules;
   const index = new Map(rules.map((r, i) => [r.id, i]));
   const results: Record<string, unknown>[] = [];
+  // A CLIENT rule about the client application (every fact it reads is the client's, not the
+  // entry's or the server's) that fails the same way, from the same places, in several
+  // deployments of one client is one finding about that client (doctrine 1.3, "One deployment
+  // per server"): one result naming every deployment, not one alert per server.
+  const shared = new Map<string, { result: Record<string, unknown>; deployments: string[] }>();
   for (const d of report.deployments) {
     const failed = d.findings
       .filter((f) => f.status === 'fail' && !f.advisory)
       .sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || (a.rule_id < b.rule_id ? -1 : 1));
     for (const f of failed) {
       const places = placesOf(doctrine, d, f.rule_id, declared);
+      const about = clientApplicationRule(doctrine, f.rule_id)
+        ? `${f.rule_id}\u0000${JSON.stringify(places.map((p) => [p.file, p.line, p.fact, factAt(d.facts, p.fact)]))}`
+        : null;
+      const seen = about === null ? undefined : shared.get(about);
+      if (seen) {
+        seen.deployments.push(d.name);
+        const names = seen.deployments.map((n) => `"${n}"`).join(', ');
+        const why = places.map((p) => factText(d, p)).join('; ');
+        Object.assign(seen.result, {
+          message: {
+            text: `${f.title}: not met by the client of deployments ${names}${why ? ` (${why})` : ''}. ${f.remediation ?? ''}`.trim(),
+          },
+          partialFingerprints: { 'signetFinding/v1': fingerprint(f.rule_id, seen.deployments) },
+        });
+        (seen.result['properties'] as Record<string, unknown>)['deployments'] = [...seen.deployments];
+        continue;
+      }
       const inFiles = places.filter((p) => p.file !== null);
       const primary = inFiles[0] ?? null;
       const anchor = primary ? null : anchorOf(d, declared);
       const locations = primary ? [physical(primary.file!, primary.line)] : anchor ? [physical(anchor.file, anchor.line)] : [];
       const why = places.map((p) => factText(d, p)).join('; ');
-      results.push({
+      const result: Record<string, unknown> = {
         ruleId: f.rule_id,
         ruleIndex: index.get(f.rule_id),
         level: LEVEL[f.severity],
@@ -98,15 +134,16 @@ export function toSarif(report: CheckReport, doctrine: Doctrine, declared: Decla
               })),
             }
           : {}),
-        partialFingerprints: {
-          'signetFinding/v1': createHash('sha256').update(`${f.rule_id}\u0000${d.name}`).digest('hex'),
-        },
+        partialFingerprints: { 'signetFinding/v1': fingerprint(f.rule_id, [d.name]) },
         properties: {
           deployment: d.name,
+          deployments: [d.name],
           severity: f.severity,
           facts: places.map((p) => ({ fact: p.fact, at: placeLabel(p) })),
         },
-      });
+      };
+      if (about !== null) shared.set(about, { result, deployments: [d.name] });
+      results.push(result);
     }
   }
   return {

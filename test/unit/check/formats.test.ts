@@ -28,6 +28,7 @@ describe('the formats of a report', () => {
     const run = sarif.runs[0];
     const failed = report.deployments.flatMap((d) => d.summary.failed_rule_ids.map((id) => `${d.name} ${id}`));
     expect(run.results.map((r: any) => `${r.properties.deployment} ${r.ruleId}`)).toEqual(failed);
+    expect(run.results.every((r: any) => r.properties.deployments.length === 1)).toBe(true);
     expect(run.tool.driver.rules.map((r: any) => r.id)).toEqual(doctrine.rules.map((r) => r.id));
     for (const r of run.results) {
       expect(run.tool.driver.rules[r.ruleIndex].id).toBe(r.ruleId);
@@ -38,6 +39,34 @@ describe('the formats of a report', () => {
     const fingerprints = run.results.map((r: any) => r.partialFingerprints['signetFinding/v1']);
     expect(new Set(fingerprints).size).toBe(fingerprints.length);
     expect(JSON.stringify(toSarif(report, doctrine))).toBe(JSON.stringify(sarif));
+  });
+
+  it('SARIF: a CLIENT rule about the client application that fails alike in several of its deployments is one result', () => {
+    const facts = fixtureFacts('exposed');
+    const client = runCheck(doctrine, {
+      collection: collectionOf(
+        ['a', 'b', 'c'].map((n) => deploymentFrom(`client:mcp.json:${n}`, 'mcp.json', facts)),
+        { 'mcp.json': '{}' },
+      ),
+    });
+    const results = (toSarif(client, doctrine) as any).runs[0].results as any[];
+    const byRule = (id: string) => results.filter((r) => r.ruleId === id);
+    // CLIENT-001 reads client application facts only: one result for the three servers.
+    expect(client.deployments.every((d) => d.summary.failed_rule_ids.includes('CLIENT-001'))).toBe(true);
+    expect(byRule('CLIENT-001').map((r) => r.properties.deployments)).toEqual([
+      ['client:mcp.json:a', 'client:mcp.json:b', 'client:mcp.json:c'],
+    ]);
+    expect(byRule('CLIENT-001')[0].message.text).toMatch(
+      /not met by the client of deployments "client:mcp\.json:a", "client:mcp\.json:b", "client:mcp\.json:c"/,
+    );
+    // CLIENT-009 reads the configuration's entry for each server: one result per deployment.
+    expect(byRule('CLIENT-009').map((r) => r.properties.deployments)).toEqual([
+      ['client:mcp.json:a'],
+      ['client:mcp.json:b'],
+      ['client:mcp.json:c'],
+    ]);
+    // Server rules too.
+    expect(byRule('TLS-001')).toHaveLength(3);
   });
 
   it('JUnit: the same failures, with no markup or control character from the files left raw', () => {
