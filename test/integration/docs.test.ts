@@ -14,7 +14,7 @@ function files(dir: string, match: (name: string) => boolean): string[] {
 }
 
 const read = (path: string) => readFileSync(path, 'utf8');
-const pages = [join(ROOT, 'README.md'), ...files(join(ROOT, 'docs'), (n) => n.endsWith('.md'))];
+const pages = [join(ROOT, 'README.md'), join(ROOT, 'SECURITY.md'), ...files(join(ROOT, 'docs'), (n) => n.endsWith('.md'))];
 const configuration = read(join(ROOT, 'docs', 'configuration.md'));
 const cli = read(join(ROOT, 'docs', 'cli.md'));
 
@@ -59,7 +59,7 @@ describe('documentation', () => {
       ...['src', 'proxy', 'docs', 'bench', 'scripts', 'deploy'].flatMap((d) =>
         files(join(ROOT, d), (n) => /\.(ts|mjs|md|yml|yaml|sh|envsh|template|js)$/.test(n) && !n.endsWith('.test.ts')),
       ),
-      ...['README.md', 'Dockerfile', 'docker-compose.yml', '.ci/run', 'vitest.config.ts'].map((f) => join(ROOT, f)),
+      ...['README.md', 'SECURITY.md', 'Dockerfile', 'docker-compose.yml', '.ci/run', 'vitest.config.ts'].map((f) => join(ROOT, f)),
     ];
     // A repository path: a top-level folder, then a name; not a glob (3*-signet-*.envsh) or a URL's path.
     const cited = /(?<![\w./:-])((?:src|test|docs|proxy|deploy|bench|scripts|doctrine|\.ci)\/[A-Za-z0-9_./+-]*[A-Za-z0-9_])(?![*\w])/g;

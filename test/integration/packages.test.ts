@@ -88,7 +88,10 @@ describe('the npm packages, installed with no network', () => {
       expect(m).toMatchObject({ name, version: VERSION, license: 'Apache-2.0', type: 'module' });
       expect(m['dependencies'] ?? {}).toEqual({});
       const files = execFileSync('tar', ['-tzf', tarballs[name]!], { encoding: 'utf8' }).split('\n');
-      expect(files).toContain('package/LICENSE');
+      // The licence package.json names, in full (Apache-2.0 asks for its text beside the work).
+      const license = execFileSync('tar', ['-xOzf', tarballs[name]!, 'package/LICENSE'], { encoding: 'utf8' });
+      expect(license).toBe(readFileSync(join(ROOT, 'LICENSE'), 'utf8'));
+      expect(license).toMatch(/Apache License\s+Version 2\.0, January 2004[\s\S]+END OF TERMS AND CONDITIONS/);
       expect(files.some((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts'))).toBe(false);
     }
     expect(manifest('signet-mcp')['bin']).toEqual({ signet: 'dist/bundle/signet.js', 'signet-mcp': 'dist/bundle/signet.js' });
