@@ -25,6 +25,8 @@ export interface Declared {
   deployments: Map<string, Facts>;
   /** Dotted path → why it is stated (from `notes`). */
   why: Map<string, string>;
+  /** Dotted path of a fact the file leaves out on purpose → why (a note about a fact it does not state). */
+  leftOut: Map<string, string>;
   /** Dotted path (or `deployments.NAME.` + path) → its line in the file. */
   lines: Map<string, number>;
 }
@@ -102,7 +104,9 @@ export function parseDeclared(doctrine: Doctrine, path: string, bytes: Uint8Arra
   }
 
   const declaredPaths = new Set([...leaves(facts), ...[...deployments.values()].flatMap((f) => leaves(f))].map(([p]) => p));
+  const schemaPaths = new Set(doctrine.factPaths);
   const why = new Map<string, string>();
+  const leftOut = new Map<string, string>();
   const notes = value['notes'] ?? [];
   if (!Array.isArray(notes)) fail(path, 'notes must be an array of {facts: [dotted paths], note}');
   notes.forEach((n: unknown, i) => {
@@ -117,17 +121,19 @@ export function parseDeclared(doctrine: Doctrine, path: string, bytes: Uint8Arra
       return;
     }
     for (const f of n['facts']) {
-      if (typeof f !== 'string' || !declaredPaths.has(f)) {
-        problems.push({ where, message: `${JSON.stringify(f)} is not a fact this file declares` });
+      // A note explains a fact the file states, or one it leaves out on purpose; either way a fact of the schema.
+      if (typeof f !== 'string' || !schemaPaths.has(f)) {
+        problems.push({ where, message: `${JSON.stringify(f)} is not a fact of the doctrine's schema` });
         continue;
       }
-      why.set(f, why.has(f) ? `${why.get(f)} ${n['note']}` : n['note']);
+      const into = declaredPaths.has(f) ? why : leftOut;
+      into.set(f, into.has(f) ? `${into.get(f)} ${n['note']}` : n['note']);
     }
   });
   if (problems.length > 0) fail(path, `${problems.length} problem${problems.length === 1 ? '' : 's'}`, problems);
 
   const lines = memberLines(text);
-  return { path, sha256: sha256Tag(bytes), facts, deployments, why, lines };
+  return { path, sha256: sha256Tag(bytes), facts, deployments, why, leftOut, lines };
 }
 
 /** The facts declared for one deployment: the common ones with its own over them (never contradicting). */

@@ -111,6 +111,10 @@ export function mergeDeployment(
       );
     }
   }
+  // A fact the person left out on purpose says why, where nothing else decided it.
+  for (const [leaf, note] of layers.declared?.leftOut ?? []) {
+    if (!given.has(leaf) && reasons[leaf] === undefined) reasons[leaf] = `${layers.declared!.path}: ${note}`;
+  }
   counts.undecided = undecided.size;
   return {
     deployment: {

@@ -125,6 +125,16 @@ describe('declared facts', () => {
     ]);
   });
 
+  it('may explain a fact they leave out on purpose: the note becomes the reason it is undecided', () => {
+    const d = declared({
+      facts: { tls: { enabled: true } },
+      notes: [{ facts: ['exposure.reachable_from_internet'], note: 'depends on the host firewall' }],
+    });
+    const dep = runCheck(doctrine, { collection: collection(), declared: d }).deployments[0]!;
+    expect(dep.undecided).toEqual(['exposure.reachable_from_internet']);
+    expect(dep.reasons['exposure.reachable_from_internet']).toBe('declared.json: depends on the host firewall');
+  });
+
   it('agreeing with a collected fact keep both sources', () => {
     const d = declared({ facts: { transport: { kind: 'http' } } });
     const dep = runCheck(doctrine, { collection: collection(), declared: d }).deployments[0]!;
@@ -191,8 +201,8 @@ describe('declared-facts files', () => {
 
   it('refuse unknown members, notes about facts they do not declare, and two values for one fact', () => {
     expect(thrown(() => declared({ facts: {}, extra: 1 })).message).toMatch(/unknown member "extra"/);
-    expect(thrown(() => declared({ facts: {}, notes: [{ facts: ['tls.enabled'], note: 'x' }] })).details).toEqual([
-      { where: 'declared.json: notes[0]', message: '"tls.enabled" is not a fact this file declares' },
+    expect(thrown(() => declared({ facts: {}, notes: [{ facts: ['tls.enabld'], note: 'x' }] })).details).toEqual([
+      { where: 'declared.json: notes[0]', message: `"tls.enabld" is not a fact of the doctrine's schema` },
     ]);
     expect(thrown(() => declared({ facts: { tls: { enabled: true } }, deployments: { a: { tls: { enabled: false } } } })).details).toEqual([
       { where: 'declared.json: deployments.a.tls.enabled', message: 'false here, but facts.tls.enabled says true for every deployment' },
