@@ -626,6 +626,57 @@ describe('doctrine 1.3.0: one fact changed, the rule that reads it', () => {
   });
 });
 
+describe('a deployment described completely for 1.2.0', () => {
+  // Every fact 1.3.0 added; hardened.json and hardened-oauth.json without them are 1.2.0's complete descriptions.
+  const added = new Set([
+    'authentication.downstream_credentials',
+    'authentication.oauth_endpoints_https',
+    'authentication.oauth_pkce_s256_required',
+    'authentication.oauth_redirect_uris_exact',
+    'authentication.oauth_refresh_tokens_rotated',
+    'client.oauth_credentials_per_issuer',
+    'client.oauth_pkce_s256',
+    'client.oauth_resource_indicators',
+    'client.oauth_urls_restricted',
+    'client.sampling_approved',
+    'client.stdio_servers_vulnerable',
+    'client.supports_sampling',
+    'client.tls_verification_disabled',
+    'container.host_namespaces',
+    'container.host_path_mounts',
+    'container.setuid_files_absent',
+    'egress.tls_verification_disabled',
+    'http.edge_absorbs_slow_clients',
+    'supply_chain.known_vulnerabilities',
+    'supply_chain.vulnerabilities_monitored',
+    'tools.url_elicitation',
+    'tools.url_elicitation_user_verified',
+  ]);
+  const strip = (facts: Record<string, unknown>) =>
+    [...added].reduce((f, p) => patched(f, { [p.split('.')[0]!]: { [p.split('.')[1]!]: null } }), facts);
+
+  it('lists exactly the facts 1.3.0 added: 1.2.0 had 145 leaf facts', () => {
+    const leaves = doctrine.factPaths.filter((p) => p.includes('.'));
+    expect([...added].every((p) => leaves.includes(p))).toBe(true);
+    expect(leaves.length - added.size).toBe(145);
+  });
+
+  it('does not pass a rule it cannot answer: incomplete, its missing facts the new ones, every one it left out among them', () => {
+    for (const name of ['hardened', 'hardened-oauth']) {
+      const full = FACTS(name);
+      const { summary } = evaluateFacts(doctrine, strip(full));
+      expect(summary.verdict, name).toBe('incomplete');
+      expect(summary.failed_rule_ids, name).toEqual([]);
+      expect(
+        summary.missing_facts.filter((m) => !added.has(m)),
+        name,
+      ).toEqual([]);
+      const left = [...added].filter((p) => (full[p.split('.')[0]!] as Record<string, unknown>)?.[p.split('.')[1]!] !== undefined);
+      expect(summary.missing_facts, name).toEqual(expect.arrayContaining(left));
+    }
+  });
+});
+
 describe('a review of several deployments, one per server', () => {
   const verdict = (name: string) => evaluateFacts(doctrine, FACTS(name)).summary.verdict;
 
