@@ -1,19 +1,12 @@
 #!/usr/bin/env node
 // `signet`: one entry point, one file per command group. Heavy modules are imported
 // lazily so `signet` (stdio) starts fast and `signet verify` loads no server code.
-import { enableCompileCache } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { SignetError } from '../errors.js';
 import { VERSION } from '../version.js';
 import type { VerifyCliOptions } from './verify.js';
 
-// Cache V8 bytecode of the modules loaded below (NODE_COMPILE_CACHE picks the folder;
-// default: the OS temp dir). Cuts cold start by about a third; a failure only costs speed.
-try {
-  enableCompileCache?.();
-} catch {
-  /* read-only or missing temp dir: start without the cache */
-}
+// The V8 compile cache is enabled by the entry point (start.ts), before this module loads.
 
 function exitWith(code: number | undefined): void {
   if (typeof code === 'number') process.exitCode = code;
