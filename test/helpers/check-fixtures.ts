@@ -2,14 +2,14 @@
 // named file and line, so merging, locating and formatting can be checked against known places.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { leaves } from '../../src/check/facts-tree.js';
 import type { CollectedDeployment, Collection, FactSource } from '../../src/collect/types.js';
-import { FACTS, ROOT } from './paths.js';
+import { FACTS } from './paths.js';
+import { signetDeployment } from './signet-deployments.js';
 
-/** Signet's own compose fact set (deploy/facts/compose.json): complete, and its verdict is known. */
+/** Signet's own compose deployment (collected from its files, plus deploy/facts/compose.json): complete, and its verdict is known. */
 export function composeFacts(): Record<string, unknown> {
-  return (JSON.parse(readFileSync(join(ROOT, 'deploy', 'facts', 'compose.json'), 'utf8')) as { facts: Record<string, unknown> }).facts;
+  return structuredClone(signetDeployment('compose').facts);
 }
 
 /** A fact set of test/fixtures/facts (hardened passes, exposed fails, stdio-dev has limited scope). */

@@ -3,6 +3,7 @@
 // in streamable HTTP mode), and Signet's own server alone (the stacks behind nginx are in
 // test/stack/probe.test.ts). Each asserts the facts and the exchanges that decided them, against
 // what that server is written or documented to do.
+
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -19,6 +20,7 @@ import { startHttpServer } from '../helpers/http-server.js';
 import { selfSignedCert } from '../helpers/openssl.js';
 import { CLI, DEFAULT_DOCTRINE } from '../helpers/paths.js';
 import { evidence, expectWellFormed, fact, sourcesOf } from '../helpers/probe.js';
+import { signetDeployment } from '../helpers/signet-deployments.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 import { startWeakServer } from '../helpers/weak-mcp-server.js';
 
@@ -247,8 +249,8 @@ describe('probe: Signet served alone (no proxy)', () => {
       expect(fact(r, 'http.error_details_exposed')).toBe(false);
       expect(fact(r, 'http.list_cache_scope')).toBe('public');
       expect(fact(r, 'transport.legacy_sse')).toBe(false);
-      // What deploy/facts/compose.json declares about the tools, read from tools/list.
-      const declared = JSON.parse(readFileSync(join(DEFAULT_DOCTRINE, '..', 'deploy', 'facts', 'compose.json'), 'utf8')).facts.tools;
+      // What Signet's compose deployment states about the tools (collected and declared), read from tools/list.
+      const declared = signetDeployment('compose').facts['tools'] as Record<string, unknown>;
       for (const name of ['read_only_annotations', 'output_schemas_declared', 'input_schemas_strict', 'sensitive_params_as_headers']) {
         expect(fact(r, `tools.${name}`), name).toBe(declared[name]);
       }

@@ -1,13 +1,8 @@
-// The probe against a Signet stack (the process stack and the compose stack run the same
-// suite): every fact it decides must agree with what deploy/facts/compose.json, the stack's
-// documented facts, states, and it must decide the ones that document's HTTP side rests on.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { probe } from '../../src/probe/probe.js';
 import type { ProbeHttpEvidence, ProbeResult } from '../../src/probe/types.js';
-import { ROOT } from '../helpers/paths.js';
 import { evidence, expectWellFormed, fact } from '../helpers/probe.js';
+import { signetDeployment } from '../helpers/signet-deployments.js';
 
 export interface ProbeStackTarget {
   /** The proxy's /mcp. */
@@ -15,10 +10,8 @@ export interface ProbeStackTarget {
   key: string;
 }
 
-const documented = JSON.parse(readFileSync(join(ROOT, 'deploy', 'facts', 'compose.json'), 'utf8')).facts as Record<
-  string,
-  Record<string, unknown>
->;
+// Signet's compose deployment as `signet check` states it: collected from the files, plus deploy/facts/compose.json.
+const documented = signetDeployment('compose').facts as Record<string, Record<string, unknown>>;
 
 /** Facts the probe decided that the documented set also states, with both values. */
 function disagreements(r: ProbeResult): string[] {

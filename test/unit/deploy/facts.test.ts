@@ -12,6 +12,7 @@ import { loadDoctrine } from '../../../src/doctrine/load.js';
 import { REDACT_PATHS } from '../../../src/log.js';
 import { TOOLS } from '../../../src/tools/index.js';
 import { DEFAULT_DOCTRINE, ROOT } from '../../helpers/paths.js';
+import { KINDS, type SignetKind, signetDeployment } from '../../helpers/signet-deployments.js';
 
 // Parsed YAML and JSON, read by dot paths: its shape is what the schema checks and the assertions test.
 type Obj = any;
@@ -23,7 +24,14 @@ interface FactSet {
 }
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
-const factSet = (name: string) => JSON.parse(read(`deploy/facts/${name}.json`)) as FactSet;
+/**
+ * A deployment's facts as `signet check` evaluates them: collected from the shipped files, plus
+ * the few deploy/facts/<kind>.json declares. Every assertion below holds them to the source.
+ */
+const factSet = (name: SignetKind): FactSet => ({
+  ...(JSON.parse(read(`deploy/facts/${name}.json`)) as FactSet),
+  facts: signetDeployment(name).facts,
+});
 const doctrine = loadDoctrine(DEFAULT_DOCTRINE);
 // merge: the services share the hardening settings through a YAML merge key (<<: *hardening).
 const compose = parse(read('docker-compose.yml'), { merge: true }) as Obj;
@@ -347,4 +355,23 @@ describe('deploy/facts/compose-oauth.json describes docker-compose.yml with depl
     for (const id of ['AUTH-008', 'AUTH-009', 'AUTH-010', 'AUTH-011', 'HTTP-012']) expect(status(id), id).toBe('pass');
     expect(report.summary.failed_by_severity).toMatchObject({ critical: 0, high: 0 });
   });
+});
+
+describe("Signet's deployments are collected, and deploy/facts declares only what no file shows", () => {
+  for (const kind of Object.keys(KINDS) as SignetKind[]) {
+    it(`${kind}: at least 85 % of the facts collected, every declared fact with its reason, no contradiction`, () => {
+      const d = signetDeployment(kind);
+      const leaves = (o: Obj, p = ''): string[] =>
+        Object.entries(o).flatMap(([k, v]) => (v && typeof v === 'object' && !Array.isArray(v) ? leaves(v, `${p}${k}.`) : [`${p}${k}`]));
+      const all = leaves(d.facts);
+      const collected = all.filter((p) => d.collected.sources[p] !== undefined);
+      expect(collected.length + d.declared.length).toBe(all.length);
+      expect(collected.length / all.length, `${collected.length} of ${all.length} collected`).toBeGreaterThanOrEqual(0.85);
+      // runCheck refuses a declared fact that contradicts a collected one, so reaching here means none does.
+      const raw = JSON.parse(read(`deploy/facts/${kind}.json`)) as FactSet;
+      const noted = new Set(raw.notes.flatMap((n) => n.facts));
+      for (const p of d.declared) expect(noted.has(p), `${p} is declared without a reason`).toBe(true);
+      for (const p of collected) expect(d.collected.sources[p]!.length, p).toBeGreaterThan(0);
+    });
+  }
 });

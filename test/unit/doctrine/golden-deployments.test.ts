@@ -3,18 +3,17 @@
 // doctrine that moves any of these is a change to what Signet signs, so it has to show up here.
 // One status per case is written 'rest' (every rule not listed under another status).
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { factSide, VERDICT_ORDER, worstVerdict } from '../../../src/doctrine/deployments.js';
 import { evaluateFacts, type FindingStatus, type Verdict } from '../../../src/doctrine/evaluate.js';
 import { loadDoctrine } from '../../../src/doctrine/load.js';
-import { DEFAULT_DOCTRINE, FACTS as FACTS_PATH, ROOT } from '../../helpers/paths.js';
+import { DEFAULT_DOCTRINE, FACTS as FACTS_PATH } from '../../helpers/paths.js';
+import { type SignetKind, signetDeployment } from '../../helpers/signet-deployments.js';
 
 const doctrine = loadDoctrine(DEFAULT_DOCTRINE);
 const FACTS = (name: string) => JSON.parse(readFileSync(FACTS_PATH(name), 'utf8')) as Record<string, unknown>;
-/** Signet's own deployment fact sets: { description, sources, notes, facts }. */
-const DEPLOY = (name: string) =>
-  (JSON.parse(readFileSync(join(ROOT, 'deploy', 'facts', `${name}.json`), 'utf8')) as { facts: Record<string, unknown> }).facts;
+/** Signet's own deployments: the facts collected from the shipped files, plus those deploy/facts declares. */
+const DEPLOY = (name: SignetKind) => signetDeployment(name).facts;
 
 type Ids = string[] | 'rest';
 interface Case {
@@ -403,7 +402,7 @@ describe('golden deployments', () => {
   });
 
   it('Signet passes its own baseline: no critical or high failure in its compose stack or its Kubernetes manifests', () => {
-    for (const name of ['compose', 'compose-oauth', 'kubernetes']) {
+    for (const name of ['compose', 'compose-oauth', 'kubernetes'] as const) {
       const { summary } = evaluateFacts(doctrine, DEPLOY(name));
       expect(summary.failed_by_severity.critical, name).toBe(0);
       expect(summary.failed_by_severity.high, name).toBe(0);
