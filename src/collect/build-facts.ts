@@ -71,14 +71,6 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
         (df.ignoreScriptsEnv ?? installs[0]!.at) as At,
         'every install runs without dependency scripts',
       );
-    if (df.installs.some((i) => i.tool === 'go')) {
-      const g = df.installs.find((i) => i.tool === 'go')!;
-      sheet.cannotSay(
-        g.at,
-        'Go modules run no install scripts and go.sum fixes every module hash; the npm-shaped supply_chain facts are read that way here',
-        ['supply_chain.install_scripts_disabled', 'supply_chain.lockfile_enforced'],
-      );
-    }
     if (df.auditSignatures) sheet.set('supply_chain.provenance_verified', true, df.auditSignatures, 'npm audit signatures in the build');
     else if (df.installs.some((i) => i.tool === 'npm'))
       sheet.set(

@@ -413,9 +413,11 @@ function dockerFacts(sheet: FactSheet, r: Read, l: Launch): void {
   if (literal.length)
     sheet.set('container.secrets_source', 'manifest_plaintext', at, `-e ${literal[0]![0]}=... written in the configuration`);
   else if (passed.length)
-    sheet.cannotSay(at, `-e ${passed[0]![0]} passes a variable from the client's environment into the container`, [
-      'container.secrets_source',
-    ]);
+    sheet.cannotSay(
+      at,
+      `-e ${passed[0]![0]} passes the secret from the client's own environment or configuration into the container: neither a manifest in version control nor a secret store`,
+      ['container.secrets_source'],
+    );
   else sheet.set('container.secrets_source', 'none', at, 'no secret-named variable reaches the container');
   sheet.undecided('container.healthcheck', "a stdio server has no health endpoint; only the image's own HEALTHCHECK could say");
 }

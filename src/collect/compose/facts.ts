@@ -155,10 +155,11 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     );
     if (spec['network_mode'] === 'host') {
       sheet.reopen('exposure.bind_address_class', 'with the host network the server binds the host interfaces its own configuration names');
-      sheet.cannotSay(at('network_mode'), 'network_mode: host shares the host network namespace', [
-        'container.published_ports',
-        'exposure.bind_address_class',
-      ]);
+      sheet.cannotSay(
+        at('network_mode'),
+        'network_mode: host: the server binds host interfaces its own configuration chooses, and publishes every port it opens without `ports:`; published_ports and bind_address_class describe a container network',
+        ['container.published_ports', 'exposure.bind_address_class'],
+      );
     }
     if (proxy) {
       const pAt = proxy.s.at();

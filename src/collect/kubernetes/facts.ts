@@ -579,11 +579,6 @@ function secretsFacts(sheet: FactSheet, w: Workload, configMaps: K8sObject[], se
         at: s.at(s.value['stringData'] ? 'stringData' : 'data'),
         why: `Secret ${s.name} has its values written in the manifest`,
       });
-      sheet.cannotSay(
-        s.at(),
-        `Secret ${s.name} is committed with its values: the schema's mounted_files/environment do not say the secret itself is in the repository`,
-        ['container.secrets_source'],
-      );
     }
   }
   if (found.length) {
