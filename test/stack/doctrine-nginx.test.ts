@@ -231,9 +231,9 @@ describe('static-token (authentication-and-api-keys)', () => {
     for (let i = 0; i < 26; i++) {
       statuses.push((await curl([...resolve(), '-X', 'POST', `${url()}/mcp`, '-H', 'Authorization: Bearer wrong'])).status);
     }
-    // The tests above spent part of the burst of 20 from this address: 401s first, then only 429s.
+    // The tests above spent part of the burst of 20 from this address: 401s first, 429s once it is gone
+    // (the bucket refills one request a second, so a 401 may still slip in between).
     expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
-    expect(statuses.slice(statuses.indexOf(429)).every((s) => s === 429)).toBe(true);
     expect(statuses.slice(-3)).toEqual([429, 429, 429]);
   });
 
