@@ -125,3 +125,55 @@ describe('Kubernetes workloads', () => {
     expect(fact(d, 'egress.network_restricted')).toBe(false);
   });
 });
+
+describe('Kubernetes output files', () => {
+  it('helm template output (documents with # Source: comments) and a kubectl List read as the manifests they hold', () => {
+    const helm = [
+      '---',
+      '# Source: mcp/templates/service.yaml',
+      'apiVersion: v1',
+      'kind: Service',
+      'metadata: { name: release-mcp }',
+      'spec: { type: ClusterIP, selector: { app: mcp }, ports: [{ port: 8080 }] }',
+      '---',
+      '# Source: mcp/templates/deployment.yaml',
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      'metadata: { name: release-mcp }',
+      'spec:',
+      '  replicas: 2',
+      '  selector: { matchLabels: { app: mcp } }',
+      '  template:',
+      '    metadata: { labels: { app: mcp } }',
+      '    spec:',
+      '      automountServiceAccountToken: false',
+      '      containers:',
+      '        - name: release-mcp',
+      '          image: "ghcr.io/acme/mcp:1.4.0@sha256:' + 'd'.repeat(64) + '"',
+      '          securityContext: { runAsNonRoot: true, readOnlyRootFilesystem: true }',
+    ].join('\n');
+    const d = deploymentOf(collectWith(inline({ 'rendered/all.yaml': helm })), 'Deployment/release-mcp');
+    expect(d.facts['container']).toMatchObject({
+      runs_as_root: false,
+      read_only_root_fs: true,
+      image_pinned_by_digest: true,
+      service_account_token_mounted: false,
+    });
+    expect(fact(d, 'deployment.replicas')).toBe(2);
+    expect(d.sources['deployment.replicas']![0]).toMatchObject({ file: 'rendered/all.yaml', line: 13 });
+    // kubectl get pods -o yaml
+    const list = [
+      'apiVersion: v1',
+      'kind: List',
+      'items:',
+      '  - apiVersion: v1',
+      '    kind: Pod',
+      '    metadata: { name: mcp }',
+      '    spec:',
+      '      hostPID: true',
+      '      containers: [{ name: mcp, image: "mcp/x:1.0.0" }]',
+    ].join('\n');
+    const p = deploymentOf(collectWith(inline({ 'pods.yaml': list })), 'Pod/mcp');
+    expect(fact(p, 'container.host_namespaces')).toBe(true);
+  });
+});
