@@ -149,7 +149,7 @@ describe('Kubernetes output files', () => {
       '      automountServiceAccountToken: false',
       '      containers:',
       '        - name: release-mcp',
-      '          image: "ghcr.io/acme/mcp:1.4.0@sha256:' + 'd'.repeat(64) + '"',
+      `          image: "ghcr.io/acme/mcp:1.4.0@sha256:${'d'.repeat(64)}"`,
       '          securityContext: { runAsNonRoot: true, readOnlyRootFilesystem: true }',
     ].join('\n');
     const d = deploymentOf(collectWith(inline({ 'rendered/all.yaml': helm })), 'Deployment/release-mcp');
