@@ -113,6 +113,12 @@ function revokeLocked(dataDir: string, keyOrFingerprint: string, note?: string):
       'key_invalid',
       'That is the current signing key: rotate first (signet signing-key rotate), then revoke the old one',
     );
+  const next = nextKey(dataDir);
+  if (next && matches(next))
+    throw new SignetError(
+      'key_invalid',
+      `That is the prepared next key, which has signed nothing: delete ${join(dataDir, NEXT_KEY_NAME)} to drop it, and publish the trust file again`,
+    );
   const entry = history.keys.find((k) => matches(k.public_key));
   if (!entry)
     throw new SignetError(

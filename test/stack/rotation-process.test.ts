@@ -254,6 +254,9 @@ describe('signing key rotation on the process stack', () => {
     const next = /^next SHA256:\S+ (\S+)$/m.exec(prepared.stdout)![1]!;
     expect(next).not.toBe(current);
     expect(sh(prepare!).stderr).toMatch(/A next signing key is prepared already/);
+    expect(signet(['signing-key', 'revoke', fingerprint(next)]).err).toMatch(
+      /That is the prepared next key, which has signed nothing: delete \S+signing-key\.next\.pem/,
+    );
     expect(signet(['signing-key', 'list']).out).toMatch(new RegExp(`^next {5}${fingerprint(next).replace(/[+/]/g, '\\$&')} `, 'm'));
     // Published beside the current key, both active; the server still signs with the current one.
     expect(sh(publish!).status).toBe(0);
