@@ -2,6 +2,8 @@
 // - statuses against brute force with json-logic-js (the reference JSON Logic implementation):
 //   a rule is decided exactly when every way of filling in its missing facts decides it the
 //   same way, so a missing fact can never pass, fail or excuse a rule on its own;
+//   the evaluator runs on every sample, the brute force once per distinct value of the facts
+//   a rule reads (its `when` and `check` read nothing else), about one comparison in seven;
 // - the facts an undetermined finding names are enough to decide it;
 // - the canonical bytes the tools layer assembles against `canonicalize` (RFC 8785).
 import canonicalize from 'canonicalize';
@@ -90,10 +92,33 @@ function numbersIn(logic: unknown): number[] {
   return Object.values(logic).flatMap(numbersIn);
 }
 
-/** Every way of filling in the rule's missing facts. */
+function valueAt(facts: Record<string, unknown>, path: string): unknown {
+  let node: unknown = facts;
+  for (const part of path.split('.')) node = (node as Record<string, unknown>)[part];
+  return node;
+}
+
+/**
+ * The facts a rule reads, alone, in the order of `rule.facts`: its `when` and `check` read
+ * nothing else (the loader collects `rule.facts` from every `var` in them), so whatever
+ * depends only on the rule and these facts can be computed once per distinct value.
+ */
+function readBy(rule: Rule, facts: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const path of rule.facts) {
+    if (!has(facts, path)) continue;
+    const parts = path.split('.');
+    let node = out;
+    for (const part of parts.slice(0, -1)) node = (node[part] ??= {}) as Record<string, unknown>;
+    node[parts.at(-1)!] = valueAt(facts, path);
+  }
+  return out;
+}
+
+/** Every way of filling in the rule's missing facts (in the facts it reads). */
 function completions(rule: Rule, facts: Record<string, unknown>): Record<string, unknown>[] {
   const constants = [...numbersIn(rule.when), ...numbersIn(rule.check)];
-  let all = [facts];
+  let all = [readBy(rule, facts)];
   for (const path of rule.facts.filter((p) => !has(facts, p))) {
     all = all.flatMap((f) => domain(schemaAt(path), constants).map((v) => withFact(f, path, v)));
   }
@@ -102,8 +127,17 @@ function completions(rule: Rule, facts: Record<string, unknown>): Record<string,
 
 const holds = (logic: unknown, facts: Record<string, unknown>) => jsonLogic.truthy(jsonLogic.apply(logic as RulesLogic, facts));
 
+const references = new Map<string, FindingStatus>();
+
 /** The evaluator's contract, restated by brute force over completions with json-logic-js. */
 function referenceStatus(rule: Rule, facts: Record<string, unknown>): FindingStatus {
+  const key = `${rule.id} ${JSON.stringify(readBy(rule, facts))}`;
+  let status = references.get(key);
+  if (status === undefined) references.set(key, (status = bruteForce(rule, facts)));
+  return status;
+}
+
+function bruteForce(rule: Rule, facts: Record<string, unknown>): FindingStatus {
   const worlds = completions(rule, facts);
   const applies = worlds.map((f) => rule.when === undefined || holds(rule.when, f));
   if (applies.every((a) => !a)) return 'not_applicable';
@@ -207,7 +241,9 @@ describe('evaluator against the references', () => {
 
   it('names missing facts that the rule reads, are missing, and decide it once given', () => {
     const next = rng(7);
-    let checked = 0;
+    // Filled in and evaluated again once per rule, facts it reads and missing facts named:
+    // the same case again proves nothing new (about one undetermined finding in ten is new).
+    const filledIn = new Set<string>();
     samples.forEach((facts) => {
       for (const f of evaluateFacts(doctrine, facts).findings) {
         if (f.status !== 'undetermined') {
@@ -220,6 +256,9 @@ describe('evaluator against the references', () => {
           expect(rule.facts).toContain(m);
           expect(has(facts, m)).toBe(false);
         }
+        const key = `${rule.id} ${JSON.stringify(readBy(rule, facts))} ${f.missing_facts!.join()}`;
+        if (filledIn.has(key)) continue;
+        filledIn.add(key);
         // Random values for the missing facts, drawn again until they are consistent with the rest.
         const fill = () => {
           let out = facts;
@@ -233,10 +272,9 @@ describe('evaluator against the references', () => {
         for (let tries = 0; broken(filled).length > 0 && tries < 100; tries++) filled = fill();
         const after = evaluateFacts(doctrine, filled).findings.find((x) => x.rule_id === f.rule_id)!;
         expect(after.status, `${f.rule_id} with ${JSON.stringify(f.missing_facts)} given`).not.toBe('undetermined');
-        checked++;
       }
     });
-    expect(checked).toBeGreaterThan(500);
+    expect(filledIn.size).toBeGreaterThan(500);
   });
 
   it('assembles byte-for-byte the RFC 8785 form of the evaluation, with either detail', () => {
