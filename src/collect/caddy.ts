@@ -2,6 +2,7 @@
 // directives and nested blocks, snippets imported by name. The facts of a Caddy proxy in front
 // of the MCP server: automatic HTTPS, TLS versions, HSTS, rate limits (the caddy-ratelimit
 // plugin), Basic authentication, and how it reaches the server.
+import { CNI_HOP } from './docker-defaults.js';
 import type { TextFile } from './inputs.js';
 import type { ProxyContext } from './nginx-facts.js';
 import type { At, FactSheet } from './sheet.js';
@@ -174,8 +175,7 @@ export function caddyFacts(sheet: FactSheet, file: TextFile, pc: ProxyContext): 
       if (!insecure) sheet.set('tls.backend_hop', 'encrypted', rp.at, 'reverse_proxy over HTTPS with the certificate verified');
     } else if (pc.platform === 'compose')
       sheet.set('tls.backend_hop', 'same_host', rp.at, 'plain reverse_proxy over a bridge network of one Compose host');
-    else if (pc.platform === 'kubernetes')
-      sheet.set('tls.backend_hop', 'network_plaintext', rp.at, 'plain reverse_proxy to a pod that may run on another node');
+    else if (pc.platform === 'kubernetes') sheet.undecided('tls.backend_hop', CNI_HOP);
     else if (/^(localhost|127\.[\d.]+|\[::1\]|unix\/)/.test(upstream.replace(/^h2c:\/\/|^http:\/\//, '')))
       sheet.set('tls.backend_hop', 'same_host', rp.at, `plain reverse_proxy to ${upstream} on the same host`);
     return;

@@ -7,6 +7,7 @@
 import { findNodeAtLocation, type Node, parseTree } from 'jsonc-parser/lib/esm/main.js';
 import { parse as parseToml } from 'smol-toml';
 import type { Context } from './context.js';
+import { DAEMON_NNP, imageMayHoldSecrets } from './docker-defaults.js';
 import { SECRET_NAME } from './dockerfile.js';
 import { worstHostPaths } from './host-paths.js';
 import type { TextFile } from './inputs.js';
@@ -335,12 +336,9 @@ function dockerFacts(sheet: FactSheet, r: Read, l: Launch): void {
   const dropAll = f('--cap-drop').some((c) => /^(CAP_)?ALL$/i.test(c)) && !f('--cap-add').length;
   sheet.set('container.capabilities_dropped', dropAll, at, dropAll ? '--cap-drop ALL' : 'no --cap-drop ALL');
   const secOpt = f('--security-opt');
-  sheet.set(
-    'container.no_new_privileges',
-    secOpt.some((o) => /^no-new-privileges/.test(o)),
-    at,
-    'docker run --security-opt',
-  );
+  const nnp = secOpt.find((o) => /^no-new-privileges([:=](true|false))?$/.test(o));
+  if (nnp) sheet.set('container.no_new_privileges', !/false$/.test(nnp), at, `--security-opt ${nnp}`);
+  else sheet.undecided('container.no_new_privileges', DAEMON_NNP);
   const privileged = f('--privileged').length > 0;
   sheet.set('container.privileged', privileged, at, privileged ? '--privileged' : 'not --privileged');
   sheet.set(
@@ -418,7 +416,12 @@ function dockerFacts(sheet: FactSheet, r: Read, l: Launch): void {
       `-e ${passed[0]![0]} passes the secret from the client's own environment or configuration into the container: neither a manifest in version control nor a secret store`,
       ['container.secrets_source'],
     );
-  else sheet.set('container.secrets_source', 'none', at, 'no secret-named variable reaches the container');
+  else if (f('--env-file').length)
+    sheet.undecided(
+      'container.secrets_source',
+      `--env-file ${f('--env-file')[0]}: what it holds and whether it is committed is not in the files`,
+    );
+  else sheet.undecided('container.secrets_source', imageMayHoldSecrets(d.image));
   sheet.undecided('container.healthcheck', "a stdio server has no health endpoint; only the image's own HEALTHCHECK could say");
 }
 

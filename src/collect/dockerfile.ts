@@ -23,7 +23,8 @@ export interface DockerfileInfo {
   externalBases: { image: string; at: At; digest: boolean }[];
   /** USER of the final stage (inherited through stage names), or null when none is set. */
   user: { value: string; at: At } | null;
-  healthcheck: { at: At; disabled: boolean } | null;
+  /** The HEALTHCHECK of the final stage (or its parents): where, whether NONE, and its command as written. */
+  healthcheck: { at: At; disabled: boolean; test: string } | null;
   secretsInImage: { name: string; at: At; how: string }[];
   installs: InstallStep[];
   auditSignatures: At | null;
@@ -95,7 +96,7 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
         s.user = { value: subst(content.trim()), at: at(ins) };
         break;
       case 'HEALTHCHECK':
-        s.healthcheck = { at: at(ins), disabled: /^NONE\b/i.test(content.trim()) };
+        s.healthcheck = { at: at(ins), disabled: /^NONE\b/i.test(content.trim()), test: content };
         break;
       case 'ENV':
       case 'ARG': {

@@ -272,6 +272,7 @@ function hostProxies(ctx: Context, files: TextFile[]): FactSheet[] {
     if (/sse/i.test(l.location!.args.join(' ')))
       sheet.set('transport.legacy_sse', true, l.location!.at, 'the proxied route is the /sse endpoint of the HTTP+SSE transport');
     nginxFacts(sheet, cfg, { targets: [target.split(':')[0]!], platform: 'host', facesClients: true });
+    mayBeBypassed(sheet, target);
     return sheet;
   });
 }
@@ -297,6 +298,7 @@ function hostCaddy(f: TextFile): FactSheet[] {
           if (/sse/i.test(path))
             sheet.set('transport.legacy_sse', true, n.at, 'the proxied route is the /sse endpoint of the HTTP+SSE transport');
           caddyFacts(sheet, f, { targets: [caddyHost(upstream)], platform: 'host', facesClients: true });
+          mayBeBypassed(sheet, upstream);
           out.set(upstream, sheet);
         }
       }
@@ -305,6 +307,17 @@ function hostCaddy(f: TextFile): FactSheet[] {
   };
   visit(parseCaddyfile(f), '');
   return [...out.values()];
+}
+
+/**
+ * A proxy on a host shows that it forwards to the server, not that clients cannot reach the
+ * server's port past it: the server's listen address and the host's firewall are not in its
+ * file (trufnetwork's own compose publishes the port its Caddyfile and nginx example forward to).
+ */
+function mayBeBypassed(sheet: FactSheet, target: string): void {
+  const why = `the proxy forwards to ${target}; whether clients can also reach that port past the proxy (the server's listen address, a published port, the host's firewall) is not in its configuration`;
+  if (sheet.get('exposure.behind_reverse_proxy') === true) sheet.reopen('exposure.behind_reverse_proxy', why);
+  if (sheet.get('tls.enabled') === true) sheet.reopen('tls.enabled', `every listener of the proxy has TLS, but ${why}`);
 }
 
 /** A Dockerfile no compose service or workload runs: the image it builds, when it is an MCP server's. */

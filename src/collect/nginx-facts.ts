@@ -2,7 +2,9 @@
 // connection limits, the execution deadline, CORS, credentials in logs, the edge's error log,
 // how it authenticates, and how it reaches the server. Directives are read as nginx inherits
 // them (the innermost level that sets one wins; add_header as a whole list).
+import { CNI_HOP } from './docker-defaults.js';
 import {
+  absenceKnown,
   type Directive,
   effective,
   type LocationCtx,
@@ -112,7 +114,7 @@ export function nginxFacts(sheet: FactSheet, cfg: NginxConfig, pc: ProxyContext)
         );
     }
     const status = effective(loc, 'limit_req_status')[0];
-    if (status?.args[0] !== '429')
+    if (status?.args[0] !== '429' && (status || absenceKnown(loc, 'limit_req_status')))
       sheet.set(
         'rate_limit.retry_after_header',
         false,
@@ -134,12 +136,14 @@ export function nginxFacts(sheet: FactSheet, cfg: NginxConfig, pc: ProxyContext)
   const connZones = zones(cfg, 'limit_conn_zone');
   if (pc.facesClients) {
     const perAddress = lc.some((d) => /\$(binary_)?remote_addr/.test(connZones.get(d.args[0] ?? '')?.key ?? ''));
-    sheet.set(
-      'http.connections_per_client_limited',
-      perAddress,
-      lc[0]?.at ?? locAt,
-      perAddress ? 'limit_conn with a zone keyed by the client address' : 'no limit_conn keyed by the client address on the MCP route',
-    );
+    if (!lc.length && !absenceKnown(loc, 'limit_conn')) sheet.undecided('http.connections_per_client_limited', HTTP_LEVEL('limit_conn'));
+    else
+      sheet.set(
+        'http.connections_per_client_limited',
+        perAddress,
+        lc[0]?.at ?? locAt,
+        perAddress ? 'limit_conn with a zone keyed by the client address' : 'no limit_conn keyed by the client address on the MCP route',
+      );
     // nginx has no whole-request deadline: client_header_timeout and client_body_timeout are idle timers.
     sheet.set(
       'http.request_read_deadline_seconds',
@@ -152,7 +156,9 @@ export function nginxFacts(sheet: FactSheet, cfg: NginxConfig, pc: ProxyContext)
   // The deadline of a forwarded call: proxy_read_timeout (nginx default 60 s).
   const prt = effective(loc, 'proxy_read_timeout')[0];
   const secs = prt ? seconds(prt.args[0] ?? '') : 60;
-  if (secs !== null)
+  if (!prt && !absenceKnown(loc, 'proxy_read_timeout'))
+    sheet.undecided('http.execution_deadline_seconds', HTTP_LEVEL('proxy_read_timeout'));
+  else if (secs !== null)
     sheet.set(
       'http.execution_deadline_seconds',
       secs,
@@ -204,13 +210,15 @@ export function nginxFacts(sheet: FactSheet, cfg: NginxConfig, pc: ProxyContext)
     sheet.undecided('tls.backend_hop', 'the proxy_pass scheme comes from a template variable');
   } else if (pass.startsWith('https://')) {
     const verify = effective(loc, 'proxy_ssl_verify')[0];
-    if (verify?.args[0] === 'on') sheet.set('tls.backend_hop', 'encrypted', verify.at, 'proxy_pass https with proxy_ssl_verify on');
-    else
+    if (!verify && !absenceKnown(loc, 'proxy_ssl_verify')) sheet.undecided('tls.backend_hop', HTTP_LEVEL('proxy_ssl_verify'));
+    else if (verify?.args[0] === 'on') sheet.set('tls.backend_hop', 'encrypted', verify.at, 'proxy_pass https with proxy_ssl_verify on');
+    else if (pc.platform === 'kubernetes') sheet.undecided('tls.backend_hop', CNI_HOP);
+    else if (pc.platform === 'compose')
       sheet.set(
         'tls.backend_hop',
-        pc.platform === 'compose' ? 'same_host' : 'network_plaintext',
+        'same_host',
         loc.proxyPass!.at,
-        'proxy_pass https without proxy_ssl_verify on: the certificate is not verified',
+        'proxy_pass https without proxy_ssl_verify on, over a bridge network of one Compose host',
       );
   } else if (pc.platform === 'compose') {
     sheet.set('tls.backend_hop', 'same_host', loc.proxyPass!.at, 'plain proxy_pass over a bridge network of one Compose host');
@@ -218,12 +226,7 @@ export function nginxFacts(sheet: FactSheet, cfg: NginxConfig, pc: ProxyContext)
     if (/^https?:\/\/(127\.[\d.]+|localhost|\[::1\])(:|\/|$)|^https?:\/\/unix:/.test(pass))
       sheet.set('tls.backend_hop', 'same_host', loc.proxyPass!.at, `plain proxy_pass to ${pass} on the same host`);
   } else if (pc.platform === 'kubernetes') {
-    sheet.set(
-      'tls.backend_hop',
-      'network_plaintext',
-      loc.proxyPass!.at,
-      'plain proxy_pass to a pod that may run on another node (unless the CNI encrypts, which no file here shows)',
-    );
+    sheet.undecided('tls.backend_hop', CNI_HOP);
   }
 }
 
@@ -245,6 +248,10 @@ function tlsDetails(sheet: FactSheet, loc: LocationCtx): void {
   const hsts = headers.find((d) => /^strict-transport-security$/i.test(d.args[0] ?? ''));
   const age = Number(/max-age=(\d+)/i.exec(hsts?.args[1] ?? '')?.[1] ?? 0);
   const ok = !!hsts && age >= 15552000 && hsts.args.includes('always');
+  if (!headers.length && !absenceKnown(loc, 'add_header')) {
+    sheet.undecided('tls.hsts', HTTP_LEVEL('add_header'));
+    return;
+  }
   sheet.set(
     'tls.hsts',
     ok,
@@ -295,6 +302,10 @@ function authFacts(sheet: FactSheet, loc: LocationCtx, pc: ProxyContext): void {
     return;
   }
 }
+
+/** Why a directive the server block leaves out may still apply: the http level is not among the files. */
+const HTTP_LEVEL = (name: string) =>
+  `no ${name} in the server block or the MCP location, and the http block that includes them is not among the files (it may set ${name} for every server)`;
 
 function perMinute(rate: string): number | null {
   const m = /^(\d+)r\/(s|m)$/.exec(rate);

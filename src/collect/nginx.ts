@@ -199,6 +199,11 @@ export interface LocationCtx {
   levels: Directive[][];
   /** proxy_pass target of this location, as written. */
   proxyPass: Directive | null;
+  /**
+   * The files hold the `http` block around this server. Without it (a `conf.d` or
+   * `sites-enabled` file), the http level that includes it may set what the server leaves out.
+   */
+  httpLevelKnown: boolean;
 }
 
 /** Every location (and server without locations) that proxies somewhere. */
@@ -212,7 +217,7 @@ export function proxiedLocations(cfg: NginxConfig): LocationCtx[] {
     const sLevel = cfg.expand(server.block ?? []);
     const visit = (level: Directive[], chain: Directive[][], loc: Directive | null) => {
       const pp = level.find((d) => d.name === 'proxy_pass') ?? null;
-      if (pp && loc) out.push({ server, location: loc, levels: chain, proxyPass: pp });
+      if (pp && loc) out.push({ server, location: loc, levels: chain, proxyPass: pp, httpLevelKnown: http.length > 0 });
       for (const l of level.filter((d) => d.name === 'location')) {
         const inner = cfg.expand(l.block ?? []);
         visit(inner, [...chain, inner], l);
@@ -220,7 +225,7 @@ export function proxiedLocations(cfg: NginxConfig): LocationCtx[] {
     };
     visit(sLevel, [httpLevel, sLevel], null);
     const pp = sLevel.find((d) => d.name === 'proxy_pass');
-    if (pp) out.push({ server, location: null, levels: [httpLevel, sLevel], proxyPass: pp });
+    if (pp) out.push({ server, location: null, levels: [httpLevel, sLevel], proxyPass: pp, httpLevelKnown: http.length > 0 });
   }
   return out;
 }
@@ -232,6 +237,14 @@ export function effective(ctx: LocationCtx, name: string): Directive[] {
     if (here.length) return here;
   }
   return [];
+}
+
+/**
+ * Whether a directive's absence on the route is known: set somewhere in the chain, or the
+ * http level that would pass it down is among the files.
+ */
+export function absenceKnown(ctx: LocationCtx, name: string): boolean {
+  return ctx.httpLevelKnown || ctx.levels.slice(1).some((l) => l.some((d) => d.name === name));
 }
 
 /** upstream blocks by name: their `server` addresses. */

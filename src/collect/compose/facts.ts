@@ -3,6 +3,7 @@
 import { posix } from 'node:path';
 import { dockerfileFacts, imageFacts, userIsRoot } from '../build-facts.js';
 import type { Context } from '../context.js';
+import { DAEMON_NNP, imageMayHoldSecrets } from '../docker-defaults.js';
 import { type DockerfileInfo, SECRET_NAME } from '../dockerfile.js';
 import { worstHostPaths } from '../host-paths.js';
 import { dirOf } from '../inputs.js';
@@ -209,6 +210,8 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     } else {
       sheet.set('exposure.behind_reverse_proxy', false, at(), 'no proxy of the project forwards to the server');
       sheet.set('exposure.ingress_restricted_to_proxy', false, at(), 'there is no proxy to restrict ingress to');
+      const plain = plainHealthcheck(ctx, srv, published);
+      if (plain) sheet.set('tls.enabled', false, plain.at, plain.why);
     }
     sheet.set(
       'transport.kind',
@@ -379,13 +382,9 @@ function containerFacts(sheet: FactSheet, srv: Svc, project: ComposeProject): vo
     dropped ? 'cap_drop: [ALL], nothing added back' : add.length ? `cap_add: ${add.join(', ')}` : 'no cap_drop: [ALL]',
   );
   const secOpt = ((spec['security_opt'] as unknown[]) ?? []).map(String);
-  const nnp = secOpt.some((o) => /^no-new-privileges(:true|=true)?$/.test(o));
-  sheet.set(
-    'container.no_new_privileges',
-    nnp,
-    at(spec['security_opt'] ? 'security_opt' : ''),
-    nnp ? 'security_opt no-new-privileges:true' : 'no no-new-privileges in security_opt',
-  );
+  const nnp = secOpt.find((o) => /^no-new-privileges([:=](true|false))?$/.test(o));
+  if (nnp) sheet.set('container.no_new_privileges', !/false$/.test(nnp), at('security_opt'), `security_opt ${nnp}`);
+  else sheet.undecided('container.no_new_privileges', DAEMON_NNP);
   const privileged = spec['privileged'] === true;
   sheet.set('container.privileged', privileged, at(privileged ? 'privileged' : ''), privileged ? 'privileged: true' : 'not privileged');
   const seccomp = secOpt.find((o) => /^seccomp[:=]/.test(o));
@@ -452,6 +451,38 @@ function containerFacts(sheet: FactSheet, srv: Svc, project: ComposeProject): vo
 }
 
 /** The worst publication of a service's ports: none, loopback, or every interface (compose-spec ports). */
+/**
+ * A health check that fetches `http://localhost:PORT` inside the container, where PORT is a
+ * container port the service publishes with nothing in front: clients reach that port in plain
+ * HTTP (the check succeeds only if it answers plain HTTP).
+ */
+function plainHealthcheck(ctx: Context, srv: Svc, published: { kind: string; text: string }): { at: At; why: string } | null {
+  if (published.kind === 'none') return null;
+  const targets = new Set(
+    published.text
+      .split(', ')
+      .map((t) => t.split('/')[0]!.split(':').pop()!)
+      .filter((p) => /^\d+$/.test(p)),
+  );
+  // One published port: the health check's port is the one that serves the endpoint.
+  if (targets.size !== 1) return null;
+  const hc = srv.s.spec['healthcheck'];
+  const df = srv.dockerfile ? ctx.dockerfile(srv.dockerfile) : null;
+  const candidates: { test: string; at: At }[] = [];
+  if (isObj(hc) && hc['test'] !== undefined)
+    candidates.push({ test: [hc['test']].flat().map(String).join(' '), at: srv.s.at('healthcheck', 'test') });
+  else if (df?.healthcheck && !df.healthcheck.disabled) candidates.push({ test: df.healthcheck.test, at: df.healthcheck.at });
+  for (const c of candidates) {
+    const m = /\bhttp:\/\/(?:localhost|127\.0\.0\.1|\[::1\])(?::(\d+))?/.exec(c.test);
+    if (m && targets.has(m[1] ?? '80'))
+      return {
+        at: c.at,
+        why: `the health check fetches http://…:${m[1] ?? '80'} and the service publishes that port (${published.text}) with no proxy in front: clients reach it in plain HTTP`,
+      };
+  }
+  return null;
+}
+
 function publishedPorts(svc: Svc): { kind: 'none' | 'loopback' | 'all_interfaces'; at: At; text: string } {
   const ports = (svc.s.spec['ports'] as unknown[]) ?? [];
   let kind: 'none' | 'loopback' | 'all_interfaces' = 'none';
@@ -593,5 +624,7 @@ function secrets(ctx: Context, sheet: FactSheet, srv: Svc, project: ComposeProje
   if (decided.length) {
     const w = worstSecrets(decided);
     sheet.set('container.secrets_source', w.kind, w.at, w.why);
-  } else sheet.set('container.secrets_source', 'none', srv.s.at(), 'no secret reaches the container in the files');
+  } else if (srv.dockerfile || !srv.image)
+    sheet.set('container.secrets_source', 'none', srv.s.at(), 'no secret reaches the container in the files');
+  else sheet.undecided('container.secrets_source', imageMayHoldSecrets(srv.image));
 }

@@ -4,6 +4,7 @@
 import { posix } from 'node:path';
 import { dockerfileFacts, imageFacts } from '../build-facts.js';
 import { type Context, render } from '../context.js';
+import { CNI_HOP, imageMayHoldSecrets } from '../docker-defaults.js';
 import { type DockerfileInfo, SECRET_NAME } from '../dockerfile.js';
 import { dirOf } from '../inputs.js';
 import { NginxConfig } from '../nginx.js';
@@ -315,8 +316,7 @@ function ingressFacts(sheet: FactSheet, ing: K8sObject): void {
   }
   if (a('nginx.ingress.kubernetes.io/backend-protocol') === 'HTTPS' && a('nginx.ingress.kubernetes.io/proxy-ssl-verify') === 'on')
     sheet.set('tls.backend_hop', 'encrypted', ing.at('metadata', 'annotations'), 'backend-protocol HTTPS with proxy-ssl-verify on');
-  else
-    sheet.set('tls.backend_hop', 'network_plaintext', ing.at(), 'the ingress controller reaches pods on other nodes without verified TLS');
+  else sheet.undecided('tls.backend_hop', CNI_HOP);
   if (tls.length && (a('cert-manager.io/cluster-issuer') || a('cert-manager.io/issuer')))
     sheet.set(
       'tls.certificate_auto_renewal',
@@ -584,8 +584,17 @@ function secretsFacts(sheet: FactSheet, w: Workload, configMaps: K8sObject[], se
   if (found.length) {
     const worst = worstSecrets(found);
     sheet.set('container.secrets_source', worst.kind, worst.at, worst.why);
-  } else sheet.set('container.secrets_source', 'none', at(...w.spec), 'no Secret, secret-named variable or secret volume reaches the pod');
+  } else {
+    // An image built elsewhere: what it holds is not in the manifests.
+    if (w.dockerfile)
+      sheet.set('container.secrets_source', 'none', at(...w.spec), 'no Secret, secret-named variable or secret volume reaches the pod');
+    else sheet.undecided('container.secrets_source', imageMayHoldSecrets(String(w.main.c['image'] ?? 'its image')));
+  }
 }
+
+/** NetworkPolicies add up, and a namespace's default-deny policy often lives with the cluster, not the app. */
+const NO_POLICY = (dir: string) =>
+  `no NetworkPolicy among the files limits ${dir} for the server; one applied to its namespace elsewhere (a default-deny policy kept with the cluster) would, and that is not in the files`;
 
 function networkFacts(sheet: FactSheet, w: Workload, policies: K8sObject[], fronts: Workload[], ws: Workload[], viaIngress: boolean): void {
   const mine = policies.filter((p) => selects(selectorOf(p), w.labels) || Object.keys(selectorOf(p)).length === 0);
@@ -596,7 +605,7 @@ function networkFacts(sheet: FactSheet, w: Workload, policies: K8sObject[], fron
     ).map(String);
   const egress = mine.filter((p) => types(p).includes('Egress'));
   if (!egress.length) {
-    sheet.set('egress.network_restricted', false, w.o.at(), 'no NetworkPolicy with policyTypes Egress selects the server');
+    sheet.undecided('egress.network_restricted', NO_POLICY('egress'));
     sheet.undecided(
       'egress.cloud_metadata_credentials_reachable',
       'egress is open; whether a metadata service answers depends on the cluster',
@@ -644,8 +653,7 @@ function networkFacts(sheet: FactSheet, w: Workload, policies: K8sObject[], fron
     }
   }
   const ingress = mine.filter((p) => types(p).includes('Ingress'));
-  if (!ingress.length)
-    sheet.set('exposure.ingress_restricted_to_proxy', false, w.o.at(), 'no NetworkPolicy restricts ingress to the server');
+  if (!ingress.length) sheet.undecided('exposure.ingress_restricted_to_proxy', NO_POLICY('ingress'));
   else {
     const rules = ingress.flatMap((p) => arr(getPath(p.value, ['spec', 'ingress'])).map((r) => ({ p, r })));
     const proxyLabels = fronts.map((f) => f.labels);

@@ -3,6 +3,7 @@
 // reference proxy (docs/configuration.md, docs/http.md, docs/proxy.md). Each fact cites the line
 // that sets the variable, or the line that shows the server is Signet, with the document that
 // says why; test/unit/deploy/facts.test.ts holds the profile to Signet's source.
+import { CNI_HOP } from '../docker-defaults.js';
 import type { DockerfileInfo } from '../dockerfile.js';
 import type { Inputs } from '../inputs.js';
 import { dirOf } from '../inputs.js';
@@ -276,11 +277,7 @@ function referenceProxyFacts(sheet: FactSheet, s: SignetView, p: ReferenceProxyV
       ca.at,
       'HTTPS to Signet, its certificate verified against SIGNET_PROXY_UPSTREAM_CA_FILE, never unverified (docs/proxy.md)',
     );
-  else if (!ca)
-    sheet.set(
-      'tls.backend_hop',
-      s.platform === 'compose' ? 'same_host' : 'network_plaintext',
-      p.at,
-      s.platform === 'compose' ? 'plain HTTP over a bridge network of one Compose host' : 'plain HTTP to pods that may run on other nodes',
-    );
+  else if (!ca && s.platform === 'compose')
+    sheet.set('tls.backend_hop', 'same_host', p.at, 'plain HTTP over a bridge network of one Compose host');
+  else if (!ca) sheet.undecided('tls.backend_hop', CNI_HOP);
 }

@@ -122,7 +122,11 @@ describe('Kubernetes workloads', () => {
     );
     expect(fact(d, 'exposure.behind_reverse_proxy')).toBe(false);
     expect(fact(d, 'supply_chain.deployed_release')).toBe('floating');
-    expect(fact(d, 'egress.network_restricted')).toBe(false);
+    // No NetworkPolicy among the files: one applied to the namespace elsewhere would restrict it.
+    for (const open of ['egress.network_restricted', 'exposure.ingress_restricted_to_proxy']) {
+      expect(fact(d, open), open).toBeUndefined();
+      expect(d.reasons[open], open).toMatch(/no NetworkPolicy among the files/);
+    }
   });
 });
 

@@ -1,0 +1,176 @@
+// What the files do not decide stays undecided, with the reason: each case is a value an
+// independent audit of the corpus found the collectors guessing (docs/checking.md, "What no file
+// shows"). A guessed fact would be signed as evidence, and a person could not correct it: a
+// declared fact that contradicts a collected one is an error.
+import { describe, expect, it } from 'vitest';
+import { collectWith, deploymentOf, fact, inline } from '../../helpers/collect.js';
+
+const open = (d: { facts: Record<string, unknown>; reasons: Record<string, string> }, path: string, reason: RegExp) => {
+  expect(fact(d, path), path).toBeUndefined();
+  expect(d.reasons[path], path).toMatch(reason);
+};
+
+describe('a proxy on a host', () => {
+  const nginx = [
+    'server {',
+    '    listen 443 ssl;',
+    '    ssl_protocols TLSv1.2 TLSv1.3;',
+    '    location /mcp {',
+    '        proxy_pass http://127.0.0.1:8000;',
+    '    }',
+    '}',
+  ].join('\n');
+
+  it('nginx: forwarding to the server does not show that its port cannot be reached past the proxy', () => {
+    const d = deploymentOf(collectWith(inline({ 'sites-enabled/mcp.conf': nginx })), '127.0.0.1:8000');
+    open(d, 'exposure.behind_reverse_proxy', /whether clients can also reach that port past the proxy/);
+    open(d, 'tls.enabled', /every listener of the proxy has TLS, but/);
+    expect(fact(d, 'tls.min_version')).toBe('1.2');
+  });
+
+  it('Caddy: the same for a site that reverse_proxies to localhost', () => {
+    const d = deploymentOf(
+      collectWith(inline({ Caddyfile: 'mcp.example.com {\n    reverse_proxy /mcp* localhost:8000\n}\n' })),
+      'localhost:8000',
+    );
+    open(d, 'exposure.behind_reverse_proxy', /past the proxy/);
+    open(d, 'tls.enabled', /past the proxy/);
+  });
+
+  it('a plain listener still decides tls.enabled false: plain HTTP serves the route whatever else does', () => {
+    const d = deploymentOf(collectWith(inline({ 'mcp.conf': nginx.replace('443 ssl', '80') })), '127.0.0.1:8000');
+    expect(fact(d, 'tls.enabled')).toBe(false);
+  });
+});
+
+describe('an nginx server block without the http block that includes it', () => {
+  const server = [
+    'server {',
+    '    listen 443 ssl;',
+    '    ssl_protocols TLSv1.2;',
+    '    location /mcp {',
+    '        proxy_pass http://127.0.0.1:8000;',
+    '    }',
+    '}',
+  ];
+
+  it('leaves what the http level may set undecided: limit_conn, proxy_read_timeout, add_header', () => {
+    const d = deploymentOf(collectWith(inline({ 'conf.d/mcp.conf': server.join('\n') })), '127.0.0.1:8000');
+    for (const path of ['http.connections_per_client_limited', 'http.execution_deadline_seconds', 'tls.hsts'])
+      open(d, path, /the http block that includes them is not among the files/);
+  });
+
+  it('decides them when the http block is among the files, with nginx defaults for what it leaves out', () => {
+    const whole = ['http {', ...server.map((l) => `    ${l}`), '}'].join('\n');
+    const d = deploymentOf(collectWith(inline({ 'nginx.conf': whole })), '127.0.0.1:8000');
+    expect(fact(d, 'http.connections_per_client_limited')).toBe(false);
+    expect(fact(d, 'http.execution_deadline_seconds')).toBe(60);
+    expect(fact(d, 'tls.hsts')).toBe(false);
+  });
+
+  it('decides them when the server block sets them itself', () => {
+    const set = [...server];
+    set.splice(3, 0, '    add_header Strict-Transport-Security "max-age=31536000" always;', '    proxy_read_timeout 30s;');
+    const d = deploymentOf(collectWith(inline({ 'conf.d/mcp.conf': set.join('\n') })), '127.0.0.1:8000');
+    expect(fact(d, 'tls.hsts')).toBe(true);
+    expect(fact(d, 'http.execution_deadline_seconds')).toBe(30);
+  });
+});
+
+describe("the Docker daemon's settings and images built elsewhere", () => {
+  const composeWith = (extra: string[]) =>
+    ['services:', '  mcp:', '    image: acme/mcp-server:1.0.0', '    ports: ["127.0.0.1:8000:8000"]', ...extra].join('\n');
+
+  it('compose: no security_opt leaves no_new_privileges to the daemon; an explicit option decides', () => {
+    const none = deploymentOf(collectWith(inline({ 'compose.yaml': composeWith([]) })), ':mcp');
+    open(none, 'container.no_new_privileges', /dockerd --no-new-privileges/);
+    const on = deploymentOf(collectWith(inline({ 'compose.yaml': composeWith(['    security_opt: ["no-new-privileges:true"]']) })), ':mcp');
+    expect(fact(on, 'container.no_new_privileges')).toBe(true);
+    const off = deploymentOf(
+      collectWith(inline({ 'compose.yaml': composeWith(['    security_opt: ["no-new-privileges:false"]']) })),
+      ':mcp',
+    );
+    expect(fact(off, 'container.no_new_privileges')).toBe(false);
+  });
+
+  it('compose: no secret given to an image built elsewhere is not "none": the image may hold one', () => {
+    const d = deploymentOf(collectWith(inline({ 'compose.yaml': composeWith([]) })), ':mcp');
+    open(d, 'container.secrets_source', /acme\/mcp-server:1.0.0 is not built from files here/);
+  });
+
+  it('compose: an image built from a Dockerfile among the files, with no secret in it, gets none', () => {
+    const files = {
+      'compose.yaml': ['services:', '  mcp:', '    build: .', '    ports: ["127.0.0.1:8000:8000"]'].join('\n'),
+      Dockerfile: 'FROM node:24-trixie-slim\nUSER node\nCMD ["node", "mcp-server.js"]\n',
+    };
+    const d = deploymentOf(collectWith(inline(files), { servers: ['mcp'] }), ':mcp');
+    expect(fact(d, 'container.secrets_source')).toBe('none');
+  });
+
+  it('a client configuration: docker run without --security-opt or a secret decides neither', () => {
+    const config = JSON.stringify({ mcpServers: { x: { command: 'docker', args: ['run', '-i', '--rm', 'acme/mcp:1.0.0'] } } });
+    const d = deploymentOf(collectWith(inline({ '.mcp.json': config })), ':x');
+    open(d, 'container.no_new_privileges', /daemon's default decides/);
+    open(d, 'container.secrets_source', /acme\/mcp:1.0.0 is not built from files here/);
+    const withEnvFile = JSON.stringify({
+      mcpServers: {
+        x: {
+          command: 'docker',
+          args: ['run', '-i', '--rm', '--env-file', '.env', '--security-opt', 'no-new-privileges', 'acme/mcp:1.0.0'],
+        },
+      },
+    });
+    const e = deploymentOf(collectWith(inline({ '.mcp.json': withEnvFile })), ':x');
+    open(e, 'container.secrets_source', /--env-file \.env/);
+    expect(fact(e, 'container.no_new_privileges')).toBe(true);
+  });
+});
+
+describe('a plain health check on the only published port', () => {
+  it('decides tls.enabled false for a server nothing fronts: the port answers plain HTTP', () => {
+    const compose = [
+      'services:',
+      '  mcp:',
+      '    image: acme/mcp-server:1.0.0',
+      '    ports: ["3000:3000"]',
+      '    healthcheck:',
+      '      test: ["CMD", "curl", "-f", "http://localhost:3000/mcp/"]',
+    ].join('\n');
+    const d = deploymentOf(collectWith(inline({ 'compose.yaml': compose })), ':mcp');
+    expect(fact(d, 'tls.enabled')).toBe(false);
+    expect(d.sources['tls.enabled']![0]).toMatchObject({ file: 'compose.yaml', line: 6 });
+    // The check on another port than the published one decides nothing.
+    const other = deploymentOf(collectWith(inline({ 'compose.yaml': compose.replace('localhost:3000', 'localhost:9000') })), ':mcp');
+    expect(fact(other, 'tls.enabled')).toBeUndefined();
+  });
+});
+
+describe('Kubernetes: what the cluster decides', () => {
+  it('a plain hop from the ingress controller: whether the CNI encrypts between nodes is not in the files', () => {
+    const manifests = [
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      'metadata: { name: mcp }',
+      'spec:',
+      '  selector: { matchLabels: { app: mcp } }',
+      '  template:',
+      '    metadata: { labels: { app: mcp } }',
+      '    spec:',
+      '      containers: [{ name: mcp, image: "acme/mcp-server:1.0.0", ports: [{ containerPort: 8000 }] }]',
+      '---',
+      'apiVersion: v1',
+      'kind: Service',
+      'metadata: { name: mcp }',
+      'spec: { selector: { app: mcp }, ports: [{ port: 80, targetPort: 8000 }] }',
+      '---',
+      'apiVersion: networking.k8s.io/v1',
+      'kind: Ingress',
+      'metadata: { name: mcp }',
+      'spec:',
+      '  rules: [{ http: { paths: [{ path: /mcp, pathType: Prefix, backend: { service: { name: mcp, port: { number: 80 } } } }] } }]',
+    ].join('\n');
+    const d = deploymentOf(collectWith(inline({ 'k8s/app.yaml': manifests })), 'Deployment/mcp');
+    open(d, 'tls.backend_hop', /whether the CNI encrypts traffic between nodes/);
+    open(d, 'container.secrets_source', /acme\/mcp-server:1.0.0 is not built from files here/);
+  });
+});
