@@ -22,6 +22,8 @@ export interface JwtIssuer {
   /** Keys published in the JWKS, the first one signing by default. */
   keys: SigningKey[];
   jwksFetches(): number;
+  /** 'ok' serves the keys; 'error' answers the JWKS request with 500 (an issuer outage). */
+  jwksMode: 'ok' | 'error';
   /** A token signed with `key` (default the first published), with the defaults below overridable. */
   token(claims?: JWTPayload, header?: Partial<JWTHeaderParameters>, key?: SigningKey): Promise<string>;
   close(): Promise<void>;
@@ -29,7 +31,7 @@ export interface JwtIssuer {
 
 export async function startJwtIssuer(resource: string, keys?: SigningKey[]): Promise<JwtIssuer> {
   let fetches = 0;
-  const state = { keys: keys ?? [await signingKey('k1')] };
+  const state: { keys: SigningKey[]; jwksMode: 'ok' | 'error' } = { keys: keys ?? [await signingKey('k1')], jwksMode: 'ok' };
   let issuer = '';
   const server: Server = createServer((req, res) => {
     res.setHeader('content-type', 'application/json');
@@ -37,7 +39,10 @@ export async function startJwtIssuer(resource: string, keys?: SigningKey[]): Pro
       res.end(JSON.stringify({ issuer, jwks_uri: `${issuer}/jwks`, token_endpoint: `${issuer}/token` }));
     } else if (req.url === '/jwks') {
       fetches++;
-      res.end(JSON.stringify({ keys: state.keys.map((k) => k.jwk) }));
+      if (state.jwksMode === 'error') {
+        res.statusCode = 500;
+        res.end('{"error":"server_error"}');
+      } else res.end(JSON.stringify({ keys: state.keys.map((k) => k.jwk) }));
     } else {
       res.statusCode = 404;
       res.end('{}');
@@ -54,6 +59,12 @@ export async function startJwtIssuer(resource: string, keys?: SigningKey[]): Pro
       state.keys = k;
     },
     jwksFetches: () => fetches,
+    get jwksMode() {
+      return state.jwksMode;
+    },
+    set jwksMode(m: 'ok' | 'error') {
+      state.jwksMode = m;
+    },
     async token(claims = {}, header = {}, key = state.keys[0]!) {
       const now = Math.floor(Date.now() / 1000);
       return new SignJWT({
