@@ -12,6 +12,8 @@ const LOAD = [
   'test/stack/compose-oauth.test.ts',
   'test/stack/image.test.ts',
   'test/stack/backup-restore.test.ts',
+  'test/stack/compose-oauth-laptop.test.ts',
+  'test/stack/clone-recipe.test.ts',
   'test/integration/abuse.soak.test.ts',
 ];
 

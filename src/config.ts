@@ -8,6 +8,7 @@ import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as z from 'zod/mini';
 import { SignetError } from './errors.js';
+import { IPV6_PREFIX, OAUTH_URL, ORIGIN_PATTERN, SCOPE_TOKEN as SCOPE_TOKEN_GRAMMAR } from './shared/edge-contract.js';
 import { hostnameOf, LOOPBACK_HOSTNAMES } from './shared/hostnames.js';
 import { blockListOf, parseCidr } from './shared/ip-address.js';
 
@@ -65,7 +66,7 @@ export interface HttpConfig {
   oauthScopes: { map: ReadonlyMap<string, readonly string[]>; implies: ReadonlyMap<string, readonly string[]> };
 }
 
-/** The token verifier's settings (`signet token-verifier`); null in keys mode. */
+/** How access tokens are checked (`signet auth-check`); null in keys mode. */
 export interface OAuthConfig {
   mode: 'oauth' | 'keys+oauth';
   issuer: string;
@@ -75,13 +76,28 @@ export interface OAuthConfig {
   algorithms: string[];
   leewaySeconds: number;
   jwksCooldownSeconds: number;
-  verifierHost: string;
-  verifierPort: number;
+  /** SIGNET_OAUTH_JWKS_REFRESH_SECONDS: the keys are fetched again this often, in the background. */
+  jwksRefreshSeconds: number;
+  /** SIGNET_OAUTH_CA_FILE: the CA that issued the provider's certificate, when it is private. */
+  caFile: string | null;
+}
+
+/** `signet auth-check`: the proxy's one authenticator (API keys and OAuth tokens). */
+export interface AuthCheckConfig {
+  mode: 'keys' | 'oauth' | 'keys+oauth';
+  host: string;
+  port: number;
+  /** Refused credentials per client address: a burst, then so many a minute (SIGNET_PROXY_AUTH_FAILURES_*). */
+  failuresPerMinute: number;
+  failuresBurst: number;
+  /** SIGNET_KEY_EXPIRY_WARNING_DAYS: an API key this close to its expiry is logged and counted. */
+  expiryWarningDays: number;
 }
 
 export interface Config {
   transport: Transport;
   oauth: OAuthConfig | null;
+  authCheck: AuthCheckConfig;
   doctrineDir: string;
   dataDir: string;
   signingKeyFile: string | undefined;
@@ -179,8 +195,8 @@ const list = variable<string[]>(
 const matching = (pattern: RegExp, message: string, shown: (s: string) => string = (s) => s) =>
   variable<string | undefined>((s, ctx) => (pattern.test(s) ? s : problem(ctx, message, shown(s))), undefined);
 
-/** An origin as browsers send it: scheme://host[:port], lower case, no path; the proxy checks the same. */
-const ORIGIN = /^https?:\/\/([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:]+\])(:[0-9]{1,5})?$/;
+/** An origin as browsers send it: scheme://host[:port], lower case, no path; the proxy checks the same (the edge contract). */
+const ORIGIN = new RegExp(ORIGIN_PATTERN);
 const origins = variable<string[]>((s, ctx) => {
   const values = s
     .split(',')
@@ -196,8 +212,8 @@ const origins = variable<string[]>((s, ctx) => {
       );
 }, []);
 
-// RFC 6749 §3.3 scope tokens; tool names as the MCP spec allows them, or "*".
-const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/;
+// RFC 6749 §3.3 scope tokens (the edge contract); tool names as the MCP spec allows them, or "*".
+const SCOPE_TOKEN = new RegExp(SCOPE_TOKEN_GRAMMAR.js);
 const TOOL_NAME = /^(\*|[A-Za-z0-9_.-]{1,128})$/;
 /** "name=scope scope,name=scope": SIGNET_OAUTH_SCOPE_MAP (name: a tool or *) and SIGNET_OAUTH_SCOPE_IMPLIES (name: a scope). */
 const scopeTable = (fallback: string, names: RegExp, what: string) =>
@@ -250,6 +266,9 @@ const oauthUrl = (trailingSlash: boolean) =>
       return problem(ctx, 'must have no query, fragment or credentials', s);
     }
     if (!trailingSlash && s.endsWith('/')) return problem(ctx, 'must not end with a slash (the canonical form has none)', s);
+    // The characters the proxy writes into its configuration as they are (the edge contract).
+    if (!new RegExp(trailingSlash ? OAUTH_URL.issuer : OAUTH_URL.resource).test(s))
+      return problem(ctx, 'must hold only letters, digits and - . _ ~ % ! & ( ) * + , ; = : @ / (no quote)', s);
     return s;
   }, undefined);
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
@@ -292,7 +311,7 @@ const SCHEMA = z.object({
   SIGNET_RATE_LIMIT_OTHER_PER_MINUTE: integer(600, 0, 10_000_000),
   SIGNET_RATE_LIMIT_PER_KEY_PER_MINUTE: integer(60, 0, 10_000_000),
   SIGNET_RATE_LIMIT_IP_GUARD_PER_MINUTE: integer(600, 0, 10_000_000),
-  SIGNET_RATE_LIMIT_IPV6_PREFIX: integer(64, 32, 128),
+  SIGNET_RATE_LIMIT_IPV6_PREFIX: integer(IPV6_PREFIX.default, IPV6_PREFIX.min, IPV6_PREFIX.max),
   SIGNET_TRUSTED_PROXIES: variable<BlockList | null>((s, ctx) => {
     const entries = s
       .split(',')
@@ -344,8 +363,13 @@ const SCHEMA = z.object({
   SIGNET_OAUTH_ALGORITHMS: algorithms,
   SIGNET_OAUTH_CLOCK_LEEWAY_SECONDS: integer(30, 0, 300),
   SIGNET_OAUTH_JWKS_COOLDOWN_SECONDS: integer(30, 1, 3600),
-  SIGNET_OAUTH_VERIFIER_HOST: text,
-  SIGNET_OAUTH_VERIFIER_PORT: integer(3100, 0, 65535),
+  SIGNET_OAUTH_JWKS_REFRESH_SECONDS: integer(600, 1, 86_400),
+  SIGNET_OAUTH_CA_FILE: filePath,
+  SIGNET_AUTH_CHECK_HOST: text,
+  SIGNET_AUTH_CHECK_PORT: integer(3100, 0, 65535),
+  SIGNET_PROXY_AUTH_FAILURES_PER_MINUTE: integer(60, 1, 1_000_000),
+  SIGNET_PROXY_AUTH_FAILURES_BURST: integer(20, 1, 1_000_000),
+  SIGNET_KEY_EXPIRY_WARNING_DAYS: integer(14, 0, 3650),
   SIGNET_OAUTH_SCOPE_MAP: scopeTable('doctrine_evaluate=signet:evaluate,deployment_check=signet:evaluate,*=signet:read', TOOL_NAME, 'tool'),
   SIGNET_OAUTH_SCOPE_IMPLIES: scopeTable('signet:evaluate=signet:read', SCOPE_TOKEN, 'scope'),
   XDG_DATA_HOME: text,
@@ -433,9 +457,17 @@ export function loadConfig(env: Env = process.env): Config {
             algorithms: c.SIGNET_OAUTH_ALGORITHMS,
             leewaySeconds: c.SIGNET_OAUTH_CLOCK_LEEWAY_SECONDS,
             jwksCooldownSeconds: c.SIGNET_OAUTH_JWKS_COOLDOWN_SECONDS,
-            verifierHost: c.SIGNET_OAUTH_VERIFIER_HOST ?? '127.0.0.1',
-            verifierPort: c.SIGNET_OAUTH_VERIFIER_PORT,
+            jwksRefreshSeconds: c.SIGNET_OAUTH_JWKS_REFRESH_SECONDS,
+            caFile: c.SIGNET_OAUTH_CA_FILE ?? null,
           },
+    authCheck: {
+      mode: c.SIGNET_AUTH_MODE,
+      host: c.SIGNET_AUTH_CHECK_HOST ?? '127.0.0.1',
+      port: c.SIGNET_AUTH_CHECK_PORT,
+      failuresPerMinute: c.SIGNET_PROXY_AUTH_FAILURES_PER_MINUTE,
+      failuresBurst: c.SIGNET_PROXY_AUTH_FAILURES_BURST,
+      expiryWarningDays: c.SIGNET_KEY_EXPIRY_WARNING_DAYS,
+    },
     doctrineDir: c.SIGNET_DOCTRINE_DIR ?? DEFAULT_DOCTRINE_DIR,
     dataDir,
     signingKeyFile: c.SIGNET_SIGNING_KEY_FILE,

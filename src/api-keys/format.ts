@@ -5,18 +5,20 @@
 //   checksum  CRC32 of id+secret, base62, left-padded to 6: catches typos and truncation
 //             offline, before any lookup
 // Scanner regex: \bsgnk_[0-9A-Za-z]{57}\b
+// The grammar is the edge contract's (shared/edge-contract.ts): the proxy checks the same.
 import { randomInt } from 'node:crypto';
 import { crc32 } from 'node:zlib';
+import { API_KEY } from '../shared/edge-contract.js';
 
-export const KEY_PREFIX = 'sgnk_';
-export const KEY_ID_LENGTH = 8;
-export const KEY_SECRET_LENGTH = 43;
-export const KEY_CHECKSUM_LENGTH = 6;
+export const KEY_PREFIX = API_KEY.prefix;
+export const KEY_ID_LENGTH = API_KEY.idLength;
+export const KEY_SECRET_LENGTH = API_KEY.secretLength;
+export const KEY_CHECKSUM_LENGTH = API_KEY.checksumLength;
 export const KEY_BODY_LENGTH = KEY_ID_LENGTH + KEY_SECRET_LENGTH + KEY_CHECKSUM_LENGTH;
-export const KEY_PATTERN = /^sgnk_[0-9A-Za-z]{57}$/;
-export const KEY_SCANNER_REGEX = '\\bsgnk_[0-9A-Za-z]{57}\\b';
+export const KEY_PATTERN = new RegExp(API_KEY.pattern);
+export const KEY_SCANNER_REGEX = `\\b${API_KEY.pattern.slice(1, -1)}\\b`;
 
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const BASE62 = API_KEY.base62;
 
 function randomBase62(length: number): string {
   let out = '';

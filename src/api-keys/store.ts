@@ -1,4 +1,4 @@
-// The API key store: one JSON file the proxy reads, the CLI writes. It holds, per key,
+// The API key store: one JSON file the auth check reads, the CLI writes. It holds, per key,
 // only sha256 of the key, an id, a name, times and the last 4 characters: never a key.
 // Writes take a lock (concurrent CLI runs lose nothing) and replace the file atomically.
 import { timingSafeEqual } from 'node:crypto';
@@ -14,17 +14,9 @@ import { checkApiKeyFormat, KEY_PREFIX, newApiKey } from './format.js';
 
 export const STORE_FORMAT = 'signet-keys/1';
 
-// On-disk layout: valid JSON, but with fixed-width lines so the proxy can check the file
-// and binary-search a key id with a few small reads instead of parsing the whole store
-// (njs, which runs the check, interprets JavaScript: parsing a 100-key store took ~1 ms
-// per request, this takes ~20 µs). Records are sorted by id.
-//   line 0   {"format":"signet-keys/1","record_bytes":384,"keys":[   padded to 64 bytes
-//   line i   " " (first) or "," + the record's JSON, id first          padded to 384 bytes
-//   last     ]}\n
-export const HEADER_BYTES = 64;
-export const RECORD_BYTES = 384;
-const HEADER = `{"format":"${STORE_FORMAT}","record_bytes":${RECORD_BYTES},"keys":[`;
-const FOOTER = ']}\n';
+// On disk: plain JSON, one record a line, sorted by id (diffs and backups stay readable). The
+// auth check parses it once and again only when it changes. Stores written with the fixed-width
+// lines nginx's njs once binary-searched ("record_bytes": 384) read the same way.
 
 export interface KeyRecord {
   id: string;
@@ -67,7 +59,7 @@ const STORE_SCHEMA = {
   required: ['format', 'keys'],
   properties: {
     format: { const: STORE_FORMAT },
-    record_bytes: { const: RECORD_BYTES },
+    record_bytes: { const: 384 },
     keys: {
       type: 'array',
       items: {
@@ -125,11 +117,11 @@ export function parseStore(text: string, path: string): KeyStoreFile {
   return data as KeyStoreFile;
 }
 
-/** The fixed-width layout described above. */
+/** The layout described above: one record a line, id first, sorted by id. */
 export function serializeStore(store: KeyStoreFile): string {
   const records = [...store.keys].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const lines = records.map((k, i) => {
-    const json = JSON.stringify({
+  const lines = records.map((k) =>
+    JSON.stringify({
       id: k.id,
       name: k.name,
       hash: k.hash,
@@ -138,11 +130,9 @@ export function serializeStore(store: KeyStoreFile): string {
       expires_at: k.expires_at,
       revoked_at: k.revoked_at,
       rotated_to: k.rotated_to,
-    });
-    if (json.length > RECORD_BYTES - 2) throw new SignetError('store_invalid', `Key record ${k.id} does not fit the store layout`);
-    return `${((i === 0 ? ' ' : ',') + json).padEnd(RECORD_BYTES - 1, ' ')}\n`;
-  });
-  return `${HEADER.padEnd(HEADER_BYTES - 1, ' ')}\n${lines.join('')}${FOOTER}`;
+    }),
+  );
+  return `{"format":"${STORE_FORMAT}","keys":[${lines.length ? `\n${lines.join(',\n')}\n` : ''}]}\n`;
 }
 
 export class KeyStore {

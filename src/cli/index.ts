@@ -35,11 +35,13 @@ async function main(argv: string[]): Promise<void> {
     .action(serveAction);
 
   program
-    .command('token-verifier')
-    .description('check OAuth access tokens for the reference proxy (SIGNET_AUTH_MODE=oauth or keys+oauth; docs/oauth.md)')
+    .command('auth-check')
+    // The name it had when it checked tokens only.
+    .alias('token-verifier')
+    .description("the reference proxy's authenticator: API keys and OAuth access tokens for nginx's auth_request (docs/proxy.md)")
     .action(async () => {
-      const { tokenVerifier } = await import('./token-verifier.js');
-      await tokenVerifier();
+      const { authCheck } = await import('./auth-check.js');
+      await authCheck();
     });
 
   const collect = (value: string, previous: string[] = []) => [...previous, value];

@@ -1,4 +1,4 @@
-// `signet keys ...`: API keys for the reference proxy. Keys are shown once, at creation;
+// `signet api-keys ...` (or `signet keys ...`): API keys for the reference proxy. Keys are shown once, at creation;
 // the store keeps only their SHA-256. Ids are not secret and name keys in logs.
 
 import { existsSync, readFileSync } from 'node:fs';
@@ -43,7 +43,7 @@ async function init(path: string | undefined): Promise<number> {
   const created = await mintFirstKey(s);
   process.stderr.write(
     created
-      ? `signet keys init: created the first API key, id ${created.id}, valid until ${created.expires_at} (rotate it with: keys rotate ${created.id}); print it with: docker compose exec proxy cat ${initialKeyFile(s)}\n`
+      ? `signet keys init: created the first API key, id ${created.id}, valid until ${created.expires_at} (rotate it with: keys rotate ${created.id}); print it with: docker compose exec auth cat ${initialKeyFile(s)}\n`
       : `signet keys init: key store ${s.path} already holds keys; nothing created\n`,
   );
   return 0;
@@ -63,7 +63,12 @@ async function forgetInitialKey(s: KeyStore, id: string, instead: string): Promi
 }
 
 export function registerKeyCommands(program: Command, exitWith: (code: number | undefined) => void): void {
-  const keys = program.command('keys').description('API keys for the reference proxy (sgnk_...)');
+  // API keys (who may call, checked at the proxy), not signing keys (what signs outputs: keygen,
+  // signing-key). `keys` is the name the compose stack's service and older scripts use.
+  const keys = program
+    .command('api-keys')
+    .alias('keys')
+    .description('API keys for the reference proxy (sgnk_...), which callers present; not signing keys (see signing-key)');
   keys.option('--store <file>', 'key store (SIGNET_KEY_STORE, default <data dir>/keys.json)');
   const storeOf = (cmd: Command) => store(cmd.parent?.opts<{ store?: string }>().store);
   const duration = async (text: string, option: string) => parseDuration(text, option);

@@ -14,6 +14,15 @@ const TUNNELS = /(^|\/)(cloudflared|ngrok|tailscale)$/;
 const DATASTORES =
   /(^|\/)(redis|valkey|postgres|postgresql|pgvector|mysql|mariadb|mongo|mongodb|memcached|elasticsearch|opensearch|qdrant|chroma|chromadb|weaviate|milvus|rabbitmq|minio|neo4j|clickhouse-server|keycloak|etcd|nats|kafka|zookeeper|ollama|otel\/opentelemetry-collector|prometheus|grafana|jaeger)$/;
 
+/**
+ * A container that runs an MCP server's authenticator beside its proxy (`signet auth-check`, which
+ * nginx asks about every credential): part of the proxy, never the server itself, though the
+ * proxy names it.
+ */
+export function runsAuthenticator(...commands: unknown[]): boolean {
+  return commands.some((c) => Array.isArray(c) && c.some((w) => w === 'auth-check' || w === 'token-verifier'));
+}
+
 /** The repository part of an image reference: no registry port confusion, no tag, no digest. */
 export function repository(image: string): string {
   const noDigest = image.split('@')[0]!;

@@ -3,6 +3,7 @@
 // between the host and the issuer's path; OpenID Connect Discovery §4 appends it to the
 // path. The document's `issuer` must equal the configured one exactly (RFC 8414 §3.3),
 // or an attacker's metadata could redirect the keys.
+import { getJson } from './http-json.js';
 
 export interface IssuerMetadata {
   issuer: string;
@@ -23,16 +24,11 @@ function candidates(issuer: string): string[] {
 }
 
 /** Fetches the issuer's metadata; throws with every place tried when none serves it. */
-export async function discoverIssuer(issuer: string, timeoutMs = 5000): Promise<IssuerMetadata> {
+export async function discoverIssuer(issuer: string, timeoutMs = 5000, ca?: string): Promise<IssuerMetadata> {
   const tried: string[] = [];
   for (const url of candidates(issuer)) {
     try {
-      const res = await fetch(url, { headers: { accept: 'application/json' }, redirect: 'error', signal: AbortSignal.timeout(timeoutMs) });
-      if (!res.ok) {
-        tried.push(`${url}: HTTP ${res.status}`);
-        continue;
-      }
-      const doc = (await res.json()) as { issuer?: unknown; jwks_uri?: unknown };
+      const doc = ((await getJson(new URL(url), { timeoutMs, ca })) ?? {}) as { issuer?: unknown; jwks_uri?: unknown };
       if (doc.issuer !== issuer) {
         tried.push(`${url}: names issuer ${JSON.stringify(doc.issuer)}, not ${JSON.stringify(issuer)}`);
         continue;

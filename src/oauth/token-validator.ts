@@ -2,20 +2,25 @@
 // configured issuer with a key from its JWKS, for this resource (RFC 8707 audience), in its
 // time window. What the proxy does with the answer is in transports/token-verifier.
 //
-// - Keys: jose's remote JWKS, cached; an unknown `kid` refetches at most once per cooldown
-//   (30 s), so a flood of made-up kids cannot hammer the issuer; concurrent lookups share
-//   one fetch. Only keys from the issuer's jwks_uri are used: a token's own `jwk`, `jku`,
-//   `x5u` or `x5c` header is refused, never followed.
+// - Keys: the issuer's JWKS as issuer-keys.ts keeps it (the last good set survives an outage;
+//   an unknown `kid` refetches at most once per cooldown; a failed fetch is 503 with backoff).
+//   Only keys from the issuer's jwks_uri are used: a token's own `jwk`, `jku`, `x5u` or `x5c`
+//   header is refused, never followed.
 // - Algorithms: an explicit allow-list of asymmetric ones; `none` and HS* (the public key
 //   taken as an HMAC secret) are refused before any key is looked at.
 // - Claims: `iss` exact, `aud` containing the resource (or a configured extra audience),
 //   `exp` required, `nbf` and `iat` checked, all with a small leeway; `typ` at+jwt (RFC 9068
-//   §4) or, for providers that issue plain JWTs, JWT or none.
-// - Decisions are cached by the token's SHA-256 (never the token) until it expires, so the
-//   signature of a token in use is checked once, not on every call.
+//   §4) or, for providers that issue plain JWTs, JWT or none, but never an ID token (pen test
+//   L3: `nonce`, `at_hash`, `c_hash`, or Keycloak's `typ: ID`); `sub` a string (RFC 7519 §4.1.2).
+// - Decisions are cached by the token's SHA-256 (never the token): a valid one until it expires,
+//   so the signature of a token in use is checked once, a refusal for a short while (a replayed
+//   forgery costs a lookup, not a signature check).
 import { createHash } from 'node:crypto';
-import { createRemoteJWKSet, decodeProtectedHeader, errors, type JWTPayload, jwtVerify } from 'jose';
+import { decodeProtectedHeader, errors, type JWTPayload, jwtVerify } from 'jose';
 import { LRUCache } from 'lru-cache';
+import { createLogger } from '../log.js';
+import { SCOPE_TOKEN } from '../shared/edge-contract.js';
+import { IssuerKeys, KeysUnavailable } from './issuer-keys.js';
 
 export interface TokenValidatorOptions {
   issuer: string;
@@ -28,6 +33,10 @@ export interface TokenValidatorOptions {
   leewaySeconds: number;
   /** SIGNET_OAUTH_JWKS_COOLDOWN_SECONDS: the least time between two key fetches for an unknown kid. */
   jwksCooldownSeconds: number;
+  /** SIGNET_OAUTH_JWKS_REFRESH_SECONDS: how often the keys are fetched again in the background. */
+  jwksRefreshSeconds?: number;
+  /** The key set to use (the auth check's, which logs); built from jwksUri otherwise. */
+  keys?: IssuerKeys;
   /** Decisions kept (by token digest) until the token expires. */
   cacheEntries?: number;
 }
@@ -47,6 +56,12 @@ export type Decision = ({ ok: true } & Validated) | Refusal;
 
 const FOREIGN_KEY_HEADERS = ['jwk', 'jku', 'x5u', 'x5c'] as const;
 const ACCEPTED_TYP = new Set(['at+jwt', 'application/at+jwt', 'jwt']);
+/** Claims only ID tokens carry (OpenID Connect Core §2, §3.1.3.6, §3.3.2.11). */
+const ID_TOKEN_CLAIMS = ['nonce', 'at_hash', 'c_hash', 's_hash'] as const;
+const SCOPE = new RegExp(SCOPE_TOKEN.js);
+const MAX_SUB = 512;
+/** How long a refusal is remembered (by the token's digest). */
+const REFUSAL_TTL_MS = 30_000;
 
 const refuse = (description: string): Refusal => ({ ok: false, error: 'invalid_token', description });
 
@@ -69,40 +84,66 @@ function describe(e: unknown): string {
 
 export class TokenValidator {
   readonly #o: TokenValidatorOptions;
-  readonly #keys: ReturnType<typeof createRemoteJWKSet>;
+  readonly #keys: IssuerKeys;
   readonly #cache: LRUCache<string, Validated>;
+  readonly #refused: LRUCache<string, Refusal>;
   readonly #algorithms: Set<string>;
 
   constructor(options: TokenValidatorOptions) {
     this.#o = options;
     this.#algorithms = new Set(options.algorithms);
-    this.#keys = createRemoteJWKSet(options.jwksUri, {
-      cooldownDuration: options.jwksCooldownSeconds * 1000,
-      cacheMaxAge: 10 * 60 * 1000,
-      timeoutDuration: 5000,
-    });
+    this.#keys =
+      options.keys ??
+      new IssuerKeys({
+        jwksUri: options.jwksUri,
+        cooldownSeconds: options.jwksCooldownSeconds,
+        refreshSeconds: options.jwksRefreshSeconds ?? 600,
+        log: createLogger('silent'),
+      });
     this.#cache = new LRUCache({ max: options.cacheEntries ?? 10_000 });
+    this.#refused = new LRUCache({ max: options.cacheEntries ?? 10_000, ttl: REFUSAL_TTL_MS });
   }
 
-  /** True once the issuer's keys were fetched at least once (what /readyz reports). */
+  /** True once the issuer's keys were fetched at least once (what /healthz reports). */
   get keysLoaded(): boolean {
-    return this.#keys.fresh || this.#keys.jwks() !== undefined;
+    return this.#keys.loaded;
   }
 
-  /** Fetches the keys now (at start-up, so the first call does not wait). */
+  /** Fetches the keys now (at start-up, so the first call does not wait); throws while the issuer cannot be reached. */
   async warm(): Promise<void> {
-    await this.#keys.reload();
+    await this.#keys.load();
   }
 
-  async validate(token: string): Promise<Decision> {
-    const digest = createHash('sha256').update(token).digest('base64url');
-    const now = Math.floor(Date.now() / 1000);
+  /** The decision already known for this token (valid and unexpired, or refused a moment ago), without any check. */
+  known(token: string): Decision | undefined {
+    return this.#known(createHash('sha256').update(token).digest('base64url'));
+  }
+
+  #known(digest: string): Decision | undefined {
     const hit = this.#cache.get(digest);
     if (hit !== undefined) {
-      if (hit.exp + this.#o.leewaySeconds > now) return { ok: true, ...hit };
+      if (hit.exp + this.#o.leewaySeconds > Math.floor(Date.now() / 1000)) return { ok: true, ...hit };
       this.#cache.delete(digest);
       return refuse('the token has expired');
     }
+    return this.#refused.get(digest);
+  }
+
+  /** Checks a token; throws KeysUnavailable when the issuer's keys cannot be had (503, not the token's fault). */
+  async validate(token: string): Promise<Decision> {
+    const digest = createHash('sha256').update(token).digest('base64url');
+    const known = this.#known(digest);
+    if (known !== undefined) return known;
+    const d = await this.#check(token);
+    if (d.ok) {
+      const { ok: _, ...validated } = d;
+      this.#cache.set(digest, validated, { ttl: Math.max(1, (d.exp - Math.floor(Date.now() / 1000)) * 1000) });
+    } else this.#refused.set(digest, d);
+    return d;
+  }
+
+  async #check(token: string): Promise<Decision> {
+    const now = Math.floor(Date.now() / 1000);
     let header: ReturnType<typeof decodeProtectedHeader>;
     try {
       header = decodeProtectedHeader(token);
@@ -118,7 +159,7 @@ export class TokenValidator {
     }
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, this.#keys, {
+      ({ payload } = await jwtVerify(token, this.#keys.getKey, {
         issuer: this.#o.issuer,
         audience: [...this.#o.audiences],
         algorithms: [...this.#algorithms],
@@ -126,11 +167,17 @@ export class TokenValidator {
         requiredClaims: ['exp', 'sub'],
       }));
     } catch (e) {
-      if (e instanceof errors.JWKSTimeout || (e instanceof Error && !(e instanceof errors.JOSEError))) throw e;
+      if (e instanceof KeysUnavailable || e instanceof errors.JWKSTimeout || (e instanceof Error && !(e instanceof errors.JOSEError)))
+        throw e;
       return refuse(describe(e));
     }
     if (typeof payload.iat === 'number' && payload.iat > now + this.#o.leewaySeconds)
       return refuse('the token is issued in the future (iat)');
+    // An ID token says who signed in to a client; it grants nothing at a resource (RFC 9068 §1).
+    if (ID_TOKEN_CLAIMS.some((c) => c in payload) || payload['typ'] === 'ID')
+      return refuse('the token is an ID token, not an access token');
+    if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > MAX_SUB)
+      return refuse(`the token's sub is not a string of 1 to ${MAX_SUB} characters`);
     // The client: client_id (RFC 9068), azp (OpenID, Entra ID v2), cid (Okta), appid (Entra ID v1).
     const client =
       [payload['client_id'], payload['azp'], payload['cid'], payload['appid']].find((c): c is string => typeof c === 'string') ?? '';
@@ -143,14 +190,14 @@ export class TokenValidator {
         : Array.isArray(rawScp)
           ? rawScp.filter((s): s is string => typeof s === 'string')
           : [];
+    // Only RFC 6749 scope tokens: anything else (a control character) is dropped, never forwarded.
     const validated: Validated = {
       iss: this.#o.issuer,
-      sub: String(payload.sub),
+      sub: payload.sub,
       client,
-      scopes: [...new Set([...scope.split(' ').filter((s) => s.length > 0), ...scp])],
+      scopes: [...new Set([...scope.split(' '), ...scp])].filter((s) => SCOPE.test(s)),
       exp: payload.exp as number,
     };
-    this.#cache.set(digest, validated, { ttl: Math.max(1, (validated.exp - now) * 1000) });
     return { ok: true, ...validated };
   }
 }

@@ -4,9 +4,11 @@
 // the group may not write it, the way OpenSSH's StrictModes treats files that grant access.
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { SignetError } from '../errors.js';
+import { SECRET as GRAMMAR } from './edge-contract.js';
 
 /** What a secret may look like: it is written into nginx's configuration as a header value. */
-const SECRET = /^[A-Za-z0-9._~+/=-]{32,512}$/;
+const CHARSET = new RegExp(GRAMMAR.pattern);
+const SECRET = { test: (s: string) => CHARSET.test(s) && s.length >= GRAMMAR.minLength && s.length <= GRAMMAR.maxLength };
 
 export function readSecretFile(path: string, variable: string): string {
   let text: string;

@@ -52,8 +52,8 @@ export async function removeComposeProject(project: string): Promise<void> {
 
 /**
  * A Signet compose stack as the suites start it: built from the working tree under its own
- * project, waiting for what every variant has (signet healthy, the key, Redis-password and
- * proxy-secret one-shots done, the proxy listening). A suite adds its profile's or overlay's
+ * project, waiting for what every variant has (signet healthy, the key, Redis-password,
+ * proxy-secret and proxy-config one-shots done, the proxy healthy: answering /healthz). A suite adds its profile's or overlay's
  * services.
  */
 export function signetCompose(files: string | string[], project: string, environment: Record<string, string>): DockerComposeEnvironment {
@@ -65,6 +65,7 @@ export function signetCompose(files: string | string[], project: string, environ
     .withWaitStrategy('keys-1', Wait.forOneShotStartup())
     .withWaitStrategy('redis-auth-1', Wait.forOneShotStartup())
     .withWaitStrategy('proxy-auth-1', Wait.forOneShotStartup())
-    .withWaitStrategy('proxy-1', Wait.forListeningPorts())
+    .withWaitStrategy('proxy-config-1', Wait.forOneShotStartup())
+    .withWaitStrategy('proxy-1', Wait.forHealthCheck())
     .withStartupTimeout(180_000);
 }

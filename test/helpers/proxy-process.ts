@@ -6,11 +6,6 @@ import { ROOT } from './paths.js';
 import { proxySecretFile } from './proxy-secret.js';
 
 export const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p)) ?? 'nginx';
-/** Debian's njs module, for the key-store proxy mode. */
-export const NJS_MODULE = ['/usr/lib/nginx/modules/ngx_http_js_module.so', '/usr/share/nginx/modules/ngx_http_js_module.so'].find((p) =>
-  existsSync(p),
-);
-
 export interface RenderResult {
   code: number | null;
   stderr: string;
@@ -82,7 +77,9 @@ export function processProxyEnv(
     SIGNET_PROXY_RUNTIME_DIR: join(dir, 'run'),
     SIGNET_PROXY_ACCESS_LOG: join(dir, 'access.log'),
     SIGNET_PROXY_ERROR_LOG: join(dir, 'error.log'),
-    SIGNET_API_KEY_FILE: join(dir, 'no-key-file'),
+    // nginx starts as root here: its workers stay root, to reach the test's 0700 temporary folders
+    // (the container runs everything as its own uid).
+    SIGNET_PROXY_WORKER_USER: 'root',
     SIGNET_TLS_DIR: join(dir, 'tls'),
     // The proxy's credential towards the server (the server gets the same file: proxySecretFile).
     SIGNET_PROXY_SECRET_FILE: proxySecretFile(dir),

@@ -98,7 +98,7 @@ describe('documentation', () => {
       return [...section.matchAll(/^ {2}([a-z][a-z-]*)/gm)].map((m) => m[1]!).filter((c) => c !== 'help');
     };
     const top = commandsOf([]);
-    expect(top).toEqual(expect.arrayContaining(['serve', 'verify', 'doctrine', 'keygen', 'keys']));
+    expect(top).toEqual(expect.arrayContaining(['serve', 'verify', 'doctrine', 'keygen', 'api-keys']));
     const lines = cli.split('\n').filter((l) => l.startsWith('signet '));
     const missing: string[] = [];
     for (const command of top) {

@@ -119,7 +119,7 @@ describe('signet keys (CLI)', () => {
     const first = keys(store, ['init']);
     expect(first.code).toBe(0);
     expect(first.err).toMatch(
-      /created the first API key, id [0-9A-Za-z]{8}, valid until \S+ \(rotate it with: keys rotate [0-9A-Za-z]{8}\); print it with: docker compose exec proxy cat/,
+      /created the first API key, id [0-9A-Za-z]{8}, valid until \S+ \(rotate it with: keys rotate [0-9A-Za-z]{8}\); print it with: docker compose exec auth cat/,
     );
     const initial = readFileSync(join(dir, 'init', 'initial-api-key'), 'utf8').trim();
     expect(first.err).not.toContain(initial);

@@ -6,12 +6,14 @@ import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { checkApiKeyFormat, newApiKey } from '../../src/api-keys/format.js';
+import { API_KEY, OAUTH_URL, ORIGIN_PATTERN, SCOPE_TOKEN, SECRET } from '../../src/shared/edge-contract.js';
 import { selfSignedCert } from '../helpers/openssl.js';
 import { ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 
 const STEPS = join(ROOT, 'proxy', 'docker-entrypoint.d');
-const KEY = `sgnk_${'K'.repeat(43)}`;
+const KEY = newApiKey();
 
 /** docker-nginx's entrypoint loop, as the official image (and this machine's stand-in) runs it. */
 const ENTRYPOINT = `#!/bin/sh
@@ -19,7 +21,7 @@ set -e
 if [ -z "\${NGINX_ENTRYPOINT_QUIET_LOGS:-}" ]; then exec 3>&1; else exec 3>/dev/null; fi
 for f in $(find "$STEPS" -follow -type f -print | sort -V); do
   case "$f" in
-    */50-signet-watch-upstream.sh) ;;
+    */*-signet-watch-upstream.sh) ;;
     *.envsh) [ -x "$f" ] && . "$f" ;;
     *.sh) [ -x "$f" ] && "$f" ;;
   esac
@@ -53,6 +55,9 @@ describe('proxy start-up steps', () => {
       expect(name, name).toMatch(/^\d\d-signet-[a-z-]+\.(envsh|sh)$/);
       expect(statSync(join(STEPS, name)).mode & 0o111, `${name} is executable`).not.toBe(0);
     }
+    // One number per step.
+    const numbers = names.map((n) => n.slice(0, 2));
+    expect(new Set(numbers).size).toBe(numbers.length);
   });
 
   it.each([
@@ -66,12 +71,11 @@ describe('proxy start-up steps', () => {
         SIGNET_PROXY_REAL_IP_HEADER: 'proxy_protocol',
       },
     ],
-    ['the key store', { SIGNET_KEY_STORE: join(ROOT, 'package.json'), SIGNET_PROXY_NJS_SHARED_DICT: 'off' }],
+    ['the auth check', { SIGNET_PROXY_AUTH_CHECK: 'auth:3100' }],
     [
       'OAuth beside the key store',
       {
-        SIGNET_KEY_STORE: join(ROOT, 'package.json'),
-        SIGNET_PROXY_NJS_SHARED_DICT: 'off',
+        SIGNET_PROXY_AUTH_CHECK: 'auth:3100',
         SIGNET_AUTH_MODE: 'keys+oauth',
         SIGNET_OAUTH_ISSUER: 'https://idp.example.org/realms/team',
         SIGNET_OAUTH_RESOURCE: 'https://mcp.example.org/mcp',
@@ -83,22 +87,84 @@ describe('proxy start-up steps', () => {
     expect(a.code, a.stderr).toBe(0);
     expect(b.code, b.stderr).toBe(0);
     expect(Object.keys(a.files).sort()).toEqual([
+      'auth-check-tls.conf',
+      'auth-http.conf',
+      'auth-server.conf',
+      'auth.conf',
+      'challenge-http.conf',
       'cors-http.conf',
+      'cors-loopback.conf',
+      'cors-origins.conf',
       'discovery.conf',
       'errors.conf',
       'headers.conf',
+      'hsts.conf',
       'nginx.conf',
+      'no-body.conf',
       'proxy-headers.conf',
+      'proxy-secret.conf',
+      'real-ip.conf',
       'signet.conf',
-      'upstream-auth.conf',
+      'tls.conf',
+      'upstream-tls.conf',
     ]);
     expect(a.files).toEqual(b.files);
   });
 
-  it("check SIGNET_ALLOWED_ORIGINS with exactly the server's pattern (one rule, written in two languages)", () => {
-    const server = /^const ORIGIN = \/(.+)\/;$/m.exec(readFileSync(join(ROOT, 'src/config.ts'), 'utf8'))![1]!.replaceAll('\\/', '/');
-    const proxy = /grep -Eq '([^']+)'/.exec(readFileSync(join(ROOT, 'proxy/docker-entrypoint.d/35-signet-cors.envsh'), 'utf8'))![1]!;
-    expect(proxy).toBe(server);
+  it("read the contract's grammars as the server does: one rule, emitted from TypeScript, the same verdicts in grep -E", () => {
+    const samples: [string, string, string[]][] = [
+      ['key', API_KEY.pattern, [KEY, `${KEY}x`, KEY.slice(0, -1), `sgnk_${'a'.repeat(56)}!`, 'ghp_abc', '', `x${KEY}`]],
+      ['secret', SECRET.pattern, ['ab12'.repeat(16), 'a b', 'x"y', 'a/b+c=d~e.f_g-h', '', 'é']],
+      [
+        'origin',
+        ORIGIN_PATTERN,
+        [
+          'https://app.example.com',
+          'http://localhost:5173',
+          'http://[::1]:80',
+          'HTTPS://A.EXAMPLE',
+          'https://a.example/',
+          'https://*.example',
+          'http://evil.example|',
+        ],
+      ],
+      ['scope (ERE)', SCOPE_TOKEN.ere, ['signet:read', 'a]b', 'a\\b', 'a"b', 'x y', '', '!#[]^~', 'é']],
+      [
+        'resource',
+        OAUTH_URL.resource,
+        [
+          'https://mcp.example.org/mcp',
+          'http://127.0.0.1:8080/mcp',
+          'http://[::1]:9/x',
+          'https://a.example/mcp/',
+          "https://a.example/x'y",
+          'https://a.example/?q',
+          'ftp://a',
+        ],
+      ],
+      ['issuer', OAUTH_URL.issuer, ['https://tenant.auth0.com/', 'https://idp.example.org/realms/team', 'https://a.example//']],
+    ];
+    for (const [what, pattern, values] of samples) {
+      const js = new RegExp(what === 'scope (ERE)' ? SCOPE_TOKEN.js : pattern);
+      for (const value of values) {
+        const grep = spawnSync('grep', ['-Eqx', '--', pattern], { input: `${value}\n` }).status === 0;
+        expect(grep, `${what}: ${JSON.stringify(value)}`).toBe(js.test(value));
+      }
+    }
+  });
+
+  it('mint keys in shell by the same rule as `signet api-keys new` (signet-proxy-key), and check a static key the same way', () => {
+    for (let i = 0; i < 20; i++) {
+      const minted = spawnSync('sh', [join(ROOT, 'proxy', 'signet-proxy-key')], { encoding: 'utf8' });
+      expect(minted.status, minted.stderr).toBe(0);
+      expect(checkApiKeyFormat(minted.stdout.trim())).toMatchObject({ ok: true });
+    }
+    for (let i = 0; i < 5; i++) expect(run('render.sh', { SIGNET_API_KEY: newApiKey() }).code).toBe(0);
+    const typo = KEY.slice(0, 20) + (KEY[20] === 'A' ? 'B' : 'A') + KEY.slice(21);
+    const r = run('render.sh', { SIGNET_API_KEY: typo });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/SIGNET_API_KEY fails its checksum: it is mistyped or truncated/);
+    expect(r.stderr).not.toContain(typo);
   });
 
   it('refuse the same settings both ways, write nothing, and never print the key', () => {
@@ -114,8 +180,8 @@ describe('proxy start-up steps', () => {
   it('say what they did, and only refusals with NGINX_ENTRYPOINT_QUIET_LOGS', () => {
     const env = { SIGNET_API_KEY: KEY, SIGNET_PROXY_TRUSTED_PROXIES: '10.0.0.0/8' };
     const loud = run('render.sh', env);
-    expect(loud.stderr).toMatch(/36-signet-client-address\.envsh: client addresses from X-Forwarded-For of trusted front proxies/);
-    expect(loud.stderr).toMatch(/40-signet-render\.sh: configuration rendered/);
+    expect(loud.stderr).toMatch(/35-signet-client-address\.envsh: client addresses from X-Forwarded-For of trusted front proxies/);
+    expect(loud.stderr).toMatch(/40-signet-render\.envsh: configuration rendered/);
     expect(loud.stderr).not.toContain(KEY);
     const quiet = run('render.sh', { ...env, NGINX_ENTRYPOINT_QUIET_LOGS: '1' });
     expect(quiet.code).toBe(0);
@@ -131,31 +197,29 @@ describe('proxy start-up steps', () => {
     selfSignedCert({ keyFile: join(dir, 'ca.key'), certFile: ca, commonName: 'test-ca', altNames: 'DNS:signet', days: 1 });
     for (const how of ['entrypoint', 'render.sh'] as const) {
       const plain = run(how, { SIGNET_API_KEY: KEY });
-      expect(plain.files['signet.conf']).toContain('proxy_pass http://signet_backend/mcp;');
-      expect(plain.files['upstream-auth.conf']).not.toContain('proxy_ssl');
+      expect(plain.files['signet.conf']).toContain('proxy_pass http://signet_backend;');
+      expect(plain.files['upstream-tls.conf']).not.toContain('proxy_ssl');
       const tls = run(how, { SIGNET_API_KEY: KEY, SIGNET_PROXY_UPSTREAM_CA_FILE: ca });
       expect(tls.code, tls.stderr).toBe(0);
-      expect(tls.files['signet.conf']).toContain('proxy_pass https://signet_backend/mcp;');
+      expect(tls.files['signet.conf']).toContain('proxy_pass https://signet_backend;');
       expect(tls.files['signet.conf']).not.toMatch(/proxy_pass http:/);
-      expect(tls.files['upstream-auth.conf']).toContain(`proxy_ssl_verify on;\nproxy_ssl_trusted_certificate ${ca};\n`);
-      expect(tls.files['upstream-auth.conf']).toContain('proxy_ssl_name signet;\nproxy_ssl_server_name on;');
+      expect(tls.files['upstream-tls.conf']).toContain(`proxy_ssl_verify on;\nproxy_ssl_trusted_certificate ${ca};\n`);
+      expect(tls.files['upstream-tls.conf']).toContain('proxy_ssl_name signet;\nproxy_ssl_server_name on;');
       const named = run(how, { SIGNET_API_KEY: KEY, SIGNET_PROXY_UPSTREAM_CA_FILE: ca, SIGNET_PROXY_UPSTREAM_TLS_NAME: 'signet.prod.svc' });
-      expect(named.files['upstream-auth.conf']).toContain('proxy_ssl_name signet.prod.svc;');
-      // OAuth: the token verifier, which gets every token, is verified with the same CA.
+      expect(named.files['upstream-tls.conf']).toContain('proxy_ssl_name signet.prod.svc;');
+      // The auth check, which gets every credential, is verified with the same CA.
       const oauth = {
-        SIGNET_API_KEY: KEY,
+        SIGNET_PROXY_AUTH_CHECK: 'auth:3100',
         SIGNET_AUTH_MODE: 'oauth',
         SIGNET_OAUTH_ISSUER: 'https://idp.example.org',
         SIGNET_OAUTH_RESOURCE: 'https://mcp.example.org/mcp',
       };
-      expect(run(how, oauth).files['discovery.conf']).toContain('proxy_pass http://signet_token_verifier/check;');
+      expect(run(how, oauth).files['auth-server.conf']).toContain('proxy_pass http://signet_auth_check/check;');
       const verified = run(how, { ...oauth, SIGNET_PROXY_UPSTREAM_CA_FILE: ca });
       expect(verified.code, verified.stderr).toBe(0);
-      expect(verified.files['discovery.conf']).toContain('proxy_pass https://signet_token_verifier/check;');
-      expect(verified.files['discovery.conf']).toMatch(
-        new RegExp(
-          `proxy_ssl_verify on;\\s+proxy_ssl_trusted_certificate ${ca.replaceAll('/', '\\/')};[\\s\\S]*proxy_ssl_name token-verifier;`,
-        ),
+      expect(verified.files['auth-server.conf']).toContain('proxy_pass https://signet_auth_check/check;');
+      expect(verified.files['auth-check-tls.conf']).toMatch(
+        new RegExp(`proxy_ssl_verify on;\\s+proxy_ssl_trusted_certificate ${ca.replaceAll('/', '\\/')};[\\s\\S]*proxy_ssl_name auth;`),
       );
     }
     const notPem = join(dir, 'not-pem');
@@ -169,7 +233,8 @@ describe('proxy start-up steps', () => {
         /SIGNET_PROXY_UPSTREAM_TLS_NAME must be the DNS name/,
       ],
       [{ SIGNET_PROXY_UPSTREAM_CA_FILE: `${ca} ;` }, /SIGNET_PROXY_UPSTREAM_CA_FILE must be a path/],
-      [{ SIGNET_PROXY_UPSTREAM_CA_FILE: ca, SIGNET_PROXY_VERIFIER_TLS_NAME: 'token-verifier' }, /SIGNET_PROXY_VERIFIER_TLS_NAME needs/],
+      [{ SIGNET_PROXY_UPSTREAM_CA_FILE: ca, SIGNET_PROXY_AUTH_CHECK_TLS_NAME: 'auth' }, /SIGNET_PROXY_AUTH_CHECK_TLS_NAME needs/],
+      [{ SIGNET_PROXY_VERIFIER_TLS_NAME: 'token-verifier' }, /SIGNET_PROXY_VERIFIER_TLS_NAME is now SIGNET_PROXY_AUTH_CHECK_TLS_NAME/],
     ] as const) {
       for (const how of ['entrypoint', 'render.sh'] as const) {
         const r = run(how, { SIGNET_API_KEY: KEY, ...env });
@@ -190,11 +255,11 @@ describe('proxy start-up steps', () => {
     for (const how of ['entrypoint', 'render.sh'] as const) {
       const r = run(how, { SIGNET_API_KEY: KEY, SIGNET_PROXY_SECRET_FILE: file('good', `${secret}\n`) });
       expect(r.code, r.stderr).toBe(0);
-      expect(r.files['upstream-auth.conf']).toBe(`proxy_set_header X-Signet-Proxy-Auth "${secret}";\n`);
-      expect(r.files['proxy-headers.conf']).toContain('include <dir>/conf/upstream-auth.conf;');
+      expect(r.files['proxy-secret.conf']).toBe(`proxy_set_header X-Signet-Proxy-Auth "${secret}";\n`);
+      expect(r.files['proxy-headers.conf']).toContain('include <dir>/conf/proxy-secret.conf;');
       expect(r.stderr + r.stdout).not.toContain(secret);
       const none = run(how, { SIGNET_API_KEY: KEY });
-      expect(none.files['upstream-auth.conf']).toBe('proxy_set_header X-Signet-Proxy-Auth "";\n');
+      expect(none.files['proxy-secret.conf']).toBe('proxy_set_header X-Signet-Proxy-Auth "";\n');
       expect(none.stderr).toMatch(/no SIGNET_PROXY_SECRET_FILE: Signet will not believe the client address or key id this proxy names/);
       for (const [label, path] of [
         ['missing', join(dir, 'absent')],

@@ -10,9 +10,11 @@
 //   ISSUER_URL        the issuer identifier (default http://127.0.0.1:<port>)
 //   ISSUER_RESOURCES  comma-separated resource URIs tokens may be issued for; the first is the default
 // Test-only endpoints: POST /_test/rotate (a new signing key first, the old one kept published),
-// GET /_test/stats ({ jwks_fetches }). Prints "issuer listening on port N" when ready.
+// GET /_test/stats ({ jwks_fetches }); POST /_test/sign (a token with exactly the claims and header
+// a negative test needs, signed with the issuer's key, another key under its kid, or an unknown
+// kid); POST /_test/jwks ({ mode: "error" }: the JWKS answers 500, an outage; "ok"). Prints "issuer listening on port N" when ready.
 import { createServer } from 'node:http';
-import { exportJWK, generateKeyPair } from 'jose';
+import { exportJWK, generateKeyPair, importJWK, SignJWT } from 'jose';
 import Provider, { errors } from 'oidc-provider';
 
 const host = process.env.ISSUER_HOST ?? '127.0.0.1';
@@ -123,8 +125,52 @@ function provider() {
   return p;
 }
 
+let jwksMode = 'ok';
+/** The JSON body of a test request. */
+const body = (req) =>
+  new Promise((resolve) => {
+    let text = '';
+    req.on('data', (c) => (text += c));
+    req.on('end', () => resolve(text ? JSON.parse(text) : {}));
+  });
+/** A token as a negative test needs it (the provider itself only issues well-formed ones). */
+async function testToken({ claims = {}, header = {}, forge = false, unknownKid }) {
+  const key = forge || unknownKid ? { ...(await signingKey(0)), kid: unknownKid ?? keys[0].kid } : keys[0];
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({
+    iss: issuer,
+    aud: resources[0],
+    sub: 'alice',
+    client_id: 'test-client',
+    scope: 'signet:read',
+    iat: now,
+    exp: now + 300,
+    ...claims,
+  })
+    .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'at+jwt', ...header })
+    .sign(await importJWK(key, 'ES256'));
+}
+
 let current = provider();
 server.on('request', (req, res) => {
+  if (req.url === '/_test/sign' && req.method === 'POST') {
+    body(req)
+      .then(testToken)
+      .then((token) => res.end(JSON.stringify({ token })));
+    return;
+  }
+  if (req.url === '/_test/jwks' && req.method === 'POST') {
+    body(req).then((b) => {
+      jwksMode = b.mode === 'error' ? 'error' : 'ok';
+      res.end('{}');
+    });
+    return;
+  }
+  if (req.url === '/jwks' && jwksMode === 'error') {
+    jwksFetches++;
+    res.statusCode = 500;
+    return res.end('{"error":"server_error"}');
+  }
   if (req.url === '/_test/stats') return res.end(JSON.stringify({ jwks_fetches: jwksFetches, kids: keys.map((k) => k.kid) }));
   if (req.url === '/_test/rotate' && req.method === 'POST') {
     // A new provider with the new key first (it signs) and the old one still published; grants,

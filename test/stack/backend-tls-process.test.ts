@@ -10,7 +10,9 @@ import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newApiKey } from '../../src/api-keys/format.js';
 import { verifyOutput } from '../../src/signing/verify.js';
+import { startAuthCheck } from '../helpers/auth-check-process.js';
 import { docRecipe } from '../helpers/doc-recipe.js';
 import { rawRequest, rpc, type ServerProcess, startHttpServer } from '../helpers/http-server.js';
 import { startJwtIssuer } from '../helpers/jwt-issuer.js';
@@ -19,9 +21,8 @@ import { CLI, DEFAULT_DOCTRINE, ROOT } from '../helpers/paths.js';
 import { freePort, type NginxProcess, processProxyEnv, renderProxy, startNginx } from '../helpers/proxy-process.js';
 import { proxySecretFile } from '../helpers/proxy-secret.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
-import { startVerifier } from '../helpers/token-verifier-process.js';
 
-const KEY = `sgnk_${'T'.repeat(43)}`;
+const KEY = newApiKey();
 const dir = tempDir('signet-backend-tls-');
 const certs = join(dir, 'deploy/kubernetes/overlays/dev/secrets');
 let server: ServerProcess;
@@ -203,17 +204,15 @@ describe('the hop from the proxy to Signet over HTTPS (TLS-006)', () => {
     expect(server.proc.exitCode).toBeNull();
   });
 
-  it('sends access tokens to the token verifier only over HTTPS verified with the same CA (OAuth at the proxy)', async () => {
+  it('sends access tokens to the auth check only over HTTPS verified with the same CA (OAuth at the proxy)', async () => {
     const proxyPort = await freePort();
-    const verifierPort = await freePort();
     const resource = `http://127.0.0.1:${proxyPort}/mcp`;
     const issuer = await startJwtIssuer(resource);
     const oauthEnv = { SIGNET_AUTH_MODE: 'oauth', SIGNET_OAUTH_ISSUER: issuer.issuer, SIGNET_OAUTH_RESOURCE: resource };
-    // The recipe's certificate for the verifier (written beside the dev-oauth overlay).
-    const verifierCerts = join(dir, 'deploy/kubernetes/overlays/dev-oauth/secrets');
-    const verifier = await startVerifier({
+    // The recipe's certificate for the auth check (in the dev overlay's secrets/auth).
+    const verifierCerts = join(dir, 'deploy/kubernetes/overlays/dev/secrets/auth');
+    const verifier = await startAuthCheck({
       ...oauthEnv,
-      SIGNET_OAUTH_VERIFIER_PORT: String(verifierPort),
       SIGNET_TLS_CERT_FILE: join(verifierCerts, 'tls.crt'),
       SIGNET_TLS_KEY_FILE: join(verifierCerts, 'tls.key'),
     });
@@ -224,8 +223,9 @@ describe('the hop from the proxy to Signet over HTTPS (TLS-006)', () => {
         'signet',
         {
           ...oauthEnv,
-          SIGNET_OAUTH_VERIFIER: `127.0.0.1:${verifierPort}`,
-          SIGNET_PROXY_VERIFIER_TLS_NAME: 'signet-token-verifier',
+          SIGNET_API_KEY: '',
+          SIGNET_PROXY_AUTH_CHECK: `127.0.0.1:${verifier.port}`,
+          SIGNET_PROXY_AUTH_CHECK_TLS_NAME: 'signet-auth',
         },
         proxyPort,
       );
@@ -244,7 +244,7 @@ describe('the hop from the proxy to Signet over HTTPS (TLS-006)', () => {
       expect(r.status, r.body).toBe(200);
       expect(verifyOutput(r.json().result).signature_valid).toBe(true);
       // The verifier speaks nothing in the clear.
-      await expect(rawRequest(`http://127.0.0.1:${verifierPort}/healthz`, { method: 'GET' })).rejects.toThrow();
+      await expect(rawRequest(`http://127.0.0.1:${verifier.port}/healthz`, { method: 'GET' })).rejects.toThrow();
       expect(verifier.logs()).not.toContain(token);
     } finally {
       await verifier.stop();

@@ -1,5 +1,5 @@
 // The OAuth stack as a team runs it (issue 19): docker-compose.yml with deploy/compose.oauth.yml
-// (keys+oauth, the token verifier on its own network), built and started by testcontainers,
+// (keys+oauth, the auth check on its own network), built and started by testcontainers,
 // with a real authorization server in a container (test/stack/compose.oauth-test.yml,
 // oidc-provider; test only). The official MCP SDK clients run the whole flow from the host
 // through the published proxy; API keys keep working beside tokens.
@@ -8,10 +8,19 @@ import { decodeJwt } from 'jose';
 import { type StartedDockerComposeEnvironment, Wait } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGNED_MESSAGE } from '../../src/signing/format.js';
-import { configureTestcontainers, dockerReachable, removeComposeProject, run, signetCompose, testSubnet } from '../helpers/docker.js';
+import {
+  configureTestcontainers,
+  docker,
+  dockerReachable,
+  removeComposeProject,
+  run,
+  signetCompose,
+  testSubnet,
+} from '../helpers/docker.js';
 import { connectWithOAuth, HeadlessOAuthClient } from '../helpers/mcp-oauth.js';
 import { opensslVerify } from '../helpers/openssl.js';
 import { freePort } from '../helpers/proxy-process.js';
+import { defineEdgeFindingsSuite, type EdgeIssuer } from './edge-findings-suite.js';
 
 configureTestcontainers();
 const reachable = dockerReachable();
@@ -38,7 +47,7 @@ describe.runIf(reachable)('compose OAuth stack (docker-compose.yml + deploy/comp
       SIGNET_TEST_ISSUER_PORT: String(issuerPort),
     })
       .withWaitStrategy('issuer-1', Wait.forLogMessage(/issuer listening/))
-      .withWaitStrategy('token-verifier-1', Wait.forHealthCheck())
+      .withWaitStrategy('auth-1', Wait.forHealthCheck())
       .up();
   }, 600_000);
   afterAll(async () => {
@@ -94,7 +103,7 @@ describe.runIf(reachable)('compose OAuth stack (docker-compose.yml + deploy/comp
     await session.close();
     const signetLogs = await logs('signet');
     expect(signetLogs).toMatch(/"oauth_sub":"alice"/);
-    for (const service of ['signet', 'proxy', 'token-verifier']) {
+    for (const service of ['signet', 'proxy', 'auth']) {
       const text = await logs(service);
       expect(text.includes(first.split('.')[2]!), service).toBe(false);
       expect(text.includes(oauth.accessToken()!.split('.')[2]!), service).toBe(false);
@@ -108,10 +117,40 @@ describe.runIf(reachable)('compose OAuth stack (docker-compose.yml + deploy/comp
     await session.close();
   });
 
-  it('keeps the API key of the store working beside tokens, and refuses it under a lower-case scheme', async () => {
-    const key = (await env!.getContainer('proxy-1').exec(['cat', '/keys/initial-api-key'])).output.trim();
+  it('keeps the API key of the store working beside tokens, under the scheme in any case (RFC 9110 §11.1)', async () => {
+    const key = (await env!.getContainer('auth-1').exec(['cat', '/keys/initial-api-key'])).output.trim();
     expect(key).toMatch(/^sgnk_/);
     expect((await post({ authorization: `Bearer ${key}` })).status).toBe(200);
-    expect((await post({ authorization: `bearer ${key}` })).status).toBe(401);
+    expect((await post({ authorization: `bearer ${key}` })).status).toBe(200);
+    expect((await post({ authorization: `bearer ${key.toUpperCase()}` })).status).toBe(401);
+  });
+
+  // The pen test's edge findings (issue 28) against this stack, from the Docker host: every local
+  // client shares the gateway address here. The test issuer signs the tokens a case needs.
+  defineEdgeFindingsSuite('compose OAuth stack', async () => {
+    const control = (path: string, payload: unknown) =>
+      fetch(`${issuer}/_test/${path}`, { method: 'POST', body: JSON.stringify(payload) }).then(
+        (r) => r.json() as Promise<{ token: string }>,
+      );
+    const edgeIssuer: EdgeIssuer = {
+      token: async (claims = {}, header = {}, how = {}) => (await control('sign', { claims, header, ...how })).token,
+      jwksFetches: async () => ((await (await fetch(`${issuer}/_test/stats`)).json()) as { jwks_fetches: number }).jwks_fetches,
+      setJwks: async (mode) => {
+        await control('jwks', { mode });
+      },
+    };
+    // The auth check shares the issuer's network namespace here (compose.oauth-test.yml): its
+    // address is the issuer container's, which the Docker host reaches on the egress network.
+    const networks = JSON.parse(await docker('inspect', `${project}-issuer-1`))[0].NetworkSettings.Networks;
+    return {
+      baseUrl: new URL(resource).origin,
+      key: (await env!.getContainer('auth-1').exec(['cat', '/keys/initial-api-key'])).output.trim(),
+      issuer: edgeIssuer,
+      jwksCooldownSeconds: 2,
+      addressFor: () => undefined,
+      authCheckUrl: `http://${networks[`${project}_egress`].IPAddress}:3100`,
+      authCheckLogs: () => logs('auth'),
+      stop: async () => {},
+    };
   });
 });

@@ -80,7 +80,7 @@ describe.runIf(dockerReachable())('compose scale profile: three replicas, one sh
       for (let i = 0; i < 30 && (await readyCount(c)) < 1; i++) await sleep(500);
     }
     url = `http://127.0.0.1:${stack.getContainer('proxy-1').getMappedPort(8080)}/mcp`;
-    key = (await stack.getContainer('proxy-1').exec(['cat', '/keys/initial-api-key'])).output.trim();
+    key = (await stack.getContainer('auth-1').exec(['cat', '/keys/initial-api-key'])).output.trim();
     await sleep(6000); // the proxy re-resolves signet every 5 s: let it see all three
   }, 900_000);
 

@@ -70,7 +70,7 @@ async function allLogs(service: string): Promise<string> {
 
 async function mintedKey(): Promise<string> {
   const e = await up();
-  const result = await e.getContainer('proxy-1').exec(['cat', '/keys/initial-api-key']);
+  const result = await e.getContainer('auth-1').exec(['cat', '/keys/initial-api-key']);
   return result.output.trim();
 }
 
@@ -154,7 +154,7 @@ describe.runIf(reachable)('compose stack', () => {
       perKeyLimit: true,
       authFailureBurst: Number(SUITE_AUTH_FAILURES.SIGNET_PROXY_AUTH_FAILURES_BURST),
       serverLogs: () => allLogs('signet'),
-      proxyLogs: () => allLogs('proxy'),
+      proxyLogs: async () => (await allLogs('proxy')) + (await allLogs('auth')),
       stop: async () => {},
     };
   }, 900_000);
@@ -189,10 +189,11 @@ describe.runIf(reachable)('compose stack', () => {
   defineKeyLifecycleSuite('compose stack', async () => ({
     baseUrl,
     keys: composeKeys,
-    readStore: async () => (await (await up()).getContainer('proxy-1').exec(['cat', '/keys/keys.json'])).output,
+    readStore: async () => (await (await up()).getContainer('auth-1').exec(['cat', '/keys/keys.json'])).output,
     writeStore,
     serverLogs: () => allLogs('signet'),
-    proxyLogs: () => allLogs('proxy'),
+    // The proxy side: nginx and its auth check.
+    proxyLogs: async () => (await allLogs('proxy')) + (await allLogs('auth')),
     stop: async () => {},
   }));
 
@@ -203,9 +204,10 @@ describe.runIf(reachable)('compose stack', () => {
       { label: 'proxy secret', service: 'signet', path: '/run/proxy-auth/secret' },
       { label: 'proxy secret', service: 'proxy', path: '/run/proxy-auth/secret' },
       { label: 'signing key', service: 'signet', path: '/data/signing-key.pem' },
-      { label: 'first API key', service: 'proxy', path: '/keys/initial-api-key' },
-      { label: 'API key store', service: 'proxy', path: '/keys/keys.json' },
-      { label: "the proxy's configuration of its hop to signet", service: 'proxy', path: '/tmp/nginx/upstream-auth.conf' },
+      { label: 'proxy secret', service: 'auth', path: '/run/proxy-auth/secret' },
+      { label: 'first API key', service: 'auth', path: '/keys/initial-api-key' },
+      { label: 'API key store', service: 'auth', path: '/keys/keys.json' },
+      { label: "the proxy's secret in its configuration", service: 'proxy', path: '/tmp/nginx/proxy-secret.conf' },
       { label: "the proxy's configuration", service: 'proxy', path: '/tmp/nginx/nginx.conf' },
     ],
     evaluation: async () => {
@@ -229,7 +231,7 @@ describe.runIf(reachable)('compose stack', () => {
   }));
 
   it('loses no key when 20 `keys create` run at once against the volume', async () => {
-    const before = JSON.parse((await (await up()).getContainer('proxy-1').exec(['cat', '/keys/keys.json'])).output).keys.length;
+    const before = JSON.parse((await (await up()).getContainer('auth-1').exec(['cat', '/keys/keys.json'])).output).keys.length;
     const runs = Array.from({ length: 20 }, (_, i) =>
       docker(
         'run',
@@ -248,7 +250,7 @@ describe.runIf(reachable)('compose stack', () => {
       ),
     );
     const keys = (await Promise.all(runs)).map((out) => out.trim());
-    const store = JSON.parse((await (await up()).getContainer('proxy-1').exec(['cat', '/keys/keys.json'])).output);
+    const store = JSON.parse((await (await up()).getContainer('auth-1').exec(['cat', '/keys/keys.json'])).output);
     expect(store.keys.length).toBe(before + 20);
     for (const key of keys) {
       const r = await rawRequest(`${baseUrl}/mcp`, {
@@ -349,7 +351,12 @@ describe.runIf(reachable)('compose stack', () => {
     expect(info.HostConfig.SecurityOpt).toContain('no-new-privileges:true');
     expect(info.Config.User).toBe('65520:65520');
     const proxy = JSON.parse(await docker('inspect', `${project}-proxy-1`))[0];
-    expect(Object.keys(proxy.NetworkSettings.Networks).sort()).toEqual([`${project}_backend`, `${project}_frontend`]);
+    expect(Object.keys(proxy.NetworkSettings.Networks).sort()).toEqual([`${project}_auth`, `${project}_backend`, `${project}_frontend`]);
+    // The auth check sits on the proxy's internal network alone: no port, no way out.
+    const auth = JSON.parse(await docker('inspect', `${project}-auth-1`))[0];
+    expect(Object.keys(auth.NetworkSettings.Networks)).toEqual([`${project}_auth`]);
+    expect(JSON.parse(await docker('network', 'inspect', `${project}_auth`))[0].Internal).toBe(true);
+    expect(auth.HostConfig.PortBindings ?? {}).toEqual({});
     expect(proxy.HostConfig.PortBindings['8080/tcp'][0].HostIp).toBe('127.0.0.1');
   });
 

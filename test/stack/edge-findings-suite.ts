@@ -9,7 +9,11 @@ import { rawRequest } from '../helpers/http-server.js';
 /** Tokens from the target's issuer: the claims and header a case needs, signed as asked. */
 export interface EdgeIssuer {
   /** A token signed by the issuer's published key (`forge`: the same kid, another key; `kid`: an unknown kid, another key). */
-  token(claims?: Record<string, unknown>, header?: Record<string, unknown>, how?: { forge?: boolean; unknownKid?: string }): Promise<string>;
+  token(
+    claims?: Record<string, unknown>,
+    header?: Record<string, unknown>,
+    how?: { forge?: boolean; unknownKid?: string },
+  ): Promise<string>;
   /** JWKS fetches the issuer has served so far. */
   jwksFetches(): Promise<number>;
   /** 'error': the JWKS endpoint answers 500, as an issuer outage does. */
@@ -67,7 +71,10 @@ export function defineEdgeFindingsSuite(name: string, start: () => Promise<EdgeT
       const cases: [string, string][] = [
         [
           'an ID token (typ JWT, nonce, at_hash)',
-          await t.issuer.token({ sub: 'l3-id', nonce: 'n-0S6_WzA2Mj', at_hash: 'HK6E_P6Dh8Y93mRNtsDB1Q', azp: 'test-client' }, { typ: 'JWT' }),
+          await t.issuer.token(
+            { sub: 'l3-id', nonce: 'n-0S6_WzA2Mj', at_hash: 'HK6E_P6Dh8Y93mRNtsDB1Q', azp: 'test-client' },
+            { typ: 'JWT' },
+          ),
         ],
         ['sub an object', await t.issuer.token({ sub: { id: 'bob' } })],
         ['sub another object', await t.issuer.token({ sub: { id: 'carol' } })],
@@ -102,14 +109,18 @@ export function defineEdgeFindingsSuite(name: string, start: () => Promise<EdgeT
       }
     });
 
-    it("L4: eleven self-registered clients spending their budgets from one address do not lock out a key holder there", async () => {
+    it('L4: eleven self-registered clients spending their budgets from one address do not lock out a key holder there', async () => {
       const statuses: number[] = [];
       for (let c = 0; c < 11; c++) {
         // Client credentials: the client is its own subject (RFC 9068 §2.2).
         const token = await t.issuer.token({ sub: `dcr-client-${c}`, client_id: `dcr-client-${c}` });
         for (let i = 0; i < 60; i++) statuses.push((await post('l4', call('doctrine_info', i), bearer(token))).status);
       }
-      expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(600);
+      // The minted subjects spent the subjects' guard of the address (other tests' subjects may have
+      // spent some of it first)...
+      expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(500);
+      expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+      // ...and the key holder there is served.
       const victim = await post('l4', call('doctrine_info', 'victim'), bearer(t.key));
       expect(victim.status).toBe(200);
     }, 120_000);

@@ -1,7 +1,7 @@
 // API key lifecycle through the reference proxy in key-store mode, for both targets.
 import { Agent, request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rpc } from '../helpers/http-server.js';
+import { rawRequest, rpc } from '../helpers/http-server.js';
 
 export interface KeyStackTarget {
   baseUrl: string;
@@ -133,6 +133,35 @@ export function defineKeyLifecycleSuite(name: string, start: () => Promise<KeySt
       minted.push(short);
       expect((await ping(short)).status).toBe(200);
       expect(await until(short, 401, 8000)).toBeLessThan(Infinity);
+    });
+
+    it('says why a revoked or an expired key is refused, and names its id (never the key) in the proxy log', async () => {
+      const revoked = await create('said-revoked');
+      const expired = await create('said-expired', ['--expires', '2s']);
+      minted.push(revoked, expired);
+      expect((await t.keys(['revoke', revoked.slice(5, 13)])).code).toBe(0);
+      expect(await until(expired, 401, 8000)).toBeLessThan(Infinity);
+      const body = async (key: string) =>
+        (
+          await rawRequest(`${t.baseUrl}/mcp`, {
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+            body: rpc('ping'),
+            localAddress: t.clientAddress,
+          })
+        ).json() as { error: string; message: string };
+      expect(await body(revoked)).toEqual({ error: 'unauthorized', message: 'this API key is revoked: ask for a new one' });
+      expect((await body(expired)).message).toMatch(/^this API key has expired/);
+      // Each nginx worker flushes its own access-log buffer (at most a second late).
+      const seen = (logs: string) =>
+        logs.includes(`"auth":"expired","key_id":"${expired.slice(5, 13)}"`) &&
+        logs.includes(`"auth":"revoked","key_id":"${revoked.slice(5, 13)}"`);
+      let logs = '';
+      for (let i = 0; i < 30 && !seen(logs); i++) {
+        await sleep(200);
+        logs = await t.proxyLogs();
+      }
+      expect(logs).toContain(`"auth":"revoked","key_id":"${revoked.slice(5, 13)}"`);
+      expect(logs).toContain(`"auth":"expired","key_id":"${expired.slice(5, 13)}"`);
     });
 
     it('refuses a key with a wrong checksum without reading the store, and fails closed when the store is broken', async () => {

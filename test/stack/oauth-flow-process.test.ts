@@ -11,33 +11,24 @@ import { connectWithOAuth, HeadlessOAuthClient } from '../helpers/mcp-oauth.js';
 import { type IssuerProcess, startIssuerProcess } from '../helpers/oauth-issuer-process.js';
 import { opensslVerify } from '../helpers/openssl.js';
 import { freePort } from '../helpers/proxy-process.js';
-import { startVerifier, type Verifier } from '../helpers/token-verifier-process.js';
 import { startProcessStack } from './process-stack.js';
 
 describe('the OAuth flow end to end with the MCP SDK clients and oidc-provider (process stack, keys+oauth)', () => {
   let issuer: IssuerProcess;
-  let verifier: Verifier;
   let stack: Awaited<ReturnType<typeof startProcessStack>>;
   let url = '';
   let resource = '';
 
   beforeAll(async () => {
     const port = await freePort();
-    const verifierPort = await freePort();
     resource = `http://127.0.0.1:${port}/mcp`;
     url = resource;
     issuer = await startIssuerProcess([resource]);
     const oauthEnv = { SIGNET_AUTH_MODE: 'keys+oauth', SIGNET_OAUTH_ISSUER: issuer.issuer, SIGNET_OAUTH_RESOURCE: resource };
-    verifier = await startVerifier({
-      ...oauthEnv,
-      SIGNET_OAUTH_VERIFIER_PORT: String(verifierPort),
-      SIGNET_OAUTH_JWKS_COOLDOWN_SECONDS: '1',
-    });
-    stack = await startProcessStack({ ...oauthEnv, SIGNET_OAUTH_VERIFIER: `127.0.0.1:${verifierPort}` }, {}, 'store', port);
+    stack = await startProcessStack(oauthEnv, {}, 'store', port, { SIGNET_OAUTH_JWKS_COOLDOWN_SECONDS: '1' });
   }, 60_000);
   afterAll(async () => {
     await stack?.stop();
-    await verifier?.stop();
     await issuer?.stop();
   });
 

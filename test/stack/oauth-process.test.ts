@@ -1,5 +1,5 @@
 // OAuth 2.1 at the proxy on the process stack (issue 19): Debian's nginx rendered by
-// proxy/render.sh in SIGNET_AUTH_MODE oauth and keys+oauth, the built `signet token-verifier`,
+// proxy/render.sh in SIGNET_AUTH_MODE oauth and keys+oauth, the built `signet auth-check`,
 // the built server, and an issuer on loopback. Every refusal of the token check is a request
 // here that a proxy skipping that check would let through.
 import { createHmac } from 'node:crypto';
@@ -7,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type JwtIssuer, signingKey, startJwtIssuer } from '../helpers/jwt-issuer.js';
 import { freePort, renderProxy } from '../helpers/proxy-process.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
-import { startVerifier } from '../helpers/token-verifier-process.js';
 import { ENVELOPE } from '../integration/protocol-corpus.js';
 import { runKeys, startProcessStack } from './process-stack.js';
 
@@ -17,28 +16,19 @@ const call = (name: string, args: Record<string, unknown> = {}) =>
 
 async function startOAuthStack(mode: 'oauth' | 'keys+oauth', serverEnv: Record<string, string> = {}) {
   const proxyPort = await freePort();
-  const verifierPort = await freePort();
   const resource = `http://127.0.0.1:${proxyPort}/mcp`;
   const issuer = await startJwtIssuer(resource);
   const oauthEnv = { SIGNET_AUTH_MODE: mode, SIGNET_OAUTH_ISSUER: issuer.issuer, SIGNET_OAUTH_RESOURCE: resource };
-  const verifier = await startVerifier({
-    ...oauthEnv,
-    SIGNET_OAUTH_VERIFIER_PORT: String(verifierPort),
-    // Short, so the rotation below needs no half-minute wait; the flood stays inside one window.
-    SIGNET_OAUTH_JWKS_COOLDOWN_SECONDS: '3',
-  });
   const stack = await startProcessStack(
     // Room for the refusals below: the refused-credential limit per address is tested elsewhere.
-    {
-      ...oauthEnv,
-      SIGNET_OAUTH_VERIFIER: `127.0.0.1:${verifierPort}`,
-      SIGNET_PROXY_AUTH_FAILURES_BURST: '200',
-      SIGNET_PROXY_AUTH_FAILURES_PER_MINUTE: '600',
-    },
+    { ...oauthEnv, SIGNET_PROXY_AUTH_FAILURES_BURST: '200', SIGNET_PROXY_AUTH_FAILURES_PER_MINUTE: '600' },
     serverEnv,
-    mode === 'keys+oauth' ? 'store' : 'static',
+    'store',
     proxyPort,
+    // Short, so the rotation below needs no half-minute wait; the flood stays inside one window.
+    { SIGNET_OAUTH_JWKS_COOLDOWN_SECONDS: '3' },
   );
+  const verifier = stack.authCheck!;
   const url = `http://127.0.0.1:${proxyPort}/mcp`;
   const post = (body: string, headers: Record<string, string> = {}) =>
     fetch(url, { method: 'POST', headers: { ...JSON_HEADERS, ...headers }, body });
@@ -109,6 +99,13 @@ describe('OAuth at the proxy, process stack (SIGNET_AUTH_MODE=oauth)', () => {
       expect(meta.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
       expect(await meta.json()).toEqual(expected);
     }
+    // A browser's preflight for the metadata is answered, not 405 (pen test, issue 28).
+    const preflight = await fetch(new URL('/.well-known/oauth-protected-resource/mcp', s.url), {
+      method: 'OPTIONS',
+      headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'GET' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
     expect((await fetch(new URL('/.well-known/oauth-protected-resource/other', s.url))).status).toBe(404);
     expect((await fetch(new URL('/.well-known/oauth-authorization-server', s.url))).status).toBe(404);
   });
@@ -152,6 +149,7 @@ describe('OAuth at the proxy, process stack (SIGNET_AUTH_MODE=oauth)', () => {
       ['typ of an ID token', await token({}, { typ: 'id_token+jwt' })],
       ['garbage', 'not.a.jwt'],
       ['an API key (oauth mode takes no key)', s.stack.key],
+      ['a key of the store (oauth mode takes no key)', (await runKeys(s.stack.store, ['create', '--name', 'no'])).out.trim()],
     ];
     // The server's log is flushed every 100 ms: count from a settled log.
     await new Promise((r) => setTimeout(r, 300));
@@ -243,7 +241,7 @@ describe('OAuth at the proxy, process stack (SIGNET_AUTH_MODE=oauth)', () => {
     for (const t of issued) expect(logs.includes(t.split('.')[2]!)).toBe(false);
   });
 
-  it('answers 503, not invalid_token, while the verifier cannot be reached', async () => {
+  it('answers 503, not invalid_token, while the auth check cannot be reached', async () => {
     const t = await token({ sub: 'gina' });
     await s.verifier.stop();
     const res = await s.post(call('doctrine_info'), s.bearer(t));
@@ -272,13 +270,14 @@ describe('OAuth at the proxy, process stack (SIGNET_AUTH_MODE=keys+oauth)', () =
     const wrongKey = `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`;
     for (const [why, header] of [
       ['a key-shaped bearer that is no key', `Bearer ${wrongKey}`],
-      ['a valid key under a lower-case scheme (never sent to the key check, refused by the token check)', `bearer ${key}`],
       ['a token behind the key prefix', `Bearer sgnk_${await s.issuer.token()}`],
     ]) {
       const res = await s.post(call('doctrine_info'), { authorization: header! });
       expect(res.status, why).toBe(401);
       expect(res.headers.get('www-authenticate'), why).toMatch(/^Bearer error="invalid_token", resource_metadata=/);
     }
+    // The scheme is case-insensitive (RFC 9110 §11.1): a valid key under `bearer` is a key.
+    expect((await s.post(call('doctrine_info'), { authorization: `bearer ${key}` })).status).toBe(200);
   });
 });
 
@@ -289,6 +288,7 @@ describe('OAuth proxy start-up', () => {
       SIGNET_AUTH_MODE: 'oauth',
       SIGNET_OAUTH_ISSUER: 'https://idp.example.org',
       SIGNET_OAUTH_RESOURCE: 'https://mcp.example.org/mcp',
+      SIGNET_PROXY_AUTH_CHECK: '127.0.0.1:3100',
     };
     for (const [env, message] of [
       [{ ...base, SIGNET_OAUTH_ISSUER: '' }, /SIGNET_OAUTH_ISSUER is required with SIGNET_AUTH_MODE=oauth/],
@@ -301,6 +301,8 @@ describe('OAuth proxy start-up', () => {
       [{ ...base, SIGNET_OAUTH_RESOURCE: "https://mcp.example.org/mcp'x" }, /SIGNET_OAUTH_RESOURCE must be an absolute URL/],
       [{ ...base, SIGNET_OAUTH_SCOPES_SUPPORTED: 'signet:read offline_access' }, /must not name offline_access/],
       [{ ...base, SIGNET_AUTH_MODE: 'tokens' }, /SIGNET_AUTH_MODE must be keys, oauth or keys\+oauth/],
+      [{ ...base, SIGNET_PROXY_AUTH_CHECK: '' }, /SIGNET_AUTH_MODE=oauth needs SIGNET_PROXY_AUTH_CHECK/],
+      [{ ...base, SIGNET_OAUTH_VERIFIER: 'token-verifier:3100' }, /SIGNET_OAUTH_VERIFIER is now SIGNET_PROXY_AUTH_CHECK/],
     ] as const) {
       const r = renderProxy({ SIGNET_PROXY_CONF_DIR: `${dir}/conf`, SIGNET_PROXY_HOME: `${process.cwd()}/proxy`, ...env });
       expect(r.code, JSON.stringify(env)).not.toBe(0);
@@ -310,7 +312,6 @@ describe('OAuth proxy start-up', () => {
     const ok = renderProxy({
       SIGNET_PROXY_CONF_DIR: `${tempDir('signet-oauth-render-')}/conf`,
       SIGNET_PROXY_HOME: `${process.cwd()}/proxy`,
-      SIGNET_API_KEY: 'sgnk_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU',
       ...base,
       SIGNET_OAUTH_ISSUER: 'https://tenant.example.auth0.com/',
     });

@@ -15,7 +15,6 @@ import { CLI } from '../helpers/paths.js';
 import { evidence, expectWellFormed, fact, sourcesOf } from '../helpers/probe.js';
 import { freePort } from '../helpers/proxy-process.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
-import { startVerifier } from '../helpers/token-verifier-process.js';
 import { defineProbeSuite } from './probe-suite.js';
 import { startProcessStack } from './process-stack.js';
 
@@ -108,12 +107,11 @@ describe('probe: process stack over HTTPS (SIGNET_TLS_DIR)', () => {
 describe('probe: process stack with OAuth (SIGNET_AUTH_MODE=keys+oauth)', () => {
   it('finds the protected resource metadata the 401 names, and is served with an access token', async () => {
     const port = await freePort();
-    const verifierPort = await freePort();
     const resource = `http://127.0.0.1:${port}/mcp`;
     const issuer = await startJwtIssuer(resource);
     const oauth = { SIGNET_AUTH_MODE: 'keys+oauth', SIGNET_OAUTH_ISSUER: issuer.issuer, SIGNET_OAUTH_RESOURCE: resource };
-    const verifier = await startVerifier({ ...oauth, SIGNET_OAUTH_VERIFIER_PORT: String(verifierPort) });
-    const s = await startProcessStack({ ...oauth, SIGNET_OAUTH_VERIFIER: `127.0.0.1:${verifierPort}` }, {}, 'store', port);
+    // The auth check, started by the stack, checks keys and tokens alike.
+    const s = await startProcessStack(oauth, {}, 'store', port);
     try {
       const token = await issuer.token();
       const r = await probe(resource, { credential: { kind: 'token', value: token } });
@@ -132,7 +130,6 @@ describe('probe: process stack with OAuth (SIGNET_AUTH_MODE=keys+oauth)', () => 
       expect(r.evidence.every((e) => e.kind !== 'http' || e.request.url.startsWith(`http://127.0.0.1:${port}/`))).toBe(true);
     } finally {
       await s.stop();
-      await verifier.stop();
       await issuer.close();
     }
   });

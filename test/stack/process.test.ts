@@ -29,7 +29,8 @@ defineKeyLifecycleSuite('process stack', async () => {
       renameSync(`${s.store}.test`, s.store);
     },
     serverLogs: async () => s.server.logs(),
-    proxyLogs: async () => s.nginx.accessLog() + s.nginx.errorLog(),
+    // The proxy side: nginx and the auth check it asks.
+    proxyLogs: async () => s.nginx.accessLog() + s.nginx.errorLog() + (s.authCheck?.logs() ?? ''),
     stop: s.stop,
   };
 });
@@ -203,17 +204,14 @@ describe('reference proxy: refuses to start without a safe key', () => {
     expect(existsSync(join(out, 'signet.conf'))).toBe(false);
   });
 
-  it('without SIGNET_API_KEY, uses the key store when there is one (key-store mode)', async () => {
-    const store = join(dir, 'keys', 'keys.json');
-    await runKeys(store, ['init']);
-    const out = join(dir, 'conf-store');
-    const r = renderProxy({ ...env(undefined), SIGNET_KEY_STORE: store, SIGNET_PROXY_CONF_DIR: out });
+  it('without SIGNET_API_KEY, asks the auth check named by SIGNET_PROXY_AUTH_CHECK (the key store is its)', async () => {
+    const out = join(dir, 'conf-check');
+    const r = renderProxy({ ...env(undefined), SIGNET_PROXY_AUTH_CHECK: 'auth:3100', SIGNET_PROXY_CONF_DIR: out });
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/\(store mode, /);
-    const http = readFileSync(join(out, 'nginx.conf'), 'utf8');
-    expect(http).toContain('js_set $signet_auth signet_auth.check;');
-    expect(http).toContain('load_module');
-    expect(readFileSync(join(out, 'signet.conf'), 'utf8')).not.toMatch(/sgnk_[0-9A-Za-z]/);
+    expect(r.stderr).toMatch(/\(check credentials, keys, /);
+    expect(readFileSync(join(out, 'auth.conf'), 'utf8')).toContain('auth_request /.signet-auth-check;');
+    expect(readFileSync(join(out, 'auth-http.conf'), 'utf8')).toContain('server auth:3100;');
+    for (const f of ['signet.conf', 'auth.conf', 'nginx.conf']) expect(readFileSync(join(out, f), 'utf8')).not.toMatch(/sgnk_[0-9A-Za-z]/);
   });
 });
 
@@ -319,7 +317,7 @@ describe('client address from trusted front proxies only (X-Forwarded-For, nginx
   it('believes X-Forwarded-For from a trusted peer only; the per-IP limits then apply to the real client', async () => {
     const s = await startProcessStack({ SIGNET_PROXY_TRUSTED_PROXIES: `${LB}/32, 192.0.2.0/24` });
     try {
-      expect(readFileSync(join(s.dir, 'conf', 'signet.conf'), 'utf8')).toMatch(
+      expect(readFileSync(join(s.dir, 'conf', 'real-ip.conf'), 'utf8')).toMatch(
         /set_real_ip_from 127\.0\.0\.9\/32;[\s\S]*real_ip_recursive on;/,
       );
       // A client's own header is ignored: spoofed from an untrusted peer.

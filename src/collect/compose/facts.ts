@@ -9,7 +9,7 @@ import { worstHostPaths } from '../host-paths.js';
 import { dirOf } from '../inputs.js';
 import { mcpEvidenceIn } from '../packages.js';
 import { type EnvValue, isReferenceProxy, isSignet, signetFacts } from '../profiles/signet.js';
-import { imageRole, type Role } from '../roles.js';
+import { imageRole, type Role, runsAuthenticator } from '../roles.js';
 import { worstSecrets } from '../secrets.js';
 import { legacySse, tlsVerification } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
@@ -81,7 +81,7 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     ctx.note(i.at.file, `service ${i.name} is left out: its profiles (${i.profiles.join(', ')}) are not enabled`);
   for (const n of project.notes) ctx.note(project.entry, n);
   const proxies = svcs.filter((v) => v.role?.kind === 'proxy');
-  const candidates = svcs.filter((v) => !v.oneShot && v.role === null);
+  const candidates = svcs.filter((v) => !v.oneShot && v.role === null && !runsAuthenticator(v.s.spec['entrypoint'], v.s.spec['command']));
 
   // The MCP servers: named by the caller, or with evidence (a proxy forwards to it, an MCP SDK in
   // its build, "mcp" in its name, image or command), or the only long-running service left.

@@ -11,7 +11,7 @@ import { NginxConfig } from '../nginx.js';
 import { nginxFacts } from '../nginx-facts.js';
 import { mcpEvidenceIn } from '../packages.js';
 import { type EnvValue, isReferenceProxy, isSignet, signetFacts } from '../profiles/signet.js';
-import { imageRole, type Role, repository } from '../roles.js';
+import { imageRole, type Role, repository, runsAuthenticator } from '../roles.js';
 import { worstSecrets } from '../secrets.js';
 import { legacySse, tlsVerification } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
@@ -110,7 +110,7 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
     );
 
   const wanted = ctx.options.servers ?? [];
-  const candidates = ws.filter((w) => w.role === null);
+  const candidates = ws.filter((w) => w.role === null && !runsAuthenticator(w.main.c['args'], w.main.c['command']));
   const evidence = new Map<Workload, string>();
   for (const w of candidates) {
     if (wanted.includes(w.o.name)) evidence.set(w, 'named with --server');

@@ -254,7 +254,7 @@ function referenceProxyFacts(sheet: FactSheet, s: SignetView, p: ReferenceProxyV
       );
     }
   }
-  // Client-facing TLS: on when a certificate is mounted at the proxy's TLS directory (34-signet-tls);
+  // Client-facing TLS: on when a certificate is mounted at the proxy's TLS directory (33-signet-tls);
   // only said where the proxy faces clients (something else in front decides otherwise).
   if (!p.facesClients) {
     sheet.undecided(
@@ -267,7 +267,7 @@ function referenceProxyFacts(sheet: FactSheet, s: SignetView, p: ReferenceProxyV
     sheet.set('tls.hsts', true, p.tlsMount, 'Strict-Transport-Security max-age=31536000 on every answer with TLS on (docs/proxy.md)');
   } else if (!sheet.has('tls.enabled'))
     sheet.set('tls.enabled', false, p.at, 'no certificate is mounted at the proxy TLS directory: plain HTTP');
-  // The hop to Signet: HTTPS verified against SIGNET_PROXY_UPSTREAM_CA_FILE when Signet serves TLS, else plain (39-signet-upstream-auth).
+  // The hop to Signet: HTTPS verified against SIGNET_PROXY_UPSTREAM_CA_FILE when Signet serves TLS, else plain (37-signet-upstream).
   const ca = e('SIGNET_PROXY_UPSTREAM_CA_FILE');
   const cert = get(s.env, 'SIGNET_TLS_CERT_FILE');
   if (ca && cert)

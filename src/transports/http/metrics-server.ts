@@ -5,7 +5,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Metrics } from '../../metrics.js';
+import type { Registry } from 'prom-client';
 
 export interface RunningMetrics {
   port: number;
@@ -14,7 +14,12 @@ export interface RunningMetrics {
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
-export async function startMetricsServer(m: Metrics, host: string, port: number, token: string | null = null): Promise<RunningMetrics> {
+export async function startMetricsServer(
+  m: { registry: Registry },
+  host: string,
+  port: number,
+  token: string | null = null,
+): Promise<RunningMetrics> {
   const expected = token === null ? null : digest(`Bearer ${token}`);
   const server: Server = createServer((req, res) => {
     if (req.method !== 'GET' || req.url !== '/metrics') {

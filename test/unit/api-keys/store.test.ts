@@ -111,24 +111,23 @@ describe('KeyStore', () => {
   });
 });
 
-describe('store layout (what the proxy binary-searches)', () => {
-  it('is valid JSON with fixed-width lines, records sorted by id', async () => {
-    const { HEADER_BYTES, RECORD_BYTES, serializeStore } = await import('../../../src/api-keys/store.js');
+describe('store layout', () => {
+  it('is plain JSON, one record a line, sorted by id; a store in the old fixed-width layout reads the same', async () => {
+    const { serializeStore, parseStore } = await import('../../../src/api-keys/store.js');
     const store = new KeyStore(join(tempDir('signet-layout-'), 'keys.json'));
     for (let i = 0; i < 25; i++) await store.create(`user ${i}@example.org`, i % 2 ? new Date('2031-01-01T00:00:00Z') : null);
     const text = readFileSync(store.path, 'utf8');
-    expect(JSON.parse(text).keys).toHaveLength(25);
-    expect(text.length).toBe(HEADER_BYTES + 25 * RECORD_BYTES + 3);
-    const ids = [];
-    for (let i = 0; i < 25; i++) {
-      const line = text.slice(HEADER_BYTES + i * RECORD_BYTES, HEADER_BYTES + (i + 1) * RECORD_BYTES);
-      expect(line.endsWith('\n')).toBe(true);
-      expect(line[0]).toBe(i === 0 ? ' ' : ',');
-      ids.push(line.slice(8, 16));
-    }
+    const keys = JSON.parse(text).keys as { id: string }[];
+    expect(keys).toHaveLength(25);
+    const lines = text.split('\n').filter((l) => l.startsWith('{"id":'));
+    expect(lines).toHaveLength(25);
+    const ids = keys.map((k) => k.id);
     expect(ids).toEqual([...ids].sort());
-    expect(serializeStore({ format: 'signet-keys/1', keys: [] })).toBe(
-      `${'{"format":"signet-keys/1","record_bytes":384,"keys":['.padEnd(63, ' ')}\n]}\n`,
-    );
+    expect(serializeStore({ format: 'signet-keys/1', keys: [] })).toBe('{"format":"signet-keys/1","keys":[]}\n');
+    // What njs binary-searched: the same records, padded lines, "record_bytes": 384.
+    const old = `${'{"format":"signet-keys/1","record_bytes":384,"keys":['.padEnd(63, ' ')}\n${lines
+      .map((l, i) => `${(i ? ',' : ' ') + l.replace(/,$/, '')}`.padEnd(383, ' '))
+      .join('\n')}\n]}\n`;
+    expect(parseStore(old, 'old.json').keys.map((k) => k.id)).toEqual(ids);
   });
 });

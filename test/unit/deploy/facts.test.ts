@@ -44,7 +44,8 @@ const deployments = k8s.filter((o) => o['kind'] === 'Deployment');
 const policies = k8s.filter((o) => o['kind'] === 'NetworkPolicy');
 const deployment = (name: string) => deployments.find((d) => d['metadata'].name === name)!;
 const selects = (selector: Obj, labels: Obj) => Object.entries(selector ?? {}).every(([k, v]) => labels?.[k] === v);
-const proxyTemplates = readdirSync(join(ROOT, 'proxy/templates'))
+const proxyTemplates = readdirSync(join(ROOT, 'proxy/templates'), { recursive: true, encoding: 'utf8' })
+  .filter((f) => f.endsWith('.template'))
   .map((f) => read(`proxy/templates/${f}`))
   .join('\n');
 const dockerfile = read('Dockerfile');
@@ -189,7 +190,7 @@ describe('deploy/facts/compose.json describes docker-compose.yml', () => {
     expect(f['tls']['enabled']).toBe(false);
     // One compose project runs on one engine: the proxy reaches signet over a bridge network of
     // that host, in plain HTTP (no upstream CA, so the scheme step 39 picks is http).
-    expect(proxyTemplates).toMatch(/proxy_pass \$\{SIGNET_UPSTREAM_SCHEME\}:\/\/signet_backend\//);
+    expect(proxyTemplates).toMatch(/proxy_pass \$\{EDGE_UPSTREAM_SCHEME\}:\/\/signet_backend\b/);
     expect(proxy.environment['SIGNET_PROXY_UPSTREAM_CA_FILE']).toBeUndefined();
     expect(f['tls']['backend_hop']).toBe('same_host');
   });
@@ -300,7 +301,7 @@ describe('deploy/facts/kubernetes.json describes deploy/kubernetes/base', () => 
     expect(f['container']['secrets_source']).toBe('mounted_files');
     // signet-proxy and signet are separate Deployments whose pods may run on different nodes:
     // encrypted only if signet serves HTTPS and the proxy verifies it (an upstream CA).
-    expect(proxyTemplates).toMatch(/proxy_pass \$\{SIGNET_UPSTREAM_SCHEME\}:\/\/signet_backend\//);
+    expect(proxyTemplates).toMatch(/proxy_pass \$\{EDGE_UPSTREAM_SCHEME\}:\/\/signet_backend\b/);
     expect(deployment('signet-proxy')).toBeDefined();
     const signetEnv = new Set(deployment('signet')['spec'].template.spec.containers[0].env.map((e: Obj) => e.name));
     const proxyConfig = k8s.find((o) => o['kind'] === 'ConfigMap' && o['metadata'].name === 'signet-proxy')['data'];
@@ -333,9 +334,9 @@ describe('deploy/facts/compose-oauth.json describes docker-compose.yml with depl
     expect(f['authentication']['method']).toBe('oauth2');
     expect(overlay['services']['proxy'].environment.SIGNET_AUTH_MODE).toMatch(/keys\+oauth|oauth/);
     // Metadata served where clients look first (RFC 9728 path-aware), never 404, in the OAuth modes.
-    const discovery = read('proxy/templates/discovery-oauth.conf.template');
+    const discovery = read('proxy/templates/blocks/discovery-oauth.template');
     expect(f['http']['protected_resource_metadata_discoverable']).toBe(
-      /location = \/\.well-known\/oauth-protected-resource\$\{SIGNET_OAUTH_RESOURCE_PATH\} \{\n(?:(?!\n {4}\}).)*?return 200 /s.test(
+      /location = \/\.well-known\/oauth-protected-resource\$\{EDGE_OAUTH_RESOURCE_PATH\} \{\n(?:(?!\n {4}\}).)*?return 200 /s.test(
         discovery,
       ),
     );

@@ -183,8 +183,10 @@ describe.each([
     const proxy = pod('signet-proxy');
     const signet = pod('signet');
     const redis = pod('redis');
+    const auth = pod('signet-auth');
     const dns = { namespace: 'kube-system', labels: { 'k8s-app': 'kube-dns' } };
     const prometheus = { namespace: 'signet', labels: { 'app.kubernetes.io/name': 'prometheus' } };
+    const monitoring = { namespace: 'monitoring', labels: { 'app.kubernetes.io/name': 'prometheus' } };
     const stranger = { namespace: 'signet', labels: { app: 'other' } };
     const elsewhere = { namespace: 'default', labels: { app: 'client' } };
     const flows: [string, Peer, Peer, number, string, boolean][] = [
@@ -194,6 +196,8 @@ describe.each([
       ['signet reaches Redis', signet, redis, 6379, 'TCP', true],
       ['signet looks names up (TCP)', signet, dns, 53, 'TCP', true],
       ['Prometheus scrapes signet', prometheus, signet, 9464, 'TCP', true],
+      ['Prometheus in its own namespace scrapes signet', monitoring, signet, 9464, 'TCP', true],
+      ["another namespace's pod reaches signet's metrics", elsewhere, signet, 9464, 'TCP', false],
       ['the proxy reaches Redis', proxy, redis, 6379, 'TCP', false],
       ["the proxy reaches signet's metrics", proxy, signet, 9464, 'TCP', false],
       ["another pod reaches signet's MCP port", stranger, signet, 3000, 'TCP', false],
@@ -204,6 +208,13 @@ describe.each([
       ['Redis reaches anything (DNS included)', redis, dns, 53, 'UDP', false],
       ['Redis reaches signet', redis, signet, 3000, 'TCP', false],
       ['signet reaches the proxy', signet, proxy, 8080, 'TCP', false],
+      // The auth check answers the proxy alone (pen test L1 of issue 28), and reaches nothing of the stack.
+      ['the proxy asks the auth check', proxy, auth, 3100, 'TCP', true],
+      ['signet asks the auth check', signet, auth, 3100, 'TCP', false],
+      ['another pod asks the auth check', stranger, auth, 3100, 'TCP', false],
+      ['another namespace asks the auth check', elsewhere, auth, 3100, 'TCP', false],
+      ["the auth check reaches signet's MCP port", auth, signet, 3000, 'TCP', false],
+      ['the auth check reaches Redis', auth, redis, 6379, 'TCP', false],
     ];
     const policies = byKind(objects, 'NetworkPolicy').map((n) => n['spec'] as Obj);
     for (const [label, from, to, port, protocol, allowed] of flows) expect(allows(policies, from, to, port, protocol), label).toBe(allowed);
@@ -271,7 +282,7 @@ describe.each([
   });
 
   it('give every pod a uid and gid of its own that no host account uses, in a user namespace of its own', () => {
-    const ids: Record<string, number> = { signet: 65520, 'signet-proxy': 65521, redis: 65522 };
+    const ids: Record<string, number> = { signet: 65520, 'signet-proxy': 65521, redis: 65522, 'signet-auth': 65523 };
     for (const [name, id] of Object.entries(ids)) {
       const spec = deployment(objects, name)['spec'].template.spec;
       expect(spec.hostUsers, name).toBe(false);
@@ -347,7 +358,11 @@ describe('Kubernetes manifests match the compose stack', () => {
     const proxyConfig = byKind(base, 'ConfigMap').find((c) => c['metadata'].name === 'signet-proxy')!['data'];
     const composeProxy = compose['services'].proxy.environment as Obj;
     expect(proxyConfig.SIGNET_UPSTREAM).toBe(composeProxy.SIGNET_UPSTREAM);
-    expect(proxyConfig.SIGNET_KEY_STORE).toBe(composeProxy.SIGNET_KEY_STORE);
+    // The key store is the auth check's, at the same path in both.
+    const authConfig = byKind(base, 'ConfigMap').find((c) => c['metadata'].name === 'signet-auth')!['data'];
+    expect(authConfig.SIGNET_KEY_STORE).toBe(compose['services'].auth.environment.SIGNET_KEY_STORE);
+    expect(proxyConfig.SIGNET_KEY_STORE).toBeUndefined();
+    expect(proxyConfig.SIGNET_PROXY_AUTH_CHECK).toBe(`signet-auth:${authConfig.SIGNET_AUTH_CHECK_PORT}`);
     expect(proxyConfig.SIGNET_PROXY_SECRET_FILE).toBe(composeProxy.SIGNET_PROXY_SECRET_FILE);
     for (const k of ['SIGNET_PROXY_TRUSTED_PROXIES', 'SIGNET_PROXY_REAL_IP_HEADER'])
       expect(proxyConfig[k], k).toBe(composeValue(composeProxy[k]));
@@ -366,7 +381,7 @@ describe('Kubernetes manifests match the compose stack', () => {
       'overlays/host-users/kustomization.yaml': `resources:\n  - ../../base\n${recipe('host-users-patch')}`,
     });
     const deployments = byKind(patched, 'Deployment');
-    expect(deployments.length).toBe(3);
+    expect(deployments.length).toBe(4);
     for (const d of deployments) expect(d['spec'].template.spec, d['metadata'].name).not.toHaveProperty('hostUsers');
   });
 
@@ -381,9 +396,10 @@ describe('Kubernetes manifests match the compose stack', () => {
   it('the dev-secrets recipe writes every secret for its owner alone, whatever the umask of the shell that runs it', () => {
     const root = tempDir('signet-dev-secrets-');
     execFileSync('bash', ['-e', '-o', 'pipefail', '-c', `umask 022\n${recipe('dev-secrets')}\n[ "$(umask)" = 0022 ]`], { cwd: root });
-    const files = ['overlays/dev/secrets', 'overlays/dev-oauth/secrets'].flatMap((d) =>
-      readdirSync(join(root, 'deploy/kubernetes', d)).map((f) => join(root, 'deploy/kubernetes', d, f)),
-    );
+    const dir = join(root, 'deploy/kubernetes/overlays/dev/secrets');
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' })
+      .map((f) => join(dir, f))
+      .filter((f) => statSync(f).isFile());
     expect(files.length).toBeGreaterThanOrEqual(9);
     for (const f of files) expect((statSync(f).mode & 0o777).toString(8), f).toBe('600');
   });
@@ -455,50 +471,32 @@ describe('Kubernetes manifests match the compose stack', () => {
   });
 });
 
-describe('Kubernetes OAuth component (overlays/dev-oauth)', () => {
-  const pod = (name: string) => ({ namespace: 'signet', labels: deployment(devOAuth, name)['spec'].template.metadata.labels as Obj });
-  const config = (name: string) => byKind(devOAuth, 'ConfigMap').find((c) => c['metadata'].name === name)!['data'] as Obj;
-
-  it('lets only the proxy ask the token verifier, and the verifier out to HTTPS and DNS only', () => {
-    const policies = byKind(devOAuth, 'NetworkPolicy').map((p) => ({ ...p['spec'], name: p['metadata'].name }));
-    const verifier = pod('signet-token-verifier');
-    const proxy = pod('signet-proxy');
-    const signet = pod('signet');
-    const redis = pod('redis');
-    const issuerOnTheInternet = { namespace: 'internet', labels: {} };
-    const stranger = { namespace: 'signet', labels: { app: 'other' } };
-    const dns = { namespace: 'kube-system', labels: { 'k8s-app': 'kube-dns' } };
-    const flows: [string, Peer, Peer, number, string, boolean][] = [
-      ['the proxy asks the verifier', proxy, verifier, 3100, 'TCP', true],
-      ['signet asks the verifier', signet, verifier, 3100, 'TCP', false],
-      ['another pod asks the verifier', stranger, verifier, 3100, 'TCP', false],
-      ['the verifier fetches the issuer keys over HTTPS', verifier, issuerOnTheInternet, 443, 'TCP', true],
-      ['the verifier looks names up', verifier, dns, 53, 'UDP', true],
-      ["the verifier reaches signet's MCP port", verifier, signet, 3000, 'TCP', false],
-      ['the verifier reaches Redis', verifier, redis, 6379, 'TCP', false],
-      ['the verifier speaks plain HTTP out', verifier, issuerOnTheInternet, 80, 'TCP', false],
-      ["the proxy still reaches signet's MCP port", proxy, signet, 3000, 'TCP', true],
-    ];
-    for (const [what, from, to, port, protocol, expected] of flows) expect(allows(policies, from, to, port, protocol), what).toBe(expected);
-    // The verifier's HTTPS egress leaves out the cloud metadata address and private ranges.
-    const egress = byKind(devOAuth, 'NetworkPolicy').find((p) => p['metadata'].name === 'signet-token-verifier')!['spec'].egress;
-    expect(egress[0].to[0].ipBlock.except).toEqual(expect.arrayContaining(['169.254.169.254/32', '10.0.0.0/8']));
-  });
-
-  it('serves the token verifier over HTTPS with a certificate the proxy verifies with the same CA as signet', () => {
-    const spec = deployment(devOAuth, 'signet-token-verifier')['spec'].template.spec;
+describe('the auth check on Kubernetes (signet-auth)', () => {
+  it('serves HTTPS with a certificate the proxy verifies with the same CA as signet, and holds the key store and the proxy secret', () => {
+    const spec = deployment(dev, 'signet-auth')['spec'].template.spec;
     const c = spec.containers[0];
-    const verifierConfig = config('signet-token-verifier');
-    const mount = c.volumeMounts.find((m: Obj) => verifierConfig['SIGNET_TLS_CERT_FILE'].startsWith(`${m.mountPath}/`));
-    expect(verifierConfig['SIGNET_TLS_KEY_FILE'].startsWith(`${mount.mountPath}/`)).toBe(true);
-    expect(spec.volumes.find((v: Obj) => v.name === mount.name).secret.secretName).toBe('signet-token-verifier-tls');
-    expect(spec.securityContext.fsGroup).toBe(65523);
+    const config = byKind(dev, 'ConfigMap').find((m) => m['metadata'].name === 'signet-auth')!['data'] as Obj;
+    const volumeAt = (path: string) => {
+      const mount = c.volumeMounts.find((m: Obj) => path.startsWith(`${m.mountPath}/`));
+      expect(mount?.readOnly, path).toBe(true);
+      return spec.volumes.find((v: Obj) => v.name === mount.name).secret;
+    };
+    expect(volumeAt(config['SIGNET_TLS_CERT_FILE']).secretName).toBe('signet-auth-tls');
+    expect(volumeAt(config['SIGNET_TLS_KEY_FILE']).secretName).toBe('signet-auth-tls');
+    expect(volumeAt(config['SIGNET_KEY_STORE'])).toEqual({ secretName: 'signet-api-keys', defaultMode: 0o440 });
+    expect(volumeAt(config['SIGNET_PROXY_SECRET_FILE'])).toEqual({ secretName: 'signet-proxy-auth', defaultMode: 0o440 });
     expect(c.readinessProbe.httpGet.scheme).toBe('HTTPS');
-    const secret = (name: string) => byKind(devOAuth, 'Secret').find((x) => x['metadata'].name === name)!['data'];
-    const dir = tempDir('signet-verifier-tls-');
+    expect(c.args).toEqual(['auth-check']);
+    expect(c.image).toBe(deployment(dev, 'signet')['spec'].template.spec.containers[0].image);
+    // The proxy no longer holds the store.
+    expect(JSON.stringify(deployment(dev, 'signet-proxy'))).not.toContain('signet-api-keys');
+    const secret = (name: string) => byKind(dev, 'Secret').find((x) => x['metadata'].name === name)!['data'];
+    const dir = tempDir('signet-auth-tls-');
     writeFileSync(join(dir, 'proxy-ca.crt'), Buffer.from(secret('signet-backend-tls')['ca.crt'], 'base64'));
-    writeFileSync(join(dir, 'tls.crt'), Buffer.from(secret('signet-token-verifier-tls')['tls.crt'], 'base64'));
-    const name = String(config('signet-proxy')['SIGNET_OAUTH_VERIFIER']).split(':')[0]!;
+    writeFileSync(join(dir, 'tls.crt'), Buffer.from(secret('signet-auth-tls')['tls.crt'], 'base64'));
+    const name = String(byKind(dev, 'ConfigMap').find((m) => m['metadata'].name === 'signet-proxy')!['data'].SIGNET_PROXY_AUTH_CHECK).split(
+      ':',
+    )[0]!;
     const verify = (host: string) =>
       spawnSync('openssl', [
         'verify',
@@ -513,15 +511,43 @@ describe('Kubernetes OAuth component (overlays/dev-oauth)', () => {
     expect(verify(name)).toBe(0);
     expect(verify('signet')).not.toBe(0);
   });
+});
 
-  it('gives the proxy and the verifier the same mode, issuer and resource, and runs the verifier from the signet image', () => {
+describe('Kubernetes OAuth component (overlays/dev-oauth)', () => {
+  const pod = (name: string) => ({ namespace: 'signet', labels: deployment(devOAuth, name)['spec'].template.metadata.labels as Obj });
+  const config = (name: string) => byKind(devOAuth, 'ConfigMap').find((c) => c['metadata'].name === name)!['data'] as Obj;
+
+  it('lets the auth check alone out, to HTTPS on public addresses (IPv4 and IPv6) and DNS', () => {
+    const policies = byKind(devOAuth, 'NetworkPolicy').map((p) => ({ ...p['spec'], name: p['metadata'].name }));
+    const auth = pod('signet-auth');
+    const proxy = pod('signet-proxy');
+    const signet = pod('signet');
+    const redis = pod('redis');
+    const issuerOnTheInternet = { namespace: 'internet', labels: {} };
+    const dns = { namespace: 'kube-system', labels: { 'k8s-app': 'kube-dns' } };
+    const flows: [string, Peer, Peer, number, string, boolean][] = [
+      ['the proxy asks the auth check', proxy, auth, 3100, 'TCP', true],
+      ['the auth check fetches the issuer keys over HTTPS', auth, issuerOnTheInternet, 443, 'TCP', true],
+      ['the auth check looks names up', auth, dns, 53, 'UDP', true],
+      ["the auth check reaches signet's MCP port", auth, signet, 3000, 'TCP', false],
+      ['the auth check reaches Redis', auth, redis, 6379, 'TCP', false],
+      ['the auth check speaks plain HTTP out', auth, issuerOnTheInternet, 80, 'TCP', false],
+      ['the proxy reaches the internet', proxy, issuerOnTheInternet, 443, 'TCP', false],
+      ["the proxy still reaches signet's MCP port", proxy, signet, 3000, 'TCP', true],
+    ];
+    for (const [what, from, to, port, protocol, expected] of flows) expect(allows(policies, from, to, port, protocol), what).toBe(expected);
+    // The HTTPS egress leaves out the cluster's and shared ranges, link-local (the cloud metadata
+    // address), and their IPv6 counterparts; an IPv6 issuer is reachable (pen test, issue 28).
+    const rule = byKind(devOAuth, 'NetworkPolicy').find((p) => p['metadata'].name === 'signet-auth')!['spec'].egress[0];
+    expect(rule.to[0].ipBlock.except).toEqual(expect.arrayContaining(['169.254.0.0/16', '100.64.0.0/10', '10.0.0.0/8']));
+    expect(rule.to[1].ipBlock).toMatchObject({ cidr: '::/0', except: expect.arrayContaining(['fc00::/7', 'fe80::/10']) });
+  });
+
+  it('gives the proxy and the auth check the same mode, issuer and resource', () => {
     const proxy = config('signet-proxy');
-    const verifier = config('signet-token-verifier');
-    for (const k of ['SIGNET_AUTH_MODE', 'SIGNET_OAUTH_ISSUER', 'SIGNET_OAUTH_RESOURCE']) expect(proxy[k], k).toBe(verifier[k]);
-    expect(proxy['SIGNET_OAUTH_VERIFIER']).toBe(`signet-token-verifier:${verifier['SIGNET_OAUTH_VERIFIER_PORT']}`);
-    const d = deployment(devOAuth, 'signet-token-verifier')['spec'].template.spec;
-    expect(d.containers[0].image).toBe(deployment(devOAuth, 'signet')['spec'].template.spec.containers[0].image);
-    expect(d.containers[0].args).toEqual(['token-verifier']);
+    const auth = config('signet-auth');
+    for (const k of ['SIGNET_AUTH_MODE', 'SIGNET_OAUTH_ISSUER', 'SIGNET_OAUTH_RESOURCE']) expect(proxy[k], k).toBe(auth[k]);
+    expect(proxy['SIGNET_AUTH_MODE']).toBe('keys+oauth');
     expect(byKind(devOAuth, 'Deployment').every((o) => o['metadata'].namespace === 'signet-dev')).toBe(true);
   });
 });

@@ -10,6 +10,7 @@ import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { BlockList } from 'node:net';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context, MiddlewareHandler } from 'hono';
+import { EDGE_HEADERS } from '../../../shared/edge-contract.js';
 import { clientIp, isTrusted } from '../client-ip.js';
 import { edgeHeaders, type HttpEnv } from '../env.js';
 import { header } from '../node-request.js';
@@ -17,7 +18,7 @@ import { PRINCIPAL_HEADER, parseSubject, SCOPES_HEADER } from '../oauth/principa
 import { refusal, SERVER_ERROR } from '../responses.js';
 
 /** The header the reference proxy sets (overwriting any client's) to the deployment's secret. */
-export const PROXY_AUTH_HEADER = 'x-signet-proxy-auth';
+export const PROXY_AUTH_HEADER = EDGE_HEADERS.proxyAuth.toLowerCase();
 
 export interface RequestIdentityOptions {
   /** The proxy secret (SIGNET_PROXY_SECRET_FILE's content); null = no proxy: identity headers are never read. */

@@ -6,11 +6,12 @@
 // handling), and hides the header itself.
 import type { MiddlewareHandler } from 'hono';
 import { echoableId } from '../../../protocol/jsonrpc.js';
+import { EDGE_HEADERS } from '../../../shared/edge-contract.js';
 import { edgeHeaders, type HttpEnv } from '../env.js';
 import { missingScopes, type ScopePolicy } from '../oauth/scope-policy.js';
 import { refusal, SERVER_ERROR } from '../responses.js';
 
-export const INSUFFICIENT_SCOPE_HEADER = 'X-Signet-Insufficient-Scope';
+export const INSUFFICIENT_SCOPE_HEADER = EDGE_HEADERS.insufficientScope;
 
 export function scopeCheck(policy: ScopePolicy): MiddlewareHandler<HttpEnv> {
   return function scopeCheckHandler(c, next) {

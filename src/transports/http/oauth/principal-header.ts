@@ -4,9 +4,10 @@
 // claim. The proxy overwrites both on every request (clients cannot set them), and this
 // server believes them only from a proxy that presents its secret (request-identity.ts).
 import { createHash } from 'node:crypto';
+import { EDGE_HEADERS, SCOPE_TOKEN as SCOPE_GRAMMAR } from '../../../shared/edge-contract.js';
 
-export const PRINCIPAL_HEADER = 'x-signet-principal';
-export const SCOPES_HEADER = 'x-signet-scopes';
+export const PRINCIPAL_HEADER = EDGE_HEADERS.principal.toLowerCase();
+export const SCOPES_HEADER = EDGE_HEADERS.scopes.toLowerCase();
 
 export interface OAuthSubject {
   iss: string;
@@ -20,7 +21,7 @@ export interface OAuthSubject {
 
 const MAX_FIELD = 512;
 // RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ), separated by single spaces.
-const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/;
+const SCOPE_TOKEN = new RegExp(SCOPE_GRAMMAR.js);
 
 function field(encoded: string | undefined): string | null {
   if (encoded === undefined || encoded.length > MAX_FIELD * 3) return null;
@@ -43,9 +44,14 @@ export function parseSubject(principal: string, scopes: string | undefined): OAu
   if (parts.length !== 3) return null;
   const [iss, sub, client] = parts.map(field);
   if (!iss || !sub || client === null || client === undefined) return null;
-  const id = `oauth:${createHash('sha256').update(`${iss}\n${sub}`).digest('base64url').slice(0, 22)}`;
+  const id = oauthSubjectId(iss, sub);
   const granted = new Set((scopes ?? '').split(' ').filter((s) => SCOPE_TOKEN.test(s)));
   return { iss, sub, client, id, scopes: granted };
+}
+
+/** One person, one id: issuer and subject, hashed (bounded, and never the subject itself in a limiter key). */
+export function oauthSubjectId(iss: string, sub: string): string {
+  return `oauth:${createHash('sha256').update(`${iss}\n${sub}`).digest('base64url').slice(0, 22)}`;
 }
 
 /** The header value the proxy's verifier writes for a subject (the inverse of parseSubject). */

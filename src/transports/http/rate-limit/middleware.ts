@@ -47,7 +47,10 @@ function checksFor(options: RateLimitOptions, who: Principal, toolCalls: number,
   if (toolCalls > 0) {
     if (keyed && options.keyCalls) {
       checks.push({ policy: options.keyCalls, key: who.id, points: toolCalls });
-      if (options.ipGuard) checks.push({ policy: options.ipGuard, key: who.address, points: toolCalls });
+      // One guard per kind of principal at an address (pen test L4 of issue 28): OAuth subjects can
+      // be minted by anyone the issuer lets register (dynamic registration, client credentials),
+      // API keys only by the operator; minted subjects never spend the key holders' guard.
+      if (options.ipGuard) checks.push({ policy: options.ipGuard, key: `${who.kind}:${who.address}`, points: toolCalls });
     } else if (options.calls) checks.push({ policy: options.calls, key: who.address, points: toolCalls });
   }
   if (others > 0) {

@@ -1,0 +1,249 @@
+// `signet auth-check`: the reference proxy's one authenticator (issue 28). nginx asks it, with
+// auth_request, about every /mcp request when the proxy has no static key: API keys (the hashed
+// store, held in memory and read again when it changes) and OAuth access tokens (jose, on the
+// issuer's keys as issuer-keys.ts keeps them). Its answer, for nginx to forward:
+//   204  X-Signet-Auth: ok, and X-Signet-Key-Id or X-Signet-Principal + X-Signet-Scopes
+//   401  X-Signet-Auth: why (missing, malformed, checksum, unknown, revoked, expired, invalid_token)
+//   403  X-Signet-Auth: limited: past the refused-credential limit, nothing checked (nginx: 429)
+//   403  X-Signet-Auth: unavailable: the key store cannot be read, the issuer's keys cannot be had (nginx: 503)
+// It answers only its proxy (pen test L1): every request must carry the proxy secret, as the
+// server's do, unless it listens on loopback only. The client address it limits refusals by is
+// the one the proxy names (X-Real-IP), believed for the same reason. It never logs a credential.
+import { timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { KeySet } from '../../api-keys/key-set.js';
+import type { AuthCheckConfig, OAuthConfig } from '../../config.js';
+import type { Logger } from '../../log.js';
+import { discoverIssuer } from '../../oauth/discovery.js';
+import { IssuerKeys, KeysUnavailable } from '../../oauth/issuer-keys.js';
+import { type Decision, TokenValidator } from '../../oauth/token-validator.js';
+import { API_KEY, type AuthState, EDGE_HEADERS } from '../../shared/edge-contract.js';
+import { formatPrincipal, oauthSubjectId } from '../http/oauth/principal-header.js';
+import { limitBucket } from '../http/rate-limit/bucket.js';
+import { keepTlsCurrent, readTlsPair, TLS_SERVER_OPTIONS, type TlsFiles } from '../tls.js';
+import { watchKeyExpiry } from './key-expiry.js';
+import { AuthCheckMetrics } from './metrics.js';
+import { RefusalLimit } from './refusal-limit.js';
+
+export interface AuthCheckSettings {
+  check: AuthCheckConfig;
+  oauth: OAuthConfig | null;
+  /** The API key store (keys and keys+oauth). */
+  keyStore: string;
+  /** The proxy's secret (SIGNET_PROXY_SECRET_FILE, read); null only on a loopback listener. */
+  proxySecret: string | null;
+  ipv6Prefix: number;
+  tls: TlsFiles | null;
+}
+
+export interface RunningAuthCheck {
+  server: Server;
+  port: number;
+  metrics: AuthCheckMetrics;
+  close(): Promise<void>;
+}
+
+// RFC 6750 §2.1 b64token, after a scheme matched case-insensitively (RFC 9110 §11.1) and one space.
+const BEARER = /^bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
+const MAX_CREDENTIAL = 16 * 1024;
+
+type Kind = 'key' | 'token' | 'none';
+
+export async function runAuthCheck(s: AuthCheckSettings, log: Logger): Promise<RunningAuthCheck> {
+  const keys = s.check.mode === 'oauth' ? null : new KeySet(s.keyStore, log);
+  const metrics = new AuthCheckMetrics(keys, s.check.expiryWarningDays);
+  const limit = new RefusalLimit(s.check.failuresPerMinute, s.check.failuresBurst);
+  const secret = s.proxySecret === null ? null : Buffer.from(s.proxySecret);
+  let validator: TokenValidator | null = null;
+  let issuerKeys: IssuerKeys | null = null;
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+  const stopExpiry = keys ? watchKeyExpiry(keys, s.check.expiryWarningDays, log) : () => undefined;
+  if (keys?.problem) log.warn({ store: s.keyStore, problem: keys.problem }, 'API key store not usable yet');
+
+  // Discovery and the first key fetch, retried with backoff until the issuer answers: until then
+  // every token check is 503 (the proxy says "unavailable", never "invalid token").
+  const oauth = s.oauth;
+  if (oauth) {
+    const ca = oauth.caFile === null ? undefined : (await import('node:fs')).readFileSync(oauth.caFile, 'utf8');
+    const connect = async (delayMs: number): Promise<void> => {
+      try {
+        const meta = await discoverIssuer(oauth.issuer, 5000, ca);
+        const k = new IssuerKeys({
+          jwksUri: meta.jwksUri,
+          cooldownSeconds: oauth.jwksCooldownSeconds,
+          refreshSeconds: oauth.jwksRefreshSeconds,
+          ca,
+          log,
+        });
+        await k.load();
+        issuerKeys = k;
+        validator = new TokenValidator({ ...oauth, issuer: meta.issuer, jwksUri: meta.jwksUri, keys: k });
+        log.info({ issuer: oauth.issuer, metadata: meta.source, jwks_uri: meta.jwksUri.href }, 'issuer keys loaded');
+      } catch (e) {
+        log.warn({ issuer: oauth.issuer, err: (e as Error).message, retry_ms: delayMs }, 'authorization server not reachable; retrying');
+        if (!stopped) retry = setTimeout(() => void connect(Math.min(delayMs * 2, 30_000)), delayMs);
+      }
+    };
+    await connect(500);
+  }
+
+  // The counter's children, bound once: a label lookup per answer is measurable on this path.
+  const counted = new Map<string, { inc(): void }>();
+  const count = (kind: Kind, state: AuthState) => {
+    const key = `${kind}:${state}`;
+    let c = counted.get(key);
+    if (c === undefined) counted.set(key, (c = metrics.checks.labels(kind, state)));
+    c.inc();
+  };
+  const answer = (res: ServerResponse, kind: Kind, status: number, state: AuthState, headers: Record<string, string> = {}) => {
+    count(kind, state);
+    res.writeHead(status, { 'Content-Length': '0', 'Cache-Control': 'no-store', [EDGE_HEADERS.authState]: state, ...headers });
+    res.end();
+  };
+
+  /** A refusal after a check: 401, or 429 (403 to nginx) once the address has no refusals left. */
+  const refuse = (res: ServerResponse, kind: Kind, bucket: string, state: AuthState, taken = false) => {
+    if (taken || limit.take(bucket)) return answer(res, kind, 401, state);
+    answer(res, kind, 403, 'limited');
+  };
+
+  const checkKey = (res: ServerResponse, bucket: string, key: string) => {
+    const v = keys!.check(key);
+    if (v.state === 'ok')
+      return answer(res, 'key', 204, 'ok', { [EDGE_HEADERS.keyId]: v.record.id, [EDGE_HEADERS.principalId]: `key:${v.record.id}` });
+    if (v.state === 'unavailable') return answer(res, 'key', 403, 'unavailable');
+    // An in-memory lookup costs less than the limit's own bookkeeping: keys are always checked,
+    // so a valid key is never refused for its address's refusals; only the answer to a bad one changes.
+    if (limit.take(bucket)) {
+      log.info({ state: v.state, key_id: v.id }, 'key refused');
+      // A revoked or an expired key is a real key of the store: its id tells the operator which
+      // one a client still sends (the proxy logs it; it never reaches Signet).
+      const known: Record<string, string> = (v.state === 'revoked' || v.state === 'expired') && v.id ? { [EDGE_HEADERS.keyId]: v.id } : {};
+      return answer(res, 'key', 401, v.state, known);
+    }
+    answer(res, 'key', 403, 'limited');
+  };
+
+  const accept = (res: ServerResponse, d: Extract<Decision, { ok: true }>) =>
+    answer(res, 'token', 204, 'ok', {
+      [EDGE_HEADERS.principal]: formatPrincipal(d.iss, d.sub, d.client),
+      [EDGE_HEADERS.scopes]: d.scopes.join(' '),
+      [EDGE_HEADERS.principalId]: oauthSubjectId(d.iss, d.sub),
+    });
+
+  const checkToken = async (res: ServerResponse, bucket: string, token: string) => {
+    const v: TokenValidator | null = validator;
+    if (v === null) return answer(res, 'token', 403, 'unavailable');
+    // A token decided before costs a lookup, whatever the address's refusals.
+    const known = v.known(token);
+    if (known?.ok) return accept(res, known);
+    if (known) return refuse(res, 'token', bucket, 'invalid_token');
+    // Past the limit a new token is not checked at all (M5): no signature, no key fetch, no log line.
+    if (!limit.take(bucket)) return answer(res, 'token', 403, 'limited');
+    let d: Decision;
+    try {
+      d = await v.validate(token);
+    } catch (e) {
+      limit.give(bucket);
+      if (!(e instanceof KeysUnavailable)) log.warn({ err: (e as Error).message }, 'token check failed: the issuer keys are unavailable');
+      return answer(res, 'token', 403, 'unavailable');
+    }
+    if (d.ok) {
+      limit.give(bucket);
+      return accept(res, d);
+    }
+    log.info({ reason: d.description }, 'token refused');
+    refuse(res, 'token', bucket, 'invalid_token', true);
+  };
+
+  const check = async (req: IncomingMessage, res: ServerResponse) => {
+    const address = header(req, EDGE_HEADERS.clientAddress) ?? req.socket.remoteAddress ?? '';
+    const bucket = limitBucket(address, s.ipv6Prefix);
+    const authorization = req.headers.authorization;
+    if (authorization === undefined || authorization === '') return refuse(res, 'none', bucket, 'missing');
+    const m = authorization.length <= MAX_CREDENTIAL + 7 ? BEARER.exec(authorization) : null;
+    if (!m) return refuse(res, 'none', bucket, 'malformed');
+    const credential = m[1]!;
+    // A key is never a token and a token never a key: the prefix decides which check runs.
+    if (credential.startsWith(API_KEY.prefix) && keys !== null) return checkKey(res, bucket, credential);
+    if (s.oauth !== null) return checkToken(res, bucket, credential);
+    return refuse(res, 'key', bucket, 'malformed');
+  };
+
+  const listener: RequestListener = (req, res) => {
+    // The body (none is forwarded) is never read.
+    if (req.url === '/healthz') {
+      const problem = keys?.problem ?? (s.oauth && validator === null ? 'the issuer keys are not loaded yet' : null);
+      res.writeHead(problem ? 503 : 204, { 'Content-Length': '0', 'Cache-Control': 'no-store' }).end();
+      return;
+    }
+    if (req.url !== '/check') {
+      res.writeHead(404, { 'Content-Length': '0' }).end();
+      return;
+    }
+    if (secret !== null) {
+      const presented = header(req, EDGE_HEADERS.proxyAuth);
+      const given = presented === undefined ? null : Buffer.from(presented);
+      // Constant time for a secret of the right length; the length itself is no secret.
+      if (given === null || given.length !== secret.length || !timingSafeEqual(secret, given)) {
+        metrics.unauthenticated.inc();
+        res.writeHead(403, { 'Content-Length': '0', 'Cache-Control': 'no-store' }).end();
+        return;
+      }
+    }
+    check(req, res).catch((e: unknown) => {
+      log.error({ err: (e as Error).message }, 'auth check failed');
+      if (!res.headersSent) res.writeHead(500, { 'Content-Length': '0' }).end();
+    });
+  };
+
+  const pair = s.tls === null ? null : readTlsPair(s.tls);
+  let server: Server;
+  let stopTls: (() => void) | null = null;
+  if (s.tls && pair) {
+    const https: HttpsServer = createHttpsServer({ ...TLS_SERVER_OPTIONS, cert: pair.cert, key: pair.key }, listener);
+    stopTls = keepTlsCurrent(https, s.tls, pair, log);
+    server = https;
+  } else server = createServer(listener);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(s.check.port, s.check.host, resolve);
+  });
+  const port = (server.address() as AddressInfo).port;
+  log.info(
+    {
+      host: s.check.host,
+      port,
+      tls: s.tls !== null,
+      mode: s.check.mode,
+      key_store: keys ? s.keyStore : undefined,
+      resource: s.oauth?.resource,
+      proxy_secret: secret !== null,
+    },
+    'auth check listening',
+  );
+  return {
+    server,
+    port,
+    metrics,
+    close: () =>
+      new Promise<void>((resolve) => {
+        stopped = true;
+        clearTimeout(retry);
+        stopTls?.();
+        stopExpiry();
+        (issuerKeys as IssuerKeys | null)?.stop();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name.toLowerCase()];
+  return Array.isArray(v) ? undefined : v;
+}
