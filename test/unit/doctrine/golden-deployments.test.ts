@@ -625,6 +625,72 @@ describe('doctrine 1.3.0: one fact changed, the rule that reads it', () => {
   });
 });
 
+describe('doctrine 1.3.0, amended: what the collectors and the probe could not say', () => {
+  const status = (facts: Record<string, unknown>, id: string) =>
+    evaluateFacts(doctrine, facts).findings.find((f) => f.rule_id === id)!.status;
+  const schema = doctrine.meta.facts_schema as {
+    properties: Record<string, { properties: Record<string, { description: string; enum?: string[] }> }>;
+  };
+  const fact = (path: string) => schema.properties[path.split('.')[0]!]!.properties[path.split('.')[1]!]!;
+
+  it('HTTP Basic at a proxy is a method: its password file hashed, its passwords random, rotated, no OAuth discovery', () => {
+    // nginx auth_basic, Caddy basic_auth, Traefik basicAuth: an htpasswd entry per client.
+    const basic = patched(FACTS('hardened'), { authentication: { method: 'http_basic', key_storage: 'slow_kdf' } });
+    expect(evaluateFacts(doctrine, basic).summary.verdict).toBe('pass');
+    for (const id of ['AUTH-003', 'AUTH-004', 'AUTH-005', 'HTTP-005']) expect(status(basic, id), id).toBe('pass');
+    for (const id of ['AUTH-006', 'AUTH-008', 'AUTH-015']) expect(status(basic, id), id).toBe('not_applicable');
+    // {PLAIN} entries, a password a person chose, a password kept for a year, /.well-known behind the password.
+    expect(status(patched(basic, { authentication: { key_storage: 'plaintext' } }), 'AUTH-003')).toBe('fail');
+    expect(status(patched(basic, { authentication: { key_entropy_bits: 40 } }), 'AUTH-004')).toBe('fail');
+    expect(status(patched(basic, { authentication: { key_rotation_days: 365 } }), 'AUTH-005')).toBe('fail');
+    expect(status(patched(basic, { http: { oauth_discovery_endpoints: 'unauthorized' } }), 'HTTP-005')).toBe('fail');
+    // The password file's schemes, and one password shared by every client.
+    for (const scheme of ['$apr1$', '{SHA}', '$2y$', '{PLAIN}']) expect(fact('authentication.key_storage').description).toContain(scheme);
+    expect(fact('authentication.method').description).toMatch(/shared by every client is static_bearer/);
+  });
+
+  it('a secret a client passes into its stdio container with docker run -e VAR comes from the client: environment, or the committed file', () => {
+    expect(fact('container.secrets_source').description).toMatch(/docker run -e VAR/);
+    const laptop = FACTS('stdio-sandboxed-laptop');
+    const fromClient = patched(laptop, { container: { secrets_source: 'environment' } });
+    expect(evaluateFacts(doctrine, fromClient).summary.verdict).toBe('pass');
+    // The value written in a project's committed .mcp.json: in version control, however delivered.
+    const committed = patched(laptop, { container: { secrets_source: 'manifest_plaintext' }, client: { config_secrets_plaintext: true } });
+    expect(evaluateFacts(doctrine, committed).summary.failed_rule_ids).toEqual(['CLIENT-013', 'CONT-015']);
+  });
+
+  it("on the host's network the server's own listen address decides its published ports and its bind", () => {
+    expect(fact('container.published_ports').description).toMatch(/listen address decides/);
+    expect(fact('exposure.bind_address_class').description).toMatch(/host's network/);
+    // The node-diagnostics pod listens on the node's 127.0.0.1 (kubectl port-forward reaches it).
+    const pod = FACTS('node-diagnostics-pod');
+    expect((pod['container'] as Record<string, unknown>)['published_ports']).toBe('loopback');
+    expect(status(pod, 'CONT-009')).toBe('pass');
+    const everyInterface = patched(pod, { container: { published_ports: 'all_interfaces' }, exposure: { bind_address_class: 'public' } });
+    expect(evaluateFacts(doctrine, everyInterface).summary.failed_rule_ids).toEqual(['CONT-009', 'CONT-016', 'CONT-017', 'EXPO-002']);
+  });
+
+  it('a body limit known only as a bound still decides HTTP-003; bodies over 10 MiB served with no limit found are 0', () => {
+    expect(fact('http.max_body_bytes').description).toMatch(/10 MiB.*was served/s);
+    const hardened = FACTS('hardened');
+    // The proxy's client_max_body_size 1m, the server's own limit unknown: at most 1 MiB reaches the parser.
+    expect(status(patched(hardened, { http: { max_body_bytes: 1048576 } }), 'HTTP-003')).toBe('pass');
+    // The probe's 10 MiB + 1 byte body was served and nothing was refused.
+    expect(status(patched(hardened, { http: { max_body_bytes: 0 } }), 'HTTP-003')).toBe('fail');
+  });
+
+  it("says how a collector decides runs_as_root: the files' user settings, else undecided (the image's default user)", () => {
+    const d = fact('container.runs_as_root').description;
+    for (const said of ['USER', 'user:', '--user', 'runAsUser', 'runAsNonRoot', 'FROM scratch', 'undecided', 'Config.User'])
+      expect(d, said).toContain(said);
+  });
+
+  it('keys_in_query_string: a refused request is not an accepted one, whatever its status', () => {
+    expect(fact('authentication.keys_in_query_string').description).toMatch(/400/);
+    expect(fact('authentication.keys_in_query_string').description).not.toMatch(/any answer other than 401/);
+  });
+});
+
 describe('a deployment described completely for 1.2.0', () => {
   // Every fact 1.3.0 added; hardened.json and hardened-oauth.json without them are 1.2.0's complete descriptions.
   const added = new Set([
