@@ -55,9 +55,11 @@ describe('probe: a deliberately weak server', () => {
         probe: 'errors.malformed-json',
         why: 'the answer holds a JavaScript stack trace',
       });
-      // No body limit: the biggest common limit's size + 1 was served, which the integer fact cannot say.
-      expect(r.undecided).toContain('http.max_body_bytes');
-      expect(r.inexpressible).toEqual([expect.objectContaining({ facts: ['http.max_body_bytes'], probe: 'body.10485761' })]);
+      // No body limit: the biggest common limit's size + 1 was served, so whatever limit there is
+      // lies above the 10 MiB HTTP-003 accepts: 0 (doctrine 1.3.0, http.max_body_bytes).
+      expect(fact(r, 'http.max_body_bytes')).toBe(0);
+      expect(sourcesOf(r, 'http.max_body_bytes')).toEqual(['body.10485761']);
+      expect(r.inexpressible).toEqual([]);
       expect(fact(r, 'transport.protocol_revisions')).toEqual([...PROTOCOL_REVISIONS]);
       expect(fact(r, 'http.issues_session_ids')).toBe(true);
       expect(fact(r, 'http.mcp_headers_validated')).toBe(false);
@@ -228,6 +230,22 @@ describe('probe: an official MCP server (@modelcontextprotocol/server-everything
 });
 
 describe('probe: Signet served alone (no proxy)', () => {
+  it('gives a body limit between the common values as the bound its refusals show', async () => {
+    const server = await startHttpServer({
+      SIGNET_DATA_DIR: join(dir, 'alone-bound'),
+      SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE,
+      SIGNET_MAX_BODY_BYTES: '500000',
+    });
+    try {
+      const r = await probe(server.url);
+      // 102,401 bytes served, 1,000,001 and 1,000,000 refused: nothing above 999,999 reaches the parser.
+      expect(fact(r, 'http.max_body_bytes')).toBe(999_999);
+      expect(sourcesOf(r, 'http.max_body_bytes')).toEqual(['body.102401', 'body.1000000', 'body.1000001']);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('reads the defences docs/http.md describes, and the body limit it is configured with', async () => {
     const server = await startHttpServer({
       SIGNET_DATA_DIR: join(dir, 'alone'),

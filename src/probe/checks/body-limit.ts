@@ -1,8 +1,9 @@
 // The largest body accepted (doctrine HTTP-003: above 0 and at most 10 MiB). A harmless message
 // padded with JSON whitespace to one byte over each common limit, smallest first, until one is
-// refused; then the limit itself must pass. Exact only when the limit is one of the common
-// values; otherwise the answers bound it and the fact stays undecided. Served means accepted;
-// 413 or a connection closed while sending means refused.
+// refused; then the limit itself must pass. Exact when the limit is one of the common values;
+// otherwise the refusals bound it, and doctrine 1.3.0 takes a known bound as the fact. A body
+// over 10 MiB served is 0: whatever limit there is lies above what HTTP-003 accepts. Served
+// means accepted; 413 or a connection closed while sending means refused.
 import { type Check, servedResult } from '../check.js';
 import type { Exchange } from '../exchange.js';
 
@@ -21,7 +22,7 @@ export const bodyLimit: Check = {
   name: 'body-limit',
   facts: ['http.max_body_bytes'],
   async run(ctx) {
-    const { findings, state } = ctx;
+    const { findings } = ctx;
     const send = async (size: number) => {
       const { exchange, rpcId } = await ctx.benign(`body.${size}`, `a harmless request padded with whitespace to ${size} bytes`, {
         padTo: size,
@@ -50,20 +51,27 @@ export const bodyLimit: Check = {
           { probe: at.exchange.id, why: `${limit} bytes were served` },
           { probe: over.exchange.id, why: `${limit + 1} bytes were refused (${over.exchange.status ?? over.exchange.error})` },
         );
+      } else if (at.verdict === 'refused') {
+        // Not at a common value: every body of `limit` bytes or more is refused, so `limit - 1` bounds it.
+        findings.decide(
+          'http.max_body_bytes',
+          limit - 1,
+          ...(below ? [{ probe: below.id, why: `${below.size} bytes were served` }] : []),
+          { probe: at.exchange.id, why: `${limit} bytes were refused (${at.exchange.status ?? at.exchange.error}): the limit is below` },
+          { probe: over.exchange.id, why: `${limit + 1} bytes were refused (${over.exchange.status ?? over.exchange.error})` },
+        );
       } else {
         findings.leave(
           'http.max_body_bytes',
-          `the limit lies between ${below ? below.size : 'the sizes of the earlier requests'} and ${limit} bytes (${at.exchange.id} refused), not at a common value`,
+          `${limit + 1} bytes were refused, ${limit} bytes got ${at.exchange.status ?? at.exchange.error}: neither served nor 413`,
         );
       }
       return;
     }
     const top = COMMON_LIMITS[COMMON_LIMITS.length - 1]! + 1;
-    findings.leave('http.max_body_bytes', `a ${top}-byte body was served: the limit is higher, or there is none`);
-    state.inexpressible.push({
-      what: `a ${top}-byte body was served: the limit is above 10 MiB or there is none, which the integer fact cannot say`,
-      facts: ['http.max_body_bytes'],
+    findings.decide('http.max_body_bytes', 0, {
       probe: below!.id,
+      why: `${top} bytes were served: no limit at or below the 10 MiB HTTP-003 accepts`,
     });
   },
 };

@@ -1,8 +1,8 @@
 // A credential in the URL (doctrine AUTH-002): the valid credential sent only as a query
 // parameter, under the names servers use (`api_key`, `access_token` of RFC 6750 §2.3,
-// `token`). Served means accepted; refused under every name means not. The doctrine's test
-// reads "any answer other than 401" as accepted; a refusal of the whole request (Signet's
-// proxy answers any query string with 400) accepts nothing, so only a served answer counts.
+// `token`). Served means accepted; refused under every name means not, whatever the status:
+// a refusal of the whole request (Signet's proxy answers any query string with 400) accepts
+// nothing, as the doctrine's description of the fact says.
 import { type Check, servedResult } from '../check.js';
 import type { Exchange } from '../exchange.js';
 
