@@ -78,6 +78,19 @@ export function parseDeclared(doctrine: Doctrine, path: string, bytes: Uint8Arra
     fail(path, 'declares nothing: give "facts", "deployments" or both');
 
   const problems: ErrorDetail[] = [];
+  // A template's placeholder left in (`"<true | false>"`): say so, rather than which type it is not.
+  const unfilled = (where: string, f: unknown) => {
+    if (!isObject(f)) return;
+    for (const [leaf, v] of leaves(f))
+      if (typeof v === 'string' && /^<.*>$/s.test(v))
+        problems.push({
+          where: `${path}: ${where}.${leaf}`,
+          message: `still the template's placeholder ${v}: write the value that is true, or delete the fact`,
+        });
+  };
+  unfilled('facts', value['facts']);
+  if (isObject(value['deployments'])) for (const [n, f] of Object.entries(value['deployments'])) unfilled(`deployments.${n}`, f);
+  if (problems.length > 0) fail(path, `${problems.length} fact${problems.length === 1 ? '' : 's'} not filled in`, problems);
   const facts = value['facts'] ?? {};
   if (!isObject(facts)) fail(path, 'facts must be an object of nested facts');
   problems.push(...factsProblems(doctrine, facts, `${path}: facts`));

@@ -23,6 +23,7 @@ export interface CheckCliOptions extends DiskCollectOptions, ProbeCliOptions {
   output?: string;
   attest?: string;
   doctrine?: string;
+  declareTemplate?: string;
 }
 
 /** A path as the report names it: relative to the working directory, POSIX separators. */
@@ -121,6 +122,15 @@ export async function checkCommand(paths: string[], options: CheckCliOptions): P
       const signer = new Signer(loadOrCreateSigningKey({ keyFile: config.signingKeyFile, dataDir: config.dataDir }).key);
       loadServerKeys(signer.publicKeySpki, { dataDir: config.dataDir, trustFile: config.trustFile });
       write(options.attest, attest(report, attestationSigner(signer)), '--attest');
+    }
+    if (options.declareTemplate) {
+      const { declareTemplate } = await import('../check/template.js');
+      const t = declareTemplate(report, doctrine, declared);
+      write(options.declareTemplate, t.text, '--declare-template');
+      const n = new Set([...t.asked.values()].flat()).size;
+      process.stderr.write(
+        `signet check: ${n === 0 ? 'nothing left to declare' : `${n} fact${n === 1 ? '' : 's'} to declare`} (template written to ${options.declareTemplate})\n`,
+      );
     }
     if (options.output) {
       write(options.output, out, '--output');

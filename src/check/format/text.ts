@@ -7,8 +7,10 @@ import type { Verdict } from '../../doctrine/evaluate.js';
 import { factAt } from '../../doctrine/facts.js';
 import type { Doctrine } from '../../doctrine/types.js';
 import { SEVERITIES } from '../../doctrine/types.js';
+import { PROBE_FACTS } from '../../probe/findings.js';
 import { visible } from '../../shared/visible.js';
 import type { Declared } from '../declared.js';
+import { declareGuide, effectText, factsToDeclare } from '../guide.js';
 import { placeLabel, placesOf } from '../locate.js';
 import type { CheckedDeployment, CheckReport } from '../report.js';
 
@@ -63,13 +65,7 @@ function deploymentBlock(doctrine: Doctrine, d: CheckedDeployment, declared: Dec
     out.push(
       `  undetermined: ${ids.slice(0, 20).join(', ')}${ids.length > 20 ? `, and ${ids.length - 20} more (--format json lists them)` : ''}`,
     );
-    out.push('    decide these facts, in the files or with --facts FILE:');
-    const byArea = new Map<string, string[]>();
-    for (const m of s.missing_facts) {
-      const [area, ...rest] = m.split('.');
-      byArea.set(area!, [...(byArea.get(area!) ?? []), rest.join('.')]);
-    }
-    for (const [area, facts] of byArea) out.push(`      ${area}: ${facts.join(', ')}`);
+    out.push(...guideLines(doctrine, d));
   }
   if (d.verdict === 'limited_scope')
     out.push(`  declared out of scope, but part of this deployment's minimum: ${s.scope.minimum_unmet.join(', ')}`);
@@ -78,6 +74,36 @@ function deploymentBlock(doctrine: Doctrine, d: CheckedDeployment, declared: Dec
   const c = d.counts;
   out.push(`  facts: ${c.collected} collected, ${c.probed} probed, ${c.declared} declared, ${c.undecided} undecided`);
   for (const i of d.inexpressible) out.push(`  not expressible as a fact: ${visible(i.what)} (${visible(i.file)}:${i.line})`);
+  return out;
+}
+
+/** What to declare to complete the verdict: the gates first, then what the rules that apply need (src/check/guide.ts). */
+function guideLines(doctrine: Doctrine, d: CheckedDeployment): string[] {
+  const g = declareGuide(doctrine, d);
+  const asked = factsToDeclare(g).length;
+  const out = [
+    `    to complete the verdict, declare ${plural(asked, 'fact')} now (signet check --declare-template FILE writes them with their allowed values)${g.conditional.length ? `, and at most ${g.conditional.length} more if your answers keep their rules applicable` : ''}:`,
+  ];
+  if (g.gates.length) {
+    out.push(`    first, ${plural(g.gates.length, 'fact')} that decide${g.gates.length === 1 ? 's' : ''} whether rules apply:`);
+    for (const gate of g.gates)
+      out.push(
+        `      ${gate.fact}${gate.effects.length ? `: ${gate.effects.map(effectText).join('; ')}` : ` (${plural(gate.rules.length, 'rule')})`}`,
+      );
+  }
+  if (g.needed.length) {
+    out.push(`    ${g.gates.length ? 'then' : 'the'} ${plural(g.needed.length, 'fact')} the rules that apply need:`);
+    const byArea = new Map<string, string[]>();
+    for (const { fact } of g.needed) {
+      const [area, ...rest] = fact.split('.');
+      byArea.set(area!, [...(byArea.get(area!) ?? []), rest.join('.')]);
+    }
+    for (const [area, facts] of [...byArea].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      out.push(`      ${area}: ${facts.sort().join(', ')}`);
+  }
+  const probed = factsToDeclare(g).filter((f) => (PROBE_FACTS as readonly string[]).includes(f));
+  if (probed.length && factAt(d.facts, 'transport.kind') !== 'stdio')
+    out.push(`    ${probed.length} of these a probe of the running endpoint may decide: signet check --probe URL`);
   return out;
 }
 
