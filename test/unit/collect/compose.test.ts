@@ -1,20 +1,17 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: Compose variables, not JavaScript templates
 // The Compose collector on Signet's own stack (real files) and on inline projects for the
 // Compose rules it follows: overrides, .env, profiles, include, extends, !reset.
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { collectWith, deploymentOf, fact, inline, lineOf, repoFiles } from '../../helpers/collect.js';
+import { ROOT } from '../../helpers/paths.js';
 
 const SIGNET = ['docker-compose.yml', 'Dockerfile', 'package.json', 'package-lock.json', 'proxy/Dockerfile'];
-const templates = [
-  'nginx.conf.template',
-  'signet.conf.template',
-  'proxy-headers.conf.template',
-  'headers.conf.template',
-  'errors.conf.template',
-  'discovery-keys.conf.template',
-  'cors-http.conf.template',
-  'keys-http.conf.template',
-].map((t) => `proxy/templates/${t}`);
+// Every template of the reference proxy, its blocks included: the files its image is built from.
+const proxyFiles = (d: string): string[] =>
+  readdirSync(join(ROOT, d), { withFileTypes: true }).flatMap((f) => (f.isDirectory() ? proxyFiles(`${d}/${f.name}`) : [`${d}/${f.name}`]));
+const templates = proxyFiles('proxy/templates');
 
 describe("Compose: Signet's docker-compose.yml", () => {
   const c = collectWith(repoFiles(...SIGNET, ...templates));
@@ -26,7 +23,8 @@ describe("Compose: Signet's docker-compose.yml", () => {
     expect(fact(d, 'exposure.behind_reverse_proxy')).toBe(true);
     expect(d.sources['exposure.behind_reverse_proxy']![0]).toMatchObject({
       file: 'proxy/templates/signet.conf.template',
-      line: lineOf('proxy/templates/signet.conf.template', /location = \/mcp \{/),
+      // /mcp hands an accepted request to the named location that forwards it.
+      line: lineOf('proxy/templates/signet.conf.template', /location @signet_forward \{/),
     });
   });
 

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { collectWith, deploymentOf, fact, inline, repoFiles } from '../../helpers/collect.js';
 import { ROOT } from '../../helpers/paths.js';
 
-const dir = (d: string) => readdirSync(join(ROOT, d)).map((f) => `${d}/${f}`);
+const dir = (d: string): string[] =>
+  readdirSync(join(ROOT, d), { withFileTypes: true }).flatMap((f) => (f.isDirectory() ? dir(`${d}/${f.name}`) : [`${d}/${f.name}`]));
 const BUILD = ['Dockerfile', 'package.json', 'package-lock.json', 'proxy/Dockerfile', ...dir('proxy/templates')];
 const K8S = [
   ...dir('deploy/kubernetes/base'),
