@@ -2,7 +2,7 @@
 // directives and nested blocks, snippets imported by name. The facts of a Caddy proxy in front
 // of the MCP server: automatic HTTPS, TLS versions, HSTS, rate limits (the caddy-ratelimit
 // plugin), Basic authentication, and how it reaches the server.
-import { CNI_HOP } from './docker-defaults.js';
+import { basicAuthMethod, CNI_HOP } from './docker-defaults.js';
 import type { TextFile } from './inputs.js';
 import type { ProxyContext } from './nginx-facts.js';
 import type { At, FactSheet } from './sheet.js';
@@ -155,9 +155,8 @@ export function caddyFacts(sheet: FactSheet, file: TextFile, pc: ProxyContext): 
     walk(site.block ?? [], snippets, (n) => {
       if (n.words[0] === 'basic_auth' || n.words[0] === 'basicauth') {
         sheet.set('authentication.required', true, n.at, 'basic_auth refuses requests without a valid password');
-        sheet.cannotSay(n.at, 'HTTP Basic authentication at the proxy: authentication.method has no value for it', [
-          'authentication.method',
-        ]);
+        // Caddy lists the users in the directive's block: `user hashed-password` per line.
+        basicAuthMethod(sheet, n.at, (n.block ?? []).filter((u) => u.words.length >= 2).length || null, 'basic_auth');
       }
       if (n.words[0] === 'rate_limit') rateLimit(sheet, n);
       const acao = (n.words[0] === 'header' ? [n, ...(n.block ?? [])] : []).find((c) =>

@@ -7,7 +7,7 @@
 import { findNodeAtLocation, type Node, parseTree } from 'jsonc-parser/lib/esm/main.js';
 import { parse as parseToml } from 'smol-toml';
 import type { Context } from './context.js';
-import { DAEMON_NNP, imageMayHoldSecrets } from './docker-defaults.js';
+import { DAEMON_NNP, HOST_NETWORK, imageMayHoldSecrets } from './docker-defaults.js';
 import { SECRET_NAME } from './dockerfile.js';
 import { worstHostPaths } from './host-paths.js';
 import type { TextFile } from './inputs.js';
@@ -22,6 +22,9 @@ interface Entry {
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Client configurations a project keeps with its files (Claude Code's project scope, VS Code's and Cursor's workspace). */
+const PROJECT_CONFIG = /(^|\/)(\.mcp\.json|\.vscode\/mcp\.json|\.cursor\/mcp\.json)$/;
 
 /** A value that refers to a secret kept elsewhere: ${input:x}, ${env:X}, ${X}, $X, {env:X}. */
 const REFERENCE = /^\s*(Bearer\s+)?(\$\{(input|env):[^}]+\}|\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{env:[^}]+\})\s*$/;
@@ -372,6 +375,7 @@ function dockerFacts(sheet: FactSheet, r: Read, l: Launch): void {
   if (user) sheet.set('container.runs_as_root', /^(0|root)(:|$)/.test(user), at, `--user ${user}`);
   else sheet.undecided('container.runs_as_root', "no --user: the image's default user decides");
   const net = f('--network')[0];
+  if (net === 'host') sheet.reopen('container.published_ports', HOST_NETWORK('--network host'));
   if (net === 'none') {
     sheet.set('egress.network_restricted', true, at, '--network none');
     sheet.set('egress.cloud_metadata_credentials_reachable', false, at, '--network none');
@@ -410,13 +414,21 @@ function dockerFacts(sheet: FactSheet, r: Read, l: Launch): void {
   const passed = envs.filter(([k, v]) => v === null && SECRET_NAME.test(k));
   if (literal.length)
     sheet.set('container.secrets_source', 'manifest_plaintext', at, `-e ${literal[0]![0]}=... written in the configuration`);
-  else if (passed.length)
-    sheet.cannotSay(
+  else if (passed.length) {
+    // `-e NAME` takes the client's value (doctrine 1.3): the entry's `env`, or the user's session.
+    const name = passed[0]![0];
+    const value = isObj(r.e.spec['env']) ? r.e.spec['env'][name] : undefined;
+    const file = r.e.at().file;
+    const committed = PROJECT_CONFIG.test(file) && typeof value === 'string' && value.trim() !== '' && !REFERENCE.test(value);
+    sheet.set(
+      'container.secrets_source',
+      committed ? 'manifest_plaintext' : 'environment',
       at,
-      `-e ${passed[0]![0]} passes the secret from the client's own environment or configuration into the container: neither a manifest in version control nor a secret store`,
-      ['container.secrets_source'],
+      committed
+        ? `-e ${name}: its value is written in ${file}, a project's configuration kept with its files`
+        : `-e ${name} takes the client's value: ${value === undefined ? "the user's session" : typeof value === 'string' && REFERENCE.test(value) ? `the reference ${value}` : `the entry's env in ${file}, a user's configuration outside any project`}`,
     );
-  else if (f('--env-file').length)
+  } else if (f('--env-file').length)
     sheet.undecided(
       'container.secrets_source',
       `--env-file ${f('--env-file')[0]}: what it holds and whether it is committed is not in the files`,

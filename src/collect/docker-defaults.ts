@@ -9,6 +9,32 @@ export const DAEMON_NNP =
 export const CNI_HOP =
   "plain HTTP to a pod that may run on another node: whether the CNI encrypts traffic between nodes (WireGuard, IPsec) is the cluster's setting, not in the files";
 
+/** On the host's network nothing is published: the server's own listen address decides (doctrine 1.3). */
+export const HOST_NETWORK = (how: string) =>
+  `${how}: nothing is published and every port the server opens is a host port; its own listen address decides (loopback only, or every interface), and that is in the server's configuration, not in the files`;
+
 /** What an image built elsewhere holds (files, ENV lines) is not in the files that run it. */
 export const imageMayHoldSecrets = (image: string) =>
   `no secret reaches the container from the files, but ${image} is not built from files here: whether the image itself holds one (docker history, its filesystem) is not in them`;
+
+/**
+ * HTTP Basic at a proxy (doctrine 1.3's http_basic): a user name and password per client, or
+ * static_bearer when one user serves every client; the number of users is in the password list.
+ */
+export function basicAuthMethod(
+  sheet: {
+    set(path: string, value: unknown, at: { file: string; line: number }, why: string): void;
+    undecided(path: string, why: string): void;
+  },
+  at: { file: string; line: number },
+  users: number | null,
+  what: string,
+): void {
+  if (users === null)
+    sheet.undecided(
+      'authentication.method',
+      `${what}: its password file is not among the files; a user per client is http_basic, one user for every client static_bearer`,
+    );
+  else if (users === 1) sheet.set('authentication.method', 'static_bearer', at, `${what} lists one user: every client shares its password`);
+  else sheet.set('authentication.method', 'http_basic', at, `${what} lists ${users} users, each with a password`);
+}

@@ -2,7 +2,7 @@
 // connection limits, the execution deadline, CORS, credentials in logs, the edge's error log,
 // how it authenticates, and how it reaches the server. Directives are read as nginx inherits
 // them (the innermost level that sets one wins; add_header as a whole list).
-import { CNI_HOP } from './docker-defaults.js';
+import { basicAuthMethod, CNI_HOP } from './docker-defaults.js';
 import {
   absenceKnown,
   type Directive,
@@ -272,11 +272,8 @@ function authFacts(sheet: FactSheet, loc: LocationCtx, pc: ProxyContext): void {
   }
   const basic = effective(loc, 'auth_basic')[0];
   if (basic && basic.args[0] !== 'off') {
-    sheet.cannotSay(
-      basic.at,
-      'HTTP Basic authentication at the proxy (a password per user in an htpasswd file): authentication.method has no value for it',
-      ['authentication.method'],
-    );
+    const file = effective(loc, 'auth_basic_user_file')[0]?.args[0];
+    basicAuthMethod(sheet, basic.at, null, `auth_basic${file ? ` with ${file}` : ''}`);
     sheet.set('authentication.required', true, basic.at, 'auth_basic refuses requests without a valid password');
     return;
   }

@@ -1,6 +1,7 @@
 // Traefik in front of a Compose service, configured by the service's Docker labels (the docker
 // provider): the routers that send to the service, their TLS, and the middlewares they use
 // (ratelimit, headers, basicauth). https://doc.traefik.io/traefik/providers/docker/
+import { basicAuthMethod } from './docker-defaults.js';
 import type { ProxyContext } from './nginx-facts.js';
 import type { At, FactSheet } from './sheet.js';
 
@@ -77,9 +78,12 @@ export function traefikFacts(sheet: FactSheet, labels: Labels, pc: ProxyContext)
     const basic = mw.get('basicauth.users') ?? mw.get('basicauth.usersfile');
     if (basic) {
       sheet.set('authentication.required', true, basic.at, `basicAuth middleware ${name}`);
-      sheet.cannotSay(basic.at, 'HTTP Basic authentication at the proxy: authentication.method has no value for it', [
-        'authentication.method',
-      ]);
+      const users =
+        mw
+          .get('basicauth.users')
+          ?.value.split(',')
+          .filter((u) => u.trim()).length ?? null;
+      basicAuthMethod(sheet, basic.at, users, `basicAuth middleware ${name}`);
     }
   }
   if (pc.platform === 'compose')

@@ -3,7 +3,7 @@
 import { posix } from 'node:path';
 import { dockerfileFacts, imageFacts, userIsRoot } from '../build-facts.js';
 import type { Context } from '../context.js';
-import { DAEMON_NNP, imageMayHoldSecrets } from '../docker-defaults.js';
+import { DAEMON_NNP, HOST_NETWORK, imageMayHoldSecrets } from '../docker-defaults.js';
 import { type DockerfileInfo, SECRET_NAME } from '../dockerfile.js';
 import { worstHostPaths } from '../host-paths.js';
 import { dirOf } from '../inputs.js';
@@ -155,12 +155,8 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       'the server listens inside the container network',
     );
     if (spec['network_mode'] === 'host') {
-      sheet.reopen('exposure.bind_address_class', 'with the host network the server binds the host interfaces its own configuration names');
-      sheet.cannotSay(
-        at('network_mode'),
-        'network_mode: host: the server binds host interfaces its own configuration chooses, and publishes every port it opens without `ports:`; published_ports and bind_address_class describe a container network',
-        ['container.published_ports', 'exposure.bind_address_class'],
-      );
+      sheet.reopen('exposure.bind_address_class', HOST_NETWORK('network_mode: host'));
+      sheet.reopen('container.published_ports', HOST_NETWORK('network_mode: host'));
     }
     if (proxy) {
       const pAt = proxy.s.at();

@@ -4,7 +4,7 @@
 import { posix } from 'node:path';
 import { dockerfileFacts, imageFacts } from '../build-facts.js';
 import { type Context, render } from '../context.js';
-import { CNI_HOP, imageMayHoldSecrets } from '../docker-defaults.js';
+import { CNI_HOP, HOST_NETWORK, imageMayHoldSecrets } from '../docker-defaults.js';
 import { type DockerfileInfo, SECRET_NAME } from '../dockerfile.js';
 import { dirOf } from '../inputs.js';
 import { NginxConfig } from '../nginx.js';
@@ -528,7 +528,11 @@ function podFacts(sheet: FactSheet, w: Workload, set: K8sSet): void {
     at(...w.spec),
     w.pod['hostNetwork'] === true ? 'hostNetwork' : 'the server listens on its pod address',
   );
-  if (w.pod['hostNetwork'] === true) sheet.reopen('exposure.bind_address_class', "with hostNetwork the node's interfaces decide");
+  if (w.pod['hostNetwork'] === true) {
+    sheet.reopen('exposure.bind_address_class', HOST_NETWORK('hostNetwork: true'));
+    if (sheet.get('container.published_ports') !== 'all_interfaces')
+      sheet.reopen('container.published_ports', HOST_NETWORK('hostNetwork: true'));
+  }
 }
 
 function secretsFacts(sheet: FactSheet, w: Workload, configMaps: K8sObject[], secrets: K8sObject[]): void {

@@ -110,7 +110,33 @@ describe('Caddy in front', () => {
       certificate_auto_renewal: true,
     });
     expect(fact(d, 'authentication.required')).toBe(true);
-    expect(d.inexpressible.map((i) => i.facts)).toEqual([['authentication.method']]);
+    // One user for every client: a shared password is static_bearer (doctrine 1.3, RFC 7617).
+    expect(fact(d, 'authentication.method')).toBe('static_bearer');
+    expect(d.inexpressible).toEqual([]);
+    const two = deploymentOf(
+      collectWith(
+        inline({
+          'compose.yaml': compose('caddy:2.8', './Caddyfile:/etc/caddy/Caddyfile:ro'),
+          Caddyfile:
+            'mcp.example.org {\n    basic_auth {\n        alice $2a$14$a\n        bob $2a$14$b\n    }\n    reverse_proxy mcp:8000\n}\n',
+        }),
+      ),
+      ':mcp',
+    );
+    expect(fact(two, 'authentication.method')).toBe('http_basic');
+    expect(two.sources['authentication.method']![0]!.why).toBe('basic_auth lists 2 users, each with a password');
+  });
+
+  it('nginx auth_basic: the user file is not among the files, so the method stays open', () => {
+    const conf =
+      'server {\n    listen 443 ssl;\n    location /mcp {\n        auth_basic "mcp";\n        auth_basic_user_file /etc/nginx/htpasswd;\n        proxy_pass http://mcp:8000;\n    }\n}\n';
+    const d = deploymentOf(
+      collectWith(inline({ 'compose.yaml': compose('nginx:1.27', './mcp.conf:/etc/nginx/conf.d/mcp.conf:ro'), 'mcp.conf': conf })),
+      ':mcp',
+    );
+    expect(fact(d, 'authentication.required')).toBe(true);
+    expect(fact(d, 'authentication.method')).toBeUndefined();
+    expect(d.reasons['authentication.method']).toMatch(/auth_basic with \/etc\/nginx\/htpasswd: its password file is not among the files/);
   });
 });
 

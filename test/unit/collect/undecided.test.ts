@@ -174,3 +174,40 @@ describe('Kubernetes: what the cluster decides', () => {
     open(d, 'container.secrets_source', /acme\/mcp-server:1.0.0 is not built from files here/);
   });
 });
+
+describe("doctrine 1.3's answers to what the collectors could not say", () => {
+  const entry = (env: Record<string, string> | undefined, network: string[] = []) =>
+    JSON.stringify({
+      mcpServers: {
+        gh: { command: 'docker', args: ['run', '-i', '--rm', ...network, '-e', 'GITHUB_TOKEN', 'ghcr.io/github/github-mcp-server'], env },
+      },
+    });
+
+  it('docker run -e NAME: the client environment, unless a project configuration holds the value', () => {
+    const user = deploymentOf(collectWith(inline({ 'claude_desktop_config.json': entry({ GITHUB_TOKEN: 'YOUR_GITHUB_PAT' }) })), ':gh');
+    expect(fact(user, 'container.secrets_source')).toBe('environment');
+    const session = deploymentOf(collectWith(inline({ '.mcp.json': entry(undefined) })), ':gh');
+    expect(fact(session, 'container.secrets_source')).toBe('environment');
+    expect(session.sources['container.secrets_source']![0]!.why).toMatch(/the user's session/);
+    const reference = deploymentOf(
+      collectWith(inline({ '.vscode/mcp.json': entry({ GITHUB_TOKEN: ['$', '{input:token}'].join('') }) })),
+      ':gh',
+    );
+    expect(fact(reference, 'container.secrets_source')).toBe('environment');
+    const project = deploymentOf(collectWith(inline({ '.mcp.json': entry({ GITHUB_TOKEN: 'YOUR_GITHUB_PAT' }) })), ':gh');
+    expect(fact(project, 'container.secrets_source')).toBe('manifest_plaintext');
+    expect(project.inexpressible).toEqual([]);
+  });
+
+  it("on the host's network the server's own listen address decides what is published", () => {
+    const d = deploymentOf(collectWith(inline({ 'claude_desktop_config.json': entry(undefined, ['--network', 'host']) })), ':gh');
+    open(d, 'container.published_ports', /--network host: nothing is published/);
+    const compose = ['services:', '  mcp:', '    image: acme/mcp-server:1.0.0', '    network_mode: host', '    ports: ["8000:8000"]'].join(
+      '\n',
+    );
+    const c = deploymentOf(collectWith(inline({ 'compose.yaml': compose })), ':mcp');
+    open(c, 'container.published_ports', /network_mode: host: nothing is published/);
+    open(c, 'exposure.bind_address_class', /its own listen address decides/);
+    expect(c.inexpressible).toEqual([]);
+  });
+});
