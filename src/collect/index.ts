@@ -59,6 +59,7 @@ export function collect(files: InputFile[], options: Options = {}): CollectionOu
       path === '..' ||
       posix.isAbsolute(path) ||
       path.length > LIMITS.pathLength ||
+      /^[A-Za-z]:/.test(path) ||
       /[\u0000-\u001f]/.test(path)
     )
       throw new SignetError(
@@ -152,18 +153,28 @@ function composeProjects(ctx: Context, texts: TextFile[], kinds: Map<string, Fil
   const projects: string[][] = (ctx.options.compose ?? []).map((group) => group.map(normalise));
   const taken = new Set(projects.flat());
   const composeFiles = texts.filter((t) => kinds.get(t.path) === 'compose').map((t) => t.path);
-  // Files another file includes are part of that project.
+  // Files another file includes are part of that project; a file in an include cycle stays a
+  // project of its own, so loading it reports the cycle (Compose refuses one) instead of nothing.
+  const includes = new Map<string, string[]>();
   for (const p of composeFiles) {
     try {
       const top = readYaml(ctx.inputs.get(p)!.text, { composeTags: true })[0]?.value as Record<string, unknown> | undefined;
       for (const e of (Array.isArray(top?.['include']) ? top['include'] : []) as unknown[]) {
         const paths = typeof e === 'string' ? [e] : e && typeof e === 'object' ? [(e as Record<string, unknown>)['path']].flat() : [];
-        for (const x of paths) if (typeof x === 'string') taken.add(ctx.inputs.resolve(p, x));
+        for (const x of paths) if (typeof x === 'string') includes.set(p, [...(includes.get(p) ?? []), ctx.inputs.resolve(p, x)]);
       }
     } catch {
       /* reported when the project is loaded */
     }
   }
+  const reaches = (from: string, to: string, seen = new Set<string>()): boolean =>
+    (includes.get(from) ?? []).some((x) => {
+      if (x === to) return true;
+      if (seen.has(x)) return false;
+      seen.add(x);
+      return reaches(x, to, seen);
+    });
+  for (const [p, xs] of includes) for (const x of xs) if (!reaches(x, p)) taken.add(x);
   const byDir = new Map<string, string[]>();
   for (const p of composeFiles) byDir.set(dirOf(p), [...(byDir.get(dirOf(p)) ?? []), p]);
   for (const [dir, ps] of [...byDir.entries()].sort((a, b) => cmp(a[0], b[0]))) {
@@ -205,6 +216,7 @@ function kubernetesSets(ctx: Context, texts: TextFile[], kinds: Map<string, File
   const kustomizations = texts.filter((t) => kinds.get(t.path) === 'kustomization').map((t) => t.path);
   const referenced = new Set<string>();
   const members = new Set<string>();
+  const refs = new Map<string, string[]>();
   for (const k of kustomizations) {
     try {
       const v = readYaml(ctx.inputs.get(k)!.text)[0]?.value as Record<string, unknown> | undefined;
@@ -213,8 +225,10 @@ function kubernetesSets(ctx: Context, texts: TextFile[], kinds: Map<string, File
           if (typeof r !== 'string') continue;
           const target = ctx.inputs.resolve(k, r);
           const sub = kustomizationIn(ctx.inputs, target);
-          if (sub) referenced.add(sub);
-          else members.add(target);
+          if (sub) {
+            referenced.add(sub);
+            refs.set(k, [...(refs.get(k) ?? []), sub]);
+          } else members.add(target);
         }
       }
       for (const p of (v?.['patches'] as unknown[]) ?? []) {
@@ -225,18 +239,53 @@ function kubernetesSets(ctx: Context, texts: TextFile[], kinds: Map<string, File
       /* reported when built */
     }
   }
+  // kubectl kustomize refuses a kustomization that includes itself, directly or through others.
+  const path = (from: string, to: string, seen: string[] = []): string[] | null => {
+    for (const x of refs.get(from) ?? []) {
+      if (x === to) return [...seen, from, x];
+      if (!seen.includes(x) && x !== from) {
+        const p = path(x, to, [...seen, from]);
+        if (p) return p;
+      }
+    }
+    return null;
+  };
+  const cyclic = new Set<string>();
+  for (const k of kustomizations) {
+    const cycle = path(k, k);
+    if (!cycle) continue;
+    cyclic.add(k);
+    skipped.push({
+      path: k,
+      reason: `a kustomization that includes itself (${cycle.map((x) => dirOf(x) || '.').join(' → ')}): kubectl kustomize refuses the cycle`,
+    });
+  }
   const wanted = ctx.options.kustomizations?.map((d) => kustomizationIn(ctx.inputs, normalise(d))).filter((k): k is string => !!k);
-  const roots = wanted?.length ? wanted : kustomizations.filter((k) => !referenced.has(k));
+  const roots = (wanted?.length ? wanted : kustomizations.filter((k) => !referenced.has(k))).filter((k) => !cyclic.has(k));
   const sets: K8sSet[] = [];
   const rendered = new Set(Object.values(ctx.options.rendered ?? {}).map(normalise));
   for (const root of roots.sort()) {
     const dir = dirOf(root);
     const out = ctx.options.rendered?.[dir];
     if (out && ctx.inputs.get(out)) {
-      sets.push({ root, objects: objectsOf(out, ctx.inputs.get(out)!.text), how: 'rendered with kubectl kustomize' });
+      let objects: K8sObject[];
+      try {
+        objects = objectsOf(out, ctx.inputs.get(out)!.text);
+      } catch (err) {
+        skipped.push({ path: out, reason: `could not be read as kubernetes: ${(err as Error).message.split('\n')[0]!.slice(0, 200)}` });
+        continue;
+      }
+      sets.push({ root, objects, how: 'rendered with kubectl kustomize' });
       ctx.note(root, `rendered with kubectl kustomize (${out})`);
     } else {
-      sets.push({ root, objects: buildKustomization(ctx, root), how: 'read from the resources listed' });
+      let objects: K8sObject[];
+      try {
+        objects = buildKustomization(ctx, root);
+      } catch (err) {
+        skipped.push({ path: root, reason: `could not be read as kustomization: ${(err as Error).message.split('\n')[0]!.slice(0, 200)}` });
+        continue;
+      }
+      sets.push({ root, objects, how: 'read from the resources listed' });
       ctx.note(root, 'read from the resources, components and patches it lists (no kubectl kustomize output among the inputs)');
     }
   }

@@ -48,7 +48,7 @@ export function readYaml(text: string, options: { composeTags?: boolean } = {}):
     if (err) throw new Error(`YAML line ${lc.linePos(err.pos[0]).line}: ${err.message.split('\n')[0]}`);
     if (doc.contents === null) continue;
     const lines = new Map<string, number>();
-    walk(doc, doc.contents as Node, [], lines, lc, 0);
+    walk(doc, doc.contents as Node, [], lines, lc, 0, { left: MAX_NODES });
     out.push({
       value: doc.toJS({ maxAliasCount: 100 }),
       line(path) {
@@ -64,10 +64,25 @@ export function readYaml(text: string, options: { composeTags?: boolean } = {}):
   return out;
 }
 
-function walk(doc: Document, node: Node | null, path: YamlPath, lines: Map<string, number>, lc: LineCounter, depth: number): void {
+/**
+ * Nodes one document may have with its aliases followed: a deployment file has a few thousand;
+ * the billion laughs (nine aliases of nine aliases...) would have 9^9 and take minutes.
+ */
+const MAX_NODES = 100_000;
+
+function walk(
+  doc: Document,
+  node: Node | null,
+  path: YamlPath,
+  lines: Map<string, number>,
+  lc: LineCounter,
+  depth: number,
+  budget: { left: number },
+): void {
   if (!node || depth > 64) return;
+  if (--budget.left < 0) throw new Error(`YAML with more than ${MAX_NODES} nodes once its aliases are expanded (an alias bomb?)`);
   if (isAlias(node)) {
-    walk(doc, node.resolve(doc) as Node, path, lines, lc, depth + 1);
+    walk(doc, node.resolve(doc) as Node, path, lines, lc, depth + 1, budget);
     return;
   }
   if (isMap(node)) {
@@ -89,21 +104,21 @@ function walk(doc: Document, node: Node | null, path: YamlPath, lines: Map<strin
             const k = isScalar(p.key) ? String((p.key as Scalar).value) : String(p.key);
             const here = join([...path, k]);
             if (!lines.has(here) && (p.key as Node)?.range) lines.set(here, lc.linePos((p.key as Node).range![0]).line);
-            walk(doc, p.value as Node, [...path, k], lines, lc, depth + 1);
+            walk(doc, p.value as Node, [...path, k], lines, lc, depth + 1, budget);
           }
         }
         continue;
       }
       const here = [...path, key];
       if (keyNode?.range) lines.set(join(here), lc.linePos(keyNode.range[0]).line);
-      walk(doc, pair.value as Node, here, lines, lc, depth + 1);
+      walk(doc, pair.value as Node, here, lines, lc, depth + 1, budget);
     }
   } else if (isSeq(node)) {
     node.items.forEach((item, i) => {
       const here = [...path, i];
       const n = item as Node;
       if (n?.range) lines.set(join(here), lc.linePos(n.range[0]).line);
-      walk(doc, n, here, lines, lc, depth + 1);
+      walk(doc, n, here, lines, lc, depth + 1, budget);
     });
   }
 }

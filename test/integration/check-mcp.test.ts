@@ -131,6 +131,19 @@ describe('deployment_check', () => {
     await refused({ files: [one], url: 'http://169.254.169.254/' }, 'invalid_arguments', /unknown property .{1,2}url/);
     await refused({ files: [{ path: '../etc/passwd', text: 'x' }] }, 'invalid_arguments', /must be relative, inside the root/);
     await refused({ files: [one, one] }, 'invalid_arguments', /given twice/);
+    await refused({ files: [one, { ...one, path: './x/../a.yml' }] }, 'invalid_arguments', /given twice/);
+    await refused({ files: [{ path: 'C:\\Windows\\a.yml', text: 'x' }] }, 'invalid_arguments', /must be relative, inside the root/);
+    // A YAML alias bomb is a skipped file in a served answer, not a stalled server.
+    const bomb = [
+      'services:',
+      '  mcp: { image: acme/mcp:1, x-bomb: *i }',
+      'x-laughs:',
+      '  a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]',
+      ...'bcdefghi'.split('').map((k, i) => `  ${k}: &${k} [${Array(9).fill(`*${'abcdefghi'[i]}`).join(', ')}]`),
+    ].join('\n');
+    const bombed = await call({ files: [{ path: 'compose.yaml', text: bomb }] });
+    expect(bombed.isError).toBe(false);
+    expect(JSON.stringify(bombed.structuredContent['result'])).toMatch(/more than 100000 nodes once its aliases are expanded/);
     await refused({ files: [{ path: 'a.yml', base64: 'not base64!' }] }, 'invalid_arguments', /arguments\.files\[0\]\.base64/);
     await refused({ files: [], declared: { path: '/etc/d.json', text: '{}' } }, 'invalid_arguments', /arguments\.declared\.path/);
     await refused(

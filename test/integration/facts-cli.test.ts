@@ -62,6 +62,39 @@ describe('signet facts collect', () => {
     expect(out.deployments[0].facts.exposure).toMatchObject({ endpoint_address_class: 'loopback', reachable_from_internet: false });
   });
 
+  it('hostile trees: symbolic link loops, a FIFO, /dev/zero, thousands of files; a skip or a clear error, never a hang', () => {
+    const dir = tempDir('signet-facts-hostile-');
+    writeFileSync(join(dir, 'compose.yaml'), 'services:\n  mcp:\n    image: acme/mcp:1.0.0\n');
+    symlinkSync('loop-b.yaml', join(dir, 'loop-a.yaml'));
+    symlinkSync('loop-a.yaml', join(dir, 'loop-b.yaml'));
+    mkdirSync(join(dir, 'sub'));
+    symlinkSync('..', join(dir, 'sub', 'up'));
+    symlinkSync('/dev/zero', join(dir, 'zero.conf'));
+    execFileSync('mkfifo', [join(dir, 'fifo.yaml')]);
+    const walked = collect([dir], dir);
+    expect(walked.code, walked.err).toBe(0);
+    const out = JSON.parse(walked.out);
+    expect(out.files.map((f: { path: string }) => f.path)).toEqual(['compose.yaml']);
+    expect(out.skipped).toEqual(
+      expect.arrayContaining([
+        { path: 'loop-a.yaml', reason: 'a symbolic link to nothing' },
+        { path: 'zero.conf', reason: 'a symbolic link out of the root: not followed' },
+      ]),
+    );
+    // Named on the command line: a FIFO and a device are refused as what they are, never read.
+    const named = collect([join(dir, 'fifo.yaml'), join(dir, 'compose.yaml')], dir);
+    expect(named.code, named.err).toBe(0);
+    expect(JSON.parse(named.out).skipped).toEqual([{ path: 'fifo.yaml', reason: 'not a regular file' }]);
+    expect(collect(['/dev/zero'], '/dev').code).toBe(0);
+    expect(JSON.parse(collect(['/dev/zero'], '/dev').out).skipped).toEqual([{ path: 'zero', reason: 'not a regular file' }]);
+    // More files than the bound: exit 2 before reading them.
+    const many = tempDir('signet-facts-many-');
+    for (let i = 0; i <= 2000; i++) writeFileSync(join(many, `s${i}.conf`), '');
+    const r = collect([many], many);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/more than 2000 files: name fewer paths/);
+  });
+
   it('exit 2 with a message for a missing path, a path outside the root and a bad --env', () => {
     expect(collect(['no-such-file'])).toMatchObject({ code: 2, err: 'signet: no-such-file: no such file or directory\n' });
     expect(collect(['/etc/hostname']).err).toMatch(/is outside the root/);

@@ -182,8 +182,11 @@ export function loadCompose(inputs: Inputs, files: string[], options: ComposeOpt
   const order: string[] = [];
   const loaded: LoadedFile[] = [];
   const seen = new Set<string>();
-  const load = (path: string, depth: number) => {
-    if (seen.has(path) || depth > 8) return;
+  const load = (path: string, depth: number, stack: string[] = []) => {
+    // Compose refuses an include cycle; a file included twice along two paths is read once.
+    if (stack.includes(path)) throw new Error(`include cycle: ${[...stack.slice(stack.indexOf(path)), path].join(' → ')}`);
+    if (depth > 8) throw new Error(`includes nested more than 8 deep: ${[...stack, path].join(' → ')}`);
+    if (seen.has(path)) return;
     seen.add(path);
     const file = inputs.get(path);
     if (!file) {
@@ -199,7 +202,7 @@ export function loadCompose(inputs: Inputs, files: string[], options: ComposeOpt
     const include = Array.isArray(top['include']) ? top['include'] : [];
     for (const entry of include) {
       const paths = typeof entry === 'string' ? [entry] : isObj(entry) ? [entry['path']].flat() : [];
-      for (const p of paths) if (typeof p === 'string') load(inputs.resolve(path, p), depth + 1);
+      for (const p of paths) if (typeof p === 'string') load(inputs.resolve(path, p), depth + 1, [...stack, path]);
     }
     const services = new Map<string, RawService>();
     for (const [name, spec] of Object.entries(isObj(top['services']) ? (top['services'] as Obj) : {})) {
@@ -226,27 +229,35 @@ export function loadCompose(inputs: Inputs, files: string[], options: ComposeOpt
   };
   for (const f of files) load(f, 0);
 
-  // extends: the base service merged under the service (same file, or another loaded file).
-  for (const lf of loaded) {
-    for (const [name, s] of lf.services) {
-      const ext = s.spec['extends'];
-      if (!ext) continue;
-      const baseName = typeof ext === 'string' ? ext : isObj(ext) ? String(ext['service']) : '';
-      const baseFile = isObj(ext) && typeof ext['file'] === 'string' ? inputs.resolve(lf.path, ext['file'] as string) : lf.path;
-      const baseLf = loaded.find((l) => l.path === baseFile);
-      const base = baseLf?.services.get(baseName);
-      if (!base) {
-        notes.push(`${lf.path}: service ${name} extends ${baseName} in ${baseFile}, which is not among the files read`);
-        continue;
-      }
-      const merged = mergeService(base.spec, s.spec);
-      delete merged['extends'];
-      const origins = new Origins();
-      for (const [k, v] of base.origins.map) origins.map.set(k, v);
-      for (const [k, v] of s.origins.map) origins.map.set(k, v);
-      lf.services.set(name, { spec: merged, origins, vars: new Map([...base.vars, ...s.vars]) });
+  // extends: the base service merged under the service (same file, or another loaded file),
+  // a chain resolved from its end; Compose refuses a cycle, and so does this.
+  const resolving: string[] = [];
+  const resolveExtends = (lf: LoadedFile, name: string): RawService | undefined => {
+    const s = lf.services.get(name);
+    const ext = s?.spec['extends'];
+    if (!s || !ext) return s;
+    const key = `${lf.path}:${name}`;
+    if (resolving.includes(key)) throw new Error(`extends cycle: ${[...resolving.slice(resolving.indexOf(key)), key].join(' → ')}`);
+    const baseName = typeof ext === 'string' ? ext : isObj(ext) ? String(ext['service']) : '';
+    const baseFile = isObj(ext) && typeof ext['file'] === 'string' ? inputs.resolve(lf.path, ext['file'] as string) : lf.path;
+    const baseLf = loaded.find((l) => l.path === baseFile);
+    resolving.push(key);
+    const base = baseLf && resolveExtends(baseLf, baseName);
+    resolving.pop();
+    if (!base) {
+      notes.push(`${lf.path}: service ${name} extends ${baseName} in ${baseFile}, which is not among the files read`);
+      return s;
     }
-  }
+    const merged = mergeService(base.spec, s.spec);
+    delete merged['extends'];
+    const origins = new Origins();
+    for (const [k, v] of base.origins.map) origins.map.set(k, v);
+    for (const [k, v] of s.origins.map) origins.map.set(k, v);
+    const out = { spec: merged, origins, vars: new Map([...base.vars, ...s.vars]) };
+    lf.services.set(name, out);
+    return out;
+  };
+  for (const lf of loaded) for (const name of [...lf.services.keys()]) resolveExtends(lf, name);
 
   const services = new Map<string, RawService>();
   const networks: Obj = {};

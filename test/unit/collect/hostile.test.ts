@@ -1,0 +1,183 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: Compose variables, not JavaScript templates
+// Hostile input to every collector, as the MCP tool receives it (files as bytes): each gets a
+// clear error or a recorded skip, never a crash, a hang or a guess. The reading from disk
+// (symbolic links, FIFOs, /dev/zero, thousands of files) is test/integration/facts-cli.test.ts.
+import { describe, expect, it } from 'vitest';
+import { LIMITS } from '../../../src/collect/index.js';
+import { SignetError } from '../../../src/errors.js';
+import { collectWith, inline } from '../../helpers/collect.js';
+
+/** The billion laughs in YAML: nine levels of nine aliases (9^9 nodes if expanded). */
+const laughs = (prefix: string) =>
+  [
+    prefix,
+    'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
+    ...'bcdefghi'.split('').map((k, i) => `${k}: &${k} [${Array(9).fill(`*${'abcdefghi'[i]}`).join(',')}]`),
+  ].join('\n');
+
+/** Nesting `depth` levels deep in flow style: `[[[ ... ]]]` or `{a: {a: ...}}`. */
+const deepSeq = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+
+const skippedFor = (files: Record<string, string>, path: string) => {
+  const started = performance.now();
+  const out = collectWith(inline(files));
+  // Bounded work: a hostile file never takes the collector seconds (generous on a loaded machine).
+  expect(performance.now() - started).toBeLessThan(5000);
+  return { out, skip: out.skipped.find((s) => s.path === path) };
+};
+
+describe('hostile files: a recorded skip with the reason, never a crash, a hang or a guess', () => {
+  it('a YAML alias bomb in a compose file, a manifest and a kustomization', () => {
+    for (const [path, prefix] of [
+      ['compose.yaml', 'services:\n  mcp:\n    image: acme/mcp:1\n    x-bomb: *i\nx-laughs:'],
+      ['k8s/bomb.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: bomb }\ndata:'],
+      ['kustomization.yaml', 'resources: []\nx:'],
+    ] as const) {
+      const text = laughs(prefix).replace(/\n([a-i]):/g, '\n  $1:');
+      const { out, skip } = skippedFor({ [path]: text }, path);
+      expect(skip?.reason, path).toMatch(/could not be read|alias/i);
+      expect(out.deployments).toEqual([]);
+    }
+  });
+
+  it('deep nesting in YAML, JSON, JSONC and TOML', () => {
+    const depth = 50_000;
+    const cases: Record<string, string> = {
+      'compose.yaml': `services:\n  mcp:\n    image: acme/mcp:1\n    x-deep: ${deepSeq(depth)}\n`,
+      'k8s/deep.yaml': `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: deep }\ndata: ${deepSeq(depth)}\n`,
+      '.mcp.json': `{"mcpServers": {"x": {"command": "node", "args": ${deepSeq(depth)}}}}`,
+      '.vscode/mcp.json': `// a comment\n{"servers": {"x": {"command": "node", "args": ${deepSeq(depth)}}}}`,
+      '.codex/config.toml': `[mcp_servers.x]\ncommand = "node"\nargs = ${deepSeq(depth)}\n`,
+    };
+    for (const [path, text] of Object.entries(cases)) {
+      const { out, skip } = skippedFor({ [path]: text }, path);
+      expect(skip?.reason, path).toMatch(/could not be read|deeper|nest/i);
+      expect(out.deployments, path).toEqual([]);
+    }
+  });
+
+  it('a huge single line in each text kind: read within bounds, nothing decided from it', () => {
+    const line = 'x'.repeat(LIMITS.fileBytes - 100);
+    const cases: Record<string, string> = {
+      'nginx.conf': `# ${line}\n`,
+      Caddyfile: `# ${line}\n`,
+      Dockerfile: `FROM node:24 AS x${line}\n`,
+      'compose.yaml': `services:\n  mcp:\n    image: "${line}"\n`,
+      '.mcp.json': `{"mcpServers": {"x": {"command": "${line}"}}}`,
+      'requirements.txt': `${line}\n`,
+      'go.sum': `${line}\n`,
+    };
+    for (const [path, text] of Object.entries(cases)) {
+      const started = performance.now();
+      const out = collectWith(inline({ [path]: text }));
+      expect(performance.now() - started, path).toBeLessThan(5000);
+      expect(out.files.map((f) => f.path)).toEqual([path]);
+      for (const d of out.deployments) expect(JSON.stringify(d.facts).length, path).toBeLessThan(10_000);
+    }
+  });
+
+  it('NUL bytes and invalid UTF-8 in any kind: skipped as binary or not UTF-8, still hashed', () => {
+    const out = collectWith([
+      { path: 'compose.yaml', bytes: new TextEncoder().encode('services:\n  mcp:\n    image: a\u0000b\n') },
+      { path: 'Dockerfile', bytes: new Uint8Array([0x46, 0x52, 0x4f, 0x4d, 0x20, 0xc3, 0x28, 0x0a]) },
+      { path: '.mcp.json', bytes: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]) },
+    ]);
+    expect(out.skipped).toEqual([
+      { path: '.mcp.json', reason: 'not UTF-8 text' },
+      { path: 'Dockerfile', reason: 'not UTF-8 text' },
+      { path: 'compose.yaml', reason: 'binary (a NUL byte)' },
+    ]);
+    expect(out.files.every((f) => /^sha256:[0-9a-f]{64}$/.test(f.sha256))).toBe(true);
+    expect(out.deployments).toEqual([]);
+  });
+
+  it('a kustomization that includes itself, and two that include each other', () => {
+    const deployment =
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: mcp-server }\nspec:\n  template:\n    spec:\n      containers: [{ name: mcp, image: "acme/mcp-server:1.0.0" }]\n';
+    const self = collectWith(inline({ 'k/kustomization.yaml': 'resources: [., deploy.yaml]\n', 'k/deploy.yaml': deployment }));
+    expect(self.deployments).toEqual([]);
+    expect(self.skipped).toEqual([
+      { path: 'k/kustomization.yaml', reason: 'a kustomization that includes itself (k → k): kubectl kustomize refuses the cycle' },
+    ]);
+    const pair = collectWith(
+      inline({
+        'a/kustomization.yaml': 'resources: [../b, deploy.yaml]\n',
+        'a/deploy.yaml': deployment,
+        'b/kustomization.yaml': 'resources: [../a]\n',
+      }),
+    );
+    expect(pair.deployments).toEqual([]);
+    expect(pair.skipped.map((x) => x.path)).toEqual(['a/kustomization.yaml', 'b/kustomization.yaml']);
+    expect(pair.skipped[0]!.reason).toBe('a kustomization that includes itself (a → b → a): kubectl kustomize refuses the cycle');
+  });
+
+  it('compose include cycles and extends cycles: an error naming the cycle, reported as a skip', () => {
+    const include = collectWith(
+      inline({
+        'compose.yaml': 'include: [other.yaml]\nservices:\n  mcp:\n    image: acme/mcp:1\n',
+        'other.yaml': 'include: [compose.yaml]\nservices:\n  db:\n    image: postgres:17\n',
+      }),
+    );
+    expect(JSON.stringify(include.skipped) + JSON.stringify(include.notes)).toMatch(/cycle|includes itself|already included/i);
+    const ext = collectWith(
+      inline({
+        'compose.yaml':
+          'services:\n  mcp:\n    image: acme/mcp:1\n    extends: { service: other }\n  other:\n    image: acme/mcp:1\n    extends: { service: mcp }\n',
+      }),
+    );
+    expect(JSON.stringify(ext.skipped) + JSON.stringify(ext.notes)).toMatch(/cycle|extends itself/i);
+    const selfExt = collectWith(inline({ 'compose.yaml': 'services:\n  mcp:\n    image: acme/mcp:1\n    extends: mcp\n' }));
+    expect(JSON.stringify(selfExt.skipped) + JSON.stringify(selfExt.notes)).toMatch(/cycle|extends itself/i);
+  });
+
+  it('an nginx include of itself and a Caddy snippet importing itself', () => {
+    const nginx = collectWith(
+      inline({
+        'nginx.conf':
+          'http {\n  include nginx.conf;\n  server {\n    listen 80;\n    location /mcp { proxy_pass http://127.0.0.1:8000; }\n  }\n}\n',
+      }),
+    );
+    expect(nginx.deployments.length).toBeLessThanOrEqual(1);
+    const caddy = collectWith(
+      inline({ Caddyfile: '(loop) {\n  import loop\n}\nmcp.example.com {\n  import loop\n  reverse_proxy /mcp* localhost:8000\n}\n' }),
+    );
+    expect(caddy.deployments.length).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('hostile file lists (the MCP tool gets names from a client)', () => {
+  const refused = (files: { path: string; bytes: Uint8Array }[]) => {
+    try {
+      collectWith(files);
+    } catch (err) {
+      expect(err).toBeInstanceOf(SignetError);
+      return (err as SignetError).message;
+    }
+    throw new Error('expected a refusal');
+  };
+  const b = new TextEncoder().encode('x');
+
+  it('refuses traversal, absolute and Windows-absolute paths, control characters and duplicates after normalising', () => {
+    for (const path of ['../etc/passwd', 'a/../../b', '/etc/passwd', 'C:\\Windows\\x', '\\\\server\\share\\x', 'a\u0000b', 'a\nb'])
+      expect(refused([{ path, bytes: b }]), path).toMatch(/must be relative, inside the root|given twice/);
+    for (const [a, c] of [
+      ['a/b.yaml', 'a//b.yaml'],
+      ['a/b.yaml', './a/b.yaml'],
+      ['a/b.yaml', 'a\\b.yaml'],
+      ['a/b.yaml', 'a/x/../b.yaml'],
+    ])
+      expect(
+        refused([
+          { path: a!, bytes: b },
+          { path: c!, bytes: b },
+        ]),
+        `${a} ${c}`,
+      ).toMatch(/given twice/);
+  });
+
+  it('refuses more files than the bound and more bytes in all, before reading them', () => {
+    expect(refused(Array.from({ length: LIMITS.files + 1 }, (_, i) => ({ path: `f${i}.txt`, bytes: b })))).toMatch(/too many files/);
+    const big = new Uint8Array(LIMITS.fileBytes);
+    expect(refused(Array.from({ length: 17 }, (_, i) => ({ path: `big${i}.txt`, bytes: big })))).toMatch(/exceed .* bytes in all/);
+  });
+});
