@@ -1,14 +1,22 @@
 // `signet auth-check`: the reference proxy's authenticator for API keys and OAuth tokens
-// (docs/proxy.md, docs/oauth.md). Runs until SIGTERM or SIGINT.
-import { loadConfig } from '../config.js';
+// (docs/proxy.md, docs/oauth.md). Runs until SIGTERM or SIGINT. With --check-config it checks
+// its settings and exits (0, or 1 with the refusal), as `nginx -t` does: compose runs that as a
+// one-shot first, so a refused setting fails `docker compose up` instead of a restart loop.
+
+import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { type Config, loadConfig } from '../config.js';
 import { SignetError } from '../errors.js';
 import { createLogger } from '../log.js';
 import { readSecretFile } from '../shared/secret-file.js';
+import type { AuthCheckSettings } from '../transports/auth-check/server.js';
+import { readTlsPair } from '../transports/tls.js';
 
 const isLoopback = (host: string) => host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 
-export async function authCheck(): Promise<void> {
-  const config = loadConfig(process.env);
+/** Everything the auth check refuses at start, checked before anything listens; throws SignetError. */
+function settingsFrom(env: NodeJS.ProcessEnv): { config: Config; settings: AuthCheckSettings } {
+  const config = loadConfig(env);
   const { host } = config.authCheck;
   const secretFile = config.http.proxySecretFile;
   // Pen test L1: whatever can reach its port could ask about any credential. Only the proxy may.
@@ -19,10 +27,13 @@ export async function authCheck(): Promise<void> {
       [{ where: 'SIGNET_PROXY_SECRET_FILE', message: 'required when the auth check listens beyond loopback' }],
     );
   }
-  const log = createLogger(config.logLevel);
-  const { runAuthCheck } = await import('../transports/auth-check/server.js');
-  const running = await runAuthCheck(
-    {
+  const caFile = config.oauth?.caFile ?? null;
+  if (caFile !== null) readCa(caFile);
+  if (config.http.tls) readTlsPair(config.http.tls);
+  if (config.http.metricsTokenFile !== null) readSecretFile(config.http.metricsTokenFile, 'SIGNET_METRICS_TOKEN_FILE');
+  return {
+    config,
+    settings: {
       check: config.authCheck,
       oauth: config.oauth,
       keyStore: config.keyStore,
@@ -30,8 +41,33 @@ export async function authCheck(): Promise<void> {
       ipv6Prefix: config.http.rateLimitIpv6Prefix,
       tls: config.http.tls,
     },
-    log,
-  );
+  };
+}
+
+/** SIGNET_OAUTH_CA_FILE: readable, and at least one certificate in PEM. */
+function readCa(path: string): void {
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+    new X509Certificate(pem);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new SignetError(
+      'config_invalid',
+      `SIGNET_OAUTH_CA_FILE: ${code === 'ENOENT' || code === 'EACCES' ? `cannot read ${path}: ${code}` : `${path} holds no PEM certificate`}`,
+    );
+  }
+}
+
+export async function authCheck(opts: { checkConfig?: boolean } = {}): Promise<void> {
+  const { config, settings } = settingsFrom(process.env);
+  if (opts.checkConfig) {
+    process.stdout.write(`auth check settings accepted (${config.authCheck.mode})\n`);
+    return;
+  }
+  const log = createLogger(config.logLevel);
+  const { runAuthCheck } = await import('../transports/auth-check/server.js');
+  const running = await runAuthCheck(settings, log);
   const { http } = config;
   const metrics =
     http.metricsPort === null

@@ -39,9 +39,10 @@ async function main(argv: string[]): Promise<void> {
     // The name it had when it checked tokens only.
     .alias('token-verifier')
     .description("the reference proxy's authenticator: API keys and OAuth access tokens for nginx's auth_request (docs/proxy.md)")
-    .action(async () => {
+    .option('--check-config', 'check the settings and exit: 0 when they are accepted, 1 with the refusal (as nginx -t)')
+    .action(async (opts: { checkConfig?: boolean }) => {
       const { authCheck } = await import('./auth-check.js');
-      await authCheck();
+      await authCheck(opts);
     });
 
   const collect = (value: string, previous: string[] = []) => [...previous, value];

@@ -151,4 +151,39 @@ describe('signet auth-check', () => {
       server.close();
     }
   });
+
+  it('--check-config exits 0 on settings it accepts and 1 with the refusal, listening on nothing (compose runs it first)', () => {
+    const dir = tempDir('signet-auth-check-config-');
+    const check = (env: Record<string, string>) =>
+      spawnSync(process.execPath, [CLI, 'auth-check', '--check-config'], {
+        env: { PATH: process.env['PATH'] ?? '', SIGNET_KEY_STORE: join(dir, 'keys.json'), SIGNET_AUTH_CHECK_PORT: '0', ...env },
+        encoding: 'utf8',
+        timeout: 10_000,
+      });
+    const oauth = {
+      SIGNET_AUTH_MODE: 'keys+oauth',
+      SIGNET_OAUTH_ISSUER: 'https://idp.example.org',
+      SIGNET_OAUTH_RESOURCE: 'https://mcp.example.org/mcp',
+    };
+    // Accepted: no issuer is contacted, no store needs to exist yet (the keys one-shot makes it).
+    const ok = check({ ...oauth, SIGNET_AUTH_CHECK_HOST: '0.0.0.0', SIGNET_PROXY_SECRET_FILE: proxySecretFile(dir) });
+    expect(ok.stderr).toBe('');
+    expect(ok.status).toBe(0);
+    expect(ok.stdout).toBe('auth check settings accepted (keys+oauth)\n');
+    const refusals: [Record<string, string>, RegExp][] = [
+      [{ SIGNET_KEY_EXPIRY_WARNING_DAYS: 'soon' }, /SIGNET_KEY_EXPIRY_WARNING_DAYS/],
+      [{ ...oauth, SIGNET_OAUTH_ALGORITHMS: 'HS256' }, /SIGNET_OAUTH_ALGORITHMS/],
+      [{ ...oauth, SIGNET_OAUTH_ISSUER: 'http://host.docker.internal:9400' }, /SIGNET_OAUTH_ISSUER/],
+      [{ ...oauth, SIGNET_OAUTH_CA_FILE: join(dir, 'missing-ca.pem') }, /SIGNET_OAUTH_CA_FILE: cannot read \S+missing-ca\.pem: ENOENT/],
+      [{ ...oauth, SIGNET_OAUTH_CA_FILE: join(dir, 'keys.json.ca') }, /SIGNET_OAUTH_CA_FILE: \S+ holds no PEM certificate/],
+      [{ SIGNET_AUTH_CHECK_HOST: '0.0.0.0' }, /not loopback: the auth check then needs SIGNET_PROXY_SECRET_FILE/],
+    ];
+    writeFileSync(join(dir, 'keys.json.ca'), 'not a certificate\n');
+    for (const [env, message] of refusals) {
+      const r = check(env);
+      expect(r.status, JSON.stringify(env)).toBe(1);
+      expect(r.stderr).toMatch(message);
+      expect(r.stdout).toBe('');
+    }
+  });
 });

@@ -22,9 +22,11 @@ const bash = promisify(execFile);
 describe.runIf(reachable)('OAuth on a laptop (docs/oauth.md), with oauth2-mock-server as the identity provider', () => {
   const project = `signet-laptop-${randomBytes(4).toString('hex')}`;
   const refused = `signet-refused-${randomBytes(4).toString('hex')}`;
+  const refusedAuth = `signet-refused-auth-${randomBytes(4).toString('hex')}`;
   afterAll(async () => {
     await removeComposeProject(project);
     await removeComposeProject(refused);
+    await removeComposeProject(refusedAuth);
   }, 120_000);
 
   it('serves a token of the provider through the proxy, as the recipe runs it', async () => {
@@ -59,47 +61,52 @@ describe.runIf(reachable)('OAuth on a laptop (docs/oauth.md), with oauth2-mock-s
     expect(logs).toMatch(/"oauth_sub":"me"/);
   }, 900_000);
 
-  it('fails `docker compose up` on a refused configuration instead of restarting the proxy in a loop', async () => {
+  /** `docker compose up -d --wait` of the OAuth overlay with these .env lines: its exit code and stderr. */
+  const upWith = async (name: string, lines: string[]) => {
     const dir = tempDir('signet-refused-');
-    // host.docker.internal over plain HTTP: what a laptop user tried first.
-    writeFileSync(
-      join(dir, '.env'),
-      [
-        `SIGNET_PORT=${await freePort()}`,
-        `SIGNET_BACKEND_SUBNET=${testSubnet()}`,
-        'SIGNET_OAUTH_ISSUER=http://host.docker.internal:9400',
-        'SIGNET_OAUTH_RESOURCE=http://localhost:8080/mcp',
-        '',
-      ].join('\n'),
-    );
-    const up = await bash(
-      'docker',
-      [
-        'compose',
-        '-p',
-        refused,
-        '--env-file',
-        join(dir, '.env'),
-        '-f',
-        'docker-compose.yml',
-        '-f',
-        'deploy/compose.oauth.yml',
-        'up',
-        '-d',
-        '--wait',
-      ],
-      { cwd: ROOT, timeout: 900_000 },
-    ).then(
+    writeFileSync(join(dir, '.env'), [`SIGNET_PORT=${await freePort()}`, `SIGNET_BACKEND_SUBNET=${testSubnet()}`, ...lines, ''].join('\n'));
+    const files = ['-f', 'docker-compose.yml', '-f', 'deploy/compose.oauth.yml'];
+    return bash('docker', ['compose', '-p', name, '--env-file', join(dir, '.env'), ...files, 'up', '-d', '--wait'], {
+      cwd: ROOT,
+      timeout: 900_000,
+    }).then(
       () => ({ code: 0, stderr: '' }),
       (e: { code?: number; stderr?: string }) => ({ code: e.code ?? 1, stderr: e.stderr ?? '' }),
     );
+  };
+  const states = async (name: string) =>
+    (await bash('docker', ['compose', '-p', name, 'ps', '-a', '--format', '{{.Service}} {{.State}}'], { cwd: ROOT })).stdout;
+
+  it('fails `docker compose up` on a refused configuration instead of restarting the proxy in a loop', async () => {
+    // host.docker.internal over plain HTTP: what a laptop user tried first.
+    const up = await upWith(refused, [
+      'SIGNET_OAUTH_ISSUER=http://host.docker.internal:9400',
+      'SIGNET_OAUTH_RESOURCE=http://localhost:8080/mcp',
+    ]);
     expect(up.code).not.toBe(0);
-    expect(up.stderr).toMatch(/proxy-config/);
+    expect(up.stderr).toMatch(/proxy-config|auth-config/);
     const config = (await bash('docker', ['compose', '-p', refused, 'logs', 'proxy-config'], { cwd: ROOT })).stdout;
     expect(config).toMatch(/refusing to start: SIGNET_OAUTH_ISSUER must be an https:\/\/ URL/);
     // The proxy never started, so nothing restarts.
-    const ps = (await bash('docker', ['compose', '-p', refused, 'ps', '-a', '--format', '{{.Service}} {{.State}}'], { cwd: ROOT })).stdout;
+    const ps = await states(refused);
     expect(ps).not.toMatch(/^proxy running/m);
     expect(ps).not.toMatch(/^proxy restarting/m);
+  }, 900_000);
+
+  it('fails `docker compose up` on a setting only the auth check refuses, with its message, and the auth check never starts', async () => {
+    // The proxy has nothing to say about the algorithms; the auth check refuses a symmetric one.
+    const up = await upWith(refusedAuth, [
+      'SIGNET_OAUTH_ISSUER=https://idp.example.org',
+      'SIGNET_OAUTH_RESOURCE=http://localhost:8080/mcp',
+      'SIGNET_OAUTH_ALGORITHMS=HS256',
+    ]);
+    expect(up.code).not.toBe(0);
+    expect(up.stderr).toMatch(/auth-config/);
+    const config = (await bash('docker', ['compose', '-p', refusedAuth, 'logs', 'auth-config'], { cwd: ROOT })).stdout;
+    expect(config).toMatch(/SIGNET_OAUTH_ALGORITHMS/);
+    const ps = await states(refusedAuth);
+    expect(ps).toMatch(/^auth-config exited/m);
+    expect(ps).not.toMatch(/^auth (running|restarting)/m);
+    expect(ps).not.toMatch(/^proxy (running|restarting)/m);
   }, 900_000);
 });
