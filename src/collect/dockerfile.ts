@@ -62,6 +62,10 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
     healthcheck: DockerfileInfo['healthcheck'];
     env: Map<string, string>;
     envAt: Map<string, At>;
+    /** Secrets a build in this stage links into what it produces (`go build -ldflags "-X pkg.Secret=…"`). */
+    linked: { name: string; at: At; how: string }[];
+    /** Stages this one copies from (COPY --from). */
+    copiesFrom: number[];
   }[] = [];
   const externalBases: DockerfileInfo['externalBases'] = [];
   const secretsInImage: DockerfileInfo['secretsInImage'] = [];
@@ -81,7 +85,17 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
       const image = subst(from.getImage() ?? '');
       const parent = stageNames.get(image.toLowerCase()) ?? null;
       stage = stages.length;
-      stages.push({ image, at: at(ins), parent, user: null, healthcheck: null, env: new Map(), envAt: new Map() });
+      stages.push({
+        image,
+        at: at(ins),
+        parent,
+        user: null,
+        healthcheck: null,
+        env: new Map(),
+        envAt: new Map(),
+        linked: [],
+        copiesFrom: [],
+      });
       const name = from.getBuildStage();
       if (name) stageNames.set(name.toLowerCase(), stage);
       if (parent === null && image.toLowerCase() !== 'scratch')
@@ -120,9 +134,30 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
           if (step) installs.push(step);
           const line = w.join(' ');
           if (/^npm audit signatures\b/.test(line)) auditSignatures = at(ins);
+          // A secret-named variable linked into a Go binary ends up in every image that holds the binary.
+          if (w[0] === 'go' && w[1] === 'build')
+            for (const m of line.matchAll(/-X[= ]\s*([\w./-]+)\.(\w+)=(\S+)/g))
+              if (SECRET_NAME.test(m[2]!) && m[3]!.replace(/["']/g, '') !== '')
+                s.linked.push({
+                  name: m[2]!,
+                  at: at(ins),
+                  how: `go build links ${m[2]} into the binary (-ldflags -X): a value in a binary is in the image`,
+                });
           if (/^(npm sbom|syft|cyclonedx-npm|cyclonedx-py|cdxgen|trivy .*--format (cyclonedx|spdx))\b/.test(line)) sbom = at(ins);
         }
         break;
+      case 'COPY':
+      case 'ADD': {
+        // dockerfile-ast keeps flags apart from the arguments: --from is one of them.
+        const flags = (ins as { getFlags?: () => { getName(): string; getValue(): string | null }[] }).getFlags?.() ?? [];
+        const from = flags
+          .find((f) => f.getName() === 'from')
+          ?.getValue()
+          ?.toLowerCase();
+        const i = from === undefined ? undefined : (stageNames.get(from) ?? (/^\d+$/.test(from) ? Number(from) : undefined));
+        if (i !== undefined && i < stage) s.copiesFrom.push(i);
+        break;
+      }
       case 'ENTRYPOINT':
         entrypoint = execForm(content);
         entrypointAt = at(ins);
@@ -134,6 +169,16 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
   }
   // The final stage, its USER and HEALTHCHECK inherited from the stages it is built on.
   const last = stages.length - 1;
+  // What the final image holds from other stages: their outputs, and any secret linked into them.
+  const reached = new Set<number>();
+  const reach = (i: number | null) => {
+    if (i === null || i < 0 || reached.has(i)) return;
+    reached.add(i);
+    reach(stages[i]!.parent);
+    for (const j of stages[i]!.copiesFrom) reach(j);
+  };
+  reach(last);
+  for (const i of [...reached].sort((a, b) => a - b)) secretsInImage.push(...stages[i]!.linked);
   let user: DockerfileInfo['user'] = null;
   let healthcheck: DockerfileInfo['healthcheck'] = null;
   let base: DockerfileInfo['base'] = null;
@@ -216,6 +261,17 @@ export function installStep(w: string[], at: At): InstallStep | null {
       locked: has('--require-hashes'),
       // Building a source distribution runs its build backend: only a wheels-only install runs no dependency code.
       scriptsDisabled: has('--only-binary=:all:', '--only-binary'),
+    };
+  // Adding a package resolves its newest release and writes it into the lockfile: whatever was
+  // locked before, what this step installs is not (deslicer/mcp-for-splunk's `uv sync --frozen && uv add …`).
+  if ((cmd === 'uv' || cmd === 'poetry' || cmd === 'yarn' || cmd === 'pnpm' || cmd === 'bun') && sub === 'add')
+    return {
+      at,
+      tool: cmd === 'poetry' ? 'poetry' : cmd === 'yarn' ? 'yarn' : cmd === 'pnpm' ? 'pnpm' : cmd === 'bun' ? 'bun' : 'uv',
+      text,
+      locked: false,
+      scriptsDisabled:
+        cmd === 'bun' ? true : cmd === 'uv' ? has('--no-build') : has('--ignore-scripts') ? true : cmd === 'pnpm' ? null : false,
     };
   if (cmd === 'uv' && sub === 'sync')
     return { at, tool: 'uv', text, locked: has('--locked', '--frozen'), scriptsDisabled: has('--no-build') };

@@ -23,6 +23,15 @@ export function runsAuthenticator(...commands: unknown[]): boolean {
   return commands.some((c) => Array.isArray(c) && c.some((w) => w === 'auth-check' || w === 'token-verifier'));
 }
 
+/**
+ * An MCP client run as a service: the MCP Inspector (its npm package or image) connects to servers
+ * and serves a debugging UI and proxy, it serves no MCP endpoint of its own.
+ */
+export function runsMcpClient(image: string | null, ...commands: unknown[]): boolean {
+  if (image && /(^|\/)mcp\/inspector(:|@|$)/.test(image)) return true;
+  return commands.flat(2).some((c) => typeof c === 'string' && /@modelcontextprotocol\/inspector\b/.test(c));
+}
+
 /** The repository part of an image reference: no registry port confusion, no tag, no digest. */
 export function repository(image: string): string {
   const noDigest = image.split('@')[0]!;

@@ -9,7 +9,7 @@ import { worstHostPaths } from '../host-paths.js';
 import { dirOf } from '../inputs.js';
 import { mcpEvidenceIn } from '../packages.js';
 import { type EnvValue, isReferenceProxy, isSignet, signetFacts } from '../profiles/signet.js';
-import { imageRole, type Role, runsAuthenticator } from '../roles.js';
+import { imageRole, type Role, runsAuthenticator, runsMcpClient } from '../roles.js';
 import { worstSecrets } from '../secrets.js';
 import { legacySse, tlsVerification } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
@@ -75,13 +75,30 @@ function mentions(svc: Svc, target: string): boolean {
   return words.some((w) => re.test(w));
 }
 
+/** A service whose command or environment names the server's MCP endpoint (`http://server:8001/mcp`). */
+function callsMcpEndpoint(svc: Svc, server: string): boolean {
+  const spec = svc.s.spec;
+  const env = Object.values(isObj(spec['environment']) ? spec['environment'] : {});
+  const re = new RegExp(`://${server.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(:\\d+)?/(mcp|sse)\\b`);
+  return [spec['command'], spec['entrypoint'], env]
+    .flat(2)
+    .map((v) => (v instanceof Unresolved ? v.asEmpty : String(v ?? '')))
+    .some((w) => re.test(w));
+}
+
 export function composeDeployments(ctx: Context, project: ComposeProject): FactSheet[] {
   const svcs = [...project.services.values()].map((s) => describe(ctx, project, s));
   for (const i of project.inactive)
     ctx.note(i.at.file, `service ${i.name} is left out: its profiles (${i.profiles.join(', ')}) are not enabled`);
   for (const n of project.notes) ctx.note(project.entry, n);
   const proxies = svcs.filter((v) => v.role?.kind === 'proxy');
-  const candidates = svcs.filter((v) => !v.oneShot && v.role === null && !runsAuthenticator(v.s.spec['entrypoint'], v.s.spec['command']));
+  const candidates = svcs.filter(
+    (v) =>
+      !v.oneShot &&
+      v.role === null &&
+      !runsAuthenticator(v.s.spec['entrypoint'], v.s.spec['command']) &&
+      !runsMcpClient(str(v.s.spec['image']) ?? null, v.s.spec['entrypoint'], v.s.spec['command']),
+  );
 
   // The MCP servers: named by the caller, or with evidence (a proxy forwards to it, an MCP SDK in
   // its build, "mcp" in its name, image or command), or the only long-running service left.
@@ -194,6 +211,16 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
           false,
           published.at,
           `the server publishes port ${published.text} itself: clients can bypass ${proxy.s.name}`,
+        );
+      // A service of the stack that calls the MCP endpoint itself reaches the server past the proxy
+      // (doctrine: exposure.behind_reverse_proxy); a health check or a metrics scraper names no MCP path.
+      const caller = svcs.find((v) => v !== srv && v !== proxy && callsMcpEndpoint(v, srv.s.name));
+      if (caller && sheet.get('exposure.behind_reverse_proxy') === true)
+        sheet.set(
+          'exposure.behind_reverse_proxy',
+          false,
+          caller.s.at(),
+          `service ${caller.s.name} calls ${srv.s.name}'s MCP endpoint directly, not through ${proxy.s.name}`,
         );
       // A server port clients reach past the TLS proxy serves the endpoint in plain HTTP too.
       if (published.kind !== 'none' && sheet.get('tls.enabled') === true)

@@ -90,7 +90,7 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
   const ws = workloads(ctx, set);
   const services = set.objects.filter((o) => o.kind === 'Service');
   const policies = set.objects.filter((o) => o.kind === 'NetworkPolicy');
-  const ingresses = set.objects.filter((o) => o.kind === 'Ingress' || o.kind === 'HTTPRoute');
+  const ingresses = set.objects.filter((o) => o.kind === 'Ingress' || o.kind === 'HTTPRoute' || o.kind === 'Route');
   const configMaps = set.objects.filter((o) => o.kind === 'ConfigMap');
   const secrets = set.objects.filter((o) => o.kind === 'Secret');
   const hpas = set.objects.filter((o) => o.kind === 'HorizontalPodAutoscaler');
@@ -291,7 +291,39 @@ function endpoint(sheet: FactSheet, exposed: K8sObject | undefined, routed: K8sO
   }
 }
 
+/** An OpenShift Route: TLS at the router (edge, reencrypt, passthrough), plain HTTP too only with insecureEdgeTerminationPolicy Allow. */
+function routeFacts(sheet: FactSheet, route: K8sObject): void {
+  const tls = getPath(route.value, ['spec', 'tls']);
+  const termination = isObj(tls) ? String(tls['termination'] ?? '').toLowerCase() : '';
+  const insecure = isObj(tls) ? String(tls['insecureEdgeTerminationPolicy'] ?? 'None') : 'None';
+  const on = termination !== '' && insecure !== 'Allow';
+  sheet.set(
+    'tls.enabled',
+    on,
+    route.at('spec', termination ? 'tls' : 'to'),
+    termination === ''
+      ? `Route ${route.name} has no tls: the router serves it in plain HTTP`
+      : insecure === 'Allow'
+        ? `Route ${route.name}: insecureEdgeTerminationPolicy Allow serves plain HTTP too`
+        : `Route ${route.name}: TLS ${termination} at the router, no plain HTTP (insecureEdgeTerminationPolicy ${insecure})`,
+  );
+  if (termination === 'reencrypt')
+    sheet.set(
+      'tls.backend_hop',
+      'encrypted',
+      route.at('spec', 'tls'),
+      'reencrypt: the router opens TLS to the pod and verifies its certificate (destinationCACertificate, or the service CA)',
+    );
+  else if (termination === 'passthrough')
+    sheet.set('tls.backend_hop', 'encrypted', route.at('spec', 'tls'), 'passthrough: TLS from the client ends at the pod');
+  else sheet.undecided('tls.backend_hop', CNI_HOP);
+}
+
 function ingressFacts(sheet: FactSheet, ing: K8sObject): void {
+  if (ing.kind === 'Route') {
+    routeFacts(sheet, ing);
+    return;
+  }
   if (ing.kind !== 'Ingress') return;
   const tls = arr(getPath(ing.value, ['spec', 'tls']));
   sheet.set(
@@ -398,21 +430,27 @@ function podFacts(sheet: FactSheet, w: Workload, set: K8sSet): void {
   const caps = isObj(csc['capabilities']) ? csc['capabilities'] : {};
   const dropAll =
     ((caps['drop'] as unknown[]) ?? []).some((x) => /^(CAP_)?ALL$/i.test(String(x))) && !((caps['add'] as unknown[]) ?? []).length;
-  sheet.set(
-    'container.capabilities_dropped',
-    dropAll,
-    scAt('capabilities'),
-    dropAll ? 'capabilities.drop: [ALL], nothing added' : 'not every capability dropped',
-  );
+  // Unset, admission may set what the manifest leaves out (OpenShift's restricted-v2 SCC drops
+  // every capability and sets allowPrivilegeEscalation: false), as it may set seccomp.
+  if (!isObj(csc['capabilities'])) sheet.undecided('container.capabilities_dropped', ADMISSION('capabilities'));
+  else
+    sheet.set(
+      'container.capabilities_dropped',
+      dropAll,
+      scAt('capabilities'),
+      dropAll ? 'capabilities.drop: [ALL], nothing added' : 'not every capability dropped',
+    );
   const privileged = csc['privileged'] === true;
   sheet.set('container.privileged', privileged, scAt('privileged'), privileged ? 'privileged: true' : 'not privileged');
   const ape = csc['allowPrivilegeEscalation'];
-  sheet.set(
-    'container.no_new_privileges',
-    ape === false && !privileged,
-    scAt('allowPrivilegeEscalation'),
-    ape === false ? 'allowPrivilegeEscalation: false' : 'allowPrivilegeEscalation is not false (Kubernetes allows it by default)',
-  );
+  if (ape === undefined && !privileged) sheet.undecided('container.no_new_privileges', ADMISSION('allowPrivilegeEscalation'));
+  else
+    sheet.set(
+      'container.no_new_privileges',
+      ape === false && !privileged,
+      scAt(privileged ? 'privileged' : 'allowPrivilegeEscalation'),
+      ape === false ? 'allowPrivilegeEscalation: false' : privileged ? 'privileged: true' : 'allowPrivilegeEscalation: true',
+    );
   const sp = (
     isObj(csc['seccompProfile']) ? csc['seccompProfile'] : isObj(psc['seccompProfile']) ? psc['seccompProfile'] : null
   ) as Obj | null;
@@ -595,6 +633,10 @@ function secretsFacts(sheet: FactSheet, w: Workload, configMaps: K8sObject[], se
     else sheet.undecided('container.secrets_source', imageMayHoldSecrets(String(w.main.c['image'] ?? 'its image')));
   }
 }
+
+/** What an admission controller may set on a pod whose manifest leaves the field out. */
+const ADMISSION = (field: string) =>
+  `no ${field} in the container's securityContext: admission may set it (OpenShift's restricted-v2 SCC drops every capability and sets allowPrivilegeEscalation: false; Kubernetes alone leaves it open), so the running pod decides`;
 
 /** NetworkPolicies add up, and a namespace's default-deny policy often lives with the cluster, not the app. */
 const NO_POLICY = (dir: string) =>

@@ -211,3 +211,97 @@ describe("doctrine 1.3's answers to what the collectors could not say", () => {
     expect(c.inexpressible).toEqual([]);
   });
 });
+
+describe('misreadings the broadened corpus found, each on a small file', () => {
+  it('uv add after a frozen sync installs a newest release: not locked', () => {
+    const files = {
+      'compose.yaml': 'services:\n  mcp:\n    build: .\n',
+      Dockerfile: 'FROM python:3.12-slim\nCOPY pyproject.toml uv.lock ./\nRUN uv sync --frozen --no-dev && uv add watchdog\nUSER 1000\n',
+      'pyproject.toml': '[project]\nname = "x"\ndependencies = ["mcp>=1.0"]\n',
+    };
+    const d = deploymentOf(collectWith(inline(files)), ':mcp');
+    expect(fact(d, 'supply_chain.lockfile_enforced')).toBe(false);
+    expect(fact(d, 'supply_chain.deployed_release')).toBe('floating');
+    expect(d.sources['supply_chain.deployed_release']![0]!.why).toMatch(/^uv add watchdog/);
+  });
+
+  it('a secret linked into a Go binary the final stage copies is in the image', () => {
+    const dockerfile = [
+      'FROM golang:1.25 AS build',
+      'RUN --mount=type=secret,id=s go build -ldflags="-X main.version=1 -X example.com/x/buildinfo.ClientSecret=$SECRET" -o /bin/srv ./cmd/srv',
+      'FROM gcr.io/distroless/base-debian12',
+      'COPY --from=build /bin/srv /srv',
+      'ENTRYPOINT ["/srv", "mcp"]',
+    ].join('\n');
+    const d = deploymentOf(
+      collectWith(inline({ Dockerfile: dockerfile, 'go.mod': 'module x\nrequire github.com/modelcontextprotocol/go-sdk v1.0.0\n' })),
+      'Dockerfile',
+    );
+    expect(fact(d, 'container.secrets_source')).toBe('baked_into_image');
+    // go build without a go.sum among the files: read (it made the collector throw and skip the file), not locked.
+    expect(fact(d, 'supply_chain.lockfile_enforced')).toBe(false);
+    // Not copied into the final stage: the build stage's binary never reaches the image.
+    const unused = dockerfile.replace('COPY --from=build /bin/srv /srv\n', '');
+    const u = deploymentOf(
+      collectWith(inline({ Dockerfile: unused, 'go.mod': 'module x\nrequire github.com/modelcontextprotocol/go-sdk v1.0.0\n' })),
+      'Dockerfile',
+    );
+    expect(fact(u, 'container.secrets_source')).toBeUndefined();
+  });
+
+  it('the MCP Inspector is a client: not a server, and calling the server directly bypasses the proxy', () => {
+    const compose = [
+      'services:',
+      '  edge:',
+      '    image: traefik:v3.0',
+      '    command: [--providers.docker=true]',
+      '    ports: ["8003:8003"]',
+      '  mcp-server:',
+      '    image: acme/mcp-server:1.0.0',
+      '    labels:',
+      '      - "traefik.enable=true"',
+      '      - "traefik.http.routers.mcp.rule=PathPrefix(`/mcp`)"',
+      '  mcp-inspector:',
+      '    image: node:22-alpine',
+      '    command: npx @modelcontextprotocol/inspector --server-url http://mcp-server:8001/mcp',
+    ].join('\n');
+    const c = collectWith(inline({ 'compose.yaml': compose }));
+    expect(c.deployments.map((x) => x.name)).toEqual(['compose:compose.yaml:mcp-server']);
+    const d = c.deployments[0]!;
+    expect(fact(d, 'exposure.behind_reverse_proxy')).toBe(false);
+    expect(d.sources['exposure.behind_reverse_proxy']![0]!.why).toBe(
+      "service mcp-inspector calls mcp-server's MCP endpoint directly, not through edge",
+    );
+  });
+
+  it('an OpenShift Route in front, and a securityContext the manifest leaves to admission', () => {
+    const manifests = [
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      'metadata: { name: mcp-server }',
+      'spec:',
+      '  selector: { matchLabels: { app: mcp } }',
+      '  template:',
+      '    metadata: { labels: { app: mcp } }',
+      '    spec:',
+      '      containers: [{ name: mcp, image: "acme/mcp-server:1.0.0", ports: [{ containerPort: 8443 }] }]',
+      '---',
+      'apiVersion: v1',
+      'kind: Service',
+      'metadata: { name: mcp-server }',
+      'spec: { selector: { app: mcp }, ports: [{ port: 8443 }] }',
+      '---',
+      'apiVersion: route.openshift.io/v1',
+      'kind: Route',
+      'metadata: { name: mcp }',
+      'spec: { to: { kind: Service, name: mcp-server }, tls: { termination: edge, insecureEdgeTerminationPolicy: Allow } }',
+    ].join('\n');
+    const d = deploymentOf(collectWith(inline({ 'k8s/all.yaml': manifests })), 'Deployment/mcp-server');
+    expect(fact(d, 'exposure.behind_reverse_proxy')).toBe(true);
+    expect(fact(d, 'tls.enabled')).toBe(false);
+    expect(d.sources['tls.enabled']![0]!.why).toMatch(/insecureEdgeTerminationPolicy Allow serves plain HTTP too/);
+    open(d, 'tls.backend_hop', /whether the CNI encrypts/);
+    open(d, 'container.capabilities_dropped', /OpenShift's restricted-v2 SCC/);
+    open(d, 'container.no_new_privileges', /admission may set it/);
+  });
+});
