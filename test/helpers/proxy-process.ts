@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { ROOT } from './paths.js';
 import { proxySecretFile } from './proxy-secret.js';
@@ -30,21 +31,27 @@ export interface NginxProcess {
 /** Starts Debian's nginx on a configuration rendered by render.sh into `dir`. */
 export async function startNginx(dir: string, port: number): Promise<NginxProcess> {
   const conf = join(dir, 'conf', 'nginx.conf');
+  // nginx writes its pid file once every listener is bound: until then (and for good, when the
+  // port was taken meanwhile: nginx retries, then exits) a connection could reach another process.
+  const pidFile = /^pid\s+([^;\s]+);/m.exec(readFileSync(conf, 'utf8'))?.[1];
   const proc = spawn(NGINX, ['-c', conf, '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout!.on('data', (c: Buffer) => (out += c));
   proc.stderr!.on('data', (c: Buffer) => (out += c));
+  const bound = () => pidFile === undefined || (existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() === String(proc.pid));
   const deadline = Date.now() + 10_000;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`nginx exited ${proc.exitCode}: ${out}`);
     // A TCP connection, not an HTTP request: a PROXY-protocol or TLS listener answers no plain request.
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = connect({ host: '127.0.0.1', port }, () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.on('error', () => resolve(false));
-    });
+    const ok =
+      bound() &&
+      (await new Promise<boolean>((resolve) => {
+        const socket = connect({ host: '127.0.0.1', port }, () => {
+          socket.destroy();
+          resolve(true);
+        });
+        socket.on('error', () => resolve(false));
+      }));
     if (ok) break;
     if (Date.now() > deadline) throw new Error(`nginx did not start: ${out}`);
     await new Promise((r) => setTimeout(r, 100));
@@ -87,15 +94,37 @@ export function processProxyEnv(
   };
 }
 
-/** A free TCP port on loopback. */
-export async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve, reject) => {
+/** The first port of the kernel's ephemeral range, which every port-0 bind, outgoing connection and published Docker port draws from. */
+function ephemeralLow(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+const bindable = (port: number) =>
+  new Promise<number | null>((resolve) => {
     const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
+    s.once('error', () => resolve(null));
+    s.listen(port, '127.0.0.1', () => {
+      const bound = (s.address() as { port: number }).port;
+      s.close(() => resolve(bound));
     });
-    s.on('error', reject);
   });
+
+/**
+ * A free TCP port on loopback, for a process that cannot bind port 0 and say which it got
+ * (nginx). Chosen below the ephemeral range: between this check and that process's bind, a
+ * process binding port 0 (another suite's server) cannot be handed the same port.
+ */
+export async function freePort(): Promise<number> {
+  const low = ephemeralLow();
+  for (let i = 0; low > 11_024 && i < 20; i++) {
+    const port = await bindable(10_000 + randomInt(low - 10_000));
+    if (port !== null) return port;
+  }
+  const port = await bindable(0);
+  if (port === null) throw new Error('no free port on 127.0.0.1');
+  return port;
 }
