@@ -92,7 +92,7 @@ function fill(template, book) {
   return filled;
 }
 
-function review(name, kind, cwd, args, start) {
+function review(name, kind, cwd, args, start, answersFrom = start) {
   const declared = join(cwd, 'signet-declared.json');
   const template = join(cwd, 'template.json');
   // Before: the facts the old text listed (every fact an undetermined rule reads).
@@ -101,7 +101,7 @@ function review(name, kind, cwd, args, start) {
   const before = new Set(report.deployments.flatMap((d) => d.summary.missing_facts)).size;
   const book = {
     ...ANSWERS[kind],
-    ...(start ? Object.fromEntries(leaves(JSON.parse(readFileSync(join(cwd, start), 'utf8')).facts ?? {})) : {}),
+    ...(answersFrom ? Object.fromEntries(leaves(JSON.parse(readFileSync(join(cwd, answersFrom), 'utf8')).facts ?? {})) : {}),
   };
   let facts = start ? [join(cwd, start)] : [];
   let declaredCount = 0;
@@ -121,7 +121,10 @@ function review(name, kind, cwd, args, start) {
     facts = [declared];
   }
   const verdict = /^signet check: ([A-Z ]+):/.exec(last.out)?.[1] ?? `exit ${last.code}`;
-  return `| ${name} | ${kind} | ${before} | ${declaredCount} | ${rounds} | ${(ms / 1000).toFixed(1)} | ${verdict} |`;
+  // Complete: no baseline rule left undetermined in any deployment.
+  const final = JSON.parse(timed(['check', ...args, ...(facts.length ? ['--facts', facts[0]] : []), '--format', 'json'], cwd).out);
+  const complete = final.deployments.every((d) => d.summary.complete);
+  return `| ${name} | ${kind} | ${before} | ${declaredCount} | ${rounds} | ${(ms / 1000).toFixed(1)} | ${verdict}${complete ? ', complete' : ', NOT complete'} |`;
 }
 
 const rows = [];
@@ -145,6 +148,17 @@ for (const [name, kind] of cases) {
 const own = join(work, 'signet-own');
 for (const p of ['docker-compose.yml', 'Dockerfile', 'proxy', 'package.json', 'package-lock.json', 'deploy'])
   cpSync(join(ROOT, p), join(own, p), { recursive: true });
+// From nothing, the reviewer answering as Signet's own declared facts do.
+rows.push(
+  review(
+    "Signet's compose stack, from nothing",
+    'compose',
+    own,
+    ['docker-compose.yml', 'Dockerfile', 'proxy', 'package.json', 'package-lock.json'],
+    null,
+    'deploy/facts/compose.json',
+  ),
+);
 rows.push(
   review(
     "Signet's compose stack (from deploy/facts/compose.json)",
@@ -158,7 +172,7 @@ process.stdout.write(
   [
     `Completing a verdict with signet check --declare-template, node ${process.version}`,
     '',
-    '| case | kind | facts listed before | facts declared after | rounds | commands s | verdict |',
+    '| case | kind | facts listed before | facts declared after | rounds | commands s | final verdict |',
     '|---|---|---|---|---|---|---|',
     ...rows,
     '',
