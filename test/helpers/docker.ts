@@ -53,7 +53,7 @@ export async function removeComposeProject(project: string): Promise<void> {
 /**
  * A Signet compose stack as the suites start it: built from the working tree under its own
  * project, waiting for what every variant has (signet healthy, the key, Redis-password,
- * proxy-secret and proxy-config one-shots done, the proxy healthy: answering /healthz). A suite adds its profile's or overlay's
+ * proxy-secret, proxy-config and auth-config one-shots done, the proxy healthy: answering /healthz). A suite adds its profile's or overlay's
  * services.
  */
 export function signetCompose(files: string | string[], project: string, environment: Record<string, string>): DockerComposeEnvironment {
@@ -66,6 +66,7 @@ export function signetCompose(files: string | string[], project: string, environ
     .withWaitStrategy('redis-auth-1', Wait.forOneShotStartup())
     .withWaitStrategy('proxy-auth-1', Wait.forOneShotStartup())
     .withWaitStrategy('proxy-config-1', Wait.forOneShotStartup())
+    .withWaitStrategy('auth-config-1', Wait.forOneShotStartup())
     .withWaitStrategy('proxy-1', Wait.forHealthCheck())
     .withStartupTimeout(180_000);
 }
