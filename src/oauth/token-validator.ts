@@ -15,7 +15,7 @@
 // - Decisions are cached by the token's SHA-256 (never the token): a valid one until it expires,
 //   so the signature of a token in use is checked once, a refusal for a short while (a replayed
 //   forgery costs a lookup, not a signature check).
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { decodeProtectedHeader, errors, type JWTPayload, jwtVerify } from 'jose';
 import { LRUCache } from 'lru-cache';
 import { createLogger } from '../log.js';
@@ -52,7 +52,8 @@ export interface Validated {
 }
 
 export type Refusal = { ok: false; error: 'invalid_token'; description: string };
-export type Decision = ({ ok: true } & Validated) | Refusal;
+export type Accepted = { ok: true } & Validated;
+export type Decision = Accepted | Refusal;
 
 const FOREIGN_KEY_HEADERS = ['jwk', 'jku', 'x5u', 'x5c'] as const;
 const ACCEPTED_TYP = new Set(['at+jwt', 'application/at+jwt', 'jwt']);
@@ -85,7 +86,7 @@ function describe(e: unknown): string {
 export class TokenValidator {
   readonly #o: TokenValidatorOptions;
   readonly #keys: IssuerKeys;
-  readonly #cache: LRUCache<string, Validated>;
+  readonly #cache: LRUCache<string, Accepted>;
   readonly #refused: LRUCache<string, Refusal>;
   readonly #algorithms: Set<string>;
 
@@ -114,15 +115,19 @@ export class TokenValidator {
     await this.#keys.load();
   }
 
-  /** The decision already known for this token (valid and unexpired, or refused a moment ago), without any check. */
+  /**
+   * The decision already known for this token (valid and unexpired, or refused a moment ago),
+   * without any check. An acceptance is the same object for every call with the token (never
+   * mutate it): a caller may keep what it derives from one, keyed by it.
+   */
   known(token: string): Decision | undefined {
-    return this.#known(createHash('sha256').update(token).digest('base64url'));
+    return this.#known(hash('sha256', token, 'base64url'));
   }
 
   #known(digest: string): Decision | undefined {
     const hit = this.#cache.get(digest);
     if (hit !== undefined) {
-      if (hit.exp + this.#o.leewaySeconds > Math.floor(Date.now() / 1000)) return { ok: true, ...hit };
+      if (hit.exp + this.#o.leewaySeconds > Math.floor(Date.now() / 1000)) return hit;
       this.#cache.delete(digest);
       return refuse('the token has expired');
     }
@@ -131,14 +136,12 @@ export class TokenValidator {
 
   /** Checks a token; throws KeysUnavailable when the issuer's keys cannot be had (503, not the token's fault). */
   async validate(token: string): Promise<Decision> {
-    const digest = createHash('sha256').update(token).digest('base64url');
+    const digest = hash('sha256', token, 'base64url');
     const known = this.#known(digest);
     if (known !== undefined) return known;
     const d = await this.#check(token);
-    if (d.ok) {
-      const { ok: _, ...validated } = d;
-      this.#cache.set(digest, validated, { ttl: Math.max(1, (d.exp - Math.floor(Date.now() / 1000)) * 1000) });
-    } else this.#refused.set(digest, d);
+    if (d.ok) this.#cache.set(digest, d, { ttl: Math.max(1, (d.exp - Math.floor(Date.now() / 1000)) * 1000) });
+    else this.#refused.set(digest, d);
     return d;
   }
 

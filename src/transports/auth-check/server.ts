@@ -14,11 +14,12 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { KeySet } from '../../api-keys/key-set.js';
+import type { KeyRecord } from '../../api-keys/store.js';
 import type { AuthCheckConfig, OAuthConfig } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { discoverIssuer } from '../../oauth/discovery.js';
 import { IssuerKeys, KeysUnavailable } from '../../oauth/issuer-keys.js';
-import { type Decision, TokenValidator } from '../../oauth/token-validator.js';
+import { type Accepted, type Decision, TokenValidator } from '../../oauth/token-validator.js';
 import { API_KEY, type AuthState, EDGE_HEADERS } from '../../shared/edge-contract.js';
 import { formatPrincipal, oauthSubjectId } from '../http/oauth/principal-header.js';
 import { limitBucket } from '../http/rate-limit/bucket.js';
@@ -98,10 +99,37 @@ export async function runAuthCheck(s: AuthCheckSettings, log: Logger): Promise<R
     if (c === undefined) counted.set(key, (c = metrics.checks.labels(kind, state)));
     c.inc();
   };
-  const answer = (res: ServerResponse, kind: Kind, status: number, state: AuthState, headers: Record<string, string> = {}) => {
+  // Headers as one flat list (name, value, …): Node writes them as given, with no object to build
+  // and check per answer. No Date header: nginx reads none of it.
+  const answer = (res: ServerResponse, kind: Kind, status: number, state: AuthState, headers: readonly string[] = []) => {
     count(kind, state);
-    res.writeHead(status, { 'Content-Length': '0', 'Cache-Control': 'no-store', [EDGE_HEADERS.authState]: state, ...headers });
+    res.sendDate = false;
+    res.writeHead(status, ['Content-Length', '0', 'Cache-Control', 'no-store', EDGE_HEADERS.authState, state, ...headers]);
     res.end();
+  };
+  // What an acceptance says, kept with what it is about (a key's record, a token's decision), so
+  // a credential in use costs no formatting or hashing after its first answer. A store read again
+  // brings new records, an expired token's decision goes: their entries go with them.
+  const said = new WeakMap<object, readonly string[]>();
+  const keyHeaders = (r: KeyRecord) => {
+    let h = said.get(r);
+    if (h === undefined) said.set(r, (h = [EDGE_HEADERS.keyId, r.id, EDGE_HEADERS.principalId, `key:${r.id}`]));
+    return h;
+  };
+  const tokenHeaders = (d: Accepted) => {
+    let h = said.get(d);
+    if (h === undefined) {
+      h = [
+        EDGE_HEADERS.principal,
+        formatPrincipal(d.iss, d.sub, d.client),
+        EDGE_HEADERS.scopes,
+        d.scopes.join(' '),
+        EDGE_HEADERS.principalId,
+        oauthSubjectId(d.iss, d.sub),
+      ];
+      said.set(d, h);
+    }
+    return h;
   };
 
   /** A refusal after a check: 401, or 429 (403 to nginx) once the address has no refusals left. */
@@ -112,8 +140,7 @@ export async function runAuthCheck(s: AuthCheckSettings, log: Logger): Promise<R
 
   const checkKey = (res: ServerResponse, bucket: string, key: string) => {
     const v = keys!.check(key);
-    if (v.state === 'ok')
-      return answer(res, 'key', 204, 'ok', { [EDGE_HEADERS.keyId]: v.record.id, [EDGE_HEADERS.principalId]: `key:${v.record.id}` });
+    if (v.state === 'ok') return answer(res, 'key', 204, 'ok', keyHeaders(v.record));
     if (v.state === 'unavailable') return answer(res, 'key', 403, 'unavailable');
     // An in-memory lookup costs less than the limit's own bookkeeping: keys are always checked,
     // so a valid key is never refused for its address's refusals; only the answer to a bad one changes.
@@ -121,18 +148,13 @@ export async function runAuthCheck(s: AuthCheckSettings, log: Logger): Promise<R
       log.info({ state: v.state, key_id: v.id }, 'key refused');
       // A revoked or an expired key is a real key of the store: its id tells the operator which
       // one a client still sends (the proxy logs it; it never reaches Signet).
-      const known: Record<string, string> = (v.state === 'revoked' || v.state === 'expired') && v.id ? { [EDGE_HEADERS.keyId]: v.id } : {};
+      const known = (v.state === 'revoked' || v.state === 'expired') && v.id ? [EDGE_HEADERS.keyId, v.id] : [];
       return answer(res, 'key', 401, v.state, known);
     }
     answer(res, 'key', 403, 'limited');
   };
 
-  const accept = (res: ServerResponse, d: Extract<Decision, { ok: true }>) =>
-    answer(res, 'token', 204, 'ok', {
-      [EDGE_HEADERS.principal]: formatPrincipal(d.iss, d.sub, d.client),
-      [EDGE_HEADERS.scopes]: d.scopes.join(' '),
-      [EDGE_HEADERS.principalId]: oauthSubjectId(d.iss, d.sub),
-    });
+  const accept = (res: ServerResponse, d: Accepted) => answer(res, 'token', 204, 'ok', tokenHeaders(d));
 
   const checkToken = async (res: ServerResponse, bucket: string, token: string) => {
     const v: TokenValidator | null = validator;
@@ -160,7 +182,7 @@ export async function runAuthCheck(s: AuthCheckSettings, log: Logger): Promise<R
   };
 
   const check = async (req: IncomingMessage, res: ServerResponse) => {
-    const address = header(req, EDGE_HEADERS.clientAddress) ?? req.socket.remoteAddress ?? '';
+    const address = header(req, CLIENT_ADDRESS) ?? req.socket.remoteAddress ?? '';
     const bucket = limitBucket(address, s.ipv6Prefix);
     const authorization = req.headers.authorization;
     if (authorization === undefined || authorization === '') return refuse(res, 'none', bucket, 'missing');
@@ -185,7 +207,7 @@ export async function runAuthCheck(s: AuthCheckSettings, log: Logger): Promise<R
       return;
     }
     if (secret !== null) {
-      const presented = header(req, EDGE_HEADERS.proxyAuth);
+      const presented = header(req, PROXY_AUTH);
       const given = presented === undefined ? null : Buffer.from(presented);
       // Constant time for a secret of the right length; the length itself is no secret.
       if (given === null || given.length !== secret.length || !timingSafeEqual(secret, given)) {
@@ -243,7 +265,11 @@ export async function runAuthCheck(s: AuthCheckSettings, log: Logger): Promise<R
   };
 }
 
+const CLIENT_ADDRESS = EDGE_HEADERS.clientAddress.toLowerCase();
+const PROXY_AUTH = EDGE_HEADERS.proxyAuth.toLowerCase();
+
+/** A request header by its lower-case name; undefined when absent or repeated. */
 function header(req: IncomingMessage, name: string): string | undefined {
-  const v = req.headers[name.toLowerCase()];
+  const v = req.headers[name];
   return Array.isArray(v) ? undefined : v;
 }

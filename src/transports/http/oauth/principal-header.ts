@@ -3,7 +3,7 @@
 // and separated by one space; X-Signet-Scopes carries the token's scopes as in the `scope`
 // claim. The proxy overwrites both on every request (clients cannot set them), and this
 // server believes them only from a proxy that presents its secret (request-identity.ts).
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { EDGE_HEADERS, SCOPE_TOKEN as SCOPE_GRAMMAR } from '../../../shared/edge-contract.js';
 
 export const PRINCIPAL_HEADER = EDGE_HEADERS.principal.toLowerCase();
@@ -51,7 +51,7 @@ export function parseSubject(principal: string, scopes: string | undefined): OAu
 
 /** One person, one id: issuer and subject, hashed (bounded, and never the subject itself in a limiter key). */
 export function oauthSubjectId(iss: string, sub: string): string {
-  return `oauth:${createHash('sha256').update(`${iss}\n${sub}`).digest('base64url').slice(0, 22)}`;
+  return `oauth:${hash('sha256', `${iss}\n${sub}`, 'base64url').slice(0, 22)}`;
 }
 
 /** The header value the proxy's verifier writes for a subject (the inverse of parseSubject). */
