@@ -146,8 +146,16 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
         sheet.set('container.image_pinned_by_digest', true, at('image'), `image: ${spec['image']}`);
       else sheet.set('container.image_pinned_by_digest', false, at('build'), 'build: runs what the build produced, named by no digest');
     } else if (srv.image) imageFacts(sheet, srv.image, at('image'));
-    if (!sheet.has('container.healthcheck') && srv.dockerfile)
-      sheet.set('container.healthcheck', false, at(), 'no healthcheck in the service or its Dockerfile');
+    // A Dockerfile without HEALTHCHECK inherits its base image's, which is the image's, not the files'
+    // (as its default USER is); FROM scratch has none.
+    const built = srv.dockerfile ? ctx.dockerfile(srv.dockerfile) : null;
+    if (!sheet.has('container.healthcheck') && built?.scratch)
+      sheet.set('container.healthcheck', false, at(), 'no healthcheck in the service or its Dockerfile, built FROM scratch');
+    else if (!sheet.has('container.healthcheck') && built)
+      sheet.undecided(
+        'container.healthcheck',
+        `no healthcheck in the service or ${built.path}: a HEALTHCHECK of its base image ${built.base?.image ?? ''} would be inherited, and that is the image's`,
+      );
     else if (!sheet.has('container.healthcheck')) sheet.undecided('container.healthcheck', "the image's own HEALTHCHECK decides");
     secrets(ctx, sheet, srv, project);
 

@@ -98,6 +98,24 @@ describe("the Docker daemon's settings and images built elsewhere", () => {
     open(d, 'container.secrets_source', /acme\/mcp-server:1.0.0 is not built from files here/);
   });
 
+  it("compose: a build without HEALTHCHECK inherits its base image's, which is not in the files (FROM scratch has none)", () => {
+    const compose = ['services:', '  mcp:', '    build: .', '    ports: ["127.0.0.1:8000:8000"]'].join('\n');
+    const node = deploymentOf(
+      collectWith(inline({ 'compose.yaml': compose, Dockerfile: 'FROM node:24-trixie-slim\nCMD ["node", "mcp.js"]\n' }), {
+        servers: ['mcp'],
+      }),
+      ':mcp',
+    );
+    open(node, 'container.healthcheck', /a HEALTHCHECK of its base image node:24-trixie-slim would be inherited/);
+    const scratch = deploymentOf(
+      collectWith(inline({ 'compose.yaml': compose, Dockerfile: 'FROM scratch\nCOPY mcp /mcp\nENTRYPOINT ["/mcp"]\n' }), {
+        servers: ['mcp'],
+      }),
+      ':mcp',
+    );
+    expect(fact(scratch, 'container.healthcheck')).toBe(false);
+  });
+
   it('compose: an image built from a Dockerfile among the files, with no secret in it, gets none', () => {
     const files = {
       'compose.yaml': ['services:', '  mcp:', '    build: .', '    ports: ["127.0.0.1:8000:8000"]'].join('\n'),
