@@ -3,7 +3,7 @@
 import type { DockerfileInfo } from './dockerfile.js';
 import type { Inputs } from './inputs.js';
 import { buildContext } from './packages.js';
-import { imagePin } from './roles.js';
+import { imagePin, repository } from './roles.js';
 import type { At, FactSheet } from './sheet.js';
 
 /** A numeric or named USER: root (uid 0) or not; a `${VAR}` decides nothing. */
@@ -82,8 +82,13 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
   else sheet.undecided('supply_chain.sbom_published', 'no SBOM step in the Dockerfile; CI may publish one');
 }
 
-/** Facts an image reference decides when the deployment only runs it. */
-export function imageFacts(sheet: FactSheet, image: string, at: At): void {
+/**
+ * Facts an image reference decides when the deployment only runs it. `untied` lists Dockerfiles
+ * among the inputs that no workload was tied to: one of them may build this image, and a
+ * self-built image counts as its build (doctrine: supply_chain.deployed_release), so a tag then
+ * decides nothing about the release.
+ */
+export function imageFacts(sheet: FactSheet, image: string, at: At, untied: string[] = []): void {
   const pin = imagePin(image);
   sheet.set(
     'container.image_pinned_by_digest',
@@ -91,7 +96,20 @@ export function imageFacts(sheet: FactSheet, image: string, at: At): void {
     at,
     pin === 'digest' ? `${image} is named by digest` : `${image} is named by tag`,
   );
-  sheet.set('supply_chain.deployed_release', pin, at, `image ${image}`);
+  if (pin === 'digest') sheet.set('supply_chain.deployed_release', pin, at, `image ${image}`);
+  else if (untied.length)
+    sheet.undecided(
+      'supply_chain.deployed_release',
+      `image ${image} is named by tag and ${untied.join(', ')} among the inputs may build it (a self-built image counts as its build): put that Dockerfile in a directory named like the image, or beside a package.json of that name`,
+    );
+  else if (!repository(image).includes('/'))
+    // docker.io/library holds only Docker's official images: a bare name is built locally, or a
+    // base image whose command starts the server; either way the tag does not fix the server.
+    sheet.undecided(
+      'supply_chain.deployed_release',
+      `image ${image} has no registry or namespace: built locally (then its build decides) or an official base image`,
+    );
+  else sheet.set('supply_chain.deployed_release', pin, at, `image ${image}`);
   sheet.undecided('supply_chain.builds_server', 'an image reference does not say who built it');
   if (!sheet.has('container.runs_as_root')) sheet.undecided('container.runs_as_root', "no user set: the image's default user decides");
 }

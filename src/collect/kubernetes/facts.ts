@@ -88,6 +88,11 @@ const selectorOf = (p: K8sObject) => (getPath(p.value, ['spec', 'podSelector', '
 
 export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
   const ws = workloads(ctx, set);
+  const tied = new Set(ws.map((w) => w.dockerfile?.path));
+  const untied = ctx.inputs
+    .all()
+    .filter((f) => ctx.kinds.get(f.path) === 'dockerfile' && !tied.has(f.path))
+    .map((f) => f.path);
   const services = set.objects.filter((o) => o.kind === 'Service');
   const policies = set.objects.filter((o) => o.kind === 'NetworkPolicy');
   const ingresses = set.objects.filter((o) => o.kind === 'Ingress' || o.kind === 'HTTPRoute' || o.kind === 'Route');
@@ -160,7 +165,7 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
     podFacts(sheet, w, set);
     secretsFacts(sheet, w, configMaps, secrets);
     if (w.dockerfile) dockerfileFacts(sheet, w.dockerfile, ctx.inputs, dirOf(w.dockerfile.path), at(...w.main.path, 'image'));
-    else imageFacts(sheet, String(w.main.c['image'] ?? ''), at(...w.main.path, 'image'));
+    else imageFacts(sheet, String(w.main.c['image'] ?? ''), at(...w.main.path, 'image'), untied);
     // The image reference in the manifest, whatever built it.
     const image = String(w.main.c['image'] ?? '');
     sheet.set('container.image_pinned_by_digest', /@sha256:[0-9a-f]{64}$/.test(image), at(...w.main.path, 'image'), `image: ${image}`);

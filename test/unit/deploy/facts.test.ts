@@ -7,10 +7,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { DEFAULT_KEY_LIFETIME } from '../../../src/api-keys/lifetime.js';
+import { parseDeclared } from '../../../src/check/declared.js';
+import { leaves as factLeaves } from '../../../src/check/facts-tree.js';
+import { runCheck } from '../../../src/check/run.js';
 import { evaluateFacts } from '../../../src/doctrine/evaluate.js';
 import { loadDoctrine } from '../../../src/doctrine/load.js';
 import { REDACT_PATHS } from '../../../src/log.js';
 import { TOOLS } from '../../../src/tools/index.js';
+import { collectWith, repoFiles } from '../../helpers/collect.js';
 import { DEFAULT_DOCTRINE, ROOT } from '../../helpers/paths.js';
 import { KINDS, type SignetKind, signetDeployment } from '../../helpers/signet-deployments.js';
 
@@ -374,5 +378,38 @@ describe("Signet's deployments are collected, and deploy/facts declares only wha
       for (const p of d.declared) expect(noted.has(p), `${p} is declared without a reason`).toBe(true);
       for (const p of collected) expect(d.collected.sources[p]!.length, p).toBeGreaterThan(0);
     });
+  }
+});
+
+// What a reviewer passes to `signet check` varies: the manifests with or without the package
+// files or the Dockerfile. Fewer files may leave facts undecided, but the release they run may
+// never be read differently, and what deploy/facts declares must agree with every fact such a
+// collection also states (a declared `locked` against a collected `exact_version` was exit 2).
+describe('deploy/facts agrees with what any subset of the build files collects', () => {
+  const WITHOUT: Record<string, (f: string) => boolean> = {
+    'all files': () => true,
+    'no package.json, no lockfile': (f) => f !== 'package.json' && f !== 'package-lock.json',
+    'no Dockerfile': (f) => f !== 'Dockerfile',
+  };
+  for (const kind of Object.keys(KINDS) as SignetKind[]) {
+    for (const [variant, keep] of Object.entries(WITHOUT)) {
+      it(`${kind}, ${variant}`, () => {
+        const k = KINDS[kind];
+        const full = Object.fromEntries(factLeaves(signetDeployment(kind).collected.facts));
+        const collection = collectWith(repoFiles(...k.files.filter(keep)), k.options);
+        const d = collection.deployments.find((x) => x.name === k.deployment);
+        expect(d, `${k.deployment} among ${collection.deployments.map((x) => x.name).join(', ')}`).toBeDefined();
+        const got = Object.fromEntries(factLeaves(d!.facts));
+        for (const [path, value] of Object.entries(got).filter(([p]) => p.startsWith('supply_chain.'))) {
+          expect(value, `${path} (${d!.sources[path]?.[0]?.why})`).toEqual(full[path]);
+        }
+        const path = `deploy/facts/${kind}.json`;
+        const declared = parseDeclared(doctrine, path, readFileSync(join(ROOT, path)));
+        const stated = factLeaves(declared.facts).filter(([p]) => p in got);
+        for (const [p, value] of stated) expect(got[p], p).toEqual(value);
+        // runCheck throws on a declared fact that contradicts a collected one.
+        expect(runCheck(doctrine, { collection: { ...collection, deployments: [d!] }, declared }).deployments).toHaveLength(1);
+      });
+    }
   }
 });
