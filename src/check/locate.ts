@@ -75,8 +75,30 @@ export function placeLabel(p: Place): string {
   return p.line === null ? p.file : `${p.file}:${p.line}`;
 }
 
-/** A place to pin a result to when its facts have none with a file: the deployment's first file source. */
-export function anchorOf(deployment: CheckedDeployment, declared: Declared | null): { file: string; line: number } | null {
+/** Facts whose file source is where the files declare the deployment: the service or workload, the client entry. */
+const DECLARING = ['container.used', 'transport.kind'];
+
+export interface Anchor {
+  /** A file path, or `.` (the root the paths are relative to) when no file describes the deployment. */
+  file: string;
+  line: number;
+  /** Why the result is pinned here, for a reader who finds no failing fact on that line. */
+  why: string;
+}
+
+/**
+ * Where to pin a finding whose facts have no file source (the probe decided them): the line that
+ * declares the deployment (its Compose service or Kubernetes workload, its client entry), else
+ * its first file source, else the declared-facts file, else the root of the checked paths.
+ * Code scanning keeps only results with a file location (GitHub: "expected at least one location").
+ */
+export function anchorOf(deployment: CheckedDeployment, declared: Declared | null): Anchor {
+  for (const fact of DECLARING) {
+    const s = (deployment.sources[fact] ?? [])
+      .filter((x): x is Extract<FactSource, { file: string }> => 'file' in x)
+      .sort((a, b) => byText(a.file, b.file) || a.line - b.line)[0];
+    if (s) return { file: s.file, line: s.line, why: `where the files declare deployment "${deployment.name}"` };
+  }
   let best: { file: string; line: number } | null = null;
   for (const list of Object.values(deployment.sources)) {
     for (const s of list) {
@@ -84,6 +106,9 @@ export function anchorOf(deployment: CheckedDeployment, declared: Declared | nul
       if (!best || s.file < best.file || (s.file === best.file && s.line < best.line)) best = { file: s.file, line: s.line };
     }
   }
-  if (best) return best;
-  return declared ? { file: declared.path, line: 1 } : null;
+  if (best) return { ...best, why: `the first file line deployment "${deployment.name}" is described by` };
+  if (declared)
+    return { file: declared.path, line: 1, why: `no file describes deployment "${deployment.name}": the declared facts stand for it` };
+  // Line 1: code scanning and the SARIF validators want a region, and a root has no other.
+  return { file: '.', line: 1, why: `no file describes deployment "${deployment.name}": pinned to the root of the checked paths` };
 }

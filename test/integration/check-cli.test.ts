@@ -13,6 +13,7 @@ import { cleanEnv } from '../helpers/clean-env.js';
 import { startHttpServer } from '../helpers/http-server.js';
 import { CLI, ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
+import { startWeakServer } from '../helpers/weak-mcp-server.js';
 
 const require = createRequire(import.meta.url);
 const VERIFIER_BIN = join(ROOT, 'dist', 'verify', 'bin', 'signet-mcp-verify.js');
@@ -282,6 +283,63 @@ describe('signet check', () => {
       expect(JSON.parse(dead.out).deployments[0].reasons['transport.kind']).toMatch(/^probe: /);
     } finally {
       await server.stop();
+    }
+  });
+
+  it('pins what only the probe decided where the files declare the server, else at the root, in SARIF the Multitool validates', async () => {
+    const weak = await startWeakServer();
+    try {
+      // Written at run time: a file named compose.yaml in the repository would be a stand-in image for CI to build.
+      writeFileSync(join(dir, 'compose.yaml'), 'services:\n  weak:\n    image: ghcr.io/example/weak-mcp:1.0\n    ports: ["8080:8080"]\n');
+      const runs = {
+        'probe-only.sarif': ['--probe', weak.url],
+        'probe-files.sarif': ['compose.yaml', '--probe', weak.url, '--probe-deployment', 'compose:compose.yaml:weak'],
+      };
+      for (const [out, args] of Object.entries(runs)) {
+        const r = await signetAsync(['check', ...args, '--format', 'sarif', '--output', out]);
+        expect(r.code, r.err).toBe(1);
+        const v = spawnSync(MULTITOOL, ['validate', out, '--rule-kind', 'Gh;Sarif', '--output', `${out}.v`, '--log', 'ForceOverwrite'], {
+          cwd: dir,
+          encoding: 'utf8',
+          env: cleanEnv({ DOTNET_CLI_TELEMETRY_OPTOUT: '1' }),
+        });
+        expect(v.status, v.stdout + v.stderr).toBe(0);
+        const findings = JSON.parse(readFileSync(join(dir, `${out}.v`), 'utf8')).runs[0].results as { ruleId: string }[];
+        expect(findings.filter((f) => f.ruleId !== 'SARIF2005')).toEqual([]);
+      }
+      type Result = {
+        ruleId: string;
+        message: { text: string };
+        locations: { physicalLocation: { artifactLocation: { uri: string } }; message?: { text: string } }[];
+      };
+      const results = (name: string) => JSON.parse(readFileSync(join(dir, name), 'utf8')).runs[0].results as Result[];
+      // The weak server echoes any revision and answers malformed JSON with a stack: probe facts alone.
+      const only = results('probe-only.sarif');
+      expect(only.length).toBeGreaterThan(3);
+      for (const r of only) {
+        expect(r.locations, r.ruleId).toHaveLength(1);
+        expect(r.locations[0]!.physicalLocation, r.ruleId).toEqual({ artifactLocation: { uri: '.' }, region: { startLine: 1 } });
+        expect(r.locations[0]!.message?.text).toBe(
+          `no file describes deployment "probe": pinned to the root of the checked paths (probed at ${weak.url})`,
+        );
+        expect(r.message.text).toMatch(/ at probe \S+: /);
+      }
+      // With the compose file, each of them stands in it: at the line of a fact the file decided
+      // (the published port that makes it HTTP), or, for facts only the probe saw (the tools),
+      // on the line that declares the service, saying so.
+      const withFiles = results('probe-files.sarif');
+      for (const id of only.map((r) => r.ruleId)) expect(withFiles.map((r) => r.ruleId)).toContain(id);
+      const pinned = withFiles.filter((r) => r.locations[0]!.message);
+      expect(pinned.map((r) => r.ruleId).sort()).toEqual(['TOOL-001', 'TOOL-003']);
+      for (const r of pinned) {
+        expect(r.locations[0]!.physicalLocation).toEqual({ artifactLocation: { uri: 'compose.yaml' }, region: { startLine: 2 } });
+        expect(r.locations[0]!.message?.text).toBe(
+          `where the files declare deployment "compose:compose.yaml:weak" (probed at ${weak.url})`,
+        );
+      }
+      for (const r of withFiles) expect(r.locations[0]!.physicalLocation.artifactLocation.uri, r.ruleId).toBe('compose.yaml');
+    } finally {
+      await weak.close();
     }
   });
 

@@ -66,6 +66,12 @@ function factText(deployment: CheckReport['deployments'][number], p: Place): str
   return `${p.fact} = ${JSON.stringify(factAt(deployment.facts, p.fact))} at ${placeLabel(p)}: ${p.why}`;
 }
 
+/** The URL the probe asked, from its evidence. */
+function probeTarget(report: CheckReport): string | null {
+  const p = report.probe;
+  return p && typeof p === 'object' && typeof (p as { target?: unknown }).target === 'string' ? (p as { target: string }).target : null;
+}
+
 /** Stable across runs and line moves: the rule and the deployments a result is about. */
 function fingerprint(ruleId: string, deployments: string[]): string {
   return createHash('sha256')
@@ -114,8 +120,12 @@ export function toSarif(report: CheckReport, doctrine: Doctrine, declared: Decla
       }
       const inFiles = places.filter((p) => p.file !== null);
       const primary = inFiles[0] ?? null;
+      // Facts only the probe decided: pinned where the files declare the deployment it reached.
       const anchor = primary ? null : anchorOf(d, declared);
-      const locations = primary ? [physical(primary.file!, primary.line)] : anchor ? [physical(anchor.file, anchor.line)] : [];
+      const probed = anchor && places.some((p) => p.kind === 'probe') ? ` (probed at ${probeTarget(report) ?? 'the endpoint'})` : '';
+      const locations = primary
+        ? [physical(primary.file!, primary.line)]
+        : [{ ...physical(anchor!.file, anchor!.line), message: { text: `${anchor!.why}${probed}` } }];
       const why = places.map((p) => factText(d, p)).join('; ');
       const result: Record<string, unknown> = {
         ruleId: f.rule_id,
