@@ -23,6 +23,8 @@ export function classify(path: string, text: string): FileKind {
   if (lower === 'go.sum') return 'go_sum';
   if (lower === 'config.toml' && /^\s*\[mcp_servers\./m.test(text)) return 'mcp_client_config';
   if (lower.endsWith('.json') || lower.endsWith('.jsonc')) {
+    // `kubectl get -o json` and `kubectl create --dry-run=client -o json`: an object or a List.
+    if (lower.endsWith('.json') && isKubernetesJson(text)) return 'kubernetes';
     if (CLIENT_NAMES.has(lower) || /"(mcpServers|servers|mcp)"\s*:/.test(text)) {
       if (
         /"(mcpServers)"\s*:/.test(text) ||
@@ -45,6 +47,21 @@ export function classify(path: string, text: string): FileKind {
   if (lower.endsWith('.toml') && (/^\[(entryPoints|http\.routers|providers)/m.test(text) || /^\[http\]/m.test(text))) return 'traefik';
   if (isNginx(lower, text)) return 'nginx';
   return 'other';
+}
+
+function isKubernetesJson(text: string): boolean {
+  if (!/"apiVersion"\s*:/.test(text) || !/"kind"\s*:/.test(text)) return false;
+  try {
+    const v = JSON.parse(text) as unknown;
+    return (
+      v !== null &&
+      typeof v === 'object' &&
+      typeof (v as Record<string, unknown>)['apiVersion'] === 'string' &&
+      typeof (v as Record<string, unknown>)['kind'] === 'string'
+    );
+  } catch {
+    return false;
+  }
 }
 
 function isNginx(lower: string, text: string): boolean {

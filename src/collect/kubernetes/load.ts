@@ -46,7 +46,8 @@ export class K8sObject {
       if (mapped && l.doc.has(mapped)) return { file: l.file, line: l.doc.line(mapped) };
     }
     const base = this.layers[0]!;
-    return { file: base.file, line: base.doc.line(path) };
+    // Mapped: an item of a List sits under items[i] of its document.
+    return { file: base.file, line: base.doc.line(base.map(path) ?? path) };
   }
 }
 
@@ -63,10 +64,14 @@ export function objectsOf(path: string, text: string): K8sObject[] {
     .filter((d) => isObj(d.value) && typeof (d.value as Obj)['kind'] === 'string' && typeof (d.value as Obj)['apiVersion'] === 'string')
     .flatMap((d) => {
       const v = d.value as Obj;
-      // A List (kubectl get -o yaml) holds its objects in items.
-      if (v['kind'] === 'List' && Array.isArray(v['items']))
-        return (v['items'] as unknown[]).map((item, i) => {
-          const o = new K8sObject(item as Obj, d, path);
+      // A List (kubectl get -o yaml|json) holds its objects in items; a typed list as the API
+      // server answers it (DeploymentList) leaves kind and apiVersion out of each item.
+      const kind = String(v['kind']);
+      if (kind.endsWith('List') && Array.isArray(v['items']))
+        return (v['items'] as unknown[]).flatMap((item, i) => {
+          if (!isObj(item)) return [];
+          const typed = kind === 'List' ? item : { apiVersion: v['apiVersion'], kind: kind.slice(0, -4), ...item };
+          const o = new K8sObject(typed, d, path);
           o.layers[0] = { doc: d, file: path, map: (p) => ['items', i, ...p] };
           return o;
         });

@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
 import { collectWith, deploymentOf, fact, inline, repoFiles } from '../../helpers/collect.js';
 import { ROOT } from '../../helpers/paths.js';
 
@@ -180,5 +181,78 @@ describe('Kubernetes output files', () => {
     ].join('\n');
     const p = deploymentOf(collectWith(inline({ 'pods.yaml': list })), 'Pod/mcp');
     expect(fact(p, 'container.host_namespaces')).toBe(true);
+    expect(p.sources['container.host_namespaces']![0]).toMatchObject({ file: 'pods.yaml', line: 8 });
+  });
+});
+
+describe('Kubernetes JSON (kubectl get -o json)', () => {
+  // The base as kubectl kustomize renders it, then as a cluster answers `kubectl get -o json`
+  // after `kubectl apply`: a List, each item with the fields the API server adds (uid,
+  // resourceVersion, managedFields, the last-applied annotation, status), four-space indents.
+  const rendered = execFileSync('kubectl', ['kustomize', join(ROOT, 'deploy/kubernetes/base')], { encoding: 'utf8' });
+  const objects = parseAllDocuments(rendered).map((d) => d.toJS() as Record<string, any>);
+  const served = (o: Record<string, any>, i: number): Record<string, any> => ({
+    ...o,
+    metadata: {
+      ...o['metadata'],
+      annotations: {
+        ...o['metadata'].annotations,
+        'kubectl.kubernetes.io/last-applied-configuration': `${JSON.stringify(o)}\n`,
+      },
+      creationTimestamp: '2026-11-02T09:14:07Z',
+      generation: 1,
+      managedFields: [
+        {
+          apiVersion: o['apiVersion'],
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:metadata': { 'f:annotations': { '.': {}, 'f:kubectl.kubernetes.io/last-applied-configuration': {} } } },
+          manager: 'kubectl-client-side-apply',
+          operation: 'Update',
+          time: '2026-11-02T09:14:07Z',
+        },
+      ],
+      resourceVersion: String(48213 + i),
+      uid: `6f1d2c3e-9a4b-4c1d-8e2f-${String(i).padStart(12, '0')}`,
+    },
+    ...(o['kind'] === 'Deployment'
+      ? { status: { observedGeneration: 1, replicas: o['spec'].replicas, readyReplicas: o['spec'].replicas } }
+      : {}),
+  });
+  const list = JSON.stringify({ apiVersion: 'v1', items: objects.map(served), kind: 'List', metadata: { resourceVersion: '' } }, null, 4);
+  const fromYaml = deploymentOf(collectWith([...repoFiles(...BUILD), ...inline({ 'rendered.yaml': rendered })]), 'Deployment/signet');
+  const fromJson = deploymentOf(collectWith([...repoFiles(...BUILD), ...inline({ 'signet.json': `${list}\n` })]), 'Deployment/signet');
+
+  it('a List is read as the objects it holds, with the same facts as the YAML and lines in the JSON', () => {
+    expect(fromJson.name).toBe('kubernetes:signet.json:Deployment/signet');
+    expect(fromJson.facts).toEqual(fromYaml.facts);
+    const lines = list.split('\n');
+    const image = fromJson.sources['container.image_pinned_by_digest']![0] as { file: string; line: number };
+    expect(image.file).toBe('signet.json');
+    expect(lines[image.line - 1]).toMatch(/^ +"image": "signet:0\.1\.0",$/);
+    const replicas = fromJson.sources['deployment.replicas']![0] as { line: number };
+    expect(lines[replicas.line - 1]).toMatch(/^ +"replicas": 3,?$/);
+  });
+
+  it('a typed list as the API server answers it (DeploymentList: items without kind) and a single object', () => {
+    const deployments = objects.filter((o) => o['kind'] === 'Deployment');
+    const typed = JSON.stringify(
+      {
+        apiVersion: 'apps/v1',
+        kind: 'DeploymentList',
+        items: deployments.map(served).map(({ apiVersion: _a, kind: _k, ...rest }) => rest),
+      },
+      null,
+      4,
+    );
+    const others = objects
+      .filter((o) => o['kind'] !== 'Deployment')
+      .map((o, i) => ({ [`object-${i}.json`]: JSON.stringify(served(o, i), null, 4) }));
+    const files = [...repoFiles(...BUILD), ...inline(Object.assign({ 'deployments.json': typed }, ...others))];
+    const c = collectWith(files);
+    const d = deploymentOf(c, 'Deployment/signet');
+    expect(d.name).toBe('kubernetes:deployments.json:Deployment/signet');
+    expect(d.facts).toEqual(fromYaml.facts);
+    // JSON that is no Kubernetes object stays what it was.
+    expect(collectWith(inline({ 'settings.json': '{"kind": "settings", "port": 3000}' })).files[0]!.kind).toBe('other');
   });
 });
