@@ -56,6 +56,8 @@ function workloads(ctx: Context, set: K8sSet): Workload[] {
   for (const o of set.objects) {
     const spec = podSpecPath(o);
     if (!spec || o.kind === 'Job' || o.kind === 'CronJob') continue;
+    // A Helm test hook runs only on `helm test`, never as part of the release.
+    if (/(^|,)\s*test(-success)?\s*(,|$)/.test(String(getPath(o.value, ['metadata', 'annotations', 'helm.sh/hook']) ?? ''))) continue;
     const pod = getPath(o.value, spec) as Obj;
     if (!isObj(pod)) continue;
     const containers = arr(pod['containers']);
@@ -99,6 +101,8 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
   const configMaps = set.objects.filter((o) => o.kind === 'ConfigMap');
   const secrets = set.objects.filter((o) => o.kind === 'Secret');
   const hpas = set.objects.filter((o) => o.kind === 'HorizontalPodAutoscaler');
+  // Operators' MCP server resources (ARK's, kagent's, ToolHive's MCPServer) that point at a Service.
+  const mcpResources = set.objects.filter((o) => /^MCPServer$/i.test(o.kind));
   const servicesOf = (w: Workload) => services.filter((s) => selects(getPath(s.value, ['spec', 'selector']), w.labels));
   const exposedBy = (x: Workload) =>
     servicesOf(x).some((s) => ['LoadBalancer', 'NodePort'].includes(String(getPath(s.value, ['spec', 'type']))));
@@ -122,6 +126,8 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
     else if (proxies.some((p) => forwardsTo(p, w))) evidence.set(w, 'a proxy workload forwards to it');
     else if (ingresses.some((i) => servicesOf(w).some((s) => JSON.stringify(i.value['spec']).includes(`"${s.name}"`))))
       evidence.set(w, 'an Ingress routes to it');
+    else if (mcpResources.some((m) => servicesOf(w).some((s) => JSON.stringify(m.value['spec']).includes(`"${s.name}"`))))
+      evidence.set(w, `an ${mcpResources[0]!.kind} resource names its Service`);
     else if (/mcp/i.test(`${w.o.name} ${String(w.main.c['image'])} ${JSON.stringify(w.main.c['args'] ?? '')}`))
       evidence.set(w, 'its name, image or arguments name MCP');
     else if (w.dockerfile && mcpEvidenceIn(ctx.inputs, dirOf(w.dockerfile.path)))
@@ -164,11 +170,18 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
     }
     podFacts(sheet, w, set);
     secretsFacts(sheet, w, configMaps, secrets);
-    if (w.dockerfile) dockerfileFacts(sheet, w.dockerfile, ctx.inputs, dirOf(w.dockerfile.path), at(...w.main.path, 'image'));
-    else imageFacts(sheet, String(w.main.c['image'] ?? ''), at(...w.main.path, 'image'), untied);
-    // The image reference in the manifest, whatever built it.
     const image = String(w.main.c['image'] ?? '');
-    sheet.set('container.image_pinned_by_digest', /@sha256:[0-9a-f]{64}$/.test(image), at(...w.main.path, 'image'), `image: ${image}`);
+    if (w.dockerfile) dockerfileFacts(sheet, w.dockerfile, ctx.inputs, dirOf(w.dockerfile.path), at(...w.main.path, 'image'));
+    else if (image) imageFacts(sheet, image, at(...w.main.path, 'image'), untied);
+    // The image reference in the manifest, whatever built it. None (a rendered file whose image
+    // line was filtered out, a patch) decides nothing about it.
+    if (image)
+      sheet.set('container.image_pinned_by_digest', /@sha256:[0-9a-f]{64}$/.test(image), at(...w.main.path, 'image'), `image: ${image}`);
+    else {
+      const why = `container ${String(w.main.c['name'] ?? '')} names no image in these files`;
+      sheet.undecided('container.image_pinned_by_digest', why);
+      if (!w.dockerfile) sheet.undecided('supply_chain.deployed_release', why);
+    }
     if (!sheet.has('container.runs_as_root'))
       sheet.undecided(
         'container.runs_as_root',
