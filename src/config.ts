@@ -376,7 +376,7 @@ const SCHEMA = z.object({
 });
 
 /** Every variable the schema reads: the docs test checks docs/configuration.md lists them. */
-export const CONFIG_VARIABLES = Object.keys(SCHEMA.shape).filter((k) => k.startsWith('SIGNET_'));
+export const CONFIG_VARIABLES = Object.keys(SCHEMA.shape);
 
 function defaultDataDir(xdg: string | undefined): string {
   return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.local', 'share'), 'signet');

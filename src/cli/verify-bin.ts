@@ -11,8 +11,8 @@ import { EXIT_USAGE, pinnedTrust, printVerdict, readInput, verifyText } from './
 const NAME = 'signet-mcp-verify';
 const USAGE = `Usage: ${NAME} [--trust FILE] [--public-key SPKI]... [--doctrine-hash H]... [--json] [FILE|-]
 
-Verifies a signed Signet output (a JSON-RPC response, a tool result or its structuredContent;
-FILE, or stdin with - or nothing) against the signers you pinned.
+Verifies a signed Signet output (a JSON-RPC response, a tool result or its structuredContent)
+or a \`signet check\` attestation (FILE, or stdin with - or nothing) against the signers you pinned.
 
   --trust FILE          trust file (signet-trust/1) naming the signers to accept (SIGNET_TRUST_FILE)
   --public-key SPKI     accept this signer (base64 DER SPKI); repeatable

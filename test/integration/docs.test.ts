@@ -76,18 +76,26 @@ describe('documentation', () => {
     expect(missing).toEqual([]);
   });
 
-  it('documents every SIGNET_* variable the server and the proxy read in docs/configuration.md', () => {
+  it('documents every variable the server, the proxy and the compose files read in docs/configuration.md', () => {
     const read_ = new Set<string>(CONFIG_VARIABLES);
     for (const f of files(join(ROOT, 'src'), (n) => n.endsWith('.ts') && !n.endsWith('.test.ts'))) {
       for (const m of read(f).matchAll(/'(SIGNET_[A-Z0-9_]+)'/g)) read_.add(m[1]!);
     }
-    // Shell: variables read with a default (${VAR:-...}) or a condition (${VAR:+...}) are settings;
+    // Shell (the start-up steps are .envsh) and compose files: variables read with a default
+    // (${VAR:-...}, ${VAR-...}), a condition (${VAR:+...}) or a demand (${VAR:?...}) are settings;
     // plain ${VAR} are the templates' own, set by the scripts.
-    for (const f of files(join(ROOT, 'proxy'), (n) => n.endsWith('.sh'))) {
-      for (const m of read(f).matchAll(/\$\{(SIGNET_[A-Z0-9_]+):[-+]/g)) read_.add(m[1]!);
+    const setting = /\$\{(SIGNET_[A-Z0-9_]+):?[-+?]/g;
+    const shell = files(join(ROOT, 'proxy'), (n) => /\.(env)?sh$/.test(n));
+    const compose = [join(ROOT, 'docker-compose.yml'), ...files(join(ROOT, 'deploy'), (n) => /^compose\..*\.ya?ml$/.test(n))];
+    expect(shell.some((f) => f.endsWith('.envsh'))).toBe(true);
+    for (const f of [...shell, ...compose]) {
+      for (const m of read(f).matchAll(setting)) read_.add(m[1]!);
     }
+    expect(read_).toContain('XDG_DATA_HOME');
+    expect(read_).toContain('SIGNET_PORT');
     expect(read_.size).toBeGreaterThan(30);
-    const missing = [...read_].filter((v) => !configuration.includes(`\`${v}\``));
+    // Named in code format, alone or as the start of a default (`$XDG_DATA_HOME/signet`).
+    const missing = [...read_].filter((v) => !new RegExp(`\`\\$?${v}[\`/]`).test(configuration));
     expect(missing).toEqual([]);
   });
 
@@ -112,5 +120,17 @@ describe('documentation', () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+
+  it("documents every option of the verifier package's command in docs/cli.md", () => {
+    const help = execFileSync(process.execPath, [join(ROOT, 'dist', 'verify', 'bin', 'signet-mcp-verify.js'), '--help'], {
+      encoding: 'utf8',
+    });
+    const options = [...help.matchAll(/^ {2}(?:-[A-Za-z], )?(--[a-z-]+)/gm)]
+      .map((m) => m[1]!)
+      .filter((o) => !['--help', '--version'].includes(o));
+    expect(options).toEqual(['--trust', '--public-key', '--doctrine-hash', '--json']);
+    const documented = cli.split('\n').find((l) => l.startsWith('signet-mcp-verify '));
+    expect(options.filter((o) => !documented?.includes(o))).toEqual([]);
   });
 });
