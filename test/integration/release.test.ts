@@ -5,6 +5,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { cleanEnv } from '../helpers/clean-env.js';
+import { testContext } from '../helpers/context.js';
 import { docRecipe } from '../helpers/doc-recipe.js';
 import { CLI, ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
@@ -88,6 +90,62 @@ describe('npm run release', () => {
     expect(bad.stdout).toContain('verify.html: FAILED');
     expect(bad.status).not.toBe(0);
   });
+
+  it("a consumer with no registry installs the verifier from the release and checks an answer and an attestation (docs' recipe)", () => {
+    // What the operator hands over: the trust file of its signing key, an answer and an attestation signed with it.
+    const operator = tempDir('signet-release-operator-');
+    const key = join(operator, 'signing-key.pem');
+    execFileSync(process.execPath, [CLI, 'keygen', '--out', key], { encoding: 'utf8' });
+    const opEnv = cleanEnv({ SIGNET_SIGNING_KEY_FILE: key, SIGNET_DATA_DIR: join(operator, 'data') });
+    const consumer = tempDir('signet-release-consumer-');
+    cpSync(out, consumer, { recursive: true });
+    writeFileSync(join(consumer, 'signet-trust.json'), execFileSync(process.execPath, [CLI, 'trust', 'export'], { env: opEnv }));
+    const ctx = testContext({ SIGNET_SIGNING_KEY_FILE: key });
+    const answer = ctx.tools.call('doctrine_get', { id: ctx.doctrine.rules[0]!.id }).result;
+    writeFileSync(join(consumer, 'answer.json'), JSON.stringify({ jsonrpc: '2.0', id: 1, result: answer }));
+    const check = spawnSync(
+      process.execPath,
+      [
+        CLI,
+        'check',
+        'docker-compose.yml',
+        '--format',
+        'json',
+        '--output',
+        join(operator, 'report.json'),
+        '--attest',
+        join(consumer, 'signet-attestation.json'),
+      ],
+      { cwd: ROOT, env: opEnv, encoding: 'utf8' },
+    );
+    expect([0, 1, 3], check.stderr).toContain(check.status);
+    // npm can reach nothing: a registry and proxies on a closed port, an empty cache and home.
+    const closed = 'http://127.0.0.1:9/';
+    const env = cleanEnv({
+      HOME: consumer,
+      npm_config_registry: closed,
+      npm_config_proxy: closed,
+      npm_config_https_proxy: closed,
+      npm_config_cache: join(consumer, '.npm-cache'),
+      npm_config_update_notifier: 'false',
+    });
+    const recipe = docRecipe('deployment.md', 'release-verify');
+    const r = spawnSync('bash', ['-e', '-c', recipe], { cwd: consumer, env, encoding: 'utf8', timeout: 120_000 });
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^trusted: doctrine_get signed by "\S+" SHA256:\S+ \(active\) over /m);
+    expect(r.stdout).toMatch(/^trusted: attestation \(signet check\) signed by "\S+" SHA256:\S+ \(active\) over /m);
+    expect(r.stdout).toMatch(/^ {2}the attestation's verdict: [a-z_]+, about docker-compose\.yml$/m);
+    // The same steps refuse what was altered on the way, and a signer the trust file does not name.
+    const attestation = readFileSync(join(consumer, 'signet-attestation.json'), 'utf8');
+    writeFileSync(
+      join(consumer, 'signet-attestation.json'),
+      attestation.replace(/"sig":"(.)/, (_m, c: string) => `"sig":"${c === 'A' ? 'B' : 'A'}`),
+    );
+    expect(spawnSync('bash', ['-e', '-c', recipe], { cwd: consumer, env, encoding: 'utf8' }).status).toBe(1);
+    writeFileSync(join(consumer, 'signet-attestation.json'), attestation);
+    writeFileSync(join(consumer, 'signet-trust.json'), JSON.stringify({ format: 'signet-trust/1', keys: [] }));
+    expect(spawnSync('bash', ['-e', '-c', recipe], { cwd: consumer, env, encoding: 'utf8' }).status).not.toBe(0);
+  }, 180_000);
 
   it('gives the same bytes when run again (reproducible tarballs)', () => {
     const again = tempDir('signet-release-again-');
