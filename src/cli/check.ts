@@ -42,7 +42,11 @@ function readBytes(path: string, what: string, max: number): Uint8Array {
     return readFileSync(path);
   } catch (err) {
     if (err instanceof SignetError) throw err;
-    throw new SignetError('invalid_arguments', `cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    // A first run in CI has no declared-facts file yet: say which command writes one.
+    const hint =
+      code === 'ENOENT' && what === '--facts' ? ` (no such file: write one with signet check PATH... --declare-template ${path})` : '';
+    throw new SignetError('invalid_arguments', `cannot read ${what} ${path}: ${code}${hint}`);
   }
 }
 

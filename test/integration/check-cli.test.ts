@@ -93,7 +93,10 @@ describe('signet check', () => {
     usage(['--facts', hardened, '--probe-deployment', 'x'], /--probe-deployment names the deployment --probe URL serves: give --probe too/);
     usage(['--probe', 'ftp://example.org/'], /^signet check: /);
     usage(['--facts', hardened, '--format', 'yaml'], /--format must be one of text, json, sarif, junit, not "yaml"/);
-    usage(['--facts', 'missing.json'], /cannot read --facts missing\.json: ENOENT/);
+    usage(
+      ['--facts', 'missing.json'],
+      /cannot read --facts missing\.json: ENOENT \(no such file: write one with signet check PATH\.\.\. --declare-template missing\.json\)/,
+    );
     usage(['--facts', '/dev/zero'], /--facts \/dev\/zero is not a regular file/);
     usage(['--facts', declare('huge.json', `{"facts":{},"description":"${'x'.repeat(1024 * 1024)}"}`)], /is larger than 1048576 bytes/);
     usage(['--facts', declare('binary.json', '\u0000\u00ff')], /binary\.json: /);
