@@ -1,9 +1,20 @@
 // The verification page (GET /verify, and `signet verify --html` for a file opened offline):
-// the portable verifier in a page, with no request to anywhere. Paste or drop an output and
-// optionally a trust file or a public key; the page says trusted, unpinned or invalid, and why.
+// the portable verifier in a page, with no request to anywhere. Paste or drop an output or an
+// attestation (`signet check --attest`) and optionally a trust file or a public key; the page
+// says trusted, unpinned or invalid, and why.
 
 import { visible } from '../shared/visible.js';
-import { invalidReport, parseTrustFile, type TrustFile, trustSet, type VerifyReport, verifyOutput } from '../signing/portable.js';
+import {
+  type AttestationReport,
+  invalidReport,
+  isDsseEnvelope,
+  parseTrustFile,
+  type TrustFile,
+  trustSet,
+  type VerifyReport,
+  verifyAttestation,
+  verifyOutput,
+} from '../signing/portable.js';
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 
@@ -16,6 +27,17 @@ const VERDICTS: Record<VerifyReport['status'], { title: string; summary: string 
   },
   invalid: { title: 'Invalid', summary: 'Do not rely on this output:' },
 };
+/** The same verdicts said of an attestation (`signet check --attest`: a DSSE envelope). */
+const ATTESTATION_SUMMARIES: Record<VerifyReport['status'], string> = {
+  trusted: 'The attestation is intact, and a key you trust signed it: its verdict is about the files listed, by their digests.',
+  unpinned: VERDICTS.unpinned.summary.replaceAll('output', 'attestation'),
+  invalid: 'Do not rely on this attestation:',
+};
+
+/** An attestation's own verdict and files, or null for an output. */
+function attestationOf(report: VerifyReport): AttestationReport['attestation'] {
+  return (report as Partial<AttestationReport>).attestation ?? null;
+}
 
 function text(el: HTMLElement, value: string): void {
   el.textContent = visible(value);
@@ -39,8 +61,9 @@ function show(report: VerifyReport, input = ''): void {
   result.hidden = false;
   result.className = report.status;
   const verdict = VERDICTS[report.status];
+  const attestation = attestationOf(report);
   text($('verdict'), verdict.title);
-  text($('summary'), verdict.summary);
+  text($('summary'), attestation ? ATTESTATION_SUMMARIES[report.status] : verdict.summary);
   const list = $<HTMLUListElement>('reasons');
   list.replaceChildren(
     ...report.reasons
@@ -56,7 +79,20 @@ function show(report: VerifyReport, input = ''): void {
   );
   // Only a trusted output's own text is vouched for; anything else is a claim, said so.
   $<HTMLElement>('claims').hidden = report.status === 'trusted';
-  text($('f-tool'), report.tool ?? '–');
+  text($('f-tool'), attestation ? 'signet check (in-toto attestation)' : (report.tool ?? '–'));
+  $<HTMLElement>('f-attestation-row').hidden = attestation === null;
+  $<HTMLElement>('f-subjects-row').hidden = attestation === null;
+  if (attestation) {
+    text($('f-attestation'), attestation.verdict ?? '–');
+    const list = $<HTMLUListElement>('f-subjects');
+    list.replaceChildren(
+      ...attestation.subjects.map((s) => {
+        const li = document.createElement('li');
+        li.textContent = visible(`${s.name} ${s.sha256}`);
+        return li;
+      }),
+    );
+  }
   const d = report.doctrine;
   text($('f-doctrine'), d ? `${d.name ?? '?'} ${d.version ?? ''}`.trim() : '–');
   text($('f-hash'), d?.hash ?? '–');
@@ -90,6 +126,15 @@ function show(report: VerifyReport, input = ''): void {
   }
 }
 
+/** A DSSE envelope (what `signet check --attest` writes) is told apart by its members, as `signet verify` does. */
+function isAttestation(input: string): boolean {
+  try {
+    return isDsseEnvelope(JSON.parse(input));
+  } catch {
+    return false;
+  }
+}
+
 function showError(message: string): void {
   show(invalidReport([{ code: 'not_json', message }]));
 }
@@ -106,7 +151,7 @@ function verify(): void {
   try {
     if (trustText !== '') files.push(parseTrustFile(trustText));
     const trust = trustSet({ files, publicKeys: key === '' ? [] : [key] });
-    show(verifyOutput(output, { trust }), output);
+    show(isAttestation(output) ? verifyAttestation(output, { trust }) : verifyOutput(output, { trust }), output);
   } catch (err) {
     // A malformed trust file or key: say so, as an invalid verdict that names the input.
     showError(`the trust file or public key is not usable: ${(err as Error).message}`);
