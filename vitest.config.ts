@@ -14,6 +14,7 @@ const LOAD = [
   'test/stack/backup-restore.test.ts',
   'test/stack/compose-oauth-laptop.test.ts',
   'test/stack/clone-recipe.test.ts',
+  'test/stack/readme-tour.test.ts',
   'test/integration/abuse.soak.test.ts',
 ];
 
