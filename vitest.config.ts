@@ -23,7 +23,7 @@ const LOAD = [
  * test:integration, test:stack; npm test runs them all):
  *   unit         in process, beside the code (src/**) or under test/unit: no build, no tools
  *   integration  the built CLI and server as processes, with OpenSSL, jq, Redis, nginx -t
- *   stack        the process stack (nginx, njs, Chromium) and Docker examples
+ *   stack        the process stack (nginx, the auth check, Chromium) and Docker examples
  *   load         the machine-loading files above, last and one at a time
  */
 export default defineConfig({

@@ -47,7 +47,7 @@ const staticKey = newApiKey();
 const upstream = await startChild(process.execPath, [`${ROOT}bench/baseline-server.mjs`], {}, /listening on port (\d+)/);
 
 // BENCH_PROXY_IMAGE=nginx:1.30-trixie: run each nginx from that image instead (host network,
-// the rendered files mounted at the same paths), to measure the nginx and njs the image ships.
+// the rendered files mounted at the same paths), to measure the nginx the image ships.
 const image = process.env.BENCH_PROXY_IMAGE;
 
 // The proxy's credential towards Signet, as compose generates it; the direct baseline sends it too.

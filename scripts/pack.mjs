@@ -1,4 +1,4 @@
-// npm run pack: the two npm packages, built from this repository and packed with `npm pack`
+// npm run packages: the two npm packages, built from this repository and packed with `npm pack`
 // into dist/packages/ (publishing is `npm publish <tarball>`, outside the repository):
 // - signet-mcp: the server and its CLI (`signet`), the bundle with every runtime dependency
 //   inside, so it installs with no dependency at all;

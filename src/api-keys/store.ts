@@ -15,8 +15,8 @@ import { checkApiKeyFormat, KEY_PREFIX, newApiKey } from './format.js';
 export const STORE_FORMAT = 'signet-keys/1';
 
 // On disk: plain JSON, one record a line, sorted by id (diffs and backups stay readable). The
-// auth check parses it once and again only when it changes. Stores written with the fixed-width
-// lines nginx's njs once binary-searched ("record_bytes": 384) read the same way.
+// auth check parses it once and again only when it changes. Stores written in the earlier
+// fixed-width layout (padded lines, "record_bytes": 384) read the same way.
 
 export interface KeyRecord {
   id: string;
@@ -53,7 +53,7 @@ const time = { type: 'string', pattern: ISO };
 const nullableTime = { type: ['string', 'null'], pattern: ISO };
 const ID = '^[0-9A-Za-z]{8}$';
 
-/** The store's records, as JSON Schema (the proxy's njs check relies on the same shape). */
+/** The store's records, as JSON Schema. */
 const STORE_SCHEMA = {
   type: 'object',
   required: ['format', 'keys'],

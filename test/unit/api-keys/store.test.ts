@@ -124,7 +124,7 @@ describe('store layout', () => {
     const ids = keys.map((k) => k.id);
     expect(ids).toEqual([...ids].sort());
     expect(serializeStore({ format: 'signet-keys/1', keys: [] })).toBe('{"format":"signet-keys/1","keys":[]}\n');
-    // What njs binary-searched: the same records, padded lines, "record_bytes": 384.
+    // The earlier fixed-width layout: the same records, padded lines, "record_bytes": 384.
     const old = `${'{"format":"signet-keys/1","record_bytes":384,"keys":['.padEnd(63, ' ')}\n${lines
       .map((l, i) => `${(i ? ',' : ' ') + l.replace(/,$/, '')}`.padEnd(383, ' '))
       .join('\n')}\n]}\n`;
