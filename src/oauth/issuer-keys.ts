@@ -47,6 +47,14 @@ export class IssuerKeys {
     return this.#local !== null;
   }
 
+  /**
+   * When a token whose kid the set lacks may fetch the keys again (ms since the epoch): a refusal
+   * for such a kid holds only until then (a rotation at the issuer is seen at the next fetch).
+   */
+  get nextFetchAt(): number {
+    return this.#lastAttempt + (this.#lastFailed ? this.#backoffMs : this.#o.cooldownSeconds * 1000);
+  }
+
   /** Fetches made so far (tests and the start-up line). */
   get fetches(): number {
     return this.#fetches;

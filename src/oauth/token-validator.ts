@@ -14,7 +14,8 @@
 //   L3: `nonce`, `at_hash`, `c_hash`, or Keycloak's `typ: ID`); `sub` a string (RFC 7519 §4.1.2).
 // - Decisions are cached by the token's SHA-256 (never the token): a valid one until it expires,
 //   so the signature of a token in use is checked once, a refusal for a short while (a replayed
-//   forgery costs a lookup, not a signature check).
+//   forgery costs a lookup, not a signature check). A refusal for a kid the issuer's keys lack is
+//   kept only until the keys may be fetched again: the kid may be a key the issuer just published.
 import { hash } from 'node:crypto';
 import { decodeProtectedHeader, errors, type JWTPayload, jwtVerify } from 'jose';
 import { LRUCache } from 'lru-cache';
@@ -65,6 +66,8 @@ const MAX_SUB = 512;
 const REFUSAL_TTL_MS = 30_000;
 
 const refuse = (description: string): Refusal => ({ ok: false, error: 'invalid_token', description });
+/** The one refusal for a kid the issuer's keys lack (remembered only until the next fetch may be made). */
+const NO_MATCHING_KEY: Refusal = Object.freeze(refuse('no key of the issuer matches the token (kid)'));
 
 /** Why jose refused, in words fit for an error_description (never the token). */
 function describe(e: unknown): string {
@@ -76,7 +79,6 @@ function describe(e: unknown): string {
     if (e.claim === 'iat') return 'the token is issued in the future (iat)';
     return `the token's ${e.claim} claim is not acceptable`;
   }
-  if (e instanceof errors.JWKSNoMatchingKey) return 'no key of the issuer matches the token (kid)';
   if (e instanceof errors.JWSSignatureVerificationFailed) return 'the token signature does not verify';
   if (e instanceof errors.JOSEAlgNotAllowed) return 'the token algorithm is not allowed';
   if (e instanceof errors.JWTInvalid || e instanceof errors.JWSInvalid) return 'the token is not a well-formed JWT';
@@ -141,7 +143,11 @@ export class TokenValidator {
     if (known !== undefined) return known;
     const d = await this.#check(token);
     if (d.ok) this.#cache.set(digest, d, { ttl: Math.max(1, (d.exp - Math.floor(Date.now() / 1000)) * 1000) });
-    else this.#refused.set(digest, d);
+    else if (d !== NO_MATCHING_KEY) this.#refused.set(digest, d);
+    else {
+      const ttl = Math.min(REFUSAL_TTL_MS, this.#keys.nextFetchAt - Date.now());
+      if (ttl >= 1) this.#refused.set(digest, d, { ttl });
+    }
     return d;
   }
 
@@ -172,7 +178,7 @@ export class TokenValidator {
     } catch (e) {
       if (e instanceof KeysUnavailable || e instanceof errors.JWKSTimeout || (e instanceof Error && !(e instanceof errors.JOSEError)))
         throw e;
-      return refuse(describe(e));
+      return e instanceof errors.JWKSNoMatchingKey ? NO_MATCHING_KEY : refuse(describe(e));
     }
     if (typeof payload.iat === 'number' && payload.iat > now + this.#o.leewaySeconds)
       return refuse('the token is issued in the future (iat)');

@@ -1,9 +1,10 @@
 // The token validator's reading of the claims providers actually send (docs/oauth.md): the
-// client and scopes under their several names, extra audiences, and a decision kept per token.
+// client and scopes under their several names, extra audiences, a decision kept per token, and a
+// token under a key the issuer just published, refused only until the keys may be fetched again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoverIssuer } from '../../../src/oauth/discovery.js';
 import { TokenValidator } from '../../../src/oauth/token-validator.js';
-import { type JwtIssuer, startJwtIssuer } from '../../helpers/jwt-issuer.js';
+import { type JwtIssuer, signingKey, startJwtIssuer } from '../../helpers/jwt-issuer.js';
 
 const RESOURCE = 'https://mcp.example.org/mcp';
 
@@ -65,5 +66,38 @@ describe('TokenValidator', () => {
     expect((await strict.validate(t)).ok).toBe(true);
     await new Promise((r) => setTimeout(r, 2100));
     expect(await strict.validate(t)).toEqual({ ok: false, error: 'invalid_token', description: 'the token has expired' });
+  });
+
+  it('refuses a token under a newly published kid within the cooldown, and accepts the same token once a fetch may be made', async () => {
+    const rotating = await startJwtIssuer(RESOURCE);
+    try {
+      const cooldownSeconds = 1;
+      const v = new TokenValidator({
+        issuer: rotating.issuer,
+        jwksUri: (await discoverIssuer(rotating.issuer)).jwksUri,
+        audiences: [RESOURCE],
+        algorithms: ['ES256'],
+        leewaySeconds: 30,
+        jwksCooldownSeconds: cooldownSeconds,
+      });
+      await v.warm();
+      const fetched = Date.now();
+      // The issuer rotates right after the fetch: the first token under k2 meets the cooldown.
+      const k2 = await signingKey('k2');
+      rotating.keys = [k2, ...rotating.keys];
+      const t = await rotating.token({ sub: 'rotated' }, {}, k2);
+      const early = await v.validate(t);
+      expect(early).toEqual({ ok: false, error: 'invalid_token', description: 'no key of the issuer matches the token (kid)' });
+      expect(rotating.jwksFetches()).toBe(1);
+      // Remembered while no fetch may be made: the same token costs a lookup, not a fetch.
+      expect(v.known(t)).toEqual(early);
+      await new Promise((r) => setTimeout(r, Math.max(0, fetched + cooldownSeconds * 1000 + 50 - Date.now())));
+      // The cooldown is over: the refusal is forgotten, the same token fetches the keys and passes.
+      expect(v.known(t)).toBeUndefined();
+      expect(await v.validate(t)).toMatchObject({ ok: true, sub: 'rotated' });
+      expect(rotating.jwksFetches()).toBe(2);
+    } finally {
+      await rotating.close();
+    }
   });
 });
