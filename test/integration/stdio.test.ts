@@ -241,6 +241,71 @@ describe('stdio process behaviour', () => {
     expect(lines.find((l) => l.id === 8)?.result).toEqual({});
   });
 
+  // Pen test (issue 26): with a reader slower than the server, the process ended when stdin
+  // closed and cut a large answer at the pipe's 64 KiB. The reader here reads nothing until the
+  // server has said it is stopping, then everything: every answer must be whole.
+  const evaluateFull = (id: number) =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'doctrine_evaluate', arguments: { facts: facts('exposed'), detail: 'full' } },
+    });
+
+  it('loses no output to a reader that reads only after stdin closed', async () => {
+    const child = spawn(process.execPath, [CLI], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    const stopping = new Promise<void>((resolve) =>
+      child.stderr.on('data', (c: Buffer) => {
+        stderr += c;
+        if (stderr.includes('stdio server stopping')) resolve();
+      }),
+    );
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    child.stdin.end(`${init}\n${evaluateFull(2)}\n${evaluateFull(3)}\n`);
+    await stopping; // stdout not read yet: the pipe is full
+    const chunks: Buffer[] = [];
+    for await (const chunk of child.stdout) chunks.push(chunk as Buffer);
+    expect(await exited).toBe(0);
+    const text = Buffer.concat(chunks).toString('utf8');
+    expect(text.length).toBeGreaterThan(2 * 65_536);
+    const lines = jsonLines(text);
+    expect(lines.map((l) => l.id)).toEqual([1, 2, 3]);
+    for (const l of lines.slice(1)) expectOpensslValid(l.result.structuredContent);
+  });
+
+  it('answers every request of a client that closes stdin right after its last one, unterminated', async () => {
+    const child = spawn(process.execPath, [CLI], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => chunks.push(c));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const pings = Array.from({ length: 20 }, (_, i) => JSON.stringify({ jsonrpc: '2.0', id: 10 + i, method: 'ping' }));
+    // One write and the close in the same tick; the last message has no newline.
+    child.stdin.end(`${init}\n${evaluateFull(2)}\n${pings.join('\n')}`);
+    expect(await exited).toBe(0);
+    const lines = jsonLines(Buffer.concat(chunks).toString('utf8'));
+    expect(lines.map((l) => l.id)).toEqual([1, 2, ...pings.map((_, i) => 10 + i)]);
+    expectOpensslValid(lines[1].result.structuredContent);
+  });
+
+  it('refuses a line that is not UTF-8 as a parse error, never reading it as U+FFFD, and keeps serving (pen test L2)', async () => {
+    const child = spawn(process.execPath, [CLI], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => chunks.push(c));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const search = Buffer.from(
+      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'doctrine_search', arguments: { query: 'tls ?' } } }),
+    );
+    search[search.indexOf('?')] = 0xff; // a byte no UTF-8 text holds
+    child.stdin.end(
+      Buffer.concat([Buffer.from(`${init}\n`), search, Buffer.from(`\n${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' })}\n`)]),
+    );
+    expect(await exited).toBe(0);
+    const lines = jsonLines(Buffer.concat(chunks).toString('utf8'));
+    expect(lines[1]).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringMatching(/not UTF-8/) } });
+    expect(lines[2]).toEqual({ jsonrpc: '2.0', id: 3, result: {} });
+  });
+
   it('exits 0 on SIGTERM', async () => {
     const p = run([init]);
     await p.until('out', /"id":1\b/);
