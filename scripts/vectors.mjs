@@ -83,6 +83,17 @@ const response = (result, over = {}) => ({ jsonrpc: '2.0', id: 1, result, ...ove
 const text = (value) => JSON.stringify(value);
 
 const genuine = sign();
+
+/**
+ * The pen test's file (issue 26, L2): a genuine output holding U+FFFD, its first EF BF BD
+ * replaced by the byte FF. A lenient decoder reads FF as U+FFFD, so it would verify as the
+ * genuine text; a strict UTF-8 reader refuses it, a Latin-1 reader sees other text.
+ */
+function notUtf8() {
+  const bytes = Buffer.from(text(toolResult(sign({ ...BODY, result: { ...BODY.result, note: 'a\ufffdb' } }))), 'utf8');
+  const at = bytes.indexOf(Buffer.from([0xef, 0xbf, 0xbd]));
+  return Buffer.concat([bytes.subarray(0, at), Buffer.from([0xff]), bytes.subarray(at + 3)]);
+}
 const trustFile = (keys, doctrineHashes) => ({
   format: 'signet-trust/1',
   keys,
@@ -210,6 +221,7 @@ const VECTORS = [
   // Refused while reading: the input has more than one reading, or none.
   ['not-json-trailing-comma', 'a trailing comma', `${text(genuine).slice(0, -1)},}`, 'trust.json'],
   ['not-json-bom', 'a byte order mark before the JSON', `\ufeff${text(genuine)}`, 'trust.json'],
+  ['not-json-not-utf8', 'bytes that are not UTF-8 (FF where a genuine output has U+FFFD)', notUtf8(), 'trust.json'],
   ['not-json-nan', 'NaN is not JSON', text(toolResult(genuine, { _meta: { n: 0 } })).replace('"n":0', '"n":NaN'), 'trust.json'],
   [
     'not-json-control-character',

@@ -53,7 +53,7 @@ function main(argv: string[]): number {
     process.stderr.write(`${NAME}: ${trust.usage}\n`);
     return EXIT_USAGE;
   }
-  let input: string;
+  let input: Uint8Array;
   try {
     input = readInput(positionals[0], 'output');
   } catch (err) {

@@ -25,9 +25,10 @@ export interface PinOptions {
   doctrineHash?: string[] | undefined;
 }
 
-export function readInput(file: string | undefined, what: string): string {
+/** The bytes of a file (or stdin), as they are: the strict reader decides whether they are UTF-8. */
+export function readInput(file: string | undefined, what: string): Uint8Array {
   try {
-    return readFileSync(!file || file === '-' ? 0 : file, 'utf8');
+    return readFileSync(!file || file === '-' ? 0 : file);
   } catch (err) {
     throw new SignetError('invalid_arguments', `cannot read ${what} ${file ?? 'stdin'}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
   }
@@ -119,7 +120,7 @@ export interface Verified {
  * once the signatures verify, and `recomputed()` then says whether it compared.
  */
 export function verifyText(
-  text: string,
+  text: string | Uint8Array,
   trust: TrustSet,
   recompute?: { recompute: NonNullable<VerifyOptions['recompute']>; recomputed: () => boolean },
 ): Verified {

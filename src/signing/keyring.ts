@@ -46,14 +46,14 @@ export function keyName(spki: string): string {
 }
 
 export function readTrustFile(path: string, what: string): TrustFile {
-  let text: string;
+  let bytes: Uint8Array;
   try {
-    text = readFileSync(path, 'utf8');
+    bytes = readFileSync(path);
   } catch (err) {
     throw new SignetError('config_invalid', `Cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
   }
   try {
-    return parseTrustFile(text, `${what} ${path}`);
+    return parseTrustFile(bytes, `${what} ${path}`);
   } catch (err) {
     if (err instanceof TrustFileError) throw new SignetError('config_invalid', err.message);
     throw err;

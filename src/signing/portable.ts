@@ -1,7 +1,7 @@
 // The portable verifier as a library (the signet-mcp-verify package), for Node, browsers, Deno and edge
 // runtimes. No Node built-ins (a test checks the bundle). Semantics: docs/trust.md.
 
-export { parseStrictJson } from './strict-json.js';
+export { parseStrictJson, strictUtf8 } from './strict-json.js';
 export {
   fingerprint,
   type KeyStatus,

@@ -4,7 +4,9 @@
 // momoa (a strict JSON parser that keeps every member in its syntax tree) finds them.
 // The text must also be I-JSON (RFC 7493), which RFC 8785 requires of what it canonicalises:
 // every number exactly a double (a decimal or big-number reader sees the same value) and no
-// lone surrogate (which other parsers replace or refuse).
+// lone surrogate (which other parsers replace or refuse). Bytes are decoded strictly: a lenient
+// decoder turns an invalid byte into U+FFFD, so one file would read as one text here and as
+// another (or as nothing) to a strict or Latin-1 reader (pen test L2).
 import { parse as parseTree } from '@humanwhocodes/momoa';
 
 type Node = ReturnType<typeof parseTree>['body'];
@@ -67,8 +69,27 @@ function firstAmbiguity(root: Node, text: string): Finding | null {
   return null;
 }
 
-/** Parses JSON text, refusing it when it has more than one reading (see above). */
-export function parseStrictJson(text: string): StrictParse {
+/** Whether a value is bytes (a Uint8Array or Buffer), from this realm or another (a frame, a VM context). */
+export function isBytes(value: unknown): value is Uint8Array {
+  return ArrayBuffer.isView(value) && Object.prototype.toString.call(value) === '[object Uint8Array]';
+}
+
+/**
+ * UTF-8 bytes as text, or null when they are not UTF-8 (RFC 8259 §8.1, RFC 7493 §2.1). A byte
+ * order mark is kept, so the parser refuses it as it refuses it in text.
+ */
+export function strictUtf8(bytes: Uint8Array): string | null {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+/** Parses JSON text or UTF-8 bytes, refusing it when it has more than one reading (see above). */
+export function parseStrictJson(input: string | Uint8Array): StrictParse {
+  const text = typeof input === 'string' ? input : strictUtf8(input);
+  if (text === null) return { ok: false, code: 'not_json', message: 'input is not UTF-8 (RFC 8259 §8.1): it would read two ways' };
   let tree: ReturnType<typeof parseTree>;
   let value: unknown;
   try {

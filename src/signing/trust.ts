@@ -4,7 +4,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { isObject } from '../shared/json.js';
 import { base64ToBytes, bytesToBase64, isSha256Tag, rawKeyFromSpkiBase64 } from './encoding.js';
-import { parseStrictJson } from './strict-json.js';
+import { isBytes, parseStrictJson } from './strict-json.js';
 import { weakPublicKey } from './weak-key.js';
 
 export const TRUST_FORMAT = 'signet-trust/1';
@@ -63,7 +63,7 @@ export function fingerprint(spkiB64: string): string {
  */
 export function parseTrustFile(input: string | unknown, source = 'trust file'): TrustFile {
   let value = input;
-  if (typeof input === 'string') {
+  if (typeof input === 'string' || isBytes(input)) {
     const parsed = parseStrictJson(input);
     if (!parsed.ok) throw new TrustFileError(`${source}: ${parsed.message}`);
     value = parsed.value;

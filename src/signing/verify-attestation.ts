@@ -7,7 +7,7 @@ import { isObject } from '../shared/json.js';
 import { acceptPublicKey } from './acceptance.js';
 import { IN_TOTO_PAYLOAD_TYPE, preAuthEncoding } from './dsse.js';
 import { base64ToBytes, isSha256Tag } from './encoding.js';
-import { parseStrictJson } from './strict-json.js';
+import { isBytes, parseStrictJson } from './strict-json.js';
 import { fingerprint } from './trust.js';
 import { invalidReport, judgeSigner, portablePrimitives, type ReasonCode, type VerifyOptions, type VerifyReport } from './verify.js';
 
@@ -48,7 +48,7 @@ export function verifyAttestation(input: unknown, options: Omit<VerifyOptions, '
 
   // 1. The envelope: exactly DSSE's members, one signature, canonical base64.
   let value = input;
-  if (typeof input === 'string') {
+  if (typeof input === 'string' || isBytes(input)) {
     const parsed = parseStrictJson(input);
     if (!parsed.ok) {
       reason(parsed.code, parsed.message);

@@ -9,7 +9,7 @@ import { isObject, type Json } from '../shared/json.js';
 import { acceptPublicKey, decodeSignature } from './acceptance.js';
 import { bytesToHex, isSha256Tag, utf8Bytes } from './encoding.js';
 import { FOOTER_MEMBERS, SHA256_PREFIX, SIGNATURE_FORMAT, SIGNATURE_FORMATS, SIGNED_MESSAGE, unsignedView } from './format.js';
-import { parseStrictJson } from './strict-json.js';
+import { isBytes, parseStrictJson } from './strict-json.js';
 import { fingerprint, type KeyStatus, type TrustSet } from './trust.js';
 import { weakPublicKey } from './weak-key.js';
 
@@ -164,7 +164,7 @@ export function invalidReport(reasons: VerifyReason[]): VerifyReport {
 
 /**
  * Verifies a Signet output: a JSON-RPC response, a CallToolResult, a structuredContent,
- * or the JSON text of any of these. Text is read strictly (duplicate members refused);
+ * or the JSON text of any of these (or its bytes, decoded as strict UTF-8). Text is read strictly (duplicate members refused);
  * an object already parsed by someone else cannot show its duplicates any more.
  */
 export function verifyOutput(input: unknown, options: VerifyOptions = {}): VerifyReport {
@@ -189,7 +189,7 @@ function check(input: unknown, options: VerifyOptions, found: (output: Json) => 
 
   // 1. One reading of the input.
   let value = input;
-  if (typeof input === 'string') {
+  if (typeof input === 'string' || isBytes(input)) {
     const parsed = parseStrictJson(input);
     if (!parsed.ok) {
       reason(parsed.code, parsed.message);

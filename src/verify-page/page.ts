@@ -9,6 +9,7 @@ import {
   invalidReport,
   isDsseEnvelope,
   parseTrustFile,
+  strictUtf8,
   type TrustFile,
   trustSet,
   type VerifyReport,
@@ -158,12 +159,18 @@ function verify(): void {
   }
 }
 
-/** Reads a chosen or dropped file into a text box (no upload: FileReader, in the page). */
+/**
+ * Reads a chosen or dropped file into a text box (no upload: in the page). Its bytes must be
+ * UTF-8: File.text() would put U+FFFD where they are not, and the page would verify a text the
+ * file does not hold (pen test L2), so such a file is refused and the box emptied.
+ */
 function load(file: File | undefined, into: HTMLTextAreaElement): void {
   if (!file) return;
-  void file.text().then((content) => {
-    into.value = content;
-    verify();
+  void file.arrayBuffer().then((buffer) => {
+    const content = strictUtf8(new Uint8Array(buffer));
+    into.value = content ?? '';
+    if (content === null) showError(`${file.name} is not UTF-8 (RFC 8259 §8.1): it would read two ways`);
+    else verify();
   });
 }
 

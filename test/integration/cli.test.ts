@@ -6,6 +6,7 @@ import { checkApiKeyFormat } from '../../src/api-keys/format.js';
 import { signOutput } from '../../src/signing/sign-output.js';
 import { testContext } from '../helpers/context.js';
 import { CLI, MINI_DOCTRINE } from '../helpers/paths.js';
+import { testFooter, testSigner } from '../helpers/signer.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 
 function signet(args: string[], input?: string, env: Record<string, string> = {}) {
@@ -25,6 +26,42 @@ describe('signet CLI', () => {
     const bad = signet(['doctrine', 'check', join(dir, 'nothing-here')]);
     expect(bad.code).toBe(1);
     expect(bad.err).toMatch(/doctrine is invalid/);
+  });
+
+  it('verify: a file that is not UTF-8 is not_json, never trusted as the text a lenient decoder makes of it (pen test L2)', () => {
+    const signer = testSigner();
+    const signed = signOutput(
+      { tool: 'doctrine_info', input_hash: null, ok: true, result: { note: 'a\uFFFDb' } },
+      testFooter(signer),
+      signer,
+    );
+    const good = Buffer.from(signed.text, 'utf8');
+    const at = good.indexOf(Buffer.from([0xef, 0xbf, 0xbd]));
+    const bad = Buffer.concat([good.subarray(0, at), Buffer.from([0xff]), good.subarray(at + 3)]);
+    writeFileSync(join(dir, 'good.json'), good);
+    writeFileSync(join(dir, 'bad.json'), bad);
+    // The control: the genuine bytes verify; a lenient decoder would read bad.json as exactly them.
+    expect(signet(['verify', '--public-key', signer.publicKeySpki, join(dir, 'good.json')]).code).toBe(0);
+    expect(bad.toString('utf8')).toBe(good.toString('utf8'));
+    const refused = signet(['verify', '--public-key', signer.publicKeySpki, join(dir, 'bad.json')]);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/not_json: input is not UTF-8/);
+    const viaStdin = spawnSync(process.execPath, [CLI, 'verify', '--public-key', signer.publicKeySpki, '-'], {
+      input: bad,
+      encoding: 'utf8',
+    });
+    expect(viaStdin.status).toBe(1);
+    // A trust file is read the same way: not UTF-8 is a usage error, not a lenient reading.
+    writeFileSync(
+      join(dir, 'trust-latin1.json'),
+      Buffer.from(
+        `{"format":"signet-trust/1","keys":[{"name":"caf\xe9","public_key":"${signer.publicKeySpki}","status":"active"}]}`,
+        'latin1',
+      ),
+    );
+    const badTrust = signet(['verify', '--trust', join(dir, 'trust-latin1.json'), join(dir, 'good.json')]);
+    expect(badTrust.code).toBe(2);
+    expect(badTrust.err).toMatch(/not UTF-8/);
   });
 
   it('verify: 0 only when a pinned key signed it, 3 when nothing is pinned, 1 when invalid or untrusted, 2 on usage errors', () => {

@@ -127,6 +127,13 @@ describe('HTTP transport: MCP SDK client and raw fetch against the real server',
     expect(html.status).toBe(406);
   });
 
+  /** The text's bytes with its first "?" replaced by FF, a byte no UTF-8 text holds (inside a string: valid JSON if read leniently). */
+  const notUtf8 = (text: string) => {
+    const bytes = Buffer.from(text);
+    bytes[bytes.indexOf('?')] = 0xff;
+    return bytes;
+  };
+
   it('answers every kind of bad input with the right status and a JSON-RPC error, and keeps serving', async () => {
     const cases: [string, Parameters<typeof rawRequest>[1], number, number | null][] = [
       ['malformed JSON', { headers: JSON_HEADERS, body: '{"jsonrpc": "2.0", "id": 1, "method": ' }, 400, -32700],
@@ -147,6 +154,8 @@ describe('HTTP transport: MCP SDK client and raw fetch against the real server',
       ['body over the limit (chunked)', { headers: JSON_HEADERS, body: 'x'.repeat(2 * 1024 * 1024), chunked: true }, 413, -32000],
       ['nesting deeper than 64 levels (H2)', { headers: JSON_HEADERS, body: '['.repeat(60_000) + ']'.repeat(60) }, 400, -32700],
       ['more than 100000 values', { headers: JSON_HEADERS, body: `[${'0,'.repeat(100_000)}0]` }, 400, -32700],
+      // Pen test L2: a byte that is not UTF-8 would be read as U+FFFD, and the body two ways.
+      ['a body that is not UTF-8', { headers: JSON_HEADERS, body: notUtf8(rpc('ping', undefined, 'id?')) }, 400, -32700],
       ['GET', { method: 'GET', headers: { accept: 'text/event-stream' } }, 405, -32000],
       ['DELETE', { method: 'DELETE' }, 405, -32000],
       ['unknown method', { headers: JSON_HEADERS, body: rpc('tools/destroy') }, 200, -32601],

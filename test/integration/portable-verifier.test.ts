@@ -30,7 +30,7 @@ describe('the portable verifier (signet-mcp-verify)', () => {
 
   it('runs where only web-standard globals exist (no process, Buffer, require): same reports', async () => {
     // The bundle as a classic script, evaluated in a fresh V8 context that has the language's
-    // own globals plus what browsers, Deno and workers all have (TextEncoder, atob, btoa).
+    // own globals plus what browsers, Deno and workers all have (TextEncoder, TextDecoder, atob, btoa).
     const iife = await build({
       entryPoints: [BUNDLE],
       bundle: true,
@@ -39,7 +39,7 @@ describe('the portable verifier (signet-mcp-verify)', () => {
       write: false,
       logLevel: 'silent',
     });
-    const sandbox: Record<string, unknown> = { TextEncoder, atob, btoa };
+    const sandbox: Record<string, unknown> = { TextEncoder, TextDecoder, atob, btoa };
     runInNewContext(iife.outputFiles[0]!.text, sandbox, { timeout: 10_000 });
     expect(runInNewContext('typeof process + typeof Buffer + typeof require', sandbox)).toBe('undefinedundefinedundefined');
     const lib = sandbox['SignetVerify'] as typeof import('../../src/signing/portable.js');
@@ -49,6 +49,11 @@ describe('the portable verifier (signet-mcp-verify)', () => {
     for (const input of cases)
       expect(JSON.stringify(lib.verifyOutput(input, { trust }))).toBe(JSON.stringify(verifyOutput(input, { trust })));
     expect(lib.verifyOutput(output, { trust }).status).toBe('trusted');
+    // Bytes are read as strict UTF-8 there too: the genuine bytes verify, a byte that is not UTF-8 is not_json.
+    const bytes = new TextEncoder().encode(output);
+    expect(lib.verifyOutput(bytes, { trust }).status).toBe('trusted');
+    bytes[bytes.indexOf(0x22)] = 0xff;
+    expect(lib.verifyOutput(bytes, { trust }).reasons.map((r) => r.code)).toEqual(['not_json']);
   });
 
   it('gives the same report as the source verifier, for genuine, tampered and foreign outputs', async () => {

@@ -56,7 +56,7 @@ describe('the published test vectors', () => {
   it("are passed by Signet's verifier, portable and node:crypto, and by the verifier package's bin", () => {
     const bin = join(ROOT, 'dist', 'verify', 'bin', 'signet-mcp-verify.js');
     for (const v of index.vectors) {
-      const input = readFileSync(join(VECTORS, v.input), 'utf8');
+      const input = readFileSync(join(VECTORS, v.input)); // bytes: some are not UTF-8
       const trust = v.trust ? trustSet({ files: [parseTrustFile(readFileSync(join(VECTORS, v.trust), 'utf8'))] }) : undefined;
       for (const primitives of [undefined, nodePrimitives]) {
         const report = verifyOutput(input, { trust, ...(primitives ? { primitives } : {}) });

@@ -281,6 +281,27 @@ export function defineBrowserSuite(name: string, start: () => Promise<BrowserTar
         await page.close();
       });
 
+      it('refuses a chosen file that is not UTF-8 instead of verifying the text File.text() makes of it (pen test L2)', async () => {
+        const { page } = await newPage();
+        await page.goto(`${target.baseUrl}/verify`);
+        const signer = testSigner();
+        const good = Buffer.from(
+          signOutput({ tool: 'doctrine_info', input_hash: null, ok: true, result: { note: 'a\uFFFDb' } }, testFooter(signer), signer).text,
+        );
+        const at = good.indexOf(Buffer.from([0xef, 0xbf, 0xbd]));
+        const bad = Buffer.concat([good.subarray(0, at), Buffer.from([0xff]), good.subarray(at + 3)]);
+        await page.fill('#key', signer.publicKeySpki);
+        // The control: the genuine file, chosen the same way, is trusted.
+        await page.setInputFiles('#output-file', { name: 'good.json', mimeType: 'application/json', buffer: good });
+        await expect.poll(() => page.textContent('#verdict')).toBe('Valid and trusted');
+        await page.setInputFiles('#output-file', { name: 'bad.json', mimeType: 'application/json', buffer: bad });
+        await expect.poll(() => page.textContent('#verdict')).toBe('Invalid');
+        expect(await page.textContent('#reasons')).toMatch(/not_json: bad\.json is not UTF-8/);
+        expect(await page.inputValue('#output')).toBe('');
+        await page.screenshot({ path: join(shots, `${name.replace(/\W+/g, '-')}-served-not-utf8.png`), fullPage: true });
+        await page.close();
+      });
+
       it('opened as a local file (signet verify --html), offline, the same', async () => {
         const file = join(dir, 'verify.html');
         writeFileSync(file, execFileSync(process.execPath, [CLI, 'verify', '--html']));

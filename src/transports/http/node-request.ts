@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 
@@ -20,11 +21,14 @@ export function header(c: Context, name: string): string | undefined {
 
 export type BodyResult = { ok: true; text: string } | { ok: false; reason: 'too_large' } | { ok: false; reason: 'shape'; message: string };
 
+/** Invalid UTF-8 decoded leniently becomes U+FFFD: one body, two readings (pen test L2). Refused instead. */
+export const NOT_UTF8 = 'the body is not UTF-8 (RFC 8259 §8.1)';
+
 /** Looks at each chunk as it arrives; a message refuses the body there, unread past that chunk. */
 export type ChunkInspector = (chunk: Uint8Array) => string | null;
 
 /**
- * The body as UTF-8 text, refusing it once it exceeds `max` bytes or `inspect` objects to a
+ * The body as UTF-8 text (refused when it is not UTF-8), refusing it once it exceeds `max` bytes or `inspect` objects to a
  * chunk. Read with stream events rather than an async iterator: the iterator's promise per
  * chunk measured several microseconds per request. A body over `max` is left unread (the 413
  * carries Connection: close, so the rest dies with the connection). A body `inspect` refused
@@ -36,11 +40,11 @@ export function readBody(c: Context, max: number, inspect?: ChunkInspector): Pro
   const declared = Number(header(c, 'content-length') ?? NaN);
   if (declared > max) return Promise.resolve({ ok: false, reason: 'too_large' });
   if (!msg) {
-    return c.req.text().then((text): BodyResult => {
-      const bytes = Buffer.from(text);
+    return c.req.arrayBuffer().then((buffer): BodyResult => {
+      const bytes = Buffer.from(buffer);
       if (bytes.length > max) return { ok: false, reason: 'too_large' };
-      const problem = inspect?.(bytes) ?? null;
-      return problem === null ? { ok: true, text } : { ok: false, reason: 'shape', message: problem };
+      const problem = inspect?.(bytes) ?? (isUtf8(bytes) ? null : NOT_UTF8);
+      return problem === null ? { ok: true, text: bytes.toString('utf8') } : { ok: false, reason: 'shape', message: problem };
     });
   }
   if (msg.readableEnded) return Promise.resolve({ ok: true, text: '' });
@@ -68,8 +72,9 @@ export function readBody(c: Context, max: number, inspect?: ChunkInspector): Pro
     };
     const onEnd = () => {
       done();
-      if (refused !== null) resolve({ ok: false, reason: 'shape', message: refused });
-      else resolve({ ok: true, text: (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8') });
+      if (refused !== null) return resolve({ ok: false, reason: 'shape', message: refused });
+      const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+      resolve(isUtf8(bytes) ? { ok: true, text: bytes.toString('utf8') } : { ok: false, reason: 'shape', message: NOT_UTF8 });
     };
     const onError = (err: Error) => {
       done();
