@@ -15,6 +15,12 @@ export interface CheckInput {
   declared?: Declared | null;
   /** Facts a probe observed, for the deployment it names (or the only one). */
   probe?: { deployment: string | null; layer: ObservedLayer; evidence: unknown } | null;
+  /**
+   * Files the caller named (the CLI's file arguments, every file given to deployment_check). One
+   * that is skipped (unreadable, malformed) is bad input; a skip found by walking a directory
+   * makes the review incomplete at best.
+   */
+  named?: readonly string[];
 }
 
 /** The name a deployment gets when only declared facts describe it. */
@@ -92,7 +98,23 @@ function evaluate(doctrine: Doctrine, d: MergedDeployment): CheckedDeployment {
   };
 }
 
+/** A file named by the caller that could not be read: refused, never reviewed around. */
+export function refuseNamedSkips(collection: Collection, namedFiles: readonly string[] = []): void {
+  const named = new Set(namedFiles);
+  const bad = (collection.skipped ?? []).filter((s) => named.has(s.path));
+  if (bad.length === 0) return;
+  const one = bad.length === 1 ? bad[0]! : null;
+  throw new SignetError(
+    'invalid_arguments',
+    one
+      ? `${one.path} cannot be read: ${one.reason}`
+      : `${bad.length} of the files named cannot be read: ${bad.map((s) => s.path).join(', ')}`,
+    one ? [{ message: 'fix the file, or leave it out of the paths to check' }] : bad.map((s) => ({ where: s.path, message: s.reason })),
+  );
+}
+
 export function runCheck(doctrine: Doctrine, input: CheckInput): CheckReport {
+  refuseNamedSkips(input.collection, input.named);
   const targets = deploymentsOf(doctrine, input);
   const probe = input.probe ?? null;
   if (probe && probe.deployment !== null && !targets.some((d) => d.name === probe.deployment)) {
@@ -123,12 +145,15 @@ export function runCheck(doctrine: Doctrine, input: CheckInput): CheckReport {
   const files: CheckReport['files'] = input.collection.files.filter((f) => f.path !== input.declared?.path);
   if (input.declared) files.push({ path: input.declared.path, kind: 'declared_facts', sha256: input.declared.sha256 });
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const skipped = input.collection.skipped ?? [];
+  // A file left unread may describe a server, or change one described: the review cannot pass.
+  const verdicts = deployments.map((d) => d.verdict);
   return {
     format: CHECK_FORMAT,
-    verdict: worstVerdict(deployments.map((d) => d.verdict)),
+    verdict: worstVerdict(skipped.length > 0 ? [...verdicts, 'incomplete'] : verdicts),
     doctrine: { name: doctrine.meta.name, version: doctrine.meta.version, hash: doctrine.hash },
     files,
-    skipped: input.collection.skipped ?? [],
+    skipped,
     notes: input.collection.notes ?? [],
     probe: probe ? probe.evidence : null,
     deployments,

@@ -80,7 +80,7 @@ export async function checkCommand(paths: string[], options: CheckCliOptions): P
     const { loadDoctrine } = await import('../doctrine/load.js');
     const { checkPinnedHash, checkPublisher } = await import('../doctrine/publisher.js');
     const { MAX_DECLARED_BYTES, parseDeclared } = await import('../check/declared.js');
-    const { runCheck } = await import('../check/run.js');
+    const { refuseNamedSkips, runCheck } = await import('../check/run.js');
     const { exitCodeOf } = await import('../check/report.js');
     // The doctrine the server would serve, held to the same pins.
     const doctrine = loadDoctrine(options.doctrine ?? config.doctrineDir);
@@ -89,10 +89,12 @@ export async function checkCommand(paths: string[], options: CheckCliOptions): P
     // Paths in the report are relative to the root: the working directory by default (the
     // repository's root in CI), so SARIF results land on the files a code scanner shows.
     const root = resolve(options.root ?? '.');
-    const collection: Collection =
+    const { collection, named }: { collection: Collection; named: string[] } =
       paths.length > 0
-        ? (await import('../collect/disk.js')).collectFromDisk(paths, { ...options, root }, doctrine)
-        : { format: 'signet-facts/1', files: [], deployments: [] };
+        ? (await import('../collect/disk.js')).readAndCollect(paths, { ...options, root }, doctrine)
+        : { collection: { format: 'signet-facts/1', files: [], deployments: [] }, named: [] };
+    // Before the probe: a file named that cannot be read stops the check (exit 2) without a request sent.
+    refuseNamedSkips(collection, named);
     const declared = options.facts
       ? parseDeclared(doctrine, reportPath(resolve(options.facts), root), readBytes(options.facts, '--facts', MAX_DECLARED_BYTES))
       : null;
@@ -108,7 +110,7 @@ export async function checkCommand(paths: string[], options: CheckCliOptions): P
         evidence: result,
       };
     }
-    const report = runCheck(doctrine, { collection, declared, probe });
+    const report = runCheck(doctrine, { collection, declared, probe, named });
 
     let out: string;
     if (format === 'json') out = `${(await import('../signing/canonical.js')).canonicalJson(report)}\n`;

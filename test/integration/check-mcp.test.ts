@@ -103,6 +103,24 @@ describe('deployment_check', () => {
     expect(recomputed.out).toMatch(/the result recomputes exactly from the doctrine/);
   });
 
+  it('refuses a file it cannot read as the CLI does a file named on its command line, even when declared facts would pass', async () => {
+    // The audit's case: a broken compose.yaml and declared facts that complete the verdict gave "skipped" then PASS.
+    const broken = 'services:\n  mcp:\n    image: acme/mcp:1\n   ports: ["3000:3000"]\n';
+    const hardened = readFileSync(join(ROOT, 'test', 'fixtures', 'facts', 'hardened.json'), 'utf8');
+    const declared = JSON.stringify({ facts: JSON.parse(hardened) });
+    writeFileSync(join(work, 'broken.yaml'), broken);
+    writeFileSync(join(work, 'hardened-declared.json'), declared);
+    const cli = signet(['check', 'broken.yaml', '--facts', 'hardened-declared.json', '--format', 'json']);
+    expect(cli.code, cli.err).toBe(2);
+    expect(cli.out).toBe('');
+    const message = /^signet check: (broken\.yaml cannot be read: could not be read as compose: [^\n]*line 4[^\n]*)\n/.exec(cli.err)?.[1];
+    expect(message, cli.err).toBeDefined();
+    const r = await call({ files: [{ path: 'broken.yaml', text: broken }], declared: { path: 'hardened-declared.json', text: declared } });
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent['error']).toMatchObject({ code: 'invalid_arguments', message });
+    expect(verifyOutput(r).signature_valid).toBe(true);
+  });
+
   it('reads base64 as the same bytes as text', async () => {
     const text = await call({ files: [{ path: 'docker-compose.yml', text: FILES['docker-compose.yml'] }] });
     const b64 = await call({
@@ -133,7 +151,7 @@ describe('deployment_check', () => {
     await refused({ files: [one, one] }, 'invalid_arguments', /given twice/);
     await refused({ files: [one, { ...one, path: './x/../a.yml' }] }, 'invalid_arguments', /given twice/);
     await refused({ files: [{ path: 'C:\\Windows\\a.yml', text: 'x' }] }, 'invalid_arguments', /must be relative, inside the root/);
-    // A YAML alias bomb is a skipped file in a served answer, not a stalled server.
+    // A YAML alias bomb is a file that cannot be read: a signed refusal naming it, not a stalled server.
     const bomb = [
       'services:',
       '  mcp: { image: acme/mcp:1, x-bomb: *i }',
@@ -141,9 +159,11 @@ describe('deployment_check', () => {
       '  a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]',
       ...'bcdefghi'.split('').map((k, i) => `  ${k}: &${k} [${Array(9).fill(`*${'abcdefghi'[i]}`).join(', ')}]`),
     ].join('\n');
-    const bombed = await call({ files: [{ path: 'compose.yaml', text: bomb }] });
-    expect(bombed.isError).toBe(false);
-    expect(JSON.stringify(bombed.structuredContent['result'])).toMatch(/more than 100000 nodes once its aliases are expanded/);
+    await refused(
+      { files: [{ path: 'compose.yaml', text: bomb }] },
+      'invalid_arguments',
+      /compose\.yaml cannot be read: .*more than 100000 nodes once its aliases are expanded/,
+    );
     await refused({ files: [{ path: 'a.yml', base64: 'not base64!' }] }, 'invalid_arguments', /arguments\.files\[0\]\.base64/);
     await refused({ files: [], declared: { path: '/etc/d.json', text: '{}' } }, 'invalid_arguments', /arguments\.declared\.path/);
     await refused(

@@ -62,6 +62,9 @@ export function toJunit(report: CheckReport, doctrine: Doctrine, declared: Decla
     totals.failures += count(d, 'fail');
     totals.errors += count(d, 'undetermined');
   }
+  const unread = report.skipped.length;
+  totals.tests += unread;
+  totals.errors += unread;
   out.push(
     `<testsuites name="signet check: ${report.verdict}" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}">`,
   );
@@ -77,6 +80,18 @@ export function toJunit(report: CheckReport, doctrine: Doctrine, declared: Decla
       '  </testsuite>',
     );
   }
+  // Files found but not read: errors, since they keep the verdict from passing.
+  if (unread > 0)
+    out.push(
+      `  <testsuite name="files not read" tests="${unread}" failures="0" errors="${unread}" skipped="0">`,
+      ...report.skipped.map(
+        (s) =>
+          `    <testcase classname="files not read" name="${xml(s.path)}"><error type="not_read" message="${xml(s.reason)}">${xml(
+            `${s.path} was not read: ${s.reason}; fix it, or leave it out of the paths to check`,
+          )}</error></testcase>`,
+      ),
+      '  </testsuite>',
+    );
   out.push('</testsuites>', '');
   return out.join('\n');
 }

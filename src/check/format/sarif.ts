@@ -170,10 +170,23 @@ export function toSarif(report: CheckReport, doctrine: Doctrine, declared: Decla
             properties: { doctrine: report.doctrine },
           },
         },
+        // Files found but not read (malformed, binary, too large): why the verdict cannot be a pass.
+        invocations: [
+          {
+            executionSuccessful: true,
+            toolExecutionNotifications: report.skipped.map((s) => ({
+              descriptor: { id: 'signet/file-not-read' },
+              level: 'error',
+              message: { text: `${s.path} was not read: ${s.reason}` },
+              locations: [physical(s.path, null)],
+            })),
+          },
+        ],
         results,
         columnKind: 'utf16CodeUnits',
         properties: {
           verdict: report.verdict,
+          skipped: report.skipped,
           deployments: report.deployments.map((d) => ({
             name: d.name,
             verdict: d.verdict,

@@ -25,6 +25,10 @@ function headline(report: CheckReport): string {
     return `signet check: INCOMPLETE: the files describe no MCP server${read ? ` (read: ${visible(read)})` : ''}; give the files that deploy or configure one, or declared facts`;
   }
   const worst = report.deployments.filter((d) => d.verdict === report.verdict).map((d) => d.name);
+  const unread = report.skipped.length;
+  // Every deployment's own verdict is better: the files left unread are what keeps the review incomplete.
+  if (worst.length === 0 && unread > 0)
+    return `signet check: ${WORD[report.verdict]}: ${plural(unread, 'file')} found in the directories could not be read (listed below), so the review cannot pass; fix ${unread === 1 ? 'it' : 'them'} or leave ${unread === 1 ? 'it' : 'them'} out of the paths`;
   const one = n === 1;
   const some = `${worst.length} of ${n} deployments`;
   const what: Record<Verdict, string> = {
