@@ -4,7 +4,7 @@
 // is one deployment; what the configuration says about the client itself (it launches stdio
 // servers, the least-fixed release among them, secrets written in it) is on every one of them.
 // The ES module build: the UMD one (package main) loads its parts with a dynamic require the bundler cannot follow.
-import { findNodeAtLocation, type Node, parseTree } from 'jsonc-parser/lib/esm/main.js';
+import { findNodeAtLocation, type Node, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser/lib/esm/main.js';
 import { parse as parseToml } from 'smol-toml';
 import type { Context } from './context.js';
 import { DAEMON_NNP, HOST_NETWORK, imageMayHoldSecrets } from './docker-defaults.js';
@@ -35,9 +35,8 @@ const TOKEN_SHAPES =
   /^(Bearer\s+\S{8,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|sk-[A-Za-z0-9-_]{16,}|xox[abpr]-[\w-]{10,}|glpat-[\w-]{16,}|AKIA[0-9A-Z]{16}|sgnk_\S+)$/;
 
 function jsonEntries(file: TextFile): { entries: Entry[]; inputs: Obj[] } | null {
-  const errors: { error: number; offset: number }[] = [];
-  const root = parseTree(file.text, errors as never, { allowTrailingComma: true, disallowComments: false });
-  if (!root) return null;
+  const errors: ParseError[] = [];
+  const root = parseTree(file.text, errors, { allowTrailingComma: true, disallowComments: false });
   const starts = [0];
   for (let i = 0; i < file.text.length; i++) if (file.text[i] === '\n') starts.push(i + 1);
   const lineAt = (offset: number) => {
@@ -50,6 +49,14 @@ function jsonEntries(file: TextFile): { entries: Entry[]; inputs: Obj[] } | null
     }
     return lo + 1;
   };
+  // The parser recovers from errors (a truncated file still yields a tree): any error makes the
+  // file unreadable, since what it would have said after the error is unknown.
+  const first = errors[0];
+  if (first)
+    throw new Error(
+      `not valid JSON (comments and trailing commas allowed): ${printParseErrorCode(first.error)} at line ${lineAt(first.offset)}`,
+    );
+  if (!root) return null;
   const value = nodeValue(root) as Obj;
   const containers: (string | number)[][] = [['mcpServers'], ['servers'], ['mcp', 'servers'], ['context_servers']];
   for (const path of containers) {

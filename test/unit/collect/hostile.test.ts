@@ -91,6 +91,25 @@ describe('hostile files: a recorded skip with the reason, never a crash, a hang 
     expect(out.deployments).toEqual([]);
   });
 
+  it('a truncated or malformed client configuration: skipped with the line of the error, never read around it', () => {
+    const whole =
+      '{\n  "mcpServers": {\n    "github": {\n      "command": "npx",\n      "args": ["-y", "@modelcontextprotocol/server-github@2025.4.8"],\n' +
+      '      "env": { "GITHUB_PERSONAL_ACCESS_TOKEN": "${GITHUB_TOKEN}" }\n    },\n    "fetch": {\n      "command": "uvx",\n      "args": ["mcp-server-fetch"]\n    }\n  }\n}\n';
+    // Whole, it describes two servers; cut after the first, the parser would still recover one of them.
+    expect(collectWith(inline({ '.mcp.json': whole })).deployments).toHaveLength(2);
+    const cut = whole.slice(0, whole.indexOf('"fetch"') + 20);
+    const cases: Record<string, [string, number]> = {
+      '.mcp.json': [cut, 9],
+      'claude_desktop_config.json': ['{\n  "mcpServers": {\n    "x": { "command": "npx" "args": ["pkg"] }\n  }\n}\n', 3],
+      '.vscode/mcp.json': ['// JSONC\n{\n  "servers": {\n    "x": { "command": "node", args: ["server.js"] }\n  }\n}\n', 4],
+    };
+    for (const [path, [text, line]] of Object.entries(cases)) {
+      const { out, skip } = skippedFor({ [path]: text }, path);
+      expect(skip?.reason, path).toMatch(new RegExp(`^could not be read as mcp_client_config: not valid JSON .* at line ${line}$`));
+      expect(out.deployments, path).toEqual([]);
+    }
+  });
+
   it('a kustomization that includes itself, and two that include each other', () => {
     const deployment =
       'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: mcp-server }\nspec:\n  template:\n    spec:\n      containers: [{ name: mcp, image: "acme/mcp-server:1.0.0" }]\n';
