@@ -81,16 +81,21 @@ export function objectsOf(path: string, text: string): K8sObject[] {
 
 const KUSTOMIZATION = /(^|\/)(kustomization\.ya?ml|Kustomization)$/;
 
-/** A kustomization's objects, built as kustomize would for the fields that decide facts. */
-export function buildKustomization(ctx: Context, path: string, depth = 0, seen = new Set<string>()): K8sObject[] {
-  if (depth > 10 || seen.has(path)) return [];
+/**
+ * A kustomization's objects, built as kustomize would for the fields that decide facts. A
+ * Component (`components:`) is built into its parent's objects (`into`): its resources join
+ * them, and its generators, patches and other transformers act on everything the parent has
+ * accumulated by then, as kustomize applies components after the parent's resources.
+ */
+export function buildKustomization(ctx: Context, path: string, depth = 0, seen = new Set<string>(), into: K8sObject[] = []): K8sObject[] {
+  if (depth > 10 || seen.has(path)) return into;
   seen.add(path);
   const f = ctx.inputs.get(path);
-  if (!f) return [];
+  if (!f) return into;
   const doc = readYaml(f.text)[0];
   const k = (doc?.value ?? {}) as Obj;
   const dir = dirOf(path);
-  const out: K8sObject[] = [];
+  const out = into;
   const loadRef = (ref: string) => {
     const target = ctx.inputs.resolve(`${dir ? `${dir}/` : ''}x`, ref);
     const asDir = kustomizationIn(ctx.inputs, target);
@@ -103,7 +108,12 @@ export function buildKustomization(ctx: Context, path: string, depth = 0, seen =
   };
   for (const r of (k['resources'] as unknown[]) ?? []) if (typeof r === 'string' && !/^(https?:|git@|github\.com)/.test(r)) loadRef(r);
   for (const r of (k['bases'] as unknown[]) ?? []) if (typeof r === 'string') loadRef(r);
-  for (const c of (k['components'] as unknown[]) ?? []) if (typeof c === 'string') loadRef(c);
+  for (const c of (k['components'] as unknown[]) ?? []) {
+    if (typeof c !== 'string') continue;
+    const component = kustomizationIn(ctx.inputs, ctx.inputs.resolve(`${dir ? `${dir}/` : ''}x`, c));
+    if (component) buildKustomization(ctx, component, depth + 1, seen, out);
+    else ctx.note(path, `component ${c} is not among the files read: not applied`);
+  }
 
   // Generated Secrets and ConfigMaps: their names, types and literal keys (file contents are not needed).
   const generated = (kind: 'Secret' | 'ConfigMap', list: unknown, field: string) => {
@@ -238,9 +248,18 @@ function applyPatch(ctx: Context, objects: K8sObject[], p: unknown, kpath: strin
     return;
   }
   const pv = patchDoc.value;
+  const what = typeof p === 'string' ? p : typeof (p as Obj)['path'] === 'string' ? String((p as Obj)['path']) : `patches[${index}]`;
+  // kubectl refuses a patch without a target that matches nothing, and skips one whose target selects nothing.
+  const none = (tgt: Obj | null) =>
+    ctx.note(
+      kpath,
+      `patch ${what} matches no object among the resources read (${tgt ? `${String(tgt['kind'] ?? '*')}/${String(tgt['name'] ?? '*')}` : 'any'}): not applied`,
+    );
   if (Array.isArray(pv)) {
     // JSON 6902: add / replace / remove by JSON pointer on the target.
-    for (const o of objects.filter((x) => matches(x, target))) {
+    const hits = objects.filter((x) => matches(x, target));
+    if (hits.length === 0) none(target);
+    for (const o of hits) {
       pv.forEach((op, i) => {
         if (!isObj(op)) return;
         const ptr = String(op['path'] ?? '')
@@ -261,7 +280,9 @@ function applyPatch(ctx: Context, objects: K8sObject[], p: unknown, kpath: strin
   if (!isObj(pv)) return;
   const meta = (pv['metadata'] ?? {}) as Obj;
   const tgt = target ?? { kind: pv['kind'], name: meta['name'] };
-  for (const o of objects.filter((x) => matches(x, tgt))) {
+  const hits = objects.filter((x) => matches(x, tgt));
+  if (hits.length === 0) none(tgt);
+  for (const o of hits) {
     const before = o.value;
     o.value = strategicMerge(before, pv) as Obj;
     o.layers.push({ doc: patchDoc, file: patchFile, map: (q) => mapByName(before, pv, q) });

@@ -1,12 +1,13 @@
 // The Kubernetes collector on Signet's own manifests (kustomize base, overlays, the OAuth
 // component) and on inline workloads; the kustomize reading is compared with kubectl's.
 import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
-import { collectWith, deploymentOf, fact, inline, repoFiles } from '../../helpers/collect.js';
+import { parse, parseAllDocuments } from 'yaml';
+import { collectWith, deploymentOf, fact, inline, lineOf, repoFiles } from '../../helpers/collect.js';
 import { ROOT } from '../../helpers/paths.js';
+import { tempDir } from '../../helpers/tmp-doctrine.js';
 
 const dir = (d: string): string[] =>
   readdirSync(join(ROOT, d), { withFileTypes: true }).flatMap((f) => (f.isDirectory() ? dir(`${d}/${f.name}`) : [`${d}/${f.name}`]));
@@ -64,23 +65,65 @@ describe("Kubernetes: Signet's manifests", () => {
     expect(dev.sources['container.image_pinned_by_digest']![0]!.why).toBe('image: signet:dev');
   });
 
-  it('reads the base as kubectl kustomize renders it', () => {
-    const rendered = execFileSync('kubectl', ['kustomize', join(ROOT, 'deploy/kubernetes/base')]);
+  for (const k of ['base', 'overlays/dev', 'overlays/dev-oauth']) {
+    it(`reads ${k} as kubectl kustomize renders it`, () => {
+      const at = `deploy/kubernetes/${k}`;
+      const r = collectWith(
+        [...repoFiles(...BUILD, ...K8S), { path: `${at}/kubectl-kustomize.rendered.yaml`, bytes: renderWithKubectl(k) }],
+        { kustomizations: [at], rendered: { [at]: `${at}/kubectl-kustomize.rendered.yaml` } },
+      );
+      const fromKubectl = deploymentOf(r, `${k}/kustomization.yaml:Deployment/signet`);
+      const ours = deploymentOf(c, `${k}/kustomization.yaml:Deployment/signet`);
+      expect(ours.facts).toEqual(fromKubectl.facts);
+      expect(r.notes.map((n) => n.what)).toContain(`rendered with kubectl kustomize (${at}/kubectl-kustomize.rendered.yaml)`);
+    });
+  }
+
+  it('applies a Component to the objects its parent accumulated: dev-oauth is OAuth, dev keys only', () => {
+    const oauth = deploymentOf(c, 'overlays/dev-oauth/kustomization.yaml:Deployment/signet');
+    expect(fact(oauth, 'authentication.method')).toBe('oauth2');
+    expect(oauth.sources['authentication.method']![0]).toMatchObject({
+      file: 'deploy/kubernetes/components/oauth/proxy-configmap-patch.yaml',
+      line: lineOf('deploy/kubernetes/components/oauth/proxy-configmap-patch.yaml', /SIGNET_AUTH_MODE/),
+    });
+    expect(fact(deploymentOf(c, 'overlays/dev/kustomization.yaml:Deployment/signet'), 'authentication.method')).toBe('per_client_keys');
+  });
+
+  it('records a patch that matches nothing: kubectl refuses one without a target and skips one whose target selects nothing', () => {
     const r = collectWith(
-      [...repoFiles(...BUILD, ...K8S), { path: 'deploy/kubernetes/base/kubectl-kustomize.rendered.yaml', bytes: rendered }],
-      {
-        kustomizations: ['deploy/kubernetes/base'],
-        rendered: { 'deploy/kubernetes/base': 'deploy/kubernetes/base/kubectl-kustomize.rendered.yaml' },
-      },
+      inline({
+        'k/kustomization.yaml': 'resources: [cm.yaml]\ncomponents: [../c]\n',
+        'k/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: a }\ndata: { x: "1" }\n',
+        'c/kustomization.yaml':
+          'apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n  - path: a.yaml\n  - path: b.yaml\n  - target: { kind: Secret, name: s }\n    patch: |-\n      - op: add\n        path: /data/y\n        value: "2"\n',
+        'c/a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: a }\ndata: { x: "2" }\n',
+        'c/b.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: missing }\ndata: { x: "3" }\n',
+      }),
     );
-    const fromKubectl = deploymentOf(r, 'base/kustomization.yaml:Deployment/signet');
-    const ours = deploymentOf(c, 'base/kustomization.yaml:Deployment/signet');
-    expect(fromKubectl.facts).toEqual(ours.facts);
-    expect(r.notes.map((n) => n.what)).toContain(
-      'rendered with kubectl kustomize (deploy/kubernetes/base/kubectl-kustomize.rendered.yaml)',
-    );
+    expect(r.notes.filter((n) => /matches no object/.test(n.what))).toEqual([
+      { file: 'c/kustomization.yaml', what: 'patch b.yaml matches no object among the resources read (ConfigMap/missing): not applied' },
+      { file: 'c/kustomization.yaml', what: 'patch patches[2] matches no object among the resources read (Secret/s): not applied' },
+    ]);
   });
 });
+
+/**
+ * `kubectl kustomize` of one of Signet's kustomizations, on a copy of deploy/kubernetes with a
+ * dummy file for every secret the dev overlay generates (git-ignored, so absent from a clone):
+ * kubectl reads them, the facts never depend on their contents.
+ */
+function renderWithKubectl(k: string): Buffer {
+  const root = tempDir('signet-kubectl-');
+  cpSync(join(ROOT, 'deploy/kubernetes'), join(root, 'kubernetes'), { recursive: true });
+  const dev = parse(readFileSync(join(ROOT, 'deploy/kubernetes/overlays/dev/kustomization.yaml'), 'utf8'));
+  for (const g of dev.secretGenerator as { files: string[] }[])
+    for (const f of g.files) {
+      const file = join(root, 'kubernetes/overlays/dev', f.split('=').pop()!);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, 'dummy');
+    }
+  return execFileSync('kubectl', ['kustomize', join(root, 'kubernetes', k)]);
+}
 
 describe('Kubernetes workloads', () => {
   it('host namespaces, host paths, a privileged root pod, a LoadBalancer straight to the server', () => {
