@@ -5,7 +5,10 @@
 //   token    an ES256 JWT access token, checked by the same auth check (decided before: cached)
 //   new token  a new token every request (its signature checked each time)
 // Keep-alive on every hop: client to nginx, nginx to the echo, nginx to the auth check.
-// Sequential requests timed with performance.now() (µs resolution), interleaved. Then the
+// Sequential requests timed with performance.now() (µs resolution), interleaved in blocks of
+// BLOCK requests (each configuration on its own kept-alive connection, a different order each
+// round) so that a burst of other work on the machine hits every configuration alike; the load
+// average is recorded per block and reported per configuration. Then the
 // proxy's overhead under load: autocannon against Signet directly and through the proxy
 // (static key, key, token, and the static key over a verified HTTPS hop to Signet, as
 // Kubernetes ships it), same run, 10 and 50 connections.
@@ -21,8 +24,11 @@ import { KeyStore } from '../dist/api-keys/store.js';
 import { cpuUs, fmt, load, machine, median, percentile, ROOT, startChild, table, writeSection } from './lib.mjs';
 
 const quick = process.env.BENCH_QUICK === '1';
+const startLoad = loadavg()[0];
 const N = quick ? 1000 : 4000;
 const REPS = quick ? 1 : 3;
+/** Sequential requests per configuration in a row, before the next configuration's turn. */
+const BLOCK = 100;
 const dir = mkdtempSync(join(tmpdir(), 'signet-bench-proxy-'));
 const nginxBin =
   ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => {
@@ -144,7 +150,7 @@ const accessToken = await new SignJWT({ scope: 'signet:read signet:evaluate', cl
   .sign(privateKey);
 // Tokens used once each: every request pays the ES256 signature check (no decision cached).
 const freshTokens = [];
-for (let i = 0; i < (N + 300) * REPS; i++) {
+for (let i = 0; i < N * REPS + 300; i++) {
   freshTokens.push(
     await new SignJWT({ scope: 'signet:read', client_id: 'bench' })
       .setProtectedHeader({ alg: 'ES256', kid: 'bench', typ: 'at+jwt' })
@@ -230,16 +236,20 @@ const configs = [
   ['OAuth, a new token every request (signature checked each time)', ports.check, () => freshTokens.pop()],
 ];
 const samples = configs.map(() => []);
-for (let rep = 0; rep < REPS; rep++) {
-  for (let c = 0; c < configs.length; c++) {
-    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    const key = configs[c][2];
-    const next = typeof key === 'function' ? key : () => key;
-    for (let i = 0; i < 300; i++) await timed(configs[c][1], next(), agent); // warm-up
-    for (let i = 0; i < N; i++) samples[c].push(await timed(configs[c][1], next(), agent));
-    agent.destroy();
+/** The 1-minute load average at the start of each of a configuration's blocks. */
+const loads = configs.map(() => []);
+const agents = configs.map(() => new Agent({ keepAlive: true, maxSockets: 1 }));
+const nexts = configs.map(([, , key]) => (typeof key === 'function' ? key : () => key));
+for (let c = 0; c < configs.length; c++) for (let i = 0; i < 300; i++) await timed(configs[c][1], nexts[c](), agents[c]); // warm-up
+const blocks = Math.ceil((N * REPS) / BLOCK);
+for (let b = 0; b < blocks; b++) {
+  for (let k = 0; k < configs.length; k++) {
+    const c = (b + k) % configs.length;
+    loads[c].push(loadavg()[0]);
+    for (let i = 0; i < BLOCK; i++) samples[c].push(await timed(configs[c][1], nexts[c](), agents[c]));
   }
 }
+for (const agent of agents) agent.destroy();
 for (const n of nginx) n.kill('SIGQUIT');
 await upstream.stop();
 
@@ -247,14 +257,17 @@ const stats = samples.map((s) => {
   const sorted = [...s].sort((a, b) => a - b);
   return { p50: percentile(sorted, 50) * 1000, p99: percentile(sorted, 99) * 1000 };
 });
+const loadRange = (xs) => `${fmt(Math.min(...xs), 1)}–${fmt(Math.max(...xs), 1)} (median ${fmt(median(xs), 1)})`;
 const rows = configs.map(([label], i) => [
   label,
   fmt(stats[i].p50),
   fmt(stats[i].p99),
   `${stats[i].p50 - stats[0].p50 >= 0 ? '+' : ''}${fmt(stats[i].p50 - stats[0].p50)}`,
+  loadRange(loads[i]),
 ]);
+const sequentialHeaders = ['configuration', 'p50 µs', 'p99 µs', 'p50 vs static µs', 'load average over its blocks'];
 
-console.log(table(['configuration', 'p50 µs', 'p99 µs', 'p50 vs static µs'], rows));
+console.log(table(sequentialHeaders, rows));
 
 // ---- Under load: Signet directly vs through the proxy -------------------------------------------
 /** The built server, every rate limit off (keys and OAuth subjects have budgets of their own too). */
@@ -381,12 +394,12 @@ issuerServer.close();
 const out = [
   '## Reference proxy: cost of authentication',
   '',
-  `${machine()}, load average ${loadavg()[0].toFixed(1)} at the start of the run; nginx (${nginxLabel}, one worker per core) in front of a bare Hono echo; ${N} sequential keep-alive requests ` +
-    `per configuration × ${REPS} interleaved runs, keep-alive on every hop (client, echo, auth check); store of ` +
+  `${machine()}, load average ${startLoad.toFixed(1)} at the start of the run; nginx (${nginxLabel}, one worker per core) in front of a bare Hono echo; ${N * REPS} sequential keep-alive requests ` +
+    `per configuration, in blocks of ${BLOCK} interleaved with the other configurations' (a different order each round), keep-alive on every hop (client, echo, auth check); store of ` +
     `${Number(process.env.BENCH_STORE_KEYS ?? 100)} keys. Goal (issue 28): an API key and a token each ≤ +100 µs p50 over ` +
     `the static key, and proxy CPU per request (nginx + auth check) under the earlier OAuth path's 77 µs.`,
   '',
-  table(['configuration', 'p50 µs', 'p99 µs', 'p50 vs static µs'], rows),
+  table(sequentialHeaders, rows),
   '',
   '### Proxy overhead under load',
   '',

@@ -25,7 +25,7 @@ import { formatPrincipal, oauthSubjectId } from '../http/oauth/principal-header.
 import { limitBucket } from '../http/rate-limit/bucket.js';
 import { keepTlsCurrent, readTlsPair, TLS_SERVER_OPTIONS, type TlsFiles } from '../tls.js';
 import { watchKeyExpiry } from './key-expiry.js';
-import { AuthCheckMetrics } from './metrics.js';
+import { AuthCheckMetrics, type CredentialKind as Kind } from './metrics.js';
 import { RefusalLimit } from './refusal-limit.js';
 
 export interface AuthCheckSettings {
@@ -49,8 +49,7 @@ export interface RunningAuthCheck {
 // RFC 6750 §2.1 b64token, after a scheme matched case-insensitively (RFC 9110 §11.1) and one space.
 const BEARER = /^bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
 const MAX_CREDENTIAL = 16 * 1024;
-
-type Kind = 'key' | 'token' | 'none';
+const NONE: readonly string[] = [];
 
 export async function runAuthCheck(s: AuthCheckSettings, log: Logger): Promise<RunningAuthCheck> {
   const keys = s.check.mode === 'oauth' ? null : new KeySet(s.keyStore, log);
@@ -91,79 +90,90 @@ export async function runAuthCheck(s: AuthCheckSettings, log: Logger): Promise<R
     await connect(500);
   }
 
-  // The counter's children, bound once: a label lookup per answer is measurable on this path.
-  const counted = new Map<string, { inc(): void }>();
-  const count = (kind: Kind, state: AuthState) => {
-    const key = `${kind}:${state}`;
-    let c = counted.get(key);
-    if (c === undefined) counted.set(key, (c = metrics.checks.labels(kind, state)));
-    c.inc();
-  };
   // Headers as one flat list (name, value, …): Node writes them as given, with no object to build
   // and check per answer. No Date header: nginx reads none of it.
-  const answer = (res: ServerResponse, kind: Kind, status: number, state: AuthState, headers: readonly string[] = []) => {
-    count(kind, state);
+  const head = (state: AuthState, headers: readonly string[]) => [
+    'Content-Length',
+    '0',
+    'Cache-Control',
+    'no-store',
+    EDGE_HEADERS.authState,
+    state,
+    ...headers,
+  ];
+  const send = (res: ServerResponse, status: number, headers: readonly string[]) => {
     res.sendDate = false;
-    res.writeHead(status, ['Content-Length', '0', 'Cache-Control', 'no-store', EDGE_HEADERS.authState, state, ...headers]);
+    res.writeHead(status, headers as string[]);
     res.end();
+  };
+  const answer = (res: ServerResponse, kind: Kind, status: number, state: AuthState, headers = NONE) => {
+    metrics.answers(kind, state).n++;
+    send(res, status, head(state, headers));
   };
   // What an acceptance says, kept with what it is about (a key's record, a token's decision), so
   // a credential in use costs no formatting or hashing after its first answer. A store read again
   // brings new records, an expired token's decision goes: their entries go with them.
   const said = new WeakMap<object, readonly string[]>();
-  const keyHeaders = (r: KeyRecord) => {
+  const keyOk = metrics.answers('key', 'ok');
+  const tokenOk = metrics.answers('token', 'ok');
+  const acceptKey = (res: ServerResponse, r: KeyRecord) => {
     let h = said.get(r);
-    if (h === undefined) said.set(r, (h = [EDGE_HEADERS.keyId, r.id, EDGE_HEADERS.principalId, `key:${r.id}`]));
-    return h;
+    if (h === undefined) said.set(r, (h = head('ok', [EDGE_HEADERS.keyId, r.id, EDGE_HEADERS.principalId, `key:${r.id}`])));
+    keyOk.n++;
+    send(res, 204, h);
   };
-  const tokenHeaders = (d: Accepted) => {
+  const acceptToken = (res: ServerResponse, d: Accepted) => {
     let h = said.get(d);
     if (h === undefined) {
-      h = [
+      h = head('ok', [
         EDGE_HEADERS.principal,
         formatPrincipal(d.iss, d.sub, d.client),
         EDGE_HEADERS.scopes,
         d.scopes.join(' '),
         EDGE_HEADERS.principalId,
         oauthSubjectId(d.iss, d.sub),
-      ];
+      ]);
       said.set(d, h);
     }
-    return h;
+    tokenOk.n++;
+    send(res, 204, h);
   };
 
+  // The client's address bucket, for the refused-credential limit: worked out only when a
+  // credential is refused or about to be checked at some cost, never for one already known good.
+  const bucketOf = (req: IncomingMessage) => limitBucket(header(req, CLIENT_ADDRESS) ?? req.socket.remoteAddress ?? '', s.ipv6Prefix);
+
   /** A refusal after a check: 401, or 429 (403 to nginx) once the address has no refusals left. */
-  const refuse = (res: ServerResponse, kind: Kind, bucket: string, state: AuthState, taken = false) => {
-    if (taken || limit.take(bucket)) return answer(res, kind, 401, state);
+  const refuse = (req: IncomingMessage, res: ServerResponse, kind: Kind, state: AuthState, taken = false) => {
+    if (taken || limit.take(bucketOf(req))) return answer(res, kind, 401, state);
     answer(res, kind, 403, 'limited');
   };
 
-  const checkKey = (res: ServerResponse, bucket: string, key: string) => {
+  const checkKey = (req: IncomingMessage, res: ServerResponse, key: string) => {
     const v = keys!.check(key);
-    if (v.state === 'ok') return answer(res, 'key', 204, 'ok', keyHeaders(v.record));
+    if (v.state === 'ok') return acceptKey(res, v.record);
     if (v.state === 'unavailable') return answer(res, 'key', 403, 'unavailable');
     // An in-memory lookup costs less than the limit's own bookkeeping: keys are always checked,
     // so a valid key is never refused for its address's refusals; only the answer to a bad one changes.
-    if (limit.take(bucket)) {
+    if (limit.take(bucketOf(req))) {
       log.info({ state: v.state, key_id: v.id }, 'key refused');
       // A revoked or an expired key is a real key of the store: its id tells the operator which
       // one a client still sends (the proxy logs it; it never reaches Signet).
-      const known = (v.state === 'revoked' || v.state === 'expired') && v.id ? [EDGE_HEADERS.keyId, v.id] : [];
+      const known = (v.state === 'revoked' || v.state === 'expired') && v.id ? [EDGE_HEADERS.keyId, v.id] : NONE;
       return answer(res, 'key', 401, v.state, known);
     }
     answer(res, 'key', 403, 'limited');
   };
 
-  const accept = (res: ServerResponse, d: Accepted) => answer(res, 'token', 204, 'ok', tokenHeaders(d));
-
-  const checkToken = async (res: ServerResponse, bucket: string, token: string) => {
+  const checkToken = async (req: IncomingMessage, res: ServerResponse, token: string) => {
     const v: TokenValidator | null = validator;
     if (v === null) return answer(res, 'token', 403, 'unavailable');
     // A token decided before costs a lookup, whatever the address's refusals.
     const known = v.known(token);
-    if (known?.ok) return accept(res, known);
-    if (known) return refuse(res, 'token', bucket, 'invalid_token');
+    if (known?.ok) return acceptToken(res, known);
+    if (known) return refuse(req, res, 'token', 'invalid_token');
     // Past the limit a new token is not checked at all (M5): no signature, no key fetch, no log line.
+    const bucket = bucketOf(req);
     if (!limit.take(bucket)) return answer(res, 'token', 403, 'limited');
     let d: Decision;
     try {
@@ -175,24 +185,22 @@ export async function runAuthCheck(s: AuthCheckSettings, log: Logger): Promise<R
     }
     if (d.ok) {
       limit.give(bucket);
-      return accept(res, d);
+      return acceptToken(res, d);
     }
     log.info({ reason: d.description }, 'token refused');
-    refuse(res, 'token', bucket, 'invalid_token', true);
+    refuse(req, res, 'token', 'invalid_token', true);
   };
 
   const check = async (req: IncomingMessage, res: ServerResponse) => {
-    const address = header(req, CLIENT_ADDRESS) ?? req.socket.remoteAddress ?? '';
-    const bucket = limitBucket(address, s.ipv6Prefix);
     const authorization = req.headers.authorization;
-    if (authorization === undefined || authorization === '') return refuse(res, 'none', bucket, 'missing');
+    if (authorization === undefined || authorization === '') return refuse(req, res, 'none', 'missing');
     const m = authorization.length <= MAX_CREDENTIAL + 7 ? BEARER.exec(authorization) : null;
-    if (!m) return refuse(res, 'none', bucket, 'malformed');
+    if (!m) return refuse(req, res, 'none', 'malformed');
     const credential = m[1]!;
     // A key is never a token and a token never a key: the prefix decides which check runs.
-    if (credential.startsWith(API_KEY.prefix) && keys !== null) return checkKey(res, bucket, credential);
-    if (s.oauth !== null) return checkToken(res, bucket, credential);
-    return refuse(res, 'key', bucket, 'malformed');
+    if (credential.startsWith(API_KEY.prefix) && keys !== null) return checkKey(req, res, credential);
+    if (s.oauth !== null) return checkToken(req, res, credential);
+    return refuse(req, res, 'key', 'malformed');
   };
 
   const listener: RequestListener = (req, res) => {
@@ -211,7 +219,7 @@ export async function runAuthCheck(s: AuthCheckSettings, log: Logger): Promise<R
       const given = presented === undefined ? null : Buffer.from(presented);
       // Constant time for a secret of the right length; the length itself is no secret.
       if (given === null || given.length !== secret.length || !timingSafeEqual(secret, given)) {
-        metrics.unauthenticated.inc();
+        metrics.unauthenticated();
         res.writeHead(403, { 'Content-Length': '0', 'Cache-Control': 'no-store' }).end();
         return;
       }
@@ -258,6 +266,7 @@ export async function runAuthCheck(s: AuthCheckSettings, log: Logger): Promise<R
         clearTimeout(retry);
         stopTls?.();
         stopExpiry();
+        keys?.close();
         (issuerKeys as IssuerKeys | null)?.stop();
         server.close(() => resolve());
         server.closeAllConnections();
