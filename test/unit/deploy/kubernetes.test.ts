@@ -215,6 +215,11 @@ describe.each([
       ['another namespace asks the auth check', elsewhere, auth, 3100, 'TCP', false],
       ["the auth check reaches signet's MCP port", auth, signet, 3000, 'TCP', false],
       ['the auth check reaches Redis', auth, redis, 6379, 'TCP', false],
+      // Its metrics (each API key's expiry among them), as signet's: Prometheus alone.
+      ['Prometheus scrapes the auth check', prometheus, auth, 9464, 'TCP', true],
+      ['Prometheus in its own namespace scrapes the auth check', monitoring, auth, 9464, 'TCP', true],
+      ["another namespace's pod reaches the auth check's metrics", elsewhere, auth, 9464, 'TCP', false],
+      ["the proxy reaches the auth check's metrics", proxy, auth, 9464, 'TCP', false],
     ];
     const policies = byKind(objects, 'NetworkPolicy').map((n) => n['spec'] as Obj);
     for (const [label, from, to, port, protocol, allowed] of flows) expect(allows(policies, from, to, port, protocol), label).toBe(allowed);
@@ -485,6 +490,13 @@ describe('the auth check on Kubernetes (signet-auth)', () => {
     expect(volumeAt(config['SIGNET_TLS_KEY_FILE']).secretName).toBe('signet-auth-tls');
     expect(volumeAt(config['SIGNET_KEY_STORE'])).toEqual({ secretName: 'signet-api-keys', defaultMode: 0o440 });
     expect(volumeAt(config['SIGNET_PROXY_SECRET_FILE'])).toEqual({ secretName: 'signet-proxy-auth', defaultMode: 0o440 });
+    // Its metrics can be scraped, as signet's: on the pod network, with the same token.
+    const signetEnv = Object.fromEntries(
+      (deployment(dev, 'signet')['spec'].template.spec.containers[0].env as Obj[]).map((e) => [e.name, e.value]),
+    );
+    for (const k of ['SIGNET_METRICS_PORT', 'SIGNET_METRICS_HOST', 'SIGNET_METRICS_TOKEN_FILE']) expect(config[k], k).toBe(signetEnv[k]);
+    expect(volumeAt(config['SIGNET_METRICS_TOKEN_FILE'])).toEqual({ secretName: 'signet-metrics-auth', defaultMode: 0o440 });
+    expect(c.ports).toContainEqual({ name: 'metrics', containerPort: Number(config['SIGNET_METRICS_PORT']) });
     expect(c.readinessProbe.httpGet.scheme).toBe('HTTPS');
     expect(c.args).toEqual(['auth-check']);
     expect(c.image).toBe(deployment(dev, 'signet')['spec'].template.spec.containers[0].image);
@@ -537,10 +549,16 @@ describe('Kubernetes OAuth component (overlays/dev-oauth)', () => {
     ];
     for (const [what, from, to, port, protocol, expected] of flows) expect(allows(policies, from, to, port, protocol), what).toBe(expected);
     // The HTTPS egress leaves out the cluster's and shared ranges, link-local (the cloud metadata
-    // address), and their IPv6 counterparts; an IPv6 issuer is reachable (pen test, issue 28).
+    // address), "this network", and their IPv6 counterparts, the NAT64 prefixes included (an IPv6
+    // address there reaches any IPv4 one); an IPv6 issuer is reachable (pen test, issue 28).
     const rule = byKind(devOAuth, 'NetworkPolicy').find((p) => p['metadata'].name === 'signet-auth')!['spec'].egress[0];
-    expect(rule.to[0].ipBlock.except).toEqual(expect.arrayContaining(['169.254.0.0/16', '100.64.0.0/10', '10.0.0.0/8']));
-    expect(rule.to[1].ipBlock).toMatchObject({ cidr: '::/0', except: expect.arrayContaining(['fc00::/7', 'fe80::/10']) });
+    expect([...rule.to[0].ipBlock.except].sort()).toEqual(
+      ['0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12', '192.168.0.0/16'].sort(),
+    );
+    expect(rule.to[1].ipBlock.cidr).toBe('::/0');
+    expect([...rule.to[1].ipBlock.except].sort()).toEqual(
+      ['::1/128', 'fc00::/7', 'fe80::/10', '::ffff:0:0/96', '64:ff9b::/96', '64:ff9b:1::/48'].sort(),
+    );
   });
 
   it('gives the proxy and the auth check the same mode, issuer and resource', () => {
