@@ -229,8 +229,10 @@ const CASES: Case[] = [
   },
   {
     // Under 1.2: fail on AUTH-014 alone, a SHOULD of MCP 2026-07-28 for the authorization server: now advisory.
-    name: 'an enterprise MCP gateway on Kubernetes with Keycloak as its authorization server, iss not sent',
-    facts: () => FACTS('k8s-gateway-keycloak'),
+    // Keycloak sends iss by default since release 23 (keycloak#20584): this models an older release, or a client
+    // with "Exclude Issuer From Authentication Response" on.
+    name: 'an enterprise MCP gateway on Kubernetes with Keycloak before release 23 as its authorization server, iss not sent',
+    facts: () => FACTS('k8s-gateway-keycloak-before-23'),
     verdict: 'pass',
     fail: ['AUTH-013', 'AUTH-014', 'CONT-013', 'RATE-009', 'TOOL-002'],
     undetermined: [],
@@ -249,6 +251,19 @@ const CASES: Case[] = [
     pass: 'rest',
     not_applicable: ids(
       'AUTH-003..006 AUTH-012 AUTH-015 AUTH-016 AUTH-018 CLIENT-001..004 CLIENT-006..021 EGRESS-001 EXPO-001 EXPO-004 EXPO-006 HTTP-005 KEYS-001..006 LOG-004 PROTO-002 PROTO-005 SIGN-001..005 TLS-001 TLS-004 TOOL-007 TOOL-008',
+    ),
+  },
+  {
+    // Under 1.2: pass (F6): nothing asked the authorization server for exact redirect URIs, so an open registration
+    // endpoint that accepts https://*.example.com/* handed authorization codes to whoever registered first.
+    name: 'an OAuth server whose own authorization server takes open dynamic client registration with wildcard redirect URIs',
+    facts: () => FACTS('oauth-open-registration'),
+    verdict: 'fail',
+    fail: ['AUTH-013', 'AUTH-019', 'CONT-013', 'RATE-009', 'TOOL-002'],
+    undetermined: [],
+    pass: 'rest',
+    not_applicable: ids(
+      'AUTH-003..006 AUTH-012 AUTH-015 AUTH-016 AUTH-018 CLIENT-001..004 CLIENT-006..021 EGRESS-001 EXPO-001 EXPO-004 EXPO-006 HTTP-005 KEYS-001..006 LOG-004 PROTO-002 PROTO-005 SIGN-001..005 TLS-002 TOOL-007 TOOL-008',
     ),
   },
   {
@@ -548,6 +563,14 @@ function patched(base: Record<string, unknown>, patch: Record<string, Record<str
   return out;
 }
 
+/** A fact's schema entry, by dot path. */
+function schemaFact(path: string): { description: string; enum?: string[] } {
+  const schema = doctrine.meta.facts_schema as {
+    properties: Record<string, { properties: Record<string, { description: string; enum?: string[] }> }>;
+  };
+  return schema.properties[path.split('.')[0]!]!.properties[path.split('.')[1]!]!;
+}
+
 describe('doctrine 1.3.0: one fact changed, the rule that reads it', () => {
   const status = (facts: Record<string, unknown>, id: string) => evaluateFacts(doctrine, facts).findings.find((f) => f.rule_id === id)!;
 
@@ -582,9 +605,17 @@ describe('doctrine 1.3.0: one fact changed, the rule that reads it', () => {
   });
 
   it('TLS-006 applies behind any proxy, internal ones too, and accepts the provider network only as stated', () => {
+    // An in-cluster gateway to its backends: plaintext across nodes fails, internal or not.
     const backend = FACTS('k8s-gateway-backend');
     expect(status(patched(backend, { tls: { backend_hop: 'network_plaintext' } }), 'TLS-006').status).toBe('fail');
-    expect(status(patched(backend, { tls: { backend_hop: 'provider_network' } }), 'TLS-006').status).toBe('pass');
+    // provider_network is an ALB to its targets in a VPC (the fact's own words): the Fargate deployment passes on it
+    // alone, and the same deployment with plaintext across a network fails.
+    const fargate = FACTS('fargate-alb-oauth');
+    expect((fargate['tls'] as Record<string, unknown>)['backend_hop']).toBe('provider_network');
+    expect(status(fargate, 'TLS-006').status).toBe('pass');
+    expect(evaluateFacts(doctrine, patched(fargate, { tls: { backend_hop: 'network_plaintext' } })).summary.failed_rule_ids).toEqual([
+      'TLS-006',
+    ]);
   });
 
   it('CLIENT-007 asks every OAuth client for issuer validation, whatever revision the server speaks', () => {
@@ -625,13 +656,83 @@ describe('doctrine 1.3.0: one fact changed, the rule that reads it', () => {
   });
 });
 
+describe('doctrine 1.3.0: each new rule fails alone, on its own fact', () => {
+  // The audit of 1.3.0 found some new rules failing only inside the catch-all exposed.json, and compensating controls
+  // tested only where they hold. Here a deployment that passes gets one fact wrong, and the baseline rules that fail
+  // are exactly the one that reads it: the rule fails for the reason it exists.
+  const GATEWAY = 'k8s-gateway-keycloak-before-23'; // its clients use OAuth and are reviewed
+  const failedAfter = (base: string, patch: Record<string, Record<string, unknown>>) =>
+    evaluateFacts(doctrine, patched(FACTS(base), patch)).summary.failed_rule_ids;
+  const cases: [string, string, Record<string, Record<string, unknown>>][] = [
+    // F6: the authorization server's MUSTs, each sub-fact alone (the open registration case is in the golden table).
+    ['AUTH-019', 'hardened-oauth', { authentication: { oauth_redirect_uris_exact: false } }],
+    ['AUTH-020', 'hardened-oauth', { authentication: { oauth_pkce_s256_required: false } }],
+    ['AUTH-020', 'hardened-oauth', { authentication: { oauth_endpoints_https: false } }],
+    ['AUTH-021', 'hardened-oauth', { authentication: { oauth_refresh_tokens_rotated: false } }],
+    // F7: the OAuth clients' MUSTs, each sub-fact alone.
+    ['CLIENT-020', GATEWAY, { client: { oauth_pkce_s256: false } }],
+    ['CLIENT-020', GATEWAY, { client: { oauth_resource_indicators: false } }],
+    ['CLIENT-020', GATEWAY, { client: { oauth_credentials_per_issuer: false } }],
+    // F8: a client that runs sampling requests without a person approving them.
+    ['CLIENT-021', GATEWAY, { client: { supports_sampling: true, sampling_approved: false } }],
+    // F9: URL-mode elicitation that accepts whoever opens the URL.
+    [
+      'TOOL-008',
+      'hardened',
+      {
+        tools: { uses_elicitation: true, elicits_secrets_in_form_mode: false, url_elicitation: true, url_elicitation_user_verified: false },
+      },
+    ],
+    // F4: the server's own outbound calls with certificate checks off (verify=False, NODE_TLS_REJECT_UNAUTHORIZED=0).
+    ['EGRESS-004', 'hardened', { egress: { tls_verification_disabled: true } }],
+    // F2: a known high or critical vulnerability in what runs; no scanning or patch window.
+    ['SUPPLY-006', 'hardened', { supply_chain: { known_vulnerabilities: true } }],
+    ['SUPPLY-007', 'hardened', { supply_chain: { vulnerabilities_monitored: false } }],
+    // Compensating controls that are not there: Fargate (no no-new-privileges) with setuid files in the image, and a
+    // managed edge whose timeouts cannot be set but that does not absorb slow clients either.
+    ['CONT-004', 'fargate-alb-oauth', { container: { setuid_files_absent: false } }],
+    ['HTTP-010', 'fargate-alb-oauth', { http: { edge_absorbs_slow_clients: false } }],
+  ];
+
+  it('starts from deployments that pass', () => {
+    for (const base of new Set(cases.map(([, b]) => b))) expect(evaluateFacts(doctrine, FACTS(base)).summary.verdict, base).toBe('pass');
+  });
+
+  it.each(cases)('%s fails alone on %s with %j', (id, base, patch) => {
+    expect(failedAfter(base, patch)).toEqual([id]);
+  });
+
+  it('passes the same deployments with the control in place', () => {
+    const status = (base: string, patch: Record<string, Record<string, unknown>>, id: string) =>
+      evaluateFacts(doctrine, patched(FACTS(base), patch)).findings.find((f) => f.rule_id === id)!.status;
+    expect(status(GATEWAY, { client: { supports_sampling: true, sampling_approved: true } }, 'CLIENT-021')).toBe('pass');
+    const urlMode = {
+      uses_elicitation: true,
+      elicits_secrets_in_form_mode: false,
+      url_elicitation: true,
+      url_elicitation_user_verified: true,
+    };
+    expect(status('hardened', { tools: urlMode }, 'TOOL-008')).toBe('pass');
+    // Fargate without the compensating controls but with the controls themselves passes the same rules.
+    const fargate = { container: { setuid_files_absent: false, no_new_privileges: true }, http: { edge_absorbs_slow_clients: false } };
+    expect(status('fargate-alb-oauth', { ...fargate, http: { ...fargate.http, request_read_deadline_seconds: 60 } }, 'HTTP-010')).toBe(
+      'pass',
+    );
+    expect(status('fargate-alb-oauth', fargate, 'CONT-004')).toBe('pass');
+  });
+
+  it('EGRESS-004: the tunnel FastMCP server calling its upstream with verify=False fails it too, and nothing else changes', () => {
+    const before = evaluateFacts(doctrine, FACTS('tunnel-fastmcp')).summary.failed_rule_ids;
+    const after = failedAfter('tunnel-fastmcp', { egress: { tls_verification_disabled: true } });
+    expect(before).not.toContain('EGRESS-004');
+    expect([...after].sort()).toEqual([...before, 'EGRESS-004'].sort());
+  });
+});
+
 describe('doctrine 1.3.0, amended: what the collectors and the probe could not say', () => {
   const status = (facts: Record<string, unknown>, id: string) =>
     evaluateFacts(doctrine, facts).findings.find((f) => f.rule_id === id)!.status;
-  const schema = doctrine.meta.facts_schema as {
-    properties: Record<string, { properties: Record<string, { description: string; enum?: string[] }> }>;
-  };
-  const fact = (path: string) => schema.properties[path.split('.')[0]!]!.properties[path.split('.')[1]!]!;
+  const fact = schemaFact;
 
   it('HTTP Basic at a proxy is a method: its password file hashed, its passwords random, rotated, no OAuth discovery', () => {
     // nginx auth_basic, Caddy basic_auth, Traefik basicAuth: an htpasswd entry per client.
@@ -774,7 +875,8 @@ describe('a review of several deployments, one per server', () => {
   });
 
   it('a gateway and its backends: the backend with one admin account fails the review, the others pass', () => {
-    expect(worstVerdict(['k8s-gateway-keycloak', 'k8s-gateway-backend'].map(verdict))).toBe('pass');
-    expect(worstVerdict(['k8s-gateway-keycloak', 'k8s-gateway-backend', 'k8s-gateway-backend-admin'].map(verdict))).toBe('fail');
+    const gateway = 'k8s-gateway-keycloak-before-23';
+    expect(worstVerdict([gateway, 'k8s-gateway-backend'].map(verdict))).toBe('pass');
+    expect(worstVerdict([gateway, 'k8s-gateway-backend', 'k8s-gateway-backend-admin'].map(verdict))).toBe('fail');
   });
 });
