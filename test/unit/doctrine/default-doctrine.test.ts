@@ -90,6 +90,24 @@ describe('the shipped doctrine: MCP deployment security baseline', () => {
     expect(changelog).toContain(`## ${d.meta.version}`);
   });
 
+  it('and the other way round: every rule the current version notes, or lists with a note in its tables, refers to it', () => {
+    const d = doctrine!;
+    const changelog = d.documents.find((doc) => doc.id === 'changelog')!.body;
+    const current = changelog.split(/^## /m).find((s) => s.startsWith(`${d.meta.version}\n`))!;
+    const section = (title: string) => current.split(/^### /m).find((s) => s.startsWith(title)) ?? '';
+    const named = (text: string) => [...text.matchAll(/`([A-Z]+-\d{3})`/g)].map((m) => m[1]!);
+    const added = new Set(named(section('New rules')));
+    // A table row's second cell names the rules it changed; "(note)" marks those that keep their id.
+    const noted = current
+      .split('\n')
+      .filter((line) => line.startsWith('| ') && (line.split('|')[2] ?? '').includes('(note'))
+      .flatMap((line) => named(line.split('|')[2]!));
+    const ids = new Set([...named(section('Notes on rules that keep their id')), ...noted].filter((id) => !added.has(id)));
+    expect(ids.size).toBeGreaterThan(20);
+    const lacking = d.rules.filter((r) => ids.has(r.id) && !r.references.includes('doc:changelog')).map((r) => r.id);
+    expect(lacking).toEqual([]);
+  });
+
   it('is described with its own numbers in docs/tools.md and docs/doctrine.md', () => {
     const d = doctrine!;
     const leaves = d.factPaths.filter((p) => !d.factPaths.some((q) => q.startsWith(`${p}.`))).length;

@@ -524,6 +524,11 @@ describe('golden deployments', () => {
       // 1.3.0: a stdio server its client does not launch, and a container that is not used, described anyway.
       ['FACTS-012', { transport: { kind: 'stdio' }, client: { reviewed: true, launches_stdio_servers: false } }],
       ['FACTS-013', { container: { used: false, docker_socket_mounted: true } }],
+      // The audit of 1.3.0: a privileged container with a filter, elicitation modes of a server that sends none,
+      // OAuth facts of clients that run no OAuth flow.
+      ['FACTS-014', { container: { used: true, privileged: true, seccomp: 'runtime_default' } }],
+      ['FACTS-015', { tools: { uses_elicitation: false, url_elicitation: true } }],
+      ['FACTS-016', { client: { reviewed: true, uses_oauth: false, oauth_pkce_s256: true } }],
     ];
     expect(contradictions.map(([id]) => id)).toEqual(doctrine.constraints.slice(1).map((c) => c.id));
     // Each is named (FACTS-010's facts also break FACTS-013, which covers every container fact).
@@ -532,6 +537,41 @@ describe('golden deployments', () => {
     expect(() => evaluateFacts(doctrine, { ...facts, tls: { enabled: false, hsts: true } })).toThrow(/\(FACTS-001, FACTS-008\)/);
     expect(() => evaluateFacts(doctrine, { authentication: { method: 'none' } })).not.toThrow();
     for (const c of CASES) expect(() => evaluateFacts(doctrine, c.facts()), c.name).not.toThrow();
+  });
+
+  it('holds the constraints that list facts to the schema, so a new fact cannot slip past them', () => {
+    // The facts a constraint reads: its vars, and the paths its missing_some lists (which only test presence).
+    const read = (id: string) => {
+      const c = doctrine.constraints.find((x) => x.id === id)!;
+      const paths = new Set(c.facts);
+      const walk = (node: unknown): void => {
+        if (node === null || typeof node !== 'object') return;
+        for (const [op, arg] of Object.entries(node)) {
+          if (op === 'missing_some') for (const p of (arg as [number, string[]])[1]) paths.add(p);
+          walk(arg);
+        }
+      };
+      walk(c.check);
+      return [...paths].sort();
+    };
+    const group = (g: string) => doctrine.factPaths.filter((p) => p.startsWith(`${g}.`));
+    const onlyWith = (fact: string) =>
+      group(fact.split('.')[0]!).filter((p) => schemaFact(p).description.startsWith(`Only with ${fact.split('.')[1]}.`));
+    // FACTS-013: container.used false forbids every other container fact.
+    expect(read('FACTS-013')).toEqual(group('container').sort());
+    // FACTS-015 and FACTS-016: the facts described "Only with" their gate (URL mode's own one included).
+    const elicitation = onlyWith('tools.uses_elicitation');
+    expect(elicitation).toContain('tools.url_elicitation');
+    expect(read('FACTS-015')).toEqual(['tools.uses_elicitation', ...elicitation, ...onlyWith('tools.url_elicitation')].sort());
+    expect(read('FACTS-016')).toEqual(['client.uses_oauth', ...onlyWith('client.uses_oauth')].sort());
+    // Given consistently they are accepted: a privileged container described as unconfined, URL-mode elicitation
+    // of a server that sends elicitations, clients without OAuth that say nothing more.
+    for (const f of [
+      { container: { used: true, privileged: true, seccomp: 'unconfined' } },
+      { tools: { uses_elicitation: true, url_elicitation: true, url_elicitation_user_verified: true } },
+      { client: { reviewed: true, uses_oauth: false } },
+    ])
+      expect(() => evaluateFacts(doctrine, f), JSON.stringify(f)).not.toThrow();
   });
 
   it('counts what was checked, per area', () => {
@@ -573,6 +613,7 @@ function schemaFact(path: string): { description: string; enum?: string[] } {
 
 describe('doctrine 1.3.0: one fact changed, the rule that reads it', () => {
   const status = (facts: Record<string, unknown>, id: string) => evaluateFacts(doctrine, facts).findings.find((f) => f.rule_id === id)!;
+  const fact = schemaFact;
 
   it('EXPO-001 asks whether the internet reaches a server with no proxy; a port on all interfaces is CONT-009', () => {
     // L4: under 1.2 EXPO-001 (critical) failed this server, which the internet cannot reach.
@@ -616,6 +657,10 @@ describe('doctrine 1.3.0: one fact changed, the rule that reads it', () => {
     expect(evaluateFacts(doctrine, patched(fargate, { tls: { backend_hop: 'network_plaintext' } })).summary.failed_rule_ids).toEqual([
       'TLS-006',
     ]);
+    // What sends the hop decides: a proxy running in the cluster never qualifies, an EKS ALB in IP mode does.
+    const hop = fact('tls.backend_hop').description;
+    expect(hop).toMatch(/target-type: ip/);
+    expect(hop).toMatch(/gateway or proxy running in the cluster can verify a certificate/);
   });
 
   it('CLIENT-007 asks every OAuth client for issuer validation, whatever revision the server speaks', () => {
