@@ -2,13 +2,15 @@
 // a process, on the collect corpus (client configurations, Compose, Kubernetes, a Dockerfile,
 // nginx and Caddy) and on Signet's own Compose and Kubernetes files. Each case runs RUNS times,
 // interleaved with the baseline (`signet --version`: the same process start, no work); the table
-// gives medians and the ratio to the baseline. Prints markdown; run under the shared CPU lock:
+// gives medians and the ratio to the baseline. Prints markdown and writes it to
+// bench/RESULTS.md (section check); run under the shared CPU lock:
 //   npm run build && flock /tmp/signet-heavy.lock node bench/check.mjs
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { machine, writeSection } from './lib.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'dist', 'bundle', 'signet.js');
@@ -42,22 +44,18 @@ for (const file of readdirSync(corpus)
   cases.push({ name: file.replace(/\.case\.json$/, ''), kind: [...new Set(kinds)].join('+'), cwd: dir, args: Object.keys(c.files) });
 }
 const own = join(work, 'signet-own');
-for (const p of ['docker-compose.yml', 'Dockerfile', 'proxy', 'deploy']) cpSync(join(ROOT, p), join(own, p), { recursive: true });
-cases.push({ name: "Signet's compose stack", kind: 'compose', cwd: own, args: ['docker-compose.yml', 'Dockerfile', 'proxy'] });
+// package.json is what shows the image is Signet's (its profile applies): a clone has it.
+for (const p of ['docker-compose.yml', 'Dockerfile', 'package.json', 'package-lock.json', 'proxy', 'deploy'])
+  cpSync(join(ROOT, p), join(own, p), { recursive: true });
+const build = ['Dockerfile', 'package.json', 'package-lock.json', 'proxy'];
+cases.push({ name: "Signet's compose stack", kind: 'compose', cwd: own, args: ['docker-compose.yml', ...build] });
 cases.push({
   name: "Signet's compose stack + OAuth overlay",
   kind: 'compose',
   cwd: own,
-  args: [
-    '--compose',
-    'docker-compose.yml,deploy/compose.oauth.yml',
-    'docker-compose.yml',
-    'deploy/compose.oauth.yml',
-    'Dockerfile',
-    'proxy',
-  ],
+  args: ['--compose', 'docker-compose.yml,deploy/compose.oauth.yml', 'docker-compose.yml', 'deploy/compose.oauth.yml', ...build],
 });
-cases.push({ name: "Signet's Kubernetes manifests", kind: 'kubernetes', cwd: own, args: ['deploy/kubernetes', 'Dockerfile', 'proxy'] });
+cases.push({ name: "Signet's Kubernetes manifests", kind: 'kubernetes', cwd: own, args: ['deploy/kubernetes', ...build] });
 
 const rows = [];
 for (const c of cases) {
@@ -73,15 +71,16 @@ for (const c of cases) {
   try {
     const report = JSON.parse(last?.out ?? '');
     const n = report.deployments.reduce(
-      (/** @type {{c:number,u:number}} */ a, /** @type {{counts:{collected:number,undecided:number}}} */ d) => ({
-        c: a.c + d.counts.collected,
+      (/** @type {{f:number,p:number,u:number}} */ a, /** @type {{counts:{files:number,profile:number,undecided:number}}} */ d) => ({
+        f: a.f + d.counts.files,
+        p: a.p + d.counts.profile,
         u: a.u + d.counts.undecided,
       }),
-      { c: 0, u: 0 },
+      { f: 0, p: 0, u: 0 },
     );
     // What a person still has to state for a complete verdict: the facts the undetermined rules need.
     const toDeclare = new Set(report.deployments.flatMap((/** @type {{summary:{missing_facts:string[]}}} */ d) => d.summary.missing_facts));
-    summary = `${report.verdict}, ${report.deployments.length} deployment(s), ${n.c} facts collected, ${toDeclare.size} to declare`;
+    summary = `${report.verdict}, ${report.deployments.length} deployment(s), ${n.f} facts from files${n.p ? ` + ${n.p} from the Signet profile` : ''}, ${toDeclare.size} to declare`;
   } catch {
     /* the exit code says it */
   }
@@ -89,14 +88,16 @@ for (const c of cases) {
     `| ${c.name} | ${c.kind} | ${median(check).toFixed(0)} | ${median(base).toFixed(0)} | ${(median(check) / median(base)).toFixed(2)} | ${summary} |`,
   );
 }
-process.stdout.write(
-  [
-    `signet check, ${RUNS} runs per case (median ms; process start to exit, --format json), node ${process.version}`,
-    '',
-    '| case | kind | check ms | `signet --version` ms | ratio | result |',
-    '|---|---|---|---|---|---|',
-    ...rows,
-    '',
-  ].join('\n'),
-);
+const table = [
+  '## signet check on each kind of deployment (node bench/check.mjs)',
+  '',
+  `${RUNS} runs per case, interleaved with \`signet --version\` (the same process start, no work); median ms from process start to exit, \`--format json\`; ${machine()}.`,
+  '',
+  '| case | kind | check ms | `signet --version` ms | ratio | result |',
+  '|---|---|---|---|---|---|',
+  ...rows,
+  '',
+].join('\n');
+process.stdout.write(table);
+writeSection('check', table);
 rmSync(work, { recursive: true, force: true });

@@ -9,14 +9,15 @@ import { type Declared, declaredFor } from './declared.js';
 import type { CheckedDeployment } from './report.js';
 
 export interface Place {
-  /** A file path (collected or declared), or null for a probe exchange. */
+  /** A file path (collected or declared), or null for a probe exchange or a server's profile. */
   file: string | null;
   line: number | null;
   /** The dotted fact this place decided. */
   fact: string;
-  /** `file`, `declared` or `probe`, and for a probe the evidence id. */
-  kind: 'file' | 'declared' | 'probe';
+  /** `file`, `declared`, `profile` or `probe`; for a probe the evidence id, for a profile its name and version. */
+  kind: 'file' | 'declared' | 'profile' | 'probe';
   probe?: string;
+  profile?: string;
   why: string;
 }
 
@@ -39,13 +40,14 @@ export function ruleOf(doctrine: Doctrine, id: string): Rule | undefined {
   return ruleFacts(doctrine).get(id)?.rule;
 }
 
-const RANK = { file: 0, declared: 1, probe: 2 } as const;
+const RANK = { file: 0, declared: 1, profile: 2, probe: 3 } as const;
 /** Code-unit order: the same in every locale, so the same report gives the same bytes everywhere. */
 export const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 function placeOf(s: FactSource, fact: string, declared: Declared | null, deployment: string): Place {
   if ('file' in s) return { file: s.file, line: s.line, fact, kind: 'file', why: s.why };
   if ('probe' in s) return { file: null, line: null, fact, kind: 'probe', probe: s.probe, why: s.why };
+  if ('profile' in s) return { file: null, line: null, fact, kind: 'profile', profile: `${s.profile} ${s.version}`, why: s.why };
   const line = declared && declared.path === s.declared ? (declaredFor(declared, deployment).line(fact) ?? null) : null;
   return { file: s.declared, line, fact, kind: 'declared', why: s.why };
 }
@@ -60,7 +62,7 @@ export function placesOf(doctrine: Doctrine, deployment: CheckedDeployment, rule
       .map((s) => placeOf(s, fact, declared, deployment.name))
       .sort((a, b) => RANK[a.kind] - RANK[b.kind] || byText(a.file ?? '', b.file ?? '') || (a.line ?? 0) - (b.line ?? 0));
     for (const p of places) {
-      const key = `${p.file}:${p.line}:${p.probe}:${p.fact}`;
+      const key = `${p.file}:${p.line}:${p.probe}:${p.profile}:${p.fact}`;
       if (seen.has(key)) continue;
       seen.add(key);
       out.push(p);
@@ -69,8 +71,9 @@ export function placesOf(doctrine: Doctrine, deployment: CheckedDeployment, rule
   return out;
 }
 
-/** `file:line`, `file`, or `probe <id>`. */
+/** `file:line`, `file`, `profile signet 0.1.0` or `probe <id>`. */
 export function placeLabel(p: Place): string {
+  if (p.kind === 'profile') return `profile ${p.profile ?? ''}`.trim();
   if (p.file === null) return `probe ${p.probe ?? ''}`.trim();
   return p.line === null ? p.file : `${p.file}:${p.line}`;
 }

@@ -18,7 +18,10 @@ export interface ObservedLayer {
 
 /** Where each fact of a merged deployment came from, counted over its leaves. */
 export interface FactCounts {
-  collected: number;
+  /** Decided by the files alone. */
+  files: number;
+  /** Decided by the profile of a server the collector recognised (Signet's own behaviour), with or without a setting in the files. */
+  profile: number;
   probed: number;
   declared: number;
   /** Left undecided: neither the files, the probe nor the declared facts decide them. */
@@ -33,6 +36,7 @@ export interface MergedDeployment extends CollectedDeployment {
 export function sourceLabel(s: FactSource): string {
   if ('file' in s) return `${s.file}:${s.line}`;
   if ('probe' in s) return `probe ${s.probe}`;
+  if ('profile' in s) return `profile ${s.profile} ${s.version}`;
   return s.declared;
 }
 
@@ -62,7 +66,8 @@ export function mergeDeployment(
   const undecided = new Set(collected.undecided);
   const reasons = { ...(collected.reasons ?? {}) };
   const given = new Map(leaves(facts));
-  const counts: FactCounts = { collected: given.size, probed: 0, declared: 0, undecided: 0 };
+  const fromProfile = [...given.keys()].filter((leaf) => (collected.sources[leaf] ?? []).some((x) => 'profile' in x)).length;
+  const counts: FactCounts = { files: given.size - fromProfile, profile: fromProfile, probed: 0, declared: 0, undecided: 0 };
   const contradictions: ErrorDetail[] = [];
   const origin = (leaf: string) => (sources[leaf] ?? []).map(sourceLabel).join(', ') || 'the files';
 

@@ -14,6 +14,12 @@ export interface At {
   line: number;
 }
 
+/** A line of the files that sets something a profile fact depends on. */
+export interface Setting {
+  at: At;
+  why: string;
+}
+
 export class FactSheet {
   readonly #values = new Map<string, unknown>();
   readonly #sources = new Map<string, FactSource[]>();
@@ -30,6 +36,16 @@ export class FactSheet {
   set(path: string, value: unknown, at: At, why: string): void {
     this.#values.set(path, value);
     this.#sources.set(path, [{ file: at.file, line: at.line, why }]);
+    this.#open.delete(path);
+  }
+
+  /**
+   * Decide `path` from a profile of the server (what it does by design, docs/checking.md): the
+   * profile is the source, and each setting in the files that selects the behaviour is cited beside it.
+   */
+  setFromProfile(path: string, value: unknown, profile: { profile: string; version: string }, why: string, settings: Setting[] = []): void {
+    this.#values.set(path, value);
+    this.#sources.set(path, [{ ...profile, why }, ...settings.map((s) => ({ file: s.at.file, line: s.at.line, why: s.why }))]);
     this.#open.delete(path);
   }
 
@@ -115,7 +131,11 @@ export class FactSheet {
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+/** The profile first, then file lines in order. */
 function bySource(a: FactSource, b: FactSource): number {
+  const pa = 'profile' in a ? 0 : 1;
+  const pb = 'profile' in b ? 0 : 1;
+  if (pa !== pb) return pa - pb;
   const fa = 'file' in a ? a.file : '';
   const fb = 'file' in b ? b.file : '';
   const la = 'line' in a ? a.line : 0;

@@ -33,10 +33,16 @@ export interface CollectedFile {
 }
 
 /**
- * Why a fact has its value. A file and a 1-based line; a probe exchange (the id of an entry of
- * the probe's `evidence`); or a declared-facts file, for facts a person stated.
+ * Why a fact has its value. A file and a 1-based line; a profile of a server the collector
+ * recognised (what that server does by design, in the version the profile describes: no file
+ * line shows it); a probe exchange (the id of an entry of the probe's `evidence`); or a
+ * declared-facts file, for facts a person stated.
  */
-export type FactSource = { file: string; line: number; why: string } | { probe: string; why: string } | { declared: string; why: string };
+export type FactSource =
+  | { file: string; line: number; why: string }
+  | { profile: string; version: string; why: string }
+  | { probe: string; why: string }
+  | { declared: string; why: string };
 
 /** Something the files show that the doctrine's facts schema has no way to say. */
 export interface Inexpressible {

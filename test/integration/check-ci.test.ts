@@ -38,9 +38,11 @@ const run = (shell: string, script: string, extra: Record<string, string> = {}) 
   });
 
 let verdict: string;
+const SIGNET_FILES = ['docker-compose.yml', 'Dockerfile', 'package.json', 'package-lock.json', 'proxy'];
 
 beforeAll(() => {
-  for (const path of ['docker-compose.yml', 'Dockerfile', 'proxy']) cpSync(join(ROOT, path), join(repo, path), { recursive: true });
+  // A clone's files: package.json shows the image is Signet's (its profile applies, docs/checking.md).
+  for (const path of SIGNET_FILES) cpSync(join(ROOT, path), join(repo, path), { recursive: true });
   writeFileSync(
     join(repo, 'signet-declared.json'),
     JSON.stringify(
@@ -100,7 +102,7 @@ describe('the CI recipes', () => {
 
   it('the declare-template recipe: the template asks, the filled file is read, the second run asks only what is left', () => {
     const own = join(dir, 'declare-recipe');
-    for (const path of ['docker-compose.yml', 'Dockerfile', 'proxy']) cpSync(join(ROOT, path), join(own, path), { recursive: true });
+    for (const path of SIGNET_FILES) cpSync(join(ROOT, path), join(own, path), { recursive: true });
     const [first, , second] = docRecipe('checking.md', 'declare-template').trim().split('\n');
     const sh = (line: string) => spawnSync('sh', ['-c', line!], { cwd: own, env: env(), encoding: 'utf8' });
     const r1 = sh(first!);

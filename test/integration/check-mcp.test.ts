@@ -23,6 +23,8 @@ mkdirSync(work);
 const FILES: Record<string, string> = {
   'docker-compose.yml': readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'),
   Dockerfile: readFileSync(join(ROOT, 'Dockerfile'), 'utf8'),
+  // The build's package.json: what shows the image is Signet's (its profile applies).
+  'package.json': readFileSync(join(ROOT, 'package.json'), 'utf8'),
   'proxy/Dockerfile': readFileSync(join(ROOT, 'proxy', 'Dockerfile'), 'utf8'),
 };
 const DECLARED = JSON.stringify(
@@ -75,8 +77,13 @@ describe('deployment_check', () => {
       'Dockerfile',
       'declared.json',
       'docker-compose.yml',
+      'package.json',
       'proxy/Dockerfile',
     ]);
+    // Signet recognised: the profile's facts are counted apart from the files'.
+    const counts = result.report.deployments[0].counts;
+    expect(counts.profile).toBeGreaterThan(30);
+    expect(counts.files).toBeGreaterThan(20);
     expect(cli.code).toBe({ pass: 0, fail: 1, incomplete: 3, limited_scope: 3 }[result.report.verdict as string]);
 
     // Both signatures: the tool result's (signet-output/1) and the attestation's (DSSE), by the same key.

@@ -123,9 +123,11 @@ export function toSarif(report: CheckReport, doctrine: Doctrine, declared: Decla
       // Facts only the probe decided: pinned where the files declare the deployment it reached.
       const anchor = primary ? null : anchorOf(d, declared);
       const probed = anchor && places.some((p) => p.kind === 'probe') ? ` (probed at ${probeTarget(report) ?? 'the endpoint'})` : '';
+      const profile = anchor ? places.find((p) => p.kind === 'profile')?.profile : undefined;
+      const profiled = profile ? ` (from the profile ${profile})` : '';
       const locations = primary
         ? [physical(primary.file!, primary.line)]
-        : [{ ...physical(anchor!.file, anchor!.line), message: { text: `${anchor!.why}${probed}` } }];
+        : [{ ...physical(anchor!.file, anchor!.line), message: { text: `${anchor!.why}${probed}${profiled}` } }];
       const why = places.map((p) => factText(d, p)).join('; ');
       const result: Record<string, unknown> = {
         ruleId: f.rule_id,

@@ -76,7 +76,9 @@ function deploymentBlock(doctrine: Doctrine, d: CheckedDeployment, declared: Dec
   if (s.advisories.failed_rule_ids.length > 0)
     out.push(`  advisory (never part of the verdict) failed: ${s.advisories.failed_rule_ids.join(', ')}`);
   const c = d.counts;
-  out.push(`  facts: ${c.collected} collected, ${c.probed} probed, ${c.declared} declared, ${c.undecided} undecided`);
+  out.push(
+    `  facts: ${c.files} from the files${c.profile ? `, ${c.profile} from the Signet profile` : ''}, ${c.probed} probed, ${c.declared} declared, ${c.undecided} undecided`,
+  );
   for (const i of d.inexpressible) out.push(`  not expressible as a fact: ${visible(i.what)} (${visible(i.file)}:${i.line})`);
   return out;
 }

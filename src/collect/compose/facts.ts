@@ -8,7 +8,7 @@ import { type DockerfileInfo, SECRET_NAME } from '../dockerfile.js';
 import { worstHostPaths } from '../host-paths.js';
 import { dirOf } from '../inputs.js';
 import { mcpEvidenceIn } from '../packages.js';
-import { type EnvValue, isReferenceProxy, isSignet, signetFacts } from '../profiles/signet.js';
+import { type EnvValue, isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { imageRole, type Role, runsAuthenticator, runsMcpClient } from '../roles.js';
 import { worstSecrets } from '../secrets.js';
 import { legacySse, tlsVerification } from '../server-args.js';
@@ -301,7 +301,9 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     egress(sheet, srv, project);
     legacySse(sheet, spec['command'], at('command'));
     const srvDf = srv.dockerfile ? ctx.dockerfile(srv.dockerfile) : null;
-    if (isSignet(srvDf)) {
+    const signet = recogniseSignet(ctx.inputs, srvDf);
+    if (signet) {
+      ctx.note(srvDf!.path, signet);
       const proxyDf = proxy?.dockerfile ? ctx.dockerfile(proxy.dockerfile) : null;
       const proxyEnv = proxy ? envView(proxyDf, proxy) : null;
       const tlsDir = proxyEnv?.get('SIGNET_TLS_DIR')?.value || '/etc/signet/tls';
@@ -310,7 +312,6 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
         sheet,
         {
           env: envView(srvDf, srv),
-          identifiedAt: srvDf!.entrypointAt ?? srvDf!.base!.at,
           platform: 'compose',
           behindProxy: sheet.get('exposure.behind_reverse_proxy') === true,
           replicas: sheet.get('deployment.replicas') as number | undefined,

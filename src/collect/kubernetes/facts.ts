@@ -10,7 +10,7 @@ import { dirOf } from '../inputs.js';
 import { NginxConfig } from '../nginx.js';
 import { nginxFacts } from '../nginx-facts.js';
 import { mcpEvidenceIn } from '../packages.js';
-import { type EnvValue, isReferenceProxy, isSignet, signetFacts } from '../profiles/signet.js';
+import { type EnvValue, isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { imageRole, type Role, repository, runsAuthenticator } from '../roles.js';
 import { worstSecrets } from '../secrets.js';
 import { legacySse, tlsVerification } from '../server-args.js';
@@ -230,7 +230,9 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
       sheet.set('exposure.behind_reverse_proxy', false, at(), 'no proxy workload, Ingress or route in the files forwards to the server');
       endpoint(sheet, undefined, [], servicesOf(w));
     }
-    if (isSignet(w.dockerfile)) {
+    const signet = recogniseSignet(ctx.inputs, w.dockerfile);
+    if (signet) {
+      ctx.note(w.dockerfile!.path, signet);
       const env = containerEnv(w, configMaps);
       const ref = front && isReferenceProxy(ctx.inputs, front.dockerfile) ? front : null;
       const proxyEnv = ref ? containerEnv(ref, configMaps) : null;
@@ -240,7 +242,6 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
         sheet,
         {
           env,
-          identifiedAt: w.dockerfile!.entrypointAt ?? at(...w.main.path, 'image'),
           platform: 'kubernetes',
           behindProxy: sheet.get('exposure.behind_reverse_proxy') === true,
           replicas: sheet.get('deployment.replicas') as number | undefined,

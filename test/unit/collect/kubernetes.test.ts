@@ -82,10 +82,15 @@ describe("Kubernetes: Signet's manifests", () => {
   it('applies a Component to the objects its parent accumulated: dev-oauth is OAuth, dev keys only', () => {
     const oauth = deploymentOf(c, 'overlays/dev-oauth/kustomization.yaml:Deployment/signet');
     expect(fact(oauth, 'authentication.method')).toBe('oauth2');
-    expect(oauth.sources['authentication.method']![0]).toMatchObject({
-      file: 'deploy/kubernetes/components/oauth/proxy-configmap-patch.yaml',
-      line: lineOf('deploy/kubernetes/components/oauth/proxy-configmap-patch.yaml', /SIGNET_AUTH_MODE/),
-    });
+    // What the mode means is Signet's (its profile); the mode itself is the Component's patch line.
+    expect(oauth.sources['authentication.method']).toEqual([
+      expect.objectContaining({ profile: 'signet' }),
+      {
+        file: 'deploy/kubernetes/components/oauth/proxy-configmap-patch.yaml',
+        line: lineOf('deploy/kubernetes/components/oauth/proxy-configmap-patch.yaml', /SIGNET_AUTH_MODE/),
+        why: 'SIGNET_AUTH_MODE=keys+oauth',
+      },
+    ]);
     expect(fact(deploymentOf(c, 'overlays/dev/kustomization.yaml:Deployment/signet'), 'authentication.method')).toBe('per_client_keys');
   });
 
