@@ -373,10 +373,14 @@ describe("Signet's deployments are collected, and deploy/facts declares only wha
       expect(collected.length + d.declared.length).toBe(all.length);
       expect(collected.length / all.length, `${collected.length} of ${all.length} collected`).toBeGreaterThanOrEqual(0.85);
       // runCheck refuses a declared fact that contradicts a collected one, so reaching here means none does.
-      const raw = JSON.parse(read(`deploy/facts/${kind}.json`)) as FactSet;
+      const raw = JSON.parse(read(KINDS[kind].declared)) as FactSet;
       const noted = new Set(raw.notes.flatMap((n) => n.facts));
       for (const p of d.declared) expect(noted.has(p), `${p} is declared without a reason`).toBe(true);
       for (const p of collected) expect(d.collected.sources[p]!.length, p).toBeGreaterThan(0);
+      // The report counts what the files decided alone apart from what rests on the Signet profile.
+      const profile = collected.filter((p) => d.collected.sources[p]!.some((x) => 'profile' in x));
+      const counts = d.report.deployments.find((x) => x.name === KINDS[kind].deployment)!.counts;
+      expect(counts).toMatchObject({ files: collected.length - profile.length, profile: profile.length, declared: d.declared.length });
     });
   }
 });
@@ -403,7 +407,7 @@ describe('deploy/facts agrees with what any subset of the build files collects',
         for (const [path, value] of Object.entries(got).filter(([p]) => p.startsWith('supply_chain.'))) {
           expect(value, `${path} (${d!.sources[path]?.[0]?.why})`).toEqual(full[path]);
         }
-        const path = `deploy/facts/${kind}.json`;
+        const path = k.declared;
         const declared = parseDeclared(doctrine, path, readFileSync(join(ROOT, path)));
         const stated = factLeaves(declared.facts).filter(([p]) => p in got);
         for (const [p, value] of stated) expect(got[p], p).toEqual(value);
