@@ -2,7 +2,7 @@
 // file changes. A change is seen at once through a watch on the store's folder (the CLI replaces
 // the file: a rename there), and at the latest RECHECK_MS later by a stat, for file systems
 // that send no events: a revocation, a rotation or a broken file applies to the next request
-// without a system call per request. A store that cannot be read or is not a whole store
+// without a system call per request (only a store that cannot be used is stat'ed per request). A store that cannot be read or is not a whole store
 // refuses every key (fail closed) and says why, once.
 import { hash, timingSafeEqual } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -108,7 +108,9 @@ export class KeySet {
   /** Reads the store again when its identity changed (inode, size, times); fail closed on any error. */
   #refresh(): void {
     const t = performance.now();
-    if (t - this.#checkedAt < this.#recheckMs) return;
+    // While the store cannot be used every look stats it (every key is refused meanwhile): the
+    // first key written into a store that was missing works at once, watch or not.
+    if (this.#problem === null && t - this.#checkedAt < this.#recheckMs) return;
     this.#checkedAt = t;
     this.#watch();
     let stamp: string;

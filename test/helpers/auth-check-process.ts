@@ -1,5 +1,6 @@
 // The built `signet auth-check` as a process, for the process-stack tests: it binds the port it is
-// given (0: any) and reports it in its start-up line.
+// given (0: any) and reports it in its start-up line. `as` runs it under another uid and gid, with
+// no capability (setpriv), as a container's account would.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { CLI } from './paths.js';
 
@@ -10,8 +11,13 @@ export interface AuthCheck {
   stop(): Promise<void>;
 }
 
-export async function startAuthCheck(env: Record<string, string>): Promise<AuthCheck> {
-  const proc = spawn(process.execPath, [CLI, 'auth-check'], {
+export async function startAuthCheck(env: Record<string, string>, as?: { uid: number; gid: number }): Promise<AuthCheck> {
+  const command = [process.execPath, CLI, 'auth-check'];
+  const account = as
+    ? ['setpriv', '--reuid', String(as.uid), '--regid', String(as.gid), '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--']
+    : [];
+  const [program, ...args] = [...account, ...command];
+  const proc = spawn(program!, args, {
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', SIGNET_AUTH_CHECK_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -2,7 +2,7 @@
 // expiry (issue 29: a log line and a metric per key id), and says why a store cannot be used.
 
 import { spawnSync } from 'node:child_process';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -97,6 +97,28 @@ describe('signet auth-check', () => {
     expect(r.headers['x-signet-auth']).toBe('unavailable');
     expect(a.logs()).toMatch(/key store \S+ cannot be parsed \(Key store \S+ is corrupted \(not JSON\)/);
     expect((await rawRequest(`http://127.0.0.1:${a.port}/healthz`, { method: 'GET' })).status).toBe(503);
+  });
+
+  it('says a store it may not read "cannot be read (permission denied)", never "no keys", run as another uid (setpriv)', async () => {
+    expect(process.getuid?.(), 'the test runs as root, to start the auth check as uid 65534').toBe(0);
+    const dir = tempDir('signet-auth-check-');
+    const store = new KeyStore(join(dir, 'keys', 'keys.json'));
+    const { key } = await store.create('k', null);
+    expect(statSync(store.path).mode & 0o777).toBe(0o600);
+    // The folders may be searched, the store (root's, 0600) not read; then the folder not searched either.
+    chmodSync(dir, 0o755);
+    for (const folderMode of [0o755, 0o700]) {
+      chmodSync(join(dir, 'keys'), folderMode);
+      const a = await startAuthCheck({ SIGNET_KEY_STORE: store.path, HOME: '/tmp' }, { uid: 65534, gid: 65534 });
+      started.push(a);
+      const r = await rawRequest(`http://127.0.0.1:${a.port}/check`, { method: 'GET', headers: { authorization: `Bearer ${key}` } });
+      expect(r.status).toBe(403);
+      expect(r.headers['x-signet-auth']).toBe('unavailable');
+      expect((await rawRequest(`http://127.0.0.1:${a.port}/healthz`, { method: 'GET' })).status).toBe(503);
+      expect(a.logs()).toMatch(/key store \S+ cannot be read \(permission denied: .*run the auth check as that user \(uid 65534 here\)\)/);
+      expect(a.logs()).not.toMatch(/no API key|create keys|no such file/);
+      await a.stop();
+    }
   });
 
   it("trusts a provider's private CA (SIGNET_OAUTH_CA_FILE) for its metadata and keys, and without it refuses the provider", async () => {

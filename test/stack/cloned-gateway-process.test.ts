@@ -2,9 +2,11 @@
 // `@modelcontextprotocol/server-everything` in streamable HTTP mode (stateful: sessions, SSE,
 // DELETE), behind Debian's nginx rendered by proxy/render.sh with a static key, and a Chromium
 // page on an allowed origin as the client: initialize, a session, a tool call, the session's
-// SSE stream, its end with DELETE, every answer with exactly one set of CORS headers.
+// SSE stream, its end with DELETE, every answer with exactly one set of CORS headers. Then a clone
+// in front of a server at paths of its own and with no limit at all, keys checked by the auth
+// check: the proxy forwards to the configured paths, and limits each key by itself.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -12,9 +14,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newApiKey } from '../../src/api-keys/format.js';
+import { KeyStore } from '../../src/api-keys/store.js';
+import { type AuthCheck, startAuthCheck } from '../helpers/auth-check-process.js';
 import { rawRequest } from '../helpers/http-server.js';
 import { ROOT } from '../helpers/paths.js';
 import { freePort, type NginxProcess, processProxyEnv, renderProxy, startNginx } from '../helpers/proxy-process.js';
+import { proxySecretFile } from '../helpers/proxy-secret.js';
 import { tempDir } from '../helpers/tmp-doctrine.js';
 import { ALLOWED_HOST, CHROMIUM } from './browser-suite.js';
 
@@ -173,5 +178,103 @@ describe('the proxy cloned in front of server-everything (streamable HTTP), a br
     const refused = await rawRequest(base, { headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(refused.status).toBe(401);
     expect(refused.headers['www-authenticate']).toBe('Bearer realm="signet"');
+  });
+});
+
+describe('the proxy cloned in front of a server at paths of its own, with no limit: the proxy alone limits each key', () => {
+  let upstream: Server;
+  let check: AuthCheck;
+  let nginx: NginxProcess;
+  let base = '';
+  const dir = tempDir('signet-cloned-limits-');
+  const store = new KeyStore(join(dir, 'keys', 'keys.json'));
+  /** What the server was asked: method and path, and the key id the proxy named. */
+  const seen: { method: string; path: string; keyId: string }[] = [];
+  const initialize = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'n', version: '1' } },
+  });
+  const call = (key: string, localAddress?: string) =>
+    rawRequest(base, {
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: initialize,
+      ...(localAddress ? { localAddress } : {}),
+    });
+
+  beforeAll(async () => {
+    // A server that answers everything it is asked, as often as it is asked: MCP at /v1/rpc, health at /ready.
+    upstream = createServer((req: IncomingMessage, res) => {
+      seen.push({ method: req.method ?? '', path: req.url ?? '', keyId: String(req.headers['x-signet-key-id'] ?? '') });
+      req.resume();
+      req.on('end', () => {
+        if (req.url === '/ready') res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+        else if (req.url === '/v1/rpc' && req.method === 'POST')
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(
+              '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"plain","version":"1"}}}',
+            );
+        else res.writeHead(404).end();
+      });
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    check = await startAuthCheck({ SIGNET_KEY_STORE: store.path, SIGNET_PROXY_SECRET_FILE: proxySecretFile(dir) });
+    const port = await freePort();
+    const rendered = renderProxy(
+      processProxyEnv(dir, port, (upstream.address() as AddressInfo).port, {
+        SIGNET_PROXY_AUTH_CHECK: `127.0.0.1:${check.port}`,
+        SIGNET_PROXY_UPSTREAM_MCP_PATH: '/v1/rpc',
+        SIGNET_PROXY_UPSTREAM_HEALTH_PATH: '/ready',
+      }),
+    );
+    expect(rendered.code, rendered.stderr).toBe(0);
+    nginx = await startNginx(dir, port);
+    base = `http://127.0.0.1:${port}/mcp`;
+  }, 60_000);
+  afterAll(async () => {
+    await nginx?.stop();
+    await check?.stop();
+    await new Promise<void>((r) => (upstream ? upstream.close(() => r()) : r()));
+  });
+
+  it('forwards /mcp to SIGNET_PROXY_UPSTREAM_MCP_PATH and /healthz to SIGNET_PROXY_UPSTREAM_HEALTH_PATH', async () => {
+    const { key, record } = await store.create('paths', null);
+    seen.length = 0;
+    expect((await rawRequest(base.replace(/\/mcp$/, '/healthz'), { method: 'GET' })).status).toBe(200);
+    const r = await call(key);
+    expect(r.status, r.body).toBe(200);
+    expect(r.json().result.serverInfo.name).toBe('plain');
+    expect(seen).toEqual([
+      { method: 'GET', path: '/ready', keyId: '' },
+      { method: 'POST', path: '/v1/rpc', keyId: record.id },
+    ]);
+  });
+
+  it('answers 150 rapid initialize calls with one valid key past its burst with 429 itself; another key at the same address is served', async () => {
+    const busy = await store.create('busy', null);
+    const other = await store.create('other', null);
+    seen.length = 0;
+    const t0 = Date.now();
+    const statuses: number[] = [];
+    let refusal = '';
+    for (let i = 0; i < 150; i++) {
+      const r = await call(busy.key);
+      statuses.push(r.status);
+      if (r.status === 429) refusal = r.body;
+    }
+    const seconds = (Date.now() - t0) / 1000;
+    const served = statuses.filter((s) => s === 200).length;
+    expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
+    // The default burst (SIGNET_PROXY_REQUESTS_BURST, 100) and one, then 600 a minute (10 a second).
+    expect(served).toBeGreaterThanOrEqual(101);
+    expect(served).toBeLessThanOrEqual(101 + Math.ceil(seconds * 10));
+    expect(150 - served).toBeGreaterThan(0);
+    expect(JSON.parse(refusal)).toMatchObject({ error: 'too_many_requests' });
+    // The server saw exactly the calls the proxy let through; none of the refused ones.
+    expect(seen.filter((x) => x.keyId === busy.record.id)).toHaveLength(served);
+    // The limit is the key's, not the address's: another key from the same address is served.
+    expect((await call(other.key)).status).toBe(200);
   });
 });

@@ -98,4 +98,16 @@ describe('KeySet', () => {
       set.close();
     }
   });
+
+  it('takes the first key written into a store that was missing at once, with no watch yet', async () => {
+    const store = new KeyStore(join(tempDir('signet-keyset-'), 'not-yet', 'keys.json'));
+    const set = new KeySet(store.path, log, { io: countingIo({ watch: false }), recheckMs: 3_600_000 });
+    try {
+      expect(set.check(newApiKey()).state).toBe('unavailable');
+      const { key } = await store.create('first', null);
+      expect(set.check(key).state).toBe('ok');
+    } finally {
+      set.close();
+    }
+  });
 });
