@@ -3,7 +3,7 @@
 // proxy/render.sh outside a container. Both must write the same configuration, refuse the
 // same settings, and keep quiet with NGINX_ENTRYPOINT_QUIET_LOGS except to refuse.
 import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkApiKeyFormat, newApiKey } from '../../src/api-keys/format.js';
@@ -44,7 +44,29 @@ function run(how: 'entrypoint' | 'render.sh', env: Record<string, string>) {
     r.status === 0
       ? Object.fromEntries(readdirSync(conf).map((f) => [f, readFileSync(join(conf, f), 'utf8').replaceAll(dir, '<dir>')]))
       : {};
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr, files };
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, files, conf };
+}
+
+/**
+ * A folder of stand-ins for the programs the steps run: each logs its name, arguments and
+ * environment to SHIM_LOG, then runs the real one. Put first on PATH, it shows what every process
+ * the start-up runs was handed.
+ */
+function shimmedPath(dir: string): { path: string; log: string } {
+  const shims = join(dir, 'shims');
+  const log = join(dir, 'shims.log');
+  const real = process.env['PATH'] ?? '/usr/bin:/bin';
+  spawnSync('mkdir', ['-p', shims]);
+  for (const name of ['envsubst', 'sed', 'grep', 'cut', 'tr', 'cat', 'od', 'gzip', 'tail', 'head', 'mkdir', 'wc']) {
+    const target = spawnSync('sh', ['-c', `PATH='${real}' command -v ${name}`], { encoding: 'utf8' }).stdout.trim();
+    expect(target, name).not.toBe('');
+    writeFileSync(
+      join(shims, name),
+      `#!/bin/sh\n{ printf '== %s' "\${0##*/}"; printf ' %s' "$@"; printf '\\n'; env; } >> "$SHIM_LOG"\nexec ${target} "$@"\n`,
+    );
+    chmodSync(join(shims, name), 0o755);
+  }
+  return { path: `${shims}:${real}`, log };
 }
 
 describe('proxy start-up steps', () => {
@@ -272,5 +294,63 @@ describe('proxy start-up steps', () => {
         expect(bad.stderr).not.toContain(secret);
       }
     }
+  });
+
+  it('read the static key from SIGNET_API_KEY_FILE into a file only the proxy reads, hand it to no other process, and still take SIGNET_API_KEY (discouraged)', () => {
+    const dir = tempDir('signet-startup-key-file-');
+    const file = (name: string, content: string) => {
+      writeFileSync(join(dir, name), content, { mode: 0o400 });
+      return join(dir, name);
+    };
+    const typo = KEY.slice(0, 20) + (KEY[20] === 'A' ? 'B' : 'A') + KEY.slice(21);
+    for (const how of ['entrypoint', 'render.sh'] as const) {
+      const fromFile = run(how, { SIGNET_API_KEY_FILE: file('key', `${KEY}\n`) });
+      expect(fromFile.code, fromFile.stderr).toBe(0);
+      expect(fromFile.files['auth.conf']).toContain(`[Bb][Ee][Aa][Rr][Ee][Rr] ${KEY}$`);
+      // The one file that holds it: the proxy's uid alone reads it, in a folder only that uid opens.
+      expect(statSync(join(fromFile.conf, 'auth.conf')).mode & 0o777).toBe(0o600);
+      expect(statSync(fromFile.conf).mode & 0o777).toBe(0o700);
+      for (const [name, text] of Object.entries(fromFile.files)) if (name !== 'auth.conf') expect(text, name).not.toContain(KEY);
+      expect(fromFile.stderr + fromFile.stdout).not.toContain(KEY);
+      expect(fromFile.stderr).not.toMatch(/prefer SIGNET_API_KEY_FILE/);
+      // The environment still works, and the same configuration comes of it; the log says to prefer the file.
+      const fromEnv = run(how, { SIGNET_API_KEY: KEY });
+      expect(fromEnv.files).toEqual(fromFile.files);
+      expect(fromEnv.stderr).toMatch(
+        /SIGNET_API_KEY is read from the environment, which every process of the container inherits: prefer SIGNET_API_KEY_FILE/,
+      );
+      // An empty file is no key (compose always writes one): the auth check, or a refusal without one.
+      const empty = file(`empty-${how}`, '');
+      expect(run(how, { SIGNET_API_KEY_FILE: empty, SIGNET_PROXY_AUTH_CHECK: 'auth:3100' }).files['auth.conf']).toContain('auth_request');
+      const refusals: [Record<string, string>, RegExp][] = [
+        [{ SIGNET_API_KEY_FILE: empty }, /refusing to start: no API key: set SIGNET_API_KEY_FILE/],
+        [{ SIGNET_API_KEY_FILE: join(dir, 'absent') }, /SIGNET_API_KEY_FILE \(\S+absent\) cannot be read/],
+        [{ SIGNET_API_KEY_FILE: dir }, /SIGNET_API_KEY_FILE \(\S+\) cannot be read/],
+        [{ SIGNET_API_KEY_FILE: file(`key2-${how}`, KEY), SIGNET_API_KEY: KEY }, /SIGNET_API_KEY and SIGNET_API_KEY_FILE are both set/],
+        [
+          { SIGNET_API_KEY_FILE: file(`typo-${how}`, typo) },
+          /the key in SIGNET_API_KEY_FILE fails its checksum: it is mistyped or truncated/,
+        ],
+        [{ SIGNET_API_KEY_FILE: file(`crlf-${how}`, `${KEY}\r\n`) }, /the key in SIGNET_API_KEY_FILE may contain only letters and digits/],
+      ];
+      for (const [env, message] of refusals) {
+        const r = run(how, env);
+        expect(r.code, `${how} ${JSON.stringify(env)}`).toBe(1);
+        expect(r.stderr).toMatch(message);
+        expect(r.stderr + r.stdout).not.toContain(KEY.slice(5));
+        expect(r.files).toEqual({});
+      }
+    }
+    // No process the steps start gets the key in its arguments or environment, but the envsubst
+    // that writes auth.conf (in its environment, for that one template).
+    const shim = shimmedPath(dir);
+    const r = run('render.sh', { SIGNET_API_KEY_FILE: join(dir, 'key'), PATH: shim.path, SHIM_LOG: shim.log });
+    expect(r.code, r.stderr).toBe(0);
+    const runs = readFileSync(shim.log, 'utf8').split(/^== /m).filter(Boolean);
+    expect(runs.length).toBeGreaterThan(20);
+    const holding = runs.filter((x) => x.includes(KEY.slice(5)));
+    expect(holding).toHaveLength(1);
+    expect(holding[0]!.split('\n')[0]).toMatch(/^envsubst /);
+    expect(holding[0]).toContain(`\nEDGE_STATIC_KEY=${KEY}\n`);
   });
 });

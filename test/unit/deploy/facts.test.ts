@@ -40,7 +40,11 @@ const doctrine = loadDoctrine(DEFAULT_DOCTRINE);
 // merge: the services share the hardening settings through a YAML merge key (<<: *hardening).
 const compose = parse(read('docker-compose.yml'), { merge: true }) as Obj;
 /** `${VAR:-default}` → default, as compose resolves it with nothing set. */
-const composeValue = (v: unknown) => String(v).replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1');
+/** A compose value as compose resolves it with nothing set: `${VAR:-default}` → default, `${VAR:+alternative}` → empty. */
+const composeValue = (v: unknown) =>
+  String(v)
+    .replace(/\$\{[A-Z_]+:\+[^}]*\}/g, '')
+    .replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1');
 const k8s = readdirSync(join(ROOT, 'deploy/kubernetes/base'))
   .filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml')
   .flatMap((f) => parseAllDocuments(read(`deploy/kubernetes/base/${f}`)).map((d) => d.toJS() as Obj));
