@@ -300,7 +300,14 @@ function referenceProxyFacts(sheet: FactSheet, s: SignetView, p: ReferenceProxyV
     }
     if (mode === 'keys') {
       // keys+oauth keeps keys working beside tokens: the method is the tokens' (docs/oauth.md).
-      if (!single)
+      const singleFile = e('SIGNET_API_KEY_FILE');
+      // The static key from a file written at start (empty: the key store): its content is not in the files.
+      if (!single && singleFile)
+        sheet.undecided(
+          'authentication.method',
+          `SIGNET_API_KEY_FILE=${singleFile.value}: a key in that file replaces the key store (static_bearer), an empty one leaves the key store (per_client_keys); what it holds at start is not in the files`,
+        );
+      else if (!single)
         say('authentication.method', 'per_client_keys', 'API keys from the key store, each revocable alone (docs/api-keys.md)', storeSet);
       say('http.oauth_discovery_endpoints', 'not_found', 'in the keys mode the OAuth discovery URLs answer 404 (docs/proxy.md)', modeSet);
     }

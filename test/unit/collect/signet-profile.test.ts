@@ -1,7 +1,7 @@
 // The Signet profile (src/collect/profiles/signet.ts): what Signet does by design, credited to
 // the profile and never to a line that does not show it, and only for an image that is Signet's
 // on stronger evidence than a file name: an ENTRYPOINT running signet.js is not enough.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FactSource } from '../../../src/collect/types.js';
@@ -83,6 +83,19 @@ describe('recognising Signet', () => {
         `the profile describes Signet ${VERSION.replace(/\./g, '\\.')}; package\\.json names 0\\.0\\.1, so facts from the profile may not hold for it$`,
       ),
     );
+  });
+
+  it("a static key from SIGNET_API_KEY_FILE leaves the method open: the file's content at start is not in the files", () => {
+    const proxy = readdirSync(join(ROOT, 'proxy'), { recursive: true, encoding: 'utf8' })
+      .filter((f) => statSync(join(ROOT, 'proxy', f)).isFile())
+      .map((f) => `proxy/${f}`);
+    const d = deploymentOf(collectWith(repoFiles('docker-compose.yml', 'Dockerfile', 'package.json', ...proxy)), ':signet');
+    expect(d.facts['authentication']).not.toHaveProperty('method');
+    expect(d.reasons['authentication.method']).toMatch(
+      /^SIGNET_API_KEY_FILE=\/run\/proxy-auth\/api-key: a key in that file replaces the key store/,
+    );
+    // The key store's own facts still hold: it serves whenever the file is empty.
+    expect(d.facts['authentication']).toMatchObject({ key_storage: 'sha256', key_entropy_bits: 256 });
   });
 
   it('every profile fact names the profile and its version, and none is credited to the ENTRYPOINT line', () => {
