@@ -109,20 +109,25 @@ describe('the CI recipes', () => {
     expect(r1.status).not.toBe(2);
     const asked = Number(/(\d+) facts to declare/.exec(r1.stderr)?.[1]);
     expect(asked).toBeGreaterThan(0);
-    // The reviewer's answers: every placeholder filled (false, the first value listed, [2025-06-18], or 60).
+    // The reviewer's answers: what they know of their deployment (the shipped .env sets no static
+    // key, so the proxy takes keys from the store), else every placeholder filled with false, the
+    // first value listed, [2025-06-18], or 60.
+    const known: Record<string, unknown> = { 'authentication.method': 'per_client_keys' };
     const file = join(own, 'signet-declared.json');
-    const fill = (node: Record<string, unknown>) => {
+    const fill = (node: Record<string, unknown>, at = '') => {
       for (const [k, v] of Object.entries(node)) {
-        if (v && typeof v === 'object' && !Array.isArray(v)) fill(v as Record<string, unknown>);
+        if (v && typeof v === 'object' && !Array.isArray(v)) fill(v as Record<string, unknown>, `${at}${k}.`);
         else if (typeof v === 'string' && v.startsWith('<'))
           node[k] =
-            v === '<true | false>'
-              ? false
-              : v.startsWith('<array')
-                ? ['2025-06-18']
-                : v.startsWith('<"')
-                  ? JSON.parse(v.slice(1, -1).split(' | ')[0]!)
-                  : 60;
+            `${at}${k}` in known
+              ? known[`${at}${k}`]
+              : v === '<true | false>'
+                ? false
+                : v.startsWith('<array')
+                  ? ['2025-06-18']
+                  : v.startsWith('<"')
+                    ? JSON.parse(v.slice(1, -1).split(' | ')[0]!)
+                    : 60;
       }
     };
     const template = JSON.parse(readFileSync(file, 'utf8')) as Record<string, Record<string, unknown>>;
