@@ -7,6 +7,19 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
+// jsonc-parser's package.json points Node at its UMD build, whose require() calls esbuild cannot
+// follow in ESM output; its ES module build is the same code (browser builds pick it already).
+// (An exact match: esbuild's alias option rewrites every path under the name too.)
+const esmJsonc = {
+  name: 'jsonc-parser-esm',
+  setup(b) {
+    b.onResolve({ filter: /^jsonc-parser$/ }, (args) =>
+      b.resolve('jsonc-parser/lib/esm/main.js', { kind: args.kind, resolveDir: args.resolveDir }),
+    );
+  },
+};
+const plugins = [esmJsonc];
+
 // Chunk names carry content hashes: start from empty folders so stale chunks never pile up.
 rmSync('dist/bundle', { recursive: true, force: true });
 rmSync('dist/verify', { recursive: true, force: true });
@@ -18,6 +31,7 @@ await build({
   splitting: true,
   format: 'esm',
   platform: 'node',
+  plugins,
   target: 'node22.12',
   sourcemap: 'linked',
   legalComments: 'linked',
@@ -40,6 +54,8 @@ async function entryPoint(outfile, program, manifest, hint) {
     bundle: true,
     format: 'esm',
     platform: 'node',
+    plugins,
+    plugins,
     target: 'node14',
     external: ['./index.js'],
     define: { ENTRY: JSON.stringify({ program, range: engines.node, major: Number(m[1]), minor: Number(m[2]), hint }) },
@@ -76,6 +92,7 @@ await build({
   bundle: true,
   format: 'esm',
   platform: 'node',
+  plugins,
   target: 'node20',
   legalComments: 'linked',
   logLevel: 'warning',
