@@ -1,5 +1,6 @@
 import { SignetError } from '../errors.js';
 import { sha256Tag } from '../shared/hash.js';
+import { JsonShapeGuard } from '../shared/json-shape.js';
 import { canonicalJson } from '../signing/canonical.js';
 import { parseTrustFile, TRUST_FORMAT, TrustFileError, type TrustSet, trustSet } from '../signing/trust.js';
 import type { ToolDefinition } from './types.js';
@@ -11,8 +12,35 @@ interface Input {
   expected_doctrine_hash?: string;
 }
 
-/** Characters of an output passed as JSON text: 4 × the largest Signet signs today. */
-const MAX_OUTPUT_TEXT = 1024 * 1024;
+/**
+ * An output passed as JSON text: what the strict reader may be asked to scan in one call (pen
+ * test M3 of issue 26: 126,000 numbers took 165 ms and stalled other principals). The largest
+ * output Signet signs, doctrine_evaluate with detail "full" as JSON-RPC text, is 333 KB and
+ * ~2,000 values; a deployment_check report of two deployments ~3,600 values.
+ */
+const MAX_OUTPUT_TEXT = 512 * 1024;
+/**
+ * Values (containers and members) in an output, as text or as an object. Real outputs hold
+ * about 36 per KB (a check report of two deployments: 3,648 in 100 KB), so 512 KiB of one is
+ * under 19,000; a text of numbers holds 128 per KB. At this bound one call's strict reading
+ * costs a few ms (measured: 99,000 values took 25 ms, which let a flood of them put another
+ * principal's p99 at 104 ms).
+ */
+const MAX_OUTPUT_SHAPE = { maxDepth: 64, maxNodes: 25_000 };
+
+/** Containers plus members of an object an output was passed as, counted as the text scan counts them; stops past the bound. */
+function valuesIn(value: unknown, bound: number): number {
+  let count = 0;
+  const stack = [value];
+  while (stack.length > 0 && count <= bound) {
+    const v = stack.pop();
+    if (v === null || typeof v !== 'object') continue;
+    const children = Array.isArray(v) ? v : Object.values(v);
+    count += 1 + Math.max(0, children.length - 1);
+    for (const child of children) stack.push(child);
+  }
+  return count;
+}
 
 const SPKI = { type: 'string', minLength: 60, maxLength: 60, description: 'base64 DER SPKI of an Ed25519 key' };
 
@@ -62,12 +90,12 @@ export const verifyOutputTool: ToolDefinition<Input> = {
     properties: {
       output: {
         type: ['object', 'string'],
-        // Bounded as TOOL-003 asks. The largest output Signet signs (doctrine_evaluate, detail
-        // "full", as JSON-RPC text) is ~270 KB; every form it takes has at most 6 members. What is
-        // inside is the signed data the verifier examines, bounded by the argument limits.
+        // Bounded as TOOL-003 asks (MAX_OUTPUT_TEXT above); every form an output takes has at
+        // most 6 members. What is inside is the signed data the verifier examines, bounded by the
+        // argument limits, and as text by MAX_OUTPUT_SHAPE too.
         maxLength: MAX_OUTPUT_TEXT,
         maxProperties: 16,
-        description: `A CallToolResult, its structuredContent, a JSON-RPC response, or the JSON text (at most ${MAX_OUTPUT_TEXT} characters; the server's argument limit, SIGNET_MAX_ARGUMENT_BYTES, applies as well).`,
+        description: `A CallToolResult, its structuredContent, a JSON-RPC response, or the JSON text (at most ${MAX_OUTPUT_TEXT} characters; at most ${MAX_OUTPUT_SHAPE.maxNodes} JSON values either way; the server's argument limit, SIGNET_MAX_ARGUMENT_BYTES, applies as well).`,
       },
       trusted_keys: { type: 'array', maxItems: 100, items: SPKI, description: "Trust these signers instead of this server's keys." },
       trust: {
@@ -120,6 +148,14 @@ export const verifyOutputTool: ToolDefinition<Input> = {
     },
   },
   run(ctx, input) {
+    // Counted before anything reads it: text in one pass (a few hundred µs), an object by a walk.
+    const problem =
+      typeof input.output === 'string'
+        ? new JsonShapeGuard(MAX_OUTPUT_SHAPE, 'arguments.output').push(new TextEncoder().encode(input.output))
+        : valuesIn(input.output, MAX_OUTPUT_SHAPE.maxNodes) > MAX_OUTPUT_SHAPE.maxNodes
+          ? `arguments.output holds more than ${MAX_OUTPUT_SHAPE.maxNodes} JSON values`
+          : null;
+    if (problem !== null) throw new SignetError('invalid_arguments', problem, [{ where: 'arguments.output', message: problem }]);
     const caller = callerTrust(input);
     let trust = caller;
     if (input.expected_doctrine_hash !== undefined) {

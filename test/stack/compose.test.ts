@@ -573,6 +573,7 @@ describe.runIf(reachable)('compose stack', () => {
         const now = await state();
         return now.StartedAt === before.StartedAt && now.Running && !now.OOMKilled && now.restarts === before.restarts;
       },
+      newKey: async (name) => (await composeKeys(['create', '--name', name])).out.trim(),
       stop: async () => {},
     };
   });

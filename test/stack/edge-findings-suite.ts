@@ -120,9 +120,11 @@ export function defineEdgeFindingsSuite(name: string, start: () => Promise<EdgeT
       // spent some of it first)...
       expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(500);
       expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
-      // ...and the key holder there is served.
+      // ...and the key holder there is served, and so is a person signed in through an app.
       const victim = await post('l4', call('doctrine_info', 'victim'), bearer(t.key));
       expect(victim.status).toBe(200);
+      const person = await t.issuer.token({ sub: 'person-l4', client_id: 'web-app' });
+      expect((await post('l4', call('doctrine_info', 'person'), bearer(person))).status).toBe(200);
     }, 120_000);
 
     it('M1: slow bodies on /healthz and /verify without a key neither hold the address nor starve a key holder there', async () => {

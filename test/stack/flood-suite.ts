@@ -1,8 +1,11 @@
 // Issue 17, H2: one API-key holder floods the server through the proxy with 1 MB bodies of
 // deeply nested arrays (the pen test's payload) from many connections at once, while another
 // key goes on calling. The server must stay up, keep its memory under the container's limit,
-// and keep the other key's latency near what it was before the flood. Run on both stacks.
-import { describe, expect, it } from 'vitest';
+// and keep the other key's latency near what it was before the flood. Issue 26, M2 and M3: one
+// key's costly requests, eight in flight, refused after their body was read (malformed 1 MB
+// bodies, batches over the limit) or within its budget (verify_output on the largest text it
+// takes), must be charged and must not stall another key. Run on both stacks.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest } from '../helpers/http-server.js';
 
 export interface FloodTarget {
@@ -17,6 +20,8 @@ export interface FloodTarget {
   memoryLimitMiB: number;
   /** True when the server process is the one that started the suite (no crash, no restart). */
   sameServer(): Promise<boolean>;
+  /** A new API key (its own budgets), for a flood that must start with a full budget. */
+  newKey(name: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -39,6 +44,125 @@ export function defineFloodSuite(name: string, getTarget: () => Promise<FloodTar
       }
     }, 120_000);
   });
+
+  describe(`${name}: one principal's costly requests (issue 26, M2 and M3)`, () => {
+    let t: FloodTarget;
+    beforeAll(async () => {
+      t = await getTarget();
+    }, 300_000);
+    afterAll(async () => t?.stop());
+
+    it('M2: malformed 1 MB tools/call bodies, refused after they were read, are charged (429 past the budget) and stall no one', async () => {
+      // Valid JSON up to a trailing " x": the parser reads the whole megabyte before refusing it.
+      const body = (i: number) => `${rpcCall(i, 'doctrine_search', { query: 'x'.repeat(999_800) })} x`;
+      const r = await costFlood(`${name} M2 malformed`, t, { requests: 70, body });
+      expect(r.statuses.get(200) ?? 0).toBe(0);
+      expect(r.statuses.get(429) ?? 0).toBeGreaterThanOrEqual(10); // 60 calls, then over budget
+      expect(r.statuses.get(400) ?? 0).toBeLessThanOrEqual(60);
+      expect(r.flooderAfter).toBe(429);
+    }, 180_000);
+
+    it('M2: batches over the message limit are charged every message they hold and stall no one', async () => {
+      // 33 tools/call messages of ~29 KB: one over SIGNET_MAX_BATCH_MESSAGES, refused by the router.
+      const body = (i: number) =>
+        `[${Array.from({ length: 33 }, (_, j) => rpcCall(i * 100 + j, 'doctrine_search', { query: 'y'.repeat(29_000) })).join(',')}]`;
+      const r = await costFlood(`${name} M2 batches`, t, { requests: 70, body });
+      expect(r.statuses.get(200) ?? 0).toBeLessThanOrEqual(1); // the first batch: 33 of 60 charged
+      expect(r.statuses.get(429) ?? 0).toBeGreaterThanOrEqual(68);
+      expect(r.flooderAfter).toBe(429);
+    }, 180_000);
+
+    it("M3: verify_output on the largest text it takes, 60 calls inside one key's budget, stalls no one", async () => {
+      // The pen test sent 126,000 numbers; that is now refused before parsing (more than
+      // 25,000 values). This is the most the strict reader may be asked: 24,990, one varied
+      // per call so that none is served from the cache.
+      const output = (i: number) => `[${i},${'0,'.repeat(24_988)}0]`;
+      const body = (i: number) => rpcCall(i, 'verify_output', { output: output(i) });
+      const r = await costFlood(`${name} M3 verify_output`, t, { requests: 60, body });
+      expect(r.statuses.get(200) ?? 0).toBeGreaterThanOrEqual(55);
+      expect([...r.statuses.keys()].filter((s) => s >= 500)).toEqual([]);
+      expect(r.flooderAfter).toBe(429);
+    }, 180_000);
+  });
+}
+
+const rpcCall = (id: number, name: string, args: unknown) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+
+/**
+ * `requests` bodies from a new key, eight in flight (the pen test's M2/M3 set-up), while a second
+ * new key calls tools/list one request at a time; the victim's latency before and during, the
+ * server's memory, and what the flooding key gets after.
+ */
+async function costFlood(label: string, t: FloodTarget, spec: { requests: number; body: (i: number) => string }) {
+  const [floodKey, victimKey] = await Promise.all([t.newKey('cost-flood'), t.newKey('cost-victim')]);
+  const send = (key: string, body: string) =>
+    rawRequest(`${t.baseUrl}/mcp`, { headers: { ...HEADERS, authorization: `Bearer ${key}` }, body, localAddress: t.clientAddress });
+  const victim = async (id: string) => {
+    const start = performance.now();
+    const r = await send(victimKey, JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list' }));
+    return { status: r.status, ms: performance.now() - start };
+  };
+  const baseline: number[] = [];
+  for (let i = 0; i < 30; i++) {
+    const r = await victim(`base-${i}`);
+    expect(r.status).toBe(200);
+    baseline.push(r.ms);
+  }
+  const bodies = Array.from({ length: spec.requests }, (_, i) => spec.body(i));
+  const memoryBefore = await t.serverMemoryMiB();
+  let peakMiB = memoryBefore;
+  const statuses = new Map<number, number>();
+  let next = 0;
+  let flooding = true;
+  const sender = async () => {
+    while (next < bodies.length) {
+      const body = bodies[next++]!;
+      const r = await send(floodKey, body).catch(() => ({ status: 0 }));
+      statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+    }
+  };
+  const senders = Promise.all(Array.from({ length: 8 }, sender)).finally(() => {
+    flooding = false;
+  });
+  const sampler = (async () => {
+    while (flooding) {
+      peakMiB = Math.max(peakMiB, await t.serverMemoryMiB());
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  })();
+  const during: { status: number; ms: number }[] = [];
+  for (let i = 0; flooding; i++) {
+    during.push(await victim(`during-${i}`));
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await Promise.all([senders, sampler]);
+  const flooderAfter = (await send(floodKey, rpcCall(9999, 'doctrine_info', {}))).status;
+
+  const base = [...baseline].sort((a, b) => a - b);
+  const lat = during.map((d) => d.ms).sort((a, b) => a - b);
+  const figures = {
+    flood_statuses: Object.fromEntries(statuses),
+    victim_calls: during.length,
+    baseline_p50_ms: +percentile(base, 50).toFixed(1),
+    baseline_p99_ms: +percentile(base, 99).toFixed(1),
+    during_p50_ms: +percentile(lat, 50).toFixed(1),
+    during_p99_ms: +percentile(lat, 99).toFixed(1),
+    during_max_ms: +(lat.at(-1) ?? 0).toFixed(1),
+    memory_before_mib: +memoryBefore.toFixed(1),
+    memory_peak_mib: +peakMiB.toFixed(1),
+    flooder_after: flooderAfter,
+  };
+  console.log(`[flood figures] ${label}: ${JSON.stringify(figures)}`);
+  // The victim is never refused and keeps its latency: the pen test measured a p50 of 149-232
+  // ms (M2) and worst waits of 2.5-9.9 s (M3) against 1-9 ms. The issue's bound is 100 ms at
+  // p99 on these stacks; the same run's baseline widens it on a machine other work loads.
+  expect(during.filter((d) => d.status !== 200)).toEqual([]);
+  expect(during.length).toBeGreaterThanOrEqual(5);
+  expect(figures.during_p99_ms).toBeLessThan(Math.max(100, 3 * figures.baseline_p99_ms));
+  expect(peakMiB).toBeLessThan(t.memoryLimitMiB);
+  expect(await t.sameServer()).toBe(true);
+  return { statuses, flooderAfter, figures };
 }
 
 async function flood(name: string, t: FloodTarget): Promise<void> {

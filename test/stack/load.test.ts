@@ -6,6 +6,9 @@ import { defineFloodSuite } from './flood-suite.js';
 import { runKeys, startProcessStack } from './process-stack.js';
 import { defineSlowlorisSuite } from './slowloris-suite.js';
 
+/** The image's heap settings, read from the Dockerfile rather than copied. */
+const IMAGE_NODE_OPTIONS = /NODE_OPTIONS="([^"]+)"/.exec(readFileSync(new URL('../../Dockerfile', import.meta.url), 'utf8'))![1]!;
+
 defineSlowlorisSuite('process stack', async () => {
   const s = await startProcessStack();
   return {
@@ -19,7 +22,9 @@ defineSlowlorisSuite('process stack', async () => {
 });
 
 defineFloodSuite('process stack', async () => {
-  const s = await startProcessStack({}, {}, 'store');
+  // The server's heap sized as the image sizes it (Dockerfile's NODE_OPTIONS), so that its memory
+  // is held to the limit the image and the manifests give it.
+  const s = await startProcessStack({}, { NODE_OPTIONS: IMAGE_NODE_OPTIONS }, 'store');
   const floodKey = (await runKeys(s.store, ['create', '--name', 'flood'])).out.trim();
   const otherKey = (await runKeys(s.store, ['create', '--name', 'other'])).out.trim();
   const pid = s.server.proc.pid!;
@@ -32,6 +37,7 @@ defineFloodSuite('process stack', async () => {
     // What the image and the Kubernetes manifests give the server.
     memoryLimitMiB: 256,
     sameServer: async () => s.server.proc.exitCode === null && s.server.proc.signalCode === null,
+    newKey: async (name) => (await runKeys(s.store, ['create', '--name', name])).out.trim(),
     stop: s.stop,
   };
 });

@@ -201,6 +201,21 @@ describe('OAuth at the proxy, process stack (SIGNET_AUTH_MODE=oauth)', () => {
     expect((await s.post(JSON.stringify(modern), { ...s.bearer(evaluator), ...modernHeaders })).status).toBe(200);
   });
 
+  it('charges a call refused for its scope like any other (pen test M2 of issue 26): 1 MB refused calls end in 429', async () => {
+    const reader = await token({ sub: 'grace', scope: 'signet:read' });
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'doctrine_evaluate', arguments: { facts: {}, note: 'z'.repeat(1_000_000) } },
+    });
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await s.post(big, s.bearer(reader))).status);
+    // Four calls a minute for each person here: four refusals spend them, then 429.
+    expect(statuses).toEqual([403, 403, 403, 403, 429, 429]);
+    expect((await s.post(call('doctrine_info'), s.bearer(reader))).status).toBe(429);
+  });
+
   it("limits each person alone: erin's runaway calls hit her budget, frank's still pass", async () => {
     const erin = await token({ sub: 'erin' });
     const statuses: number[] = [];

@@ -1,14 +1,15 @@
 // The HTTP edge: POST /mcp through named middleware (report, identity and the proxy's
 // secret, Host and Origin checks, content negotiation, rate limit by headers, in-flight
-// bound, bounded body, an OAuth principal's scopes, rate limit by body) to the shared
-// router; health probes beside.
+// bound, bounded body and the principal's turn, rate limit by body, an OAuth principal's
+// scopes) to the shared router; health probes beside.
 import type { BlockList } from 'node:net';
 import { type Context, Hono } from 'hono';
 import type { AppContext } from '../../context.js';
 import { INTERNAL_ERROR } from '../../protocol/jsonrpc.js';
 import type { Router } from '../../protocol/router.js';
+import type { JsonShapeLimits } from '../../shared/json-shape.js';
 import type { HttpEnv, RequestEvent } from './env.js';
-import type { JsonShapeLimits } from './json-shape.js';
+import { FairTurns } from './fair-turns.js';
 import { bodyGate } from './middleware/body-gate.js';
 import { contentNegotiation } from './middleware/content-negotiation.js';
 import { closeWhileDraining } from './middleware/drain.js';
@@ -21,7 +22,7 @@ import { requestIdentity } from './middleware/request-identity.js';
 import { requestReport } from './middleware/request-report.js';
 import { scopeCheck } from './middleware/scope-check.js';
 import type { ScopePolicy } from './oauth/scope-policy.js';
-import { rateLimit, rateLimitByHeaders } from './rate-limit/middleware.js';
+import { chargeRefused, rateLimit, rateLimitByHeaders } from './rate-limit/middleware.js';
 import type { Policy } from './rate-limit/policy.js';
 import { refusal } from './responses.js';
 import { mountVerifyPage } from './verify-page.js';
@@ -90,7 +91,6 @@ export function createHttpApp(ctx: AppContext, options: HttpAppOptions): Hono<Ht
     keyRequests: options.keyRequests,
     ipGuard: options.ipGuard,
     ipv6Prefix: options.ipv6Prefix,
-    maxBatch: ctx.config.maxBatchMessages,
     maxBodyBytes: options.maxBodyBytes,
     log: ctx.log,
   };
@@ -102,9 +102,16 @@ export function createHttpApp(ctx: AppContext, options: HttpAppOptions): Hono<Ht
     // A principal over budget is refused before its body is read, where the headers allow it.
     rateLimitByHeaders(limits),
     bodyGate({ ...options.concurrentBodies, ipv6Prefix: options.ipv6Prefix, maxBodyBytes: options.maxBodyBytes }),
-    jsonBody({ maxBytes: options.maxBodyBytes, shape: options.jsonShape }),
-    scopeCheck(options.scopePolicy),
+    jsonBody({
+      maxBytes: options.maxBodyBytes,
+      shape: options.jsonShape,
+      turns: new FairTurns(),
+      ipv6Prefix: options.ipv6Prefix,
+      chargeRefused: chargeRefused(limits),
+    }),
+    // Charged before the scope check: a request refused for its scopes cost its read and parse.
     rateLimit(limits),
+    scopeCheck(options.scopePolicy),
     mcpRoute({ router: options.router }),
   );
 

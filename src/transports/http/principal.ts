@@ -11,15 +11,25 @@ export interface Principal {
   id: string;
   /** The client address bucket, whatever the kind: what the outer guard counts. */
   address: string;
+  /**
+   * The outer guard this principal spends at its address: one for API keys (the operator mints
+   * them), one for OAuth clients acting as themselves (client credentials: sub is the client,
+   * RFC 9068 §2.2; anyone the issuer lets register can mint them), one for people's tokens. So
+   * self-registered clients behind a gateway address exhaust only their own guard, never the key
+   * holders' or the people's (pen test L4 of issue 28).
+   */
+  guard: string;
 }
 
 export function principalOf(c: Context<HttpEnv>, ipv6Prefix: number): Principal {
   const address = limitBucket(c.get('clientIp'), ipv6Prefix);
   const keyId = c.get('keyId');
-  if (keyId) return { kind: 'key', id: keyId, address };
+  if (keyId) return { kind: 'key', id: keyId, address, guard: `key:${address}` };
   const subject = c.get('subject');
   // Key ids are base62 and subject ids start with "oauth:": the two never share a bucket.
-  return subject ? { kind: 'oauth', id: subject.id, address } : { kind: 'address', id: address, address };
+  if (!subject) return { kind: 'address', id: address, address, guard: `address:${address}` };
+  const machine = subject.client !== '' && subject.sub === subject.client;
+  return { kind: 'oauth', id: subject.id, address, guard: `${machine ? 'oauth-client' : 'oauth'}:${address}` };
 }
 
 /** How a refusal names the principal to the caller. */

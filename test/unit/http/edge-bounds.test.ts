@@ -61,8 +61,12 @@ describe('HTTP edge bounds (in process)', () => {
       id: null,
       error: { code: -32000, message: expect.stringMatching(/too many tool calls/) },
     });
-    // Without the header the body decides, after a bounded parse: a broken body is a 400, not a 429.
-    expect((await a.request(post('this is not JSON'))).status).toBe(400);
+    // Without the header the body decides, after a bounded parse; a broken body is charged as a
+    // call all the same (pen test M2 of issue 26), so over budget it is a 429 too.
+    expect((await a.request(post('this is not JSON'))).status).toBe(429);
+    const fresh = app({ calls: policy('calls', 1) });
+    expect((await fresh.request(post('this is not JSON'))).status).toBe(400);
+    expect((await fresh.request(post(call()))).status).toBe(429);
   });
 
   it('charges a call whose Mcp-Method was charged from the headers once, not twice', async () => {

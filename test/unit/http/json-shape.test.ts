@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JsonShapeGuard } from '../../../src/transports/http/json-shape.js';
+import { JsonShapeGuard } from '../../../src/shared/json-shape.js';
 
 const scan = (text: string, maxDepth = 4, maxNodes = 20, chunk = text.length) => {
   const guard = new JsonShapeGuard({ maxDepth, maxNodes });

@@ -242,7 +242,12 @@ describe('tool dispatch', () => {
     const sample = roomy.tools.call('doctrine_info', {}).result;
     const key = { name: 'k', public_key: roomy.footer.doctrine_public_key, status: 'active' };
     for (const [args, where] of [
-      [{ output: ' '.repeat(1024 * 1024 + 1) }, 'arguments.output'],
+      [{ output: ' '.repeat(512 * 1024 + 1) }, 'arguments.output'],
+      // Pen test M3 of issue 26: 126,000 numbers in 250 KiB of text, counted before anything parses them.
+      [{ output: `[${'0,'.repeat(126_000)}0]` }, 'arguments.output'],
+      [{ output: `${'['.repeat(65)}${']'.repeat(65)}` }, 'arguments.output'],
+      [{ output: `[${'0,'.repeat(25_000)}0]` }, 'arguments.output'],
+      [{ output: { structuredContent: { result: Array(25_001).fill(0) } } }, 'arguments.output'],
       [{ output: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`m${i}`, i])) }, 'arguments.output'],
       [{ output: sample, trust: { format: 'signet-trust/1', keys: Array(101).fill(key) } }, 'arguments.trust.keys'],
       [{ output: sample, trust: { format: 'signet-trust/1', keys: [key], extra: 1 } }, 'arguments.trust'],
@@ -250,8 +255,11 @@ describe('tool dispatch', () => {
       expect(refused(args), where).toMatchObject({ code: 'invalid_arguments', details: [expect.objectContaining({ where })] });
     }
     // At the bounds, the verifier still reads the output and says what it is.
-    const padded = JSON.stringify(sample).padEnd(1024 * 1024, ' ');
+    const padded = JSON.stringify(sample).padEnd(512 * 1024, ' ');
     expect(sc(roomy.tools.call('verify_output', { output: padded }).result).result.status).toBe('trusted');
+    // Values up to the bound are read, in either form (and found to be no output).
+    for (const output of [`[${'0,'.repeat(24_998)}0]`, { structuredContent: { result: Array(24_990).fill(0) } }])
+      expect(sc(roomy.tools.call('verify_output', { output }).result).result.status).toBe('invalid');
   });
 
   it('serves repeated identical calls from the cache with identical bytes', () => {

@@ -13,8 +13,10 @@ function app() {
     c.set('rpcMethod', null);
     await next();
   });
-  a.post('/mcp', jsonBody({ maxBytes: 64, shape: { maxDepth: 64, maxNodes: 1000 } }), (c) =>
-    c.json({ payload: c.get('payload'), method: c.get('rpcMethod') }),
+  a.post(
+    '/mcp',
+    jsonBody({ maxBytes: 64, shape: { maxDepth: 64, maxNodes: 1000 }, turns: null, ipv6Prefix: 64, chargeRefused: async () => null }),
+    (c) => c.json({ payload: c.get('payload'), method: c.get('rpcMethod') }),
   );
   return a;
 }

@@ -2,11 +2,25 @@ import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../log.js';
 import type { HttpEnv } from '../env.js';
-import { rateLimit } from './middleware.js';
+import { chargeRefused, rateLimit } from './middleware.js';
 import { memoryStore } from './store.js';
 
-function app(perMinute: number, other: number) {
+function limits(perMinute: number, other: number) {
   const store = memoryStore();
+  return {
+    calls: store.policy('calls', perMinute),
+    requests: store.policy('requests', other),
+    keyCalls: null,
+    keyRequests: null,
+    ipGuard: null,
+    ipv6Prefix: 64,
+    maxBodyBytes: 1024 * 1024,
+    log: createLogger('silent'),
+  };
+}
+
+function app(perMinute: number, other: number) {
+  const options = limits(perMinute, other);
   const a = new Hono<HttpEnv>();
   a.post(
     '/mcp',
@@ -18,17 +32,7 @@ function app(perMinute: number, other: number) {
       c.set('limitedBy', null);
       await next();
     },
-    rateLimit({
-      calls: store.policy('calls', perMinute),
-      requests: store.policy('requests', other),
-      keyCalls: null,
-      keyRequests: null,
-      ipGuard: null,
-      ipv6Prefix: 64,
-      maxBatch: 32,
-      maxBodyBytes: 1024 * 1024,
-      log: createLogger('silent'),
-    }),
+    rateLimit(options),
     (c) => c.json({ ok: true, headers: c.get('rateHeaders') }),
   );
   return a;
@@ -64,5 +68,39 @@ describe('rateLimit', () => {
     expect(((await limited.json()) as { error: { message: string } }).error.message).toMatch(
       /too many requests per minute for this client IP/,
     );
+  });
+
+  it('charges every message of a batch too large to run: the router refuses it, the work of reading it was done (M2)', async () => {
+    const a = app(40, 1000);
+    const batch = Array.from({ length: 33 }, (_, i) => call(i));
+    expect((await send(a, batch)).status).toBe(200); // charged 33 of 40, then handed to the router
+    const limited = await send(a, batch);
+    expect(limited.status).toBe(429);
+  });
+
+  it('charges a body refused before it parsed as one tool call, and answers 429 once that budget is spent (M2)', async () => {
+    const options = limits(2, 1000);
+    const charge = chargeRefused(options);
+    const a = new Hono<HttpEnv>();
+    a.post('/mcp', async (c) => {
+      c.set('requestId', 'r');
+      c.set('clientIp', '1.1.1.1');
+      c.set('keyId', null);
+      c.set('subject', null);
+      c.set('charged', c.req.header('x-charged') === '1');
+      c.set('limitedBy', null);
+      return (await charge(c)) ?? c.json({ refused: 'as the body was' }, 400);
+    });
+    const refuse = (headers: Record<string, string> = {}) => a.request('/mcp', { method: 'POST', body: '{', headers });
+    // Charged before its body by Mcp-Method: not twice.
+    expect((await refuse({ 'x-charged': '1' })).status).toBe(400);
+    expect((await refuse()).status).toBe(400);
+    expect((await refuse()).status).toBe(400);
+    const limited = await refuse();
+    expect(limited.status).toBe(429);
+    expect(await limited.json()).toMatchObject({
+      id: null,
+      error: { message: expect.stringMatching(/too many tool calls per minute for this client IP/) },
+    });
   });
 });

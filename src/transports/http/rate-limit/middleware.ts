@@ -8,7 +8,10 @@
 // Two stages. Where the headers say what the body is (Mcp-Method: required on 2026-07-28
 // requests, checked against the body by the router, so a client cannot pick a cheaper
 // budget by lying), the charge happens before the body is read, and a 429 costs no body
-// read or parse. Otherwise it happens once the body is parsed (under the shape bounds).
+// read or parse. Otherwise it happens once the body is read: every message of a parsed body,
+// a batch too large to run included, before the scope check (a 403 is charged); a body that
+// could not be parsed (too large, malformed, not UTF-8, past the shape bounds) as one tool
+// call, since reading and scanning it was the work (pen test M2 of issue 26).
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Logger } from '../../../log.js';
 import { echoableId } from '../../../protocol/jsonrpc.js';
@@ -31,8 +34,6 @@ export interface RateLimitOptions {
   ipGuard: Policy | null;
   /** IPv6 clients share a bucket per prefix of this length (SIGNET_RATE_LIMIT_IPV6_PREFIX). */
   ipv6Prefix: number;
-  /** Larger batches are left uncharged: the router refuses them before anything runs. */
-  maxBatch: number;
   /** SIGNET_MAX_BODY_BYTES: a body refused before it was read is discarded up to this size. */
   maxBodyBytes: number;
   log: Logger;
@@ -47,10 +48,9 @@ function checksFor(options: RateLimitOptions, who: Principal, toolCalls: number,
   if (toolCalls > 0) {
     if (keyed && options.keyCalls) {
       checks.push({ policy: options.keyCalls, key: who.id, points: toolCalls });
-      // One guard per kind of principal at an address (pen test L4 of issue 28): OAuth subjects can
-      // be minted by anyone the issuer lets register (dynamic registration, client credentials),
-      // API keys only by the operator; minted subjects never spend the key holders' guard.
-      if (options.ipGuard) checks.push({ policy: options.ipGuard, key: `${who.kind}:${who.address}`, points: toolCalls });
+      // One guard per kind of principal at an address (pen test L4 of issue 28, principal.ts):
+      // clients anyone may register never spend the key holders' or the people's guard.
+      if (options.ipGuard) checks.push({ policy: options.ipGuard, key: who.guard, points: toolCalls });
     } else if (options.calls) checks.push({ policy: options.calls, key: who.address, points: toolCalls });
   }
   if (others > 0) {
@@ -113,7 +113,6 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler<HttpEnv>
   return async function rateLimitHandler(c, next) {
     if (c.get('charged')) return next();
     const payload = c.get('payload');
-    if (Array.isArray(payload) && payload.length > options.maxBatch) return next();
     // Every message counts against its own budget: tools/call against the calls limits, every
     // other message (in a batch too) against the requests limit.
     const messages = Array.isArray(payload) ? Math.max(1, payload.length) : 1;
@@ -122,6 +121,19 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler<HttpEnv>
     const checks = checksFor(options, who, toolCalls, messages - toolCalls);
     const refused = await decide(c, options, who, checks, echoableId(payload));
     return refused ?? next();
+  };
+}
+
+/**
+ * Stage 2 for a body refused before it could be parsed: charged as one tool call to its
+ * principal (unless stage 1 charged it). The refusal to send instead when that is over budget
+ * (429) or the store cannot answer (503), or null.
+ */
+export function chargeRefused(options: RateLimitOptions): (c: Context<HttpEnv>) => Promise<Response | null> {
+  return async (c) => {
+    if (c.get('charged')) return null;
+    const who = principalOf(c, options.ipv6Prefix);
+    return decide(c, options, who, checksFor(options, who, 1, 0), null);
   };
 }
 

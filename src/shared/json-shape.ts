@@ -26,9 +26,12 @@ export class JsonShapeGuard {
   private escaped = false;
 
   private readonly limits: JsonShapeLimits;
+  /** What the refusals name: "the body", or another text scanned the same way. */
+  private readonly what: string;
 
-  constructor(limits: JsonShapeLimits) {
+  constructor(limits: JsonShapeLimits, what = 'the body') {
     this.limits = limits;
+    this.what = what;
   }
 
   /** Scans the next chunk; why the body is refused, or null. UTF-8 continuation bytes are >= 0x80, never structural. */
@@ -45,10 +48,10 @@ export class JsonShapeGuard {
         else if (b === QUOTE) inString = false;
       } else if (b === QUOTE) inString = true;
       else if (b === OPEN_ARRAY || b === OPEN_OBJECT) {
-        if (++depth > maxDepth) return `the body nests deeper than ${maxDepth} levels`;
-        if (++nodes > maxNodes) return `the body holds more than ${maxNodes} JSON values`;
+        if (++depth > maxDepth) return `${this.what} nests deeper than ${maxDepth} levels`;
+        if (++nodes > maxNodes) return `${this.what} holds more than ${maxNodes} JSON values`;
       } else if (b === CLOSE_ARRAY || b === CLOSE_OBJECT) depth--;
-      else if (b === COMMA && ++nodes > maxNodes) return `the body holds more than ${maxNodes} JSON values`;
+      else if (b === COMMA && ++nodes > maxNodes) return `${this.what} holds more than ${maxNodes} JSON values`;
     }
     this.depth = depth;
     this.nodes = nodes;
