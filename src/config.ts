@@ -55,6 +55,8 @@ export interface HttpConfig {
   /** After SIGTERM, keep accepting (answering Connection: close) this long before closing the listener. */
   shutdownDelayMs: number;
   redisUrl: string | null;
+  /** SIGNET_REDIS_TIMEOUT_MS: how long a limiter command may wait for Redis before the insurance limiter answers. */
+  redisTimeoutMs: number;
   /** SIGNET_REDIS_PASSWORD_FILE: Redis's password, read from a file (never from the environment); null = none or in the URL. */
   redisPasswordFile: string | null;
   /** Prometheus /metrics port; null = no metrics server. */
@@ -352,6 +354,7 @@ const SCHEMA = z.object({
   // A Redis URL may carry a password: never shown back.
   SIGNET_REDIS_URL: matching(/^rediss?:\/\//, 'must start with redis:// or rediss://', () => '<redacted>'),
   SIGNET_REDIS_PASSWORD_FILE: filePath,
+  SIGNET_REDIS_TIMEOUT_MS: integer(200, 10, 10_000),
   SIGNET_METRICS_PORT: optionalInteger(0, 65535),
   SIGNET_METRICS_HOST: text,
   SIGNET_METRICS_TOKEN_FILE: filePath,
@@ -508,6 +511,7 @@ export function loadConfig(env: Env = process.env): Config {
       shutdownDelayMs: c.SIGNET_SHUTDOWN_DELAY_MS,
       redisUrl: c.SIGNET_REDIS_URL ?? null,
       redisPasswordFile: c.SIGNET_REDIS_PASSWORD_FILE ?? null,
+      redisTimeoutMs: c.SIGNET_REDIS_TIMEOUT_MS,
       metricsPort: c.SIGNET_METRICS_PORT,
       metricsHost: c.SIGNET_METRICS_HOST ?? c.SIGNET_HTTP_HOST ?? '127.0.0.1',
       metricsTokenFile: c.SIGNET_METRICS_TOKEN_FILE ?? null,

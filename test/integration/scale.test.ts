@@ -3,7 +3,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JSON_HEADERS, rawRequest, rpc, type ServerProcess, startHttpServer } from '../helpers/http-server.js';
@@ -124,6 +124,117 @@ describe('shared rate limit in Redis across processes', () => {
     // and the MCP port does not serve them
     expect((await fetch(servers[0]!.url.replace('/mcp', '/metrics'))).status).toBe(404);
   });
+});
+
+// Pen test M4 (issue 26): a Redis that stops answering without closing anything (docker pause,
+// its packets dropped) made every call wait 60 s for the proxy's 503, with nothing logged. Here
+// the real redis-server is paused (SIGSTOP, what docker pause does to it) and, separately, sits
+// behind a relay that stops passing bytes both ways while keeping both connections open (what
+// dropped packets look like from the server). Each call must be answered by the insurance
+// limiter within the command bound, the log and /readyz must say so, and Redis must be used
+// again once it answers.
+describe('a Redis that goes silent: paused, or its packets dropped', () => {
+  let redisPort: number;
+  let redis: ChildProcess;
+  let relay: Server;
+  let relayPort: number;
+  let dropping = false;
+  /** What the server sent towards Redis, as RESP text: which limiter commands it tried. */
+  let sent = '';
+  const limiterCommands = () => (sent.match(/\r\n(evalsha|eval)\r\n/gi) ?? []).length;
+  const held: Socket[] = [];
+  let server: ServerProcess;
+
+  beforeAll(async () => {
+    redisPort = await freePort();
+    redis = await startRedis(redisPort);
+    // A relay in front of Redis that can go silent: bytes are swallowed, nothing is closed.
+    relay = createServer((client) => {
+      const upstream = connect(redisPort, '127.0.0.1');
+      held.push(client, upstream);
+      client.on('data', (d: Buffer) => {
+        sent += d.toString('latin1');
+        if (!dropping) upstream.write(d);
+      });
+      upstream.on('data', (d) => dropping || client.write(d));
+      const close = () => {
+        client.destroy();
+        upstream.destroy();
+      };
+      client.on('error', close);
+      upstream.on('error', close);
+      client.on('close', close);
+      upstream.on('close', close);
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    relayPort = (relay.address() as AddressInfo).port;
+    server = await startHttpServer({
+      SIGNET_DATA_DIR: tempDir('signet-silent-redis-'),
+      SIGNET_DOCTRINE_DIR: DEFAULT_DOCTRINE,
+      SIGNET_REDIS_URL: `redis://127.0.0.1:${relayPort}`,
+      SIGNET_RATE_LIMIT_PER_MINUTE: '100000',
+      SIGNET_CACHE_ENTRIES: '0',
+    });
+    await server.waitForLog((l) => String(l['msg']).startsWith('rate limiter store (redis) ready'));
+  });
+  afterAll(async () => {
+    await server?.stop();
+    for (const s of held) s.destroy();
+    relay?.close();
+    redis?.kill('SIGCONT');
+    redis?.kill('SIGKILL');
+  });
+
+  const readyz = async () =>
+    (await (await fetch(server.url.replace('/mcp', '/readyz'))).json()) as { status: string; limiter_store: string };
+  const readies = () => server.logLines().filter((l) => String(l['msg']).startsWith('rate limiter store (redis) ready')).length;
+  /** Twenty calls one after another; each must be answered (a hang fails the test at its timeout, as the pen test's 60 s waits would). */
+  async function calls(tag: string) {
+    const out: { status: number; ms: number }[] = [];
+    for (let i = 0; i < 20; i++) {
+      const start = performance.now();
+      const r = await rawRequest(server.url, {
+        headers: JSON_HEADERS,
+        body: rpc('tools/call', { name: 'doctrine_get', arguments: { id: 'RATE-001' } }, `${tag}-${i}`),
+      });
+      out.push({ status: r.status, ms: performance.now() - start });
+    }
+    return out;
+  }
+
+  for (const [how, silence, speak] of [
+    ['paused (SIGSTOP)', () => redis.kill('SIGSTOP'), () => redis.kill('SIGCONT')],
+    [
+      'its packets dropped',
+      () => {
+        dropping = true;
+      },
+      () => {
+        dropping = false;
+      },
+    ],
+  ] as const) {
+    it(`${how}: every call is answered by the insurance limiter, the log and /readyz say so, and Redis is used again once it answers`, async () => {
+      expect(await readyz()).toMatchObject({ status: 'ready', limiter_store: 'redis' });
+      const readyBefore = readies();
+      silence();
+      sent = '';
+      const during = await calls(how);
+      console.log(`[silent redis] ${how}: ms per call ${JSON.stringify(during.map((c) => Math.round(c.ms)))}`);
+      expect(during.map((c) => c.status)).toEqual(Array(20).fill(200));
+      // Only the first call's charge went to Redis and waited for the bound; the store was then
+      // set aside, so the other nineteen never asked it (the old client sent each one and waited).
+      expect(limiterCommands()).toBeGreaterThanOrEqual(1);
+      expect(limiterCommands()).toBeLessThanOrEqual(2);
+      await server.waitForLog((l) => l['level'] === 'warn' && /no answer within 200 ms/.test(String(l['detail'])));
+      expect(await readyz()).toMatchObject({ status: 'ready', limiter_store: 'redis_unreachable' });
+      speak();
+      for (let i = 0; i < 200 && readies() === readyBefore; i++) await sleep(50);
+      expect(readies()).toBe(readyBefore + 1);
+      expect(await readyz()).toMatchObject({ status: 'ready', limiter_store: 'redis' });
+      expect((await calls(`${how}-after`)).map((c) => c.status)).toEqual(Array(20).fill(200));
+    }, 60_000);
+  }
 });
 
 describe('a Redis that needs a password: read from SIGNET_REDIS_PASSWORD_FILE, in no environment', () => {

@@ -185,6 +185,52 @@ describe.runIf(dockerReachable())('compose scale profile: three replicas, one sh
     expect((await call('r60')).status).toBe(429);
   });
 
+  // Pen test M4 (issue 26): a Redis that goes silent (paused, or its packets dropped) made every
+  // call wait 60 s for the proxy's 503 while signet logged nothing. Each case: every call is
+  // answered, each replica says so in its log and its /readyz, and Redis is shared again after.
+  const readyz = async (c: string) =>
+    JSON.parse(
+      await docker('exec', c, 'node', '-e', "fetch('http://127.0.0.1:3000/readyz').then(r=>r.text()).then(t=>process.stdout.write(t))"),
+    ) as { status: string; limiter_store: string };
+  const silentLines = async (c: string) => (await logsOf(c)).split('\n').filter((l) => l.includes('no answer within 200 ms')).length;
+  /** Redis's network namespace, entered from the host: iptables there drops what reaches Redis and tells no one. */
+  const dropRedis = async (flag: '-I' | '-D') => {
+    const pid = (await docker('inspect', '--format', '{{.State.Pid}}', `${project}-redis-1`)).trim();
+    await run('nsenter', ['-t', pid, '-n', 'iptables', flag, 'INPUT', '-p', 'tcp', '--dport', '6379', '-j', 'DROP']);
+  };
+  for (const [how, silence, speak] of [
+    ['paused (docker pause)', () => docker('pause', `${project}-redis-1`), () => docker('unpause', `${project}-redis-1`)],
+    ['with its packets dropped (iptables in its namespace)', () => dropRedis('-I'), () => dropRedis('-D')],
+  ] as const) {
+    it(`M4: a Redis ${how} costs no call: the insurance limiters answer, logs and /readyz say so, Redis is shared again after`, async () => {
+      for (const c of replicas) expect(await readyz(c)).toMatchObject({ status: 'ready', limiter_store: 'redis' });
+      const readyBefore = await Promise.all(replicas.map(readyCount));
+      const silentBefore = await Promise.all(replicas.map(silentLines));
+      await silence();
+      const statuses: number[] = [];
+      try {
+        // Thirty one after another, spread by the proxy over the replicas; a hang fails the test
+        // at its timeout, as the pen test's 60 s waits would.
+        for (let i = 0; i < 30; i++) statuses.push((await call(`${how}-${i}`, 'ping')).status);
+        for (const [i, c] of replicas.entries()) {
+          for (let n = 0; n < 40 && (await silentLines(c)) <= silentBefore[i]!; n++) await sleep(250);
+          expect(await silentLines(c), c).toBeGreaterThan(silentBefore[i]!);
+          expect(await readyz(c)).toMatchObject({ status: 'ready', limiter_store: 'redis_unreachable' });
+        }
+      } finally {
+        await speak();
+      }
+      expect(statuses).toEqual(Array(30).fill(200));
+      for (const [i, c] of replicas.entries()) {
+        for (let n = 0; n < 120 && (await readyCount(c)) <= readyBefore[i]!; n++) await sleep(250);
+        expect(await readyz(c)).toMatchObject({ status: 'ready', limiter_store: 'redis' });
+      }
+      const after: number[] = [];
+      for (let i = 0; i < 30; i++) after.push((await call(`${how}-after-${i}`, 'ping')).status);
+      expect(after).toEqual(Array(30).fill(200));
+    }, 180_000);
+  }
+
   it('routes around a killed replica: at most a few errors, all well-formed JSON', async () => {
     const results: { status: number; body: string }[] = [];
     let running = true;

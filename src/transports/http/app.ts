@@ -24,6 +24,7 @@ import { scopeCheck } from './middleware/scope-check.js';
 import type { ScopePolicy } from './oauth/scope-policy.js';
 import { chargeRefused, rateLimit, rateLimitByHeaders } from './rate-limit/middleware.js';
 import type { Policy } from './rate-limit/policy.js';
+import type { LimiterState } from './rate-limit/store.js';
 import { refusal } from './responses.js';
 import { mountVerifyPage } from './verify-page.js';
 
@@ -57,6 +58,8 @@ export interface HttpAppOptions {
   concurrentBodies: { total: number; perPrincipal: number };
   /** False while starting or draining: /readyz says 503. */
   isReady: () => boolean;
+  /** What answers the rate limits now, which /readyz reports (a Redis outage degrades, it does not unready). */
+  limiterState?: () => LimiterState;
   /** True after SIGTERM: every response asks the client to close its connection. */
   isDraining?: () => boolean;
   /** Test seam: where the socket peer address comes from. */
@@ -72,7 +75,14 @@ export function createHttpApp(ctx: AppContext, options: HttpAppOptions): Hono<Ht
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', (c) =>
     options.isReady()
-      ? c.json({ status: 'ready', doctrine_hash: ctx.footer.doctrine_hash, public_key: ctx.signer.publicKeySpki })
+      ? c.json({
+          status: 'ready',
+          doctrine_hash: ctx.footer.doctrine_hash,
+          public_key: ctx.signer.publicKeySpki,
+          // Still ready while Redis cannot answer: the insurance limiter does, and a replica going
+          // unready with Redis would turn a degraded limit into an outage of every replica at once.
+          limiter_store: options.limiterState?.() ?? 'memory',
+        })
       : c.json({ status: 'not_ready' }, 503),
   );
 

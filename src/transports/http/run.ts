@@ -56,7 +56,9 @@ export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
   if (cfg.redisUrl && redisUrlHasPassword(cfg.redisUrl)) {
     ctx.log.warn("SIGNET_REDIS_URL carries a password: whoever reads this process's environment reads it; use SIGNET_REDIS_PASSWORD_FILE");
   }
-  const store = cfg.redisUrl ? redisStore(cfg.redisUrl, ctx.log, ctx.metrics, redisPassword) : memoryStore();
+  const store = cfg.redisUrl
+    ? redisStore(cfg.redisUrl, ctx.log, ctx.metrics, { password: redisPassword, timeoutMs: cfg.redisTimeoutMs })
+    : memoryStore();
   const proxySecret = cfg.proxySecretFile === null ? null : readSecretFile(cfg.proxySecretFile, 'SIGNET_PROXY_SECRET_FILE');
   const metricsToken = cfg.metricsTokenFile === null ? null : readSecretFile(cfg.metricsTokenFile, 'SIGNET_METRICS_TOKEN_FILE');
   const app = createHttpApp(ctx, {
@@ -77,6 +79,7 @@ export async function startHttp(ctx: AppContext): Promise<RunningHttp> {
     jsonShape: { maxDepth: cfg.maxJsonDepth, maxNodes: cfg.maxJsonNodes },
     concurrentBodies: { total: cfg.maxConcurrentBodies, perPrincipal: cfg.maxConcurrentBodiesPerPrincipal },
     isReady: () => ready,
+    limiterState: () => store.state(),
     isDraining: () => draining,
     onRequest: requestReporter(ctx),
   });

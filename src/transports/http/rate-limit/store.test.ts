@@ -17,7 +17,7 @@ describe('limiter stores', () => {
   it('redis, unreachable: the insurance limiter answers (never a 5xx), enforces the limit, and is counted', async () => {
     const metrics = new Metrics({ processMetrics: false });
     // Nothing listens on port 1: Redis is down from the start.
-    const store = redisStore('redis://127.0.0.1:1', createLogger('silent'), metrics);
+    const store = redisStore('redis://127.0.0.1:1', createLogger('silent'), metrics, { timeoutMs: 200 });
     try {
       const p = store.policy('calls', 2)!;
       await expect(p.limiter.consume('c')).resolves.toBeDefined();
