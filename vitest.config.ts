@@ -10,6 +10,7 @@ const LOAD = [
   'test/stack/compose.test.ts',
   'test/stack/compose-scale.test.ts',
   'test/stack/compose-oauth.test.ts',
+  'test/stack/compose-static-key.test.ts',
   'test/stack/image.test.ts',
   'test/stack/backup-restore.test.ts',
   'test/stack/compose-oauth-laptop.test.ts',

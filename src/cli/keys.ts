@@ -26,18 +26,21 @@ function describe(r: KeyRecord, status: string): string {
 }
 
 /**
- * The first start of the compose stack: with SIGNET_API_KEY set, nothing to do (the proxy
- * runs on that one key). Otherwise, if the store is empty, create a key named "initial"
- * and keep it in `initial-api-key` beside the store (mode 0600) so the operator can print
- * it; the file goes away when that key is revoked or rotated. Never logs the key.
+ * The first start of the compose stack: with SIGNET_API_KEY set, no key is minted (the proxy
+ * runs on that one key), but the store is created empty if it is missing: the auth check,
+ * which compose starts either way, is healthy only with a store it can read, and `docker
+ * compose up --wait` waits for it. Otherwise, if the store is empty, create a key named
+ * "initial" and keep it in `initial-api-key` beside the store (mode 0600) so the operator can
+ * print it; the file goes away when that key is revoked or rotated. Never logs the key.
  */
 async function init(path: string | undefined): Promise<number> {
   const config = loadConfig();
+  const s = await store(path);
   if (config.apiKey) {
+    await s.update(() => undefined); // an existing store is kept as it is
     process.stderr.write('signet keys init: SIGNET_API_KEY is set; the proxy uses it as its only key, nothing minted\n');
     return 0;
   }
-  const s = await store(path);
   const { forgetStaleInitialKey, initialKeyFile, mintFirstKey } = await firstKeyModule();
   for (const line of forgetStaleInitialKey(s)) process.stderr.write(`signet keys init: ${line}\n`);
   const created = await mintFirstKey(s);

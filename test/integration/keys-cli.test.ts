@@ -82,6 +82,28 @@ describe('signet keys (CLI)', () => {
     expect(Date.parse(first.expires_at!) - Date.parse(first.created_at)).toBe(90 * 86_400_000);
   });
 
+  it('init with a static key (SIGNET_API_KEY) mints nothing but leaves a store the auth check can read', () => {
+    // Compose passes only whether .env sets a key; the auth check it starts anyway is healthy only
+    // with a readable store, and `docker compose up --wait` waits for it.
+    const store = join(dir, 'static', 'keys.json');
+    const init = () =>
+      spawnSync(process.execPath, [CLI, 'keys', '--store', store, 'init'], {
+        encoding: 'utf8',
+        env: { PATH: process.env['PATH'] ?? '', SIGNET_API_KEY: 'set' },
+      });
+    const first = init();
+    expect(first.status, first.stderr).toBe(0);
+    expect(first.stderr).toMatch(/SIGNET_API_KEY is set; the proxy uses it as its only key, nothing minted/);
+    expect(new KeyStore(store).read().keys).toEqual([]);
+    expect(existsSync(store)).toBe(true);
+    expect(existsSync(join(dir, 'static', 'initial-api-key'))).toBe(false);
+    // A store that holds keys (the operator went from keys to a static key) is kept as it is.
+    expect(keys(store, ['create', '--name', 'kept']).code).toBe(0);
+    const before = readFileSync(store, 'utf8');
+    expect(init().status).toBe(0);
+    expect(readFileSync(store, 'utf8')).toBe(before);
+  });
+
   it('loses no key when 20 `keys create` run at once', async () => {
     const store = join(dir, 'concurrent.json');
     const runs = Array.from(
