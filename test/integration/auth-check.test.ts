@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { KeyStore } from '../../src/api-keys/store.js';
 import { type AuthCheck, startAuthCheck } from '../helpers/auth-check-process.js';
 import { rawRequest } from '../helpers/http-server.js';
+import { startJwtIssuer } from '../helpers/jwt-issuer.js';
 import { selfSignedCert } from '../helpers/openssl.js';
 import { CLI } from '../helpers/paths.js';
 import { proxySecretFile } from '../helpers/proxy-secret.js';
@@ -171,6 +172,41 @@ describe('signet auth-check', () => {
       expect(untrusting.logs()).toMatch(/authorization server not reachable; retrying/);
     } finally {
       server.close();
+    }
+  });
+
+  it('drops scope tokens with control characters from what it vouches for, never answering 500 (pen test of issue 26)', async () => {
+    const resource = 'https://mcp.example.org/mcp';
+    const issuer = await startJwtIssuer(resource);
+    try {
+      const check = await startAuthCheck({
+        SIGNET_AUTH_MODE: 'oauth',
+        SIGNET_OAUTH_ISSUER: issuer.issuer,
+        SIGNET_OAUTH_RESOURCE: resource,
+      });
+      started.push(check);
+      const ask = async (claims: Record<string, unknown>) =>
+        rawRequest(`http://127.0.0.1:${check.port}/check`, {
+          method: 'GET',
+          headers: { authorization: `Bearer ${await issuer.token(claims)}` },
+        });
+      for (const claims of [
+        { scope: 'signet:read sig\u0001net:evaluate' },
+        { scope: 'signet:read signet:evaluate\u007f' },
+        { scope: 'signet:read\tsignet:evaluate' },
+        { scope: undefined, scp: ['signet:read', 'signet:evaluate\r\nX-Signet-Key-Id: forged'] },
+        { scope: undefined, scp: 'signet:read \u0000signet:evaluate' },
+      ]) {
+        const r = await ask(claims);
+        expect(r.status, JSON.stringify(claims)).toBe(204);
+        // What a control character was part of is gone; the rest is vouched for as it was.
+        const scopes = String(r.headers['x-signet-scopes'] ?? '');
+        expect(scopes, JSON.stringify(claims)).not.toMatch(/evaluate/);
+        expect(r.headers['x-signet-key-id']).toBeUndefined();
+      }
+      expect((await ask({ scope: 'signet:read signet:evaluate' })).headers['x-signet-scopes']).toBe('signet:read signet:evaluate');
+    } finally {
+      await issuer.close();
     }
   });
 
