@@ -491,6 +491,29 @@ export function defineStackSuite(name: string, start: () => Promise<StackTarget>
       expect(line?.['client_ip']).toBe(target.expectedClientIp);
     });
 
+    it('charges a body refused after it was read, and refuses one that is not UTF-8 (issue 26: M2, L2)', async () => {
+      const budget = new RegExp(`"${target.perKeyLimit ? 'key-calls' : 'calls'}";r=(\\d+)`);
+      const withKey = { ...JSON_HEADERS, authorization: `Bearer ${target.key}` };
+      const call = rpc('tools/call', { name: 'doctrine_get', arguments: { id: 'AUTH-002' } }, 'm2');
+      const before = await post(withKey, call);
+      expect(before.status).toBe(200);
+      const left = Number(budget.exec(String(before.headers['ratelimit']))![1]);
+      // Valid JSON up to its last two bytes: read and parsed whole before it is refused (M2).
+      const malformed = await post(withKey, `${call} x`);
+      expect(malformed.status).toBe(400);
+      expect(malformed.json()).toMatchObject({ id: null, error: { code: -32700 } });
+      // A byte no UTF-8 text holds, inside a string: a lenient reader would take it as U+FFFD (L2).
+      const bytes = Buffer.from(rpc('tools/call', { name: 'doctrine_search', arguments: { query: 'tls ?' } }, 'l2'));
+      bytes[bytes.indexOf('?')] = 0xff;
+      const notUtf8 = await rawRequest(mcp(), { headers: withKey, body: bytes, localAddress: target.clientAddress });
+      expect(notUtf8.status).toBe(400);
+      expect(notUtf8.json()).toMatchObject({ id: null, error: { code: -32700, message: expect.stringMatching(/not UTF-8/) } });
+      // Both refusals were charged to the key like calls: two more gone than the call alone takes.
+      const after = await post(withKey, call);
+      expect(after.status).toBe(200);
+      expect(Number(budget.exec(String(after.headers['ratelimit']))![1])).toBe(left - 3);
+    });
+
     it('limits one principal to 60 tools/call per minute: the 61st gets 429 with Retry-After, spoofed X-Forwarded-For does not help', async () => {
       const call = (id: number, extra: Record<string, string> = {}) =>
         post(
