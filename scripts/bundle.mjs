@@ -55,7 +55,6 @@ async function entryPoint(outfile, program, manifest, hint) {
     format: 'esm',
     platform: 'node',
     plugins,
-    plugins,
     target: 'node14',
     external: ['./index.js'],
     define: { ENTRY: JSON.stringify({ program, range: engines.node, major: Number(m[1]), minor: Number(m[2]), hint }) },
