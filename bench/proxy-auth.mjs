@@ -405,7 +405,9 @@ const out = [
   '',
   `Signet (cached \`tools/call doctrine_get\`, rate limits off, logs at info) directly and through the proxy, autocannon in ` +
     `the benchmark process, ${quick ? 2 : 4} s per run, median of ${REPS} interleaved runs; the server, nginx (2 workers) and ` +
-    `autocannon share the ${cpus().length} cores. Goal: static key ≤ 20 % at 10 connections.`,
+    `autocannon share the ${cpus().length} cores. Goal: static key ≤ 20 % at 10 connections. Errors are answers other than ` +
+    `2xx over all runs: with 50 connections, all from one principal, some requests find that principal's 8 (or the ` +
+    `server's 32) requests already in flight and get 429 (503) by design (docs/http.md, bodies in flight and turns).`,
   '',
   table(
     [
