@@ -74,10 +74,11 @@ function malformed(i: number, r: () => number): Probe {
       expect: 'signed-error',
     }),
     () => ({
+      // Refused while reading (issue 26, L2): read as U+FFFD it would be a method not found.
       kind: 'invalid UTF-8 in a string',
       body: Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"m'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from(`${i}"}`)]),
-      status: 200,
-      expect: -32601,
+      status: 400,
+      expect: -32700,
     }),
     () => ({
       kind: 'invalid UTF-8 outside strings',

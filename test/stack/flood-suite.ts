@@ -57,7 +57,8 @@ export function defineFloodSuite(name: string, getTarget: () => Promise<FloodTar
       const body = (i: number) => `${rpcCall(i, 'doctrine_search', { query: 'x'.repeat(999_800) })} x`;
       const r = await costFlood(`${name} M2 malformed`, t, { requests: 70, body });
       expect(r.statuses.get(200) ?? 0).toBe(0);
-      expect(r.statuses.get(429) ?? 0).toBeGreaterThanOrEqual(10); // 60 calls, then over budget
+      expect(r.statuses.get(400)).toBe(60); // charged as 60 calls...
+      expect(r.statuses.get(429) ?? 0).toBeGreaterThanOrEqual(10); // ...then over budget, whatever the body
       expect(r.statuses.get(400) ?? 0).toBeLessThanOrEqual(60);
       expect(r.flooderAfter).toBe(429);
     }, 180_000);
@@ -67,8 +68,8 @@ export function defineFloodSuite(name: string, getTarget: () => Promise<FloodTar
       const body = (i: number) =>
         `[${Array.from({ length: 33 }, (_, j) => rpcCall(i * 100 + j, 'doctrine_search', { query: 'y'.repeat(29_000) })).join(',')}]`;
       const r = await costFlood(`${name} M2 batches`, t, { requests: 70, body });
-      expect(r.statuses.get(200) ?? 0).toBeLessThanOrEqual(1); // the first batch: 33 of 60 charged
-      expect(r.statuses.get(429) ?? 0).toBeGreaterThanOrEqual(68);
+      expect(r.statuses.get(400) ?? 0).toBeLessThanOrEqual(1); // the first batch: 33 of 60 charged, then refused by the router
+      expect(r.statuses.get(429) ?? 0).toBeGreaterThanOrEqual(69);
       expect(r.flooderAfter).toBe(429);
     }, 180_000);
 
@@ -86,6 +87,9 @@ export function defineFloodSuite(name: string, getTarget: () => Promise<FloodTar
   });
 }
 
+/** How long a costly flood lasts at least. */
+const FLOOD_MIN_MS = 4000;
+
 const rpcCall = (id: number, name: string, args: unknown) =>
   JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 
@@ -95,12 +99,17 @@ const rpcCall = (id: number, name: string, args: unknown) =>
  * server's memory, and what the flooding key gets after.
  */
 async function costFlood(label: string, t: FloodTarget, spec: { requests: number; body: (i: number) => string }) {
-  const [floodKey, victimKey] = await Promise.all([t.newKey('cost-flood'), t.newKey('cost-victim')]);
-  const send = (key: string, body: string) =>
+  // The victim's calls go round four keys of its own: each stays inside the proxy's per-principal
+  // rate (600 a minute, burst 100) however densely the victim samples.
+  const [floodKey, ...victimKeys] = await Promise.all(
+    ['cost-flood', 'cost-victim-1', 'cost-victim-2', 'cost-victim-3', 'cost-victim-4'].map((n) => t.newKey(n)),
+  );
+  const send = (key: string, body: string | Buffer) =>
     rawRequest(`${t.baseUrl}/mcp`, { headers: { ...HEADERS, authorization: `Bearer ${key}` }, body, localAddress: t.clientAddress });
+  let calls = 0;
   const victim = async (id: string) => {
     const start = performance.now();
-    const r = await send(victimKey, JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list' }));
+    const r = await send(victimKeys[calls++ % victimKeys.length]!, JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list' }));
     return { status: r.status, ms: performance.now() - start };
   };
   const baseline: number[] = [];
@@ -109,15 +118,19 @@ async function costFlood(label: string, t: FloodTarget, spec: { requests: number
     expect(r.status).toBe(200);
     baseline.push(r.ms);
   }
-  const bodies = Array.from({ length: spec.requests }, (_, i) => spec.body(i));
+  // Encoded once: the test's own CPU is the victim's too (the two cores are shared).
+  const bodies = Array.from({ length: spec.requests }, (_, i) => Buffer.from(spec.body(i)));
   const memoryBefore = await t.serverMemoryMiB();
   let peakMiB = memoryBefore;
   const statuses = new Map<number, number>();
+  // At least `requests`, and for at least FLOOD_MIN_MS, going round the bodies again (the key
+  // over its budget by then, as a runaway loop would be): long enough for a p99 of the victim's.
   let next = 0;
   let flooding = true;
+  const until = Date.now() + FLOOD_MIN_MS;
   const sender = async () => {
-    while (next < bodies.length) {
-      const body = bodies[next++]!;
+    while (next < bodies.length || Date.now() < until) {
+      const body = bodies[next++ % bodies.length]!;
       const r = await send(floodKey, body).catch(() => ({ status: 0 }));
       statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
     }
@@ -131,10 +144,11 @@ async function costFlood(label: string, t: FloodTarget, spec: { requests: number
       await new Promise((r) => setTimeout(r, 250));
     }
   })();
+  // One call after another, 5 ms apart: enough of them (hundreds) that their p99 is not simply their worst.
   const during: { status: number; ms: number }[] = [];
   for (let i = 0; flooding; i++) {
     during.push(await victim(`during-${i}`));
-    await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 5));
   }
   await Promise.all([senders, sampler]);
   const flooderAfter = (await send(floodKey, rpcCall(9999, 'doctrine_info', {}))).status;
@@ -158,7 +172,7 @@ async function costFlood(label: string, t: FloodTarget, spec: { requests: number
   // ms (M2) and worst waits of 2.5-9.9 s (M3) against 1-9 ms. The issue's bound is 100 ms at
   // p99 on these stacks; the same run's baseline widens it on a machine other work loads.
   expect(during.filter((d) => d.status !== 200)).toEqual([]);
-  expect(during.length).toBeGreaterThanOrEqual(5);
+  expect(during.length).toBeGreaterThanOrEqual(20);
   expect(figures.during_p99_ms).toBeLessThan(Math.max(100, 3 * figures.baseline_p99_ms));
   expect(peakMiB).toBeLessThan(t.memoryLimitMiB);
   expect(await t.sameServer()).toBe(true);
