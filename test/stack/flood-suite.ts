@@ -101,9 +101,8 @@ const rpcCall = (id: number, name: string, args: unknown) =>
 async function costFlood(label: string, t: FloodTarget, spec: { requests: number; body: (i: number) => string }) {
   // The victim's calls go round four keys of its own: each stays inside the proxy's per-principal
   // rate (600 a minute, burst 100) however densely the victim samples.
-  const [floodKey, ...victimKeys] = await Promise.all(
-    ['cost-flood', 'cost-victim-1', 'cost-victim-2', 'cost-victim-3', 'cost-victim-4'].map((n) => t.newKey(n)),
-  );
+  const floodKey = await t.newKey('cost-flood');
+  const victimKeys = await Promise.all([1, 2, 3, 4].map((n) => t.newKey(`cost-victim-${n}`)));
   const send = (key: string, body: string | Buffer) =>
     rawRequest(`${t.baseUrl}/mcp`, { headers: { ...HEADERS, authorization: `Bearer ${key}` }, body, localAddress: t.clientAddress });
   let calls = 0;
