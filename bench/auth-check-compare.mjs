@@ -10,13 +10,11 @@
 // and the load average.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { connect } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { fmt, median, ROOT, table } from './lib.mjs';
+import { benchIssuer, fmt, median, ROOT, table } from './lib.mjs';
 
 const [baseDist, thisDist = join(ROOT, 'dist')] = process.argv.slice(2);
 if (!baseDist) {
@@ -36,26 +34,10 @@ for (let i = 0; i < 100; i++) {
   if (i === 1) key = created.key; // one with a lifetime: its expiry is checked per answer
 }
 
-const { privateKey, publicKey } = await generateKeyPair('ES256');
-const jwk = { ...(await exportJWK(publicKey)), kid: 'bench', alg: 'ES256', use: 'sig' };
-let issuer = '';
-const issuerServer = createServer((req, res) => {
-  res.setHeader('content-type', 'application/json');
-  if (req.url === '/.well-known/oauth-authorization-server') res.end(JSON.stringify({ issuer, jwks_uri: `${issuer}/jwks` }));
-  else if (req.url === '/jwks') res.end(JSON.stringify({ keys: [jwk] }));
-  else res.writeHead(404).end('{}');
-});
-await new Promise((r) => issuerServer.listen(0, '127.0.0.1', () => r(undefined)));
-issuer = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (issuerServer.address()).port}`;
 const resource = 'https://mcp.example.org/mcp';
-const token = await new SignJWT({ scope: 'signet:read signet:evaluate', client_id: 'bench' })
-  .setProtectedHeader({ alg: 'ES256', kid: 'bench', typ: 'at+jwt' })
-  .setIssuer(issuer)
-  .setAudience(resource)
-  .setSubject('bench-user')
-  .setIssuedAt()
-  .setExpirationTime('1h')
-  .sign(privateKey);
+const bench = await benchIssuer(resource);
+const issuer = bench.issuer;
+const token = await bench.token('bench-user', 'signet:read signet:evaluate');
 const secret = randomBytes(32).toString('hex');
 
 async function start(dist) {
@@ -143,7 +125,7 @@ for (let r = 0; r < rounds; r++) {
 }
 for (const c of cases) c.close();
 for (const [, running] of builds) await running.close();
-issuerServer.close();
+bench.close();
 
 const rows = credentials.flatMap(([label]) => {
   const of = (build) => cases.find((c) => c.build === build && c.label === label);

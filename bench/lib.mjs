@@ -1,8 +1,10 @@
 // Shared helpers for the benchmarks: timing loops, percentiles, child servers, autocannon, tables.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { cpus } from 'node:os';
 import autocannon from 'autocannon';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 
 export const ROOT = new URL('../', import.meta.url).pathname;
 
@@ -146,3 +148,32 @@ export function rssKb(pid) {
 }
 
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/**
+ * An OAuth issuer on loopback for the auth benchmarks: RFC 8414 metadata and a JWKS with one
+ * ES256 key, and `token(sub, scope)` for an access token to `resource` signed with it.
+ */
+export async function benchIssuer(resource) {
+  const { privateKey, publicKey } = await generateKeyPair('ES256');
+  const jwk = { ...(await exportJWK(publicKey)), kid: 'bench', alg: 'ES256', use: 'sig' };
+  let issuer = '';
+  const server = createServer((req, res) => {
+    res.setHeader('content-type', 'application/json');
+    if (req.url === '/.well-known/oauth-authorization-server') res.end(JSON.stringify({ issuer, jwks_uri: `${issuer}/jwks` }));
+    else if (req.url === '/jwks') res.end(JSON.stringify({ keys: [jwk] }));
+    else res.writeHead(404).end('{}');
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)));
+  issuer = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`;
+  /** @param {string} sub @param {string} scope */
+  const token = (sub, scope) =>
+    new SignJWT({ scope, client_id: 'bench' })
+      .setProtectedHeader({ alg: 'ES256', kid: 'bench', typ: 'at+jwt' })
+      .setIssuer(issuer)
+      .setAudience(resource)
+      .setSubject(sub)
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(privateKey);
+  return { issuer, token, close: () => server.close() };
+}

@@ -15,13 +15,12 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { Agent, createServer, request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { newApiKey } from '../dist/api-keys/format.js';
 import { KeyStore } from '../dist/api-keys/store.js';
-import { cpuUs, fmt, load, machine, median, percentile, ROOT, startChild, table, writeSection } from './lib.mjs';
+import { benchIssuer, cpuUs, fmt, load, machine, median, percentile, ROOT, startChild, table, writeSection } from './lib.mjs';
 
 const quick = process.env.BENCH_QUICK === '1';
 const startLoad = loadavg()[0];
@@ -130,38 +129,12 @@ const ports = { static: 18180, check: 18181 };
 
 // OAuth: an issuer on loopback (RFC 8414 metadata and JWKS), the real token verifier, one token.
 const resource = `http://127.0.0.1:${ports.check}/mcp`;
-const { privateKey, publicKey } = await generateKeyPair('ES256');
-const jwk = { ...(await exportJWK(publicKey)), kid: 'bench', alg: 'ES256', use: 'sig' };
-const issuerServer = createServer((req, res) => {
-  res.setHeader('content-type', 'application/json');
-  if (req.url === '/.well-known/oauth-authorization-server') res.end(JSON.stringify({ issuer, jwks_uri: `${issuer}/jwks` }));
-  else if (req.url === '/jwks') res.end(JSON.stringify({ keys: [jwk] }));
-  else res.writeHead(404).end('{}');
-});
-await new Promise((r) => issuerServer.listen(0, '127.0.0.1', () => r(undefined)));
-const issuer = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (issuerServer.address()).port}`;
-const accessToken = await new SignJWT({ scope: 'signet:read signet:evaluate', client_id: 'bench' })
-  .setProtectedHeader({ alg: 'ES256', kid: 'bench', typ: 'at+jwt' })
-  .setIssuer(issuer)
-  .setAudience(resource)
-  .setSubject('bench-user')
-  .setIssuedAt()
-  .setExpirationTime('1h')
-  .sign(privateKey);
+const bench = await benchIssuer(resource);
+const issuer = bench.issuer;
+const accessToken = await bench.token('bench-user', 'signet:read signet:evaluate');
 // Tokens used once each: every request pays the ES256 signature check (no decision cached).
 const freshTokens = [];
-for (let i = 0; i < N * REPS + 300; i++) {
-  freshTokens.push(
-    await new SignJWT({ scope: 'signet:read', client_id: 'bench' })
-      .setProtectedHeader({ alg: 'ES256', kid: 'bench', typ: 'at+jwt' })
-      .setIssuer(issuer)
-      .setAudience(resource)
-      .setSubject(`bench-user-${i}`)
-      .setIssuedAt()
-      .setExpirationTime('1h')
-      .sign(privateKey),
-  );
-}
+for (let i = 0; i < N * REPS + 300; i++) freshTokens.push(await bench.token(`bench-user-${i}`, 'signet:read'));
 const oauthEnv = { SIGNET_AUTH_MODE: 'keys+oauth', SIGNET_OAUTH_ISSUER: issuer, SIGNET_OAUTH_RESOURCE: resource };
 // The one authenticator, as compose runs it: the store and the issuer, the proxy secret, loopback.
 const authCheck = await startChild(
@@ -389,7 +362,7 @@ for (const n of loadNginx) n.kill('SIGQUIT');
 await signet.stop();
 await signetTls.stop();
 await authCheck.stop();
-issuerServer.close();
+bench.close();
 
 const out = [
   '## Reference proxy: cost of authentication',
