@@ -29,6 +29,26 @@ const SENDERS = 12;
 const FLOOD_MS = 8000;
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
+/** A call as the victim makes it, timed: its status and its milliseconds. */
+function timed(call: (id: string) => Promise<{ status: number }>): (id: string) => Promise<{ status: number; ms: number }> {
+  return async (id) => {
+    const start = performance.now();
+    const r = await call(id);
+    return { status: r.status, ms: performance.now() - start };
+  };
+}
+
+/** The victim's latencies before a flood: `n` calls one after another, each answered 200. */
+async function baselineOf(victim: (id: string) => Promise<{ status: number; ms: number }>, n: number): Promise<number[]> {
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = await victim(`base-${i}`);
+    expect(r.status).toBe(200);
+    ms.push(r.ms);
+  }
+  return ms;
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
@@ -106,17 +126,10 @@ async function costFlood(label: string, t: FloodTarget, spec: { requests: number
   const send = (key: string, body: string | Buffer) =>
     rawRequest(`${t.baseUrl}/mcp`, { headers: { ...HEADERS, authorization: `Bearer ${key}` }, body, localAddress: t.clientAddress });
   let calls = 0;
-  const victim = async (id: string) => {
-    const start = performance.now();
-    const r = await send(victimKeys[calls++ % victimKeys.length]!, JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list' }));
-    return { status: r.status, ms: performance.now() - start };
-  };
-  const baseline: number[] = [];
-  for (let i = 0; i < 30; i++) {
-    const r = await victim(`base-${i}`);
-    expect(r.status).toBe(200);
-    baseline.push(r.ms);
-  }
+  const victim = timed((id) =>
+    send(victimKeys[calls++ % victimKeys.length]!, JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list' })),
+  );
+  const baseline = await baselineOf(victim, 30);
   // Encoded once: the test's own CPU is the victim's too (the two cores are shared).
   const bodies = Array.from({ length: spec.requests }, (_, i) => Buffer.from(spec.body(i)));
   const memoryBefore = await t.serverMemoryMiB();
@@ -188,18 +201,8 @@ async function flood(name: string, t: FloodTarget): Promise<void> {
       body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/list' }),
       localAddress: t.clientAddress,
     });
-  const timed = async (i: number | string) => {
-    const start = performance.now();
-    const r = await ping(i);
-    return { status: r.status, ms: performance.now() - start };
-  };
-
-  const baseline: number[] = [];
-  for (let i = 0; i < 20; i++) {
-    const r = await timed(`base-${i}`);
-    expect(r.status).toBe(200);
-    baseline.push(r.ms);
-  }
+  const victim = timed(ping);
+  const baseline = await baselineOf(victim, 20);
   const memoryBefore = await t.serverMemoryMiB();
 
   let flooding = true;
@@ -228,7 +231,7 @@ async function flood(name: string, t: FloodTarget): Promise<void> {
   const deadline = Date.now() + FLOOD_MS;
   await new Promise((r) => setTimeout(r, 500)); // the flood under way
   for (let i = 0; Date.now() < deadline; i++) {
-    during.push(await timed(`flood-${i}`));
+    during.push(await victim(`flood-${i}`));
     await new Promise((r) => setTimeout(r, 50));
   }
   flooding = false;
