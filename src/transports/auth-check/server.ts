@@ -165,7 +165,7 @@ export async function runAuthCheck(s: AuthCheckSettings, log: Logger): Promise<R
     answer(res, 'key', 403, 'limited');
   };
 
-  const checkToken = async (req: IncomingMessage, res: ServerResponse, token: string) => {
+  const checkToken = (req: IncomingMessage, res: ServerResponse, token: string): void | Promise<void> => {
     const v: TokenValidator | null = validator;
     if (v === null) return answer(res, 'token', 403, 'unavailable');
     // A token decided before costs a lookup, whatever the address's refusals.
@@ -175,6 +175,10 @@ export async function runAuthCheck(s: AuthCheckSettings, log: Logger): Promise<R
     // Past the limit a new token is not checked at all (M5): no signature, no key fetch, no log line.
     const bucket = bucketOf(req);
     if (!limit.take(bucket)) return answer(res, 'token', 403, 'limited');
+    return validateNew(req, res, v, token, bucket);
+  };
+
+  const validateNew = async (req: IncomingMessage, res: ServerResponse, v: TokenValidator, token: string, bucket: string) => {
     let d: Decision;
     try {
       d = await v.validate(token);
@@ -191,7 +195,8 @@ export async function runAuthCheck(s: AuthCheckSettings, log: Logger): Promise<R
     refuse(req, res, 'token', 'invalid_token', true);
   };
 
-  const check = async (req: IncomingMessage, res: ServerResponse) => {
+  // Synchronous but for a token not decided before: a key or a known token costs no promise.
+  const check = (req: IncomingMessage, res: ServerResponse): void | Promise<void> => {
     const authorization = req.headers.authorization;
     if (authorization === undefined || authorization === '') return refuse(req, res, 'none', 'missing');
     const m = authorization.length <= MAX_CREDENTIAL + 7 ? BEARER.exec(authorization) : null;
@@ -224,10 +229,15 @@ export async function runAuthCheck(s: AuthCheckSettings, log: Logger): Promise<R
         return;
       }
     }
-    check(req, res).catch((e: unknown) => {
+    const failed = (e: unknown) => {
       log.error({ err: (e as Error).message }, 'auth check failed');
       if (!res.headersSent) res.writeHead(500, { 'Content-Length': '0' }).end();
-    });
+    };
+    try {
+      check(req, res)?.catch(failed);
+    } catch (e) {
+      failed(e);
+    }
   };
 
   const pair = s.tls === null ? null : readTlsPair(s.tls);

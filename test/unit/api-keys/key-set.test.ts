@@ -59,6 +59,31 @@ describe('KeySet', () => {
     }
   });
 
+  it('refuses a key with a known id but another secret, before and after the real key was seen', async () => {
+    // The second presentation of a key is compared with the bytes that matched the digest, with
+    // no hash: a look-alike must fail there exactly as it fails against the digest.
+    const store = new KeyStore(join(tempDir('signet-keyset-'), 'keys.json'));
+    const real = await store.create('real', null);
+    const set = new KeySet(store.path, log);
+    const withChecksum = (k: string) => k.slice(0, 56) + base62Checksum(k.slice(5, 56));
+    const lookAlike = () => withChecksum(`sgnk_${real.record.id}${newApiKey().slice(13)}`);
+    // Differs from the real key in the last character of its secret only.
+    const oneOff = withChecksum(real.key.slice(0, 55) + (real.key[55] === 'a' ? 'b' : 'a'));
+    const refused = { state: 'unknown', id: real.record.id };
+    try {
+      const before = lookAlike();
+      expect(set.check(before)).toEqual(refused);
+      expect(set.check(oneOff)).toEqual(refused);
+      for (let i = 0; i < 3; i++) expect(set.check(real.key)).toMatchObject({ state: 'ok', record: { id: real.record.id } });
+      for (let i = 0; i < 20; i++) expect(set.check(lookAlike())).toEqual(refused);
+      expect(set.check(before)).toEqual(refused);
+      expect(set.check(oneOff)).toEqual(refused);
+      expect(set.check(real.key)).toMatchObject({ state: 'ok' });
+    } finally {
+      set.close();
+    }
+  });
+
   it('checks a thousand keys with one stat, and sees a revocation at once through the watch', async () => {
     const store = new KeyStore(join(tempDir('signet-keyset-'), 'keys.json'));
     const { key, record } = await store.create('k', null);

@@ -53,6 +53,22 @@ describe('TokenValidator', () => {
     });
   });
 
+  it('keeps an acceptance for that token alone: a token altered in its signature is checked and refused', async () => {
+    const token = await issuer.token({});
+    expect(validator.known(token)).toBeUndefined();
+    const accepted = await validator.validate(token);
+    expect(accepted).toMatchObject({ ok: true, sub: 'alice' });
+    // The same decision object for the same token, with no check.
+    expect(validator.known(token)).toBe(accepted);
+    const last = token.at(-1) === 'A' ? 'B' : 'A';
+    const altered = token.slice(0, -1) + last;
+    expect(validator.known(altered)).toBeUndefined();
+    expect(await validator.validate(altered)).toMatchObject({ ok: false, error: 'invalid_token' });
+    // Its refusal is remembered (by digest); the real token still passes.
+    expect(validator.known(altered)).toMatchObject({ ok: false });
+    expect(validator.known(token)).toBe(accepted);
+  });
+
   it('refuses a token once it expires, even one whose earlier decision is kept', async () => {
     const strict = new TokenValidator({
       issuer: issuer.issuer,
