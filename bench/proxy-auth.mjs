@@ -370,7 +370,8 @@ const out = [
   `${machine()}, load average ${startLoad.toFixed(1)} at the start of the run; nginx (${nginxLabel}, one worker per core) in front of a bare Hono echo; ${N * REPS} sequential keep-alive requests ` +
     `per configuration, in blocks of ${BLOCK} interleaved with the other configurations' (a different order each round), keep-alive on every hop (client, echo, auth check); store of ` +
     `${Number(process.env.BENCH_STORE_KEYS ?? 100)} keys. Goal (issue 28): an API key and a token each ≤ +100 µs p50 over ` +
-    `the static key, and proxy CPU per request (nginx + auth check) under the earlier OAuth path's 77 µs.`,
+    `the static key, and proxy CPU per request (nginx + auth check) under the earlier OAuth path's (its token verifier, ` +
+    `measured beside this one by \`npm run bench:proxy-earlier\`: RESULTS.md, "the earlier edge, same session").`,
   '',
   table(sequentialHeaders, rows),
   '',
