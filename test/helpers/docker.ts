@@ -1,5 +1,8 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DockerComposeEnvironment, Wait } from 'testcontainers';
 import { ROOT } from './paths.js';
@@ -27,12 +30,48 @@ export function dockerReachable(): boolean {
 }
 
 /**
- * A backend subnet for one compose project under test: random within 10.200.0.0/13, so
- * suites (and checkouts) running at the same time on one engine never ask for the same subnet.
+ * A backend subnet for one compose project under test, within 10.200.0.0/13: one no network of
+ * the engine holds, claimed by creating a file of its name with O_EXCL in a folder every test
+ * process on this machine shares, so suites running at the same time never ask for the same
+ * subnet (a random pick alone collided: "Pool overlaps with other one on this address space").
+ * A claim older than CLAIM_TTL_MS is stale (its run is over) and may be taken again.
  */
 export function testSubnet(): string {
-  const bytes = randomBytes(2);
-  return `10.${200 + (bytes[0]! % 8)}.${bytes[1]!}.0/24`;
+  const dir = join(tmpdir(), 'signet-test-subnets');
+  mkdirSync(dir, { recursive: true });
+  const held = engineSubnets();
+  for (let i = 0; i < 500; i++) {
+    const bytes = randomBytes(2);
+    const subnet = `10.${200 + (bytes[0]! % 8)}.${bytes[1]!}.0/24`;
+    if (held.has(subnet)) continue;
+    const claim = join(dir, subnet.replace('/', '_'));
+    try {
+      if (Date.now() - statSync(claim).mtimeMs < CLAIM_TTL_MS) continue;
+      rmSync(claim, { force: true });
+    } catch {
+      // No claim yet.
+    }
+    try {
+      writeFileSync(claim, `${process.pid}\n`, { flag: 'wx' });
+      return subnet;
+    } catch {
+      // Another process claimed it a moment ago.
+    }
+  }
+  throw new Error(`no free test subnet in 10.200.0.0/13 (claims in ${dir})`);
+}
+
+const CLAIM_TTL_MS = 3 * 60 * 60 * 1000;
+
+/** The subnets of the engine's networks now (none when it cannot be asked). */
+function engineSubnets(): Set<string> {
+  const ids = spawnSync('docker', ['network', 'ls', '-q'], { encoding: 'utf8', timeout: 20_000 }).stdout?.trim().split(/\s+/) ?? [];
+  if (ids.length === 0 || ids[0] === '') return new Set();
+  const r = spawnSync('docker', ['network', 'inspect', '--format', '{{range .IPAM.Config}}{{.Subnet}} {{end}}', ...ids], {
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  return new Set((r.stdout ?? '').split(/\s+/).filter(Boolean));
 }
 
 export const dockerRequired = process.env['SIGNET_REQUIRE_DOCKER'] === '1';

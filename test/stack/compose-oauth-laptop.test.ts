@@ -3,7 +3,7 @@
 // from its npm package by deploy/compose.oauth-laptop.yml). The project name, the ports and the
 // .env file are this test's own (other stacks may run on this engine), and a configuration the
 // proxy refuses fails `docker compose up`, where it used to restart the proxy in a loop.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,6 +18,27 @@ import { tempDir } from '../helpers/tmp-doctrine.js';
 configureTestcontainers();
 const reachable = dockerReachable();
 const bash = promisify(execFile);
+
+/** Runs `docker ARGS` (a followed log) until its output matches, or 60 s pass; returns the output. */
+function followUntil(args: string[], pattern: RegExp): Promise<string> {
+  return new Promise((resolve) => {
+    const child = spawn('docker', args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const done = () => {
+      clearTimeout(timer);
+      child.kill();
+      resolve(out);
+    };
+    const timer = setTimeout(done, 60_000);
+    const read = (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      if (pattern.test(out)) done();
+    };
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
+    child.on('exit', done);
+  });
+}
 
 describe.runIf(reachable)('OAuth on a laptop (docs/oauth.md), with oauth2-mock-server as the identity provider', () => {
   const project = `signet-laptop-${randomBytes(4).toString('hex')}`;
@@ -57,7 +78,9 @@ describe.runIf(reachable)('OAuth on a laptop (docs/oauth.md), with oauth2-mock-s
     }
     expect(answer.result.structuredContent.footer['doctrine_signature']).toMatch(/^ed25519:/);
     // The auth check took the provider's token as the client's principal.
-    const logs = (await bash('docker', ['compose', '-p', project, 'logs', 'signet'], { cwd: ROOT })).stdout;
+    // Signet writes request lines in batches (100 ms) and Docker's log driver adds its own delay:
+    // follow the log until the line comes, rather than read it once right after the answer.
+    const logs = await followUntil(['compose', '-p', project, 'logs', '--follow', '--no-log-prefix', 'signet'], /"oauth_sub":"me"/);
     expect(logs).toMatch(/"oauth_sub":"me"/);
   }, 900_000);
 
