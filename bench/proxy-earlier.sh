@@ -5,7 +5,10 @@
 # same bench on this machine has measured nginx's static path at 22 µs and at 65 µs per call.
 # The earlier tree is checked out in a temporary worktree, installed and built there; then the
 # two benches take turns, ROUNDS times (BENCH_ROUNDS, default 2), and the rows of their
-# "under load" tables are printed one after the other. The earlier tree's key store runs in njs:
+# "under load" tables are printed one after the other; then bench/auth-hop-compare.mjs measures
+# the auth_request hop alone, the earlier token verifier beside this auth check behind one
+# minimal nginx (what differs there is the check, not the shipped configurations or Signet).
+# The earlier tree's key store runs in njs:
 # nginx's js module must be installed (Debian: libnginx-mod-http-js).
 set -euo pipefail
 ref=${1:-03b78b8^}
@@ -27,3 +30,5 @@ for r in $(seq 1 "$rounds"); do
   echo "## round $r: this tree ($(git -C "$root" rev-parse --short HEAD)), load average $(cut -d' ' -f1 /proc/loadavg)"
   (cd "$root" && node bench/proxy-auth.mjs 2>/dev/null | rows)
 done
+echo "## the auth_request hop alone: earlier token verifier and this auth check, one nginx"
+(cd "$root" && node bench/auth-hop-compare.mjs "$work/earlier/dist")
