@@ -5,8 +5,8 @@
 // auth_request location for every check, the same headers asked and passed on) in front of a
 // bare echo, so that what differs is the check and what nginx does with its answer, not the
 // shipped configurations or Signet. autocannon, BENCH_CONNECTIONS (10,50) connections, 3 s per
-// case, BENCH_ROUNDS (5) rounds in alternating order; CPU µs per request of nginx's workers and
-// of the check (/proc), medians. Prints a table; writes nothing.
+// case after an uncounted second each, BENCH_ROUNDS (5) rounds in alternating order; CPU µs
+// per request of nginx's workers and of the check (/proc), medians. Prints a table; writes nothing.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -174,24 +174,43 @@ nginx.once('exit', (code) => {
 });
 const workers = () => readFileSync(`/proc/${nginx.pid}/task/${nginx.pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
 
+/** A case: its label, its nginx location, the check behind it (none: nginx alone) and the credential sent. */
+const kase = (
+  /** @type {string} */ label,
+  /** @type {string} */ path,
+  /** @type {{ name: string, child: any } | null} */ check,
+  /** @type {string} */ credential,
+) => ({
+  label,
+  path,
+  check,
+  credential,
+});
 const cases = [
-  ['static key (nginx alone, no check)', 'static', null, key],
-  ['earlier OAuth path: token verifier, a token', 'earlier', checks[0], token],
-  ['auth check (this tree), a token', 'this', checks[1], token],
-  ['auth check (this tree), an API key', 'this', checks[1], key],
-  ...(baseDist
-    ? [
-        ['auth check (BASE_DIST), a token', 'base', checks[2], token],
-        ['auth check (BASE_DIST), an API key', 'base', checks[2], key],
-      ]
-    : []),
+  kase('static key (nginx alone, no check)', 'static', null, key),
+  kase('earlier OAuth path: token verifier, a token', 'earlier', checks[0], token),
+  kase('auth check (this tree), a token', 'this', checks[1], token),
+  kase('auth check (this tree), an API key', 'this', checks[1], key),
 ];
+if (baseDist)
+  cases.push(
+    kase('auth check (BASE_DIST), a token', 'base', checks[2], token),
+    kase('auth check (BASE_DIST), an API key', 'base', checks[2], key),
+  );
+// Every path once, uncounted, so that no round pays for a check's JIT warm-up.
+for (const { path, credential } of cases)
+  await autocannon({
+    url: `http://127.0.0.1:${listenPort}/${path}`,
+    connections: 10,
+    duration: 1,
+    headers: { authorization: `Bearer ${credential}` },
+  });
 const startLoad = loadavg()[0];
 const rows = [];
 for (const conns of connections) {
-  const got = new Map(cases.map(([label]) => [label, []]));
+  const got = new Map(cases.map((c) => [c.label, /** @type {{ nginxUs: number, checkUs: number, total: number }[]} */ ([])]));
   for (let round = 0; round < rounds; round++) {
-    for (const [label, path, check, credential] of round % 2 ? [...cases].reverse() : cases) {
+    for (const { label, path, check, credential } of round % 2 ? [...cases].reverse() : cases) {
       const ws = workers();
       const nginxBefore = ws.reduce((a, p) => a + cpuUs(p), 0);
       const checkBefore = check ? cpuUs(check.child.child.pid) : 0;
@@ -208,8 +227,8 @@ for (const conns of connections) {
       got.get(label).push({ nginxUs, checkUs, total: nginxUs + checkUs });
     }
   }
-  const earlierTotal = median(got.get(cases[1][0]).map((x) => x.total));
-  for (const [label] of cases) {
+  const earlierTotal = median(got.get(cases[1].label).map((x) => x.total));
+  for (const { label } of cases) {
     const xs = got.get(label);
     const total = median(xs.map((x) => x.total));
     rows.push([
