@@ -8,13 +8,13 @@
 // case after an uncounted second each, BENCH_ROUNDS (5) rounds in alternating order; CPU µs
 // per request of nginx's workers and of the check (/proc), medians. Prints a table; writes nothing.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { KeyStore } from '../dist/api-keys/store.js';
-import { benchIssuer, cpuUs, machine, median, ROOT, startChild, table } from './lib.mjs';
+import { benchIssuer, childrenCpuUs, cpuUs, machine, median, NGINX_BIN, ROOT, startChild, table } from './lib.mjs';
 
 const [earlierDist, baseDist] = process.argv.slice(2);
 if (!earlierDist) {
@@ -23,15 +23,7 @@ if (!earlierDist) {
 }
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const connections = (process.env.BENCH_CONNECTIONS ?? '10,50').split(',').map(Number);
-const nginxBin = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => {
-  try {
-    readFileSync(p);
-    return true;
-  } catch {
-    return false;
-  }
-});
-if (!nginxBin) throw new Error('nginx not found');
+const nginxBin = NGINX_BIN;
 
 const dir = mkdtempSync(join(tmpdir(), 'signet-bench-hop-'));
 const store = new KeyStore(join(dir, 'keys.json'));
@@ -172,7 +164,6 @@ nginx.once('exit', (code) => {
     process.exit(1);
   }
 });
-const workers = () => readFileSync(`/proc/${nginx.pid}/task/${nginx.pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
 
 /** A case: its label, its nginx location, the check behind it (none: nginx alone) and the credential sent. */
 const kase = (
@@ -211,8 +202,7 @@ for (const conns of connections) {
   const got = new Map(cases.map((c) => [c.label, /** @type {{ nginxUs: number, checkUs: number, total: number }[]} */ ([])]));
   for (let round = 0; round < rounds; round++) {
     for (const { label, path, check, credential } of round % 2 ? [...cases].reverse() : cases) {
-      const ws = workers();
-      const nginxBefore = ws.reduce((a, p) => a + cpuUs(p), 0);
+      const nginxBefore = childrenCpuUs(nginx.pid);
       const checkBefore = check ? cpuUs(check.child.child.pid) : 0;
       const r = await autocannon({
         url: `http://127.0.0.1:${listenPort}/${path}`,
@@ -222,7 +212,7 @@ for (const conns of connections) {
       });
       if (r.non2xx > 0 || r.errors > 0) throw new Error(`${label}: ${r.non2xx} answers other than 2xx, ${r.errors} errors`);
       const n = r.requests.total;
-      const nginxUs = (ws.reduce((a, p) => a + cpuUs(p), 0) - nginxBefore) / n;
+      const nginxUs = (childrenCpuUs(nginx.pid) - nginxBefore) / n;
       const checkUs = check ? (cpuUs(check.child.child.pid) - checkBefore) / n : 0;
       got.get(label).push({ nginxUs, checkUs, total: nginxUs + checkUs });
     }

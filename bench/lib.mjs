@@ -1,6 +1,6 @@
 // Shared helpers for the benchmarks: timing loops, percentiles, child servers, autocannon, tables.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus } from 'node:os';
 import autocannon from 'autocannon';
@@ -140,6 +140,22 @@ export function cpuUs(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
+
+/** CPU µs used so far by a process's children (nginx's workers), 0 when they cannot be read (docker). */
+export function childrenCpuUs(pid) {
+  let sum = 0;
+  for (const p of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')[1] === String(pid)) sum += cpuUs(Number(p));
+    } catch {
+      /* gone */
+    }
+  }
+  return sum;
+}
+
+/** The system's nginx (Debian's path first), or `nginx` from PATH. */
+export const NGINX_BIN = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p)) ?? 'nginx';
 
 /** Resident set size of a process, in KiB (Linux /proc). */
 export function rssKb(pid) {

@@ -14,13 +14,27 @@
 // Kubernetes ships it), same run, 10 and 50 connections.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newApiKey } from '../dist/api-keys/format.js';
 import { KeyStore } from '../dist/api-keys/store.js';
-import { benchIssuer, cpuUs, fmt, load, machine, median, percentile, ROOT, startChild, table, writeSection } from './lib.mjs';
+import {
+  benchIssuer,
+  childrenCpuUs,
+  cpuUs,
+  fmt,
+  load,
+  machine,
+  median,
+  NGINX_BIN,
+  percentile,
+  ROOT,
+  startChild,
+  table,
+  writeSection,
+} from './lib.mjs';
 
 const quick = process.env.BENCH_QUICK === '1';
 const startLoad = loadavg()[0];
@@ -29,15 +43,7 @@ const REPS = quick ? 1 : 3;
 /** Sequential requests per configuration in a row, before the next configuration's turn. */
 const BLOCK = 100;
 const dir = mkdtempSync(join(tmpdir(), 'signet-bench-proxy-'));
-const nginxBin =
-  ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => {
-    try {
-      readFileSync(p);
-      return true;
-    } catch {
-      return false;
-    }
-  }) ?? 'nginx';
+const nginxBin = NGINX_BIN;
 
 // A store of 100 keys, as a team might have.
 const storePath = join(dir, 'keys', 'keys.json');
@@ -110,19 +116,6 @@ async function startNginx(conf, port) {
     await new Promise((r) => setTimeout(r, 50));
   }
   return child;
-}
-
-/** CPU µs used so far by a process's children (nginx workers), 0 when they cannot be read (docker). */
-function childrenCpuUs(pid) {
-  let sum = 0;
-  for (const p of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      if (readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')[1] === String(pid)) sum += cpuUs(Number(p));
-    } catch {
-      /* gone */
-    }
-  }
-  return sum;
 }
 
 const ports = { static: 18180, check: 18181 };
