@@ -8,10 +8,11 @@
 // - conditional: facts only rules behind an open gate read: needed only if the answers keep
 //   those rules applicable. Declaring the gates and asking again gives the exact rest.
 import { leafSchemas } from '../collect/sheet.js';
+import { brokenConstraints } from '../doctrine/consistency.js';
 import { decideOver, type Facts, perDoctrine } from '../doctrine/facts.js';
 import { scanLogic } from '../doctrine/json-logic.js';
 import { compile } from '../doctrine/partial-logic.js';
-import type { Doctrine } from '../doctrine/types.js';
+import type { Doctrine, FactsConstraint } from '../doctrine/types.js';
 import { setLeaf } from './facts-tree.js';
 import type { CheckedDeployment } from './report.js';
 
@@ -61,6 +62,31 @@ function domain(doctrine: Doctrine, fact: string): unknown[] {
   return [];
 }
 
+export interface Choices {
+  /** The schema's values (booleans and enums) the facts already known leave possible; null for other types. */
+  values: unknown[] | null;
+  /** Each value left out, with the consistency constraint it would break. */
+  refused: { value: unknown; constraint: FactsConstraint }[];
+}
+
+/**
+ * What a person may declare for an undecided fact: a value that contradicts the facts already
+ * known would be refused at the next check (tls.enabled false leaves no "mtls"; FACTS-009), so
+ * it is never offered.
+ */
+export function choices(doctrine: Doctrine, facts: Facts, fact: string): Choices {
+  const all = domain(doctrine, fact);
+  if (all.length === 0) return { values: null, refused: [] };
+  const values: unknown[] = [];
+  const refused: Choices['refused'] = [];
+  for (const value of all) {
+    const broken = brokenConstraints(doctrine, withFact(facts, fact, value));
+    if (broken.length === 0) values.push(value);
+    else refused.push({ value, constraint: broken[0]! });
+  }
+  return { values, refused };
+}
+
 function withFact(facts: Facts, fact: string, value: unknown): Facts {
   const copy = structuredClone(facts);
   setLeaf(copy, fact, value);
@@ -92,7 +118,7 @@ export function declareGuide(doctrine: Doctrine, d: CheckedDeployment): DeclareG
 
   const gateList = [...gates.entries()].map(([fact, ids]) => {
     const effects: GateEffect[] = [];
-    for (const value of domain(doctrine, fact)) {
+    for (const value of choices(doctrine, d.facts, fact).values ?? []) {
       const facts = withFact(d.facts, fact, value);
       const settles = open.filter((id) => {
         const w = rules.get(id)!.when;

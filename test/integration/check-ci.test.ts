@@ -110,8 +110,8 @@ describe('the CI recipes', () => {
     const asked = Number(/(\d+) facts to declare/.exec(r1.stderr)?.[1]);
     expect(asked).toBeGreaterThan(0);
     // The reviewer's answers: what they know of their deployment (the shipped .env sets no static
-    // key, so the proxy takes keys from the store), else every placeholder filled with false, the
-    // first value listed, [2025-06-18], or 60.
+    // key, so the proxy takes keys from the store), else every placeholder filled with false (true
+    // where only true is offered), the first value listed, [2025-06-18], or 60.
     const known: Record<string, unknown> = { 'authentication.method': 'per_client_keys' };
     const file = join(own, 'signet-declared.json');
     const fill = (node: Record<string, unknown>, at = '') => {
@@ -121,8 +121,8 @@ describe('the CI recipes', () => {
           node[k] =
             `${at}${k}` in known
               ? known[`${at}${k}`]
-              : v === '<true | false>'
-                ? false
+              : /^<(true|false)( \| (true|false))?>$/.test(v)
+                ? !v.includes('false')
                 : v.startsWith('<array')
                   ? ['2025-06-18']
                   : v.startsWith('<"')
