@@ -21,6 +21,11 @@ export interface CollectOptions {
   kustomizations?: string[];
   /** `kubectl kustomize` output per kustomization directory: a file among the inputs to read instead. */
   rendered?: Record<string, string>;
+  /**
+   * The files the caller named (the CLI's file arguments); a file found by walking a directory
+   * is not named. Unset, every file counts as named (deployment_check hands each one over).
+   */
+  named?: readonly string[];
 }
 
 export interface ProxyConfig {
@@ -45,6 +50,20 @@ export class Context {
     this.inputs = inputs;
     this.kinds = kinds;
     this.options = options;
+  }
+
+  /**
+   * Whether the caller pointed at these files (by name, with --compose, or a kustomization's
+   * directory): only then may a lone service with no sign of MCP be taken for the server. A walk
+   * meets every Compose file of a repository (test fixtures, upgrade helpers, observability
+   * stacks), and their only service is rarely one.
+   */
+  pointedAt(files: readonly string[], kustomization?: string | null): boolean {
+    const { named, compose, kustomizations } = this.options;
+    if (named === undefined) return true;
+    if (files.some((f) => named.includes(f) || compose?.some((project) => project.includes(f)))) return true;
+    const dir = kustomization ? kustomization.replace(/\/?[^/]+$/, '') : null;
+    return dir !== null && (kustomizations ?? []).some((k) => k.replace(/\/$/, '') === dir);
   }
 
   note(file: string, what: string): void {

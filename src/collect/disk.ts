@@ -255,6 +255,7 @@ export function readAndCollect(
     rendered,
     skipped: read.skipped,
     notes,
+    named: read.named,
   });
   return { collection, named: read.named };
 }

@@ -1,8 +1,8 @@
 // `signet facts collect` as a process: reading from disk (walks, bounds, links), exit codes,
 // kubectl kustomize as a pre-step, and `nginx -T` output from the real nginx.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cleanEnv } from '../helpers/clean-env.js';
 import { CLI, ROOT } from '../helpers/paths.js';
@@ -163,5 +163,64 @@ describe('signet facts collect', () => {
     expect(execFileSync('sed', ['-n', `${d.sources['tls.min_version'][0].line}p`, join(dir, 'nginx-T.txt')], { encoding: 'utf8' })).toMatch(
       /ssl_protocols TLSv1\.3;/,
     );
+  });
+});
+
+describe('a repository walked: a lone service is the MCP server only when the files build it or the caller names its file', () => {
+  // Real files a walk meets that describe no MCP server (test/fixtures/collect-walk names their sources).
+  const fixture = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/collect-walk/lone-services.json'), 'utf8')) as {
+    files: Record<string, string>;
+  };
+  const repo = tempDir('signet-walk-');
+  const write = (path: string, text: string) => {
+    mkdirSync(dirname(join(repo, path)), { recursive: true });
+    writeFileSync(join(repo, path), text);
+  };
+  for (const [path, text] of Object.entries(fixture.files)) write(path, text);
+  // The repository's own server: one service built from a Dockerfile among the files, no "mcp" in any name.
+  write('weather/compose.yaml', 'services:\n  app:\n    build: .\n    ports: ["127.0.0.1:8080:8080"]\n');
+  write('weather/Dockerfile', 'FROM node:24-trixie-slim\nUSER node\nCOPY server.js .\nCMD ["node", "server.js"]\n');
+  // A loose manifest of a third-party workload, and nothing that builds its image.
+  write(
+    'k8s/docs.yaml',
+    'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: docs\nspec:\n  selector:\n    matchLabels: {app: docs}\n  template:\n    metadata:\n      labels: {app: docs}\n    spec:\n      containers:\n        - name: docs\n          image: ghcr.io/example/docs-site:1.4\n',
+  );
+  type Out = {
+    deployments: { name: string; sources: Record<string, { why: string }[]> }[];
+    notes: { file: string; what: string }[];
+  };
+  const run = (...args: string[]): Out => {
+    const r = collect(args, repo);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    return JSON.parse(r.out) as Out;
+  };
+
+  it('walked: the third-party lone services are no deployment, each with a note saying how to name it; the built one is', () => {
+    const out = run('.');
+    expect(out.deployments.map((d) => d.name)).toEqual(['compose:weather/compose.yaml:app']);
+    expect(out.deployments[0]!.sources['container.used']![0]!.why).toBe(
+      'service app runs in a container (the only long-running service that is neither a proxy nor a datastore, built from the files)',
+    );
+    const none = (what: string) => out.notes.filter((n) => n.what.startsWith(what)).map((n) => n.file);
+    expect(none('no service of this Compose project is recognisably an MCP server').sort()).toEqual([
+      'compose.upgrade.yml',
+      'docker-compose.phoenix-simple.yml',
+      'test/testdata/proxy/compose.yaml',
+    ]);
+    expect(out.notes).toContainEqual({
+      file: 'compose.upgrade.yml',
+      what: 'no service of this Compose project is recognisably an MCP server (candidates: pg-upgrade); name it with --server',
+    });
+    expect(none('no workload is recognisably an MCP server')).toEqual(['k8s/docs.yaml']);
+  });
+
+  it('named: the file the caller points at is read as the deployment of its lone service, as --server would', () => {
+    const upgrade = run('compose.upgrade.yml');
+    expect(upgrade.deployments.map((d) => d.name)).toEqual(['compose:compose.upgrade.yml:pg-upgrade']);
+    expect(upgrade.deployments[0]!.sources['container.used']![0]!.why).toMatch(/the only long-running service .*, in a file named\)$/);
+    expect(run('k8s/docs.yaml').deployments.map((d) => d.name)).toEqual(['kubernetes:k8s/docs.yaml:Deployment/docs']);
+    // --server names it in a walk too.
+    expect(run('.', '--server', 'phoenix').deployments.map((d) => d.name)).toContain('compose:docker-compose.phoenix-simple.yml:phoenix');
   });
 });

@@ -101,7 +101,8 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
   );
 
   // The MCP servers: named by the caller, or with evidence (a proxy forwards to it, an MCP SDK in
-  // its build, "mcp" in its name, image or command), or the only long-running service left.
+  // its build, "mcp" in its name, image or command), or the only long-running service left, in
+  // a file the caller named or built from the files (ctx.pointedAt).
   const wanted = ctx.options.servers ?? [];
   const evidence = new Map<string, string>();
   for (const c of candidates) {
@@ -119,9 +120,12 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       evidence.set(name, 'its name, image or command names MCP');
   }
   let servers = candidates.filter((c) => (wanted.length ? wanted.includes(c.s.name) : evidence.has(c.s.name)));
-  if (!servers.length && !wanted.length && candidates.length === 1) {
+  if (!servers.length && !wanted.length && candidates.length === 1 && (ctx.pointedAt(project.files) || candidates[0]!.dockerfile)) {
     servers = candidates;
-    evidence.set(candidates[0]!.s.name, 'the only long-running service that is neither a proxy nor a datastore');
+    evidence.set(
+      candidates[0]!.s.name,
+      `the only long-running service that is neither a proxy nor a datastore${candidates[0]!.dockerfile ? ', built from the files' : ', in a file named'}`,
+    );
   }
   if (!servers.length) {
     ctx.note(

@@ -134,9 +134,19 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
       evidence.set(w, 'its image is built from an MCP SDK project');
   }
   let servers = candidates.filter((w) => (wanted.length ? wanted.includes(w.o.name) : evidence.has(w)));
-  if (!servers.length && !wanted.length && candidates.length === 1) {
+  // The only workload left, in files the caller named or with an image built from the files (ctx.pointedAt).
+  const only = candidates.length === 1 ? candidates[0]! : null;
+  if (
+    !servers.length &&
+    !wanted.length &&
+    only &&
+    (ctx.pointedAt([...new Set(set.objects.map((o) => o.file))], set.root) || only.dockerfile)
+  ) {
     servers = candidates;
-    evidence.set(candidates[0]!, 'the only workload that is neither a proxy nor a datastore');
+    evidence.set(
+      only,
+      `the only workload that is neither a proxy nor a datastore${only.dockerfile ? ', its image built from the files' : ', in files named'}`,
+    );
   }
   if (!servers.length) {
     ctx.note(
