@@ -27,6 +27,8 @@ export interface DockerfileInfo {
   healthcheck: { at: At; disabled: boolean; test: string } | null;
   secretsInImage: { name: string; at: At; how: string }[];
   installs: InstallStep[];
+  /** A reverse proxy the final image installs from the distribution's packages (`microdnf install -y nginx`). */
+  proxyInstalled: { product: string; at: At } | null;
   auditSignatures: At | null;
   sbom: At | null;
   ignoreScriptsEnv: At | null;
@@ -66,6 +68,7 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
     linked: { name: string; at: At; how: string }[];
     /** Stages this one copies from (COPY --from). */
     copiesFrom: number[];
+    proxy: DockerfileInfo['proxyInstalled'];
   }[] = [];
   const externalBases: DockerfileInfo['externalBases'] = [];
   const secretsInImage: DockerfileInfo['secretsInImage'] = [];
@@ -95,6 +98,7 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
         envAt: new Map(),
         linked: [],
         copiesFrom: [],
+        proxy: null,
       });
       const name = from.getBuildStage();
       if (name) stageNames.set(name.toLowerCase(), stage);
@@ -132,6 +136,8 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
           const w = unwrap(words);
           const step = installStep(w, at(ins));
           if (step) installs.push(step);
+          const proxy = proxyPackage(w);
+          if (proxy) s.proxy ??= { product: proxy, at: at(ins) };
           const line = w.join(' ');
           if (/^npm audit signatures\b/.test(line)) auditSignatures = at(ins);
           // A secret-named variable linked into a Go binary ends up in every image that holds the binary.
@@ -182,6 +188,7 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
   let user: DockerfileInfo['user'] = null;
   let healthcheck: DockerfileInfo['healthcheck'] = null;
   let base: DockerfileInfo['base'] = null;
+  let proxyInstalled: DockerfileInfo['proxyInstalled'] = null;
   const env = new Map<string, string>();
   const envAt = new Map<string, At>();
   for (let i: number | null = last; i !== null && i >= 0; i = stages[i]!.parent) {
@@ -193,6 +200,7 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
       }
     user ??= s.user;
     healthcheck ??= s.healthcheck;
+    proxyInstalled ??= s.proxy;
     if (s.parent === null) base = { image: s.image, at: s.at, digest: /@sha256:[0-9a-f]{64}$/.test(s.image) };
   }
   return {
@@ -203,6 +211,7 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
     healthcheck,
     secretsInImage,
     installs,
+    proxyInstalled,
     auditSignatures,
     sbom,
     ignoreScriptsEnv,
@@ -212,6 +221,43 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
     env,
     envAt,
   };
+}
+
+/** The distributions' package managers and their install verbs. */
+const PACKAGE_INSTALL: Record<string, string[]> = {
+  'apt-get': ['install'],
+  apt: ['install'],
+  apk: ['add'],
+  dnf: ['install'],
+  microdnf: ['install'],
+  yum: ['install'],
+  zypper: ['install', 'in'],
+};
+/** Packages that are a reverse proxy, by the product the proxy collectors read. */
+const PROXY_PACKAGES: Record<string, string> = {
+  nginx: 'nginx',
+  'nginx-full': 'nginx',
+  'nginx-light': 'nginx',
+  'nginx-extras': 'nginx',
+  'nginx-core': 'nginx',
+  openresty: 'nginx',
+  haproxy: 'haproxy',
+  caddy: 'caddy',
+  traefik: 'traefik',
+  envoy: 'envoy',
+};
+
+/** `microdnf install -y nginx curl` → nginx: the proxy a package install puts in the image, if any. */
+function proxyPackage(w: string[]): string | null {
+  const [cmd, verb, ...rest] = w;
+  if (!cmd || !verb || !PACKAGE_INSTALL[cmd]?.includes(verb)) return null;
+  for (const word of rest) {
+    if (word.startsWith('-')) continue;
+    // `nginx=1.26.*`, `nginx-1.26.3`, `nginx~1.26`: the package, whatever version it pins.
+    const name = word.replace(/[=~<>].*$/, '').toLowerCase();
+    if (PROXY_PACKAGES[name]) return PROXY_PACKAGES[name];
+  }
+  return null;
 }
 
 function execForm(content: string): string[] {

@@ -50,6 +50,17 @@ export function imageRole(image: string): Role {
   return null;
 }
 
+/**
+ * What a container built from a Dockerfile among the files is: its base image's role (FROM
+ * nginx), else a proxy its build installs from the distribution's packages, else what the name
+ * the build is tagged with says. The tag is the weakest: `mcpgateway/nginx-cache` names no role.
+ */
+export function builtRole(base: string | null, installedProxy: string | null, tag: string | null): Role {
+  return (
+    (base ? imageRole(base) : null) ?? (installedProxy ? { kind: 'proxy', product: installedProxy } : null) ?? (tag ? imageRole(tag) : null)
+  );
+}
+
 /** How fixed an image reference is: by digest, by a version tag, or floating (no tag, latest, a branch-like tag). */
 export function imagePin(image: string): 'digest' | 'exact_version' | 'floating' {
   if (/@sha256:[0-9a-f]{64}$/.test(image)) return 'digest';

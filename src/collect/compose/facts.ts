@@ -9,7 +9,7 @@ import { worstHostPaths } from '../host-paths.js';
 import { dirOf } from '../inputs.js';
 import { mcpEvidenceIn } from '../packages.js';
 import { type EnvValue, isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
-import { imageRole, type Role, runsAuthenticator, runsMcpClient } from '../roles.js';
+import { builtRole, imageRole, type Role, runsAuthenticator, runsMcpClient } from '../roles.js';
 import { worstSecrets } from '../secrets.js';
 import { legacySse, tlsVerification } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
@@ -52,7 +52,11 @@ function describe(ctx: Context, project: ComposeProject, s: ComposeService): Svc
   const restart = str(spec['restart']);
   return {
     s,
-    role: image ? imageRole(image) : null,
+    role: df
+      ? builtRole(df.base?.image ?? null, df.proxyInstalled?.product ?? null, str(spec['image']) ?? null)
+      : image
+        ? imageRole(image)
+        : null,
     image,
     dockerfile: df ? dockerfile : null,
     contextDir,

@@ -11,7 +11,7 @@ import { NginxConfig } from '../nginx.js';
 import { nginxFacts } from '../nginx-facts.js';
 import { mcpEvidenceIn } from '../packages.js';
 import { type EnvValue, isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
-import { imageRole, type Role, repository, runsAuthenticator } from '../roles.js';
+import { builtRole, imageRole, type Role, repository, runsAuthenticator } from '../roles.js';
 import { worstSecrets } from '../secrets.js';
 import { legacySse, tlsVerification } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
@@ -69,7 +69,7 @@ function workloads(ctx: Context, set: K8sSet): Workload[] {
     const c = containers[mainIndex]!;
     const image = String(c['image'] ?? '');
     const df = dockerfileFor(ctx, image);
-    const role = imageRole(image) ?? (df?.base ? imageRole(df.base.image) : null);
+    const role = df ? builtRole(df.base?.image ?? null, df.proxyInstalled?.product ?? null, image) : imageRole(image);
     const tmplLabels =
       o.kind === 'Pod' ? getPath(o.value, ['metadata', 'labels']) : getPath(o.value, [...spec.slice(0, -1), 'metadata', 'labels']);
     out.push({

@@ -1,6 +1,10 @@
 // nginx (conf files and `nginx -T` output) and Caddy in front of an MCP server.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readDockerfile } from '../../../src/collect/dockerfile.js';
 import { collectWith, deploymentOf, fact, inline } from '../../helpers/collect.js';
+import { ROOT } from '../../helpers/paths.js';
 
 const compose = (proxyImage: string, mount: string) =>
   [
@@ -180,5 +184,42 @@ describe('Traefik in front (docker labels)', () => {
     expect(fact(d, 'exposure.behind_reverse_proxy')).toBe(false);
     expect(fact(d, 'tls.enabled')).toBe(false);
     expect(d.sources['tls.enabled']![0]!.why).toMatch(/past the proxy/);
+  });
+});
+
+describe('a proxy built from a Dockerfile among the files', () => {
+  // IBM/mcp-context-forge's caching proxy (test/fixtures/collect-walk names the sources): a UBI
+  // base that installs nginx with microdnf, tagged mcpgateway/nginx-cache.
+  const fixture = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/collect-walk/nginx-built-on-ubi.json'), 'utf8')) as {
+    files: Record<string, string>;
+  };
+
+  it('is the proxy its package install makes it, not an MCP server because its tag names MCP', () => {
+    const c = collectWith(inline(fixture.files));
+    expect(c.deployments.map((d) => d.name)).toEqual(['compose:docker-compose.yml:gateway']);
+    const gateway = c.deployments[0]!;
+    // nginx publishes the port; the gateway publishes none, so clients reach it only through nginx.
+    expect(fact(gateway, 'exposure.behind_reverse_proxy')).toBe(true);
+    expect(gateway.sources['exposure.behind_reverse_proxy']![0]!.why).toMatch(/^nginx \(nginx\) forwards to gateway/);
+  });
+
+  it('reads which proxy a distribution package installs, whatever version it pins, and no other package', () => {
+    const installed = (run: string) =>
+      readDockerfile('Dockerfile', `FROM debian:trixie-slim\nRUN ${run}\n`).proxyInstalled?.product ?? null;
+    expect(installed('microdnf install -y nginx curl-minimal ca-certificates && microdnf clean all')).toBe('nginx');
+    expect(installed('apt-get update && apt-get install -y --no-install-recommends nginx=1.26.* && rm -rf /var/lib/apt/lists/*')).toBe(
+      'nginx',
+    );
+    expect(installed('apk add --no-cache haproxy')).toBe('haproxy');
+    expect(installed('apt-get install -y prometheus-nginx-exporter curl')).toBeNull();
+    expect(installed('apt-get download nginx')).toBeNull();
+    expect(installed('echo apt-get install nginx')).toBeNull();
+    // A proxy installed in a build stage the final image does not build on is not in it.
+    expect(
+      readDockerfile(
+        'Dockerfile',
+        'FROM debian:trixie-slim AS tools\nRUN apt-get install -y nginx\nFROM node:24-trixie-slim\nCMD ["node", "server.js"]\n',
+      ).proxyInstalled,
+    ).toBeNull();
   });
 });
