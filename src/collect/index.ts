@@ -51,6 +51,7 @@ export function collect(files: InputFile[], options: Options = {}): CollectionOu
   const texts: TextFile[] = [];
   const kinds = new Map<string, FileKind>();
   let total = 0;
+  const charts = helmCharts(files.map((f) => normalise(f.path)));
   for (const f of files) {
     const path = normalise(f.path);
     if (
@@ -81,7 +82,10 @@ export function collect(files: InputFile[], options: Options = {}): CollectionOu
       } catch {
         skipped.push({ path, reason: 'not UTF-8 text' });
       }
-      if (text !== null) {
+      if (text !== null && (chartTemplate(charts, path) || helmActions(path, text))) {
+        kind = 'helm_template';
+        skipped.push({ path, reason: HELM_TEMPLATE });
+      } else if (text !== null) {
         kind = classify(path, text);
         texts.push({ path, text });
       }
@@ -296,7 +300,7 @@ function kubernetesSets(ctx: Context, texts: TextFile[], kinds: Map<string, File
     try {
       objs = objectsOf(t.path, t.text);
     } catch (err) {
-      skipped.push({ path: t.path, reason: `could not be read as kubernetes: ${(err as Error).message.split('\n')[0]!.slice(0, 200)}` });
+      skipped.push({ path: t.path, reason: `could not be read as kubernetes: ${unparsed(t.text, err)}` });
       continue;
     }
     if (objs.length) loose.set(dirOf(t.path), [...(loose.get(dirOf(t.path)) ?? []), ...objs]);
@@ -304,6 +308,39 @@ function kubernetesSets(ctx: Context, texts: TextFile[], kinds: Map<string, File
   for (const [, objects] of [...loose.entries()].sort((a, b) => cmp(a[0], b[0])))
     sets.push({ root: null, objects, how: 'plain manifests' });
   return sets;
+}
+
+const HELM_TEMPLATE =
+  "a Helm chart template (Helm's {{ .Values }}, or under a chart's templates/): not YAML until Helm renders it; check what `helm template RELEASE CHART > rendered.yaml` writes instead";
+
+/** Directories holding a Helm chart (a `Chart.yaml`) among the inputs. */
+function helmCharts(paths: string[]): string[] {
+  return paths.filter((p) => posix.basename(p) === 'Chart.yaml').map((p) => posix.dirname(p));
+}
+
+/** A YAML or JSON file under a chart's `templates/` directory: Helm renders every one of them before Kubernetes reads it. */
+function chartTemplate(charts: string[], path: string): boolean {
+  if (!/\.(ya?ml|json)$/i.test(path)) return false;
+  return charts.some((c) => path.startsWith(c === '.' ? 'templates/' : `${c}/templates/`));
+}
+
+/**
+ * YAML that uses Helm's own objects (`{{ .Values.x }}`, `.Release`, `.Chart`, `.Capabilities`,
+ * `.Template`) or `include`: a chart template copied out of its chart. Other Go templates in
+ * YAML (an Alertmanager message's `{{ $labels.instance }}` in a ConfigMap) are data, not this.
+ */
+function helmActions(path: string, text: string): boolean {
+  return (
+    /\.ya?ml$/i.test(path) && /\{\{-?\s*(?:[^}]*?[\s(|])?(?:\$?\.(?:Values|Release|Chart|Capabilities|Template)\b|include\s+")/.test(text)
+  );
+}
+
+/** Why a manifest did not parse; a file holding template actions (`{{ … }}`) needs rendering first. */
+function unparsed(text: string, err: unknown): string {
+  const why = (err as Error).message.split('\n')[0]!.slice(0, 200);
+  return /\{\{-?\s*[.$\w/]/.test(text)
+    ? `it holds template actions ({{ … }}), which are not YAML until rendered: check the rendered output (${why})`
+    : why;
 }
 
 /** nginx on a host: one deployment per server an MCP route (`/mcp`, `/sse`) forwards to. */

@@ -22,6 +22,8 @@ export type FileKind =
   | 'python_lockfile'
   | 'go_module'
   | 'go_sum'
+  /** A template of a Helm chart (`templates/` beside a `Chart.yaml`): not YAML until `helm template` renders it. */
+  | 'helm_template'
   | 'other';
 
 /** One input file: its path relative to the root it was collected under (POSIX separators). */

@@ -304,3 +304,93 @@ describe('Kubernetes JSON (kubectl get -o json)', () => {
     expect(collectWith(inline({ 'settings.json': '{"kind": "settings", "port": 3000}' })).files[0]!.kind).toBe('other');
   });
 });
+
+describe("a Helm chart's sources: templates are not manifests until Helm renders them", () => {
+  // sooperset/mcp-atlassian's chart as its repository holds it (test/fixtures/collect-walk names the sources).
+  const chart = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/collect-walk/helm-chart-sources.json'), 'utf8')) as {
+    files: Record<string, string>;
+  };
+  // A template that happens to parse as YAML: read as a manifest, it would describe a Deployment
+  // named "{{ .Release.Name }}-mcp" with facts Helm's values decide.
+  const parses = [
+    'apiVersion: apps/v1',
+    'kind: Deployment',
+    'metadata:',
+    '  name: "{{ .Release.Name }}-mcp"',
+    'spec:',
+    '  template:',
+    '    spec:',
+    '      containers:',
+    '        - name: mcp',
+    '          image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}"',
+  ].join('\n');
+
+  it('skips every template of a chart with what to do instead, and never reads one as a deployment', () => {
+    const c = collectWith(inline({ ...chart.files, 'helm/templates/parses.yaml': parses }));
+    expect(c.deployments).toEqual([]);
+    const templates = ['helm/templates/deployment.yaml', 'helm/templates/parses.yaml', 'helm/templates/service.yaml'];
+    expect(
+      c.skipped
+        ?.filter((s) => s.path.startsWith('helm/templates/'))
+        .map((s) => s.path)
+        .sort(),
+    ).toEqual(templates);
+    for (const s of c.skipped ?? [])
+      expect(s.reason).toBe(
+        "a Helm chart template (Helm's {{ .Values }}, or under a chart's templates/): not YAML until Helm renders it; check what `helm template RELEASE CHART > rendered.yaml` writes instead",
+      );
+    expect(
+      c.files
+        .filter((f) => f.kind === 'helm_template')
+        .map((f) => f.path)
+        .sort(),
+    ).toEqual(templates);
+    // Copied out of its chart, Helm's objects ({{ .Values }}, {{ .Release }}) still say what it is.
+    const copied = collectWith(inline({ 'k8s/parses.yaml': parses }));
+    expect(copied.deployments).toEqual([]);
+    expect(copied.files).toEqual([expect.objectContaining({ path: 'k8s/parses.yaml', kind: 'helm_template' })]);
+    // Other Go templates in YAML are data: an Alertmanager message in a ConfigMap beside an MCP server.
+    const data = collectWith(
+      inline({
+        'k8s/server.yaml': [
+          'apiVersion: apps/v1',
+          'kind: Deployment',
+          'metadata: {name: mcp-server}',
+          'spec:',
+          '  template:',
+          '    spec:',
+          '      containers: [{name: mcp-server, image: "ghcr.io/acme/mcp-server:1.2.0"}]',
+          '---',
+          'apiVersion: v1',
+          'kind: ConfigMap',
+          'metadata: {name: alerts}',
+          'data:',
+          '  slack.tmpl: \'{{ define "slack.title" }}{{ .CommonLabels.alertname }} on {{ $labels.instance }}{{ end }}\'',
+        ].join('\n'),
+      }),
+    );
+    expect(data.deployments.map((d) => d.name)).toEqual(['kubernetes:k8s/server.yaml:Deployment/mcp-server']);
+    expect(data.skipped ?? []).toEqual([]);
+  });
+
+  it('a templated manifest of another tool that does not parse says it needs rendering', () => {
+    // A deployment.yaml.j2-style file: template actions, none of Helm's objects.
+    const c = collectWith(
+      inline({
+        'k8s/deployment.yaml': chart.files['helm/templates/deployment.yaml']!.replace(
+          /\.Values\b|\.Release\b|\.Chart\b|\.Template\b|include "/g,
+          'x',
+        ),
+      }),
+    );
+    expect(c.deployments).toEqual([]);
+    expect(c.skipped).toEqual([
+      {
+        path: 'k8s/deployment.yaml',
+        reason: expect.stringMatching(
+          /^could not be read as kubernetes: it holds template actions \(\{\{ … \}\}\), which are not YAML until rendered: check the rendered output \(.+\)$/,
+        ),
+      },
+    ]);
+  });
+});
