@@ -3,7 +3,7 @@
 // only inside the root, and `kubectl kustomize` as an optional pre-step.
 import { execFileSync } from 'node:child_process';
 import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Doctrine } from '../doctrine/types.js';
 import { SignetError } from '../errors.js';
 import { collect, type InputFile, LIMITS } from './index.js';
@@ -25,6 +25,13 @@ const SKIP_DIRS = new Set([
   'coverage',
   '.next',
 ]);
+/**
+ * Directories of tests, left out of a walk as Semgrep's default ignore leaves out test/ and
+ * tests/ (plus Go's testdata and Jest's __tests__): their Compose files and manifests are
+ * fixtures, often unsafe on purpose, and no deployment. A note names each; naming a file or the
+ * directory itself checks it.
+ */
+const TEST_DIRS = new Set(['test', 'tests', 'testdata', '__tests__']);
 const MAX_DEPTH = 16;
 
 /** Names a walk reads: what some collector decides facts from. Files named on the command line are always read. */
@@ -54,6 +61,8 @@ export interface DiskRead {
   kustomizations: string[];
   /** Files named on the command line (relative to the root), not found by a walk: one that cannot be read is bad input. */
   named: string[];
+  /** How the walk went where it matters: directories of tests left out. */
+  notes: { file: string; what: string }[];
 }
 
 /** Read `paths` under `root` (absolute or relative to the current directory). Throws SignetError for usage errors. */
@@ -66,6 +75,7 @@ export function readPaths(paths: string[], rootOption?: string): DiskRead {
   const skipped: SkippedFile[] = [];
   const kustomizations: string[] = [];
   const named: string[] = [];
+  const notes: DiskRead['notes'] = [];
   const seen = new Set<string>();
   let total = 0;
   const inside = (p: string) => p === root || p.startsWith(root + sep);
@@ -106,7 +116,8 @@ export function readPaths(paths: string[], rootOption?: string): DiskRead {
     files.push({ path: r, bytes: readBounded(abs, LIMITS.fileBytes) });
   };
 
-  const walk = (dir: string, depth: number) => {
+  // inTests: the walk is inside a directory of tests the caller named, so nested ones are read too.
+  const walk = (dir: string, depth: number, inTests: boolean) => {
     if (depth > MAX_DEPTH) {
       skipped.push({ path: rel(dir), reason: `deeper than ${MAX_DEPTH} directories: not walked` });
       return;
@@ -114,13 +125,24 @@ export function readPaths(paths: string[], rootOption?: string): DiskRead {
     for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const abs = join(dir, e.name);
       if (e.isDirectory()) {
-        if (!SKIP_DIRS.has(e.name)) walk(abs, depth + 1);
+        if (TEST_DIRS.has(e.name) && !inTests)
+          notes.push({
+            file: rel(abs),
+            what: 'not walked: a directory of tests, whose deployments are fixtures; name it or its files to check them',
+          });
+        else if (!SKIP_DIRS.has(e.name)) walk(abs, depth + 1, inTests);
       } else if (e.isSymbolicLink()) {
         if (wanted(e.name)) add(abs, false);
       } else if (e.isFile() && wanted(e.name)) add(abs, false);
     }
   };
 
+  // A directory the caller named that is, or is inside, a directory of tests (`signet check tests/e2e`, say).
+  const namedTests = (real: string) => {
+    const fromCwd = relative(cwd, real);
+    const parts = (fromCwd.startsWith('..') ? relative(root, real) : fromCwd).split(sep);
+    return [...parts, basename(real)].some((part) => TEST_DIRS.has(part));
+  };
   for (const p of paths) {
     const abs = resolve(cwd, p);
     let real: string;
@@ -131,12 +153,12 @@ export function readPaths(paths: string[], rootOption?: string): DiskRead {
     }
     if (!inside(abs) || !inside(real)) throw new SignetError('invalid_arguments', `${p} is outside the root ${root} (set --root)`);
     if (statSync(real).isDirectory()) {
-      walk(abs, 0);
+      walk(abs, 0, namedTests(real));
       const r = rel(abs);
       if (r && kustomizationIn(new Inputs(files.map((f) => ({ path: f.path, text: '' }))), r)) kustomizations.push(r);
     } else add(abs, true);
   }
-  return { root, files, skipped, kustomizations, named };
+  return { root, files, skipped, kustomizations, named, notes };
 }
 
 function safeIsDir(p: string): boolean {
@@ -228,7 +250,7 @@ export function readAndCollect(
   }
   const read = readPaths(paths, opts.root);
   const rendered: Record<string, string> = {};
-  const notes: { file: string; what: string }[] = [];
+  const notes: { file: string; what: string }[] = [...read.notes];
   if (opts.kustomize) {
     for (const dir of read.kustomizations) {
       const r = renderKustomization(read.root, dir, read.files);

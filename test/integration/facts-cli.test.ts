@@ -186,6 +186,7 @@ describe('a repository walked: a lone service is the MCP server only when the fi
     'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: docs\nspec:\n  selector:\n    matchLabels: {app: docs}\n  template:\n    metadata:\n      labels: {app: docs}\n    spec:\n      containers:\n        - name: docs\n          image: ghcr.io/example/docs-site:1.4\n',
   );
   type Out = {
+    files: { path: string }[];
     deployments: { name: string; sources: Record<string, { why: string }[]> }[];
     notes: { file: string; what: string }[];
   };
@@ -206,8 +207,18 @@ describe('a repository walked: a lone service is the MCP server only when the fi
     expect(none('no service of this Compose project is recognisably an MCP server').sort()).toEqual([
       'compose.upgrade.yml',
       'docker-compose.phoenix-simple.yml',
-      'test/testdata/proxy/compose.yaml',
     ]);
+    // A directory of tests is not walked (its deployments are fixtures), and a note says so.
+    expect(out.notes).toContainEqual({
+      file: 'test',
+      what: 'not walked: a directory of tests, whose deployments are fixtures; name it or its files to check them',
+    });
+    expect(out.files.some((f) => f.path.startsWith('test/'))).toBe(false);
+    // Named, it is walked, directories of tests within it too: its lone service, a squid test proxy, is still no server.
+    expect(run('test').notes).toContainEqual({
+      file: 'testdata/proxy/compose.yaml',
+      what: 'no service of this Compose project is recognisably an MCP server (candidates: proxy); name it with --server',
+    });
     expect(out.notes).toContainEqual({
       file: 'compose.upgrade.yml',
       what: 'no service of this Compose project is recognisably an MCP server (candidates: pg-upgrade); name it with --server',

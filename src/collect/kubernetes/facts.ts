@@ -149,8 +149,10 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
     );
   }
   if (!servers.length) {
+    // Manifests with no workload at all (CRDs, RBAC, an Issuer) have nothing to name: no note.
+    if (!ws.length) return [];
     ctx.note(
-      set.root ?? set.objects[0]?.file ?? '',
+      set.root ?? candidates[0]?.o.file ?? ws[0]!.o.file,
       `no workload is recognisably an MCP server (candidates: ${candidates.map((c) => c.o.name).join(', ') || 'none'}); name it with --server`,
     );
     return [];

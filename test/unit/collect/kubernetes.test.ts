@@ -394,3 +394,19 @@ describe("a Helm chart's sources: templates are not manifests until Helm renders
     ]);
   });
 });
+
+describe('manifests with no workload', () => {
+  it('say nothing about an MCP server: there is nothing to name with --server', () => {
+    // kubernetes-mcp-server's dev/config/cert-manager/selfsigned-issuer.yaml shape: an Issuer alone.
+    const issuer = 'apiVersion: cert-manager.io/v1\nkind: ClusterIssuer\nmetadata:\n  name: selfsigned\nspec:\n  selfSigned: {}\n';
+    const alone = collectWith(inline({ 'k8s/issuer.yaml': issuer }));
+    expect(alone.deployments).toEqual([]);
+    expect(alone.notes ?? []).toEqual([]);
+    // A workload that is no MCP server still gets its note, naming it.
+    const db =
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: docs}\nspec:\n  template:\n    spec:\n      containers: [{name: docs, image: "ghcr.io/acme/docs:1.0"}]\n';
+    expect(collectWith(inline({ 'k8s/issuer.yaml': issuer, 'k8s/docs.yaml': db }), { named: [] }).notes).toEqual([
+      { file: 'k8s/docs.yaml', what: 'no workload is recognisably an MCP server (candidates: docs); name it with --server' },
+    ]);
+  });
+});
