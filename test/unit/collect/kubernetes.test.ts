@@ -410,3 +410,28 @@ describe('manifests with no workload', () => {
     ]);
   });
 });
+
+describe("an operator's MCP server resource with no workload among the files", () => {
+  it('says the operator creates the workload, so its facts are not read from the resource', () => {
+    // stacklok/toolhive examples/operator/mcp-servers/mcpserver_github.yaml (commit e25de16c), shortened.
+    const github = [
+      'apiVersion: toolhive.stacklok.dev/v1beta1',
+      'kind: MCPServer',
+      'metadata:',
+      '  name: github',
+      '  namespace: toolhive-system',
+      'spec:',
+      '  image: ghcr.io/github/github-mcp-server',
+      '  transport: stdio',
+      '  proxyPort: 8080',
+    ].join('\n');
+    const c = collectWith(inline({ 'examples/mcpserver_github.yaml': github }));
+    expect(c.deployments).toEqual([]);
+    expect(c.notes).toEqual([
+      {
+        file: 'examples/mcpserver_github.yaml',
+        what: 'MCPServer github: an operator creates the workload that runs this MCP server, and its facts are not read from the resource; check the workload the operator creates (kubectl get deployment,service -o yaml) or declare its facts',
+      },
+    ]);
+  });
+});
