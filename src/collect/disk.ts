@@ -130,6 +130,12 @@ export function readPaths(paths: string[], rootOption?: string): DiskRead {
             file: rel(abs),
             what: 'not walked: a directory of tests, whose deployments are fixtures; name it or its files to check them',
           });
+        else if (/\{\{.*\}\}|\{%.*%\}/.test(e.name))
+          // cookiecutter's {{cookiecutter.project_slug}}, copier's {{ project_name }}: files not yet generated.
+          notes.push({
+            file: rel(abs),
+            what: 'not walked: a project template (its name holds {{ … }}), whose files are no deployment until generated',
+          });
         else if (!SKIP_DIRS.has(e.name)) walk(abs, depth + 1, inTests);
       } else if (e.isSymbolicLink()) {
         if (wanted(e.name)) add(abs, false);

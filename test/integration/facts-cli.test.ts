@@ -180,6 +180,8 @@ describe('a repository walked: a lone service is the MCP server only when the fi
   // The repository's own server: one service built from a Dockerfile among the files, no "mcp" in any name.
   write('weather/compose.yaml', 'services:\n  app:\n    build: .\n    ports: ["127.0.0.1:8080:8080"]\n');
   write('weather/Dockerfile', 'FROM node:24-trixie-slim\nUSER node\nCOPY server.js .\nCMD ["node", "server.js"]\n');
+  // A cookiecutter project template (IBM/mcp-context-forge's mcp-servers/templates/go): no deployment until generated.
+  write('templates/go/{{cookiecutter.project_slug}}/Dockerfile', 'FROM golang:1.25 AS build\nCOPY . .\nRUN go build -o /mcp-server .\n');
   // A loose manifest of a third-party workload, and nothing that builds its image.
   write(
     'k8s/docs.yaml',
@@ -214,6 +216,10 @@ describe('a repository walked: a lone service is the MCP server only when the fi
       what: 'not walked: a directory of tests, whose deployments are fixtures; name it or its files to check them',
     });
     expect(out.files.some((f) => f.path.startsWith('test/'))).toBe(false);
+    expect(out.notes).toContainEqual({
+      file: 'templates/go/{{cookiecutter.project_slug}}',
+      what: 'not walked: a project template (its name holds {{ … }}), whose files are no deployment until generated',
+    });
     // Named, it is walked, directories of tests within it too: its lone service, a squid test proxy, is still no server.
     expect(run('test').notes).toContainEqual({
       file: 'testdata/proxy/compose.yaml',
