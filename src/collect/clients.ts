@@ -196,7 +196,16 @@ export function clientDeployments(ctx: Context, file: TextFile): FactSheet[] {
   const inputIds = new Set(inputs.map((i) => String(i['id'])));
   const reads = entries.map((e) => readEntry(e, inputIds));
   const wanted = ctx.options.servers ?? [];
-  const chosen = wanted.length ? reads.filter((r) => wanted.includes(r.e.name)) : reads;
+  // An entry switched off (`"disabled": true` in Cline, Roo Code and Kiro; `enabled = false` in
+  // Codex) is never started: no deployment, unless named with --server.
+  const off = (r: (typeof reads)[number]) => r.e.spec['disabled'] === true || r.e.spec['enabled'] === false;
+  for (const r of reads)
+    if (off(r) && !wanted.includes(r.e.name))
+      ctx.note(
+        file.path,
+        `server entry "${r.e.name}" is switched off (${r.e.spec['disabled'] === true ? '"disabled": true' : 'enabled = false'}): the client does not start it`,
+      );
+  const chosen = wanted.length ? reads.filter((r) => wanted.includes(r.e.name)) : reads.filter((r) => !off(r));
   // One deployment per server entry: the client facts describe that entry (doctrine 1.3,
   // client.launches_stdio_servers and the facts after it), client.reviewed the whole file.
   return chosen.map((r) => {

@@ -85,7 +85,8 @@ export function analyseLaunch(command: string, args: string[]): Launch {
         releaseWhy: `${runner} from ${spec}`,
       };
     const { name, version } = pyPin(spec);
-    const exact = version !== null && version !== 'range';
+    // `pkg@latest` is uv's newest release, `pkg==1.*` a prefix match: neither is one version.
+    const exact = version !== null && version !== 'range' && /^(\d+!)?\d/.test(version) && !version.includes('*');
     return {
       ...none,
       target: spec,

@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: VS Code input references, not JavaScript templates
 // MCP client configurations: one deployment per server entry, the client's own facts on each.
 import { describe, expect, it } from 'vitest';
+import { analyseLaunch } from '../../../src/collect/launch.js';
 import { collectWith, deploymentOf, fact, inline } from '../../helpers/collect.js';
 
 describe('MCP client configurations', () => {
@@ -146,5 +147,60 @@ describe('MCP client configurations', () => {
     expect(fact(docs, 'supply_chain.deployed_release')).toBe('floating');
     expect(fact(docs, 'client.config_secrets_plaintext')).toBe(true);
     expect(docs.sources['client.config_secrets_plaintext']![0]).toMatchObject({ file: '.codex/config.toml', line: 6 });
+  });
+});
+
+describe('what a client starts: uvx versions and entries switched off', () => {
+  // awslabs/mcp src/aurora-dsql-mcp-server/kiro_power/mcp.json (commit 100b55b6), as written.
+  const kiro = JSON.stringify(
+    {
+      mcpServers: {
+        'aurora-dsql': { args: ['awslabs.aurora-dsql-mcp-server@latest'], command: 'uvx', env: { FASTMCP_LOG_LEVEL: 'ERROR' } },
+        'aws-core': { args: ['awslabs.core-mcp-server@latest'], command: 'uvx', disabled: true, env: { FASTMCP_LOG_LEVEL: 'ERROR' } },
+      },
+    },
+    null,
+    2,
+  );
+
+  it('uvx pkg@latest floats; an entry with "disabled": true is no deployment, and a note says so', () => {
+    const c = collectWith(inline({ 'kiro_power/mcp.json': kiro }));
+    expect(c.deployments.map((d) => d.name)).toEqual(['client:kiro_power/mcp.json:aurora-dsql']);
+    const d = c.deployments[0]!;
+    expect(fact(d, 'supply_chain.deployed_release')).toBe('floating');
+    expect(fact(d, 'client.stdio_servers_release')).toBe('floating');
+    expect(d.sources['supply_chain.deployed_release']![0]!.why).toBe(
+      'uvx awslabs.aurora-dsql-mcp-server@latest: no exact version, whatever is newest at launch',
+    );
+    expect(c.notes).toContainEqual({
+      file: 'kiro_power/mcp.json',
+      what: 'server entry "aws-core" is switched off ("disabled": true): the client does not start it',
+    });
+    // Named with --server, a switched-off entry is read all the same.
+    expect(collectWith(inline({ 'kiro_power/mcp.json': kiro }), { servers: ['aws-core'] }).deployments.map((x) => x.name)).toEqual([
+      'client:kiro_power/mcp.json:aws-core',
+    ]);
+  });
+
+  it('Codex: enabled = false switches an entry off', () => {
+    const toml = ['[mcp_servers.fetch]', 'command = "uvx"', 'args = ["mcp-server-fetch==2025.4.7"]', 'enabled = false', ''].join('\n');
+    const c = collectWith(inline({ '.codex/config.toml': toml }));
+    expect(c.deployments).toEqual([]);
+    expect(c.notes).toContainEqual({
+      file: '.codex/config.toml',
+      what: 'server entry "fetch" is switched off (enabled = false): the client does not start it',
+    });
+  });
+
+  it.each([
+    ['mcp-server-fetch==2025.4.7', 'exact_version'],
+    ['ruff@0.6.0', 'exact_version'],
+    ['pkg==1!2.0', 'exact_version'],
+    ['ruff@latest', 'floating'],
+    ['ruff==0.6.*', 'floating'],
+    ['ruff>=0.6', 'floating'],
+    ['ruff', 'floating'],
+  ])('uvx %s is %s', (spec, release) => {
+    expect(analyseLaunch('uvx', [spec]).release).toBe(release);
   });
 });
