@@ -462,14 +462,25 @@ function remoteFacts(sheet: FactSheet, r: Read, url: string, uAt: At): void {
   } catch {
     u = null;
   }
-  if (type === 'sse' || (u && /\/sse\/?$/.test(u.pathname)))
+  // A URL built from references (`https://${input:domain}/mcp`) parses only once resolved, but its
+  // scheme and path are written: they decide TLS and the transport; its host stays open.
+  const written = u ? null : /^(https?):\/\/[^/?#]*(\/[^?#]*)?/i.exec(url.trim());
+  const path = u ? u.pathname : (written?.[2] ?? '');
+  if (type === 'sse' || /\/sse\/?$/.test(path))
     sheet.set(
       'transport.legacy_sse',
       true,
       uAt,
       type === 'sse' ? 'type "sse": the deprecated HTTP+SSE transport' : 'the URL is an /sse endpoint',
     );
-  if (!u) return;
+  if (!u) {
+    if (written) {
+      const scheme = written[1]!.toLowerCase();
+      sheet.set('tls.enabled', scheme === 'https', uAt, `${scheme}:// URL`);
+      sheet.undecided('exposure.endpoint_address_class', 'the URL names its host through a reference resolved at start');
+    }
+    return;
+  }
   sheet.set('tls.enabled', u.protocol === 'https:', uAt, `${u.protocol}// URL`);
   const host = u.hostname.replace(/^\[|\]$/g, '');
   const loop = host === 'localhost' || /^127\./.test(host) || host === '::1';

@@ -204,3 +204,31 @@ describe('what a client starts: uvx versions and entries switched off', () => {
     expect(analyseLaunch('uvx', [spec]).release).toBe(release);
   });
 });
+
+describe('a URL built from references', () => {
+  it('decides TLS and the transport from what is written, and leaves the host open', () => {
+    // 0GiS0/home-assistant-mcp .vscode/mcp.json (commit 8de64591), as written.
+    const vscode = [
+      '{',
+      '    "inputs": [',
+      '        { "id": "home-assistant-domain", "description": "Home Assistant Domain", "type": "promptString", },',
+      '        { "id": "home-assistant-token", "description": "Home Assistant Long-Lived Access Token", "type": "promptString", "password": true }',
+      '    ],',
+      '    "servers": {',
+      '        "home-assistant-mcp": {',
+      '            "type": "http",',
+      '            "url": "https://${input:home-assistant-domain}/mcp_server/sse",',
+      '            "headers": { "Authorization": "Bearer ${input:home-assistant-token}", }',
+      '        }',
+      '    }',
+      '}',
+    ].join('\n');
+    const d = collectWith(inline({ '.vscode/mcp.json': vscode })).deployments[0]!;
+    expect(fact(d, 'tls.enabled')).toBe(true);
+    expect(d.sources['tls.enabled']).toEqual([{ file: '.vscode/mcp.json', line: 9, why: 'https:// URL' }]);
+    expect(fact(d, 'transport.legacy_sse')).toBe(true);
+    expect(fact(d, 'exposure.endpoint_address_class')).toBeUndefined();
+    expect(d.undecided).toContain('exposure.endpoint_address_class');
+    expect(fact(d, 'client.config_secrets_plaintext')).toBe(false);
+  });
+});
