@@ -35,6 +35,8 @@ export interface DockerfileInfo {
   entrypoint: string[];
   /** The ENTRYPOINT instruction's line, if any. */
   entrypointAt: At | null;
+  /** The line of the last ENTRYPOINT or CMD: where what the container runs is written. */
+  commandAt: At | null;
   /** `FROM scratch` at the end: no user database, root unless USER says otherwise. */
   scratch: boolean;
   /** ENV values of the final stage (and the stages it is built on), as written. */
@@ -78,6 +80,7 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
   let ignoreScriptsEnv: At | null = null;
   let entrypoint: string[] = [];
   let entrypointAt: At | null = null;
+  let commandAt: At | null = null;
   let cmd: string[] = [];
 
   let stage = -1;
@@ -167,9 +170,11 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
       case 'ENTRYPOINT':
         entrypoint = execForm(content);
         entrypointAt = at(ins);
+        commandAt = at(ins);
         break;
       case 'CMD':
         cmd = execForm(content);
+        commandAt = at(ins);
         break;
     }
   }
@@ -217,6 +222,7 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
     ignoreScriptsEnv,
     entrypoint: [...entrypoint, ...cmd],
     entrypointAt,
+    commandAt,
     scratch: base?.image.toLowerCase() === 'scratch',
     env,
     envAt,

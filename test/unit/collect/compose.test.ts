@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: Compose variables, not JavaScript templates
 // The Compose collector on Signet's own stack (real files) and on inline projects for the
 // Compose rules it follows: overrides, .env, profiles, include, extends, !reset.
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { collectWith, deploymentOf, fact, inline, lineOf, repoFiles } from '../../helpers/collect.js';
@@ -244,5 +244,37 @@ describe('Compose: tunnels', () => {
     const d = deploymentOf(c, ':mcp');
     expect(d.facts['exposure']).toMatchObject({ reachable_from_internet: true, behind_reverse_proxy: false });
     expect(d.sources['exposure.reachable_from_internet']![0]).toMatchObject({ file: 'compose.yaml', line: 6 });
+  });
+});
+
+describe("a service that runs its build's ENTRYPOINT as written", () => {
+  // grafana/mcp-grafana's Dockerfile: ENTRYPOINT ["/app/mcp-grafana", "--transport", "sse", ...] (fixture names the source).
+  const { files } = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/collect-walk/grafana-sse-entrypoint.json'), 'utf8')) as {
+    files: Record<string, string>;
+  };
+  const compose = (extra: string) => `services:\n  mcp-grafana:\n    build: .\n    ports: ["127.0.0.1:8000:8000"]\n${extra}`;
+
+  it('serves the transport its ENTRYPOINT names when the service overrides neither command nor entrypoint', () => {
+    const d = collectWith(inline({ ...files, 'compose.yaml': compose('') })).deployments[0]!;
+    expect(fact(d, 'transport.legacy_sse')).toBe(true);
+    expect(d.sources['transport.legacy_sse']).toEqual([
+      {
+        file: 'Dockerfile',
+        line: 47,
+        why: 'the server is started with --transport sse: the deprecated HTTP+SSE transport',
+      },
+    ]);
+  });
+
+  it('reads the service instead when it replaces what runs', () => {
+    const d = collectWith(
+      inline({ ...files, 'compose.yaml': compose('    entrypoint: ["/app/mcp-grafana", "--transport", "streamable-http"]\n') }),
+    ).deployments[0]!;
+    expect(fact(d, 'transport.legacy_sse')).toBeUndefined();
+    const sse = collectWith(inline({ ...files, 'compose.yaml': compose('    entrypoint: ["/app/mcp-grafana", "--transport", "sse"]\n') }))
+      .deployments[0]!;
+    expect(sse.sources['transport.legacy_sse']).toEqual([
+      { file: 'compose.yaml', line: 5, why: 'the server is started with --transport sse: the deprecated HTTP+SSE transport' },
+    ]);
   });
 });
