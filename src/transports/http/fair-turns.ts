@@ -32,8 +32,14 @@ interface Lane {
 
 export class FairTurns {
   readonly #lanes = new Map<string, Lane>();
+  readonly #now: () => number;
   #round = 0;
   #armed = false;
+
+  /** `now`: the clock turns are measured with (a test's own, so a slow machine changes no outcome). */
+  constructor(now: () => number = () => performance.now()) {
+    this.#now = now;
+  }
 
   /** Resolves when `slot` (a principal) may run; the caller ends the turn once its answer is built. */
   take(slot: string): Promise<EndTurn> {
@@ -64,14 +70,14 @@ export class FairTurns {
 
   #start(lane: Lane): EndTurn {
     lane.running = true;
-    const began = performance.now();
+    const began = this.#now();
     let ended = false;
     return () => {
       if (ended) return;
       ended = true;
       lane.running = false;
       this.#fresh(lane);
-      lane.used += performance.now() - began;
+      lane.used += this.#now() - began;
       if (lane.waiting.length > 0 && lane.used < QUANTUM_MS) lane.waiting.shift()!();
       // The round ends at the next tick, which releases what waits and forgets idle lanes.
       this.#arm();
