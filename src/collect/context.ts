@@ -2,7 +2,7 @@
 // options, notes about the collection, and the proxies' configurations.
 import { caddyFacts } from './caddy.js';
 import { type DockerfileInfo, readDockerfile } from './dockerfile.js';
-import type { Inputs, TextFile } from './inputs.js';
+import { dirOf, type Inputs, type TextFile } from './inputs.js';
 import { NginxConfig } from './nginx.js';
 import { mcpLocations, nginxFacts, type ProxyContext } from './nginx-facts.js';
 import type { Role } from './roles.js';
@@ -62,8 +62,7 @@ export class Context {
     const { named, compose, kustomizations } = this.options;
     if (named === undefined) return true;
     if (files.some((f) => named.includes(f) || compose?.some((project) => project.includes(f)))) return true;
-    const dir = kustomization ? kustomization.replace(/\/?[^/]+$/, '') : null;
-    return dir !== null && (kustomizations ?? []).some((k) => k.replace(/\/$/, '') === dir);
+    return !!kustomization && (kustomizations ?? []).some((k) => k.replace(/\/$/, '') === dirOf(kustomization));
   }
 
   note(file: string, what: string): void {

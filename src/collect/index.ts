@@ -104,7 +104,7 @@ export function collect(files: InputFile[], options: Options = {}): CollectionOu
       // A file the collector cannot read is reported, never guessed around.
       skipped.push({
         path,
-        reason: `could not be read as ${kinds.get(path) ?? 'a deployment file'}: ${(err as Error).message.split('\n')[0]!.slice(0, 200)}`,
+        reason: `could not be read as ${kinds.get(path) ?? 'a deployment file'}: ${firstLine(err)}`,
       });
     }
   };
@@ -276,7 +276,7 @@ function kubernetesSets(ctx: Context, texts: TextFile[], kinds: Map<string, File
       try {
         objects = objectsOf(out, ctx.inputs.get(out)!.text);
       } catch (err) {
-        skipped.push({ path: out, reason: `could not be read as kubernetes: ${(err as Error).message.split('\n')[0]!.slice(0, 200)}` });
+        skipped.push({ path: out, reason: `could not be read as kubernetes: ${firstLine(err)}` });
         continue;
       }
       sets.push({ root, objects, how: 'rendered with kubectl kustomize' });
@@ -286,7 +286,7 @@ function kubernetesSets(ctx: Context, texts: TextFile[], kinds: Map<string, File
       try {
         objects = buildKustomization(ctx, root);
       } catch (err) {
-        skipped.push({ path: root, reason: `could not be read as kustomization: ${(err as Error).message.split('\n')[0]!.slice(0, 200)}` });
+        skipped.push({ path: root, reason: `could not be read as kustomization: ${firstLine(err)}` });
         continue;
       }
       sets.push({ root, objects, how: 'read from the resources listed' });
@@ -335,9 +335,12 @@ function helmActions(path: string, text: string): boolean {
   );
 }
 
+/** An error's first line, bounded: what a skip reason quotes of a parser's message. */
+const firstLine = (err: unknown) => (err as Error).message.split('\n')[0]!.slice(0, 200);
+
 /** Why a manifest did not parse; a file holding template actions (`{{ … }}`) needs rendering first. */
 function unparsed(text: string, err: unknown): string {
-  const why = (err as Error).message.split('\n')[0]!.slice(0, 200);
+  const why = firstLine(err);
   return /\{\{-?\s*[.$\w/]/.test(text)
     ? `it holds template actions ({{ … }}), which are not YAML until rendered: check the rendered output (${why})`
     : why;

@@ -2,8 +2,9 @@
 // (`--transport=sse`, `--transport sse`, mcp-proxy's `--sse-port`): read, never run.
 import type { At, FactSheet } from './sheet.js';
 
-export function legacySse(sheet: FactSheet, command: unknown, at: At): void {
-  const words = (Array.isArray(command) ? command : typeof command === 'string' ? command.split(/\s+/) : []).map(String);
+/** `parts`: what runs, in order (an entrypoint, then a command), each an array or a shell-form string. */
+export function legacySse(sheet: FactSheet, at: At, ...parts: unknown[]): void {
+  const words = parts.flatMap((p) => (Array.isArray(p) ? p : typeof p === 'string' ? p.split(/\s+/) : [])).map(String);
   const i = words.findIndex((w) => w === '--transport' || w.startsWith('--transport='));
   const value = i < 0 ? null : words[i]!.includes('=') ? words[i]!.split('=')[1] : words[i + 1];
   if (value === 'sse')

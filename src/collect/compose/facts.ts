@@ -310,16 +310,9 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     const srvDf = srv.dockerfile ? ctx.dockerfile(srv.dockerfile) : null;
     // With neither command nor entrypoint in the service, the container runs its build's ENTRYPOINT and CMD as written.
     if (spec['command'] === undefined && spec['entrypoint'] === undefined && srvDf?.commandAt)
-      legacySse(sheet, srvDf.entrypoint, srvDf.commandAt);
-    else {
-      // What runs: the service's entrypoint (or the image's) followed by its command.
-      const words = (v: unknown) => (Array.isArray(v) ? v.map(String) : typeof v === 'string' ? v.split(/\s+/) : []);
-      legacySse(
-        sheet,
-        [...words(spec['entrypoint']), ...words(spec['command'])],
-        at(spec['command'] !== undefined ? 'command' : 'entrypoint'),
-      );
-    }
+      legacySse(sheet, srvDf.commandAt, srvDf.entrypoint);
+    // Otherwise what runs is the service's entrypoint followed by its command.
+    else legacySse(sheet, at(spec['command'] !== undefined ? 'command' : 'entrypoint'), spec['entrypoint'], spec['command']);
     const signet = recogniseSignet(ctx.inputs, srvDf);
     if (signet) {
       ctx.note(srvDf!.path, signet);

@@ -222,8 +222,8 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
     );
     // With neither command nor args, the container runs its image's ENTRYPOINT and CMD, as the build among the files writes them.
     if (w.main.c['args'] === undefined && w.main.c['command'] === undefined && w.dockerfile?.commandAt)
-      legacySse(sheet, w.dockerfile.entrypoint, w.dockerfile.commandAt);
-    else legacySse(sheet, w.main.c['args'] ?? w.main.c['command'], at(...w.main.path));
+      legacySse(sheet, w.dockerfile.commandAt, w.dockerfile.entrypoint);
+    else legacySse(sheet, at(...w.main.path), w.main.c['args'] ?? w.main.c['command']);
 
     // In front: a proxy workload, an Ingress, or a Service of type LoadBalancer/NodePort.
     const front = proxies.find((p) => forwardsTo(p, w));
