@@ -58,4 +58,35 @@ describe('Dockerfiles, read with dockerfile-ast', () => {
     ]);
     expect(df.entrypoint).toEqual(['python', '-m', 'my_mcp_server']);
   });
+
+  it('takes ENTRYPOINT and CMD from the final image only, as Docker inherits them', () => {
+    // A builder stage's command is not what the final image runs.
+    const split = readDockerfile(
+      'Dockerfile',
+      [
+        'FROM node:24 AS build',
+        'CMD ["npm", "run", "serve", "--", "--transport", "sse"]',
+        'FROM node:24-slim',
+        'CMD ["node", "server.js"]',
+      ].join('\n'),
+    );
+    expect(split.entrypoint).toEqual(['node', 'server.js']);
+    expect(split.commandAt?.line).toBe(4);
+    // A stage built on another inherits both; its own ENTRYPOINT clears the inherited CMD.
+    const inherit = readDockerfile(
+      'Dockerfile',
+      ['FROM python:3.12 AS base', 'ENTRYPOINT ["mcp-server"]', 'CMD ["--transport", "sse"]', 'FROM base'].join('\n'),
+    );
+    expect(inherit.entrypoint).toEqual(['mcp-server', '--transport', 'sse']);
+    expect(inherit.entrypointOnly).toEqual(['mcp-server']);
+    const reset = readDockerfile(
+      'Dockerfile',
+      ['FROM python:3.12 AS base', 'CMD ["--transport", "sse"]', 'FROM base', 'ENTRYPOINT ["mcp-server"]'].join('\n'),
+    );
+    expect(reset.entrypoint).toEqual(['mcp-server']);
+    // A CMD set before the ENTRYPOINT in the same stage stays.
+    const kept = readDockerfile('Dockerfile', ['FROM python:3.12', 'CMD ["--port", "8000"]', 'ENTRYPOINT ["mcp-server"]'].join('\n'));
+    expect(kept.entrypoint).toEqual(['mcp-server', '--port', '8000']);
+    expect(kept.commandAt?.line).toBe(3);
+  });
 });

@@ -32,10 +32,13 @@ export interface DockerfileInfo {
   auditSignatures: At | null;
   sbom: At | null;
   ignoreScriptsEnv: At | null;
+  /** What the final image runs: its ENTRYPOINT followed by its CMD. */
   entrypoint: string[];
+  /** The final image's ENTRYPOINT alone (a compose `command` or a pod's `args` replaces only the CMD). */
+  entrypointOnly: string[];
   /** The ENTRYPOINT instruction's line, if any. */
   entrypointAt: At | null;
-  /** The line of the last ENTRYPOINT or CMD: where what the container runs is written. */
+  /** The line of the final image's ENTRYPOINT or CMD, the later one: where what the container runs is written. */
   commandAt: At | null;
   /** `FROM scratch` at the end: no user database, root unless USER says otherwise. */
   scratch: boolean;
@@ -71,6 +74,9 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
     /** Stages this one copies from (COPY --from). */
     copiesFrom: number[];
     proxy: DockerfileInfo['proxyInstalled'];
+    /** ENTRYPOINT and CMD set in this stage; null where the stage inherits them. */
+    entrypoint: { words: string[]; at: At } | null;
+    cmd: { words: string[]; at: At } | null;
   }[] = [];
   const externalBases: DockerfileInfo['externalBases'] = [];
   const secretsInImage: DockerfileInfo['secretsInImage'] = [];
@@ -78,10 +84,6 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
   let auditSignatures: At | null = null;
   let sbom: At | null = null;
   let ignoreScriptsEnv: At | null = null;
-  let entrypoint: string[] = [];
-  let entrypointAt: At | null = null;
-  let commandAt: At | null = null;
-  let cmd: string[] = [];
 
   let stage = -1;
   for (const ins of df.getInstructions()) {
@@ -102,6 +104,8 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
         linked: [],
         copiesFrom: [],
         proxy: null,
+        entrypoint: null,
+        cmd: null,
       });
       const name = from.getBuildStage();
       if (name) stageNames.set(name.toLowerCase(), stage);
@@ -168,13 +172,12 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
         break;
       }
       case 'ENTRYPOINT':
-        entrypoint = execForm(content);
-        entrypointAt = at(ins);
-        commandAt = at(ins);
+        s.entrypoint = { words: execForm(content), at: at(ins) };
+        // Docker: an ENTRYPOINT clears the CMD a stage inherits, not one this stage set.
+        s.cmd ??= { words: [], at: at(ins) };
         break;
       case 'CMD':
-        cmd = execForm(content);
-        commandAt = at(ins);
+        s.cmd = { words: execForm(content), at: at(ins) };
         break;
     }
   }
@@ -196,8 +199,12 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
   let proxyInstalled: DockerfileInfo['proxyInstalled'] = null;
   const env = new Map<string, string>();
   const envAt = new Map<string, At>();
+  let ep: { words: string[]; at: At } | null = null;
+  let cmd: { words: string[]; at: At } | null = null;
   for (let i: number | null = last; i !== null && i >= 0; i = stages[i]!.parent) {
     const s = stages[i]!;
+    ep ??= s.entrypoint;
+    cmd ??= s.cmd;
     for (const [k, v] of s.env)
       if (!env.has(k)) {
         env.set(k, v);
@@ -220,9 +227,10 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
     auditSignatures,
     sbom,
     ignoreScriptsEnv,
-    entrypoint: [...entrypoint, ...cmd],
-    entrypointAt,
-    commandAt,
+    entrypoint: [...(ep?.words ?? []), ...(cmd?.words ?? [])],
+    entrypointOnly: ep?.words ?? [],
+    entrypointAt: ep?.at ?? null,
+    commandAt: later(ep?.at ?? null, cmd?.at ?? null),
     scratch: base?.image.toLowerCase() === 'scratch',
     env,
     envAt,
@@ -264,6 +272,11 @@ function proxyPackage(w: string[]): string | null {
     if (PROXY_PACKAGES[name]) return PROXY_PACKAGES[name];
   }
   return null;
+}
+
+function later(a: At | null, b: At | null): At | null {
+  if (a === null || b === null) return a ?? b;
+  return b.line > a.line ? b : a;
 }
 
 function execForm(content: string): string[] {

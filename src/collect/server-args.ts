@@ -5,9 +5,12 @@ import type { At, FactSheet } from './sheet.js';
 /** `parts`: what runs, in order (an entrypoint, then a command), each an array or a shell-form string. */
 export function legacySse(sheet: FactSheet, at: At, ...parts: unknown[]): void {
   const words = parts.flatMap((p) => (Array.isArray(p) ? p : typeof p === 'string' ? p.split(/\s+/) : [])).map(String);
-  const i = words.findIndex((w) => w === '--transport' || w.startsWith('--transport='));
+  // The last --transport wins, as in argparse, Go's flag package and commander; a short -t after it may
+  // be the same flag (mcp-grafana's), so then the files no longer say which transport runs.
+  const i = words.findLastIndex((w) => w === '--transport' || w.startsWith('--transport='));
   const value = i < 0 ? null : words[i]!.includes('=') ? words[i]!.split('=')[1] : words[i + 1];
-  if (value === 'sse')
+  const shortAfter = i >= 0 && words.slice(i + 1).some((w) => w === '-t' || /^-t=/.test(w));
+  if (value === 'sse' && !shortAfter)
     sheet.set('transport.legacy_sse', true, at, 'the server is started with --transport sse: the deprecated HTTP+SSE transport');
   else if (words.some((w) => w.startsWith('--sse-port')))
     sheet.set('transport.legacy_sse', true, at, 'the command serves SSE (--sse-port)');

@@ -311,7 +311,10 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     // With neither command nor entrypoint in the service, the container runs its build's ENTRYPOINT and CMD as written.
     if (spec['command'] === undefined && spec['entrypoint'] === undefined && srvDf?.commandAt)
       legacySse(sheet, srvDf.commandAt, srvDf.entrypoint);
-    // Otherwise what runs is the service's entrypoint followed by its command.
+    // A command alone replaces the build's CMD and runs after its ENTRYPOINT.
+    else if (spec['entrypoint'] === undefined && srvDf?.entrypointAt)
+      legacySse(sheet, at('command'), srvDf.entrypointOnly, spec['command']);
+    // An entrypoint clears the image's CMD: what runs is the service's entrypoint followed by its command.
     else legacySse(sheet, at(spec['command'] !== undefined ? 'command' : 'entrypoint'), spec['entrypoint'], spec['command']);
     const signet = recogniseSignet(ctx.inputs, srvDf);
     if (signet) {

@@ -223,7 +223,10 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
     // With neither command nor args, the container runs its image's ENTRYPOINT and CMD, as the build among the files writes them.
     if (w.main.c['args'] === undefined && w.main.c['command'] === undefined && w.dockerfile?.commandAt)
       legacySse(sheet, w.dockerfile.commandAt, w.dockerfile.entrypoint);
-    else legacySse(sheet, at(...w.main.path), w.main.c['args'] ?? w.main.c['command']);
+    // args alone replace the image's CMD and follow its ENTRYPOINT; a command replaces the ENTRYPOINT and drops the CMD.
+    else if (w.main.c['command'] === undefined && w.dockerfile?.entrypointAt)
+      legacySse(sheet, at(...w.main.path), w.dockerfile.entrypointOnly, w.main.c['args']);
+    else legacySse(sheet, at(...w.main.path), w.main.c['command'], w.main.c['args']);
 
     // In front: a proxy workload, an Ingress, or a Service of type LoadBalancer/NodePort.
     const front = proxies.find((p) => forwardsTo(p, w));

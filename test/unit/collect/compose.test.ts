@@ -277,4 +277,17 @@ describe("a service that runs its build's ENTRYPOINT as written", () => {
       { file: 'compose.yaml', line: 5, why: 'the server is started with --transport sse: the deprecated HTTP+SSE transport' },
     ]);
   });
+
+  it("joins a service's command to the build's ENTRYPOINT, as Compose runs them; the last transport flag wins", () => {
+    const run = (command: string) =>
+      collectWith(inline({ ...files, 'compose.yaml': compose(`    command: ${command}\n`) })).deployments[0]!;
+    // The command replaces only CMD: the ENTRYPOINT's --transport sse still runs.
+    const debug = run('["--debug"]');
+    expect(fact(debug, 'transport.legacy_sse')).toBe(true);
+    expect(debug.sources['transport.legacy_sse']![0]).toMatchObject({ file: 'compose.yaml', line: 5 });
+    // A later --transport replaces it (mcp-grafana's README: `--transport streamable-http`).
+    expect(fact(run('["--transport", "streamable-http"]'), 'transport.legacy_sse')).toBeUndefined();
+    // Its README's `-t stdio` may be the same flag: then the files no longer say, and nothing is guessed.
+    expect(fact(run('["-t", "stdio"]'), 'transport.legacy_sse')).toBeUndefined();
+  });
 });

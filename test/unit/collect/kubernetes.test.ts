@@ -435,3 +435,40 @@ describe("an operator's MCP server resource with no workload among the files", (
     ]);
   });
 });
+
+describe('what a container runs: its args after the image ENTRYPOINT, a command replacing both', () => {
+  // grafana/mcp-grafana's Dockerfile (fixture names the source): ENTRYPOINT [..., "--transport", "sse", ...].
+  const { files } = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/collect-walk/grafana-sse-entrypoint.json'), 'utf8')) as {
+    files: Record<string, string>;
+  };
+  const pod = (container: string) =>
+    [
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      'metadata: { name: mcp-grafana }',
+      'spec:',
+      '  selector: { matchLabels: { app: mcp-grafana } }',
+      '  template:',
+      '    metadata: { labels: { app: mcp-grafana } }',
+      '    spec:',
+      '      containers:',
+      `        - { name: mcp-grafana, image: "grafana/mcp-grafana:0.7.0"${container} }`,
+    ].join('\n');
+  const run = (container: string) =>
+    deploymentOf(
+      collectWith(inline({ 'mcp-grafana/Dockerfile': files['Dockerfile']!, 'k8s/deploy.yaml': pod(container) })),
+      'Deployment/mcp-grafana',
+    );
+
+  it('args alone follow the ENTRYPOINT, whose --transport sse still runs', () => {
+    const d = run(', args: ["--debug"]');
+    expect(fact(d, 'transport.legacy_sse')).toBe(true);
+    expect(d.sources['transport.legacy_sse']![0]).toMatchObject({ file: 'k8s/deploy.yaml', line: 10 });
+    expect(fact(run(''), 'transport.legacy_sse')).toBe(true);
+  });
+
+  it('a later --transport in args, or a command, decides instead', () => {
+    expect(fact(run(', args: ["--transport", "streamable-http"]'), 'transport.legacy_sse')).toBeUndefined();
+    expect(fact(run(', command: ["/app/mcp-grafana"], args: ["--address", ":8000"]'), 'transport.legacy_sse')).toBeUndefined();
+  });
+});
