@@ -19,7 +19,17 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
   if (!sheet.has('container.runs_as_root')) {
     if (df.user) {
       const root = userIsRoot(df.user.value);
-      if (root !== null) sheet.set('container.runs_as_root', root, df.user.at, `USER ${df.user.value} in the final stage`);
+      const { value, written } = df.user;
+      if (root !== null)
+        sheet.set(
+          'container.runs_as_root',
+          root,
+          df.user.at,
+          value === written
+            ? `USER ${value} in the final stage`
+            : `USER ${written} in the final stage: ${value}, from the build's ARG values and ENV`,
+        );
+      else sheet.undecided('container.runs_as_root', `USER ${written} in ${df.path}: a value the files do not give (a build argument)`);
     } else if (df.scratch) sheet.set('container.runs_as_root', true, df.base!.at, 'FROM scratch without USER runs as uid 0');
     else
       sheet.undecided(

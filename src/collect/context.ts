@@ -69,12 +69,14 @@ export class Context {
     this.notes.push({ file, what });
   }
 
-  dockerfile(path: string): DockerfileInfo | null {
-    if (!this.#dockerfiles.has(path)) {
+  /** A Dockerfile as a build reads it, with the build's `--build-arg`s where the files give them. */
+  dockerfile(path: string, buildArgs: ReadonlyMap<string, string | null> = new Map()): DockerfileInfo | null {
+    const key = JSON.stringify([path, [...buildArgs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
+    if (!this.#dockerfiles.has(key)) {
       const f = this.inputs.get(path);
-      this.#dockerfiles.set(path, f ? readDockerfile(f.path, f.text) : null);
+      this.#dockerfiles.set(key, f ? readDockerfile(f.path, f.text, buildArgs) : null);
     }
-    return this.#dockerfiles.get(path)!;
+    return this.#dockerfiles.get(key)!;
   }
 
   /** The proxy configuration files of a container: its build context and what is mounted into it. */

@@ -16,6 +16,7 @@ describe('Dockerfiles, read with dockerfile-ast', () => {
     expect(df.externalBases.map((b) => b.image)).toEqual(['node:24-trixie-slim', 'node:24-trixie-slim']);
     expect(df.user).toEqual({
       value: expect.not.stringMatching(/^(0|root)(:|$)/),
+      written: expect.any(String),
       at: { file: 'Dockerfile', line: lineOf('Dockerfile', /^USER /) },
     });
     expect(df.healthcheck?.disabled).toBe(false);
@@ -49,7 +50,7 @@ describe('Dockerfiles, read with dockerfile-ast', () => {
       ].join('\n'),
     );
     expect(df.base?.digest).toBe(true);
-    expect(df.user).toEqual({ value: '0:0', at: { file: 'x/Dockerfile', line: 7 } });
+    expect(df.user).toEqual({ value: '0:0', written: '0:0', at: { file: 'x/Dockerfile', line: 7 } });
     expect(df.healthcheck?.disabled).toBe(true);
     expect(df.secretsInImage.map((s) => s.name)).toEqual(['PYPI_TOKEN', 'OPENAI_API_KEY']);
     expect(df.installs.map((i) => [i.tool, i.locked])).toEqual([
@@ -88,5 +89,31 @@ describe('Dockerfiles, read with dockerfile-ast', () => {
     const kept = readDockerfile('Dockerfile', ['FROM python:3.12', 'CMD ["--port", "8000"]', 'ENTRYPOINT ["mcp-server"]'].join('\n'));
     expect(kept.entrypoint).toEqual(['mcp-server', '--port', '8000']);
     expect(kept.commandAt?.line).toBe(3);
+  });
+
+  it("substitutes a stage's ARG and ENV values as the builder does, and a build's args over the defaults", () => {
+    // microsoft/playwright-mcp's Dockerfile: `ARG USERNAME=node` in the final stage, then `USER ${USERNAME}`.
+    const text = [
+      'ARG BASE_USER=root',
+      'FROM node:22-bookworm-slim AS base',
+      'ENV APP_HOME=/app',
+      'FROM base',
+      'ARG USERNAME=node',
+      'ARG BASE_USER',
+      'USER ${USERNAME}',
+    ].join('\n');
+    expect(readDockerfile('Dockerfile', text).user).toMatchObject({ value: 'node', written: '${USERNAME}' });
+    // A build arg replaces the default; one whose value comes from outside the files leaves it unknown.
+    expect(readDockerfile('Dockerfile', text, new Map([['USERNAME', 'root']])).user?.value).toBe('root');
+    expect(readDockerfile('Dockerfile', text, new Map([['USERNAME', null]])).user?.value).toBe('${USERNAME}');
+    // A global ARG reaches a stage only where the stage declares it again; ENV wins over an ARG of the same name.
+    const global = readDockerfile('Dockerfile', text.replace('USER ${USERNAME}', 'USER ${BASE_USER}'));
+    expect(global.user?.value).toBe('root');
+    const undeclared = readDockerfile('Dockerfile', text.replace('ARG BASE_USER\n', '').replace('USER ${USERNAME}', 'USER ${BASE_USER}'));
+    expect(undeclared.user?.value).toBe('${BASE_USER}');
+    const env = readDockerfile('Dockerfile', text.replace('USER ${USERNAME}', 'ENV USERNAME=app\nUSER $USERNAME'));
+    expect(env.user?.value).toBe('app');
+    // ENV is inherited from the stage an image is built on.
+    expect(readDockerfile('Dockerfile', text.replace('USER ${USERNAME}', 'USER ${APP_HOME}')).user?.value).toBe('/app');
   });
 });

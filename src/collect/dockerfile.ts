@@ -21,8 +21,8 @@ export interface DockerfileInfo {
   base: { image: string; at: At; digest: boolean } | null;
   /** Every external image a stage starts from (not another stage). */
   externalBases: { image: string; at: At; digest: boolean }[];
-  /** USER of the final stage (inherited through stage names), or null when none is set. */
-  user: { value: string; at: At } | null;
+  /** USER of the final stage (inherited through stage names), or null when none is set: as written, and with ARG and ENV values substituted. */
+  user: { value: string; written: string; at: At } | null;
   /** The HEALTHCHECK of the final stage (or its parents): where, whether NONE, and its command as written. */
   healthcheck: { at: At; disabled: boolean; test: string } | null;
   secretsInImage: { name: string; at: At; how: string }[];
@@ -50,14 +50,31 @@ export interface DockerfileInfo {
 
 export const SECRET_NAME = /(PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?|_PAT)$|^(PAT|.*_PAT_.*)$/i;
 
-export function readDockerfile(path: string, text: string): DockerfileInfo {
+/**
+ * `buildArgs`: the build's `--build-arg`s (a Compose service's `build.args`), each replacing the
+ * ARG's default; null where the value comes from outside the files (a name without a value).
+ */
+export function readDockerfile(path: string, text: string, buildArgs: ReadonlyMap<string, string | null> = new Map()): DockerfileInfo {
   const df = DockerfileParser.parse(text);
   const at = (i: Instruction): At => ({ file: path, line: i.getRange().start.line + 1 });
-  const args = new Map<string, string>();
+  // null: declared, its value unknown to the files.
+  const args = new Map<string, string | null>();
   for (const a of df.getInitialARGs()) {
-    for (const p of a.getProperties()) if (p.getValue() !== null) args.set(p.getName(), p.getUnescapedValue() ?? '');
+    for (const p of a.getProperties())
+      if (buildArgs.has(p.getName())) args.set(p.getName(), buildArgs.get(p.getName())!);
+      else if (p.getValue() !== null) args.set(p.getName(), p.getUnescapedValue() ?? '');
   }
-  const subst = (s: string) => s.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}?/g, (m, n, d) => args.get(n) ?? d ?? m);
+  const VAR = /\$\{?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}?/g;
+  const known = (v: string | null | undefined, d: string | undefined, m: string) => (v === null ? m : (v ?? d ?? m));
+  const subst = (s: string) => s.replace(VAR, (m, n: string, d: string | undefined) => known(args.get(n), d, m));
+  // Inside a stage, as the builder substitutes: ENV (this stage's and those it is built on) wins over
+  // the stage's ARGs; an ARG without a value takes the global default; nothing else is known.
+  const envOf = (i: number | null, name: string): string | undefined => {
+    for (; i !== null && i >= 0; i = stages[i]!.parent) if (stages[i]!.env.has(name)) return stages[i]!.env.get(name);
+    return undefined;
+  };
+  const substIn = (i: number, text: string) =>
+    text.replace(VAR, (m, n: string, d: string | undefined) => envOf(i, n) ?? known(stages[i]!.args.get(n), d, m));
 
   const stageNames = new Map<string, number>();
   const froms = df.getFROMs();
@@ -74,6 +91,8 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
     /** Stages this one copies from (COPY --from). */
     copiesFrom: number[];
     proxy: DockerfileInfo['proxyInstalled'];
+    /** ARGs declared in this stage, with their values (a build arg, the default, or the global default; null: unknown). */
+    args: Map<string, string | null>;
     /** ENTRYPOINT and CMD set in this stage; null where the stage inherits them. */
     entrypoint: { words: string[]; at: At } | null;
     cmd: { words: string[]; at: At } | null;
@@ -104,6 +123,7 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
         linked: [],
         copiesFrom: [],
         proxy: null,
+        args: new Map(),
         entrypoint: null,
         cmd: null,
       });
@@ -118,7 +138,7 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
     const content = ins.getArgumentsContent() ?? '';
     switch (kw) {
       case 'USER':
-        s.user = { value: subst(content.trim()), at: at(ins) };
+        s.user = { value: substIn(stage, content.trim()), written: content.trim(), at: at(ins) };
         break;
       case 'HEALTHCHECK':
         s.healthcheck = { at: at(ins), disabled: /^NONE\b/i.test(content.trim()), test: content };
@@ -129,8 +149,12 @@ export function readDockerfile(path: string, text: string): DockerfileInfo {
           const name = p.getName();
           const value = p.getValue();
           if (kw === 'ENV' && value !== null) {
-            s.env.set(name, value);
+            s.env.set(name, substIn(stage, value));
             s.envAt.set(name, at(ins));
+          }
+          if (kw === 'ARG') {
+            const v = buildArgs.has(name) ? buildArgs.get(name)! : value === null ? args.get(name) : substIn(stage, value);
+            if (v !== undefined) s.args.set(name, v);
           }
           if (/^npm_config_ignore_scripts$/i.test(name) && /^(true|1)$/i.test(value ?? '')) ignoreScriptsEnv = at(ins);
           if (SECRET_NAME.test(name) && value && !/^\$/.test(value) && !/_FILE$/i.test(name))

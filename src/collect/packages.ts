@@ -1,5 +1,5 @@
 // Package manifests and lockfiles where the server is built: whether the code is an MCP server
-// (an MCP SDK among its dependencies) and which lockfile a build can install from.
+// (an MCP SDK among its dependencies, or the MCP registry's `mcpName`) and which lockfile a build can install from.
 import { parse as parseToml } from 'smol-toml';
 import type { Inputs, TextFile } from './inputs.js';
 import type { At } from './sheet.js';
@@ -20,6 +20,10 @@ export function mcpDependency(file: TextFile): { at: At; name: string } | null {
   try {
     if (base === 'package.json') {
       const pkg = JSON.parse(file.text) as Record<string, Record<string, string> | undefined>;
+      // The MCP registry's own field: the package says it is the server published under that name.
+      const registered = (pkg as Record<string, unknown>)['mcpName'];
+      if (typeof registered === 'string' && registered !== '')
+        return { at: { file: file.path, line: lineOf(file.text, '"mcpName"') }, name: `mcpName ${registered}` };
       for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies']) {
         for (const name of Object.keys(pkg[field] ?? {}).sort())
           if (NPM_SDKS.test(name)) return { at: { file: file.path, line: lineOf(file.text, `"${name}"`) }, name };

@@ -27,6 +27,8 @@ interface Svc {
   /** The image it runs: `image:` or the final FROM of its Dockerfile. */
   image: string | null;
   dockerfile: string | null;
+  /** That Dockerfile as this service's build reads it (its `build.args`). */
+  df: DockerfileInfo | null;
   contextDir: string | null;
   networks: string[];
   /** Runs once and exits, or has no network: never a server. */
@@ -45,7 +47,7 @@ function describe(ctx: Context, project: ComposeProject, s: ComposeService): Svc
     const name = isObj(build) ? (str(build['dockerfile']) ?? 'Dockerfile') : 'Dockerfile';
     dockerfile = posix.join(contextDir, name).replace(/^\.\//, '');
   }
-  const df = dockerfile ? ctx.dockerfile(dockerfile) : null;
+  const df = dockerfile ? ctx.dockerfile(dockerfile, buildArgs(build)) : null;
   const image = str(spec['image']) ?? df?.base?.image ?? null;
   const networkMode = str(spec['network_mode']);
   const networks = networkMode ? [] : Object.keys(networksMap(spec['networks'] ?? ['default']));
@@ -59,10 +61,28 @@ function describe(ctx: Context, project: ComposeProject, s: ComposeService): Svc
         : null,
     image,
     dockerfile: df ? dockerfile : null,
+    df,
     contextDir,
     networks,
     oneShot: networkMode === 'none' || (restart === 'no' && !spec['ports']),
   };
+}
+
+/** A build's `args` (map or `KEY=VALUE` list); a key without a value, or with an unset variable, comes from outside the files. */
+function buildArgs(build: unknown): Map<string, string | null> {
+  const out = new Map<string, string | null>();
+  const args = isObj(build) ? build['args'] : undefined;
+  const put = (k: string, v: unknown) =>
+    out.set(k, typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : null);
+  if (Array.isArray(args))
+    for (const item of args) {
+      if (typeof item !== 'string') continue;
+      const eq = item.indexOf('=');
+      if (eq < 0) put(item, null);
+      else put(item.slice(0, eq), item.slice(eq + 1));
+    }
+  else if (isObj(args)) for (const [k, v] of Object.entries(args)) put(k, v);
+  return out;
 }
 
 /** Text of a service's command line, environment values and labels: where a proxy names its upstream. */
@@ -113,9 +133,7 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     const name = c.s.name;
     if (wanted.includes(name)) evidence.set(name, 'named with --server');
     else if (
-      proxies.some(
-        (p) => mentions(p, name) || ctx.proxyConfigNames(p.contextDir, volumesOf(p), name, composeDir(project), containerEnv(ctx, p)),
-      )
+      proxies.some((p) => mentions(p, name) || ctx.proxyConfigNames(p.contextDir, volumesOf(p), name, composeDir(project), containerEnv(p)))
     )
       evidence.set(name, 'a proxy of the project forwards to it');
     else if (c.contextDir !== null && mcpEvidenceIn(ctx.inputs, c.contextDir))
@@ -148,7 +166,7 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     replicas(sheet, srv);
     containerFacts(sheet, srv, project);
     if (srv.dockerfile) {
-      dockerfileFacts(sheet, ctx.dockerfile(srv.dockerfile)!, ctx.inputs, srv.contextDir ?? '', at('build'));
+      dockerfileFacts(sheet, srv.df!, ctx.inputs, srv.contextDir ?? '', at('build'));
       // The service runs whatever its build produced: no digest names it (doctrine 1.3), whatever the FROM lines say.
       if (typeof spec['image'] === 'string' && /@sha256:[0-9a-f]{64}$/.test(spec['image']))
         sheet.set('container.image_pinned_by_digest', true, at('image'), `image: ${spec['image']}`);
@@ -156,7 +174,7 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     } else if (srv.image) imageFacts(sheet, srv.image, at('image'));
     // A Dockerfile without HEALTHCHECK inherits its base image's, which is the image's, not the files'
     // (as its default USER is); FROM scratch has none.
-    const built = srv.dockerfile ? ctx.dockerfile(srv.dockerfile) : null;
+    const built = srv.df;
     if (!sheet.has('container.healthcheck') && built?.scratch)
       sheet.set('container.healthcheck', false, at(), 'no healthcheck in the service or its Dockerfile, built FROM scratch');
     else if (!sheet.has('container.healthcheck') && built)
@@ -174,7 +192,7 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
         p.networks.some((n) => srv.networks.includes(n)) &&
         ((p.role?.kind === 'proxy' && p.role.product === 'traefik' && traefikEnabled(labels)) ||
           mentions(p, srv.s.name) ||
-          ctx.proxyConfigNames(p.contextDir, volumesOf(p), srv.s.name, composeDir(project), containerEnv(ctx, p))),
+          ctx.proxyConfigNames(p.contextDir, volumesOf(p), srv.s.name, composeDir(project), containerEnv(p))),
     );
     const proxy =
       front[0] ?? (proxies.length === 1 && proxies[0]!.networks.some((n) => srv.networks.includes(n)) ? proxies[0]! : undefined);
@@ -210,15 +228,11 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
         );
         ingressRestricted(sheet, srv, proxy, svcs, project);
       }
-      ctx.proxyFacts(
-        sheet,
-        ctx.proxyConfig(proxy.role, proxy.contextDir, volumesOf(proxy), composeDir(project), containerEnv(ctx, proxy)),
-        {
-          targets: [srv.s.name],
-          platform: 'compose',
-          facesClients: true,
-        },
-      );
+      ctx.proxyFacts(sheet, ctx.proxyConfig(proxy.role, proxy.contextDir, volumesOf(proxy), composeDir(project), containerEnv(proxy)), {
+        targets: [srv.s.name],
+        platform: 'compose',
+        facesClients: true,
+      });
       if (proxy.role?.kind === 'proxy' && proxy.role.product === 'traefik')
         traefikFacts(sheet, labels, { targets: [srv.s.name], platform: 'compose', facesClients: publishedPorts(proxy).kind !== 'none' });
       if (sheet.get('exposure.behind_reverse_proxy') === true && published.kind !== 'none')
@@ -249,7 +263,7 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     } else {
       sheet.set('exposure.behind_reverse_proxy', false, at(), 'no proxy of the project forwards to the server');
       sheet.set('exposure.ingress_restricted_to_proxy', false, at(), 'there is no proxy to restrict ingress to');
-      const plain = plainHealthcheck(ctx, srv, published);
+      const plain = plainHealthcheck(srv, published);
       if (plain) sheet.set('tls.enabled', false, plain.at, plain.why);
     }
     sheet.set(
@@ -307,7 +321,7 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
         );
     }
     egress(sheet, srv, project);
-    const srvDf = srv.dockerfile ? ctx.dockerfile(srv.dockerfile) : null;
+    const srvDf = srv.df;
     // With neither command nor entrypoint in the service, the container runs its build's ENTRYPOINT and CMD as written.
     if (spec['command'] === undefined && spec['entrypoint'] === undefined && srvDf?.commandAt)
       legacySse(sheet, srvDf.commandAt, srvDf.entrypoint);
@@ -319,7 +333,7 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     const signet = recogniseSignet(ctx.inputs, srvDf);
     if (signet) {
       ctx.note(srvDf!.path, signet);
-      const proxyDf = proxy?.dockerfile ? ctx.dockerfile(proxy.dockerfile) : null;
+      const proxyDf = proxy?.df ?? null;
       const proxyEnv = proxy ? envView(proxyDf, proxy) : null;
       const tlsDir = proxyEnv?.get('SIGNET_TLS_DIR')?.value || '/etc/signet/tls';
       const tlsVolume = proxy ? volumesOf(proxy).findIndex((v) => v.target === tlsDir) : -1;
@@ -370,8 +384,8 @@ function envView(df: DockerfileInfo | null, svc: Svc): Map<string, EnvValue> {
 }
 
 /** A container's environment as the files give it: the image's ENV, then the service's environment (resolved values only). */
-function containerEnv(ctx: Context, svc: Svc): Map<string, string> {
-  const env = new Map(svc.dockerfile ? ctx.dockerfile(svc.dockerfile)!.env : []);
+function containerEnv(svc: Svc): Map<string, string> {
+  const env = new Map(svc.df?.env ?? []);
   const e = svc.s.spec['environment'];
   if (isObj(e)) for (const [k, v] of Object.entries(e)) if (typeof v === 'string' || typeof v === 'number') env.set(k, String(v));
   return env;
@@ -503,7 +517,7 @@ function containerFacts(sheet: FactSheet, srv: Svc, project: ComposeProject): vo
  * container port the service publishes with nothing in front: clients reach that port in plain
  * HTTP (the check succeeds only if it answers plain HTTP).
  */
-function plainHealthcheck(ctx: Context, srv: Svc, published: { kind: string; text: string }): { at: At; why: string } | null {
+function plainHealthcheck(srv: Svc, published: { kind: string; text: string }): { at: At; why: string } | null {
   if (published.kind === 'none') return null;
   const targets = new Set(
     published.text
@@ -514,7 +528,7 @@ function plainHealthcheck(ctx: Context, srv: Svc, published: { kind: string; tex
   // One published port: the health check's port is the one that serves the endpoint.
   if (targets.size !== 1) return null;
   const hc = srv.s.spec['healthcheck'];
-  const df = srv.dockerfile ? ctx.dockerfile(srv.dockerfile) : null;
+  const df = srv.df;
   const candidates: { test: string; at: At }[] = [];
   if (isObj(hc) && hc['test'] !== undefined)
     candidates.push({ test: [hc['test']].flat().map(String).join(' '), at: srv.s.at('healthcheck', 'test') });

@@ -1,10 +1,12 @@
 // The contract of collect(): deterministic bytes, facts valid against the doctrine, and hostile
 // or malformed input a recorded skip or a clear error, never a crash or a guess.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LIMITS } from '../../../src/collect/index.js';
 import { isSignetError } from '../../../src/errors.js';
-import { collectWith, doctrine, inline, repoFiles } from '../../helpers/collect.js';
+import { collectWith, doctrine, fact, inline, repoFiles } from '../../helpers/collect.js';
+import { ROOT } from '../../helpers/paths.js';
 
 const sample = () => [
   ...repoFiles('docker-compose.yml', 'Dockerfile', 'package.json', 'proxy/Dockerfile', 'proxy/templates/signet.conf.template'),
@@ -98,5 +100,29 @@ describe('collect()', () => {
     );
     expect(c.deployments).toHaveLength(1);
     expect(existsSync('/tmp/signet-collect-ran')).toBe(false);
+  });
+});
+
+describe('an image that is an MCP server by its registry name', () => {
+  // microsoft/playwright-mcp (test/fixtures/collect-walk names the sources): no MCP SDK among its
+  // runtime dependencies, but the MCP registry's `mcpName` in package.json.
+  const { files } = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/collect-walk/playwright-mcp-image.json'), 'utf8')) as {
+    files: Record<string, string>;
+  };
+
+  it('is a deployment of its Dockerfile, its user from the stage ARG', () => {
+    const out = collectWith(inline(files));
+    expect(out.deployments.map((d) => d.name)).toEqual(['image:Dockerfile']);
+    const d = out.deployments[0]!;
+    expect(d.sources['container.used']![0]!.why).toBe('an image of an MCP server (mcpName io.github.microsoft/playwright-mcp)');
+    expect(fact(d, 'container.runs_as_root')).toBe(false);
+    const userLine = files['Dockerfile']!.split('\n').findIndex((l) => l.startsWith('USER ')) + 1;
+    expect(d.sources['container.runs_as_root']![0]).toMatchObject({ file: 'Dockerfile', line: userLine });
+  });
+
+  it('without mcpName, nothing says the image is an MCP server', () => {
+    const pkg = JSON.parse(files['package.json']!) as Record<string, unknown>;
+    delete pkg['mcpName'];
+    expect(collectWith(inline({ ...files, 'package.json': JSON.stringify(pkg, null, 2) })).deployments).toEqual([]);
   });
 });

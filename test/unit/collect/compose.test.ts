@@ -291,3 +291,32 @@ describe("a service that runs its build's ENTRYPOINT as written", () => {
     expect(fact(run('["-t", "stdio"]'), 'transport.legacy_sse')).toBeUndefined();
   });
 });
+
+describe("a build's args, as Compose passes them to the Dockerfile", () => {
+  // microsoft/playwright-mcp's runtime stage: `ARG USERNAME=node`, `USER ${USERNAME}`.
+  const dockerfile =
+    'FROM node:22-bookworm-slim\nARG USERNAME=node\nUSER ${USERNAME}\nENTRYPOINT ["node", "/app/cli.js", "--port", "8931"]\n';
+  const run = (build: string) =>
+    collectWith(
+      inline({
+        Dockerfile: dockerfile,
+        'compose.yaml': `services:\n  playwright-mcp:\n    build:\n      context: .\n${build}    ports: ["127.0.0.1:8931:8931"]\n`,
+      }),
+    ).deployments[0]!;
+
+  it("takes the ARG's default when the service passes none, and says so", () => {
+    const d = run('');
+    expect(fact(d, 'container.runs_as_root')).toBe(false);
+    expect(d.sources['container.runs_as_root']).toEqual([
+      { file: 'Dockerfile', line: 3, why: "USER ${USERNAME} in the final stage: node, from the build's ARG values and ENV" },
+    ]);
+  });
+
+  it('a build arg replaces the default; one passed from the shell leaves the user undecided', () => {
+    expect(fact(run('      args:\n        USERNAME: root\n'), 'container.runs_as_root')).toBe(true);
+    expect(fact(run('      args: ["USERNAME=0"]\n'), 'container.runs_as_root')).toBe(true);
+    const shell = run('      args: [USERNAME]\n');
+    expect(fact(shell, 'container.runs_as_root')).toBeUndefined();
+    expect(shell.undecided).toContain('container.runs_as_root');
+  });
+});
