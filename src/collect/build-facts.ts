@@ -59,16 +59,34 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
         ? `${first.text}: not installed from a lockfile it must match`
         : `${first.text} installs the committed lockfile exactly`,
     );
-    sheet.set(
-      'supply_chain.deployed_release',
-      unlocked.length === 0 ? 'locked' : 'floating',
-      first.at,
-      unlocked.length ? `${first.text} resolves versions at build time` : 'the image is built from the lockfile',
-    );
+    // `cargo build` without --locked installs Cargo.lock's versions unless Cargo.toml no longer
+    // matches it, which only resolving would show.
+    const cargoLock = lockfiles.some((l) => /(^|\/)Cargo\.lock$/.test(l.path));
+    const floating = unlocked.filter((i) => !(i.followsLockfile && cargoLock));
+    if (unlocked.length && !floating.length)
+      sheet.undecided(
+        'supply_chain.deployed_release',
+        `${first.text} uses the committed Cargo.lock unless Cargo.toml no longer matches it, and then resolves anew (--locked makes that an error)`,
+      );
+    else
+      sheet.set(
+        'supply_chain.deployed_release',
+        unlocked.length === 0 ? 'locked' : 'floating',
+        (floating[0] ?? first).at,
+        unlocked.length ? `${(floating[0] ?? first).text} resolves versions at build time` : 'the image is built from the lockfile',
+      );
     const npmish = df.installs.filter((i) => i.scriptsDisabled !== true);
     const open = npmish.find((i) => i.scriptsDisabled === false && !df.ignoreScriptsEnv);
     const unknown = npmish.find((i) => i.scriptsDisabled === null);
-    if (open) sheet.set('supply_chain.install_scripts_disabled', false, open.at, `${open.text} runs dependency install scripts`);
+    if (open)
+      sheet.set(
+        'supply_chain.install_scripts_disabled',
+        false,
+        open.at,
+        open.tool === 'cargo'
+          ? `${open.text} runs its dependencies' build scripts and procedural macros`
+          : `${open.text} runs dependency install scripts`,
+      );
     else if (unknown)
       sheet.undecided(
         'supply_chain.install_scripts_disabled',

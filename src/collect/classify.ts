@@ -8,8 +8,7 @@ const CLIENT_NAMES = new Set(['claude_desktop_config.json', '.mcp.json', 'mcp.js
 export function classify(path: string, text: string): FileKind {
   const base = posix.basename(path);
   const lower = base.toLowerCase();
-  if (lower === 'dockerfile' || lower.startsWith('dockerfile.') || lower.endsWith('.dockerfile') || lower === 'containerfile')
-    return 'dockerfile';
+  if (isDockerfileName(lower)) return 'dockerfile';
   if (lower === '.env' || lower.endsWith('.env') || lower.startsWith('.env.')) return 'dotenv';
   if (lower === 'kustomization.yaml' || lower === 'kustomization.yml' || base === 'Kustomization') return 'kustomization';
   if (lower === 'caddyfile' || lower.endsWith('.caddyfile') || lower.startsWith('caddyfile.')) return 'caddyfile';
@@ -21,6 +20,8 @@ export function classify(path: string, text: string): FileKind {
   if (lower === 'uv.lock' || lower === 'poetry.lock' || lower === 'pylock.toml') return 'python_lockfile';
   if (lower === 'go.mod') return 'go_module';
   if (lower === 'go.sum') return 'go_sum';
+  if (base === 'Cargo.toml') return 'cargo_manifest';
+  if (base === 'Cargo.lock') return 'cargo_lockfile';
   if (lower === 'config.toml' && /^\s*\[mcp_servers\./m.test(text)) return 'mcp_client_config';
   if (lower.endsWith('.json') || lower.endsWith('.jsonc')) {
     // `kubectl get -o json` and `kubectl create --dry-run=client -o json`: an object or a List.
@@ -48,6 +49,17 @@ export function classify(path: string, text: string): FileKind {
   if (isNginx(lower, text)) return 'nginx';
   return 'other';
 }
+
+/** `Dockerfile`, `Dockerfile.dev`, `Dockerfile-8000` (elastic/mcp-server-elasticsearch), `dev.Dockerfile`, `Containerfile`. */
+export function isDockerfileName(lower: string): boolean {
+  for (const stem of ['dockerfile', 'containerfile']) {
+    if (lower === stem || lower.endsWith(`.${stem}`) || lower.startsWith(`${stem}.`)) return !NOT_DOCKERFILE.test(lower);
+    if (lower.startsWith(`${stem}-`) || lower.startsWith(`${stem}_`)) return !NOT_DOCKERFILE.test(lower);
+  }
+  return false;
+}
+/** Files named after a Dockerfile that are about one: `Dockerfile.md`, `dockerfile-lint.json`, `Dockerfile.dockerignore`. */
+const NOT_DOCKERFILE = /\.(md|txt|json|ya?ml|toml|sh|py|js|ts|dockerignore|lock)$/;
 
 function isKubernetesJson(text: string): boolean {
   if (!/"apiVersion"\s*:/.test(text) || !/"kind"\s*:/.test(text)) return false;

@@ -6,6 +6,7 @@ import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readSync, re
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Doctrine } from '../doctrine/types.js';
 import { SignetError } from '../errors.js';
+import { isDockerfileName } from './classify.js';
 import { collect, type InputFile, LIMITS } from './index.js';
 import { Inputs } from './inputs.js';
 import { kustomizationIn } from './kubernetes/load.js';
@@ -38,7 +39,7 @@ const MAX_DEPTH = 16;
 export function wanted(name: string): boolean {
   const n = name.toLowerCase();
   return (
-    /^(docker|container)file(\..+)?$|\.dockerfile$/.test(n) ||
+    isDockerfileName(n) ||
     /\.ya?ml$/.test(n) ||
     n === '.env' ||
     /^\.env\.|\.env$/.test(n) ||
@@ -48,7 +49,7 @@ export function wanted(name: string): boolean {
     n.startsWith('caddyfile') ||
     n.endsWith('.caddyfile') ||
     /\.toml$/.test(n) ||
-    /^(go\.mod|go\.sum|yarn\.lock|uv\.lock|poetry\.lock|pnpm-lock\.yaml)$/.test(n) ||
+    /^(go\.mod|go\.sum|yarn\.lock|uv\.lock|poetry\.lock|pnpm-lock\.yaml|cargo\.lock)$/.test(n) ||
     /^requirements.*\.(txt|in)$/.test(n)
   );
 }

@@ -7,12 +7,14 @@ import { commandsOf, unwrap } from './shell.js';
 
 export interface InstallStep {
   at: At;
-  tool: 'npm' | 'yarn' | 'pnpm' | 'pip' | 'uv' | 'poetry' | 'go' | 'bun';
+  tool: 'npm' | 'yarn' | 'pnpm' | 'pip' | 'uv' | 'poetry' | 'go' | 'bun' | 'cargo';
   text: string;
   /** Installs exactly a committed lockfile and fails otherwise. */
   locked: boolean;
   /** Dependency install scripts cannot run in this step (true/false), or null where the tool has none to speak of. */
   scriptsDisabled: boolean | null;
+  /** Not held to the lockfile, yet installs its versions while the manifest still matches it (`cargo build` without --locked). */
+  followsLockfile?: boolean;
 }
 
 export interface DockerfileInfo {
@@ -367,6 +369,17 @@ export function installStep(w: string[], at: At): InstallStep | null {
   if (cmd === 'uv' && sub === 'pip' && rest[0] === 'install')
     return { at, tool: 'uv', text, locked: has('--require-hashes'), scriptsDisabled: has('--no-build', '--only-binary') };
   if (cmd === 'poetry' && sub === 'install') return { at, tool: 'poetry', text, locked: true, scriptsDisabled: false };
+  // Cargo holds a build to Cargo.lock only with --locked (or --frozen); `cargo install` ignores the
+  // crate's lockfile without it. Dependencies' build scripts and proc macros always run.
+  if (cmd === 'cargo' && (sub === 'build' || sub === 'install' || sub === 'fetch' || sub === 'run'))
+    return {
+      at,
+      tool: 'cargo',
+      text,
+      locked: has('--locked', '--frozen'),
+      scriptsDisabled: false,
+      followsLockfile: sub !== 'install' && !has('--locked', '--frozen'),
+    };
   if (cmd === 'go' && (sub === 'build' || sub === 'install' || (sub === 'mod' && rest[0] === 'download')))
     return { at, tool: 'go', text, locked: !/@(latest|master|main)\b/.test(text), scriptsDisabled: true };
   return null;

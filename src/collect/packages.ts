@@ -7,6 +7,8 @@ import type { At } from './sheet.js';
 const NPM_SDKS =
   /^(@modelcontextprotocol\/(sdk|server|server-[\w-]+)|fastmcp|mcp-framework|@mastra\/mcp|mcp-proxy|supergateway|@cloudflare\/mcp-agent|agents|xmcp)$/;
 const PY_SDKS = /^(mcp|fastmcp|mcp-proxy|mcpo)(\[.*\])?$/i;
+/** rmcp: the official Rust SDK; rust-mcp-sdk: its main alternative. */
+const RUST_SDKS = /^(rmcp|rust-mcp-sdk)$/;
 const GO_SDKS = /^(github\.com\/mark3labs\/mcp-go|github\.com\/modelcontextprotocol\/go-sdk|github\.com\/metoro-io\/mcp-golang)$/;
 
 const lineOf = (text: string, needle: string): number => {
@@ -50,6 +52,20 @@ export function mcpDependency(file: TextFile): { at: At; name: string } | null {
       }
       return null;
     }
+    if (file.path.split('/').pop() === 'Cargo.toml') {
+      const t = parseToml(file.text) as {
+        dependencies?: Record<string, unknown>;
+        workspace?: { dependencies?: Record<string, unknown> };
+      };
+      for (const name of [...Object.keys(t.dependencies ?? {}), ...Object.keys(t.workspace?.dependencies ?? {})].sort())
+        if (RUST_SDKS.test(name)) {
+          // `rmcp = { version = … }` under [dependencies], or a table of its own, `[dependencies.rmcp]`.
+          const rows = file.text.split('\n');
+          const i = rows.findIndex((r) => new RegExp(`^\\s*(${name}\\s*=|\\[(workspace\\.)?dependencies\\.${name}\\])`).test(r));
+          return { at: { file: file.path, line: i + 1 || 1 }, name };
+        }
+      return null;
+    }
     if (base === 'go.mod') {
       const rows = file.text.split('\n');
       for (let i = 0; i < rows.length; i++) {
@@ -73,9 +89,11 @@ export function buildContext(inputs: Inputs, dir: string): { manifests: TextFile
     .filter((f) => (dir ? f.path.startsWith(`${dir}/`) : true) && !f.path.slice(dir ? dir.length + 1 : 0).includes('/'));
   const names = (f: TextFile) => f.path.split('/').pop()!.toLowerCase();
   return {
-    manifests: inDir.filter((f) => /^(package\.json|pyproject\.toml|go\.mod)$|^requirements.*\.(txt|in)$/.test(names(f))),
+    manifests: inDir.filter((f) => /^(package\.json|pyproject\.toml|go\.mod|cargo\.toml)$|^requirements.*\.(txt|in)$/.test(names(f))),
     lockfiles: inDir.filter((f) =>
-      /^(package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|yarn\.lock|uv\.lock|poetry\.lock|go\.sum|bun\.lockb?)$/.test(names(f)),
+      /^(package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|yarn\.lock|uv\.lock|poetry\.lock|go\.sum|bun\.lockb?|cargo\.lock)$/.test(
+        names(f),
+      ),
     ),
   };
 }

@@ -22,6 +22,8 @@ export type FileKind =
   | 'python_lockfile'
   | 'go_module'
   | 'go_sum'
+  | 'cargo_manifest'
+  | 'cargo_lockfile'
   /** A template of a Helm chart (`templates/` beside a `Chart.yaml`): not YAML until `helm template` renders it. */
   | 'helm_template'
   | 'other';

@@ -1,12 +1,14 @@
 // The contract of collect(): deterministic bytes, facts valid against the doctrine, and hostile
 // or malformed input a recorded skip or a clear error, never a crash or a guess.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { collectFromDisk } from '../../../src/collect/disk.js';
 import { LIMITS } from '../../../src/collect/index.js';
 import { isSignetError } from '../../../src/errors.js';
 import { collectWith, doctrine, fact, inline, repoFiles } from '../../helpers/collect.js';
 import { ROOT } from '../../helpers/paths.js';
+import { tempDir } from '../../helpers/tmp-doctrine.js';
 
 const sample = () => [
   ...repoFiles('docker-compose.yml', 'Dockerfile', 'package.json', 'proxy/Dockerfile', 'proxy/templates/signet.conf.template'),
@@ -124,5 +126,58 @@ describe('an image that is an MCP server by its registry name', () => {
     const pkg = JSON.parse(files['package.json']!) as Record<string, unknown>;
     delete pkg['mcpName'];
     expect(collectWith(inline({ ...files, 'package.json': JSON.stringify(pkg, null, 2) })).deployments).toEqual([]);
+  });
+});
+
+describe('a Rust MCP server built with Cargo', () => {
+  // elastic/mcp-server-elasticsearch (test/fixtures/collect-walk names the sources; Cargo.lock shortened).
+  const { files } = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/collect-walk/rust-rmcp-cargo.json'), 'utf8')) as {
+    files: Record<string, string>;
+  };
+
+  it('is an MCP server by rmcp, in each Dockerfile, however it is named', () => {
+    const out = collectWith(inline(files));
+    expect(out.files.map((f) => [f.path, f.kind])).toEqual([
+      ['Cargo.lock', 'cargo_lockfile'],
+      ['Cargo.toml', 'cargo_manifest'],
+      ['Dockerfile', 'dockerfile'],
+      ['Dockerfile-8000', 'dockerfile'],
+    ]);
+    expect(out.deployments.map((d) => d.name)).toEqual(['image:Dockerfile', 'image:Dockerfile-8000']);
+    const d = out.deployments[0]!;
+    expect(d.sources['container.used']![0]!.why).toBe('an image of an MCP server (rmcp)');
+  });
+
+  it('cargo build without --locked: not held to Cargo.lock, its release undecided while one is committed, build scripts run', () => {
+    const d = collectWith(inline(files)).deployments[0]!;
+    expect(fact(d, 'supply_chain.lockfile_enforced')).toBe(false);
+    expect(fact(d, 'supply_chain.install_scripts_disabled')).toBe(false);
+    expect(d.sources['supply_chain.install_scripts_disabled']![0]!.why).toBe(
+      "cargo build --release runs its dependencies' build scripts and procedural macros",
+    );
+    expect(d.undecided).toContain('supply_chain.deployed_release');
+    // Without a Cargo.lock the build resolves the newest versions the ranges allow.
+    const { 'Cargo.lock': _, ...unlocked } = files;
+    expect(fact(collectWith(inline(unlocked)).deployments[0]!, 'supply_chain.deployed_release')).toBe('floating');
+    // --locked holds it to the lockfile.
+    const locked = collectWith(
+      inline({ ...files, Dockerfile: files['Dockerfile']!.replaceAll('cargo build --release', 'cargo build --release --locked') }),
+    ).deployments[0]!;
+    expect(fact(locked, 'supply_chain.lockfile_enforced')).toBe(true);
+    expect(fact(locked, 'supply_chain.deployed_release')).toBe('locked');
+  });
+
+  it('a walk of the directory reads them too', () => {
+    const root = tempDir('signet-cargo-');
+    for (const [name, text] of Object.entries({ ...files, 'Dockerfile.md': '# notes\n' })) writeFileSync(join(root, name), text);
+    const out = collectFromDisk([root], { root }, doctrine);
+    expect(out.files.map((f) => f.path)).toEqual(['Cargo.lock', 'Cargo.toml', 'Dockerfile', 'Dockerfile-8000']);
+  });
+
+  it('names about a Dockerfile are not one', () => {
+    const out = collectWith(
+      inline({ ...files, 'Dockerfile.md': '# how to build\nFROM is explained here\n', 'dockerfile-lint.json': '{}' }),
+    );
+    expect(out.files.filter((f) => f.kind === 'dockerfile').map((f) => f.path)).toEqual(['Dockerfile', 'Dockerfile-8000']);
   });
 });
