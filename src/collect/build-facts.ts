@@ -68,13 +68,20 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
         'supply_chain.deployed_release',
         `${first.text} uses the committed Cargo.lock unless Cargo.toml no longer matches it, and then resolves anew (--locked makes that an error)`,
       );
-    else
+    else if (unlocked.length === 0) sheet.set('supply_chain.deployed_release', 'locked', first.at, 'the image is built from the lockfile');
+    else {
+      // The release is as loose as its loosest install: one unpinned package floats the image.
+      const loose = floating.find((i) => !i.exact);
+      const worst = loose ?? floating[0]!;
       sheet.set(
         'supply_chain.deployed_release',
-        unlocked.length === 0 ? 'locked' : 'floating',
-        (floating[0] ?? first).at,
-        unlocked.length ? `${(floating[0] ?? first).text} resolves versions at build time` : 'the image is built from the lockfile',
+        loose ? 'floating' : 'exact_version',
+        worst.at,
+        loose
+          ? `${worst.text} resolves versions at build time`
+          : `${worst.text} installs an exact version; its dependencies resolve from their ranges at build time`,
       );
+    }
     const npmish = df.installs.filter((i) => i.scriptsDisabled !== true);
     const open = npmish.find((i) => i.scriptsDisabled === false && !df.ignoreScriptsEnv);
     const unknown = npmish.find((i) => i.scriptsDisabled === null);

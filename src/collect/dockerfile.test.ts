@@ -116,4 +116,22 @@ describe('Dockerfiles, read with dockerfile-ast', () => {
     // ENV is inherited from the stage an image is built on.
     expect(readDockerfile('Dockerfile', text.replace('USER ${USERNAME}', 'USER ${APP_HOME}')).user?.value).toBe('/app');
   });
+
+  it('an install of named packages at exact versions is exact; a tag, range, manifest or requirements file is not', () => {
+    const steps = (run: string) => readDockerfile('Dockerfile', `FROM node:24\nARG VERSION=latest\nRUN ${run}\n`).installs;
+    expect(steps('npm install -g mongodb-mcp-server@1.2.3').map((i) => [i.text, i.exact])).toEqual([
+      ['npm install -g mongodb-mcp-server@1.2.3', true],
+    ]);
+    expect(steps('npm i -g @scope/a@1.0.0 b@2.1.0-rc.1')[0]!.exact).toBe(true);
+    // The shell expands the stage's ARG: mongodb-js/mongodb-mcp-server's `@${VERSION}` with VERSION=latest.
+    expect(steps('npm install -g mongodb-mcp-server@${VERSION}').map((i) => [i.text, i.exact])).toEqual([
+      ['npm install -g mongodb-mcp-server@latest', false],
+    ]);
+    for (const loose of ['npm install', 'npm install -g a@^1.2.0', 'npm install -g a@1.2.3 b', 'npm install -g ./pkg'])
+      expect(steps(loose)[0]!.exact, loose).toBe(false);
+    expect(steps('pip install --no-cache-dir mcp-server-fetch==2025.4.7')[0]!.exact).toBe(true);
+    expect(steps('python -m pip install "fastmcp[cli]==2.3.4" -i https://pypi.example/simple')[0]!.exact).toBe(true);
+    for (const loose of ['pip install -r requirements.txt', 'pip install fastmcp>=2', 'pip install fastmcp', 'pip install -e .'])
+      expect(steps(loose)[0]!.exact, loose).toBe(false);
+  });
 });

@@ -15,6 +15,8 @@ export interface InstallStep {
   scriptsDisabled: boolean | null;
   /** Not held to the lockfile, yet installs its versions while the manifest still matches it (`cargo build` without --locked). */
   followsLockfile?: boolean;
+  /** Installs named packages, each at an exact version, their dependencies resolved (`npm install -g pkg@1.4.2`, `pip install pkg==1.4.2`). */
+  exact?: boolean;
 }
 
 export interface DockerfileInfo {
@@ -165,7 +167,8 @@ export function readDockerfile(path: string, text: string, buildArgs: ReadonlyMa
         break;
       }
       case 'RUN':
-        for (const words of commandsOf(content)) {
+        // The shell sees the stage's ARGs and ENV in its environment: `npm install -g pkg@${VERSION}`.
+        for (const words of commandsOf(substIn(stage, content))) {
           const w = unwrap(words);
           const step = installStep(w, at(ins));
           if (step) installs.push(step);
@@ -318,6 +321,31 @@ function execForm(content: string): string[] {
   return commandsOf(t)[0] ?? [];
 }
 
+/** `pkg@1.4.2`, `@scope/pkg@1.4.2`: a registry package at one exact version (not a tag, range, path or URL). */
+const npmExact = (spec: string) => /^(@[\w.-]+\/)?[\w.-]+@v?\d+\.\d+\.\d+(-[\w.]+)?(\+[\w.]+)?$/.test(spec);
+/** `pkg==1.4.2`, `pkg[extra]==1.4.2` (not `===`, a range, a wildcard or a file). */
+const pipExact = (spec: string) => /^[A-Za-z0-9_.-]+(\[[^\]]*\])?==\d+(\.\d+)*([a-z]+\d*)?(\.post\d+)?$/i.test(spec);
+
+/**
+ * Every package an install names is at an exact version; false when one is not, or when it
+ * installs from a manifest or requirements file (what that holds is resolved, not written here).
+ */
+function exactSpecs(args: string[], exact: (spec: string) => boolean): boolean {
+  const specs: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (/^-(r|c|e)$|^--(requirement|constraint|editable)$/.test(a) || /^--(requirement|constraint|editable)=/.test(a)) return false;
+    // Flags with a value as the next word (`--prefix /x`, `-i URL`); flags alone take none.
+    if (/^(--(prefix|registry|target|index-url|extra-index-url|cache|userconfig|root)|-[it])$/.test(a)) {
+      i++;
+      continue;
+    }
+    if (a.startsWith('-')) continue;
+    specs.push(a.replace(/^["']|["']$/g, ''));
+  }
+  return specs.length > 0 && specs.every(exact);
+}
+
 /** One install command: which tool, locked or not, install scripts on or off. */
 export function installStep(w: string[], at: At): InstallStep | null {
   const [cmd, sub, ...rest] = w;
@@ -326,7 +354,7 @@ export function installStep(w: string[], at: At): InstallStep | null {
   if (cmd === 'npm' && (sub === 'ci' || sub === 'clean-install' || sub === 'install-clean'))
     return { at, tool: 'npm', text, locked: true, scriptsDisabled: has('--ignore-scripts') };
   if (cmd === 'npm' && (sub === 'install' || sub === 'i' || sub === 'add'))
-    return { at, tool: 'npm', text, locked: false, scriptsDisabled: has('--ignore-scripts') };
+    return { at, tool: 'npm', text, locked: false, scriptsDisabled: has('--ignore-scripts'), exact: exactSpecs(rest, npmExact) };
   if (cmd === 'yarn' && (sub === undefined || sub === 'install' || sub.startsWith('-')))
     return {
       at,
@@ -352,6 +380,7 @@ export function installStep(w: string[], at: At): InstallStep | null {
       locked: has('--require-hashes'),
       // Building a source distribution runs its build backend: only a wheels-only install runs no dependency code.
       scriptsDisabled: has('--only-binary=:all:', '--only-binary'),
+      exact: exactSpecs(w.slice(w.indexOf('install') + 1), pipExact),
     };
   // Adding a package resolves its newest release and writes it into the lockfile: whatever was
   // locked before, what this step installs is not (deslicer/mcp-for-splunk's `uv sync --frozen && uv add …`).

@@ -320,3 +320,40 @@ describe("a build's args, as Compose passes them to the Dockerfile", () => {
     expect(shell.undecided).toContain('container.runs_as_root');
   });
 });
+
+describe('an image that installs a released server at build time', () => {
+  // mongodb-js/mongodb-mcp-server's Dockerfile: `ARG VERSION=latest`, `npm install -g mongodb-mcp-server@${VERSION}`.
+  const dockerfile = [
+    'FROM node:24-alpine',
+    'ARG VERSION=latest',
+    'RUN addgroup -S mcp && adduser -S mcp -G mcp',
+    'RUN npm install -g mongodb-mcp-server@${VERSION}',
+    'USER mcp',
+    'ENTRYPOINT ["mongodb-mcp-server"]',
+  ].join('\n');
+  const run = (args: string) =>
+    collectWith(
+      inline({
+        Dockerfile: dockerfile,
+        'compose.yaml': `services:\n  mongodb-mcp:\n    build:\n      context: .\n${args}    ports: ["127.0.0.1:3000:3000"]\n`,
+      }),
+    ).deployments[0]!;
+
+  it('floats on the default tag; an exact version passed as a build arg is exact_version', () => {
+    const latest = run('');
+    expect(fact(latest, 'supply_chain.deployed_release')).toBe('floating');
+    expect(latest.sources['supply_chain.deployed_release']![0]!.why).toBe(
+      'npm install -g mongodb-mcp-server@latest resolves versions at build time',
+    );
+    const pinned = run('      args: { VERSION: "1.2.3" }\n');
+    expect(fact(pinned, 'supply_chain.deployed_release')).toBe('exact_version');
+    expect(pinned.sources['supply_chain.deployed_release']).toEqual([
+      {
+        file: 'Dockerfile',
+        line: 4,
+        why: 'npm install -g mongodb-mcp-server@1.2.3 installs an exact version; its dependencies resolve from their ranges at build time',
+      },
+    ]);
+    expect(fact(pinned, 'supply_chain.lockfile_enforced')).toBe(false);
+  });
+});
