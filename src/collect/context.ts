@@ -70,11 +70,11 @@ export class Context {
   }
 
   /** A Dockerfile as a build reads it, with the build's `--build-arg`s where the files give them. */
-  dockerfile(path: string, buildArgs: ReadonlyMap<string, string | null> = new Map()): DockerfileInfo | null {
-    const key = JSON.stringify([path, [...buildArgs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
+  dockerfile(path: string, buildArgs: ReadonlyMap<string, string | null> = new Map(), target: string | null = null): DockerfileInfo | null {
+    const key = JSON.stringify([path, [...buildArgs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)), target]);
     if (!this.#dockerfiles.has(key)) {
       const f = this.inputs.get(path);
-      this.#dockerfiles.set(key, f ? readDockerfile(f.path, f.text, buildArgs) : null);
+      this.#dockerfiles.set(key, f ? readDockerfile(f.path, f.text, buildArgs, target) : null);
     }
     return this.#dockerfiles.get(key)!;
   }

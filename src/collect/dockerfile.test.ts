@@ -134,4 +134,39 @@ describe('Dockerfiles, read with dockerfile-ast', () => {
     for (const loose of ['pip install -r requirements.txt', 'pip install fastmcp>=2', 'pip install fastmcp', 'pip install -e .'])
       expect(steps(loose)[0]!.exact, loose).toBe(false);
   });
+
+  it("counts the steps of the stages the final image needs, not a test stage's", () => {
+    const df = readDockerfile(
+      'Dockerfile',
+      [
+        'FROM node:24 AS deps',
+        'RUN npm ci --ignore-scripts',
+        'FROM node:24 AS test',
+        'RUN npm install && npm test',
+        'FROM node:24 AS sbom',
+        'RUN npm sbom --sbom-format cyclonedx > /sbom.json',
+        'FROM node:24-slim',
+        'COPY --from=deps /node_modules /app/node_modules',
+        'RUN --mount=type=bind,from=sbom,source=/sbom.json,target=/tmp/sbom.json cp /tmp/sbom.json /app/',
+      ].join('\n'),
+    );
+    expect(df.installs.map((i) => i.text)).toEqual(['npm ci --ignore-scripts']);
+    // A stage mounted into a RUN is built too.
+    expect(df.sbom?.line).toBe(6);
+  });
+
+  it('stops at the target stage a build names', () => {
+    const text = [
+      'FROM node:24 AS prod',
+      'RUN npm ci --ignore-scripts',
+      'USER node',
+      'FROM prod AS dev',
+      'RUN npm install -g nodemon',
+      'USER root',
+    ].join('\n');
+    expect(readDockerfile('Dockerfile', text).user?.value).toBe('root');
+    const prod = readDockerfile('Dockerfile', text, new Map(), 'prod');
+    expect(prod.user?.value).toBe('node');
+    expect(prod.installs.map((i) => i.text)).toEqual(['npm ci --ignore-scripts']);
+  });
 });

@@ -58,7 +58,13 @@ export const SECRET_NAME = /(PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|P
  * `buildArgs`: the build's `--build-arg`s (a Compose service's `build.args`), each replacing the
  * ARG's default; null where the value comes from outside the files (a name without a value).
  */
-export function readDockerfile(path: string, text: string, buildArgs: ReadonlyMap<string, string | null> = new Map()): DockerfileInfo {
+export function readDockerfile(
+  path: string,
+  text: string,
+  buildArgs: ReadonlyMap<string, string | null> = new Map(),
+  /** The stage a build stops at (`--target`, Compose's `build.target`); the last stage without one. */
+  target: string | null = null,
+): DockerfileInfo {
   const df = DockerfileParser.parse(text);
   const at = (i: Instruction): At => ({ file: path, line: i.getRange().start.line + 1 });
   // null: declared, its value unknown to the files.
@@ -103,10 +109,11 @@ export function readDockerfile(path: string, text: string, buildArgs: ReadonlyMa
   }[] = [];
   const externalBases: DockerfileInfo['externalBases'] = [];
   const secretsInImage: DockerfileInfo['secretsInImage'] = [];
-  const installs: InstallStep[] = [];
-  let auditSignatures: At | null = null;
-  let sbom: At | null = null;
-  let ignoreScriptsEnv: At | null = null;
+  // Steps by stage: BuildKit builds only the stages the final one needs, so the others never run.
+  const installsIn: { stage: number; step: InstallStep }[] = [];
+  const auditIn: { stage: number; at: At }[] = [];
+  const sbomIn: { stage: number; at: At }[] = [];
+  const ignoreScriptsIn: { stage: number; at: At }[] = [];
 
   let stage = -1;
   for (const ins of df.getInstructions()) {
@@ -160,22 +167,28 @@ export function readDockerfile(path: string, text: string, buildArgs: ReadonlyMa
             const v = buildArgs.has(name) ? buildArgs.get(name)! : value === null ? args.get(name) : substIn(stage, value);
             if (v !== undefined) s.args.set(name, v);
           }
-          if (/^npm_config_ignore_scripts$/i.test(name) && /^(true|1)$/i.test(value ?? '')) ignoreScriptsEnv = at(ins);
+          if (/^npm_config_ignore_scripts$/i.test(name) && /^(true|1)$/i.test(value ?? '')) ignoreScriptsIn.push({ stage, at: at(ins) });
           if (SECRET_NAME.test(name) && value && !/^\$/.test(value) && !/_FILE$/i.test(name))
             secretsInImage.push({ name, at: at(ins), how: `${kw} ${name} has a value in the Dockerfile` });
         }
         break;
       }
       case 'RUN':
+        // `RUN --mount=…,from=builder` needs that stage as COPY --from does.
+        for (const f of (ins as { getFlags?: () => { getName(): string; getValue(): string | null }[] }).getFlags?.() ?? []) {
+          const from = f.getName() === 'mount' ? /(?:^|,)from=([^,]+)/.exec(f.getValue() ?? '')?.[1]?.toLowerCase() : undefined;
+          const i = from === undefined ? undefined : stageNames.get(from);
+          if (i !== undefined && i < stage) s.copiesFrom.push(i);
+        }
         // The shell sees the stage's ARGs and ENV in its environment: `npm install -g pkg@${VERSION}`.
         for (const words of commandsOf(substIn(stage, content))) {
           const w = unwrap(words);
           const step = installStep(w, at(ins));
-          if (step) installs.push(step);
+          if (step) installsIn.push({ stage, step });
           const proxy = proxyPackage(w);
           if (proxy) s.proxy ??= { product: proxy, at: at(ins) };
           const line = w.join(' ');
-          if (/^npm audit signatures\b/.test(line)) auditSignatures = at(ins);
+          if (/^npm audit signatures\b/.test(line)) auditIn.push({ stage, at: at(ins) });
           // A secret-named variable linked into a Go binary ends up in every image that holds the binary.
           if (w[0] === 'go' && w[1] === 'build')
             for (const m of line.matchAll(/-X[= ]\s*([\w./-]+)\.(\w+)=(\S+)/g))
@@ -185,7 +198,8 @@ export function readDockerfile(path: string, text: string, buildArgs: ReadonlyMa
                   at: at(ins),
                   how: `go build links ${m[2]} into the binary (-ldflags -X): a value in a binary is in the image`,
                 });
-          if (/^(npm sbom|syft|cyclonedx-npm|cyclonedx-py|cdxgen|trivy .*--format (cyclonedx|spdx))\b/.test(line)) sbom = at(ins);
+          if (/^(npm sbom|syft|cyclonedx-npm|cyclonedx-py|cdxgen|trivy .*--format (cyclonedx|spdx))\b/.test(line))
+            sbomIn.push({ stage, at: at(ins) });
         }
         break;
       case 'COPY':
@@ -211,7 +225,7 @@ export function readDockerfile(path: string, text: string, buildArgs: ReadonlyMa
     }
   }
   // The final stage, its USER and HEALTHCHECK inherited from the stages it is built on.
-  const last = stages.length - 1;
+  const last = (target !== null ? stageNames.get(target.toLowerCase()) : undefined) ?? stages.length - 1;
   // What the final image holds from other stages: their outputs, and any secret linked into them.
   const reached = new Set<number>();
   const reach = (i: number | null) => {
@@ -222,6 +236,11 @@ export function readDockerfile(path: string, text: string, buildArgs: ReadonlyMa
   };
   reach(last);
   for (const i of [...reached].sort((a, b) => a - b)) secretsInImage.push(...stages[i]!.linked);
+  const installs = installsIn.filter((x) => reached.has(x.stage)).map((x) => x.step);
+  const lastReached = (xs: { stage: number; at: At }[]) => xs.filter((x) => reached.has(x.stage)).at(-1)?.at ?? null;
+  const auditSignatures = lastReached(auditIn);
+  const sbom = lastReached(sbomIn);
+  const ignoreScriptsEnv = lastReached(ignoreScriptsIn);
   let user: DockerfileInfo['user'] = null;
   let healthcheck: DockerfileInfo['healthcheck'] = null;
   let base: DockerfileInfo['base'] = null;

@@ -47,7 +47,7 @@ function describe(ctx: Context, project: ComposeProject, s: ComposeService): Svc
     const name = isObj(build) ? (str(build['dockerfile']) ?? 'Dockerfile') : 'Dockerfile';
     dockerfile = posix.join(contextDir, name).replace(/^\.\//, '');
   }
-  const df = dockerfile ? ctx.dockerfile(dockerfile, buildArgs(build)) : null;
+  const df = dockerfile ? ctx.dockerfile(dockerfile, buildArgs(build), isObj(build) ? str(build['target']) : null) : null;
   const image = str(spec['image']) ?? df?.base?.image ?? null;
   const networkMode = str(spec['network_mode']);
   const networks = networkMode ? [] : Object.keys(networksMap(spec['networks'] ?? ['default']));

@@ -357,3 +357,20 @@ describe('an image that installs a released server at build time', () => {
     expect(fact(pinned, 'supply_chain.lockfile_enforced')).toBe(false);
   });
 });
+
+describe('a service built to one stage of a multi-stage Dockerfile (build.target)', () => {
+  const dockerfile = ['FROM node:24 AS prod', 'RUN npm ci --ignore-scripts', 'USER node', 'FROM prod AS dev', 'USER root'].join('\n');
+  const run = (target: string) =>
+    collectWith(
+      inline({
+        Dockerfile: dockerfile,
+        'package.json': '{"dependencies":{"@modelcontextprotocol/sdk":"1.0.0"}}',
+        'compose.yaml': `services:\n  mcp:\n    build:\n      context: .\n${target}    ports: ["127.0.0.1:3000:3000"]\n`,
+      }),
+    ).deployments[0]!;
+
+  it('reads the stage the build stops at, not the last one', () => {
+    expect(fact(run(''), 'container.runs_as_root')).toBe(true);
+    expect(fact(run('      target: prod\n'), 'container.runs_as_root')).toBe(false);
+  });
+});
