@@ -13,6 +13,23 @@ export function userIsRoot(user: string): boolean | null {
   return name === '0' || name === 'root';
 }
 
+/** Package managers and build front-ends, installed to install the rest. */
+const PACKAGE_MANAGERS = new Set([
+  'npm',
+  'pnpm',
+  'yarn',
+  'corepack',
+  'bun',
+  'pip',
+  'uv',
+  'poetry',
+  'pipx',
+  'pdm',
+  'hatch',
+  'setuptools',
+  'wheel',
+]);
+
 /** Facts the Dockerfile decides about the image this deployment builds and runs. */
 export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: Inputs, contextDir: string, buildAt: At): void {
   sheet.set('supply_chain.builds_server', true, buildAt, `the image is built here from ${df.path}`);
@@ -46,9 +63,12 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
 
   // Installs: every one from a lockfile, install scripts off, signatures audited, an SBOM made.
   const { lockfiles } = buildContext(inputs, contextDir);
-  const installs = df.installs.filter((i) => i.tool !== 'go' || lockfiles.some((l) => l.path.endsWith('go.sum')));
-  const goWithoutSum = df.installs.find((i) => i.tool === 'go' && !installs.includes(i));
-  if (df.installs.length) {
+  // `npm install -g pnpm@10.12.0` before `pnpm install --frozen-lockfile`: a package manager fixed
+  // at one version installs nothing of the server's; unpinned, it is a floating part of the build.
+  const steps = df.installs.filter((i) => !(i.exact && i.packages?.length && i.packages.every((p) => PACKAGE_MANAGERS.has(p))));
+  const installs = steps.filter((i) => i.tool !== 'go' || lockfiles.some((l) => l.path.endsWith('go.sum')));
+  const goWithoutSum = steps.find((i) => i.tool === 'go' && !installs.includes(i));
+  if (steps.length) {
     const unlocked = [...installs.filter((i) => !i.locked), ...(goWithoutSum ? [goWithoutSum] : [])];
     const first = unlocked[0] ?? installs[0]!;
     sheet.set(
@@ -82,7 +102,7 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
           : `${worst.text} installs an exact version; its dependencies resolve from their ranges at build time`,
       );
     }
-    const npmish = df.installs.filter((i) => i.scriptsDisabled !== true);
+    const npmish = steps.filter((i) => i.scriptsDisabled !== true);
     const open = npmish.find((i) => i.scriptsDisabled === false && !df.ignoreScriptsEnv);
     const unknown = npmish.find((i) => i.scriptsDisabled === null);
     if (open)
@@ -103,7 +123,7 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
       sheet.set(
         'supply_chain.install_scripts_disabled',
         true,
-        (df.ignoreScriptsEnv ?? df.installs[0]!.at) as At,
+        (df.ignoreScriptsEnv ?? steps[0]!.at) as At,
         'every install runs without dependency scripts',
       );
     // A CI step that runs `npm audit signatures` on the same lockfile checks the same tarballs

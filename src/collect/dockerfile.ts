@@ -17,6 +17,8 @@ export interface InstallStep {
   followsLockfile?: boolean;
   /** Installs named packages, each at an exact version, their dependencies resolved (`npm install -g pkg@1.4.2`, `pip install pkg==1.4.2`). */
   exact?: boolean;
+  /** The registry packages it names, without their versions (`supergateway`, `mcp-server-fetch`). */
+  packages?: string[];
 }
 
 export interface DockerfileInfo {
@@ -350,10 +352,21 @@ const pipExact = (spec: string) => /^[A-Za-z0-9_.-]+(\[[^\]]*\])?==\d+(\.\d+)*([
  * installs from a manifest or requirements file (what that holds is resolved, not written here).
  */
 function exactSpecs(args: string[], exact: (spec: string) => boolean): boolean {
+  const specs = specsOf(args);
+  return specs !== null && specs.length > 0 && specs.every(exact);
+}
+
+/** The names of the registry packages an install names (`@scope/pkg@1.2.3` → `@scope/pkg`, `pkg[x]==1` → `pkg`). */
+function packageNames(args: string[]): string[] {
+  return (specsOf(args) ?? []).filter((s) => !/^[./]|:\/\//.test(s)).map((s) => s.replace(/^(@?[^@=<>~![\s]+).*$/, '$1'));
+}
+
+/** What an install names, flags left out; null when it installs from a file list (`-r`, `-c`, `-e`). */
+function specsOf(args: string[]): string[] | null {
   const specs: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
-    if (/^-(r|c|e)$|^--(requirement|constraint|editable)$/.test(a) || /^--(requirement|constraint|editable)=/.test(a)) return false;
+    if (/^-(r|c|e)$|^--(requirement|constraint|editable)$/.test(a) || /^--(requirement|constraint|editable)=/.test(a)) return null;
     // Flags with a value as the next word (`--prefix /x`, `-i URL`); flags alone take none.
     if (/^(--(prefix|registry|target|index-url|extra-index-url|cache|userconfig|root)|-[it])$/.test(a)) {
       i++;
@@ -362,7 +375,7 @@ function exactSpecs(args: string[], exact: (spec: string) => boolean): boolean {
     if (a.startsWith('-')) continue;
     specs.push(a.replace(/^["']|["']$/g, ''));
   }
-  return specs.length > 0 && specs.every(exact);
+  return specs;
 }
 
 /** One install command: which tool, locked or not, install scripts on or off. */
@@ -373,7 +386,15 @@ export function installStep(w: string[], at: At): InstallStep | null {
   if (cmd === 'npm' && (sub === 'ci' || sub === 'clean-install' || sub === 'install-clean'))
     return { at, tool: 'npm', text, locked: true, scriptsDisabled: has('--ignore-scripts') };
   if (cmd === 'npm' && (sub === 'install' || sub === 'i' || sub === 'add'))
-    return { at, tool: 'npm', text, locked: false, scriptsDisabled: has('--ignore-scripts'), exact: exactSpecs(rest, npmExact) };
+    return {
+      at,
+      tool: 'npm',
+      text,
+      locked: false,
+      scriptsDisabled: has('--ignore-scripts'),
+      exact: exactSpecs(rest, npmExact),
+      packages: packageNames(rest),
+    };
   if (cmd === 'yarn' && (sub === undefined || sub === 'install' || sub.startsWith('-')))
     return {
       at,
@@ -400,6 +421,7 @@ export function installStep(w: string[], at: At): InstallStep | null {
       // Building a source distribution runs its build backend: only a wheels-only install runs no dependency code.
       scriptsDisabled: has('--only-binary=:all:', '--only-binary'),
       exact: exactSpecs(w.slice(w.indexOf('install') + 1), pipExact),
+      packages: packageNames(w.slice(w.indexOf('install') + 1)),
     };
   // Adding a package resolves its newest release and writes it into the lockfile: whatever was
   // locked before, what this step installs is not (deslicer/mcp-for-splunk's `uv sync --frozen && uv add …`).

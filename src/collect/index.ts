@@ -18,7 +18,7 @@ import { kubernetesDeployments } from './kubernetes/facts.js';
 import { buildKustomization, type K8sObject, type K8sSet, kustomizationIn, objectsOf } from './kubernetes/load.js';
 import { type LocationCtx, proxiedLocations } from './nginx.js';
 import { nginxFacts } from './nginx-facts.js';
-import { mcpEvidenceIn } from './packages.js';
+import { isMcpPackage, mcpEvidenceIn } from './packages.js';
 import { FactSheet } from './sheet.js';
 import type { CollectedFile, CollectionNote, CollectionOut, FileKind, SkippedFile } from './types.js';
 import { readYaml } from './yaml-lines.js';
@@ -119,7 +119,7 @@ export function collect(files: InputFile[], options: Options = {}): CollectionOu
     guard(set.root ?? set.objects[0]?.file ?? '', () => kubernetesDeployments(ctx, set));
   for (const f of texts.filter((t) => kinds.get(t.path) === 'mcp_client_config')) guard(f.path, () => clientDeployments(ctx, f));
   for (const s of sheets) for (const x of s.files()) if (kinds.get(x) === 'dockerfile') usedDockerfiles.add(x);
-  for (const f of texts.filter((t) => kinds.get(t.path) === 'dockerfile' && !usedDockerfiles.has(t.path)))
+  for (const f of texts.filter((t) => kinds.get(t.path) === 'dockerfile' && !usedDockerfiles.has(t.path) && !ctx.claimed.has(t.path)))
     guard(f.path, () => imageOnly(ctx, f));
   // Proxy configurations no container of the files runs: a proxy on a host in front of an MCP route.
   const used = new Set([...sheets.flatMap((s) => [...s.files()]), ...ctx.claimed]);
@@ -415,10 +415,15 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
   const mcp = mcpEvidenceIn(ctx.inputs, dir);
   const df = ctx.dockerfile(f.path)!;
   const named = /mcp/i.test(f.path) || df.entrypoint.some((w) => /mcp/i.test(w));
-  if (!mcp && !named) return [];
+  // `npm install -g supergateway`: the image installs an MCP server or bridge from a registry.
+  const installed = df.installs.find((i) => i.packages?.some(isMcpPackage));
+  if (!mcp && !named && !installed) return [];
   const sheet = new FactSheet(`image:${f.path}`);
   const at = df.base?.at ?? { file: f.path, line: 1 };
-  sheet.set('container.used', true, at, mcp ? `an image of an MCP server (${mcp.name})` : 'an image whose command names MCP');
+  if (mcp) sheet.set('container.used', true, at, `an image of an MCP server (${mcp.name})`);
+  else if (installed)
+    sheet.set('container.used', true, installed.at, `the image installs an MCP package (${installed.packages!.find(isMcpPackage)})`);
+  else sheet.set('container.used', true, at, 'an image whose command names MCP');
   dockerfileFacts(sheet, df, ctx.inputs, dir, at);
   if (!sheet.has('container.healthcheck'))
     sheet.undecided('container.healthcheck', 'how the image is run (compose, Kubernetes) decides its health checks');

@@ -16,6 +16,14 @@ const lineOf = (text: string, needle: string): number => {
   return i < 0 ? 1 : text.slice(0, i).split('\n').length;
 };
 
+/**
+ * A registry package that is an MCP server, SDK or bridge by its name: a known one, or one whose
+ * name has `mcp` as a word of its own (`mongodb-mcp-server`, `@playwright/mcp`, `mcp_server_time`).
+ */
+export function isMcpPackage(name: string): boolean {
+  return NPM_SDKS.test(name) || PY_SDKS.test(name) || /(^|[-_/@.])mcp([-_.]|$)/i.test(name);
+}
+
 /** An MCP SDK or framework among the dependencies this manifest declares. */
 export function mcpDependency(file: TextFile): { at: At; name: string } | null {
   const base = file.path.split('/').pop()!.toLowerCase();

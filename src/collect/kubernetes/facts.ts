@@ -69,6 +69,7 @@ function workloads(ctx: Context, set: K8sSet): Workload[] {
     const c = containers[mainIndex]!;
     const image = String(c['image'] ?? '');
     const df = dockerfileFor(ctx, image);
+    if (df) ctx.claimed.add(df.path);
     const role = df ? builtRole(df.base?.image ?? null, df.proxyInstalled?.product ?? null, image) : imageRole(image);
     const tmplLabels =
       o.kind === 'Pod' ? getPath(o.value, ['metadata', 'labels']) : getPath(o.value, [...spec.slice(0, -1), 'metadata', 'labels']);

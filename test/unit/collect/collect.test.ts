@@ -181,3 +181,52 @@ describe('a Rust MCP server built with Cargo', () => {
     expect(out.files.filter((f) => f.kind === 'dockerfile').map((f) => f.path)).toEqual(['Dockerfile', 'Dockerfile-8000']);
   });
 });
+
+describe('an image that installs an MCP server or bridge from a registry', () => {
+  // supercorp-ai/supergateway's docker/base.Dockerfile (commit ffd7d247161d486d5c8f15ef6a65f5492881b128),
+  // built from the repository root: nothing beside it says MCP, its install does.
+  const base = 'FROM node:20-alpine\n\nRUN npm install -g supergateway\n\nEXPOSE 8000\n\nENTRYPOINT ["supergateway"]\n\nCMD ["--help"]\n';
+
+  it('is a deployment, the install its evidence, its release floating', () => {
+    const d = collectWith(inline({ 'docker/base.Dockerfile': base })).deployments;
+    expect(d.map((x) => x.name)).toEqual(['image:docker/base.Dockerfile']);
+    expect(d[0]!.sources['container.used']).toEqual([
+      { file: 'docker/base.Dockerfile', line: 3, why: 'the image installs an MCP package (supergateway)' },
+    ]);
+    expect(fact(d[0]!, 'supply_chain.deployed_release')).toBe('floating');
+  });
+
+  it('by a name with mcp as a word of its own; a name that merely contains the letters is not', () => {
+    const image = (run: string) => collectWith(inline({ Dockerfile: `FROM python:3.13-slim\nRUN ${run}\nCMD ["serve"]\n` })).deployments;
+    expect(image('pip install mcp-server-fetch==2025.4.7').length).toBe(1);
+    expect(image('npm install -g @playwright/mcp@0.0.79').length).toBe(1);
+    expect(image('pip install gunicorn mcpo').length).toBe(1);
+    expect(image('pip install gunicorn flask').length).toBe(0);
+    expect(image('npm install -g mcpx-like-tool').length).toBe(0);
+  });
+});
+
+describe('a package manager installed to install the rest', () => {
+  // metatool-ai/metamcp's base stage: `npm install -g pnpm@10.12.0`, then pnpm installs the lockfile.
+  const image = (bootstrap: string) =>
+    collectWith(
+      inline({
+        'package.json': '{"dependencies":{"@modelcontextprotocol/sdk":"1.0.0"}}',
+        'pnpm-lock.yaml': "lockfileVersion: '9.0'\n",
+        Dockerfile: `FROM node:20-slim\nRUN ${bootstrap}\nRUN pnpm install --frozen-lockfile --ignore-scripts\nUSER node\n`,
+      }),
+    ).deployments[0]!;
+
+  it('at one exact version installs nothing of the server: the lockfile decides', () => {
+    const d = image('npm install -g pnpm@10.12.0');
+    expect(fact(d, 'supply_chain.lockfile_enforced')).toBe(true);
+    expect(fact(d, 'supply_chain.deployed_release')).toBe('locked');
+    expect(fact(d, 'supply_chain.install_scripts_disabled')).toBe(true);
+  });
+
+  it('unpinned, it floats the build', () => {
+    const d = image('npm install -g pnpm');
+    expect(fact(d, 'supply_chain.lockfile_enforced')).toBe(false);
+    expect(d.sources['supply_chain.lockfile_enforced']![0]!.why).toBe('npm install -g pnpm: not installed from a lockfile it must match');
+  });
+});
