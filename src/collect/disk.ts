@@ -131,6 +131,12 @@ export function readPaths(paths: string[], rootOption?: string): DiskRead {
             file: rel(abs),
             what: 'not walked: a directory of tests, whose deployments are fixtures; name it or its files to check them',
           });
+        else if (e.name === '.devcontainer')
+          // VS Code's and GitHub Codespaces' development container: a developer's workstation.
+          notes.push({
+            file: rel(abs),
+            what: 'not walked: a development container (devcontainer.json), a workstation for developing the project and no deployment of it; name it or its files to check them',
+          });
         else if (/\{\{.*\}\}|\{%.*%\}/.test(e.name))
           // cookiecutter's {{cookiecutter.project_slug}}, copier's {{ project_name }}: files not yet generated.
           notes.push({

@@ -182,6 +182,9 @@ describe('a repository walked: a lone service is the MCP server only when the fi
   write('weather/Dockerfile', 'FROM node:24-trixie-slim\nUSER node\nCOPY server.js .\nCMD ["node", "server.js"]\n');
   // A cookiecutter project template (IBM/mcp-context-forge's mcp-servers/templates/go): no deployment until generated.
   write('templates/go/{{cookiecutter.project_slug}}/Dockerfile', 'FROM golang:1.25 AS build\nCOPY . .\nRUN go build -o /mcp-server .\n');
+  // metatool-ai/metamcp's development container: its compose file runs the app for a developer.
+  write('.devcontainer/docker-compose.yml', 'services:\n  app:\n    build: .\n    ports: ["12008:12008"]\n');
+  write('.devcontainer/Dockerfile', 'FROM node:20\nRUN npm install -g pnpm\nCMD ["sleep", "infinity"]\n');
   // A loose manifest of a third-party workload, and nothing that builds its image.
   write(
     'k8s/docs.yaml',
@@ -216,6 +219,13 @@ describe('a repository walked: a lone service is the MCP server only when the fi
       what: 'not walked: a directory of tests, whose deployments are fixtures; name it or its files to check them',
     });
     expect(out.files.some((f) => f.path.startsWith('test/'))).toBe(false);
+    expect(out.notes).toContainEqual({
+      file: '.devcontainer',
+      what: 'not walked: a development container (devcontainer.json), a workstation for developing the project and no deployment of it; name it or its files to check them',
+    });
+    expect(out.files.some((f) => f.path.startsWith('.devcontainer/'))).toBe(false);
+    // Named, it is read.
+    expect(run('.devcontainer').deployments.map((d) => d.name)).toEqual(['compose:.devcontainer/docker-compose.yml:app']);
     expect(out.notes).toContainEqual({
       file: 'templates/go/{{cookiecutter.project_slug}}',
       what: 'not walked: a project template (its name holds {{ … }}), whose files are no deployment until generated',

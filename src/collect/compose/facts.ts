@@ -14,7 +14,7 @@ import { worstSecrets } from '../secrets.js';
 import { legacySse, tlsVerification } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
 import { type Labels, traefikEnabled, traefikFacts } from '../traefik.js';
-import { Unresolved } from './interpolate.js';
+import { parseDotenv, Unresolved } from './interpolate.js';
 import { type ComposeProject, type ComposeService, networksMap } from './load.js';
 
 type Obj = Record<string, unknown>;
@@ -48,6 +48,8 @@ function describe(ctx: Context, project: ComposeProject, s: ComposeService): Svc
     dockerfile = posix.join(contextDir, name).replace(/^\.\//, '');
   }
   const df = dockerfile ? ctx.dockerfile(dockerfile, buildArgs(build), isObj(build) ? str(build['target']) : null) : null;
+  // The project describes what its services build, a client or a proxy as much as the server.
+  if (df && dockerfile) ctx.claimed.add(dockerfile);
   const image = str(spec['image']) ?? df?.base?.image ?? null;
   const networkMode = str(spec['network_mode']);
   const networks = networkMode ? [] : Object.keys(networksMap(spec['networks'] ?? ['default']));
@@ -286,6 +288,10 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
         `${entry.s.name} is published on every host interface (${entryPorts.text}): the host's addresses decide`,
       );
       sheet.undecided('exposure.reachable_from_internet', "published on every interface: the host's network and firewall decide");
+    } else if (entryPorts.kind === 'unknown') {
+      const why = `${entry.s.name} publishes ${entryPorts.text} by default, but a .env the files do not hold may change where`;
+      sheet.undecided('exposure.endpoint_address_class', why);
+      sheet.undecided('exposure.reachable_from_internet', why);
     } else if (!svcs.some((v) => v.role?.kind === 'tunnel')) {
       sheet.set(
         'exposure.endpoint_address_class',
@@ -507,7 +513,9 @@ function containerFacts(sheet: FactSheet, srv: Svc, project: ComposeProject): vo
     else if (hc['test'] !== undefined) sheet.set('container.healthcheck', true, at('healthcheck'), 'healthcheck in the service');
   }
   const ports = publishedPorts(srv);
-  sheet.set('container.published_ports', ports.kind, ports.at, ports.kind === 'none' ? 'no ports: entry' : `ports: ${ports.text}`);
+  if (ports.kind === 'unknown')
+    sheet.undecided('container.published_ports', `ports: ${ports.text} by default, but a .env the files do not hold may change them`);
+  else sheet.set('container.published_ports', ports.kind, ports.at, ports.kind === 'none' ? 'no ports: entry' : `ports: ${ports.text}`);
   void project;
 }
 
@@ -544,12 +552,18 @@ function plainHealthcheck(srv: Svc, published: { kind: string; text: string }): 
   return null;
 }
 
-function publishedPorts(svc: Svc): { kind: 'none' | 'loopback' | 'all_interfaces'; at: At; text: string } {
+function publishedPorts(svc: Svc): { kind: 'none' | 'loopback' | 'all_interfaces' | 'unknown'; at: At; text: string } {
   const ports = (svc.s.spec['ports'] as unknown[]) ?? [];
-  let kind: 'none' | 'loopback' | 'all_interfaces' = 'none';
+  let kind: 'none' | 'loopback' | 'all_interfaces' | 'unknown' = 'none';
   const texts: string[] = [];
   for (const p of ports) {
     let hostIp = '';
+    // A port whose text a missing .env may set: where it binds is not in the files.
+    if (p instanceof Unresolved && p.opaque) {
+      texts.push(p.asEmpty);
+      if (kind !== 'all_interfaces') kind = 'unknown';
+      continue;
+    }
     if (isObj(p)) {
       hostIp = str(p['host_ip']) ?? '';
       texts.push(`${hostIp ? `${hostIp}:` : ''}${str(p['published']) ?? ''}:${str(p['target']) ?? ''}`);
@@ -640,6 +654,16 @@ function secrets(ctx: Context, sheet: FactSheet, srv: Svc, project: ComposeProje
     }
     if (!SECRET_NAME.test(k)) continue;
     const vars = srv.s.varsAt('environment', k);
+    // `${PASSWORD:-Chang3d!}` with a .env the files do not hold: the compose file still carries a
+    // password in clear, the one the container gets whenever that file leaves the variable unset.
+    if (v instanceof Unresolved && v.fallback && v.asEmpty !== '') {
+      found.push({
+        kind: 'manifest_plaintext',
+        at: srv.s.at('environment', k),
+        why: `${k} falls back to a value written in the compose file when ${v.variables.join(', ')} is unset`,
+      });
+      continue;
+    }
     if (v instanceof Unresolved) {
       found.push({
         kind: 'environment',
@@ -668,17 +692,35 @@ function secrets(ctx: Context, sheet: FactSheet, srv: Svc, project: ComposeProje
       why: `compose secret ${name}${committed ? ` from the file ${file}${inRepo ? ', which is among the files read' : ''}` : ''}`,
     });
   }
+  // An env_file among the files is read like a committed .env; one that is not may hold anything.
+  let unreadEnvFile: string | null = null;
   for (const e of (Array.isArray(spec['env_file']) ? spec['env_file'] : spec['env_file'] ? [spec['env_file']] : []) as unknown[]) {
-    const p = typeof e === 'string' ? e : isObj(e) ? String(e['path']) : '';
-    sheet.cannotSay(
-      srv.s.at('env_file'),
-      `env_file ${p}: whether it holds secrets and is committed or generated is not in the files read`,
-      ['container.secrets_source'],
-    );
+    const p = e instanceof Unresolved ? e.asEmpty : typeof e === 'string' ? e : isObj(e) ? String(e['path']) : '';
+    const where = srv.s.at('env_file');
+    const file = ctx.inputs.get(ctx.inputs.resolve(where.file, p));
+    if (!file) {
+      unreadEnvFile ??= p;
+      continue;
+    }
+    const { values, lines } = parseDotenv(file.text);
+    const secret = [...values].find(([k, v]) => SECRET_NAME.test(k) && v !== '');
+    if (secret)
+      found.push({
+        kind: 'manifest_plaintext',
+        at: { file: file.path, line: lines.get(secret[0]) ?? 1 },
+        why: `${secret[0]} is written in env_file ${p}, which is among the files read`,
+      });
   }
   const environmentOnly = found.filter((f) => f.kind === 'environment');
   if (environmentOnly.length && environmentOnly.length === found.length) {
     sheet.undecided('container.secrets_source', environmentOnly[0]!.why);
+    return;
+  }
+  if (!found.length && unreadEnvFile !== null) {
+    sheet.undecided(
+      'container.secrets_source',
+      `env_file ${unreadEnvFile} is not among the files read: whether it holds secrets, and where it comes from, is not in them`,
+    );
     return;
   }
   const decided = found.filter((f) => f.kind !== 'environment');

@@ -4,18 +4,27 @@
 // $$ for a literal $. Only the variables handed in are known (a .env file, --env): the shell
 // of whoever runs the collector is never read, so the result does not depend on the machine.
 
-/** A value that depends on a variable the files do not set (and that has no default). */
+/**
+ * A value that depends on a variable the files do not set (and that has no default), or, where
+ * a required .env is missing from the files, on any variable that file may set.
+ */
 export class Unresolved {
   readonly variables: string[];
-  /** The text with the unset variables left empty, as Compose would use it. */
+  /** The text with the unset variables left empty (or at their defaults), as Compose would use it. */
   readonly asEmpty: string;
   /** A `:?`/`?` message: Compose refuses to start without the variable. */
   readonly required: string | null;
+  /** Every variable it depends on has a default written in the file: asEmpty is the file's fallback. */
+  readonly fallback: boolean;
+  /** A file the files do not hold may set its variables: asEmpty is not what Compose will use. */
+  readonly opaque: boolean;
 
-  constructor(variables: string[], asEmpty: string, required: string | null) {
+  constructor(variables: string[], asEmpty: string, required: string | null, fallback = false, opaque = false) {
     this.variables = variables;
     this.asEmpty = asEmpty;
     this.required = required;
+    this.fallback = fallback;
+    this.opaque = opaque;
   }
 }
 
@@ -23,9 +32,13 @@ export type Interpolated = string | Unresolved;
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*/;
 
-/** Interpolate one string with `env`. */
-export function interpolate(text: string, env: ReadonlyMap<string, string>): Interpolated {
+/**
+ * Interpolate one string with `env`. `opaque`: a file the files do not hold may set any variable
+ * (a required .env that is missing), so a variable not in `env` is unknown even with a default.
+ */
+export function interpolate(text: string, env: ReadonlyMap<string, string>, opaque = false): Interpolated {
   const unset: string[] = [];
+  const defaulted = new Set<string>();
   let required: string | null = null;
   const run = (s: string, depth: number): string => {
     if (depth > 8) throw new Error('interpolation nested more than 8 levels');
@@ -78,6 +91,11 @@ export function interpolate(text: string, env: ReadonlyMap<string, string>): Int
     if (!op) throw new Error(`invalid interpolation "\${${body}}"`);
     const arg = rest.slice(op.length);
     const empty = value === undefined || (op.startsWith(':') && value === '');
+    if (value === undefined && opaque) {
+      unset.push(name);
+      if (op.endsWith('-')) defaulted.add(name);
+      return op.endsWith('-') ? run(arg, depth + 1) : '';
+    }
     switch (op.replace(':', '')) {
       case '-':
         return empty ? run(arg, depth + 1) : value!;
@@ -93,7 +111,16 @@ export function interpolate(text: string, env: ReadonlyMap<string, string>): Int
     }
   };
   const text2 = run(text, 0);
-  return unset.length ? new Unresolved([...new Set(unset)], text2, required) : text2;
+  const vars = [...new Set(unset)];
+  return vars.length
+    ? new Unresolved(
+        vars,
+        text2,
+        required,
+        vars.every((n) => defaulted.has(n)),
+        opaque,
+      )
+    : text2;
 }
 
 /** The index of the `}` closing a `${` whose body starts at `from` (nested `${...}` allowed). */
@@ -109,11 +136,11 @@ function closing(s: string, from: number): number {
 }
 
 /** Interpolate every string in a parsed compose file (keys are not interpolated, as in Compose). */
-export function interpolateTree(value: unknown, env: ReadonlyMap<string, string>): unknown {
-  if (typeof value === 'string') return interpolate(value, env);
-  if (Array.isArray(value)) return value.map((v) => interpolateTree(v, env));
+export function interpolateTree(value: unknown, env: ReadonlyMap<string, string>, opaque = false): unknown {
+  if (typeof value === 'string') return interpolate(value, env, opaque);
+  if (Array.isArray(value)) return value.map((v) => interpolateTree(v, env, opaque));
   if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolateTree(v, env)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolateTree(v, env, opaque)]));
   }
   return value;
 }

@@ -101,6 +101,14 @@ function asMap(v: unknown): Obj {
   const out: Obj = {};
   if (Array.isArray(v)) {
     for (const item of v) {
+      // `- API_KEY=${API_KEY}` with the variable unset: the key is written, the value is not known.
+      if (item instanceof Unresolved) {
+        const eq = item.asEmpty.indexOf('=');
+        const key = eq < 0 ? item.asEmpty : item.asEmpty.slice(0, eq);
+        if (key)
+          out[key] = new Unresolved(item.variables, eq < 0 ? '' : item.asEmpty.slice(eq + 1), item.required, item.fallback, item.opaque);
+        continue;
+      }
       if (typeof item !== 'string') continue;
       const eq = item.indexOf('=');
       if (eq < 0) out[item] = new Unresolved([item], '', null);
@@ -164,6 +172,30 @@ export function networksMap(v: unknown): Obj {
   return isObj(v) ? { ...v } : {};
 }
 
+/** The first service (`service NAME in FILE`) whose env_file requires the project's .env, or null. */
+function servicesNeedingDotenv(inputs: Inputs, files: string[], dotenvPath: string): string | null {
+  for (const path of files) {
+    const file = inputs.get(path);
+    if (!file) continue;
+    let top: unknown;
+    try {
+      top = readYaml(file.text, { composeTags: true })[0]?.value;
+    } catch {
+      continue;
+    }
+    const services = isObj(top) && isObj(top['services']) ? (top['services'] as Obj) : {};
+    for (const [name, spec] of Object.entries(services)) {
+      const envFile = isObj(spec) ? spec['env_file'] : undefined;
+      for (const e of Array.isArray(envFile) ? envFile : envFile === undefined ? [] : [envFile]) {
+        const p = typeof e === 'string' ? e : isObj(e) && typeof e['path'] === 'string' ? e['path'] : null;
+        const required = !(isObj(e) && e['required'] === false);
+        if (p !== null && required && inputs.resolve(path, p) === dotenvPath) return `service ${name} in ${path}`;
+      }
+    }
+  }
+  return null;
+}
+
 /** Load one compose project from `files` (merged in order). Throws on a file that is not valid YAML. */
 export function loadCompose(inputs: Inputs, files: string[], options: ComposeOptions = {}): ComposeProject {
   const notes: string[] = [];
@@ -178,6 +210,16 @@ export function loadCompose(inputs: Inputs, files: string[], options: ComposeOpt
     const line = parsed.lines.get(name);
     return line === undefined ? null : { file: dotenv!.path, line };
   };
+
+  // A service's env_file that needs the project's .env (required unless `required: false`) means
+  // Compose cannot start without it, and interpolation reads the same file: when it is not among
+  // the files, any variable may be set there, and a default in the compose file decides nothing.
+  const needsDotenv = dotenv ? null : servicesNeedingDotenv(inputs, files, dotenvPath);
+  const opaque = needsDotenv !== null;
+  if (needsDotenv)
+    notes.push(
+      `${needsDotenv} needs ${dotenvPath} (env_file), which is not among the files: every variable it may set is undecided, defaults included; add the file, or set the variables with --env`,
+    );
 
   const order: string[] = [];
   const loaded: LoadedFile[] = [];
@@ -197,7 +239,7 @@ export function loadCompose(inputs: Inputs, files: string[], options: ComposeOpt
     const doc = docs[0];
     if (!doc || !isObj(doc.value)) return;
     const rawTop = doc.value as Obj;
-    const top = interpolateTree(doc.value, env) as Obj;
+    const top = interpolateTree(doc.value, env, opaque) as Obj;
     // include: loaded first, relative to the including file (compose-spec include.md).
     const include = Array.isArray(top['include']) ? top['include'] : [];
     for (const entry of include) {

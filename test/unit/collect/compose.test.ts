@@ -374,3 +374,101 @@ describe('a service built to one stage of a multi-stage Dockerfile (build.target
     expect(fact(run('      target: prod\n'), 'container.runs_as_root')).toBe(false);
   });
 });
+
+describe('a .env that a service requires and the files do not hold', () => {
+  // metatool-ai/metamcp's docker-compose.yml: `env_file: [.env]` (only example.env is committed) and
+  // `${POSTGRES_PASSWORD:-m3t4mcp}`: Compose refuses to start without .env, and reads it for every ${VAR}.
+  const compose = (envFile: string) =>
+    [
+      'services:',
+      '  app:',
+      '    image: ${APP_IMAGE:-ghcr.io/acme/mcp-server:1.2.0}',
+      envFile,
+      '    ports: ["${BIND:-127.0.0.1}:12008:12008"]',
+      '    environment:',
+      '      POSTGRES_PASSWORD: ${POSTGRES_PASSWORD:-m3t4mcp}',
+      '      NODE_TLS_REJECT_UNAUTHORIZED: ${TLS_REJECT:-0}',
+    ]
+      .filter((l) => l !== '')
+      .join('\n');
+  const run = (files: Record<string, string>) => collectWith(inline(files));
+
+  it('leaves what its variables decide undecided, defaults included, and says why', () => {
+    const out = run({ 'docker-compose.yml': compose('    env_file: [.env]') });
+    const d = out.deployments[0]!;
+    for (const path of ['container.published_ports', 'egress.tls_verification_disabled', 'container.image_pinned_by_digest'])
+      expect(fact(d, path), path).toBeUndefined();
+    expect(d.undecided).toEqual(expect.arrayContaining(['container.published_ports', 'egress.tls_verification_disabled']));
+    expect(out.notes).toContainEqual({
+      file: 'docker-compose.yml',
+      what: 'service app in docker-compose.yml needs .env (env_file), which is not among the files: every variable it may set is undecided, defaults included; add the file, or set the variables with --env',
+    });
+    // The password the file writes is still in clear: the container gets it whenever .env leaves it unset.
+    expect(fact(d, 'container.secrets_source')).toBe('manifest_plaintext');
+    expect(d.sources['container.secrets_source']![0]!.why).toBe(
+      'POSTGRES_PASSWORD falls back to a value written in the compose file when POSTGRES_PASSWORD is unset',
+    );
+  });
+
+  it('with the .env among the files, or not required, the defaults are what Compose uses', () => {
+    const cases: Record<string, string>[] = [
+      { 'docker-compose.yml': compose('    env_file: [.env]'), '.env': 'OTHER=1\n' },
+      { 'docker-compose.yml': compose('    env_file: [{ path: .env, required: false }]') },
+      { 'docker-compose.yml': compose('') },
+    ];
+    for (const files of cases) {
+      const d = run(files).deployments[0]!;
+      expect(fact(d, 'container.published_ports')).toBe('loopback');
+      expect(fact(d, 'egress.tls_verification_disabled')).toBe(true);
+    }
+  });
+});
+
+describe("where a service's secrets come from, env_file and list-form environment included", () => {
+  const build = { Dockerfile: 'FROM node:24-slim\nUSER node\nCMD ["node", "mcp-server.js"]\n' };
+  const secrets = (files: Record<string, string>) => {
+    const d = collectWith(inline({ ...build, ...files })).deployments[0]!;
+    return { value: fact(d, 'container.secrets_source'), why: d.sources['container.secrets_source']?.[0]?.why, undecided: d.undecided };
+  };
+  const service = (extra: string) => `services:\n  mcp:\n    build: .\n${extra}`;
+
+  it('an env_file among the files is read: a secret written there is in the repository', () => {
+    const s = secrets({
+      'compose.yaml': service('    env_file: [config/app.env]\n'),
+      'config/app.env': 'LOG_LEVEL=info\nGITHUB_TOKEN=ghp_abc\n',
+    });
+    expect(s.value).toBe('manifest_plaintext');
+    expect(s.why).toBe('GITHUB_TOKEN is written in env_file config/app.env, which is among the files read');
+    expect(secrets({ 'compose.yaml': service('    env_file: [config/app.env]\n'), 'config/app.env': 'LOG_LEVEL=info\n' }).value).toBe(
+      'none',
+    );
+  });
+
+  it('one that is not among the files may hold anything: undecided, never "none"', () => {
+    const s = secrets({ 'compose.yaml': service('    env_file: [secrets.env]\n') });
+    expect(s.value).toBeUndefined();
+    expect(s.undecided).toContain('container.secrets_source');
+  });
+
+  it('a list-form entry whose variable is set nowhere is a secret from the environment, not dropped', () => {
+    const s = secrets({ 'compose.yaml': service('    environment:\n      - LOG_LEVEL=info\n      - API_KEY=${API_KEY}\n') });
+    expect(s.value).toBeUndefined();
+    expect(s.undecided).toContain('container.secrets_source');
+  });
+});
+
+describe('a Dockerfile a Compose service builds belongs to that project', () => {
+  // docker/mcp-gateway's examples/client: a service built from a Dockerfile that installs the MCP SDK
+  // to be a client of the gateway beside it (commit 2bd20fe83dd04870e8d87dc1ed059d4d19fc7c68).
+  const files = {
+    'examples/client/Dockerfile':
+      'FROM python:3.13-alpine\n\nRUN pip install mcp[cli]\n\nWORKDIR /app\nCOPY main.py ./\nENTRYPOINT ["python", "main.py"]',
+    'examples/client/compose.yaml':
+      'services:\n  client:\n    build: .\n    environment:\n      - MCP_HOST=http://gateway:9011/mcp\n    depends_on:\n      - gateway\n\n  gateway:\n    image: docker/mcp-gateway\n    command:\n      - --transport=streaming\n      - --port=9011\n    volumes:\n      - /var/run/docker.sock:/var/run/docker.sock\n',
+  };
+
+  it('is no image deployment of its own: the client is described by its project, which serves the gateway', () => {
+    const out = collectWith(inline(files));
+    expect(out.deployments.map((d) => d.name)).toEqual(['compose:examples/client/compose.yaml:gateway']);
+  });
+});
