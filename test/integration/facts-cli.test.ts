@@ -224,8 +224,8 @@ describe('a repository walked: a lone service is the MCP server only when the fi
       what: 'not walked: a development container (devcontainer.json), a workstation for developing the project and no deployment of it; name it or its files to check them',
     });
     expect(out.files.some((f) => f.path.startsWith('.devcontainer/'))).toBe(false);
-    // Named, it is read.
-    expect(run('.devcontainer').deployments.map((d) => d.name)).toEqual(['compose:.devcontainer/docker-compose.yml:app']);
+    // Named, it is read (the root is then the directory named).
+    expect(run('.devcontainer').deployments.map((d) => d.name)).toEqual(['compose:docker-compose.yml:app']);
     expect(out.notes).toContainEqual({
       file: 'templates/go/{{cookiecutter.project_slug}}',
       what: 'not walked: a project template (its name holds {{ … }}), whose files are no deployment until generated',
