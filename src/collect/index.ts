@@ -305,9 +305,39 @@ function kubernetesSets(ctx: Context, texts: TextFile[], kinds: Map<string, File
     }
     if (objs.length) loose.set(dirOf(t.path), [...(loose.get(dirOf(t.path)) ?? []), ...objs]);
   }
-  for (const [, objects] of [...loose.entries()].sort((a, b) => cmp(a[0], b[0])))
-    sets.push({ root: null, objects, how: 'plain manifests' });
+  for (const [dir, objects] of [...loose.entries()].sort((a, b) => cmp(a[0], b[0]))) {
+    // `kubectl apply -f dir` applies a directory's manifests together, unless two files define the
+    // same object: then they are alternatives (microsoft/mcp-gateway's local-deployment.yml and
+    // cloud-deployment-template.yml), and each file is read on its own.
+    const clash = sameObjectTwice(objects);
+    if (!clash) {
+      sets.push({ root: null, objects, how: 'plain manifests' });
+      continue;
+    }
+    ctx.note(
+      dir || '.',
+      `${clash.files.join(' and ')} both define ${clash.object}: read as alternatives, each file on its own; name the files that are applied together to read them as one set`,
+    );
+    const byFile = new Map<string, K8sObject[]>();
+    for (const o of objects) byFile.set(o.file, [...(byFile.get(o.file) ?? []), o]);
+    for (const [, own] of [...byFile.entries()].sort((a, b) => cmp(a[0], b[0])))
+      sets.push({ root: null, objects: own, how: 'plain manifests' });
+  }
   return sets;
+}
+
+/** The first object (kind, namespace and name) two files of a set both define, if any. */
+function sameObjectTwice(objects: K8sObject[]): { object: string; files: string[] } | null {
+  const seen = new Map<string, string>();
+  for (const o of objects) {
+    if (!o.kind || !o.name) continue;
+    const ns = String((o.value['metadata'] as Record<string, unknown> | undefined)?.['namespace'] ?? '');
+    const id = `${o.kind}/${ns ? `${ns}/` : ''}${o.name}`;
+    const first = seen.get(id);
+    if (first !== undefined && first !== o.file) return { object: id, files: [first, o.file].sort(cmp) };
+    seen.set(id, o.file);
+  }
+  return null;
 }
 
 const HELM_TEMPLATE =

@@ -472,3 +472,31 @@ describe('what a container runs: its args after the image ENTRYPOINT, a command 
     expect(fact(run(', command: ["/app/mcp-grafana"], args: ["--address", ":8000"]'), 'transport.legacy_sse')).toBeUndefined();
   });
 });
+
+describe('two manifests of one directory that define the same object', () => {
+  // microsoft/mcp-gateway's deployment/k8s: local-deployment.yml and cloud-deployment-template.yml
+  // both define Deployment/mcpgateway; only the cloud one has a LoadBalancer Service.
+  const deployment = (image: string) =>
+    `apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: mcpgateway }\nspec:\n  selector: { matchLabels: { app: mcpgateway } }\n  template:\n    metadata: { labels: { app: mcpgateway } }\n    spec:\n      containers:\n        - { name: mcpgateway, image: "${image}" }\n`;
+  const files = {
+    'k8s/local-deployment.yml': deployment('localhost:5000/mcpgateway:latest'),
+    'k8s/cloud-deployment-template.yml': `${deployment('example.azurecr.io/mcpgateway:1.0.0')}---\napiVersion: v1\nkind: Service\nmetadata: { name: mcpgateway-service }\nspec: { type: LoadBalancer, selector: { app: mcpgateway }, ports: [{ port: 80 }] }\n`,
+  };
+
+  it('are alternatives: each file is read on its own, and a note says so', () => {
+    const out = collectWith(inline(files));
+    expect(out.deployments.map((d) => d.name)).toEqual([
+      'kubernetes:k8s/cloud-deployment-template.yml:Deployment/mcpgateway',
+      'kubernetes:k8s/local-deployment.yml:Deployment/mcpgateway',
+    ]);
+    const local = deploymentOf(out, 'local-deployment.yml:Deployment/mcpgateway');
+    // The cloud file's LoadBalancer is not the local deployment's.
+    for (const sources of Object.values(local.sources))
+      for (const s of sources) expect(JSON.stringify(s)).not.toContain('cloud-deployment');
+    expect(fact(deploymentOf(out, 'cloud-deployment-template.yml:Deployment/mcpgateway'), 'exposure.behind_reverse_proxy')).toBe(false);
+    expect(out.notes).toContainEqual({
+      file: 'k8s',
+      what: 'k8s/cloud-deployment-template.yml and k8s/local-deployment.yml both define Deployment/mcpgateway: read as alternatives, each file on its own; name the files that are applied together to read them as one set',
+    });
+  });
+});
