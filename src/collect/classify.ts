@@ -37,7 +37,13 @@ export function classify(path: string, text: string): FileKind {
     return 'other';
   }
   if (lower.endsWith('.yaml') || lower.endsWith('.yml')) {
-    if (/^(services|include)\s*:/m.test(text) && !/^kind\s*:/m.test(text)) return 'compose';
+    if (
+      /^(services|include)\s*:/m.test(text) &&
+      !/^kind\s*:/m.test(text) &&
+      !OTHER_SERVICES.test(lower) &&
+      !/^services\s*:\s*\n\s*-/m.test(text)
+    )
+      return 'compose';
     if (/^kind\s*:/m.test(text) && /^apiVersion\s*:/m.test(text)) {
       if (/^(entryPoints|http|tcp|providers)\s*:/m.test(text)) return 'traefik';
       return 'kubernetes';
@@ -49,6 +55,13 @@ export function classify(path: string, text: string): FileKind {
   if (isNginx(lower, text)) return 'nginx';
   return 'other';
 }
+
+/**
+ * Files with a top-level `services:` that are no Compose file: the Azure Developer CLI's
+ * azure.yaml (Azure-Samples/mcp-container-ts), Render's render.yaml; a `services:` list
+ * (GitLab CI's) is not Compose's map either.
+ */
+const OTHER_SERVICES = /^(azure\.ya?ml|render\.ya?ml|\.gitlab-ci\.ya?ml|bitbucket-pipelines\.ya?ml)$/;
 
 /** `Dockerfile`, `Dockerfile.dev`, `Dockerfile-8000` (elastic/mcp-server-elasticsearch), `dev.Dockerfile`, `Containerfile`. */
 export function isDockerfileName(lower: string): boolean {

@@ -230,3 +230,21 @@ describe('a package manager installed to install the rest', () => {
     expect(d.sources['supply_chain.lockfile_enforced']![0]!.why).toBe('npm install -g pnpm: not installed from a lockfile it must match');
   });
 });
+
+describe('YAML with a top-level services: that is no Compose file', () => {
+  // Azure-Samples/mcp-container-ts's azure.yaml (the Azure Developer CLI's), beside its real compose file.
+  const azd =
+    'name: mcp-container-ts\nmetadata:\n    template: mcp-container-ts@0.1.0\nservices:\n    mcp-container-ts:\n        project: .\n        host: containerapp\n        language: ts\n';
+  const render = 'services:\n  - type: web\n    name: mcp\n    runtime: docker\n';
+  const gitlab = 'stages: [test]\nservices:\n  - docker:dind\ntest:\n  script: [npm test]\n';
+
+  it('is read as other, never as an override or a project', () => {
+    const out = collectWith(inline({ 'azure.yaml': azd, 'render.yaml': render, '.gitlab-ci.yml': gitlab }));
+    expect(out.files.map((f) => [f.path, f.kind])).toEqual([
+      ['.gitlab-ci.yml', 'other'],
+      ['azure.yaml', 'other'],
+      ['render.yaml', 'other'],
+    ]);
+    expect(out.notes).toEqual([]);
+  });
+});
