@@ -169,4 +169,43 @@ describe('Dockerfiles, read with dockerfile-ast', () => {
     expect(prod.user?.value).toBe('node');
     expect(prod.installs.map((i) => i.text)).toEqual(['npm ci --ignore-scripts']);
   });
+
+  it('reads a BuildKit here-document as the script it is, or as the data a command reads', () => {
+    const df = readDockerfile(
+      'Dockerfile',
+      [
+        'FROM node:24',
+        'RUN <<EOF',
+        'set -e',
+        'npm install -g some-mcp-server',
+        'EOF',
+        'RUN <<-"EOT" bash',
+        '\tnpm ci --ignore-scripts',
+        '\tEOT',
+        'RUN cat <<CONF > /etc/npmrc',
+        'npm install -g not-a-command',
+        'CONF',
+        'USER node',
+      ].join('\n'),
+    );
+    expect(df.installs.map((i) => [i.text, i.locked])).toEqual([
+      ['npm install -g some-mcp-server', false],
+      ['npm ci --ignore-scripts', true],
+    ]);
+    expect(df.user?.at.line).toBe(12);
+  });
+
+  it('keeps reading a RUN past a comment line inside its continuation, as Docker drops that line', () => {
+    // microsoft/playwright-mcp's base stage.
+    const df = readDockerfile(
+      'Dockerfile',
+      [
+        'FROM node:22',
+        'RUN npm ci --omit=dev && \\',
+        '  # Install system dependencies for playwright',
+        '  npm install -g some-mcp-server',
+      ].join('\n'),
+    );
+    expect(df.installs.map((i) => i.text)).toEqual(['npm ci --omit=dev', 'npm install -g some-mcp-server']);
+  });
 });

@@ -183,7 +183,7 @@ export function readDockerfile(
           if (i !== undefined && i < stage) s.copiesFrom.push(i);
         }
         // The shell sees the stage's ARGs and ENV in its environment: `npm install -g pkg@${VERSION}`.
-        for (const words of commandsOf(substIn(stage, content))) {
+        for (const words of commandsOf(substIn(stage, shellOf(content)))) {
           const w = unwrap(words);
           const step = installStep(w, at(ins));
           if (step) installsIn.push({ stage, step });
@@ -322,6 +322,26 @@ function proxyPackage(w: string[]): string | null {
     if (PROXY_PACKAGES[name]) return PROXY_PACKAGES[name];
   }
   return null;
+}
+
+/**
+ * The shell text a RUN runs. A BuildKit here-document after a bare `RUN <<EOF` (or `RUN <<EOF bash`)
+ * is the script itself; one fed to a command (`cat <<EOF > /etc/x.conf`) is that command's data.
+ */
+export function shellOf(content: string): string {
+  const nl = content.indexOf('\n');
+  const first = nl < 0 ? content : content.slice(0, nl);
+  const HEREDOC = /<<(-?)\s*(["']?)([A-Za-z_][\w.-]*)\2/g;
+  const docs = [...first.matchAll(HEREDOC)];
+  if (!docs.length) return content;
+  const command = first.replace(HEREDOC, '').trim();
+  const lines = content.slice(nl + 1).split('\n');
+  const [, dash, , name] = docs[0]!;
+  const end = lines.findIndex((l) => (dash ? l.replace(/^\t+/, '') : l) === name);
+  const body = (end < 0 ? lines : lines.slice(0, end)).map((l) => (dash ? l.replace(/^\t+/, '') : l));
+  // A bare here-document, or one handed to a shell, is the script; anything else reads it as data.
+  if (command === '' || /^(\/bin\/|\/usr\/bin\/)?(ba|da|z)?sh(\s+-\w+)*$/.test(command)) return body.join('\n');
+  return command;
 }
 
 function later(a: At | null, b: At | null): At | null {

@@ -5,19 +5,21 @@ import { parse } from 'shell-quote';
 /** The simple commands of a shell line (split at &&, ||, ;, | and newlines), each as words. */
 export function commandsOf(line: string): string[][] {
   const out: string[][] = [];
-  let current: string[] = [];
-  const tokens = parse(line.replace(/\\\n/g, ' '), (name) => `$${name}`);
-  for (const t of tokens) {
-    if (typeof t === 'string') current.push(t);
-    else if ('op' in t && t.op !== 'glob') {
-      if (current.length) out.push(current);
-      current = [];
-      // A redirection's target is not a command.
-      if (t.op === '>' || t.op === '>>' || t.op === '<') current = ['#redirect'];
-    } else if ('pattern' in t) current.push(t.pattern);
-    else if ('comment' in t) break;
+  // Each line on its own (a script from a here-document): a comment ends its line, not the script.
+  for (const row of line.replace(/\\\n/g, ' ').split('\n')) {
+    let current: string[] = [];
+    for (const t of parse(row, (name) => `$${name}`)) {
+      if (typeof t === 'string') current.push(t);
+      else if ('op' in t && t.op !== 'glob') {
+        if (current.length) out.push(current);
+        current = [];
+        // A redirection's target is not a command.
+        if (t.op === '>' || t.op === '>>' || t.op === '<') current = ['#redirect'];
+      } else if ('pattern' in t) current.push(t.pattern);
+      else if ('comment' in t) break;
+    }
+    if (current.length) out.push(current);
   }
-  if (current.length) out.push(current);
   return out.map((c) => (c[0] === '#redirect' ? c.slice(2) : c)).filter((c) => c.length > 0);
 }
 
