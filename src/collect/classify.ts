@@ -26,9 +26,9 @@ export function classify(path: string, text: string): FileKind {
   if (lower.endsWith('.json') || lower.endsWith('.jsonc')) {
     // `kubectl get -o json` and `kubectl create --dry-run=client -o json`: an object or a List.
     if (lower.endsWith('.json') && isKubernetesJson(text)) return 'kubernetes';
-    if (CLIENT_NAMES.has(lower) || /"(mcpServers|servers|mcp)"\s*:/.test(text)) {
+    if (CLIENT_NAMES.has(lower) || /"(mcpServers|servers|mcp|context_servers)"\s*:/.test(text)) {
       if (
-        /"(mcpServers)"\s*:/.test(text) ||
+        /"(mcpServers|context_servers)"\s*:/.test(text) ||
         (/"servers"\s*:/.test(text) && /"(command|url|type)"\s*:/.test(text)) ||
         CLIENT_NAMES.has(lower)
       )

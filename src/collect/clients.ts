@@ -67,7 +67,7 @@ function jsonEntries(file: TextFile): { entries: Entry[]; inputs: Obj[] } | null
       .filter((n) => isObj(servers[n]))
       .map((name) => ({
         name,
-        spec: servers[name] as Obj,
+        spec: normalised(servers[name] as Obj, /(^|\/)\.gemini\/settings\.json$/.test(file.path)),
         at: (...p) => {
           for (let n = p.length; n >= 0; n--) {
             const found = findNodeAtLocation(root, [...path, name, ...p.slice(0, n)]);
@@ -81,6 +81,34 @@ function jsonEntries(file: TextFile): { entries: Entry[]; inputs: Obj[] } | null
   }
   return { entries: [], inputs: [] };
 }
+
+/**
+ * One shape for every client's entry: Zed's older `"command": {"path", "args", "env"}` as
+ * command, args and env; the remote URL under `url`, whatever the client calls it (Windsurf's
+ * `serverUrl`, Gemini CLI's `httpUrl` for streamable HTTP, where its `url` is SSE).
+ */
+function normalised(spec: Obj, gemini: boolean): Obj {
+  const out: Obj = { ...spec };
+  const c = spec['command'];
+  if (isObj(c) && typeof c['path'] === 'string') {
+    out['command'] = c['path'];
+    if (out['args'] === undefined && Array.isArray(c['args'])) out['args'] = c['args'];
+    if (out['env'] === undefined && isObj(c['env'])) out['env'] = c['env'];
+  }
+  if (out['url'] === undefined && typeof spec['serverUrl'] === 'string') {
+    out['url'] = spec['serverUrl'];
+    out[URL_KEY] = 'serverUrl';
+  } else if (typeof spec['httpUrl'] === 'string') {
+    out['url'] = spec['httpUrl'];
+    out[URL_KEY] = 'httpUrl';
+  } else if (gemini && typeof spec['url'] === 'string')
+    out[SSE_BY_CLIENT] = "Gemini CLI's url is its SSE transport (httpUrl is streamable HTTP)";
+  return out;
+}
+/** The key the entry writes its URL under, where it is not `url`. */
+const URL_KEY = '\u0000urlKey';
+/** Why the client speaks the deprecated HTTP+SSE transport to this URL, where its own format says so. */
+const SSE_BY_CLIENT = '\u0000sse';
 
 function nodeValue(node: Node): unknown {
   switch (node.type) {
@@ -214,13 +242,7 @@ export function clientDeployments(ctx: Context, file: TextFile): FactSheet[] {
     clientEntryFacts(sheet, r);
     if (r.stdio && r.launch?.bridgeUrl) bridgeFacts(sheet, r);
     else if (r.stdio) stdioFacts(sheet, r);
-    else
-      remoteFacts(
-        sheet,
-        r,
-        String(r.e.spec['url'] ?? r.e.spec['serverUrl'] ?? ''),
-        r.e.at(r.e.spec['url'] !== undefined ? 'url' : 'serverUrl'),
-      );
+    else remoteFacts(sheet, r, String(r.e.spec['url'] ?? ''), r.e.at(String(r.e.spec[URL_KEY] ?? 'url')));
     return sheet;
   });
 }
@@ -466,12 +488,16 @@ function remoteFacts(sheet: FactSheet, r: Read, url: string, uAt: At): void {
   // scheme and path are written: they decide TLS and the transport; its host stays open.
   const written = u ? null : /^(https?):\/\/[^/?#]*(\/[^?#]*)?/i.exec(url.trim());
   const path = u ? u.pathname : (written?.[2] ?? '');
-  if (type === 'sse' || /\/sse\/?$/.test(path))
+  if (type === 'sse' || /\/sse\/?$/.test(path) || r.e.spec[SSE_BY_CLIENT])
     sheet.set(
       'transport.legacy_sse',
       true,
       uAt,
-      type === 'sse' ? 'type "sse": the deprecated HTTP+SSE transport' : 'the URL is an /sse endpoint',
+      type === 'sse'
+        ? 'type "sse": the deprecated HTTP+SSE transport'
+        : r.e.spec[SSE_BY_CLIENT]
+          ? String(r.e.spec[SSE_BY_CLIENT])
+          : 'the URL is an /sse endpoint',
     );
   if (!u) {
     if (written) {

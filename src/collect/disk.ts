@@ -35,9 +35,13 @@ const SKIP_DIRS = new Set([
 const TEST_DIRS = new Set(['test', 'tests', 'testdata', '__tests__']);
 const MAX_DEPTH = 16;
 
+/** Editors and agents whose `settings.json` may hold MCP servers: VS Code (`mcp.servers`), Zed (`context_servers`), Gemini CLI. */
+const SETTINGS_DIRS = new Set(['.vscode', '.zed', '.gemini', '.cursor', '.qwen']);
+
 /** Names a walk reads: what some collector decides facts from. Files named on the command line are always read. */
-export function wanted(name: string): boolean {
+export function wanted(name: string, parent = ''): boolean {
   const n = name.toLowerCase();
+  if (n === 'settings.json' && SETTINGS_DIRS.has(parent)) return true;
   return (
     isDockerfileName(n) ||
     /\.ya?ml$/.test(n) ||
@@ -145,8 +149,8 @@ export function readPaths(paths: string[], rootOption?: string): DiskRead {
           });
         else if (!SKIP_DIRS.has(e.name)) walk(abs, depth + 1, inTests);
       } else if (e.isSymbolicLink()) {
-        if (wanted(e.name)) add(abs, false);
-      } else if (e.isFile() && wanted(e.name)) add(abs, false);
+        if (wanted(e.name, basename(dir))) add(abs, false);
+      } else if (e.isFile() && wanted(e.name, basename(dir))) add(abs, false);
     }
   };
 

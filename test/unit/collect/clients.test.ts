@@ -232,3 +232,65 @@ describe('a URL built from references', () => {
     expect(fact(d, 'client.config_secrets_plaintext')).toBe(false);
   });
 });
+
+describe("editors' and agents' settings.json that hold MCP servers", () => {
+  // Zed (`context_servers`, with its older object-form command), VS Code's `mcp.servers` in workspace
+  // settings, and Gemini CLI (`httpUrl` is streamable HTTP, `url` its SSE transport).
+  const zed = [
+    '// Zed settings',
+    '{',
+    '  "theme": "One Dark",',
+    '  "context_servers": {',
+    '    "github": {',
+    '      "source": "custom",',
+    '      "command": "npx",',
+    '      "args": ["-y", "@modelcontextprotocol/server-github"],',
+    '      "env": { "GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_plaintext123" }',
+    '    },',
+    '    "time": { "command": { "path": "uvx", "args": ["mcp-server-time==2025.8.4"], "env": {} }, "settings": {} }',
+    '  }',
+    '}',
+  ].join('\n');
+  const vscode =
+    '{\n  "editor.tabSize": 2,\n  "mcp": {\n    "servers": {\n      "fetch": { "command": "uvx", "args": ["mcp-server-fetch==2025.4.7"] }\n    }\n  }\n}\n';
+  const gemini = JSON.stringify(
+    {
+      theme: 'Default',
+      mcpServers: {
+        streamable: { httpUrl: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer $API_TOKEN' } },
+        sse: { url: 'https://mcp.example.com/events' },
+      },
+    },
+    null,
+    2,
+  );
+  const out = collectWith(inline({ '.zed/settings.json': zed, '.vscode/settings.json': vscode, '.gemini/settings.json': gemini }));
+
+  it('are client configurations, one deployment per entry', () => {
+    expect(out.files.map((f) => f.kind)).toEqual(['mcp_client_config', 'mcp_client_config', 'mcp_client_config']);
+    expect(out.deployments.map((d) => d.name)).toEqual([
+      'client:.gemini/settings.json:sse',
+      'client:.gemini/settings.json:streamable',
+      'client:.vscode/settings.json:fetch',
+      'client:.zed/settings.json:github',
+      'client:.zed/settings.json:time',
+    ]);
+  });
+
+  it('Zed: a plaintext token in the entry; the older command object read as command, args and env', () => {
+    expect(fact(deploymentOf(out, 'zed/settings.json:github'), 'client.config_secrets_plaintext')).toBe(true);
+    const time = deploymentOf(out, 'zed/settings.json:time');
+    expect(fact(time, 'transport.kind')).toBe('stdio');
+    expect(fact(time, 'client.stdio_servers_release')).toBe('exact_version');
+  });
+
+  it('Gemini CLI: httpUrl is streamable HTTP at its line; url is the SSE transport', () => {
+    const streamable = deploymentOf(out, 'gemini/settings.json:streamable');
+    expect(fact(streamable, 'transport.kind')).toBe('http');
+    expect(streamable.sources['tls.enabled']![0]).toMatchObject({ line: 5 });
+    expect(fact(streamable, 'transport.legacy_sse')).toBeUndefined();
+    expect(fact(streamable, 'client.config_secrets_plaintext')).toBe(false);
+    const sse = deploymentOf(out, 'gemini/settings.json:sse');
+    expect(sse.sources['transport.legacy_sse']![0]!.why).toBe("Gemini CLI's url is its SSE transport (httpUrl is streamable HTTP)");
+  });
+});

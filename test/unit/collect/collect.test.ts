@@ -1,6 +1,6 @@
 // The contract of collect(): deterministic bytes, facts valid against the doctrine, and hostile
 // or malformed input a recorded skip or a clear error, never a crash or a guess.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { collectFromDisk } from '../../../src/collect/disk.js';
@@ -246,5 +246,18 @@ describe('YAML with a top-level services: that is no Compose file', () => {
       ['render.yaml', 'other'],
     ]);
     expect(out.notes).toEqual([]);
+  });
+});
+
+describe('a walk reads settings.json only where an editor or agent keeps MCP servers in it', () => {
+  it('.vscode, .zed and .gemini, not any settings.json', () => {
+    const root = tempDir('signet-settings-');
+    const servers = '{ "mcpServers": { "time": { "command": "uvx", "args": ["mcp-server-time"] } } }';
+    for (const dir of ['.vscode', '.zed', '.gemini', 'config', 'src/app']) {
+      mkdirSync(join(root, dir), { recursive: true });
+      writeFileSync(join(root, dir, 'settings.json'), servers);
+    }
+    const out = collectFromDisk([root], { root }, doctrine);
+    expect(out.files.map((f) => f.path)).toEqual(['.gemini/settings.json', '.vscode/settings.json', '.zed/settings.json']);
   });
 });
