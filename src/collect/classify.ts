@@ -3,7 +3,14 @@
 import { posix } from 'node:path';
 import type { FileKind } from './types.js';
 
-const CLIENT_NAMES = new Set(['claude_desktop_config.json', '.mcp.json', 'mcp.json', 'mcp_config.json', 'cline_mcp_settings.json']);
+const CLIENT_NAMES = new Set([
+  'claude_desktop_config.json',
+  '.mcp.json',
+  'mcp.json',
+  'mcp_config.json',
+  'cline_mcp_settings.json',
+  '.claude.json',
+]);
 
 export function classify(path: string, text: string): FileKind {
   const base = posix.basename(path);
@@ -37,6 +44,8 @@ export function classify(path: string, text: string): FileKind {
     return 'other';
   }
   if (lower.endsWith('.yaml') || lower.endsWith('.yml')) {
+    // Continue's configuration and blocks: a list of MCP servers at the top.
+    if (/^mcpServers\s*:\s*(#.*)?\n\s*-/m.test(text)) return 'mcp_client_config';
     if (
       /^(services|include)\s*:/m.test(text) &&
       !/^kind\s*:/m.test(text) &&

@@ -13,6 +13,7 @@ import { worstHostPaths } from './host-paths.js';
 import type { TextFile } from './inputs.js';
 import { analyseLaunch, type Launch } from './launch.js';
 import { type At, FactSheet } from './sheet.js';
+import { readYaml } from './yaml-lines.js';
 
 interface Entry {
   name: string;
@@ -23,11 +24,13 @@ interface Entry {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** Client configurations a project keeps with its files (Claude Code's project scope, VS Code's and Cursor's workspace). */
-const PROJECT_CONFIG = /(^|\/)(\.mcp\.json|\.vscode\/mcp\.json|\.cursor\/mcp\.json)$/;
+/** Client configurations a project keeps with its files (Claude Code's project scope, the editors' and agents' workspace files). */
+const PROJECT_CONFIG =
+  /(^|\/)(\.mcp\.json|\.(vscode|cursor|roo|amazonq)\/mcp\.json|\.kiro\/settings\/mcp\.json|\.(vscode|zed|gemini)\/settings\.json|\.continue\/(config|mcpServers\/[^/]+)\.ya?ml)$/;
 
-/** A value that refers to a secret kept elsewhere: ${input:x}, ${env:X}, ${X}, $X, {env:X}. */
-const REFERENCE = /^\s*(Bearer\s+)?(\$\{(input|env):[^}]+\}|\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{env:[^}]+\})\s*$/;
+/** A value that refers to a secret kept elsewhere: ${input:x}, ${env:X}, ${X}, $X, {env:X}, Continue's ${{ secrets.X }}. */
+const REFERENCE =
+  /^\s*(Bearer\s+)?(\$\{(input|env):[^}]+\}|\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{env:[^}]+\}|\$\{\{\s*(secrets|inputs)\.[\w.-]+\s*\}\})\s*$/;
 /** A placeholder for the user to replace: <your-token>, YOUR_API_KEY, xxx, ... */
 const PLACEHOLDER =
   /^\s*(Bearer\s+)?(<[^>]*>|\[[^\]]*\]|your[_-]?\S*|\S*(YOUR|_HERE|REPLACE|CHANGE_?ME|PLACEHOLDER)\S*|x{3,}|\.{3}|\*{3,}|ghp_x+|sk-x+|-+)\s*$/i;
@@ -59,14 +62,17 @@ function jsonEntries(file: TextFile): { entries: Entry[]; inputs: Obj[] } | null
   if (!root) return null;
   const value = nodeValue(root) as Obj;
   const containers: (string | number)[][] = [['mcpServers'], ['servers'], ['mcp', 'servers'], ['context_servers']];
-  for (const path of containers) {
+  // Claude Code's ~/.claude.json: user-scoped servers at the top, local-scoped ones under each project's path.
+  const projects = isObj(value['projects']) ? Object.keys(value['projects']).sort() : [];
+  const local = projects.map((p) => ['projects', p, 'mcpServers']);
+  const entriesIn = (path: (string | number)[], prefix: string): Entry[] => {
     const node = findNodeAtLocation(root, path);
-    if (node?.type !== 'object') continue;
+    if (node?.type !== 'object') return [];
     const servers = nodeValue(node) as Obj;
-    const entries: Entry[] = Object.keys(servers)
+    return Object.keys(servers)
       .filter((n) => isObj(servers[n]))
       .map((name) => ({
-        name,
+        name: `${prefix}${name}`,
         spec: normalised(servers[name] as Obj, /(^|\/)\.gemini\/settings\.json$/.test(file.path)),
         at: (...p) => {
           for (let n = p.length; n >= 0; n--) {
@@ -76,10 +82,11 @@ function jsonEntries(file: TextFile): { entries: Entry[]; inputs: Obj[] } | null
           return { file: file.path, line: 1 };
         },
       }));
-    const inputs = Array.isArray(value['inputs']) ? (value['inputs'] as Obj[]) : [];
-    return { entries, inputs };
-  }
-  return { entries: [], inputs: [] };
+  };
+  const top = containers.find((path) => findNodeAtLocation(root, path)?.type === 'object');
+  const entries = [...(top ? entriesIn(top, '') : []), ...local.flatMap((path) => entriesIn(path, `${path[1]}:`))];
+  const inputs = Array.isArray(value['inputs']) ? (value['inputs'] as Obj[]) : [];
+  return { entries, inputs };
 }
 
 /**
@@ -90,6 +97,9 @@ function jsonEntries(file: TextFile): { entries: Entry[]; inputs: Obj[] } | null
 function normalised(spec: Obj, gemini: boolean): Obj {
   const out: Obj = { ...spec };
   const c = spec['command'];
+  // Continue keeps a remote server's headers under requestOptions.
+  const requestOptions = spec['requestOptions'];
+  if (out['headers'] === undefined && isObj(requestOptions) && isObj(requestOptions['headers'])) out['headers'] = requestOptions['headers'];
   if (isObj(c) && typeof c['path'] === 'string') {
     out['command'] = c['path'];
     if (out['args'] === undefined && Array.isArray(c['args'])) out['args'] = c['args'];
@@ -121,6 +131,27 @@ function nodeValue(node: Node): unknown {
     default:
       return node.value;
   }
+}
+
+/**
+ * Continue's YAML (`config.yaml`, or a block in `.continue/mcpServers/`): `mcpServers` is a list
+ * of entries that carry their own `name`, with `command`/`args`/`env` or `type` and `url`.
+ */
+function yamlEntries(file: TextFile): Entry[] {
+  const doc = readYaml(file.text)[0];
+  const list = doc && isObj(doc.value) ? doc.value['mcpServers'] : undefined;
+  if (!doc || !Array.isArray(list)) return [];
+  return list.flatMap((item, i): Entry[] =>
+    isObj(item)
+      ? [
+          {
+            name: typeof item['name'] === 'string' && item['name'] !== '' ? item['name'] : `#${i + 1}`,
+            spec: normalised(item, false),
+            at: (...p) => ({ file: file.path, line: doc.line(['mcpServers', i, ...p]) }),
+          },
+        ]
+      : [],
+  );
 }
 
 function tomlEntries(file: TextFile): Entry[] {
@@ -191,10 +222,22 @@ function readEntry(e: Entry, inputIds: Set<string>): Read {
       });
     else secrets.push({ kind: 'plaintext', at, why: `${where} ${key} holds a literal value` });
   };
+  // `postgres://app:hunter22@db/shop`: a password in a connection URL, in an argument or a variable.
+  const urlPassword = (value: string, at: At, where: string) => {
+    const m = /^[a-z][\w+.-]*:\/\/[^/\s:@]*:([^@\s/]+)@/i.exec(value.trim());
+    if (m) look('URL_PASSWORD', decodeURIComponent(m[1]!), at, `${where} (a URL with a password)`);
+  };
   for (const field of ['env', 'headers', 'http_headers', 'env_http_headers']) {
     const m = e.spec[field];
-    if (isObj(m)) for (const [k, v] of Object.entries(m)) look(k, String(v ?? ''), e.at(field, k), field);
+    if (isObj(m))
+      for (const [k, v] of Object.entries(m)) {
+        look(k, String(v ?? ''), e.at(field, k), field);
+        if (!SECRET_NAME.test(k)) urlPassword(String(v ?? ''), e.at(field, k), `${field} ${k}`);
+      }
   }
+  args.forEach((a, i) => {
+    urlPassword(a, e.at('args', i), 'argument');
+  });
   // docker run -e KEY=value and secrets in args (--api-key value, Authorization headers).
   args.forEach((a, i) => {
     const kv = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(a);
@@ -211,6 +254,7 @@ export function clientDeployments(ctx: Context, file: TextFile): FactSheet[] {
   let entries: Entry[];
   let inputs: Obj[] = [];
   if (file.path.endsWith('.toml')) entries = tomlEntries(file);
+  else if (/\.ya?ml$/.test(file.path)) entries = yamlEntries(file);
   else {
     const r = jsonEntries(file);
     if (!r) throw new Error('not a JSON object');

@@ -47,7 +47,7 @@ export function wanted(name: string, parent = ''): boolean {
     /\.ya?ml$/.test(n) ||
     n === '.env' ||
     /^\.env\.|\.env$/.test(n) ||
-    /^(package|package-lock|npm-shrinkwrap|claude_desktop_config|\.mcp|mcp|mcp_config|cline_mcp_settings)\.json$/.test(n) ||
+    /^(package|package-lock|npm-shrinkwrap|claude_desktop_config|\.mcp|mcp|mcp_config|cline_mcp_settings|\.claude)\.json$/.test(n) ||
     n === 'kustomization' ||
     /\.conf(\.(template|example|sample|tmpl))?$/.test(n) ||
     n.startsWith('caddyfile') ||

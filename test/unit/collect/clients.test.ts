@@ -294,3 +294,102 @@ describe("editors' and agents' settings.json that hold MCP servers", () => {
     expect(sse.sources['transport.legacy_sse']![0]!.why).toBe("Gemini CLI's url is its SSE transport (httpUrl is streamable HTTP)");
   });
 });
+
+describe("Claude Code's ~/.claude.json", () => {
+  // User-scoped servers at the top; local-scoped ones (claude mcp add --scope local) under each project's path.
+  const config = JSON.stringify(
+    {
+      numStartups: 12,
+      mcpServers: { sentry: { type: 'http', url: 'https://mcp.sentry.dev/mcp' } },
+      projects: {
+        '/Users/me/shop': {
+          allowedTools: [],
+          mcpServers: {
+            db: { type: 'stdio', command: 'npx', args: ['-y', '@bytebase/dbhub', '--dsn', 'postgres://app:hunter22@localhost/shop'] },
+          },
+        },
+        '/Users/me/empty': { mcpServers: {} },
+      },
+    },
+    null,
+    2,
+  );
+
+  it('is one deployment per server, the local ones named by their project', () => {
+    const out = collectWith(inline({ '.claude.json': config }));
+    expect(out.files.map((f) => f.kind)).toEqual(['mcp_client_config']);
+    expect(out.deployments.map((d) => d.name)).toEqual(['client:.claude.json:/Users/me/shop:db', 'client:.claude.json:sentry']);
+    const db = deploymentOf(out, ':db');
+    expect(fact(db, 'transport.kind')).toBe('stdio');
+    expect(fact(db, 'client.stdio_servers_release')).toBe('floating');
+    // The DSN's password is written in the entry.
+    expect(fact(db, 'client.config_secrets_plaintext')).toBe(true);
+    expect(db.sources['client.config_secrets_plaintext']![0]!.why).toBe(
+      'argument (a URL with a password) URL_PASSWORD holds a literal value',
+    );
+    expect(db.sources['transport.kind']![0]).toMatchObject({
+      line: config.split('\n').findIndex((l) => l.includes('"command": "npx"')) + 1,
+    });
+  });
+});
+
+describe('a password inside a connection URL', () => {
+  const entry = (spec: Record<string, unknown>) =>
+    collectWith(
+      inline({
+        '.mcp.json': JSON.stringify({
+          mcpServers: { pg: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-postgres@0.6.2'], ...spec } },
+        }),
+      }),
+    ).deployments[0]!;
+
+  it('is a plaintext secret in an argument or a variable; a reference or no password is not', () => {
+    expect(
+      fact(entry({ args: ['-y', 'pkg@1.0.0', 'postgresql://app:s3cret@db.internal:5432/shop'] }), 'client.config_secrets_plaintext'),
+    ).toBe(true);
+    expect(fact(entry({ env: { DATABASE_URL: 'postgres://app:s3cret@db/shop' } }), 'client.config_secrets_plaintext')).toBe(true);
+    expect(fact(entry({ env: { DSN: 'postgres://app:${env:PGPASSWORD}@db/shop' } }), 'client.config_secrets_plaintext')).toBe(false);
+    expect(fact(entry({ args: ['-y', 'pkg@1.0.0', 'postgresql://localhost/shop'] }), 'client.config_secrets_plaintext')).toBe(false);
+  });
+});
+
+describe("Continue's YAML: a list of MCP servers", () => {
+  // docs.continue.dev's block format, kept in a project's .continue/mcpServers/.
+  const block = [
+    'name: Project MCP servers',
+    'version: 0.0.1',
+    'schema: v1',
+    'mcpServers:',
+    '  - name: SQLite MCP',
+    '    command: npx',
+    '    args:',
+    '      - "-y"',
+    '      - "mcp-sqlite@1.0.7"',
+    '      - "/path/to/your/database.db"',
+    '  - name: Remote',
+    '    type: sse',
+    '    url: https://mcp.example.com/sse',
+    '    requestOptions:',
+    '      headers:',
+    '        Authorization: Bearer ${{ secrets.MCP_TOKEN }}',
+  ].join('\n');
+
+  it('is a client configuration whose entries carry their own names, each at its own line', () => {
+    const out = collectWith(inline({ '.continue/mcpServers/servers.yaml': block }));
+    expect(out.files.map((f) => f.kind)).toEqual(['mcp_client_config']);
+    expect(out.deployments.map((d) => d.name)).toEqual([
+      'client:.continue/mcpServers/servers.yaml:Remote',
+      'client:.continue/mcpServers/servers.yaml:SQLite MCP',
+    ]);
+    const sqlite = deploymentOf(out, ':SQLite MCP');
+    expect(fact(sqlite, 'client.stdio_servers_release')).toBe('exact_version');
+    expect(sqlite.sources['transport.kind']![0]).toMatchObject({ line: 6 });
+    const remote = deploymentOf(out, ':Remote');
+    expect(fact(remote, 'transport.legacy_sse')).toBe(true);
+    expect(remote.sources['transport.legacy_sse']![0]).toMatchObject({ line: 13 });
+    // Continue's ${{ secrets.X }} is a reference to a secret kept elsewhere.
+    expect(fact(remote, 'client.config_secrets_plaintext')).toBe(false);
+    const literal = collectWith(inline({ '.continue/config.yaml': block.replace('${{ secrets.MCP_TOKEN }}', 'sk-live-0123456789abcdef') }));
+    expect(fact(deploymentOf(literal, ':Remote'), 'client.config_secrets_plaintext')).toBe(true);
+  });
+});
