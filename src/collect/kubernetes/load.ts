@@ -203,6 +203,9 @@ export function podSpecPath(o: K8sObject): (string | number)[] | null {
     case 'DaemonSet':
     case 'ReplicaSet':
     case 'Job':
+    // Argo Rollouts' Rollout and OpenShift's DeploymentConfig hold their pod template where a Deployment does.
+    case 'Rollout':
+    case 'DeploymentConfig':
       return ['spec', 'template', 'spec'];
     case 'CronJob':
       return ['spec', 'jobTemplate', 'spec', 'template', 'spec'];

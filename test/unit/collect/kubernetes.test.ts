@@ -500,3 +500,40 @@ describe('two manifests of one directory that define the same object', () => {
     });
   });
 });
+
+describe("workloads that are not apps/v1's: Argo Rollouts' Rollout, OpenShift's DeploymentConfig", () => {
+  const workload = (apiVersion: string, kind: string, selector: string) =>
+    [
+      `apiVersion: ${apiVersion}`,
+      `kind: ${kind}`,
+      'metadata: { name: mcp-server }',
+      'spec:',
+      '  replicas: 3',
+      `  selector: ${selector}`,
+      '  template:',
+      '    metadata: { labels: { app: mcp-server } }',
+      '    spec:',
+      '      containers:',
+      '        - name: mcp-server',
+      '          image: ghcr.io/acme/mcp-server:1.4.0',
+      '          securityContext: { runAsNonRoot: true, readOnlyRootFilesystem: true }',
+      '---',
+      'apiVersion: v1',
+      'kind: Service',
+      'metadata: { name: mcp-server }',
+      'spec: { selector: { app: mcp-server }, ports: [{ port: 8080 }] }',
+    ].join('\n');
+
+  it('are read as the pods they run, with the Service in front', () => {
+    for (const [apiVersion, kind, selector] of [
+      ['argoproj.io/v1alpha1', 'Rollout', '{ matchLabels: { app: mcp-server } }'],
+      ['apps.openshift.io/v1', 'DeploymentConfig', '{ app: mcp-server }'],
+    ] as const) {
+      const d = deploymentOf(collectWith(inline({ 'k8s/app.yaml': workload(apiVersion, kind, selector) })), `${kind}/mcp-server`);
+      expect(fact(d, 'deployment.replicas'), kind).toBe(3);
+      expect(fact(d, 'container.read_only_root_fs'), kind).toBe(true);
+      expect(fact(d, 'container.runs_as_root'), kind).toBe(false);
+      expect(fact(d, 'container.orchestrator'), kind).toBe('kubernetes');
+    }
+  });
+});
