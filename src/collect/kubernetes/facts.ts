@@ -15,7 +15,7 @@ import { builtRole, imageRole, type Role, repository, runsAuthenticator } from '
 import { worstSecrets } from '../secrets.js';
 import { legacySse, tlsVerification } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
-import { getPath, type K8sObject, type K8sSet, podSpecPath } from './load.js';
+import { getPath, isKnative, type K8sObject, type K8sSet, podSpecPath } from './load.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -86,6 +86,40 @@ function workloads(ctx: Context, set: K8sSet): Workload[] {
   return out;
 }
 
+/**
+ * A Knative Service: the platform routes to it and scales it, not the objects among the files.
+ * Its Kourier, Istio or Cloud Run front end faces clients on a domain configured with the
+ * cluster (or the Cloud Run service), unless the label makes it cluster-local.
+ */
+function knativeFacts(sheet: FactSheet, w: Workload): void {
+  const meta = (getPath(w.o.value, ['metadata']) ?? {}) as Obj;
+  const labels = isObj(meta['labels']) ? meta['labels'] : {};
+  const tmpl = (getPath(w.o.value, ['spec', 'template', 'metadata', 'annotations']) ?? {}) as Obj;
+  // min-scale and max-scale, or their older names minScale and maxScale (Cloud Run's YAML uses those).
+  const scale = [
+    ['min-scale', 'minScale'],
+    ['max-scale', 'maxScale'],
+  ].map(([now, old]) => tmpl[`autoscaling.knative.dev/${now}`] ?? tmpl[`autoscaling.knative.dev/${old}`]);
+  sheet.reopen(
+    'deployment.replicas',
+    `Knative scales the revision${scale.some((v) => v !== undefined) ? ` between ${String(scale[0] ?? 0)} and ${String(scale[1] ?? 'no limit')}` : ', to zero when idle'}`,
+  );
+  const why =
+    "a Knative Service is reached through the platform's ingress (Kourier, Istio, Cloud Run's front end), configured outside these files";
+  for (const path of [
+    'exposure.behind_reverse_proxy',
+    'tls.enabled',
+    'exposure.endpoint_address_class',
+    'exposure.reachable_from_internet',
+  ])
+    sheet.reopen(path, why);
+  if (labels['networking.knative.dev/visibility'] === 'cluster-local') {
+    const at = w.o.at('metadata', 'labels', 'networking.knative.dev/visibility');
+    sheet.set('exposure.endpoint_address_class', 'private', at, 'networking.knative.dev/visibility: cluster-local');
+    sheet.set('exposure.reachable_from_internet', false, at, 'a cluster-local Knative Service has no public route');
+  }
+}
+
 const selects = (selector: unknown, labels: Obj) => isObj(selector) && Object.entries(selector).every(([k, v]) => labels[k] === v);
 const selectorOf = (p: K8sObject) => (getPath(p.value, ['spec', 'podSelector', 'matchLabels']) ?? {}) as Obj;
 
@@ -99,7 +133,7 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
     .all()
     .filter((f) => ctx.kinds.get(f.path) === 'dockerfile' && !tied.has(f.path))
     .map((f) => f.path);
-  const services = set.objects.filter((o) => o.kind === 'Service');
+  const services = set.objects.filter((o) => o.kind === 'Service' && !isKnative(o));
   const policies = set.objects.filter((o) => o.kind === 'NetworkPolicy');
   const ingresses = set.objects.filter((o) => o.kind === 'Ingress' || o.kind === 'HTTPRoute' || o.kind === 'Route');
   const configMaps = set.objects.filter((o) => o.kind === 'ConfigMap');
@@ -261,6 +295,7 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
       sheet.set('exposure.behind_reverse_proxy', false, at(), 'no proxy workload, Ingress or route in the files forwards to the server');
       endpoint(sheet, undefined, [], servicesOf(w));
     }
+    if (isKnative(w.o)) knativeFacts(sheet, w);
     const signet = recogniseSignet(ctx.inputs, w.dockerfile);
     if (signet) {
       ctx.note(w.dockerfile!.path, signet);

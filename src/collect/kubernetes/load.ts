@@ -194,6 +194,9 @@ function forEachContainer(o: K8sObject, f: (c: Obj, path: (string | number)[]) =
 }
 
 /** Where a workload keeps its pod spec. */
+/** Knative Serving's objects (`serving.knative.dev`), which share the name Service with the core one. */
+export const isKnative = (o: K8sObject): boolean => /^serving\.knative\.dev\//.test(String(o.value['apiVersion'] ?? ''));
+
 export function podSpecPath(o: K8sObject): (string | number)[] | null {
   switch (o.kind) {
     case 'Pod':
@@ -209,6 +212,9 @@ export function podSpecPath(o: K8sObject): (string | number)[] | null {
       return ['spec', 'template', 'spec'];
     case 'CronJob':
       return ['spec', 'jobTemplate', 'spec', 'template', 'spec'];
+    // A Knative Service (Cloud Run's service YAML too) runs its revision's pods from spec.template.
+    case 'Service':
+      return isKnative(o) ? ['spec', 'template', 'spec'] : null;
     default:
       return null;
   }

@@ -537,3 +537,44 @@ describe("workloads that are not apps/v1's: Argo Rollouts' Rollout, OpenShift's 
     }
   });
 });
+
+describe('a Knative Service (the YAML Cloud Run takes too)', () => {
+  const knative = (labels: string) =>
+    [
+      'apiVersion: serving.knative.dev/v1',
+      'kind: Service',
+      'metadata:',
+      '  name: mcp-server',
+      `  labels: { ${labels} }`,
+      'spec:',
+      '  template:',
+      '    metadata:',
+      "      annotations: { autoscaling.knative.dev/maxScale: '5' }",
+      '    spec:',
+      '      containers:',
+      `        - image: us-docker.pkg.dev/acme/mcp/server@sha256:${'a'.repeat(64)}`,
+      '          securityContext: { runAsNonRoot: true }',
+      '          env:',
+      '            - name: API_TOKEN',
+      '              valueFrom: { secretKeyRef: { name: mcp, key: token } }',
+    ].join('\n');
+
+  it('is a workload whose pods are read; the platform decides its exposure and its scale', () => {
+    const d = deploymentOf(collectWith(inline({ 'service.yaml': knative('app: mcp') })), 'Service/mcp-server');
+    expect(fact(d, 'container.runs_as_root')).toBe(false);
+    expect(fact(d, 'container.image_pinned_by_digest')).toBe(true);
+    expect(fact(d, 'container.secrets_source')).toBe('environment');
+    for (const path of ['deployment.replicas', 'exposure.behind_reverse_proxy', 'tls.enabled', 'exposure.reachable_from_internet'])
+      expect(fact(d, path), path).toBeUndefined();
+    expect(d.undecided).toEqual(expect.arrayContaining(['deployment.replicas', 'exposure.reachable_from_internet', 'tls.enabled']));
+  });
+
+  it('cluster-local: no public route', () => {
+    const d = deploymentOf(
+      collectWith(inline({ 'service.yaml': knative('networking.knative.dev/visibility: cluster-local') })),
+      'Service/mcp-server',
+    );
+    expect(fact(d, 'exposure.reachable_from_internet')).toBe(false);
+    expect(fact(d, 'exposure.endpoint_address_class')).toBe('private');
+  });
+});
