@@ -46,6 +46,9 @@ export function classify(path: string, text: string): FileKind {
   if (lower.endsWith('.yaml') || lower.endsWith('.yml')) {
     // Continue's configuration and blocks: a list of MCP servers at the top.
     if (/^mcpServers\s*:\s*(#.*)?\n\s*-/m.test(text)) return 'mcp_client_config';
+    // Goose's config.yaml: extensions that are MCP servers (stdio, sse, streamable_http).
+    if (/^extensions\s*:/m.test(text) && /^\s+type\s*:\s*["']?(stdio|sse|streamable_http)\b/m.test(text) && /^\s+(cmd|uri)\s*:/m.test(text))
+      return 'mcp_client_config';
     if (
       /^(services|include)\s*:/m.test(text) &&
       !/^kind\s*:/m.test(text) &&

@@ -13,7 +13,7 @@ import { worstHostPaths } from './host-paths.js';
 import type { TextFile } from './inputs.js';
 import { analyseLaunch, type Launch } from './launch.js';
 import { type At, FactSheet } from './sheet.js';
-import { readYaml } from './yaml-lines.js';
+import { readYaml, type YamlDoc } from './yaml-lines.js';
 
 interface Entry {
   name: string;
@@ -139,6 +139,7 @@ function nodeValue(node: Node): unknown {
  */
 function yamlEntries(file: TextFile): Entry[] {
   const doc = readYaml(file.text)[0];
+  if (doc && isObj(doc.value) && isObj(doc.value['extensions'])) return gooseEntries(doc.value['extensions'], doc, file);
   const list = doc && isObj(doc.value) ? doc.value['mcpServers'] : undefined;
   if (!doc || !Array.isArray(list)) return [];
   return list.flatMap((item, i): Entry[] =>
@@ -152,6 +153,29 @@ function yamlEntries(file: TextFile): Entry[] {
         ]
       : [],
   );
+}
+
+/**
+ * Goose's config.yaml: `extensions` by key, `cmd`/`args`/`envs` for `type: stdio`, `uri` for
+ * `sse` and `streamable_http`; `builtin` and `platform` extensions are Goose's own code, no MCP server.
+ */
+function gooseEntries(extensions: Obj, doc: YamlDoc, file: TextFile): Entry[] {
+  return Object.keys(extensions)
+    .filter((k) => isObj(extensions[k]) && ['stdio', 'sse', 'streamable_http'].includes(String((extensions[k] as Obj)['type'])))
+    .map((name) => {
+      const x = extensions[name] as Obj;
+      const spec: Obj = { ...x, type: x['type'] === 'streamable_http' ? 'http' : x['type'] };
+      if (x['cmd'] !== undefined) spec['command'] = x['cmd'];
+      if (x['envs'] !== undefined) spec['env'] = x['envs'];
+      if (x['uri'] !== undefined) spec['url'] = x['uri'];
+      // Goose's own key names, where the facts cite a field.
+      const key: Record<string, string> = { command: 'cmd', env: 'envs', url: 'uri' };
+      return {
+        name,
+        spec: normalised(spec, false),
+        at: (...p) => ({ file: file.path, line: doc.line(['extensions', name, ...p.map((q, i) => (i === 0 ? (key[q] ?? q) : q))]) }),
+      };
+    });
 }
 
 function tomlEntries(file: TextFile): Entry[] {

@@ -393,3 +393,52 @@ describe("Continue's YAML: a list of MCP servers", () => {
     expect(fact(deploymentOf(literal, ':Remote'), 'client.config_secrets_plaintext')).toBe(true);
   });
 });
+
+describe("Goose's config.yaml: extensions that are MCP servers", () => {
+  // block.github.io/goose's configuration: builtin extensions are Goose's own code, the others MCP servers.
+  const config = [
+    'GOOSE_PROVIDER: anthropic',
+    'extensions:',
+    '  developer:',
+    '    enabled: true',
+    '    name: developer',
+    '    type: builtin',
+    '  github:',
+    '    name: GitHub',
+    '    cmd: npx',
+    '    args: [-y, "@modelcontextprotocol/server-github@2025.4.8"]',
+    '    enabled: true',
+    '    envs: { GITHUB_PERSONAL_ACCESS_TOKEN: ghp_0123456789abcdefghij0123456789 }',
+    '    type: stdio',
+    '    timeout: 300',
+    '  remote:',
+    '    enabled: true',
+    '    type: streamable_http',
+    '    uri: http://10.0.0.5:8080/mcp',
+    '  old:',
+    '    enabled: false',
+    '    type: sse',
+    '    uri: https://mcp.example.com/sse',
+  ].join('\n');
+
+  it('one deployment per enabled MCP extension, read with its own field names', () => {
+    const out = collectWith(inline({ '.config/goose/config.yaml': config }));
+    expect(out.files.map((f) => f.kind)).toEqual(['mcp_client_config']);
+    expect(out.deployments.map((d) => d.name)).toEqual([
+      'client:.config/goose/config.yaml:github',
+      'client:.config/goose/config.yaml:remote',
+    ]);
+    const github = deploymentOf(out, ':github');
+    expect(fact(github, 'client.stdio_servers_release')).toBe('exact_version');
+    expect(fact(github, 'client.config_secrets_plaintext')).toBe(true);
+    expect(github.sources['client.config_secrets_plaintext']![0]).toMatchObject({ line: 12 });
+    const remote = deploymentOf(out, ':remote');
+    expect(fact(remote, 'tls.enabled')).toBe(false);
+    expect(fact(remote, 'exposure.endpoint_address_class')).toBe('private');
+    expect(remote.sources['tls.enabled']![0]).toMatchObject({ line: 18 });
+    expect(out.notes).toContainEqual({
+      file: '.config/goose/config.yaml',
+      what: 'server entry "old" is switched off (enabled = false): the client does not start it',
+    });
+  });
+});
