@@ -1,6 +1,6 @@
 // Supply-chain and image facts shared by every platform that runs a container: from the
 // Dockerfile a service is built from, or from the image reference alone.
-import type { DockerfileInfo } from './dockerfile.js';
+import type { DockerfileInfo, InstallStep } from './dockerfile.js';
 import type { Inputs } from './inputs.js';
 import { buildContext } from './packages.js';
 import { imagePin, repository } from './roles.js';
@@ -12,6 +12,24 @@ export function userIsRoot(user: string): boolean | null {
   if (name === '' || name.includes('$')) return null;
   return name === '0' || name === 'root';
 }
+
+/** The lockfile each tool follows when one is committed. */
+const LOCKFILE_OF: Partial<Record<InstallStep['tool'], RegExp>> = {
+  npm: /^(package-lock|npm-shrinkwrap)\.json$/,
+  yarn: /^yarn\.lock$/,
+  pnpm: /^pnpm-lock\.yaml$/,
+  uv: /^uv\.lock$/,
+  cargo: /^Cargo\.lock$/,
+};
+
+/** The install that refuses a lockfile out of step with its manifest, by tool. */
+const STRICT: Partial<Record<InstallStep['tool'], string>> = {
+  npm: 'npm ci',
+  yarn: 'yarn install --immutable',
+  pnpm: 'pnpm install --frozen-lockfile',
+  uv: 'uv sync --locked',
+  cargo: '--locked',
+};
 
 /** Package managers and build front-ends, installed to install the rest. */
 const PACKAGE_MANAGERS = new Set([
@@ -69,7 +87,10 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
   const installs = steps.filter((i) => i.tool !== 'go' || lockfiles.some((l) => l.path.endsWith('go.sum')));
   const goWithoutSum = steps.find((i) => i.tool === 'go' && !installs.includes(i));
   if (steps.length) {
-    const unlocked = [...installs.filter((i) => !i.locked), ...(goWithoutSum ? [goWithoutSum] : [])];
+    // A `cargo fetch --locked` has checked Cargo.lock against the manifest: the builds after it keep to it.
+    const cargoChecked = installs.some((i) => i.tool === 'cargo' && i.locked);
+    const held = (i: InstallStep) => i.locked || (i.tool === 'cargo' && cargoChecked && i.followsLockfile === true);
+    const unlocked = [...installs.filter((i) => !held(i)), ...(goWithoutSum ? [goWithoutSum] : [])];
     const first = unlocked[0] ?? installs[0]!;
     sheet.set(
       'supply_chain.lockfile_enforced',
@@ -79,14 +100,15 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
         ? `${first.text}: not installed from a lockfile it must match`
         : `${first.text} installs the committed lockfile exactly`,
     );
-    // `cargo build` without --locked installs Cargo.lock's versions unless Cargo.toml no longer
-    // matches it, which only resolving would show.
-    const cargoLock = lockfiles.some((l) => /(^|\/)Cargo\.lock$/.test(l.path));
-    const floating = unlocked.filter((i) => !(i.followsLockfile && cargoLock));
+    // `cargo build` without --locked, `npm install`, `yarn`, `pnpm install` and `uv sync` install
+    // their committed lockfile's versions unless the manifest no longer matches it, and then
+    // resolve anew: which one happens only resolving would show.
+    const hasLock = (i: InstallStep) => lockfiles.some((l) => LOCKFILE_OF[i.tool]?.test(l.path.split('/').pop()!) === true);
+    const floating = unlocked.filter((i) => !(i.followsLockfile && hasLock(i)));
     if (unlocked.length && !floating.length)
       sheet.undecided(
         'supply_chain.deployed_release',
-        `${first.text} uses the committed Cargo.lock unless Cargo.toml no longer matches it, and then resolves anew (--locked makes that an error)`,
+        `${first.text} uses the committed lockfile unless the manifest no longer matches it, and then resolves anew (${STRICT[first.tool] ?? 'a frozen install'} makes that an error)`,
       );
     else if (unlocked.length === 0) sheet.set('supply_chain.deployed_release', 'locked', first.at, 'the image is built from the lockfile');
     else {

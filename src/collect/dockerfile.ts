@@ -414,6 +414,8 @@ export function installStep(w: string[], at: At): InstallStep | null {
       scriptsDisabled: has('--ignore-scripts'),
       exact: exactSpecs(rest, npmExact),
       packages: packageNames(rest),
+      // `npm install` with no package named installs package-lock.json's versions while package.json still matches it.
+      followsLockfile: (specsOf(rest) ?? []).length === 0 && !has('-g', '--global'),
     };
   if (cmd === 'yarn' && (sub === undefined || sub === 'install' || sub.startsWith('-')))
     return {
@@ -422,10 +424,18 @@ export function installStep(w: string[], at: At): InstallStep | null {
       text,
       locked: has('--frozen-lockfile', '--immutable'),
       scriptsDisabled: has('--ignore-scripts', '--mode=skip-build'),
+      followsLockfile: true,
     };
   if (cmd === 'pnpm' && (sub === 'install' || sub === 'i'))
     // pnpm 10 and later run no dependency's scripts unless allowed; the version is not in the line.
-    return { at, tool: 'pnpm', text, locked: has('--frozen-lockfile'), scriptsDisabled: has('--ignore-scripts') ? true : null };
+    return {
+      at,
+      tool: 'pnpm',
+      text,
+      locked: has('--frozen-lockfile'),
+      scriptsDisabled: has('--ignore-scripts') ? true : null,
+      followsLockfile: (specsOf(rest) ?? []).length === 0,
+    };
   if (cmd === 'bun' && (sub === 'install' || sub === 'i'))
     // Bun runs no dependency's lifecycle scripts unless it is listed in trustedDependencies.
     return { at, tool: 'bun', text, locked: has('--frozen-lockfile'), scriptsDisabled: true };
@@ -455,7 +465,7 @@ export function installStep(w: string[], at: At): InstallStep | null {
         cmd === 'bun' ? true : cmd === 'uv' ? has('--no-build') : has('--ignore-scripts') ? true : cmd === 'pnpm' ? null : false,
     };
   if (cmd === 'uv' && sub === 'sync')
-    return { at, tool: 'uv', text, locked: has('--locked', '--frozen'), scriptsDisabled: has('--no-build') };
+    return { at, tool: 'uv', text, locked: has('--locked', '--frozen'), scriptsDisabled: has('--no-build'), followsLockfile: true };
   if (cmd === 'uv' && sub === 'pip' && rest[0] === 'install')
     return { at, tool: 'uv', text, locked: has('--require-hashes'), scriptsDisabled: has('--no-build', '--only-binary') };
   if (cmd === 'poetry' && sub === 'install') return { at, tool: 'poetry', text, locked: true, scriptsDisabled: false };

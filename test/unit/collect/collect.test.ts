@@ -261,3 +261,40 @@ describe('a walk reads settings.json only where an editor or agent keeps MCP ser
     expect(out.files.map((f) => f.path)).toEqual(['.gemini/settings.json', '.vscode/settings.json', '.zed/settings.json']);
   });
 });
+
+describe('an install that follows a committed lockfile without being held to it', () => {
+  const image = (run: string, files: Record<string, string>) =>
+    collectWith(
+      inline({
+        'package.json': '{"dependencies":{"@modelcontextprotocol/sdk":"1.0.0"}}',
+        Dockerfile: `FROM node:24-slim\n${run}\nUSER node\n`,
+        ...files,
+      }),
+    ).deployments[0]!;
+
+  it('npm install beside package-lock.json: not enforced, its release undecided (npm ci would fail instead of resolving anew)', () => {
+    const d = image('RUN npm install', { 'package-lock.json': '{"lockfileVersion":3}' });
+    expect(fact(d, 'supply_chain.lockfile_enforced')).toBe(false);
+    expect(fact(d, 'supply_chain.deployed_release')).toBeUndefined();
+    expect(d.undecided).toContain('supply_chain.deployed_release');
+    // Without a lockfile it resolves the newest versions its ranges allow.
+    expect(fact(image('RUN npm install', {}), 'supply_chain.deployed_release')).toBe('floating');
+    // A package named floats whatever the lockfile says.
+    expect(fact(image('RUN npm install left-pad', { 'package-lock.json': '{}' }), 'supply_chain.deployed_release')).toBe('floating');
+  });
+
+  it('cargo build after cargo fetch --locked keeps to the lockfile that fetch checked (agentgateway/agentgateway)', () => {
+    const rust = (run: string) =>
+      collectWith(
+        inline({
+          'Cargo.toml': '[package]\nname = "gw"\n[dependencies]\nrmcp = "0.8"\n',
+          'Cargo.lock': 'version = 4\n',
+          Dockerfile: `FROM rust:1.90\n${run}\n`,
+        }),
+      ).deployments[0]!;
+    const d = rust('RUN cargo fetch --locked\nRUN cargo build --release');
+    expect(fact(d, 'supply_chain.lockfile_enforced')).toBe(true);
+    expect(fact(d, 'supply_chain.deployed_release')).toBe('locked');
+    expect(fact(rust('RUN cargo build --release'), 'supply_chain.lockfile_enforced')).toBe(false);
+  });
+});
