@@ -446,13 +446,12 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
   const df = ctx.dockerfile(f.path)!;
   const named = /mcp/i.test(f.path) || df.entrypoint.some((w) => /mcp/i.test(w));
   // `npm install -g supergateway`: the image installs an MCP server or bridge from a registry.
-  const installed = df.installs.find((i) => i.packages?.some(isMcpPackage));
+  const installed = df.installs.flatMap((i) => (i.packages ?? []).filter(isMcpPackage).map((name) => ({ name, at: i.at })))[0];
   if (!mcp && !named && !installed) return [];
   const sheet = new FactSheet(`image:${f.path}`);
   const at = df.base?.at ?? { file: f.path, line: 1 };
   if (mcp) sheet.set('container.used', true, at, `an image of an MCP server (${mcp.name})`);
-  else if (installed)
-    sheet.set('container.used', true, installed.at, `the image installs an MCP package (${installed.packages!.find(isMcpPackage)})`);
+  else if (installed) sheet.set('container.used', true, installed.at, `the image installs an MCP package (${installed.name})`);
   else sheet.set('container.used', true, at, 'an image whose command names MCP');
   dockerfileFacts(sheet, df, ctx.inputs, dir, at);
   if (!sheet.has('container.healthcheck'))

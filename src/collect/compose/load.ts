@@ -95,8 +95,8 @@ interface LoadedFile {
 const REPLACED = new Set(['command', 'entrypoint']);
 const MAPPED = new Set(['environment', 'labels', 'sysctls', 'annotations']);
 
-/** `environment`/`labels` in list form (KEY=VAL) as a map; a bare KEY is a variable passed from the shell: unresolved. */
-function asMap(v: unknown): Obj {
+/** `environment`/`labels`/`build.args` in list form (KEY=VAL) as a map; a bare KEY is a variable passed from the shell: unresolved. */
+export function asMap(v: unknown): Obj {
   if (isObj(v)) return { ...v };
   const out: Obj = {};
   if (Array.isArray(v)) {
@@ -173,14 +173,14 @@ export function networksMap(v: unknown): Obj {
 }
 
 /** The first service (`service NAME in FILE`) whose env_file requires the project's .env, or null. */
-function servicesNeedingDotenv(inputs: Inputs, files: string[], dotenvPath: string): string | null {
+function servicesNeedingDotenv(inputs: Inputs, files: string[], dotenvPath: string, parse: (path: string) => YamlDoc[]): string | null {
   for (const path of files) {
-    const file = inputs.get(path);
-    if (!file) continue;
+    if (!inputs.get(path)) continue;
     let top: unknown;
     try {
-      top = readYaml(file.text, { composeTags: true })[0]?.value;
+      top = parse(path)[0]?.value;
     } catch {
+      // Loading the file says what is wrong with it.
       continue;
     }
     const services = isObj(top) && isObj(top['services']) ? (top['services'] as Obj) : {};
@@ -214,7 +214,13 @@ export function loadCompose(inputs: Inputs, files: string[], options: ComposeOpt
   // A service's env_file that needs the project's .env (required unless `required: false`) means
   // Compose cannot start without it, and interpolation reads the same file: when it is not among
   // the files, any variable may be set there, and a default in the compose file decides nothing.
-  const needsDotenv = dotenv ? null : servicesNeedingDotenv(inputs, files, dotenvPath);
+  // Each file parsed once, for this look ahead and for loading.
+  const yamlOf = new Map<string, YamlDoc[]>();
+  const parse = (path: string): YamlDoc[] => {
+    if (!yamlOf.has(path)) yamlOf.set(path, readYaml(inputs.get(path)!.text, { composeTags: true }));
+    return yamlOf.get(path)!;
+  };
+  const needsDotenv = dotenv ? null : servicesNeedingDotenv(inputs, files, dotenvPath, parse);
   const opaque = needsDotenv !== null;
   if (needsDotenv)
     notes.push(
@@ -235,8 +241,7 @@ export function loadCompose(inputs: Inputs, files: string[], options: ComposeOpt
       notes.push(`${path} is named but not among the files read: its services are not described`);
       return;
     }
-    const docs = readYaml(file.text, { composeTags: true });
-    const doc = docs[0];
+    const doc = parse(path)[0];
     if (!doc || !isObj(doc.value)) return;
     const rawTop = doc.value as Obj;
     const top = interpolateTree(doc.value, env, opaque) as Obj;

@@ -13,6 +13,18 @@ const proxyFiles = (d: string): string[] =>
   readdirSync(join(ROOT, d), { withFileTypes: true }).flatMap((f) => (f.isDirectory() ? proxyFiles(`${d}/${f.name}`) : [`${d}/${f.name}`]));
 const templates = proxyFiles('proxy/templates');
 
+/**
+ * The one deployment of a Compose service built from `files` in the project directory, with
+ * `build` lines (args, target) under its `build:` and a port published on loopback.
+ */
+const builtService = (service: string, port: number, files: Record<string, string>, build: string) =>
+  collectWith(
+    inline({
+      ...files,
+      'compose.yaml': `services:\n  ${service}:\n    build:\n      context: .\n${build}    ports: ["127.0.0.1:${port}:${port}"]\n`,
+    }),
+  ).deployments[0]!;
+
 describe("Compose: Signet's docker-compose.yml", () => {
   const c = collectWith(repoFiles(...SIGNET, ...templates));
   const d = deploymentOf(c, ':signet');
@@ -296,13 +308,7 @@ describe("a build's args, as Compose passes them to the Dockerfile", () => {
   // microsoft/playwright-mcp's runtime stage: `ARG USERNAME=node`, `USER ${USERNAME}`.
   const dockerfile =
     'FROM node:22-bookworm-slim\nARG USERNAME=node\nUSER ${USERNAME}\nENTRYPOINT ["node", "/app/cli.js", "--port", "8931"]\n';
-  const run = (build: string) =>
-    collectWith(
-      inline({
-        Dockerfile: dockerfile,
-        'compose.yaml': `services:\n  playwright-mcp:\n    build:\n      context: .\n${build}    ports: ["127.0.0.1:8931:8931"]\n`,
-      }),
-    ).deployments[0]!;
+  const run = (build: string) => builtService('playwright-mcp', 8931, { Dockerfile: dockerfile }, build);
 
   it("takes the ARG's default when the service passes none, and says so", () => {
     const d = run('');
@@ -331,13 +337,7 @@ describe('an image that installs a released server at build time', () => {
     'USER mcp',
     'ENTRYPOINT ["mongodb-mcp-server"]',
   ].join('\n');
-  const run = (args: string) =>
-    collectWith(
-      inline({
-        Dockerfile: dockerfile,
-        'compose.yaml': `services:\n  mongodb-mcp:\n    build:\n      context: .\n${args}    ports: ["127.0.0.1:3000:3000"]\n`,
-      }),
-    ).deployments[0]!;
+  const run = (args: string) => builtService('mongodb-mcp', 3000, { Dockerfile: dockerfile }, args);
 
   it('floats on the default tag; an exact version passed as a build arg is exact_version', () => {
     const latest = run('');
@@ -361,13 +361,7 @@ describe('an image that installs a released server at build time', () => {
 describe('a service built to one stage of a multi-stage Dockerfile (build.target)', () => {
   const dockerfile = ['FROM node:24 AS prod', 'RUN npm ci --ignore-scripts', 'USER node', 'FROM prod AS dev', 'USER root'].join('\n');
   const run = (target: string) =>
-    collectWith(
-      inline({
-        Dockerfile: dockerfile,
-        'package.json': '{"dependencies":{"@modelcontextprotocol/sdk":"1.0.0"}}',
-        'compose.yaml': `services:\n  mcp:\n    build:\n      context: .\n${target}    ports: ["127.0.0.1:3000:3000"]\n`,
-      }),
-    ).deployments[0]!;
+    builtService('mcp', 3000, { Dockerfile: dockerfile, 'package.json': '{"dependencies":{"@modelcontextprotocol/sdk":"1.0.0"}}' }, target);
 
   it('reads the stage the build stops at, not the last one', () => {
     expect(fact(run(''), 'container.runs_as_root')).toBe(true);
