@@ -15,7 +15,7 @@ import { legacySse, tlsVerification } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
 import { type Labels, traefikEnabled, traefikFacts } from '../traefik.js';
 import { parseDotenv, Unresolved } from './interpolate.js';
-import { type ComposeProject, type ComposeService, networksMap } from './load.js';
+import { asMap, type ComposeProject, type ComposeService, networksMap } from './load.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Unresolved);
@@ -72,19 +72,10 @@ function describe(ctx: Context, project: ComposeProject, s: ComposeService): Svc
 
 /** A build's `args` (map or `KEY=VALUE` list); a key without a value, or with an unset variable, comes from outside the files. */
 function buildArgs(build: unknown): Map<string, string | null> {
-  const out = new Map<string, string | null>();
-  const args = isObj(build) ? build['args'] : undefined;
-  const put = (k: string, v: unknown) =>
-    out.set(k, typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : null);
-  if (Array.isArray(args))
-    for (const item of args) {
-      if (typeof item !== 'string') continue;
-      const eq = item.indexOf('=');
-      if (eq < 0) put(item, null);
-      else put(item.slice(0, eq), item.slice(eq + 1));
-    }
-  else if (isObj(args)) for (const [k, v] of Object.entries(args)) put(k, v);
-  return out;
+  const args = asMap(isObj(build) ? build['args'] : undefined);
+  return new Map(
+    Object.entries(args).map(([k, v]) => [k, typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : null]),
+  );
 }
 
 /** Text of a service's command line, environment values and labels: where a proxy names its upstream. */

@@ -466,3 +466,12 @@ describe('a Dockerfile a Compose service builds belongs to that project', () => 
     expect(out.deployments.map((d) => d.name)).toEqual(['compose:examples/client/compose.yaml:gateway']);
   });
 });
+
+describe('a list-form build arg whose variable is set nowhere', () => {
+  it('leaves the ARG unknown rather than falling back to its default', () => {
+    const dockerfile = 'FROM node:22-bookworm-slim\nARG USERNAME=node\nUSER ${USERNAME}\nCMD ["node", "mcp-server.js"]\n';
+    const d = builtService('mcp', 3000, { Dockerfile: dockerfile }, '      args: ["USERNAME=${APP_USER}"]\n');
+    expect(fact(d, 'container.runs_as_root')).toBeUndefined();
+    expect(d.undecided).toContain('container.runs_as_root');
+  });
+});
