@@ -33,14 +33,12 @@ export function classify(path: string, text: string): FileKind {
   if (lower.endsWith('.json') || lower.endsWith('.jsonc')) {
     // `kubectl get -o json` and `kubectl create --dry-run=client -o json`: an object or a List.
     if (lower.endsWith('.json') && isKubernetesJson(text)) return 'kubernetes';
-    if (CLIENT_NAMES.has(lower) || /"(mcpServers|servers|mcp|context_servers)"\s*:/.test(text)) {
-      if (
-        /"(mcpServers|context_servers)"\s*:/.test(text) ||
-        (/"servers"\s*:/.test(text) && /"(command|url|type)"\s*:/.test(text)) ||
-        CLIENT_NAMES.has(lower)
-      )
-        return 'mcp_client_config';
-    }
+    // The servers are an object keyed by name (an OpenAPI document's `servers` is a list).
+    if (CLIENT_NAMES.has(lower) || /"(mcpServers|context_servers)"\s*:\s*\{/.test(text)) return 'mcp_client_config';
+    // VS Code's `servers` (mcp.json, or `mcp.servers` in settings.json): a word too common to
+    // decide alone, so only in a file whose name says MCP or an editor's settings.json.
+    if ((lower.includes('mcp') || lower === 'settings.json') && /"servers"\s*:\s*\{/.test(text) && /"(command|url|type)"\s*:/.test(text))
+      return 'mcp_client_config';
     return 'other';
   }
   if (lower.endsWith('.yaml') || lower.endsWith('.yml')) {

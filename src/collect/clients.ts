@@ -28,6 +28,9 @@ const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !
 const PROJECT_CONFIG =
   /(^|\/)(\.mcp\.json|\.(vscode|cursor|roo|amazonq)\/mcp\.json|\.kiro\/settings\/mcp\.json|\.(vscode|zed|gemini)\/settings\.json|\.continue\/(config|mcpServers\/[^/]+)\.ya?ml)$/;
 
+/** Gemini CLI's settings and an extension's manifest, where `url` is SSE and `httpUrl` streamable HTTP. */
+const GEMINI = /(^|\/)(\.gemini\/settings|gemini-extension)\.json$/;
+
 /** A value that refers to a secret kept elsewhere: ${input:x}, ${env:X}, ${X}, $X, {env:X}, Continue's ${{ secrets.X }}. */
 const REFERENCE =
   /^\s*(Bearer\s+)?(\$\{(input|env):[^}]+\}|\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{env:[^}]+\}|\$\{\{\s*(secrets|inputs)\.[\w.-]+\s*\}\})\s*$/;
@@ -73,7 +76,7 @@ function jsonEntries(file: TextFile): { entries: Entry[]; inputs: Obj[] } | null
       .filter((n) => isObj(servers[n]))
       .map((name) => ({
         name: `${prefix}${name}`,
-        spec: normalised(servers[name] as Obj, /(^|\/)\.gemini\/settings\.json$/.test(file.path)),
+        spec: normalised(servers[name] as Obj, GEMINI.test(file.path)),
         at: (...p) => {
           for (let n = p.length; n >= 0; n--) {
             const found = findNodeAtLocation(root, [...path, name, ...p.slice(0, n)]);

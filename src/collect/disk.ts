@@ -38,6 +38,15 @@ const MAX_DEPTH = 16;
 /** Editors and agents whose `settings.json` may hold MCP servers: VS Code (`mcp.servers`), Zed (`context_servers`), Gemini CLI. */
 const SETTINGS_DIRS = new Set(['.vscode', '.zed', '.gemini', '.cursor', '.qwen']);
 
+/**
+ * JSON files that may list MCP servers in the `mcpServers` format the clients share: the
+ * clients' own names, and those projects give theirs: `mcp_settings.json` (samanhappy/mcphub),
+ * `mcp-config.json` (Klavis-AI/klavis), `claude_config_example.json`
+ * (BeehiveInnovations/zen-mcp-server), Gemini CLI's `gemini-extension.json`, and a gateway's
+ * `config.json` (TBXark/mcp-proxy). What they hold decides whether they are one (classify.ts).
+ */
+const MAY_CONFIGURE_CLIENT = /^(.*mcp.*|.*claude.*|gemini-extension|config)\.json$/;
+
 /** Names a walk reads: what some collector decides facts from. Files named on the command line are always read. */
 export function wanted(name: string, parent = ''): boolean {
   const n = name.toLowerCase();
@@ -47,7 +56,8 @@ export function wanted(name: string, parent = ''): boolean {
     /\.ya?ml$/.test(n) ||
     n === '.env' ||
     /^\.env\.|\.env$/.test(n) ||
-    /^(package|package-lock|npm-shrinkwrap|claude_desktop_config|\.mcp|mcp|mcp_config|cline_mcp_settings|\.claude)\.json$/.test(n) ||
+    /^(package|package-lock|npm-shrinkwrap)\.json$/.test(n) ||
+    MAY_CONFIGURE_CLIENT.test(n) ||
     n === 'kustomization' ||
     /\.conf(\.(template|example|sample|tmpl))?$/.test(n) ||
     n.startsWith('caddyfile') ||

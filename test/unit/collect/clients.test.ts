@@ -442,3 +442,69 @@ describe("Goose's config.yaml: extensions that are MCP servers", () => {
     });
   });
 });
+
+describe('the mcpServers format under the names projects give it', () => {
+  // samanhappy/mcphub's mcp_settings.json, Gemini CLI's gemini-extension.json
+  // (github/github-mcp-server), TBXark/mcp-proxy's config.json: each lists the servers a client
+  // (the gateway, the CLI) launches or calls. An OpenAPI document named after MCP has `servers`
+  // too, as a list, and a config.json without MCP servers is neither.
+  const out = collectWith(
+    inline({
+      'mcp_settings.json': JSON.stringify({
+        mcpServers: {
+          slack: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-slack'], env: { SLACK_BOT_TOKEN: 'your-bot-token' } },
+        },
+        users: [{ username: 'admin', password: '$2b$10$Vt7krIvjNgyN67LXqly0uOcTpN0LI55cYRbcKC71pUDAP0nJ7RPa.' }],
+      }),
+      'gemini-extension.json': JSON.stringify(
+        {
+          name: 'github',
+          version: '1.0.0',
+          mcpServers: {
+            github: { httpUrl: 'https://api.githubcopilot.com/mcp/', headers: { Authorization: 'Bearer $GITHUB_MCP_PAT' } },
+            events: { url: 'https://mcp.example.com/events' },
+          },
+        },
+        null,
+        2,
+      ),
+      'config.json': JSON.stringify({
+        mcpProxy: { addr: ':9090' },
+        mcpServers: { amap: { url: 'https://mcp.amap.com/sse?key=<YOUR_TOKEN>' } },
+      }),
+      'openapi/mcp-gateway.openapi.json': JSON.stringify({
+        openapi: '3.0.1',
+        servers: [{ url: 'https://gw.example' }],
+        paths: {},
+        type: 'x',
+      }),
+      'web/config.json': JSON.stringify({ servers: { api: { url: 'https://api.example', type: 'rest' } } }),
+    }),
+  );
+
+  it('are client configurations; the OpenAPI document and an unrelated config.json are not', () => {
+    expect(out.files.map((f) => [f.path, f.kind])).toEqual([
+      ['config.json', 'mcp_client_config'],
+      ['gemini-extension.json', 'mcp_client_config'],
+      ['mcp_settings.json', 'mcp_client_config'],
+      ['openapi/mcp-gateway.openapi.json', 'other'],
+      ['web/config.json', 'other'],
+    ]);
+    expect(out.deployments.map((d) => d.name)).toEqual([
+      'client:config.json:amap',
+      'client:gemini-extension.json:events',
+      'client:gemini-extension.json:github',
+      'client:mcp_settings.json:slack',
+    ]);
+  });
+
+  it("read as their client reads them: a Gemini extension's url is SSE, httpUrl streamable HTTP", () => {
+    expect(fact(deploymentOf(out, 'gemini-extension.json:github'), 'transport.legacy_sse')).toBeUndefined();
+    expect(fact(deploymentOf(out, 'gemini-extension.json:github'), 'client.config_secrets_plaintext')).toBe(false);
+    expect(fact(deploymentOf(out, 'gemini-extension.json:events'), 'transport.legacy_sse')).toBe(true);
+    expect(fact(deploymentOf(out, 'config.json:amap'), 'authentication.keys_in_query_string')).toBe(true);
+    const slack = deploymentOf(out, 'mcp_settings.json:slack');
+    expect(fact(slack, 'client.stdio_servers_release')).toBe('floating');
+    expect(fact(slack, 'client.config_secrets_plaintext')).toBe(false);
+  });
+});

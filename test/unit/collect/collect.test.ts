@@ -260,6 +260,30 @@ describe('a walk reads settings.json only where an editor or agent keeps MCP ser
     const out = collectFromDisk([root], { root }, doctrine);
     expect(out.files.map((f) => f.path)).toEqual(['.gemini/settings.json', '.vscode/settings.json', '.zed/settings.json']);
   });
+
+  it('and the JSON files projects name for MCP servers, not every JSON file', () => {
+    const root = tempDir('signet-client-names-');
+    const servers = '{ "mcpServers": { "time": { "command": "uvx", "args": ["mcp-server-time"] } } }';
+    for (const name of [
+      'mcp_settings.json',
+      'mcp-config.json',
+      'claude_config_example.json',
+      'gemini-extension.json',
+      'config.json',
+      'tsconfig.json',
+      'servers.json',
+    ])
+      writeFileSync(join(root, name), servers);
+    const out = collectFromDisk([root], { root }, doctrine);
+    expect(out.files.map((f) => f.path)).toEqual([
+      'claude_config_example.json',
+      'config.json',
+      'gemini-extension.json',
+      'mcp-config.json',
+      'mcp_settings.json',
+    ]);
+    expect(out.deployments.length).toBe(5);
+  });
 });
 
 describe('an install that follows a committed lockfile without being held to it', () => {
