@@ -63,6 +63,8 @@ function jsonEntries(file: TextFile): { entries: Entry[]; inputs: Obj[] } | null
       `not valid JSON (comments and trailing commas allowed): ${printParseErrorCode(first.error)} at line ${lineAt(first.offset)}`,
     );
   if (!root) return null;
+  if (root.type !== 'object')
+    throw new Error('not a JSON object: a client configuration is one, its servers under mcpServers (or servers)');
   const value = nodeValue(root) as Obj;
   const containers: (string | number)[][] = [['mcpServers'], ['servers'], ['mcp', 'servers'], ['context_servers']];
   // Claude Code's ~/.claude.json: user-scoped servers at the top, local-scoped ones under each project's path.
@@ -86,11 +88,16 @@ function jsonEntries(file: TextFile): { entries: Entry[]; inputs: Obj[] } | null
         },
       }));
   };
-  const top = containers.find((path) => findNodeAtLocation(root, path)?.type === 'object');
+  // A Claude Code plugin's .mcp.json may hold the servers at its top, without `mcpServers`.
+  const flat = /(^|\/)\.mcp\.json$/.test(file.path) && Object.keys(value).length > 0 && Object.values(value).every(isServerSpec);
+  const top = flat ? [] : containers.find((path) => findNodeAtLocation(root, path)?.type === 'object');
   const entries = [...(top ? entriesIn(top, '') : []), ...local.flatMap((path) => entriesIn(path, `${path[1]}:`))];
   const inputs = Array.isArray(value['inputs']) ? (value['inputs'] as Obj[]) : [];
   return { entries, inputs };
 }
+
+/** An object that reads as a server entry: what to start or where to connect. */
+const isServerSpec = (v: unknown) => isObj(v) && ['command', 'url', 'httpUrl', 'serverUrl', 'type'].some((k) => k in v);
 
 /**
  * One shape for every client's entry: Zed's older `"command": {"path", "args", "env"}` as

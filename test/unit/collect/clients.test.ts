@@ -508,3 +508,44 @@ describe('the mcpServers format under the names projects give it', () => {
     expect(fact(slack, 'client.config_secrets_plaintext')).toBe(false);
   });
 });
+
+describe('a Claude Code plugin: servers at the top of its .mcp.json, or inline in plugin.json', () => {
+  // getsentry/sentry-mcp's plugins/sentry-mcp/.mcp.json and grafana/mcp-grafana's .claude-plugin/plugin.json.
+  const out = collectWith(
+    inline({
+      'plugins/sentry/.mcp.json': '{\n  "sentry": {\n    "type": "http",\n    "url": "https://mcp.sentry.dev/mcp"\n  }\n}\n',
+      '.claude-plugin/plugin.json': JSON.stringify(
+        {
+          name: 'grafana',
+          mcpServers: { grafana: { command: 'node', args: ['${CLAUDE_PLUGIN_ROOT}/.claude-plugin/install-binary.mjs'] } },
+        },
+        null,
+        2,
+      ),
+      'odd/.mcp.json': '{ "theme": "dark", "sentry": { "type": "http", "url": "https://mcp.sentry.dev/mcp" } }',
+      'list/.mcp.json': '[{ "command": "npx" }]',
+    }),
+  );
+
+  it('one deployment per server, each at its own line', () => {
+    expect(out.deployments.map((d) => d.name)).toEqual([
+      'client:.claude-plugin/plugin.json:grafana',
+      'client:plugins/sentry/.mcp.json:sentry',
+    ]);
+    const sentry = deploymentOf(out, 'plugins/sentry/.mcp.json:sentry');
+    expect(fact(sentry, 'transport.kind')).toBe('http');
+    expect(sentry.sources['transport.kind']![0]).toMatchObject({ file: 'plugins/sentry/.mcp.json', line: 4 });
+    expect(fact(deploymentOf(out, 'plugin.json:grafana'), 'client.launches_stdio_servers')).toBe(true);
+  });
+
+  it('a top that is not all servers is none; a file that is no JSON object is skipped with the reason', () => {
+    expect(out.notes).toContainEqual({ file: 'odd/.mcp.json', what: 'an MCP client configuration with no server entries' });
+    expect(out.skipped).toEqual([
+      {
+        path: 'list/.mcp.json',
+        reason:
+          'could not be read as mcp_client_config: not a JSON object: a client configuration is one, its servers under mcpServers (or servers)',
+      },
+    ]);
+  });
+});

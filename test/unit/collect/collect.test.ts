@@ -274,15 +274,20 @@ describe('a walk reads settings.json only where an editor or agent keeps MCP ser
       'servers.json',
     ])
       writeFileSync(join(root, name), servers);
+    for (const dir of ['.claude-plugin', 'other']) {
+      mkdirSync(join(root, dir));
+      writeFileSync(join(root, dir, 'plugin.json'), servers);
+    }
     const out = collectFromDisk([root], { root }, doctrine);
     expect(out.files.map((f) => f.path)).toEqual([
+      '.claude-plugin/plugin.json',
       'claude_config_example.json',
       'config.json',
       'gemini-extension.json',
       'mcp-config.json',
       'mcp_settings.json',
     ]);
-    expect(out.deployments.length).toBe(5);
+    expect(out.deployments.length).toBe(6);
   });
 });
 
