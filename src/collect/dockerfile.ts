@@ -31,6 +31,8 @@ export interface DockerfileInfo {
   user: { value: string; written: string; at: At } | null;
   /** The HEALTHCHECK of the final stage (or its parents): where, whether NONE, and its command as written. */
   healthcheck: { at: At; disabled: boolean; test: string } | null;
+  /** EXPOSE in the final image (its own stage or one it is built on): the ports it says it serves on. */
+  expose: { ports: string; at: At } | null;
   secretsInImage: { name: string; at: At; how: string }[];
   installs: InstallStep[];
   /** A reverse proxy the final image installs from the distribution's packages (`microdnf install -y nginx`). */
@@ -96,6 +98,7 @@ export function readDockerfile(
     parent: number | null;
     user: DockerfileInfo['user'];
     healthcheck: DockerfileInfo['healthcheck'];
+    expose: DockerfileInfo['expose'];
     env: Map<string, string>;
     envAt: Map<string, At>;
     /** Secrets a build in this stage links into what it produces (`go build -ldflags "-X pkg.Secret=…"`). */
@@ -131,6 +134,7 @@ export function readDockerfile(
         parent,
         user: null,
         healthcheck: null,
+        expose: null,
         env: new Map(),
         envAt: new Map(),
         linked: [],
@@ -152,6 +156,9 @@ export function readDockerfile(
     switch (kw) {
       case 'USER':
         s.user = { value: substIn(stage, content.trim()), written: content.trim(), at: at(ins) };
+        break;
+      case 'EXPOSE':
+        s.expose = { ports: substIn(stage, content.trim()), at: at(ins) };
         break;
       case 'HEALTHCHECK':
         s.healthcheck = { at: at(ins), disabled: /^NONE\b/i.test(content.trim()), test: content };
@@ -245,6 +252,7 @@ export function readDockerfile(
   const ignoreScriptsEnv = lastReached(ignoreScriptsIn);
   let user: DockerfileInfo['user'] = null;
   let healthcheck: DockerfileInfo['healthcheck'] = null;
+  let expose: DockerfileInfo['expose'] = null;
   let base: DockerfileInfo['base'] = null;
   let proxyInstalled: DockerfileInfo['proxyInstalled'] = null;
   const env = new Map<string, string>();
@@ -262,6 +270,7 @@ export function readDockerfile(
       }
     user ??= s.user;
     healthcheck ??= s.healthcheck;
+    expose ??= s.expose;
     proxyInstalled ??= s.proxy;
     if (s.parent === null) base = { image: s.image, at: s.at, digest: /@sha256:[0-9a-f]{64}$/.test(s.image) };
   }
@@ -271,6 +280,7 @@ export function readDockerfile(
     externalBases,
     user,
     healthcheck,
+    expose,
     secretsInImage,
     installs,
     proxyInstalled,

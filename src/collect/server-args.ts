@@ -32,3 +32,39 @@ export function tlsVerification(sheet: FactSheet, env: Record<string, unknown>, 
     }
   }
 }
+
+/** Values of --transport or a TRANSPORT variable that serve over the network. */
+const NETWORK_TRANSPORT = /^(https?|sse|streamable[-_]?https?|streamable|streamablehttp)$/i;
+/** Servers of HTTP applications: a command that starts one serves the network, whatever the app. */
+const HTTP_SERVERS = new Set(['uvicorn', 'gunicorn', 'hypercorn', 'granian', 'daphne']);
+
+export interface TransportNamed {
+  kind: 'http' | 'stdio';
+  why: string;
+  /** The variable that says it, where the environment does; else the command line. */
+  variable?: string;
+}
+
+/**
+ * The transport a server's command line or environment names: `--transport stdio|http|sse`, a
+ * port to listen on, an ASGI server, `MCP_TRANSPORT=stdio`. The command line first (it overrides
+ * what a variable sets in the servers that read both); null when neither says.
+ */
+export function transportNamed(words: string[], env: ReadonlyMap<string, string>): TransportNamed | null {
+  const i = words.findLastIndex((w) => w === '--transport' || w.startsWith('--transport='));
+  const value = i < 0 ? null : words[i]!.includes('=') ? words[i]!.split('=')[1]! : (words[i + 1] ?? '');
+  if (value === 'stdio') return { kind: 'stdio', why: 'started with --transport stdio' };
+  if (value !== null && NETWORK_TRANSPORT.test(value)) return { kind: 'http', why: `started with --transport ${value}` };
+  const port = words.find((w) => /^--(port|sse-port|http-port|listen)(=|$)/.test(w));
+  if (port) return { kind: 'http', why: `started with ${port.split('=')[0]}: it listens on a port` };
+  const program = words[0]?.split('/').pop() ?? '';
+  const module = words[0] !== undefined && /^python[\d.]*$/.test(program) && words[1] === '-m' ? (words[2] ?? '') : '';
+  const server = HTTP_SERVERS.has(program) ? program : HTTP_SERVERS.has(module) ? module : null;
+  if (server) return { kind: 'http', why: `${server} serves HTTP` };
+  for (const [k, v] of [...env].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    if (!/(^|_)TRANSPORT(_TYPE|_MODE)?$/i.test(k)) continue;
+    if (v.toLowerCase() === 'stdio') return { kind: 'stdio', why: `${k}=${v}`, variable: k };
+    if (NETWORK_TRANSPORT.test(v)) return { kind: 'http', why: `${k}=${v}`, variable: k };
+  }
+  return null;
+}

@@ -11,7 +11,7 @@ import { mcpEvidenceIn } from '../packages.js';
 import { type EnvValue, isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { builtRole, imageRole, type Role, runsAuthenticator, runsMcpClient } from '../roles.js';
 import { worstSecrets } from '../secrets.js';
-import { legacySse, tlsVerification } from '../server-args.js';
+import { legacySse, tlsVerification, transportNamed } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
 import { type Labels, traefikEnabled, traefikFacts } from '../traefik.js';
 import { parseDotenv, Unresolved } from './interpolate.js';
@@ -92,11 +92,14 @@ function mentions(svc: Svc, target: string): boolean {
   return words.some((w) => re.test(w));
 }
 
-/** A service whose command or environment names the server's MCP endpoint (`http://server:8001/mcp`). */
-function callsMcpEndpoint(svc: Svc, server: string): boolean {
+/**
+ * A service whose command or environment names the server in a URL: its MCP endpoint
+ * (`http://server:8001/mcp`) where `endpoint`, else any URL of it (`http://server:8000`).
+ */
+function callsByUrl(svc: Svc, server: string, endpoint = false): boolean {
   const spec = svc.s.spec;
   const env = Object.values(isObj(spec['environment']) ? spec['environment'] : {});
-  const re = new RegExp(`://${server.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(:\\d+)?/(mcp|sse)\\b`);
+  const re = new RegExp(`://${server.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(:\\d+)?${endpoint ? '/(mcp|sse)\\b' : '(/|$|[\\s"\'])'}`);
   return [spec['command'], spec['entrypoint'], env]
     .flat(2)
     .map((v) => (v instanceof Unresolved ? v.asEmpty : String(v ?? '')))
@@ -237,7 +240,7 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
         );
       // A service of the stack that calls the MCP endpoint itself reaches the server past the proxy
       // (doctrine: exposure.behind_reverse_proxy); a health check or a metrics scraper names no MCP path.
-      const caller = svcs.find((v) => v !== srv && v !== proxy && callsMcpEndpoint(v, srv.s.name));
+      const caller = svcs.find((v) => v !== srv && v !== proxy && callsByUrl(v, srv.s.name, true));
       if (caller && sheet.get('exposure.behind_reverse_proxy') === true)
         sheet.set(
           'exposure.behind_reverse_proxy',
@@ -259,12 +262,8 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       const plain = plainHealthcheck(srv, published);
       if (plain) sheet.set('tls.enabled', false, plain.at, plain.why);
     }
-    sheet.set(
-      'transport.kind',
-      'http',
-      entryPorts.kind !== 'none' ? entryPorts.at : at(),
-      'a network service (Compose runs no stdio client)',
-    );
+    const run = runOf(srv);
+    transport(sheet, srv, svcs, proxy ? entryPorts : published, proxy, run);
     if (entryPorts.kind === 'loopback') {
       sheet.set('exposure.endpoint_address_class', 'loopback', entryPorts.at, `${entry.s.name} is published on ${entryPorts.text} only`);
       sheet.set(
@@ -319,14 +318,7 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     }
     egress(sheet, srv, project);
     const srvDf = srv.df;
-    // With neither command nor entrypoint in the service, the container runs its build's ENTRYPOINT and CMD as written.
-    if (spec['command'] === undefined && spec['entrypoint'] === undefined && srvDf?.commandAt)
-      legacySse(sheet, srvDf.commandAt, srvDf.entrypoint);
-    // A command alone replaces the build's CMD and runs after its ENTRYPOINT.
-    else if (spec['entrypoint'] === undefined && srvDf?.entrypointAt)
-      legacySse(sheet, at('command'), srvDf.entrypointOnly, spec['command']);
-    // An entrypoint clears the image's CMD: what runs is the service's entrypoint followed by its command.
-    else legacySse(sheet, at(spec['command'] !== undefined ? 'command' : 'entrypoint'), spec['entrypoint'], spec['command']);
+    legacySse(sheet, run.at, ...run.parts);
     const signet = recogniseSignet(ctx.inputs, srvDf);
     if (signet) {
       ctx.note(srvDf!.path, signet);
@@ -357,6 +349,103 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
 }
 
 const composeDir = (project: ComposeProject) => dirOf(project.entry);
+
+/** What the container runs, as Compose joins it with its build's ENTRYPOINT and CMD, and where that is written. */
+function runOf(srv: Svc): { at: At; parts: unknown[] } {
+  const spec = srv.s.spec;
+  const df = srv.df;
+  // With neither command nor entrypoint in the service, the container runs its build's ENTRYPOINT and CMD as written.
+  if (spec['command'] === undefined && spec['entrypoint'] === undefined && df?.commandAt)
+    return { at: df.commandAt, parts: [df.entrypoint] };
+  // A command alone replaces the build's CMD and runs after its ENTRYPOINT.
+  if (spec['entrypoint'] === undefined && df?.entrypointAt) return { at: srv.s.at('command'), parts: [df.entrypointOnly, spec['command']] };
+  // An entrypoint clears the image's CMD: what runs is the service's entrypoint followed by its command.
+  return { at: srv.s.at(spec['command'] !== undefined ? 'command' : 'entrypoint'), parts: [spec['entrypoint'], spec['command']] };
+}
+
+const wordsOf = (parts: unknown[]) =>
+  parts
+    .flatMap((p) => (Array.isArray(p) ? p : p instanceof Unresolved ? p.asEmpty.split(/\s+/) : typeof p === 'string' ? p.split(/\s+/) : []))
+    .map((w) => (w instanceof Unresolved ? w.asEmpty : String(w)))
+    .filter((w) => w !== '');
+
+/**
+ * Whether the service speaks MCP over the network or on its stdin. A published port or a proxy in
+ * front says network; without them, `docker compose run --rm server` attached to a client's stdio
+ * is a stdio server (BeehiveInnovations/zen-mcp-server's compose file), so it takes the command
+ * line, `stdin_open`, EXPOSE or `expose:`, another service's URL for it, or an HTTP health check.
+ */
+function transport(
+  sheet: FactSheet,
+  srv: Svc,
+  svcs: Svc[],
+  entryPorts: { kind: string; at: At },
+  proxy: Svc | undefined,
+  run: { at: At; parts: unknown[] },
+): void {
+  const spec = srv.s.spec;
+  if (proxy || entryPorts.kind !== 'none') {
+    sheet.set(
+      'transport.kind',
+      'http',
+      entryPorts.kind !== 'none' ? entryPorts.at : srv.s.at(),
+      'a network service: a port is published or a proxy forwards to it',
+    );
+    return;
+  }
+  const env = containerEnv(srv);
+  const named = transportNamed(wordsOf(run.parts), env);
+  if (named) {
+    const at = named.variable
+      ? isObj(spec['environment']) && named.variable in spec['environment']
+        ? srv.s.at('environment', named.variable)
+        : (srv.df?.envAt.get(named.variable) ?? srv.s.at())
+      : run.at;
+    sheet.set('transport.kind', named.kind, at, named.why);
+    return;
+  }
+  if (spec['stdin_open'] === true) {
+    sheet.set('transport.kind', 'stdio', srv.s.at('stdin_open'), 'stdin_open: true keeps its stdin open for a client attached to it');
+    return;
+  }
+  const expose =
+    Array.isArray(spec['expose']) && spec['expose'].length
+      ? spec['expose'].map((p) => (p instanceof Unresolved ? p.asEmpty : String(p)))
+      : null;
+  if (expose) {
+    sheet.set('transport.kind', 'http', srv.s.at('expose'), `expose: ${expose.join(', ')}: it serves on the container network`);
+    return;
+  }
+  if (srv.df?.expose) {
+    sheet.set('transport.kind', 'http', srv.df.expose.at, `EXPOSE ${srv.df.expose.ports} in its image: it serves on the container network`);
+    return;
+  }
+  const caller = svcs.find((v) => v !== srv && callsByUrl(v, srv.s.name));
+  if (caller) {
+    sheet.set('transport.kind', 'http', caller.s.at(), `service ${caller.s.name} calls it by URL`);
+    return;
+  }
+  const hc = srv.s.spec['healthcheck'];
+  const test =
+    isObj(hc) && hc['test'] !== undefined
+      ? [hc['test']].flat().map(String).join(' ')
+      : srv.df?.healthcheck?.disabled === false
+        ? srv.df.healthcheck.test
+        : '';
+  if (/\bhttps?:\/\/(localhost|127\.0\.0\.1|\[::1\]|0\.0\.0\.0)\b/.test(test)) {
+    sheet.set(
+      'transport.kind',
+      'http',
+      isObj(hc) && hc['test'] !== undefined ? srv.s.at('healthcheck', 'test') : srv.df!.healthcheck!.at,
+      'its health check fetches a URL it serves',
+    );
+    return;
+  }
+  sheet.undecided(
+    'transport.kind',
+    `${srv.s.name} publishes no port, exposes none and nothing forwards to it or calls it: a stdio server that a client starts with \`docker compose run\` looks the same`,
+  );
+}
 
 /** A service's labels (list or map form) with the line of each. */
 function labelsOf(svc: Svc): Labels {

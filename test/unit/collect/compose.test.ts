@@ -475,3 +475,47 @@ describe('a list-form build arg whose variable is set nowhere', () => {
     expect(d.undecided).toContain('container.runs_as_root');
   });
 });
+
+describe('the transport of a service no port or proxy shows', () => {
+  // BeehiveInnovations/zen-mcp-server's docker-compose.yml: a stdio server its clients start with
+  // `docker compose run --rm zen-mcp`; docker/mcp-gateway's examples/sqlite-vec keeps stdin open.
+  const server = (lines: string, files: Record<string, string> = {}) =>
+    collectWith(
+      inline({
+        Dockerfile: 'FROM python:3.13-slim\nRUN pip install mcp==1.9.0\nCMD ["python", "server.py"]\n',
+        ...files,
+        'compose.yaml': `services:\n  mcp:\n    build: .\n${lines}`,
+      }),
+    ).deployments.find((d) => d.name.endsWith(':mcp'))!;
+  const kind = (lines: string, files?: Record<string, string>) => {
+    const d = server(lines, files);
+    return { kind: fact(d, 'transport.kind'), at: d.sources['transport.kind']?.[0] };
+  };
+
+  it('is open where nothing says: a stdio server run by a client looks the same', () => {
+    const d = server('    read_only: true\n');
+    expect(fact(d, 'transport.kind')).toBeUndefined();
+    expect(d.undecided).toContain('transport.kind');
+  });
+
+  it('stdio where the command, a variable or stdin_open says so', () => {
+    expect(kind('    command: ["python", "server.py", "--transport", "stdio"]\n')).toMatchObject({ kind: 'stdio', at: { line: 4 } });
+    expect(kind('    environment:\n      MCP_TRANSPORT: stdio\n')).toMatchObject({ kind: 'stdio', at: { line: 5 } });
+    expect(kind('    stdin_open: true\n')).toMatchObject({ kind: 'stdio', at: { line: 4 } });
+  });
+
+  it('network where the command, a variable, EXPOSE, expose:, a caller or an HTTP health check says so', () => {
+    expect(kind('    command: ["python", "server.py", "--transport=streamable-http"]\n').kind).toBe('http');
+    expect(kind('    command: uvicorn app:app --host 0.0.0.0\n').kind).toBe('http');
+    expect(kind('    environment:\n      - TRANSPORT=sse\n').kind).toBe('http');
+    expect(kind('    expose: ["8000"]\n')).toMatchObject({ kind: 'http', at: { line: 4 } });
+    const exposed = { Dockerfile: 'FROM python:3.13-slim\nRUN pip install mcp==1.9.0\nEXPOSE 8000\nCMD ["python", "server.py"]\n' };
+    expect(kind('', exposed)).toMatchObject({ kind: 'http', at: { file: 'Dockerfile', line: 3 } });
+    expect(kind('  agent:\n    image: agent:1\n    environment:\n      - MCP_URL=http://mcp:8000\n')).toMatchObject({ kind: 'http', at: { line: 4 } });
+    expect(kind('    healthcheck:\n      test: ["CMD", "curl", "-f", "http://localhost:8000/health"]\n').kind).toBe('http');
+  });
+
+  it('a published port decides before the command does', () => {
+    expect(kind('    ports: ["127.0.0.1:8000:8000"]\n    stdin_open: true\n').kind).toBe('http');
+  });
+});
