@@ -511,7 +511,10 @@ describe('the transport of a service no port or proxy shows', () => {
     expect(kind('    expose: ["8000"]\n')).toMatchObject({ kind: 'http', at: { line: 4 } });
     const exposed = { Dockerfile: 'FROM python:3.13-slim\nRUN pip install mcp==1.9.0\nEXPOSE 8000\nCMD ["python", "server.py"]\n' };
     expect(kind('', exposed)).toMatchObject({ kind: 'http', at: { file: 'Dockerfile', line: 3 } });
-    expect(kind('  agent:\n    image: agent:1\n    environment:\n      - MCP_URL=http://mcp:8000\n')).toMatchObject({ kind: 'http', at: { line: 4 } });
+    expect(kind('  agent:\n    image: agent:1\n    environment:\n      - MCP_URL=http://mcp:8000\n')).toMatchObject({
+      kind: 'http',
+      at: { line: 4 },
+    });
     expect(kind('    healthcheck:\n      test: ["CMD", "curl", "-f", "http://localhost:8000/health"]\n').kind).toBe('http');
   });
 
