@@ -113,7 +113,9 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
     else if (unlocked.length === 0) sheet.set('supply_chain.deployed_release', 'locked', first.at, 'the image is built from the lockfile');
     else {
       // The release is as loose as its loosest install: one unpinned package floats the image.
-      const loose = floating.find((i) => !i.exact);
+      // Named by the server's own packages where one floats, before a package manager's bootstrap.
+      const bootstrap = (i: InstallStep) => i.packages?.length && i.packages.every((p) => PACKAGE_MANAGERS.has(p));
+      const loose = floating.find((i) => !i.exact && !bootstrap(i)) ?? floating.find((i) => !i.exact);
       const worst = loose ?? floating[0]!;
       sheet.set(
         'supply_chain.deployed_release',

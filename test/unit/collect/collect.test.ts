@@ -229,6 +229,18 @@ describe('a package manager installed to install the rest', () => {
     expect(fact(d, 'supply_chain.lockfile_enforced')).toBe(false);
     expect(d.sources['supply_chain.lockfile_enforced']![0]!.why).toBe('npm install -g pnpm: not installed from a lockfile it must match');
   });
+
+  it("unpinned before the server's own unpinned install, the server's install is named", () => {
+    // qdrant/mcp-server-qdrant's Dockerfile.
+    const d = collectWith(
+      inline({
+        Dockerfile:
+          'FROM python:3.11-slim\nRUN pip install --no-cache-dir uv\nRUN uv pip install --system --no-cache-dir mcp-server-qdrant\n',
+      }),
+    ).deployments[0]!;
+    expect(fact(d, 'supply_chain.deployed_release')).toBe('floating');
+    expect(d.sources['supply_chain.deployed_release']![0]).toMatchObject({ line: 3 });
+  });
 });
 
 describe('YAML with a top-level services: that is no Compose file', () => {
