@@ -473,11 +473,34 @@ export function installStep(w: string[], at: At): InstallStep | null {
       locked: false,
       scriptsDisabled:
         cmd === 'bun' ? true : cmd === 'uv' ? has('--no-build') : has('--ignore-scripts') ? true : cmd === 'pnpm' ? null : false,
+      packages: packageNames(rest),
     };
   if (cmd === 'uv' && sub === 'sync')
     return { at, tool: 'uv', text, locked: has('--locked', '--frozen'), scriptsDisabled: has('--no-build'), followsLockfile: true };
   if (cmd === 'uv' && sub === 'pip' && rest[0] === 'install')
-    return { at, tool: 'uv', text, locked: has('--require-hashes'), scriptsDisabled: has('--no-build', '--only-binary') };
+    return {
+      at,
+      tool: 'uv',
+      text,
+      locked: has('--require-hashes'),
+      scriptsDisabled: has('--no-build', '--only-binary'),
+      exact: exactSpecs(rest.slice(1), pipExact),
+      packages: packageNames(rest.slice(1)),
+    };
+  // A tool installed into its own environment (samanhappy/mcphub's `uv tool install mcp-server-fetch`):
+  // resolved from the index like pip, with no lockfile.
+  if ((cmd === 'uv' && sub === 'tool' && rest[0] === 'install') || (cmd === 'pipx' && sub === 'install')) {
+    const args = cmd === 'uv' ? rest.slice(1) : rest;
+    return {
+      at,
+      tool: cmd === 'uv' ? 'uv' : 'pip',
+      text,
+      locked: false,
+      scriptsDisabled: has('--no-build'),
+      exact: exactSpecs(args, pipExact),
+      packages: packageNames(args),
+    };
+  }
   if (cmd === 'poetry' && sub === 'install') return { at, tool: 'poetry', text, locked: true, scriptsDisabled: false };
   // Cargo holds a build to Cargo.lock only with --locked (or --frozen); `cargo install` ignores the
   // crate's lockfile without it. Dependencies' build scripts and proc macros always run.

@@ -201,6 +201,11 @@ describe('an image that installs an MCP server or bridge from a registry', () =>
     expect(image('pip install mcp-server-fetch==2025.4.7').length).toBe(1);
     expect(image('npm install -g @playwright/mcp@0.0.79').length).toBe(1);
     expect(image('pip install gunicorn mcpo').length).toBe(1);
+    // uv's and pipx's installs name their packages as pip's do (samanhappy/mcphub, qdrant/mcp-server-qdrant).
+    expect(image('uv tool install mcp-server-fetch').length).toBe(1);
+    expect(image('pipx install mcp-server-time==2025.8.4').length).toBe(1);
+    expect(image('uv pip install --system mcp-server-qdrant').length).toBe(1);
+    expect(image('uv add mcp-server-git').length).toBe(1);
     expect(image('pip install gunicorn flask').length).toBe(0);
     expect(image('npm install -g mcpx-like-tool').length).toBe(0);
   });
