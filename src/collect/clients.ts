@@ -8,10 +8,10 @@ import { findNodeAtLocation, type Node, type ParseError, parseTree, printParseEr
 import { parse as parseToml } from 'smol-toml';
 import type { Context } from './context.js';
 import { DAEMON_NNP, HOST_NETWORK, imageMayHoldSecrets } from './docker-defaults.js';
-import { SECRET_NAME } from './dockerfile.js';
 import { worstHostPaths } from './host-paths.js';
 import type { TextFile } from './inputs.js';
 import { analyseLaunch, type Launch } from './launch.js';
+import { passwordInUrl, SECRET_NAME } from './secrets.js';
 import { type At, FactSheet } from './sheet.js';
 import { readYaml, type YamlDoc } from './yaml-lines.js';
 
@@ -258,8 +258,8 @@ function readEntry(e: Entry, inputIds: Set<string>): Read {
   };
   // `postgres://app:hunter22@db/shop`: a password in a connection URL, in an argument or a variable.
   const urlPassword = (value: string, at: At, where: string) => {
-    const m = /^[a-z][\w+.-]*:\/\/[^/\s:@]*:([^@\s/]+)@/i.exec(value.trim());
-    if (m) look('URL_PASSWORD', decodeURIComponent(m[1]!), at, `${where} (a URL with a password)`);
+    const password = passwordInUrl(value);
+    if (password !== null) look('URL_PASSWORD', password, at, `${where} (a URL with a password)`);
   };
   for (const field of ['env', 'headers', 'http_headers', 'env_http_headers']) {
     const m = e.spec[field];

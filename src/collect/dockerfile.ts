@@ -2,6 +2,7 @@
 // the final stage's USER, HEALTHCHECK, secrets written into ENV or ARG, and how dependencies are
 // installed (lockfile, install scripts, signature audit, SBOM). Nothing is built or run.
 import { DockerfileParser, type Instruction } from 'dockerfile-ast';
+import { passwordInUrl, SECRET_NAME } from './secrets.js';
 import type { At } from './sheet.js';
 import { commandsOf, unwrap } from './shell.js';
 
@@ -55,8 +56,6 @@ export interface DockerfileInfo {
   /** Where each of those ENV values is set. */
   envAt: Map<string, At>;
 }
-
-export const SECRET_NAME = /(PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?|_PAT)$|^(PAT|.*_PAT_.*)$/i;
 
 /**
  * `buildArgs`: the build's `--build-arg`s (a Compose service's `build.args`), each replacing the
@@ -179,6 +178,8 @@ export function readDockerfile(
           if (/^npm_config_ignore_scripts$/i.test(name) && /^(true|1)$/i.test(value ?? '')) ignoreScriptsIn.push({ stage, at: at(ins) });
           if (SECRET_NAME.test(name) && value && !/^\$/.test(value) && !/_FILE$/i.test(name))
             secretsInImage.push({ name, at: at(ins), how: `${kw} ${name} has a value in the Dockerfile` });
+          else if (value && passwordInUrl(value))
+            secretsInImage.push({ name, at: at(ins), how: `${kw} ${name} is a connection URL with a password written in the Dockerfile` });
         }
         break;
       }

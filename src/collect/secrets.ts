@@ -1,6 +1,25 @@
 // Where secrets reach a container, worst first: the doctrine asks for the worst way used.
 import type { At } from './sheet.js';
 
+/**
+ * Variable names that hold a secret: passwords (`DB_PASS`, `SMTP_PWD` too), tokens, API and access
+ * keys, and the keys that sign or encrypt (Django's and Flask's `SECRET_KEY`, Supabase's
+ * `SERVICE_ROLE_KEY`); a `PUBLIC_KEY` or a `CACHE_KEY` is none.
+ */
+export const SECRET_NAME =
+  /(PASSWORD|PASSWD|_PASS|_PWD|SECRET|TOKEN|CREDENTIALS?|_PAT|(SECRET|API|ACCESS|PRIVATE|SIGNING|ENCRYPTION|MASTER|SESSION|AUTH|LICENSE|ROLE)_?KEY)$|^(PAT|.*_PAT_.*)$/i;
+
+/** The password of a connection URL (`postgres://app:hunter22@db/shop`), or null where it has none. */
+export function passwordInUrl(value: string): string | null {
+  const m = /^[a-z][\w+.-]*:\/\/[^/\s:@]*:([^@\s/]+)@/i.exec(value.trim());
+  if (!m) return null;
+  try {
+    return decodeURIComponent(m[1]!);
+  } catch {
+    return m[1]!;
+  }
+}
+
 const WORST_FIRST = ['baked_into_image', 'manifest_plaintext', 'config_map', 'environment', 'mounted_files', 'secret_manager'];
 
 export function worstSecrets<T extends { kind: string; at: At; why: string }>(found: T[]): T {

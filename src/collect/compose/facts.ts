@@ -4,13 +4,13 @@ import { posix } from 'node:path';
 import { dockerfileFacts, imageFacts, userIsRoot } from '../build-facts.js';
 import type { Context } from '../context.js';
 import { DAEMON_NNP, HOST_NETWORK, imageMayHoldSecrets } from '../docker-defaults.js';
-import { type DockerfileInfo, SECRET_NAME } from '../dockerfile.js';
+import type { DockerfileInfo } from '../dockerfile.js';
 import { worstHostPaths } from '../host-paths.js';
 import { dirOf } from '../inputs.js';
 import { mcpEvidenceIn } from '../packages.js';
 import { type EnvValue, isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { builtRole, imageRole, type Role, runsAuthenticator, runsMcpClient } from '../roles.js';
-import { worstSecrets } from '../secrets.js';
+import { passwordInUrl, SECRET_NAME, worstSecrets } from '../secrets.js';
 import { legacySse, tlsVerification, transportNamed } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
 import { type Labels, traefikEnabled, traefikFacts } from '../traefik.js';
@@ -732,7 +732,16 @@ function secrets(ctx: Context, sheet: FactSheet, srv: Svc, project: ComposeProje
       found.push({ kind: 'mounted_files', at: srv.s.at('environment', k), why: `${k} points at a mounted file` });
       continue;
     }
-    if (!SECRET_NAME.test(k)) continue;
+    if (!SECRET_NAME.test(k)) {
+      // `postgresql://postgres:postgres@postgres/mindsdb` (mindsdb/mindsdb): a password in a connection URL.
+      if (typeof v === 'string' && passwordInUrl(v))
+        found.push({
+          kind: 'manifest_plaintext',
+          at: srv.s.at('environment', k),
+          why: `${k} is a connection URL with a password written in the compose file`,
+        });
+      continue;
+    }
     const vars = srv.s.varsAt('environment', k);
     // `${PASSWORD:-Chang3d!}` with a .env the files do not hold: the compose file still carries a
     // password in clear, the one the container gets whenever that file leaves the variable unset.

@@ -5,14 +5,14 @@ import { posix } from 'node:path';
 import { dockerfileFacts, imageFacts } from '../build-facts.js';
 import { type Context, render } from '../context.js';
 import { CNI_HOP, HOST_NETWORK, imageMayHoldSecrets } from '../docker-defaults.js';
-import { type DockerfileInfo, SECRET_NAME } from '../dockerfile.js';
+import type { DockerfileInfo } from '../dockerfile.js';
 import { dirOf } from '../inputs.js';
 import { NginxConfig } from '../nginx.js';
 import { nginxFacts } from '../nginx-facts.js';
 import { mcpEvidenceIn } from '../packages.js';
 import { type EnvValue, isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { builtRole, imageRole, type Role, repository, runsAuthenticator } from '../roles.js';
-import { worstSecrets } from '../secrets.js';
+import { passwordInUrl, SECRET_NAME, worstSecrets } from '../secrets.js';
 import { legacySse, tlsVerification } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
 import { getPath, isKnative, type K8sObject, type K8sSet, podSpecPath } from './load.js';
@@ -672,7 +672,8 @@ function secretsFacts(sheet: FactSheet, w: Workload, configMaps: K8sObject[], se
           found.push({ kind: 'config_map', at: eAt, why: `${name} from a ConfigMap` });
         else if (typeof e['value'] === 'string' && e['value'] !== '')
           found.push({ kind: 'manifest_plaintext', at: eAt, why: `${name} has a literal value in the manifest` });
-      }
+      } else if (typeof e['value'] === 'string' && passwordInUrl(e['value']))
+        found.push({ kind: 'manifest_plaintext', at: eAt, why: `${name} is a connection URL with a password written in the manifest` });
     });
     arr(c['envFrom']).forEach((e, ei) => {
       if (isObj(e['secretRef']))

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { collectFromDisk } from '../../../src/collect/disk.js';
 import { LIMITS } from '../../../src/collect/index.js';
+import { SECRET_NAME } from '../../../src/collect/secrets.js';
 import { isSignetError } from '../../../src/errors.js';
 import { collectWith, doctrine, fact, inline, repoFiles } from '../../helpers/collect.js';
 import { ROOT } from '../../helpers/paths.js';
@@ -342,5 +343,57 @@ describe('an install that follows a committed lockfile without being held to it'
     expect(fact(d, 'supply_chain.lockfile_enforced')).toBe(true);
     expect(fact(d, 'supply_chain.deployed_release')).toBe('locked');
     expect(fact(rust('RUN cargo build --release'), 'supply_chain.lockfile_enforced')).toBe(false);
+  });
+});
+
+describe('secrets by name and in connection URLs', () => {
+  it('names that hold a secret, and names that only look close', () => {
+    const secret = [
+      'SECRET_KEY',
+      'LANGFUSE_SECRET_KEY',
+      'DB_PASS',
+      'SMTP_PWD',
+      'SERVICE_ROLE_KEY',
+      'JWT_SIGNING_KEY',
+      'GITHUB_PAT',
+      'API_KEY',
+    ];
+    const not = ['LANGFUSE_PUBLIC_KEY', 'CACHE_KEY', 'CACHE_BYPASS', 'MAX_TOKENS', 'PATH', 'PWD', 'SORT_KEY'];
+    expect(secret.filter((n) => !SECRET_NAME.test(n))).toEqual([]);
+    expect(not.filter((n) => SECRET_NAME.test(n))).toEqual([]);
+  });
+
+  it('a password in a connection URL is written in the compose file, the manifest or the image', () => {
+    // mindsdb/mindsdb's docker-compose.yml: MINDSDB_DB_CON: "postgresql://postgres:postgres@postgres/mindsdb".
+    const compose = collectWith(
+      inline({
+        'compose.yaml':
+          'services:\n  mcp-server:\n    image: mcp/server:1\n    environment:\n      MINDSDB_DB_CON: "postgresql://postgres:postgres@postgres/mindsdb"\n      CACHE_URL: "redis://cache:6379/0"\n',
+      }),
+    ).deployments[0]!;
+    expect(fact(compose, 'container.secrets_source')).toBe('manifest_plaintext');
+    expect(compose.sources['container.secrets_source']![0]).toMatchObject({ line: 5 });
+    const k8s = collectWith(
+      inline({
+        'deploy.yaml':
+          'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: mcp-server\nspec:\n  selector:\n    matchLabels: {app: mcp}\n  template:\n    metadata:\n      labels: {app: mcp}\n    spec:\n      containers:\n        - name: mcp-server\n          image: mcp/server:1\n          env:\n            - name: DATABASE_URL\n              value: "mysql://app:hunter22@db:3306/app"\n',
+      }),
+    ).deployments[0]!;
+    expect(fact(k8s, 'container.secrets_source')).toBe('manifest_plaintext');
+    const image = collectWith(
+      inline({ Dockerfile: 'FROM python:3.13-slim\nENV DATABASE_URL=postgres://app:hunter22@db/app\nRUN pip install mcp==1.9.0\n' }),
+    ).deployments[0]!;
+    expect(fact(image, 'container.secrets_source')).toBe('baked_into_image');
+    expect(image.sources['container.secrets_source']![0]!.why).toBe(
+      'ENV DATABASE_URL is a connection URL with a password written in the Dockerfile',
+    );
+    const noPassword = collectWith(
+      inline({
+        'compose.yaml':
+          'services:\n  mcp-server:\n    image: mcp/server:1\n    environment:\n      DB: "postgresql://postgres@postgres/x"\n',
+      }),
+    ).deployments[0]!;
+    expect(fact(noPassword, 'container.secrets_source')).toBeUndefined();
+    expect(noPassword.reasons['container.secrets_source']).toMatch(/^no secret reaches the container from the files/);
   });
 });
