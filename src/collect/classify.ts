@@ -33,6 +33,8 @@ export function classify(path: string, text: string): FileKind {
   if (lower.endsWith('.json') || lower.endsWith('.jsonc')) {
     // `kubectl get -o json` and `kubectl create --dry-run=client -o json`: an object or a List.
     if (lower.endsWith('.json') && isKubernetesJson(text)) return 'kubernetes';
+    // A JSON Schema of a configuration (lastmile-ai/mcp-agent's mcp-agent.config.schema.json) describes servers, lists none.
+    if (isJsonSchema(text)) return 'other';
     // The servers are an object keyed by name (an OpenAPI document's `servers` is a list).
     if (CLIENT_NAMES.has(lower) || /"(mcpServers|context_servers)"\s*:\s*\{/.test(text)) return 'mcp_client_config';
     // VS Code's `servers` (mcp.json, or `mcp.servers` in settings.json): a word too common to
@@ -44,6 +46,8 @@ export function classify(path: string, text: string): FileKind {
   if (lower.endsWith('.yaml') || lower.endsWith('.yml')) {
     // Continue's configuration and blocks: a list of MCP servers at the top.
     if (/^mcpServers\s*:\s*(#.*)?\n\s*-/m.test(text)) return 'mcp_client_config';
+    // mcp-agent's and fast-agent's: servers by name under `mcp: servers:`.
+    if (/^mcp\s*:\s*(#.*)?\n(\s*(#.*)?\n)*\s+servers\s*:/m.test(text)) return 'mcp_client_config';
     // Goose's config.yaml: extensions that are MCP servers (stdio, sse, streamable_http).
     if (/^extensions\s*:/m.test(text) && /^\s+type\s*:\s*["']?(stdio|sse|streamable_http)\b/m.test(text) && /^\s+(cmd|uri)\s*:/m.test(text))
       return 'mcp_client_config';
@@ -83,6 +87,17 @@ export function isDockerfileName(lower: string): boolean {
 }
 /** Files named after a Dockerfile that are about one: `Dockerfile.md`, `dockerfile-lint.json`, `Dockerfile.dockerignore`. */
 const NOT_DOCKERFILE = /\.(md|txt|json|ya?ml|toml|sh|py|js|ts|dockerignore|lock)$/;
+
+/** A JSON Schema document: `$schema` naming a json-schema.org draft at its top level. */
+function isJsonSchema(text: string): boolean {
+  if (!/"\$schema"\s*:\s*"https?:\/\/json-schema\.org\//.test(text)) return false;
+  try {
+    const v = JSON.parse(text) as unknown;
+    return v !== null && typeof v === 'object' && /^https?:\/\/json-schema\.org\//.test(String((v as Record<string, unknown>)['$schema']));
+  } catch {
+    return false;
+  }
+}
 
 function isKubernetesJson(text: string): boolean {
   if (!/"apiVersion"\s*:/.test(text) || !/"kind"\s*:/.test(text)) return false;

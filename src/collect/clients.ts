@@ -4,8 +4,11 @@
 // is one deployment; what the configuration says about the client itself (it launches stdio
 // servers, the least-fixed release among them, secrets written in it) is on every one of them.
 // The ES module build: the UMD one (package main) loads its parts with a dynamic require the bundler cannot follow.
+
+import { isIP } from 'node:net';
 import { findNodeAtLocation, type Node, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser/lib/esm/main.js';
 import { parse as parseToml } from 'smol-toml';
+import { addressClass, isUnspecified } from '../shared/ip-address.js';
 import type { Context } from './context.js';
 import { DAEMON_NNP, HOST_NETWORK, imageMayHoldSecrets } from './docker-defaults.js';
 import { worstHostPaths } from './host-paths.js';
@@ -30,6 +33,9 @@ const PROJECT_CONFIG =
 
 /** Gemini CLI's settings and an extension's manifest, where `url` is SSE and `httpUrl` streamable HTTP. */
 const GEMINI = /(^|\/)(\.gemini\/settings|gemini-extension)\.json$/;
+
+/** Names that resolve only inside a network: mDNS, cloud-internal and cluster DNS. */
+const INTERNAL_NAME = /\.(internal|local|svc|cluster\.local)$/;
 
 /** A value that refers to a secret kept elsewhere: ${input:x}, ${env:X}, ${X}, $X, {env:X}, Continue's ${{ secrets.X }}. */
 const REFERENCE =
@@ -150,6 +156,8 @@ function nodeValue(node: Node): unknown {
 function yamlEntries(file: TextFile): Entry[] {
   const doc = readYaml(file.text)[0];
   if (doc && isObj(doc.value) && isObj(doc.value['extensions'])) return gooseEntries(doc.value['extensions'], doc, file);
+  const mcp = doc && isObj(doc.value) ? doc.value['mcp'] : undefined;
+  if (doc && isObj(mcp) && isObj(mcp['servers'])) return agentEntries(mcp['servers'], doc, file);
   const list = doc && isObj(doc.value) ? doc.value['mcpServers'] : undefined;
   if (!doc || !Array.isArray(list)) return [];
   return list.flatMap((item, i): Entry[] =>
@@ -163,6 +171,24 @@ function yamlEntries(file: TextFile): Entry[] {
         ]
       : [],
   );
+}
+
+/**
+ * mcp-agent's `mcp_agent.config.yaml` and fast-agent's `fastagent.config.yaml`: `mcp.servers` by
+ * name, `command`/`args`/`env` or `url`/`headers`, and a `transport` (`stdio`, `sse`,
+ * `streamable_http` or `http`) where the clients' JSON says `type`.
+ */
+function agentEntries(servers: Obj, doc: YamlDoc, file: TextFile): Entry[] {
+  return Object.keys(servers)
+    .filter((k) => isObj(servers[k]))
+    .map((name) => {
+      const x = servers[name] as Obj;
+      const t = String(x['transport'] ?? '');
+      const spec: Obj = { ...x };
+      if (t === 'sse' || t === 'stdio') spec['type'] = t;
+      else if (t === 'streamable_http' || t === 'http') spec['type'] = 'http';
+      return { name, spec: normalised(spec, false), at: (...p) => ({ file: file.path, line: doc.line(['mcp', 'servers', name, ...p]) }) };
+    });
 }
 
 /**
@@ -587,18 +613,26 @@ function remoteFacts(sheet: FactSheet, r: Read, url: string, uAt: At): void {
   }
   sheet.set('tls.enabled', u.protocol === 'https:', uAt, `${u.protocol}// URL`);
   const host = u.hostname.replace(/^\[|\]$/g, '');
-  const loop = host === 'localhost' || /^127\./.test(host) || host === '::1';
-  const priv =
-    /^(10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|fd|fc)/.test(host) ||
-    host.endsWith('.internal') ||
-    host.endsWith('.local') ||
-    host.endsWith('.svc') ||
-    host.endsWith('.cluster.local');
-  if (loop) {
+  const cls = isIP(host)
+    ? isUnspecified(host)
+      ? null
+      : addressClass(host)
+    : host === 'localhost'
+      ? 'loopback'
+      : INTERNAL_NAME.test(host)
+        ? 'private'
+        : null;
+  if (cls === 'loopback') {
     sheet.set('exposure.endpoint_address_class', 'loopback', uAt, `${host} is loopback`);
     sheet.set('exposure.reachable_from_internet', false, uAt, 'a loopback URL');
-  } else if (priv) sheet.set('exposure.endpoint_address_class', 'private', uAt, `${host} is a private address or internal name`);
-  else if (/^\d+\.\d+\.\d+\.\d+$/.test(host)) sheet.set('exposure.endpoint_address_class', 'public', uAt, `${host} is a public address`);
+  } else if (cls === 'private')
+    sheet.set('exposure.endpoint_address_class', 'private', uAt, `${host} is a private address or internal name`);
+  else if (cls === 'public') sheet.set('exposure.endpoint_address_class', 'public', uAt, `${host} is a public address`);
+  else if (isIP(host))
+    sheet.undecided(
+      'exposure.endpoint_address_class',
+      `${host} is an address to listen on: the client reaches its own host, and a server listening there answers on every interface, whose addresses the files do not give`,
+    );
   else sheet.undecided('exposure.endpoint_address_class', `${host}: what the name resolves to is not in the files`);
   if ([...u.searchParams.keys()].some((k) => /^(api[_-]?key|key|token|access_token|auth)$/i.test(k)))
     sheet.set('authentication.keys_in_query_string', true, uAt, 'the URL carries a credential in its query string');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressClass } from './checks/address.js';
+import { addressClass } from '../shared/ip-address.js';
 import { parseTarget } from './target.js';
 
 describe('parseTarget', () => {

@@ -549,3 +549,76 @@ describe('a Claude Code plugin: servers at the top of its .mcp.json, or inline i
     ]);
   });
 });
+
+describe("mcp-agent's and fast-agent's YAML: servers by name under mcp.servers", () => {
+  // lastmile-ai/mcp-agent's examples (mcp_agent.config.yaml) and its JSON Schema beside them.
+  const config = [
+    '$schema: ../../schema/mcp-agent.config.schema.json',
+    'execution_engine: asyncio',
+    'mcp:',
+    '  servers:',
+    '    fetch:',
+    '      command: "uvx"',
+    '      args: ["mcp-server-fetch"]',
+    '    events:',
+    '      transport: sse',
+    '      url: http://localhost:8000/sse',
+    '    remote:',
+    '      transport: streamable_http',
+    '      url: https://mcp.example.com/mcp',
+    '      headers:',
+    '        Authorization: "Bearer ${MCP_TOKEN}"',
+    'openai:',
+    '  default_model: gpt-5',
+  ].join('\n');
+  const schema = JSON.stringify({
+    $defs: { MCPServerSettings: { properties: { command: { type: 'string' } } } },
+    properties: { mcp: { properties: { servers: { type: 'object' } } } },
+    title: 'MCP Agent Configuration Schema',
+    type: 'object',
+    $schema: 'http://json-schema.org/draft-07/schema#',
+  });
+  const out = collectWith(inline({ 'mcp_agent.config.yaml': config, 'schema/mcp-agent.config.schema.json': schema }));
+
+  it('one deployment per server, its transport read from transport:; the schema is no configuration', () => {
+    expect(out.files.map((f) => [f.path, f.kind])).toEqual([
+      ['mcp_agent.config.yaml', 'mcp_client_config'],
+      ['schema/mcp-agent.config.schema.json', 'other'],
+    ]);
+    expect(out.deployments.map((d) => d.name)).toEqual([
+      'client:mcp_agent.config.yaml:events',
+      'client:mcp_agent.config.yaml:fetch',
+      'client:mcp_agent.config.yaml:remote',
+    ]);
+    expect(fact(deploymentOf(out, ':fetch'), 'transport.kind')).toBe('stdio');
+    expect(deploymentOf(out, ':fetch').sources['transport.kind']![0]).toMatchObject({ line: 6 });
+    expect(fact(deploymentOf(out, ':events'), 'transport.legacy_sse')).toBe(true);
+    const remote = deploymentOf(out, ':remote');
+    expect(fact(remote, 'transport.legacy_sse')).toBeUndefined();
+    expect(fact(remote, 'client.config_secrets_plaintext')).toBe(false);
+  });
+});
+
+describe("a URL's host: the class of its address", () => {
+  const cls = (url: string) => {
+    const d = collectWith(inline({ '.mcp.json': JSON.stringify({ mcpServers: { s: { type: 'http', url } } }) })).deployments[0]!;
+    return fact(d, 'exposure.endpoint_address_class') ?? `undecided: ${d.reasons['exposure.endpoint_address_class']}`;
+  };
+
+  it('loopback, private ranges (Tailscale, link-local, unique local), public, and names', () => {
+    expect(cls('http://127.0.0.1:3000/mcp')).toBe('loopback');
+    expect(cls('http://[::1]:3000/mcp')).toBe('loopback');
+    expect(cls('http://100.101.102.103:3000/mcp')).toBe('private');
+    expect(cls('http://[fd00::5]:3000/mcp')).toBe('private');
+    expect(cls('https://203.0.113.7/mcp')).toBe('public');
+    expect(cls('https://[2001:db8::7]/mcp')).toBe('public');
+    expect(cls('http://mcp.cluster.local/mcp')).toBe('private');
+    // A name that starts like a unique-local prefix is a name.
+    expect(cls('https://fc-mcp.example.com/mcp')).toBe('undecided: fc-mcp.example.com: what the name resolves to is not in the files');
+  });
+
+  it('0.0.0.0 is an address to listen on, not one to connect to', () => {
+    // lastmile-ai/mcp-agent's examples/mcp/mcp_streamable_http: url: "http://0.0.0.0:3156/mcp".
+    expect(cls('http://0.0.0.0:3156/mcp')).toMatch(/^undecided: 0\.0\.0\.0 is an address to listen on/);
+  });
+});
