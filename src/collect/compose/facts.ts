@@ -695,8 +695,16 @@ function egress(sheet: FactSheet, srv: Svc, project: ComposeProject): void {
     sheet.undecided('egress.network_restricted', `network_mode: ${String(spec['network_mode'])}`);
     return;
   }
-  const open = srv.networks.filter((n) => !(isObj(project.networks[n]) && (project.networks[n] as Obj)['internal'] === true));
-  if (open.length) {
+  const def = (n: string) => (isObj(project.networks[n]) ? (project.networks[n] as Obj) : {});
+  const notInternal = srv.networks.filter((n) => def(n)['internal'] !== true);
+  // An external network was created outside the project (docker network create): whether it is internal is not in the files.
+  const external = notInternal.filter((n) => def(n)['external'] === true || isObj(def(n)['external']));
+  const open = notInternal.filter((n) => !external.includes(n));
+  if (!open.length && external.length) {
+    const why = `network ${external[0]} is external: created outside these files, which do not say whether it is internal`;
+    sheet.undecided('egress.network_restricted', why);
+    sheet.undecided('egress.cloud_metadata_credentials_reachable', why);
+  } else if (open.length) {
     sheet.set(
       'egress.network_restricted',
       false,

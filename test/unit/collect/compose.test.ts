@@ -522,3 +522,23 @@ describe('the transport of a service no port or proxy shows', () => {
     expect(kind('    ports: ["127.0.0.1:8000:8000"]\n    stdin_open: true\n').kind).toBe('http');
   });
 });
+
+describe('an external network', () => {
+  // korotovsky/slack-mcp-server's docker-compose.yml: the server's only network is app-tier, external: true.
+  const egress = (networks: string) =>
+    collectWith(
+      inline({
+        'compose.yaml': `services:\n  mcp-server:\n    image: ghcr.io/korotovsky/slack-mcp-server:v1.1.0\n    ports: ["3001:3001"]\n    networks: [app-tier]\nnetworks:\n${networks}`,
+      }),
+    ).deployments[0]!;
+
+  it('was created outside the files: whether it is internal is not in them', () => {
+    const d = egress('  app-tier:\n    name: app-tier\n    external: true\n');
+    expect(fact(d, 'egress.network_restricted')).toBeUndefined();
+    expect(d.reasons['egress.network_restricted']).toBe(
+      'network app-tier is external: created outside these files, which do not say whether it is internal',
+    );
+    expect(fact(egress('  app-tier:\n    internal: true\n'), 'egress.network_restricted')).toBe(true);
+    expect(fact(egress('  app-tier: {}\n'), 'egress.network_restricted')).toBe(false);
+  });
+});
