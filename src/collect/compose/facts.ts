@@ -264,6 +264,8 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     }
     const run = runOf(srv);
     transport(sheet, srv, svcs, proxy ? entryPorts : published, proxy, run);
+    if (sheet.get('transport.kind') === 'stdio')
+      sheet.reopen('exposure.bind_address_class', 'a stdio server listens on no address: its client is attached to its stdin');
     if (entryPorts.kind === 'loopback') {
       sheet.set('exposure.endpoint_address_class', 'loopback', entryPorts.at, `${entry.s.name} is published on ${entryPorts.text} only`);
       sheet.set(

@@ -502,6 +502,9 @@ describe('the transport of a service no port or proxy shows', () => {
     expect(kind('    command: ["python", "server.py", "--transport", "stdio"]\n')).toMatchObject({ kind: 'stdio', at: { line: 4 } });
     expect(kind('    environment:\n      MCP_TRANSPORT: stdio\n')).toMatchObject({ kind: 'stdio', at: { line: 5 } });
     expect(kind('    stdin_open: true\n')).toMatchObject({ kind: 'stdio', at: { line: 4 } });
+    expect(server('    stdin_open: true\n').reasons['exposure.bind_address_class']).toBe(
+      'a stdio server listens on no address: its client is attached to its stdin',
+    );
   });
 
   it('network where the command, a variable, EXPOSE, expose:, a caller or an HTTP health check says so', () => {
