@@ -35,6 +35,8 @@ export function classify(path: string, text: string): FileKind {
     if (lower.endsWith('.json') && isKubernetesJson(text)) return 'kubernetes';
     // A JSON Schema of a configuration (lastmile-ai/mcp-agent's mcp-agent.config.schema.json) describes servers, lists none.
     if (isJsonSchema(text)) return 'other';
+    // An MCP Bundle's manifest (Claude Desktop's extensions, formerly DXT): how the client launches its one server.
+    if (/"mcp_config"\s*:\s*\{/.test(text) && /"(manifest_version|dxt_version)"\s*:/.test(text)) return 'mcp_client_config';
     // The servers are an object keyed by name (an OpenAPI document's `servers` is a list).
     if (CLIENT_NAMES.has(lower) || /"(mcpServers|context_servers)"\s*:\s*\{/.test(text)) return 'mcp_client_config';
     // VS Code's `servers` (mcp.json, or `mcp.servers` in settings.json): a word too common to

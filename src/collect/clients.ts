@@ -37,9 +37,9 @@ const GEMINI = /(^|\/)(\.gemini\/settings|gemini-extension)\.json$/;
 /** Names that resolve only inside a network: mDNS, cloud-internal and cluster DNS. */
 const INTERNAL_NAME = /\.(internal|local|svc|cluster\.local)$/;
 
-/** A value that refers to a secret kept elsewhere: ${input:x}, ${env:X}, ${X}, $X, {env:X}, Continue's ${{ secrets.X }}. */
+/** A value that refers to a secret kept elsewhere: ${input:x}, ${env:X}, ${X}, $X, {env:X}, Continue's ${{ secrets.X }}, an MCP Bundle's ${user_config.x}. */
 const REFERENCE =
-  /^\s*(Bearer\s+)?(\$\{(input|env):[^}]+\}|\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{env:[^}]+\}|\$\{\{\s*(secrets|inputs)\.[\w.-]+\s*\}\})\s*$/;
+  /^\s*(Bearer\s+)?(\$\{(input|env):[^}]+\}|\$\{user_config\.[\w.-]+\}|\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{env:[^}]+\}|\$\{\{\s*(secrets|inputs)\.[\w.-]+\s*\}\})\s*$/;
 /** A placeholder for the user to replace: <your-token>, YOUR_API_KEY, xxx, ... */
 const PLACEHOLDER =
   /^\s*(Bearer\s+)?(<[^>]*>|\[[^\]]*\]|your[_-]?\S*|\S*(YOUR|_HERE|REPLACE|CHANGE_?ME|PLACEHOLDER)\S*|x{3,}|\.{3}|\*{3,}|ghp_x+|sk-x+|-+)\s*$/i;
@@ -72,6 +72,16 @@ function jsonEntries(file: TextFile): { entries: Entry[]; inputs: Obj[] } | null
   if (root.type !== 'object')
     throw new Error('not a JSON object: a client configuration is one, its servers under mcpServers (or servers)');
   const value = nodeValue(root) as Obj;
+  // The line of the deepest part of `path` then `p` that the file has.
+  const atIn =
+    (path: (string | number)[]) =>
+    (...p: (string | number)[]): At => {
+      for (let n = p.length; n >= 0; n--) {
+        const found = findNodeAtLocation(root, [...path, ...p.slice(0, n)]);
+        if (found) return { file: file.path, line: lineAt(found.parent?.type === 'property' ? found.parent.offset : found.offset) };
+      }
+      return { file: file.path, line: 1 };
+    };
   const containers: (string | number)[][] = [['mcpServers'], ['servers'], ['mcp', 'servers'], ['context_servers']];
   // Claude Code's ~/.claude.json: user-scoped servers at the top, local-scoped ones under each project's path.
   const projects = isObj(value['projects']) ? Object.keys(value['projects']).sort() : [];
@@ -85,17 +95,24 @@ function jsonEntries(file: TextFile): { entries: Entry[]; inputs: Obj[] } | null
       .map((name) => ({
         name: `${prefix}${name}`,
         spec: normalised(servers[name] as Obj, GEMINI.test(file.path)),
-        at: (...p) => {
-          for (let n = p.length; n >= 0; n--) {
-            const found = findNodeAtLocation(root, [...path, name, ...p.slice(0, n)]);
-            if (found) return { file: file.path, line: lineAt(found.parent?.type === 'property' ? found.parent.offset : found.offset) };
-          }
-          return { file: file.path, line: 1 };
-        },
+        at: atIn([...path, name]),
       }));
   };
   // A Claude Code plugin's .mcp.json may hold the servers at its top, without `mcpServers`.
   const flat = /(^|\/)\.mcp\.json$/.test(file.path) && Object.keys(value).length > 0 && Object.values(value).every(isServerSpec);
+  // An MCP Bundle's manifest.json (formerly DXT): one server, how Claude Desktop launches it under server.mcp_config.
+  if (isObj(value['server']) && isObj(value['server']['mcp_config'])) {
+    return {
+      entries: [
+        {
+          name: typeof value['name'] === 'string' && value['name'] !== '' ? value['name'] : 'server',
+          spec: normalised(value['server']['mcp_config'], false),
+          at: atIn(['server', 'mcp_config']),
+        },
+      ],
+      inputs: [],
+    };
+  }
   const top = flat ? [] : containers.find((path) => findNodeAtLocation(root, path)?.type === 'object');
   const entries = [...(top ? entriesIn(top, '') : []), ...local.flatMap((path) => entriesIn(path, `${path[1]}:`))];
   const inputs = Array.isArray(value['inputs']) ? (value['inputs'] as Obj[]) : [];

@@ -43,9 +43,10 @@ const SETTINGS_DIRS = new Set(['.vscode', '.zed', '.gemini', '.cursor', '.qwen']
  * clients' own names, and those projects give theirs: `mcp_settings.json` (samanhappy/mcphub),
  * `mcp-config.json` (Klavis-AI/klavis), `claude_config_example.json`
  * (BeehiveInnovations/zen-mcp-server), Gemini CLI's `gemini-extension.json`, and a gateway's
- * `config.json` (TBXark/mcp-proxy). What they hold decides whether they are one (classify.ts).
+ * `config.json` (TBXark/mcp-proxy), and an MCP Bundle's `manifest.json`. What they hold decides
+ * whether they are one (classify.ts).
  */
-const MAY_CONFIGURE_CLIENT = /^(.*mcp.*|.*claude.*|gemini-extension|config)\.json$/;
+const MAY_CONFIGURE_CLIENT = /^(.*mcp.*|.*claude.*|gemini-extension|config|manifest)\.json$/;
 
 /** Names a walk reads: what some collector decides facts from. Files named on the command line are always read. */
 export function wanted(name: string, parent = ''): boolean {

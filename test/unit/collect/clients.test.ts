@@ -622,3 +622,45 @@ describe("a URL's host: the class of its address", () => {
     expect(cls('http://0.0.0.0:3156/mcp')).toMatch(/^undecided: 0\.0\.0\.0 is an address to listen on/);
   });
 });
+
+describe("an MCP Bundle's manifest.json: how Claude Desktop launches the bundled server", () => {
+  // apify/actors-mcp-server's manifest.json (dxt_version 0.1), trimmed.
+  const bundle = JSON.stringify(
+    {
+      dxt_version: '0.1',
+      name: 'apify-mcp-server',
+      server: {
+        type: 'node',
+        entry_point: 'dist/stdio.js',
+        mcp_config: {
+          command: 'node',
+          args: ['${__dirname}/dist/stdio.js', '--tools', '${user_config.tools}'],
+          env: { APIFY_TOKEN: '${user_config.apify_token}' },
+        },
+      },
+      user_config: { apify_token: { type: 'string', sensitive: true, required: true } },
+    },
+    null,
+    2,
+  );
+  const out = collectWith(
+    inline({
+      'manifest.json': bundle,
+      'web/manifest.json': JSON.stringify({ name: 'App', short_name: 'App', icons: [] }),
+      'extension/manifest.json': JSON.stringify({ manifest_version: 3, name: 'Ext', background: { service_worker: 'sw.js' } }),
+    }),
+  );
+
+  it('is one stdio deployment named after the bundle; web and browser-extension manifests are not', () => {
+    expect(out.files.map((f) => [f.path, f.kind])).toEqual([
+      ['extension/manifest.json', 'other'],
+      ['manifest.json', 'mcp_client_config'],
+      ['web/manifest.json', 'other'],
+    ]);
+    const d = deploymentOf(out, 'client:manifest.json:apify-mcp-server');
+    expect(fact(d, 'transport.kind')).toBe('stdio');
+    expect(d.sources['transport.kind']![0]).toMatchObject({ file: 'manifest.json', line: 8 });
+    // ${user_config.apify_token}: the client asks the user and keeps it; nothing is written here.
+    expect(fact(d, 'client.config_secrets_plaintext')).toBe(false);
+  });
+});
