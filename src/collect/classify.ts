@@ -87,8 +87,12 @@ export function isDockerfileName(lower: string): boolean {
   }
   return false;
 }
-/** Files named after a Dockerfile that are about one: `Dockerfile.md`, `dockerfile-lint.json`, `Dockerfile.dockerignore`. */
-const NOT_DOCKERFILE = /\.(md|txt|json|ya?ml|toml|sh|py|js|ts|dockerignore|lock)$/;
+/**
+ * Files named after a Dockerfile that are about one: `Dockerfile.md`, `dockerfile-lint.json`,
+ * `Dockerfile.dockerignore`; and templates that become one when a tool fills them in
+ * (kagent-dev/kagent's `Dockerfile.tmpl`, Jinja's `Dockerfile.j2`): no Dockerfile yet.
+ */
+const NOT_DOCKERFILE = /\.(md|txt|json|ya?ml|toml|sh|py|js|ts|dockerignore|lock|tmpl|tpl|j2|jinja2?|mustache|hbs|erb|template)$/;
 
 /** A JSON Schema document: `$schema` naming a json-schema.org draft at its top level. */
 function isJsonSchema(text: string): boolean {

@@ -175,9 +175,17 @@ describe('a Rust MCP server built with Cargo', () => {
     expect(out.files.map((f) => f.path)).toEqual(['Cargo.lock', 'Cargo.toml', 'Dockerfile', 'Dockerfile-8000']);
   });
 
-  it('names about a Dockerfile are not one', () => {
+  it('names about a Dockerfile, or of a template of one, are not one', () => {
     const out = collectWith(
-      inline({ ...files, 'Dockerfile.md': '# how to build\nFROM is explained here\n', 'dockerfile-lint.json': '{}' }),
+      inline({
+        ...files,
+        'Dockerfile.md': '# how to build\nFROM is explained here\n',
+        'dockerfile-lint.json': '{}',
+        // kagent-dev/kagent's templates for the projects its CLI generates.
+        'templates/Dockerfile.tmpl':
+          '# {{.ProjectName}} MCP server\nFROM python:3.12-slim\nRUN uv sync\nCMD ["python", "-m", "mcp_server"]\n',
+        'templates/Dockerfile.j2': 'FROM {{ base_image }}\n',
+      }),
     );
     expect(out.files.filter((f) => f.kind === 'dockerfile').map((f) => f.path)).toEqual(['Dockerfile', 'Dockerfile-8000']);
   });
