@@ -2,7 +2,7 @@
 // Dockerfile a service is built from, or from the image reference alone.
 import type { DockerfileInfo, InstallStep } from './dockerfile.js';
 import type { Inputs } from './inputs.js';
-import { buildContext } from './packages.js';
+import { lockfilesOfBuild } from './packages.js';
 import { imagePin, repository } from './roles.js';
 import type { At, FactSheet } from './sheet.js';
 
@@ -80,7 +80,7 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
   }
 
   // Installs: every one from a lockfile, install scripts off, signatures audited, an SBOM made.
-  const { lockfiles } = buildContext(inputs, contextDir);
+  const lockfiles = lockfilesOfBuild(inputs, contextDir, df.copied);
   // `npm install -g pnpm@10.12.0` before `pnpm install --frozen-lockfile`: a package manager fixed
   // at one version installs nothing of the server's; unpinned, it is a floating part of the build.
   const steps = df.installs.filter((i) => !(i.exact && i.packages?.length && i.packages.every((p) => PACKAGE_MANAGERS.has(p))));

@@ -32,6 +32,10 @@ export interface DockerfileInfo {
   user: { value: string; written: string; at: At } | null;
   /** The HEALTHCHECK of the final stage (or its parents): where, whether NONE, and its command as written. */
   healthcheck: { at: At; disabled: boolean; test: string } | null;
+  /** What the stages the build runs COPY or ADD from the build context: its sources, as written there. */
+  copied: string[];
+  /** Images those stages COPY --from (docker/mcp-gateway's dind image copies /docker-mcp from docker/mcp-gateway). */
+  copiedImages: string[];
   /** EXPOSE in the final image (its own stage or one it is built on): the ports it says it serves on. */
   expose: { ports: string; at: At } | null;
   secretsInImage: { name: string; at: At; how: string }[];
@@ -104,6 +108,10 @@ export function readDockerfile(
     linked: { name: string; at: At; how: string }[];
     /** Stages this one copies from (COPY --from). */
     copiesFrom: number[];
+    /** What COPY and ADD bring in from the build context (sources, ARGs substituted). */
+    copied: string[];
+    /** Images (not stages) that COPY --from copies out of. */
+    copiedImages: string[];
     proxy: DockerfileInfo['proxyInstalled'];
     /** ARGs declared in this stage, with their values (a build arg, the default, or the global default; null: unknown). */
     args: Map<string, string | null>;
@@ -138,6 +146,8 @@ export function readDockerfile(
         envAt: new Map(),
         linked: [],
         copiesFrom: [],
+        copied: [],
+        copiedImages: [],
         proxy: null,
         args: new Map(),
         entrypoint: null,
@@ -189,6 +199,11 @@ export function readDockerfile(
           const from = f.getName() === 'mount' ? /(?:^|,)from=([^,]+)/.exec(f.getValue() ?? '')?.[1]?.toLowerCase() : undefined;
           const i = from === undefined ? undefined : stageNames.get(from);
           if (i !== undefined && i < stage) s.copiesFrom.push(i);
+          // A bind mount (the default type) without from= mounts the build context, or its source= path in it.
+          const mount = f.getName() === 'mount' ? (f.getValue() ?? '') : null;
+          const type = mount === null ? null : (/(?:^|,)type=([^,]+)/.exec(mount)?.[1] ?? 'bind');
+          if (mount !== null && type === 'bind' && from === undefined)
+            s.copied.push(substIn(stage, /(?:^|,)(?:source|src)=([^,]+)/.exec(mount)?.[1] ?? '.'));
         }
         // The shell sees the stage's ARGs and ENV in its environment: `npm install -g pkg@${VERSION}`.
         for (const words of commandsOf(substIn(stage, shellOf(content)))) {
@@ -222,6 +237,14 @@ export function readDockerfile(
           ?.toLowerCase();
         const i = from === undefined ? undefined : (stageNames.get(from) ?? (/^\d+$/.test(from) ? Number(from) : undefined));
         if (i !== undefined && i < stage) s.copiesFrom.push(i);
+        else if (from !== undefined) s.copiedImages.push(substIn(stage, from));
+        else if (from === undefined)
+          s.copied.push(
+            ...copySources(
+              ins.getArguments().map((a) => a.getValue()),
+              content,
+            ).map((x) => substIn(stage, x)),
+          );
         break;
       }
       case 'ENTRYPOINT':
@@ -247,6 +270,8 @@ export function readDockerfile(
   reach(last);
   for (const i of [...reached].sort((a, b) => a - b)) secretsInImage.push(...stages[i]!.linked);
   const installs = installsIn.filter((x) => reached.has(x.stage)).map((x) => x.step);
+  const copied = [...reached].sort((a, b) => a - b).flatMap((i) => stages[i]!.copied);
+  const copiedImages = [...reached].sort((a, b) => a - b).flatMap((i) => stages[i]!.copiedImages);
   const lastReached = (xs: { stage: number; at: At }[]) => xs.filter((x) => reached.has(x.stage)).at(-1)?.at ?? null;
   const auditSignatures = lastReached(auditIn);
   const sbom = lastReached(sbomIn);
@@ -282,6 +307,8 @@ export function readDockerfile(
     user,
     healthcheck,
     expose,
+    copied,
+    copiedImages,
     secretsInImage,
     installs,
     proxyInstalled,
@@ -296,6 +323,24 @@ export function readDockerfile(
     env,
     envAt,
   };
+}
+
+/**
+ * The sources of a COPY or ADD (all its arguments but the destination), in shell or JSON form;
+ * none for a here-document, whose content is in the Dockerfile, or a URL.
+ */
+function copySources(args: string[], content: string): string[] {
+  let words = args;
+  if (content.trim().startsWith('[')) {
+    try {
+      const parsed = JSON.parse(content.trim()) as unknown;
+      if (Array.isArray(parsed)) words = parsed.map(String);
+    } catch {
+      return [];
+    }
+  }
+  if (words.some((w) => w.startsWith('<<'))) return [];
+  return words.slice(0, -1).filter((w) => !/^[a-z][\w+.-]*:\/\//i.test(w));
 }
 
 /** The distributions' package managers and their install verbs. */

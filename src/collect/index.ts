@@ -18,7 +18,7 @@ import { kubernetesDeployments } from './kubernetes/facts.js';
 import { buildKustomization, type K8sObject, type K8sSet, kustomizationIn, objectsOf } from './kubernetes/load.js';
 import { type LocationCtx, proxiedLocations } from './nginx.js';
 import { nginxFacts } from './nginx-facts.js';
-import { isMcpPackage, mcpEvidenceIn } from './packages.js';
+import { contextOfDockerfile, isMcpPackage, mcpEvidenceOfBuild } from './packages.js';
 import { FactSheet } from './sheet.js';
 import type { CollectedFile, CollectionNote, CollectionOut, FileKind, SkippedFile } from './types.js';
 import { readYaml } from './yaml-lines.js';
@@ -441,17 +441,20 @@ function mayBeBypassed(sheet: FactSheet, target: string): void {
 
 /** A Dockerfile no compose service or workload runs: the image it builds, when it is an MCP server's. */
 function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
-  const dir = dirOf(f.path);
-  const mcp = mcpEvidenceIn(ctx.inputs, dir);
   const df = ctx.dockerfile(f.path)!;
+  const dir = contextOfDockerfile(ctx.inputs, f.path, df.copied);
+  const mcp = mcpEvidenceOfBuild(ctx.inputs, dir, df.copied);
   const named = /mcp/i.test(f.path) || df.entrypoint.some((w) => /mcp/i.test(w));
   // `npm install -g supergateway`: the image installs an MCP server or bridge from a registry.
   const installed = df.installs.flatMap((i) => (i.packages ?? []).filter(isMcpPackage).map((name) => ({ name, at: i.at })))[0];
-  if (!mcp && !named && !installed) return [];
+  // `COPY --from=docker/mcp-gateway /docker-mcp /`: the server's binary out of its published image.
+  const copiedFrom = df.copiedImages.find((image) => isMcpPackage(image.replace(/[:@].*$/, '')));
+  if (!mcp && !named && !installed && !copiedFrom) return [];
   const sheet = new FactSheet(`image:${f.path}`);
   const at = df.base?.at ?? { file: f.path, line: 1 };
   if (mcp) sheet.set('container.used', true, at, `an image of an MCP server (${mcp.name})`);
   else if (installed) sheet.set('container.used', true, installed.at, `the image installs an MCP package (${installed.name})`);
+  else if (copiedFrom) sheet.set('container.used', true, at, `the image copies from the MCP image ${copiedFrom}`);
   else sheet.set('container.used', true, at, 'an image whose command names MCP');
   dockerfileFacts(sheet, df, ctx.inputs, dir, at);
   if (!sheet.has('container.healthcheck'))

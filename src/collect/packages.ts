@@ -1,7 +1,9 @@
 // Package manifests and lockfiles where the server is built: whether the code is an MCP server
 // (an MCP SDK among its dependencies, or the MCP registry's `mcpName`) and which lockfile a build can install from.
+
+import { posix } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import type { Inputs, TextFile } from './inputs.js';
+import { dirOf, type Inputs, normalise, type TextFile } from './inputs.js';
 import type { At } from './sheet.js';
 
 const NPM_SDKS =
@@ -90,27 +92,87 @@ export function mcpDependency(file: TextFile): { at: At; name: string } | null {
   return null;
 }
 
-/** The manifests and lockfiles directly in `dir` (a build context). */
-export function buildContext(inputs: Inputs, dir: string): { manifests: TextFile[]; lockfiles: TextFile[] } {
-  const inDir = inputs
-    .all()
-    .filter((f) => (dir ? f.path.startsWith(`${dir}/`) : true) && !f.path.slice(dir ? dir.length + 1 : 0).includes('/'));
-  const names = (f: TextFile) => f.path.split('/').pop()!.toLowerCase();
-  return {
-    manifests: inDir.filter((f) => /^(package\.json|pyproject\.toml|go\.mod|cargo\.toml)$|^requirements.*\.(txt|in)$/.test(names(f))),
-    lockfiles: inDir.filter((f) =>
-      /^(package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|yarn\.lock|uv\.lock|poetry\.lock|go\.sum|bun\.lockb?|cargo\.lock)$/.test(
-        names(f),
-      ),
-    ),
+/** Package manifests and lockfiles, by their lower-cased name. */
+const MANIFEST = /^(package\.json|pyproject\.toml|go\.mod|cargo\.toml)$|^requirements.*\.(txt|in)$/;
+const LOCKFILE =
+  /^(package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|yarn\.lock|uv\.lock|poetry\.lock|go\.sum|bun\.lockb?|cargo\.lock)$/;
+
+/**
+ * The files of one kind a build brings in from its context: what its COPY and ADD lines (and bind
+ * mounts) name (`COPY . .`, `COPY package*.json ./`, `COPY servers/time/ /app/`), not whatever
+ * the context holds (agentic-community/mcp-gateway-registry builds its auth service from the
+ * repository root, whose pyproject.toml is the MCP registry's, and copies only auth_server/). A
+ * directory below the context is copied whole: files two levels under it count too (agentgateway's
+ * `COPY crates ./crates` holds crates/agentgateway/Cargo.toml); the context itself, its top only.
+ */
+function copiedFiles(inputs: Inputs, contextDir: string, copied: readonly string[], kind: RegExp): TextFile[] {
+  const out = new Map<string, TextFile>();
+  const ofKind = (f: TextFile) => kind.test(posix.basename(f.path).toLowerCase());
+  const under = (f: TextFile, dir: string, depth: number) => {
+    const rest = dir === '' ? f.path : f.path.startsWith(`${dir}/`) ? f.path.slice(dir.length + 1) : null;
+    return rest !== null && rest.split('/').length <= depth + 1;
   };
+  for (const source of copied) {
+    const path = normalise(posix.join(contextDir, source));
+    if (path.startsWith('..')) continue;
+    const base = posix.basename(path);
+    if (/[*?[]/.test(base)) {
+      const glob = new RegExp(
+        `^${base
+          .replace(/[.+^${}()|\\]/g, '\\$&')
+          .replace(/\*/g, '[^/]*')
+          .replace(/\?/g, '[^/]')}$`,
+      );
+      for (const f of inputs.all()) if (under(f, dirOf(path), 0) && ofKind(f) && glob.test(posix.basename(f.path))) out.set(f.path, f);
+      continue;
+    }
+    const file = inputs.get(path);
+    if (file && ofKind(file)) out.set(path, file);
+    for (const f of inputs.all()) if (under(f, path, path === contextDir ? 0 : 2) && ofKind(f)) out.set(f.path, f);
+  }
+  return [...out.values()].sort((a, b) => (a.path < b.path ? -1 : 1));
 }
 
-/** The MCP SDK evidence of a build context, if any. */
-export function mcpEvidenceIn(inputs: Inputs, dir: string): { at: At; name: string } | null {
-  for (const m of buildContext(inputs, dir).manifests) {
+/** The MCP SDK evidence of the manifests a build copies from its context, if any. */
+export function mcpEvidenceOfBuild(inputs: Inputs, contextDir: string, copied: readonly string[]): { at: At; name: string } | null {
+  for (const m of copiedFiles(inputs, contextDir, copied, MANIFEST)) {
     const found = mcpDependency(m);
     if (found) return found;
   }
   return null;
+}
+
+/**
+ * The lockfiles a build copies from its context: what its installs can be held to. One a COPY
+ * names that the files do not hold counts too: a build that completes has every file it copies.
+ */
+export function lockfilesOfBuild(inputs: Inputs, contextDir: string, copied: readonly string[]): { path: string }[] {
+  const found: { path: string }[] = copiedFiles(inputs, contextDir, copied, LOCKFILE);
+  for (const source of copied) {
+    const path = normalise(posix.join(contextDir, source));
+    if (LOCKFILE.test(posix.basename(path).toLowerCase()) && !found.some((f) => f.path === path)) found.push({ path });
+  }
+  return found;
+}
+
+/**
+ * The build context of a Dockerfile that nothing in the files builds: its own directory, unless
+ * what it copies is found only from a directory above it (modelcontextprotocol/servers builds
+ * src/everything/Dockerfile from the repository root: `COPY src/everything /app`); the nearest
+ * such directory then.
+ */
+export function contextOfDockerfile(inputs: Inputs, dockerfile: string, copied: readonly string[]): string {
+  const own = dirOf(dockerfile);
+  const sources = copied.filter((c) => !/[*?[]/.test(c) && normalise(c) !== '');
+  const found = (dir: string) =>
+    sources.some((c) => {
+      const p = normalise(posix.join(dir, c));
+      return inputs.get(p) !== undefined || inputs.all().some((f) => f.path.startsWith(`${p}/`));
+    });
+  if (!sources.length || found(own)) return own;
+  for (let dir = own; dir !== ''; ) {
+    dir = dirOf(dir);
+    if (found(dir)) return dir;
+  }
+  return own;
 }

@@ -7,7 +7,7 @@ import { DAEMON_NNP, HOST_NETWORK, imageMayHoldSecrets } from '../docker-default
 import type { DockerfileInfo } from '../dockerfile.js';
 import { worstHostPaths } from '../host-paths.js';
 import { dirOf } from '../inputs.js';
-import { mcpEvidenceIn } from '../packages.js';
+import { mcpEvidenceOfBuild } from '../packages.js';
 import { type EnvValue, isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { builtRole, imageRole, type Role, runsAuthenticator, runsMcpClient } from '../roles.js';
 import { passwordInUrl, SECRET_NAME, worstSecrets } from '../secrets.js';
@@ -132,8 +132,8 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       proxies.some((p) => mentions(p, name) || ctx.proxyConfigNames(p.contextDir, volumesOf(p), name, composeDir(project), containerEnv(p)))
     )
       evidence.set(name, 'a proxy of the project forwards to it');
-    else if (c.contextDir !== null && mcpEvidenceIn(ctx.inputs, c.contextDir))
-      evidence.set(name, `its build context depends on ${mcpEvidenceIn(ctx.inputs, c.contextDir)!.name}`);
+    else if (c.contextDir !== null && c.df && mcpEvidenceOfBuild(ctx.inputs, c.contextDir, c.df.copied))
+      evidence.set(name, `its build copies a manifest that depends on ${mcpEvidenceOfBuild(ctx.inputs, c.contextDir, c.df.copied)!.name}`);
     else if (/mcp/i.test(`${name} ${c.image ?? ''} ${JSON.stringify(c.s.spec['command'] ?? '')}`))
       evidence.set(name, 'its name, image or command names MCP');
   }

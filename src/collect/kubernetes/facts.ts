@@ -9,7 +9,7 @@ import type { DockerfileInfo } from '../dockerfile.js';
 import { dirOf } from '../inputs.js';
 import { NginxConfig } from '../nginx.js';
 import { nginxFacts } from '../nginx-facts.js';
-import { mcpEvidenceIn } from '../packages.js';
+import { contextOfDockerfile, mcpEvidenceOfBuild } from '../packages.js';
 import { type EnvValue, isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { builtRole, imageRole, type Role, repository, runsAuthenticator } from '../roles.js';
 import { passwordInUrl, SECRET_NAME, worstSecrets } from '../secrets.js';
@@ -168,7 +168,10 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
       evidence.set(w, `an ${mcpResources[0]!.kind} resource names its Service`);
     else if (/mcp/i.test(`${w.o.name} ${String(w.main.c['image'])} ${JSON.stringify(w.main.c['args'] ?? '')}`))
       evidence.set(w, 'its name, image or arguments name MCP');
-    else if (w.dockerfile && mcpEvidenceIn(ctx.inputs, dirOf(w.dockerfile.path)))
+    else if (
+      w.dockerfile &&
+      mcpEvidenceOfBuild(ctx.inputs, contextOfDockerfile(ctx.inputs, w.dockerfile.path, w.dockerfile.copied), w.dockerfile.copied)
+    )
       evidence.set(w, 'its image is built from an MCP SDK project');
   }
   let servers = candidates.filter((w) => (wanted.length ? wanted.includes(w.o.name) : evidence.has(w)));
@@ -230,7 +233,14 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
     podFacts(sheet, w, set);
     secretsFacts(sheet, w, configMaps, secrets);
     const image = String(w.main.c['image'] ?? '');
-    if (w.dockerfile) dockerfileFacts(sheet, w.dockerfile, ctx.inputs, dirOf(w.dockerfile.path), at(...w.main.path, 'image'));
+    if (w.dockerfile)
+      dockerfileFacts(
+        sheet,
+        w.dockerfile,
+        ctx.inputs,
+        contextOfDockerfile(ctx.inputs, w.dockerfile.path, w.dockerfile.copied),
+        at(...w.main.path, 'image'),
+      );
     else if (image) imageFacts(sheet, image, at(...w.main.path, 'image'), untied);
     // The image reference in the manifest, whatever built it. None (a rendered file whose image
     // line was filtered out, a patch) decides nothing about it.

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: Dockerfile and Compose ${VAR} references, not JavaScript templates
 // The contract of collect(): deterministic bytes, facts valid against the doctrine, and hostile
 // or malformed input a recorded skip or a clear error, never a crash or a guess.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -158,8 +159,11 @@ describe('a Rust MCP server built with Cargo', () => {
     );
     expect(d.undecided).toContain('supply_chain.deployed_release');
     // Without a Cargo.lock the build resolves the newest versions the ranges allow.
-    const { 'Cargo.lock': _, ...unlocked } = files;
+    const { 'Cargo.lock': _, ...rest } = files;
+    const unlocked = { ...rest, Dockerfile: files['Dockerfile']!.replace('COPY Cargo.toml Cargo.lock ./', 'COPY Cargo.toml ./') };
     expect(fact(collectWith(inline(unlocked)).deployments[0]!, 'supply_chain.deployed_release')).toBe('floating');
+    // A Cargo.lock the build copies is in the image even where the files read do not hold it.
+    expect(collectWith(inline(rest)).deployments[0]!.undecided).toContain('supply_chain.deployed_release');
     // --locked holds it to the lockfile.
     const locked = collectWith(
       inline({ ...files, Dockerfile: files['Dockerfile']!.replaceAll('cargo build --release', 'cargo build --release --locked') }),
@@ -227,7 +231,7 @@ describe('a package manager installed to install the rest', () => {
       inline({
         'package.json': '{"dependencies":{"@modelcontextprotocol/sdk":"1.0.0"}}',
         'pnpm-lock.yaml': "lockfileVersion: '9.0'\n",
-        Dockerfile: `FROM node:20-slim\nRUN ${bootstrap}\nRUN pnpm install --frozen-lockfile --ignore-scripts\nUSER node\n`,
+        Dockerfile: `FROM node:20-slim\nRUN ${bootstrap}\nCOPY package.json pnpm-lock.yaml ./\nRUN pnpm install --frozen-lockfile --ignore-scripts\nUSER node\n`,
       }),
     ).deployments[0]!;
 
@@ -322,7 +326,7 @@ describe('an install that follows a committed lockfile without being held to it'
     collectWith(
       inline({
         'package.json': '{"dependencies":{"@modelcontextprotocol/sdk":"1.0.0"}}',
-        Dockerfile: `FROM node:24-slim\n${run}\nUSER node\n`,
+        Dockerfile: `FROM node:24-slim\nCOPY . .\n${run}\nUSER node\n`,
         ...files,
       }),
     ).deployments[0]!;
@@ -344,7 +348,7 @@ describe('an install that follows a committed lockfile without being held to it'
         inline({
           'Cargo.toml': '[package]\nname = "gw"\n[dependencies]\nrmcp = "0.8"\n',
           'Cargo.lock': 'version = 4\n',
-          Dockerfile: `FROM rust:1.90\n${run}\n`,
+          Dockerfile: `FROM rust:1.90\nCOPY . .\n${run}\n`,
         }),
       ).deployments[0]!;
     const d = rust('RUN cargo fetch --locked\nRUN cargo build --release');
@@ -403,5 +407,82 @@ describe('secrets by name and in connection URLs', () => {
     ).deployments[0]!;
     expect(fact(noPassword, 'container.secrets_source')).toBeUndefined();
     expect(noPassword.reasons['container.secrets_source']).toMatch(/^no secret reaches the container from the files/);
+  });
+});
+
+describe('what a build copies decides whose image it is', () => {
+  const sdk = '[project]\nname = "x"\ndependencies = ["mcp>=1.9.3"]\n';
+  const plain = '[project]\nname = "auth"\ndependencies = ["fastapi>=0.110"]\n';
+
+  it('a service built from the repository root is the project it copies, not the root', () => {
+    // agentic-community/mcp-gateway-registry: every image is built from the root, whose pyproject.toml
+    // depends on mcp; the auth service copies auth_server/ alone, each MCP server its ${SERVER_PATH}/.
+    const out = collectWith(
+      inline({
+        'pyproject.toml': sdk,
+        'auth_server/pyproject.toml': plain,
+        'servers/currenttime/pyproject.toml': sdk,
+        'docker/Dockerfile.auth': 'FROM python:3.12-slim\nCOPY auth_server/ /app/\nRUN pip install uv\nCMD ["uvicorn", "server:app"]\n',
+        'docker/Dockerfile.mcp-server': 'FROM python:3.12-slim\nARG SERVER_PATH\nCOPY ${SERVER_PATH}/ /app/\nCMD ["python", "server.py"]\n',
+        'docker-compose.yml': [
+          'services:',
+          '  auth-server:',
+          '    build: { context: ., dockerfile: docker/Dockerfile.auth }',
+          '    ports: ["8888:8888"]',
+          '  currenttime-server:',
+          '    build:',
+          '      context: .',
+          '      dockerfile: docker/Dockerfile.mcp-server',
+          '      args:',
+          '        SERVER_PATH: servers/currenttime',
+          '    ports: ["8000:8000"]',
+          '',
+        ].join('\n'),
+      }),
+    );
+    expect(out.deployments.map((d) => d.name)).toEqual(['compose:docker-compose.yml:currenttime-server']);
+    expect(out.deployments[0]!.sources['container.used']![0]!.why).toBe(
+      'service currenttime-server runs in a container (its build copies a manifest that depends on mcp)',
+    );
+  });
+
+  it('a Dockerfile nothing builds: its context is where what it copies is found', () => {
+    // modelcontextprotocol/servers' src/everything/Dockerfile, built from the repository root.
+    const d = collectWith(
+      inline({
+        'package-lock.json': '{"lockfileVersion":3}',
+        'src/everything/package.json': '{"dependencies":{"@modelcontextprotocol/sdk":"^1.0.0"}}',
+        'src/everything/Dockerfile':
+          'FROM node:22-alpine\nCOPY src/everything /app\nWORKDIR /app\nRUN npm install\nCMD ["node", "dist/index.js"]\n',
+      }),
+    ).deployments;
+    expect(d.map((x) => x.name)).toEqual(['image:src/everything/Dockerfile']);
+    // The root's lockfile is not copied to /app: npm install resolves anew.
+    expect(fact(d[0]!, 'supply_chain.deployed_release')).toBe('floating');
+  });
+
+  it('a directory copied whole, bind mounts of the context, and a binary copied out of an MCP image', () => {
+    const crates = collectWith(
+      inline({
+        'Cargo.toml': '[workspace]\nmembers = ["crates/gw"]\n',
+        'Cargo.lock': 'version = 4\n',
+        'crates/gw/Cargo.toml': '[package]\nname = "gw"\n[dependencies]\nrmcp = "0.8"\n',
+        Dockerfile: 'FROM rust:1.90\nCOPY Cargo.toml Cargo.lock ./\nCOPY crates ./crates\nRUN cargo build --locked\n',
+      }),
+    ).deployments;
+    expect(crates[0]!.sources['container.used']![0]!.why).toBe('an image of an MCP server (rmcp)');
+    const mounted = collectWith(
+      inline({
+        'pyproject.toml': sdk,
+        'uv.lock': 'version = 1\n',
+        Dockerfile:
+          'FROM python:3.13-slim\nRUN --mount=type=bind,source=uv.lock,target=uv.lock --mount=type=bind,source=pyproject.toml,target=pyproject.toml uv sync --locked --no-install-project\n',
+      }),
+    ).deployments[0]!;
+    expect(fact(mounted, 'supply_chain.deployed_release')).toBe('locked');
+    const copiedOut = collectWith(
+      inline({ Dockerfile: 'FROM scratch\nCOPY --from=docker/mcp-gateway /docker-mcp /\nENTRYPOINT ["/run.sh"]\n' }),
+    ).deployments[0]!;
+    expect(copiedOut.sources['container.used']![0]!.why).toBe('the image copies from the MCP image docker/mcp-gateway');
   });
 });
