@@ -16,7 +16,7 @@ import { type CollectOptions, Context } from './context.js';
 import { dirOf, Inputs, normalise, type TextFile } from './inputs.js';
 import { kubernetesDeployments } from './kubernetes/facts.js';
 import { buildKustomization, type K8sObject, type K8sSet, kustomizationIn, objectsOf } from './kubernetes/load.js';
-import { type LocationCtx, proxiedLocations } from './nginx.js';
+import { configurations, type LocationCtx, proxiedLocations } from './nginx.js';
 import { nginxFacts } from './nginx-facts.js';
 import { contextOfDockerfile, isMcpPackage, mcpEvidenceOfBuild } from './packages.js';
 import { FactSheet } from './sheet.js';
@@ -124,7 +124,9 @@ export function collect(files: InputFile[], options: Options = {}): CollectionOu
   // Proxy configurations no container of the files runs: a proxy on a host in front of an MCP route.
   const used = new Set([...sheets.flatMap((s) => [...s.files()]), ...ctx.claimed]);
   const hostNginx = texts.filter((t) => kinds.get(t.path) === 'nginx' && !used.has(t.path));
-  if (hostNginx.length) guard(hostNginx[0]!.path, () => hostProxies(ctx, hostNginx));
+  // A fragment two nginx.conf include is read with each: its route is one deployment, the first configuration's.
+  for (const group of configurations(hostNginx))
+    guard(group[0]!.path, () => hostProxies(ctx, group).filter((p) => !sheets.some((s) => s.name === p.name)));
   for (const f of texts.filter((t) => kinds.get(t.path) === 'caddyfile' && !used.has(t.path))) guard(f.path, () => hostCaddy(f));
 
   const names = new Map<string, number>();

@@ -23,10 +23,16 @@ export interface ProxyContext {
   platform: 'compose' | 'kubernetes' | 'host';
   /** The proxy faces clients itself (nothing in front of it among the files). */
   facesClients: boolean;
+  /** Host names that are not the server: the project's other services. */
+  elsewhere?: string[];
 }
 
 /** The locations that forward to one of `targets` (through an upstream block or directly); MCP routes first. */
-export function mcpLocations(cfg: NginxConfig, targets: string[]): { locs: LocationCtx[]; matchedBy: string; mcpRoute: boolean } {
+export function mcpLocations(
+  cfg: NginxConfig,
+  targets: string[],
+  elsewhere: string[] = [],
+): { locs: LocationCtx[]; matchedBy: string; mcpRoute: boolean } {
   const ups = upstreams(cfg);
   const hostOf = (s: string) => s.replace(/^[^/]*:\/\//, '').split(/[/:]/)[0] ?? '';
   const reaches = (pass: string): boolean => {
@@ -39,7 +45,18 @@ export function mcpLocations(cfg: NginxConfig, targets: string[]): { locs: Locat
   let locs = all.filter((l) => reaches(l.proxyPass?.args[0] ?? ''));
   let matchedBy = 'its proxy_pass names the server';
   if (!locs.length && all.length) {
-    locs = all;
+    // No proxy_pass names the server: it may be reached by an alias, but not through a location that
+    // goes to the proxy's own container (loopback), to another service of the project or to a public name
+    // (agentic-community/mcp-gateway-registry's nginx forwards to its registry and its auth service only).
+    const notServer = (pass: string) => {
+      const host = hostOf(pass);
+      const upstream = ups.get(host);
+      const hosts = upstream ? upstream.map((x) => hostOf(x.args[0] ?? '')) : [host];
+      return hosts.every(
+        (h) => /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(h) || elsewhere.includes(h) || (/\./.test(h) && !/^[\d.]+$/.test(h)),
+      );
+    };
+    locs = all.filter((l) => !notServer(l.proxyPass?.args[0] ?? ''));
     matchedBy = 'the only proxied locations of the proxy';
   }
   const mcp = locs.filter((l) => /mcp|sse/i.test(l.location?.args.join(' ') ?? ''));
@@ -55,7 +72,7 @@ const seconds = (v: string): number | null => {
 };
 
 export function nginxFacts(sheet: FactSheet, cfg: NginxConfig, pc: ProxyContext): void {
-  const { locs, matchedBy } = mcpLocations(cfg, pc.targets);
+  const { locs, matchedBy } = mcpLocations(cfg, pc.targets, pc.elsewhere);
   if (!locs.length) return;
   const loc = locs[0]!;
   const locAt = (loc.location ?? loc.server).at;

@@ -279,3 +279,44 @@ export function zones(
 }
 
 export const unresolved = (s: string) => /\$\{[^}]+\}/.test(s);
+
+/**
+ * Host nginx files as the configurations they form: each file with a top-level `http` block (an
+ * nginx.conf) or `nginx -T` output with the files under its directory that it includes, and the
+ * other files a directory at a time (a conf.d). A repository keeps several nginx.conf for
+ * different deployments (mcp-ecosystem/mcp-gateway's allinone/ and multi/): merged, one's
+ * directives would count in the other's.
+ */
+export function configurations(files: TextFile[]): TextFile[][] {
+  const isRoot = (f: TextFile) => /^\s*http\s*\{/m.test(f.text) || /^# configuration file \S+:$/m.test(f.text);
+  const roots = files.filter(isRoot).sort((a, b) => (a.path < b.path ? -1 : 1));
+  const fragments = files.filter((f) => !isRoot(f));
+  const taken = new Set<string>();
+  const groups: TextFile[][] = [];
+  for (const root of roots) {
+    const dir = posix.dirname(root.path);
+    const below = fragments.filter((f) => dir === '.' || f.path.startsWith(`${dir}/`));
+    const cfg = new NginxConfig([root, ...below]);
+    // The fragments the root includes, and those they include in turn.
+    const included = new Set<string>();
+    const visit = (ds: Directive[]) =>
+      walkAll(ds, (d) => {
+        if (d.name !== 'include' || !d.args[0]) return;
+        for (const block of cfg.included(d.args[0])) {
+          const key = cfg.keyOf(block);
+          if (key === undefined || key === root.path || key.startsWith(`${root.path}#`) || included.has(key)) continue;
+          included.add(key);
+          visit(block);
+        }
+      });
+    for (const [key, ds] of cfg.files) if (key === root.path || key.startsWith(`${root.path}#`)) visit(ds);
+    const mine = below.filter((f) => included.has(f.path));
+    for (const f of mine) taken.add(f.path);
+    groups.push([root, ...mine]);
+  }
+  const byDir = new Map<string, TextFile[]>();
+  for (const f of fragments.filter((x) => !taken.has(x.path)))
+    byDir.set(posix.dirname(f.path), [...(byDir.get(posix.dirname(f.path)) ?? []), f]);
+  for (const dir of [...byDir.keys()].sort()) groups.push(byDir.get(dir)!);
+  return groups;
+}

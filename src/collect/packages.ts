@@ -158,8 +158,8 @@ export function lockfilesOfBuild(inputs: Inputs, contextDir: string, copied: rea
 /**
  * The build context of a Dockerfile that nothing in the files builds: its own directory, unless
  * what it copies is found only from a directory above it (modelcontextprotocol/servers builds
- * src/everything/Dockerfile from the repository root: `COPY src/everything /app`); the nearest
- * such directory then.
+ * each server's Dockerfile from the repository root, copying the server's directory by its path
+ * from there); the nearest such directory then.
  */
 export function contextOfDockerfile(inputs: Inputs, dockerfile: string, copied: readonly string[]): string {
   const own = dirOf(dockerfile);

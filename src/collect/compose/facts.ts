@@ -228,6 +228,7 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
         targets: [srv.s.name],
         platform: 'compose',
         facesClients: true,
+        elsewhere: svcs.filter((v) => v !== srv).map((v) => v.s.name),
       });
       if (proxy.role?.kind === 'proxy' && proxy.role.product === 'traefik')
         traefikFacts(sheet, labels, { targets: [srv.s.name], platform: 'compose', facesClients: publishedPorts(proxy).kind !== 'none' });
@@ -263,7 +264,8 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       if (plain) sheet.set('tls.enabled', false, plain.at, plain.why);
     }
     const run = runOf(srv);
-    transport(sheet, srv, svcs, proxy ? entryPorts : published, proxy, run);
+    // The server's own published port shows it serves the network best; else the proxy's.
+    transport(sheet, srv, svcs, published.kind !== 'none' || !proxy ? published : entryPorts, proxy, run);
     if (sheet.get('transport.kind') === 'stdio')
       sheet.reopen('exposure.bind_address_class', 'a stdio server listens on no address: its client is attached to its stdin');
     if (entryPorts.kind === 'loopback') {

@@ -223,3 +223,63 @@ describe('a proxy built from a Dockerfile among the files', () => {
     ).toBeNull();
   });
 });
+
+describe('nginx on a host: each configuration on its own', () => {
+  // mcp-ecosystem/mcp-gateway keeps deploy/docker/allinone/nginx.conf and deploy/docker/multi/nginx.conf:
+  // two deployments' configurations, which nginx never reads together.
+  const conf = (errorLog: string, include = '') =>
+    `events {}\nhttp {\n    error_log /dev/stderr ${errorLog};\n${include}    server {\n        listen 80;\n        location /mcp/ {\n            proxy_pass http://127.0.0.1:5235/;\n        }\n    }\n}\n`;
+  const out = collectWith(
+    inline({
+      'allinone/nginx.conf': conf('error'),
+      'multi/nginx.conf': conf('info', '    include conf.d/*.conf;\n'),
+      'multi/conf.d/limits.conf': 'limit_conn_zone $binary_remote_addr zone=per_ip:10m;\n',
+      'elsewhere/site.conf': 'server {\n    listen 443 ssl;\n    location /sse {\n        proxy_pass http://10.0.0.5:8000;\n    }\n}\n',
+    }),
+  );
+
+  it('one deployment per configuration; a directive of one never counts in another', () => {
+    expect(out.deployments.map((d) => d.name)).toEqual([
+      'proxy:allinone/nginx.conf:127.0.0.1:5235',
+      'proxy:elsewhere/site.conf:10.0.0.5:8000',
+      'proxy:multi/nginx.conf:127.0.0.1:5235',
+    ]);
+    const named = (prefix: string) => out.deployments.find((d) => d.name.startsWith(`proxy:${prefix}/`))!;
+    expect(named('allinone').sources['logging.edge_logs_rejected_header_values']![0]!.why).toBe('error_log level error');
+    expect(fact(named('allinone'), 'logging.edge_logs_rejected_header_values')).toBe(false);
+    expect(fact(named('multi'), 'logging.edge_logs_rejected_header_values')).toBe(true);
+    expect(fact(named('elsewhere'), 'transport.legacy_sse')).toBe(true);
+  });
+});
+
+describe('a proxy whose routes name neither the server nor an alias of it', () => {
+  // agentic-community/mcp-gateway-registry: the registry's nginx forwards to the registry itself
+  // (127.0.0.1:7860), its auth service and a public API; the MCP servers' routes are commented out.
+  const project = (routes: string) =>
+    collectWith(
+      inline({
+        'compose.yaml': [
+          'services:',
+          '  registry:',
+          '    image: nginx:1.30-trixie',
+          '    ports: ["80:80"]',
+          '    volumes: ["./nginx.conf:/etc/nginx/conf.d/default.conf:ro"]',
+          '  auth-server:',
+          '    image: acme/auth:1.0.0',
+          '  mcp:',
+          '    image: acme/mcp:1.0.0',
+          '',
+        ].join('\n'),
+        'nginx.conf': `server {\n    listen 80;\n${routes}}\n`,
+      }),
+    ).deployments.find((d) => d.name.endsWith(':mcp'))!;
+  const own =
+    '    location / {\n        proxy_pass http://127.0.0.1:7860/;\n    }\n    location /validate {\n        proxy_pass http://auth-server:8888/validate;\n    }\n    location /tsbedrock/ {\n        proxy_pass https://api.example.com/prod/;\n    }\n';
+
+  it('lends the server none of its routes; a route to an unknown name may be an alias and counts', () => {
+    expect(project(own).sources['tls.enabled']).toBeUndefined();
+    const aliased = project(`${own}    location /mcp {\n        proxy_pass http://backend:8000;\n    }\n`);
+    expect(fact(aliased, 'tls.enabled')).toBe(false);
+    expect(aliased.sources['tls.enabled']![0]!.file).toBe('nginx.conf');
+  });
+});
