@@ -64,13 +64,44 @@ export function classify(path: string, text: string): FileKind {
       if (/^(entryPoints|http|tcp|providers)\s*:/m.test(text)) return 'traefik';
       return 'kubernetes';
     }
-    if (/^(entryPoints|providers)\s*:/m.test(text) || (/^http\s*:/m.test(text) && /^\s+routers\s*:/m.test(text))) return 'traefik';
+    if (/^entryPoints\s*:/m.test(text) || traefikProviders(text) || (/^http\s*:/m.test(text) && /^\s+routers\s*:/m.test(text)))
+      return 'traefik';
     return 'other';
   }
   if (lower.endsWith('.toml') && (/^\[(entryPoints|http\.routers|providers)/m.test(text) || /^\[http\]/m.test(text))) return 'traefik';
   if (isNginx(lower, text)) return 'nginx';
   return 'other';
 }
+
+/**
+ * Traefik's static `providers:` names its providers (docker, file, kubernetesCRD, ...); Grafana's
+ * provisioning files have a `providers:` list and an OAuth configuration a map of identity
+ * providers (agentic-community/mcp-gateway-registry's oauth2_providers.yml), neither Traefik's.
+ */
+function traefikProviders(text: string): boolean {
+  const m = /^providers\s*:[^\S\n]*(#.*)?\n((?:[^\S\n]*(?:#.*)?\n)*)([^\S\n]+)([\w-]+)\s*:/m.exec(text);
+  return m !== null && TRAEFIK_PROVIDERS.has(m[4]!);
+}
+const TRAEFIK_PROVIDERS = new Set([
+  'docker',
+  'swarm',
+  'file',
+  'kubernetesCRD',
+  'kubernetesIngress',
+  'kubernetesGateway',
+  'kubernetesIngressNGINX',
+  'consulCatalog',
+  'consul',
+  'etcd',
+  'redis',
+  'zooKeeper',
+  'http',
+  'ecs',
+  'nomad',
+  'rest',
+  'plugin',
+  'providersThrottleDuration',
+]);
 
 /**
  * Files with a top-level `services:` that are no Compose file: the Azure Developer CLI's

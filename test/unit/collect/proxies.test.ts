@@ -283,3 +283,21 @@ describe('a proxy whose routes name neither the server nor an alias of it', () =
     expect(aliased.sources['tls.enabled']![0]).toMatchObject({ file: 'nginx.conf' });
   });
 });
+
+describe("Traefik's configuration by its own keys", () => {
+  it("providers: naming Traefik's providers is Traefik's; Grafana's list and an OAuth map of identity providers are not", () => {
+    const out = collectWith(
+      inline({
+        'traefik/traefik.yml': 'providers:\n  # labels of the containers\n  docker:\n    exposedByDefault: false\n',
+        // IBM/mcp-context-forge's Grafana provisioning, agentic-community/mcp-gateway-registry's identity providers.
+        'grafana/provisioning/dashboards/dashboards.yaml': "apiVersion: 1\n\nproviders:\n  - name: 'default'\n    type: file\n",
+        'auth_server/oauth2_providers.yml': 'providers:\n  keycloak:\n    enabled: true\n',
+      }),
+    );
+    expect(out.files.map((f) => [f.path, f.kind])).toEqual([
+      ['auth_server/oauth2_providers.yml', 'other'],
+      ['grafana/provisioning/dashboards/dashboards.yaml', 'other'],
+      ['traefik/traefik.yml', 'traefik'],
+    ]);
+  });
+});
