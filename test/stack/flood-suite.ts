@@ -109,6 +109,12 @@ export function defineFloodSuite(name: string, getTarget: () => Promise<FloodTar
 
 /** How long a costly flood lasts at least. */
 const FLOOD_MIN_MS = 4000;
+/**
+ * Victim calls a costly flood lasts for at least: with 200, p99 is not simply the worst call (with
+ * the 91 a slow moment left once, it was), within FLOOD_MAX_MS.
+ */
+const VICTIM_SAMPLES = 200;
+const FLOOD_MAX_MS = 30_000;
 
 const rpcCall = (id: number, name: string, args: unknown) =>
   JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
@@ -135,13 +141,16 @@ async function costFlood(label: string, t: FloodTarget, spec: { requests: number
   const memoryBefore = await t.serverMemoryMiB();
   let peakMiB = memoryBefore;
   const statuses = new Map<number, number>();
-  // At least `requests`, and for at least FLOOD_MIN_MS, going round the bodies again (the key
-  // over its budget by then, as a runaway loop would be): long enough for a p99 of the victim's.
+  // At least `requests`, for at least FLOOD_MIN_MS and VICTIM_SAMPLES victim calls, going round the
+  // bodies again (the key over its budget by then, as a runaway loop would be): a p99 of the victim's.
+  // The whole flood stays inside the limiter's one-minute window, so the budget never refills.
   let next = 0;
   let flooding = true;
   const until = Date.now() + FLOOD_MIN_MS;
+  const deadline = Date.now() + FLOOD_MAX_MS;
+  const during: { status: number; ms: number }[] = [];
   const sender = async () => {
-    while (next < bodies.length || Date.now() < until) {
+    while ((next < bodies.length || Date.now() < until || during.length < VICTIM_SAMPLES) && Date.now() < deadline) {
       const body = bodies[next++ % bodies.length]!;
       const r = await send(floodKey, body).catch(() => ({ status: 0 }));
       statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
@@ -156,8 +165,7 @@ async function costFlood(label: string, t: FloodTarget, spec: { requests: number
       await new Promise((r) => setTimeout(r, 250));
     }
   })();
-  // One call after another, 5 ms apart: enough of them (hundreds) that their p99 is not simply their worst.
-  const during: { status: number; ms: number }[] = [];
+  // One call after another, 5 ms apart: enough of them (VICTIM_SAMPLES) that their p99 is not simply their worst.
   for (let i = 0; flooding; i++) {
     during.push(await victim(`during-${i}`));
     await new Promise((r) => setTimeout(r, 5));
@@ -184,7 +192,7 @@ async function costFlood(label: string, t: FloodTarget, spec: { requests: number
   // ms (M2) and worst waits of 2.5-9.9 s (M3) against 1-9 ms. The issue's bound is 100 ms at
   // p99 on these stacks; the same run's baseline widens it on a machine other work loads.
   expect(during.filter((d) => d.status !== 200)).toEqual([]);
-  expect(during.length).toBeGreaterThanOrEqual(20);
+  expect(during.length).toBeGreaterThanOrEqual(VICTIM_SAMPLES);
   expect(figures.during_p99_ms).toBeLessThan(Math.max(100, 3 * figures.baseline_p99_ms));
   expect(peakMiB).toBeLessThan(t.memoryLimitMiB);
   expect(await t.sameServer()).toBe(true);
