@@ -127,13 +127,13 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
   const evidence = new Map<string, string>();
   for (const c of candidates) {
     const name = c.s.name;
+    const built = c.contextDir !== null && c.df ? mcpEvidenceOfBuild(ctx.inputs, c.contextDir, c.df.copied) : null;
     if (wanted.includes(name)) evidence.set(name, 'named with --server');
     else if (
       proxies.some((p) => mentions(p, name) || ctx.proxyConfigNames(p.contextDir, volumesOf(p), name, composeDir(project), containerEnv(p)))
     )
       evidence.set(name, 'a proxy of the project forwards to it');
-    else if (c.contextDir !== null && c.df && mcpEvidenceOfBuild(ctx.inputs, c.contextDir, c.df.copied))
-      evidence.set(name, `its build copies a manifest that depends on ${mcpEvidenceOfBuild(ctx.inputs, c.contextDir, c.df.copied)!.name}`);
+    else if (built) evidence.set(name, `its build copies a manifest that depends on ${built.name}`);
     else if (/mcp/i.test(`${name} ${c.image ?? ''} ${JSON.stringify(c.s.spec['command'] ?? '')}`))
       evidence.set(name, 'its name, image or command names MCP');
   }
