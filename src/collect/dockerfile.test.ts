@@ -209,4 +209,24 @@ describe('Dockerfiles, read with dockerfile-ast', () => {
     );
     expect(df.installs.map((i) => i.text)).toEqual(['npm ci --omit=dev', 'npm install -g some-mcp-server']);
   });
+
+  it('reads the installs inside if/then/else and loops as the commands they are', () => {
+    // agentic-community/mcp-gateway-registry's docker/Dockerfile.mcp-server.
+    const df = readDockerfile(
+      'Dockerfile',
+      [
+        'FROM python:3.12-slim',
+        'RUN . .venv/bin/activate && \\',
+        '    if [ -f pyproject.toml ]; then \\',
+        '        uv pip install --requirement pyproject.toml; \\',
+        '    else uv sync --locked; fi',
+        'RUN for p in a b; do pip install mcp-server-$p==1.0; done',
+      ].join('\n'),
+    );
+    expect(df.installs.map((i) => i.text)).toEqual([
+      'uv pip install --requirement pyproject.toml',
+      'uv sync --locked',
+      'pip install mcp-server-$p==1.0',
+    ]);
+  });
 });

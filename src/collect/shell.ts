@@ -23,12 +23,17 @@ export function commandsOf(line: string): string[][] {
   return out.map((c) => (c[0] === '#redirect' ? c.slice(2) : c)).filter((c) => c.length > 0);
 }
 
-/** The command words after leading VAR=value assignments and wrappers (env, sudo, exec, tini --). */
+/**
+ * The command words after leading VAR=value assignments, wrappers (env, sudo, exec, tini --) and
+ * the shell's own words that start a command inside a compound one (`if [ -f uv.lock ]; then uv
+ * sync --locked; else uv sync; fi`: the two installs are commands of their own).
+ */
 export function unwrap(words: string[]): string[] {
   let w = words;
   for (;;) {
     if (w.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(w[0]!)) w = w.slice(1);
-    else if (['env', 'sudo', 'exec', 'nohup', 'time'].includes(w[0] ?? '')) w = w.slice(1);
+    else if (['env', 'sudo', 'exec', 'nohup', 'time', 'if', 'then', 'else', 'elif', 'do', 'while', 'until', '!'].includes(w[0] ?? ''))
+      w = w.slice(1);
     else if (/(^|\/)tini$/.test(w[0] ?? '')) w = w.slice(w[1] === '--' ? 2 : 1);
     else return w;
   }
