@@ -62,7 +62,8 @@ export function transportNamed(words: string[], env: ReadonlyMap<string, string>
   const server = HTTP_SERVERS.has(program) ? program : HTTP_SERVERS.has(module) ? module : null;
   if (server) return { kind: 'http', why: `${server} serves HTTP` };
   for (const [k, v] of [...env].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if (!/(^|_)TRANSPORT(_TYPE|_MODE)?$/i.test(k)) continue;
+    // TRANSPORT, MCP_TRANSPORT, K8S_MCP_TRANSPORT: not a logger's or a mailer's LOG_TRANSPORT.
+    if (!/(^|_)TRANSPORT(_TYPE|_MODE)?$/i.test(k) || !(/^TRANSPORT/i.test(k) || /MCP/i.test(k))) continue;
     if (v.toLowerCase() === 'stdio') return { kind: 'stdio', why: `${k}=${v}`, variable: k };
     if (NETWORK_TRANSPORT.test(v)) return { kind: 'http', why: `${k}=${v}`, variable: k };
   }

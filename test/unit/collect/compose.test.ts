@@ -545,3 +545,14 @@ describe('an external network', () => {
     expect(fact(egress('  app-tier: {}\n'), 'egress.network_restricted')).toBe(false);
   });
 });
+
+describe("a transport variable that is not the server's", () => {
+  it('LOG_TRANSPORT=http says nothing of how MCP is served; K8S_MCP_TRANSPORT=stdio does', () => {
+    const d = (env: string) =>
+      collectWith(inline({ 'compose.yaml': `services:\n  mcp-server:\n    image: acme/mcp:1.0.0\n    environment:\n      ${env}\n` }))
+        .deployments[0]!;
+    expect(fact(d('LOG_TRANSPORT: http'), 'transport.kind')).toBeUndefined();
+    // alexei-led/k8s-mcp-server's deploy/docker/docker-compose.yml.
+    expect(fact(d('K8S_MCP_TRANSPORT: stdio'), 'transport.kind')).toBe('stdio');
+  });
+});
