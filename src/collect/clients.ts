@@ -119,6 +119,8 @@ function jsonEntries(file: TextFile): { entries: Entry[]; inputs: Obj[] } | null
   return { entries, inputs };
 }
 
+const isScalar = (v: unknown): v is string | number | boolean => ['string', 'number', 'boolean'].includes(typeof v);
+
 /** An object that reads as a server entry: what to start or where to connect. */
 const isServerSpec = (v: unknown) => isObj(v) && ['command', 'url', 'httpUrl', 'serverUrl', 'type'].some((k) => k in v);
 
@@ -275,8 +277,9 @@ interface Read {
 }
 
 function readEntry(e: Entry, inputIds: Set<string>): Read {
-  const command = typeof e.spec['command'] === 'string' ? e.spec['command'] : null;
-  const args = Array.isArray(e.spec['args']) ? (e.spec['args'] as unknown[]).map(String) : [];
+  const command = typeof e.spec['command'] === 'string' && e.spec['command'] !== '' ? e.spec['command'] : null;
+  // The clients take text (numbers and booleans as their text); anything else is no argument or value of theirs.
+  const args = Array.isArray(e.spec['args']) ? (e.spec['args'] as unknown[]).filter(isScalar).map(String) : [];
   const launch = command ? analyseLaunch(command, args) : null;
   const secrets: Read['secrets'] = [];
   let tlsOff: At | null = null;
@@ -307,9 +310,9 @@ function readEntry(e: Entry, inputIds: Set<string>): Read {
   for (const field of ['env', 'headers', 'http_headers', 'env_http_headers']) {
     const m = e.spec[field];
     if (isObj(m))
-      for (const [k, v] of Object.entries(m)) {
-        look(k, String(v ?? ''), e.at(field, k), field);
-        if (!SECRET_NAME.test(k)) urlPassword(String(v ?? ''), e.at(field, k), `${field} ${k}`);
+      for (const [k, v] of Object.entries(m).filter(([, x]) => isScalar(x))) {
+        look(k, String(v), e.at(field, k), field);
+        if (!SECRET_NAME.test(k)) urlPassword(String(v), e.at(field, k), `${field} ${k}`);
       }
   }
   args.forEach((a, i) => {
@@ -354,7 +357,13 @@ export function clientDeployments(ctx: Context, file: TextFile): FactSheet[] {
         file.path,
         `server entry "${r.e.name}" is switched off (${r.e.spec['disabled'] === true ? '"disabled": true' : 'enabled = false'}): the client does not start it`,
       );
-  const chosen = wanted.length ? reads.filter((r) => wanted.includes(r.e.name)) : reads.filter((r) => !off(r));
+  // Neither a program to start nor a URL, as text: the client cannot use the entry, and nothing is guessed.
+  const unusable = (r: (typeof reads)[number]) => !r.stdio && !(typeof r.e.spec['url'] === 'string' && r.e.spec['url'] !== '');
+  for (const r of reads.filter(unusable))
+    ctx.note(file.path, `server entry "${r.e.name}" names neither a command nor a URL as text: no client can start it, and it is not read`);
+  const chosen = (wanted.length ? reads.filter((r) => wanted.includes(r.e.name)) : reads.filter((r) => !off(r))).filter(
+    (r) => !unusable(r),
+  );
   // One deployment per server entry: the client facts describe that entry (doctrine 1.3,
   // client.launches_stdio_servers and the facts after it), client.reviewed the whole file.
   return chosen.map((r) => {

@@ -110,6 +110,30 @@ describe('hostile files: a recorded skip with the reason, never a crash, a hang 
     }
   });
 
+  it('a client entry of the wrong types: no server guessed from it, a note naming it', () => {
+    const out = collectWith(
+      inline({
+        'manifest.json': JSON.stringify({
+          manifest_version: '0.2',
+          name: 'x',
+          server: { mcp_config: { command: 123, args: 'x', url: { a: 1 } } },
+        }),
+        'mcp_settings.json': JSON.stringify({
+          mcpServers: { s: { command: 'npx', args: [null, { a: 1 }, 'pkg'], env: { API_KEY: { x: 1 } } }, t: { url: '' } },
+        }),
+        'mcp_agent.config.yaml': 'mcp:\n  servers:\n    a:\n      command: [1, 2]\n      transport: {x: 1}\n    b: 7\n',
+      }),
+    );
+    expect(out.deployments.map((d) => d.name)).toEqual(['client:mcp_settings.json:s']);
+    expect(out.notes.map((n) => `${n.file}: ${n.what}`)).toEqual([
+      'manifest.json: server entry "x" names neither a command nor a URL as text: no client can start it, and it is not read',
+      'mcp_agent.config.yaml: server entry "a" names neither a command nor a URL as text: no client can start it, and it is not read',
+      'mcp_settings.json: server entry "t" names neither a command nor a URL as text: no client can start it, and it is not read',
+    ]);
+    // An object where a value's text belongs is no value: nothing is read from it, not "[object Object]".
+    expect(JSON.stringify(out.deployments[0])).not.toContain('[object Object]');
+  });
+
   it('a kustomization that includes itself, and two that include each other', () => {
     const deployment =
       'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: mcp-server }\nspec:\n  template:\n    spec:\n      containers: [{ name: mcp, image: "acme/mcp-server:1.0.0" }]\n';
