@@ -555,7 +555,11 @@ export function defineStackSuite(name: string, start: () => Promise<StackTarget>
       }
       expect(statuses.filter((st) => st !== 401 && st !== 429)).toEqual([]);
       expect(statuses.filter((st) => st === 429).length).toBeGreaterThanOrEqual(20);
-      const limited = await bad(99);
+      // Past the burst, nginx lets refusals through at the zone's rate (here ten a second): the request
+      // after the flood may be one of them (a slow moment spaces the flood out); the next, sent right
+      // after it, is limited.
+      let limited = await bad(99);
+      if (limited.status === 401) limited = await bad(98);
       expect(limited.status).toBe(429);
       expect(limited.headers['retry-after']).toBe('1');
       expect(limited.json()).toMatchObject({ error: 'too_many_requests' });
