@@ -132,6 +132,23 @@ export class Context {
     return caddy.some((f) => new RegExp(`reverse_proxy\\s+(https?://)?${target}\\b`).test(f.text));
   }
 
+  /**
+   * Whether a proxy's nginx configuration, among the files, has no route that may reach `target`:
+   * every proxy_pass goes to the proxy's own loopback, to another service (`elsewhere`) or to a
+   * public name. Then the proxy is not in front of it, however the networks are shared.
+   */
+  proxyConfigExcludes(
+    contextDir: string | null,
+    volumes: { source: string; target: string }[],
+    target: string,
+    elsewhere: string[],
+    baseDir = '',
+    env: Map<string, string> = new Map(),
+  ): boolean {
+    const nginx = this.proxyFiles(contextDir, volumes, baseDir, ['nginx']).map((f) => render(f, env));
+    return nginx.length > 0 && mcpLocations(this.nginxConfig(nginx), [target], elsewhere).locs.length === 0;
+  }
+
   /** Decide the facts the proxy's configuration shows. */
   proxyFacts(sheet: FactSheet, cfg: ProxyConfig | null, pc: ProxyContext): void {
     if (!cfg) return;

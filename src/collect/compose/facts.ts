@@ -190,8 +190,22 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
           mentions(p, srv.s.name) ||
           ctx.proxyConfigNames(p.contextDir, volumesOf(p), srv.s.name, composeDir(project), containerEnv(p))),
     );
+    // The project's only proxy on a network of the server's is in front of it, unless its configuration shows
+    // every route going elsewhere (agentic-community/mcp-gateway-registry's nginx: its registry and auth service).
+    const only = proxies.length === 1 && proxies[0]!.networks.some((n) => srv.networks.includes(n)) ? proxies[0]! : undefined;
     const proxy =
-      front[0] ?? (proxies.length === 1 && proxies[0]!.networks.some((n) => srv.networks.includes(n)) ? proxies[0]! : undefined);
+      front[0] ??
+      (only &&
+      !ctx.proxyConfigExcludes(
+        only.contextDir,
+        volumesOf(only),
+        srv.s.name,
+        svcs.filter((v) => v !== srv).map((v) => v.s.name),
+        composeDir(project),
+        containerEnv(only),
+      )
+        ? only
+        : undefined);
     const published = publishedPorts(srv);
     const entry = proxy ?? srv;
     const entryPorts = proxy ? publishedPorts(proxy) : published;

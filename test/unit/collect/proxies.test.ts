@@ -276,11 +276,14 @@ describe('a proxy whose routes name neither the server nor an alias of it', () =
   const own =
     '    location / {\n        proxy_pass http://127.0.0.1:7860/;\n    }\n    location /validate {\n        proxy_pass http://auth-server:8888/validate;\n    }\n    location /tsbedrock/ {\n        proxy_pass https://api.example.com/prod/;\n    }\n';
 
-  it('lends the server none of its routes; a route to an unknown name may be an alias and counts', () => {
+  it('is not in front of the server and lends it none of its routes; a route to an unknown name may be an alias', () => {
     expect(project(own).sources['tls.enabled']).toBeUndefined();
+    expect(fact(project(own), 'exposure.behind_reverse_proxy')).toBe(false);
+    expect(project(own).sources['exposure.behind_reverse_proxy']![0]!.why).toBe('no proxy of the project forwards to the server');
     const aliased = project(`${own}    location /mcp {\n        proxy_pass http://backend:8000;\n    }\n`);
     expect(fact(aliased, 'tls.enabled')).toBe(false);
     expect(aliased.sources['tls.enabled']![0]).toMatchObject({ file: 'nginx.conf' });
+    expect(fact(aliased, 'exposure.behind_reverse_proxy')).toBe(true);
   });
 });
 
