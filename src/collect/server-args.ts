@@ -5,15 +5,21 @@ import type { At, FactSheet } from './sheet.js';
 /** `parts`: what runs, in order (an entrypoint, then a command), each an array or a shell-form string. */
 export function legacySse(sheet: FactSheet, at: At, ...parts: unknown[]): void {
   const words = parts.flatMap((p) => (Array.isArray(p) ? p : typeof p === 'string' ? p.split(/\s+/) : [])).map(String);
-  // The last --transport wins, as in argparse, Go's flag package and commander; a short -t after it may
-  // be the same flag (mcp-grafana's), so then the files no longer say which transport runs.
-  const i = words.findLastIndex((w) => w === '--transport' || w.startsWith('--transport='));
-  const value = i < 0 ? null : words[i]!.includes('=') ? words[i]!.split('=')[1] : words[i + 1];
-  const shortAfter = i >= 0 && words.slice(i + 1).some((w) => w === '-t' || /^-t=/.test(w));
-  if (value === 'sse' && !shortAfter)
+  if (transportFlag(words) === 'sse')
     sheet.set('transport.legacy_sse', true, at, 'the server is started with --transport sse: the deprecated HTTP+SSE transport');
   else if (words.some((w) => w.startsWith('--sse-port')))
     sheet.set('transport.legacy_sse', true, at, 'the command serves SSE (--sse-port)');
+}
+
+/**
+ * The value of the server's --transport flag, or null. The last --transport wins, as in argparse,
+ * Go's flag package and commander; a short -t after it may be the same flag (mcp-grafana's), so
+ * then the files no longer say which transport runs.
+ */
+function transportFlag(words: string[]): string | null {
+  const i = words.findLastIndex((w) => w === '--transport' || w.startsWith('--transport='));
+  if (i < 0 || words.slice(i + 1).some((w) => w === '-t' || /^-t=/.test(w))) return null;
+  return words[i]!.includes('=') ? words[i]!.split('=')[1]! : (words[i + 1] ?? '');
 }
 
 /** Variables that turn off certificate verification for a process's outbound TLS (doctrine 1.3, egress.tls_verification_disabled). */
@@ -51,8 +57,7 @@ export interface TransportNamed {
  * what a variable sets in the servers that read both); null when neither says.
  */
 export function transportNamed(words: string[], env: ReadonlyMap<string, string>): TransportNamed | null {
-  const i = words.findLastIndex((w) => w === '--transport' || w.startsWith('--transport='));
-  const value = i < 0 ? null : words[i]!.includes('=') ? words[i]!.split('=')[1]! : (words[i + 1] ?? '');
+  const value = transportFlag(words);
   if (value === 'stdio') return { kind: 'stdio', why: 'started with --transport stdio' };
   if (value !== null && NETWORK_TRANSPORT.test(value)) return { kind: 'http', why: `started with --transport ${value}` };
   const port = words.find((w) => /^--(port|sse-port|http-port|listen)(=|$)/.test(w));

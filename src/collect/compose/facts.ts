@@ -443,20 +443,9 @@ function transport(
     sheet.set('transport.kind', 'http', caller.s.at(), `service ${caller.s.name} calls it by URL`);
     return;
   }
-  const hc = srv.s.spec['healthcheck'];
-  const test =
-    isObj(hc) && hc['test'] !== undefined
-      ? [hc['test']].flat().map(String).join(' ')
-      : srv.df?.healthcheck?.disabled === false
-        ? srv.df.healthcheck.test
-        : '';
-  if (/\bhttps?:\/\/(localhost|127\.0\.0\.1|\[::1\]|0\.0\.0\.0)\b/.test(test)) {
-    sheet.set(
-      'transport.kind',
-      'http',
-      isObj(hc) && hc['test'] !== undefined ? srv.s.at('healthcheck', 'test') : srv.df!.healthcheck!.at,
-      'its health check fetches a URL it serves',
-    );
+  const hc = healthcheckOf(srv);
+  if (hc && /\bhttps?:\/\/(localhost|127\.0\.0\.1|\[::1\]|0\.0\.0\.0)\b/.test(hc.test)) {
+    sheet.set('transport.kind', 'http', hc.at, 'its health check fetches a URL it serves');
     return;
   }
   sheet.undecided(
@@ -623,6 +612,15 @@ function containerFacts(sheet: FactSheet, srv: Svc, project: ComposeProject): vo
  * container port the service publishes with nothing in front: clients reach that port in plain
  * HTTP (the check succeeds only if it answers plain HTTP).
  */
+/** The health check that runs: the service's `healthcheck.test`, else its build's HEALTHCHECK unless NONE. */
+function healthcheckOf(srv: Svc): { test: string; at: At } | null {
+  const hc = srv.s.spec['healthcheck'];
+  if (isObj(hc) && hc['test'] !== undefined)
+    return { test: [hc['test']].flat().map(String).join(' '), at: srv.s.at('healthcheck', 'test') };
+  const df = srv.df;
+  return df?.healthcheck && !df.healthcheck.disabled ? { test: df.healthcheck.test, at: df.healthcheck.at } : null;
+}
+
 function plainHealthcheck(srv: Svc, published: { kind: string; text: string }): { at: At; why: string } | null {
   if (published.kind === 'none') return null;
   const targets = new Set(
@@ -633,13 +631,8 @@ function plainHealthcheck(srv: Svc, published: { kind: string; text: string }): 
   );
   // One published port: the health check's port is the one that serves the endpoint.
   if (targets.size !== 1) return null;
-  const hc = srv.s.spec['healthcheck'];
-  const df = srv.df;
-  const candidates: { test: string; at: At }[] = [];
-  if (isObj(hc) && hc['test'] !== undefined)
-    candidates.push({ test: [hc['test']].flat().map(String).join(' '), at: srv.s.at('healthcheck', 'test') });
-  else if (df?.healthcheck && !df.healthcheck.disabled) candidates.push({ test: df.healthcheck.test, at: df.healthcheck.at });
-  for (const c of candidates) {
+  const c = healthcheckOf(srv);
+  if (c) {
     const m = /\bhttp:\/\/(?:localhost|127\.0\.0\.1|\[::1\])(?::(\d+))?/.exec(c.test);
     if (m && targets.has(m[1] ?? '80'))
       return {

@@ -496,6 +496,8 @@ describe('the transport of a service no port or proxy shows', () => {
     const d = server('    read_only: true\n');
     expect(fact(d, 'transport.kind')).toBeUndefined();
     expect(d.undecided).toContain('transport.kind');
+    // A -t after --transport may be the same flag (mcp-grafana's): the command no longer says which.
+    expect(fact(server('    command: ["python", "server.py", "--transport", "stdio", "-t", "sse"]\n'), 'transport.kind')).toBeUndefined();
   });
 
   it('stdio where the command, a variable or stdin_open says so', () => {
