@@ -40,6 +40,10 @@ const INTERNAL_NAME = /\.(internal|local|svc|cluster\.local)$/;
 /** A value that refers to a secret kept elsewhere: ${input:x}, ${env:X}, ${X}, $X, {env:X}, Continue's ${{ secrets.X }}, an MCP Bundle's ${user_config.x}. */
 const REFERENCE =
   /^\s*(Bearer\s+)?(\$\{(input|env):[^}]+\}|\$\{user_config\.[\w.-]+\}|\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{env:[^}]+\}|\$\{\{\s*(secrets|inputs)\.[\w.-]+\s*\}\})\s*$/;
+/** `${VAR:-default}` (or `${VAR-default}`) as Claude Code expands it: the default is a value written in the file. */
+const DEFAULTED = /^\s*(Bearer\s+)?\$\{([A-Za-z_][A-Za-z0-9_]*):?-([^}]*)\}\s*$/;
+/** A reference, or `${VAR:-}`: a value that is only ever the variable's. */
+const refersElsewhere = (v: string) => REFERENCE.test(v) || DEFAULTED.exec(v)?.[3]?.trim() === '';
 /** A placeholder for the user to replace: <your-token>, YOUR_API_KEY, xxx, ... */
 const PLACEHOLDER =
   /^\s*(Bearer\s+)?(<[^>]*>|\[[^\]]*\]|your[_-]?\S*|\S*(YOUR|_HERE|REPLACE|CHANGE_?ME|PLACEHOLDER)\S*|x{3,}|\.{3}|\*{3,}|ghp_x+|sk-x+|-+)\s*$/i;
@@ -98,8 +102,8 @@ function jsonEntries(file: TextFile): { entries: Entry[]; inputs: Obj[] } | null
         at: atIn([...path, name]),
       }));
   };
-  // A Claude Code plugin's .mcp.json may hold the servers at its top, without `mcpServers`.
-  const flat = /(^|\/)\.mcp\.json$/.test(file.path) && Object.keys(value).length > 0 && Object.values(value).every(isServerSpec);
+  // A Claude Code plugin's .mcp.json, or a Cursor plugin's mcp.json, may hold the servers at its top, without `mcpServers`.
+  const flat = /(^|\/)\.?mcp\.json$/.test(file.path) && Object.keys(value).length > 0 && Object.values(value).every(isServerSpec);
   // An MCP Bundle's manifest.json (formerly DXT): one server, how Claude Desktop launches it under server.mcp_config.
   if (isObj(value['server']) && isObj(value['server']['mcp_config'])) {
     return {
@@ -287,6 +291,14 @@ function readEntry(e: Entry, inputIds: Set<string>): Read {
     if (key === 'NODE_TLS_REJECT_UNAUTHORIZED' && value.trim() === '0') tlsOff = at;
     const secretish = SECRET_NAME.test(key) || /^authorization$/i.test(key) || /^x-api-key$/i.test(key) || TOKEN_SHAPES.test(value.trim());
     if (!secretish || value.trim() === '') return;
+    // Claude Code's `${VAR:-default}`: the variable, or the default written here when it is unset.
+    const fallback = DEFAULTED.exec(value);
+    if (fallback) {
+      const [, bearer = '', name, written] = fallback;
+      if (written!.trim() === '') secrets.push({ kind: 'reference', at, why: `${where} ${key} refers to \${${name}}, with no default` });
+      else look(key, `${bearer}${written}`, at, `${where} (the default of \${${name}})`);
+      return;
+    }
     if (REFERENCE.test(value)) {
       const m = /\$\{input:([^}]+)\}/.exec(value);
       secrets.push({
@@ -578,7 +590,7 @@ function dockerFacts(sheet: FactSheet, r: Read, l: Launch): void {
     );
   else sheet.undecided('container.host_path_mounts', `whether ${sources.join(', ')} belongs to the deployment is not shown`);
   const envs = [...d.env.entries()];
-  const literal = envs.filter(([k, v]) => v !== null && SECRET_NAME.test(k) && !REFERENCE.test(v));
+  const literal = envs.filter(([k, v]) => v !== null && SECRET_NAME.test(k) && !refersElsewhere(v));
   const passed = envs.filter(([k, v]) => v === null && SECRET_NAME.test(k));
   if (literal.length)
     sheet.set('container.secrets_source', 'manifest_plaintext', at, `-e ${literal[0]![0]}=... written in the configuration`);
@@ -587,14 +599,14 @@ function dockerFacts(sheet: FactSheet, r: Read, l: Launch): void {
     const name = passed[0]![0];
     const value = isObj(r.e.spec['env']) ? r.e.spec['env'][name] : undefined;
     const file = r.e.at().file;
-    const committed = PROJECT_CONFIG.test(file) && typeof value === 'string' && value.trim() !== '' && !REFERENCE.test(value);
+    const committed = PROJECT_CONFIG.test(file) && typeof value === 'string' && value.trim() !== '' && !refersElsewhere(value);
     sheet.set(
       'container.secrets_source',
       committed ? 'manifest_plaintext' : 'environment',
       at,
       committed
         ? `-e ${name}: its value is written in ${file}, a project's configuration kept with its files`
-        : `-e ${name} takes the client's value: ${value === undefined ? "the user's session" : typeof value === 'string' && REFERENCE.test(value) ? `the reference ${value}` : `the entry's env in ${file}, a user's configuration outside any project`}`,
+        : `-e ${name} takes the client's value: ${value === undefined ? "the user's session" : typeof value === 'string' && refersElsewhere(value) ? `the reference ${value}` : `the entry's env in ${file}, a user's configuration outside any project`}`,
     );
   } else if (f('--env-file').length)
     sheet.undecided(

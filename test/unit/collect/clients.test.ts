@@ -509,7 +509,7 @@ describe('the mcpServers format under the names projects give it', () => {
   });
 });
 
-describe('a Claude Code plugin: servers at the top of its .mcp.json, or inline in plugin.json', () => {
+describe('a Claude Code or Cursor plugin: servers at the top of its (.)mcp.json, or inline in plugin.json', () => {
   // getsentry/sentry-mcp's plugins/sentry-mcp/.mcp.json and grafana/mcp-grafana's .claude-plugin/plugin.json.
   const out = collectWith(
     inline({
@@ -522,6 +522,8 @@ describe('a Claude Code plugin: servers at the top of its .mcp.json, or inline i
         null,
         2,
       ),
+      // upstash/context7's plugins/cursor/context7/mcp.json: a Cursor plugin's servers, at the top.
+      'plugins/cursor/mcp.json': '{\n  "context7": {\n    "url": "https://mcp.context7.com/mcp/oauth"\n  }\n}\n',
       'odd/.mcp.json': '{ "theme": "dark", "sentry": { "type": "http", "url": "https://mcp.sentry.dev/mcp" } }',
       'list/.mcp.json': '[{ "command": "npx" }]',
     }),
@@ -530,8 +532,10 @@ describe('a Claude Code plugin: servers at the top of its .mcp.json, or inline i
   it('one deployment per server, each at its own line', () => {
     expect(out.deployments.map((d) => d.name)).toEqual([
       'client:.claude-plugin/plugin.json:grafana',
+      'client:plugins/cursor/mcp.json:context7',
       'client:plugins/sentry/.mcp.json:sentry',
     ]);
+    expect(deploymentOf(out, 'cursor/mcp.json:context7').sources['transport.kind']![0]).toMatchObject({ line: 3 });
     const sentry = deploymentOf(out, 'plugins/sentry/.mcp.json:sentry');
     expect(fact(sentry, 'transport.kind')).toBe('http');
     expect(sentry.sources['transport.kind']![0]).toMatchObject({ file: 'plugins/sentry/.mcp.json', line: 4 });
@@ -596,6 +600,31 @@ describe("mcp-agent's and fast-agent's YAML: servers by name under mcp.servers",
     const remote = deploymentOf(out, ':remote');
     expect(fact(remote, 'transport.legacy_sse')).toBeUndefined();
     expect(fact(remote, 'client.config_secrets_plaintext')).toBe(false);
+  });
+});
+
+describe("Claude Code's ${VAR:-default}: a reference, unless its default is the secret", () => {
+  // upstash/context7's plugins/claude/context7/.mcp.json: "Authorization": "${CONTEXT7_API_KEY:-}".
+  const entry = (authorization: string) =>
+    JSON.stringify({
+      mcpServers: { docs: { type: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: authorization } } },
+    });
+  const out = collectWith(
+    inline({
+      'empty/.mcp.json': entry('${CONTEXT7_API_KEY:-}'),
+      'bearer/.mcp.json': entry('Bearer ${DOCS_TOKEN:-}'),
+      'literal/.mcp.json': entry('${DOCS_TOKEN:-ghp_abcdefghijklmnopqrstuvwxyz0123}'),
+      'placeholder/.mcp.json': entry('Bearer ${DOCS_TOKEN:-<your-token>}'),
+    }),
+  );
+  const plaintext = (dir: string) => fact(deploymentOf(out, `${dir}/.mcp.json:docs`), 'client.config_secrets_plaintext');
+
+  it('an empty default or a placeholder writes no secret; a token as the default is one, in plain text', () => {
+    expect(plaintext('empty')).toBe(false);
+    expect(plaintext('bearer')).toBe(false);
+    expect(plaintext('placeholder')).toBe(false);
+    expect(plaintext('literal')).toBe(true);
+    expect(deploymentOf(out, 'literal/.mcp.json:docs').sources['client.config_secrets_plaintext']![0]!.why).toMatch(/default/);
   });
 });
 
