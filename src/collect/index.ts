@@ -17,7 +17,7 @@ import { dirOf, Inputs, normalise, type TextFile } from './inputs.js';
 import { kubernetesDeployments } from './kubernetes/facts.js';
 import { buildKustomization, type K8sObject, type K8sSet, kustomizationIn, objectsOf } from './kubernetes/load.js';
 import { configurations, type LocationCtx, proxiedLocations } from './nginx.js';
-import { nginxFacts } from './nginx-facts.js';
+import { mcpRoutes, nginxFacts } from './nginx-facts.js';
 import { contextOfDockerfile, isMcpPackage, mcpEvidenceOfBuild } from './packages.js';
 import { FactSheet } from './sheet.js';
 import type { CollectedFile, CollectionNote, CollectionOut, FileKind, SkippedFile } from './types.js';
@@ -381,17 +381,19 @@ function unparsed(text: string, err: unknown): string {
 /** nginx on a host: one deployment per server an MCP route (`/mcp`, `/sse`) forwards to. */
 function hostProxies(ctx: Context, files: TextFile[]): FactSheet[] {
   const cfg = ctx.nginxConfig(files);
-  const byTarget = new Map<string, LocationCtx>();
+  const byTarget = new Map<string, LocationCtx[]>();
+  const isMcpRoute = mcpRoutes(cfg);
   for (const l of proxiedLocations(cfg)) {
-    if (!/mcp|sse/i.test(l.location?.args.join(' ') ?? '')) continue;
+    if (!isMcpRoute(l)) continue;
     const host = (l.proxyPass?.args[0] ?? '').replace(/^[^/]*:\/\//, '').split('/')[0]!;
-    if (host && !byTarget.has(host)) byTarget.set(host, l);
+    if (host) byTarget.set(host, [...(byTarget.get(host) ?? []), l]);
   }
-  return [...byTarget.entries()].map(([target, l]) => {
+  return [...byTarget.entries()].map(([target, routes]) => {
+    const l = routes[0]!;
     const sheet = new FactSheet(`proxy:${l.location!.at.file}:${target}`);
     sheet.set('transport.kind', 'http', l.location!.at, `nginx forwards ${l.location!.args.join(' ')} to an MCP server`);
-    if (/sse/i.test(l.location!.args.join(' ')))
-      sheet.set('transport.legacy_sse', true, l.location!.at, 'the proxied route is the /sse endpoint of the HTTP+SSE transport');
+    const sse = routes.find((r) => /sse/i.test(r.location!.args.join(' ')));
+    if (sse) sheet.set('transport.legacy_sse', true, sse.location!.at, 'the proxied route is the /sse endpoint of the HTTP+SSE transport');
     nginxFacts(sheet, cfg, { targets: [target.split(':')[0]!], platform: 'host', facesClients: true });
     mayBeBypassed(sheet, target);
     return sheet;

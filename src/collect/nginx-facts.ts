@@ -15,7 +15,7 @@ import {
   walkAll,
   zones,
 } from './nginx.js';
-import type { FactSheet } from './sheet.js';
+import { FactSheet } from './sheet.js';
 
 export interface ProxyContext {
   /** Host names the server is reached by (service name, Service DNS names). */
@@ -59,9 +59,31 @@ export function mcpLocations(
     locs = all.filter((l) => !notServer(l.proxyPass?.args[0] ?? ''));
     matchedBy = 'the only proxied locations of the proxy';
   }
-  const mcp = locs.filter((l) => /mcp|sse/i.test(l.location?.args.join(' ') ?? ''));
+  const mcp = locs.filter(mcpRoutes(cfg));
   const catchAll = locs.filter((l) => !l.location || l.location.args.join(' ') === '/');
   return { locs: mcp.length ? mcp : catchAll.length ? catchAll : locs, matchedBy, mcpRoute: mcp.length > 0 || catchAll.length > 0 };
+}
+
+/**
+ * Which locations serve MCP: those whose path names mcp or sse, and the named locations such a
+ * path hands its requests to (`try_files /- @forward`, `error_page 418 = @forward`). OAuth
+ * metadata under /.well-known/ (`/.well-known/oauth-protected-resource/mcp`) names the server,
+ * but is no way to call it.
+ */
+export function mcpRoutes(cfg: NginxConfig): (l: LocationCtx) => boolean {
+  const named = (args: string[]) => /mcp|sse/i.test(args.join(' ')) && !/\.well-known\//.test(args.join(' '));
+  const handedTo = new Set<string>();
+  walkAll(cfg.roots(), (d) => {
+    if (d.name !== 'location' || !named(d.args)) return;
+    walkAll(cfg.expand(d.block ?? []), (x) => {
+      const last = x.args[x.args.length - 1] ?? '';
+      if ((x.name === 'try_files' || x.name === 'error_page') && last.startsWith('@')) handedTo.add(last);
+    });
+  });
+  return (l) => {
+    const args = l.location?.args ?? [];
+    return named(args) || (args.length === 1 && handedTo.has(args[0]!));
+  };
 }
 
 const seconds = (v: string): number | null => {
@@ -74,7 +96,86 @@ const seconds = (v: string): number | null => {
 export function nginxFacts(sheet: FactSheet, cfg: NginxConfig, pc: ProxyContext): void {
   const { locs, matchedBy } = mcpLocations(cfg, pc.targets, pc.elsewhere);
   if (!locs.length) return;
-  const loc = locs[0]!;
+  // Every MCP route is a way in (`/mcp` limited, `/sse` not): each is read on its own, and the
+  // weakest decides each fact, so a protected route never hides an open one.
+  const routes = locs.map((loc) => {
+    const own = new FactSheet(sheet.name);
+    routeFacts(own, cfg, loc, pc, matchedBy);
+    return { loc, own };
+  });
+  weakestOf(sheet, routes);
+}
+
+/** How the weaker of two values of a fact is told: `worse(a, b)` when a is; `worst`, the weakest there is. */
+interface Weaker {
+  worse(a: unknown, b: unknown): boolean;
+  worst?: unknown;
+}
+const falseIsWeak: Weaker = { worse: (a, b) => a === false && b !== false, worst: false };
+const trueIsWeak: Weaker = { worse: (a, b) => a === true && b !== true, worst: true };
+const longer = (v: unknown) => (v === 0 ? Number.POSITIVE_INFINITY : Number(v));
+const WEAKER: Record<string, Weaker> = {
+  'tls.enabled': falseIsWeak,
+  'tls.hsts': falseIsWeak,
+  'tls.min_version': { worse: (a, b) => String(a) < String(b), worst: '1.0' },
+  'rate_limit.enabled': falseIsWeak,
+  'rate_limit.per_minute': { worse: (a, b) => Number(a) > Number(b) },
+  'rate_limit.keys_on_real_client_ip': falseIsWeak,
+  'rate_limit.retry_after_header': falseIsWeak,
+  'rate_limit.trusts_client_forwarded_headers': trueIsWeak,
+  'http.connections_per_client_limited': falseIsWeak,
+  // 0 is no deadline at all: the longest wait there is.
+  'http.execution_deadline_seconds': { worse: (a, b) => longer(a) > longer(b), worst: 0 },
+  'http.request_read_deadline_seconds': { worse: (a, b) => longer(a) > longer(b), worst: 0 },
+  'http.cors_allow_any_origin': trueIsWeak,
+  'logging.logs_authorization_header': trueIsWeak,
+  'logging.edge_logs_rejected_header_values': trueIsWeak,
+  'authentication.required': falseIsWeak,
+  'authentication.keys_in_query_string': trueIsWeak,
+};
+
+/**
+ * The facts of several routes as one: a value every route shares stands (cited at the first);
+ * where they differ the weakest stands, cited at its route. A route that leaves a fact open
+ * leaves it open, unless another route already shows the weakest value there is; a difference
+ * with no order (two authentication methods) is left open, naming both.
+ */
+function weakestOf(sheet: FactSheet, routes: { loc: LocationCtx; own: FactSheet }[]): void {
+  const where = (loc: LocationCtx) =>
+    `${loc.location?.args.join(' ') ?? 'the server block'} (${(loc.location ?? loc.server).at.file}:${(loc.location ?? loc.server).at.line})`;
+  const paths = [...new Set(routes.flatMap((r) => r.own.decisions().map((d) => d.path)))];
+  for (const path of paths) {
+    const found = routes.flatMap((r) =>
+      r.own
+        .decisions()
+        .filter((d) => d.path === path)
+        .map((d) => ({ ...d, loc: r.loc })),
+    );
+    const first = found[0]!;
+    const order = WEAKER[path];
+    const same = found.every((f) => JSON.stringify(f.value) === JSON.stringify(first.value));
+    if (found.length === routes.length && same) {
+      sheet.adopt(path, first.value, first.sources);
+      continue;
+    }
+    const weakest = order ? found.reduce((w, f) => (order.worse(f.value, w.value) ? f : w)) : null;
+    const open = routes.find((r) => !r.own.has(path));
+    if (weakest && (!open || (order!.worst !== undefined && weakest.value === order!.worst))) {
+      sheet.adopt(path, weakest.value, weakest.sources);
+      continue;
+    }
+    sheet.undecided(
+      path,
+      open
+        ? `the MCP routes differ: ${where(first.loc)} shows ${JSON.stringify(first.value)}, ${where(open.loc)} does not say (${open.own.openFacts().get(path) ?? 'not set there'})`
+        : `the MCP routes differ: ${found.map((f) => `${where(f.loc)} shows ${JSON.stringify(f.value)}`).join(', ')}`,
+    );
+  }
+  for (const r of routes) for (const [path, why] of r.own.openFacts()) if (!paths.includes(path)) sheet.undecided(path, why);
+}
+
+/** The facts one MCP route decides, as nginx inherits its directives. */
+function routeFacts(sheet: FactSheet, cfg: NginxConfig, loc: LocationCtx, pc: ProxyContext, matchedBy: string): void {
   const locAt = (loc.location ?? loc.server).at;
   sheet.set(
     'exposure.behind_reverse_proxy',
@@ -210,6 +311,22 @@ export function nginxFacts(sheet: FactSheet, cfg: NginxConfig, pc: ProxyContext)
   }
 
   authFacts(sheet, loc, pc);
+
+  // A credential taken from the URL: `proxy_set_header X-Api-Key $apikey` with $apikey captured
+  // from the location's path (`~ ^/(?<apikey>[^/]+)/mcp$`), or a query argument (`$arg_token`).
+  const captures = new Set([...(loc.location?.args.join(' ') ?? '').matchAll(/\(\?P?<(\w+)>/g)].map((m) => m[1]!));
+  for (const h of effective(loc, 'proxy_set_header')) {
+    if (!/authorization|key|token/i.test(h.args[0] ?? '')) continue;
+    const vars = [...(h.args[1] ?? '').matchAll(/\$\{?(\w+)/g)].map((m) => m[1]!);
+    if (!vars.some((v) => v.startsWith('arg_') || captures.has(v) || /^\d$/.test(v))) continue;
+    sheet.set(
+      'authentication.keys_in_query_string',
+      true,
+      h.at,
+      `proxy_set_header ${h.args[0]} ${h.args[1]}: the credential comes from the URL of ${loc.location?.args.join(' ')}`,
+    );
+    break;
+  }
 
   // OAuth discovery answered by the proxy itself.
   for (const l of proxiedOrAll(cfg, loc)) {

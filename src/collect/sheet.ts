@@ -49,6 +49,23 @@ export class FactSheet {
     this.#open.delete(path);
   }
 
+  /** Decide `path` as another sheet did, with its sources (one proxy route read on its own). */
+  adopt(path: string, value: unknown, sources: readonly FactSource[]): void {
+    this.#values.set(path, value);
+    this.#sources.set(path, [...sources]);
+    this.#open.delete(path);
+  }
+
+  /** Each decided fact with its sources, in the order decided. */
+  decisions(): { path: string; value: unknown; sources: readonly FactSource[] }[] {
+    return [...this.#values].map(([path, value]) => ({ path, value, sources: this.#sources.get(path) ?? [] }));
+  }
+
+  /** Each fact looked at and left open, with why. */
+  openFacts(): ReadonlyMap<string, string> {
+    return this.#open;
+  }
+
   /** One more line that bears on a decided fact. */
   also(path: string, at: At, why: string): void {
     this.#sources.get(path)?.push({ file: at.file, line: at.line, why });

@@ -252,6 +252,65 @@ describe('nginx on a host: each configuration on its own', () => {
   });
 });
 
+describe('nginx with several MCP routes to one server: the weakest decides', () => {
+  // firecrawl/firecrawl-mcp-server's docker/nginx.conf: metadata, /v2/mcp, a key-in-path alias and
+  // /sse all reach the app; one route limited and another not is an open door.
+  const conf = [
+    'events {}',
+    'http {',
+    '  limit_req_zone $binary_remote_addr zone=per_ip:10m rate=60r/m;',
+    '  server {',
+    '    listen 8080;',
+    '    location = /.well-known/oauth-protected-resource/mcp {',
+    '      proxy_read_timeout 5s;',
+    '      proxy_pass http://127.0.0.1:3000;',
+    '    }',
+    '    location = /mcp {',
+    '      limit_req zone=per_ip;',
+    '      proxy_read_timeout 60s;',
+    '      proxy_pass http://127.0.0.1:3000;',
+    '    }',
+    '    location ~ ^/(?<apikey>[^/]+)/mcp/?$ {',
+    '      limit_req zone=per_ip;',
+    '      proxy_read_timeout 60s;',
+    '      proxy_set_header X-Api-Key $apikey;',
+    '      proxy_pass http://127.0.0.1:3000;',
+    '    }',
+    '    location /sse {',
+    '      proxy_read_timeout 620s;',
+    '      proxy_pass http://127.0.0.1:3000;',
+    '    }',
+    '  }',
+    '}',
+    '',
+  ].join('\n');
+  const lines = conf.split('\n');
+  const at = (re: RegExp) => lines.findIndex((l) => re.test(l)) + 1;
+  const d = collectWith(inline({ 'nginx.conf': conf })).deployments[0]!;
+
+  it('the longest deadline and a key in the URL stand at their routes; a limit on some routes only is open', () => {
+    expect(d.name).toBe('proxy:nginx.conf:127.0.0.1:3000');
+    expect(fact(d, 'http.execution_deadline_seconds')).toBe(620);
+    expect(d.sources['http.execution_deadline_seconds']![0]).toMatchObject({ line: at(/620s/) });
+    expect(fact(d, 'authentication.keys_in_query_string')).toBe(true);
+    expect(d.sources['authentication.keys_in_query_string']![0]).toMatchObject({ line: at(/X-Api-Key/) });
+    expect(fact(d, 'transport.legacy_sse')).toBe(true);
+    expect(fact(d, 'rate_limit.enabled')).toBeUndefined();
+    expect(d.reasons['rate_limit.enabled']).toMatch(/^the MCP routes differ: = \/mcp .* shows true, \/sse \(nginx.conf:\d+\) does not say/);
+  });
+
+  it('routes that agree decide as one, cited at the first; the metadata route is no MCP route', () => {
+    const one = collectWith(
+      inline({
+        'nginx.conf': conf.replace('      proxy_read_timeout 620s;\n', '      limit_req zone=per_ip;\n      proxy_read_timeout 60s;\n'),
+      }),
+    ).deployments[0]!;
+    expect(fact(one, 'rate_limit.enabled')).toBe(true);
+    expect(one.sources['rate_limit.enabled']![0]).toMatchObject({ line: at(/limit_req zone=per_ip;/) });
+    expect(fact(one, 'http.execution_deadline_seconds')).toBe(60);
+  });
+});
+
 describe('a proxy whose routes name neither the server nor an alias of it', () => {
   // agentic-community/mcp-gateway-registry: the registry's nginx forwards to the registry itself
   // (127.0.0.1:7860), its auth service and a public API; the MCP servers' routes are commented out.
