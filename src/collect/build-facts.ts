@@ -114,7 +114,7 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
     else {
       // The release is as loose as its loosest install: one unpinned package floats the image.
       // Named by the server's own packages where one floats, before a package manager's bootstrap.
-      const bootstrap = (i: InstallStep) => i.packages?.length && i.packages.every((p) => PACKAGE_MANAGERS.has(p));
+      const bootstrap = (i: InstallStep) => i.tool === 'script' || (i.packages?.length && i.packages.every((p) => PACKAGE_MANAGERS.has(p)));
       const loose = floating.find((i) => !i.exact && !bootstrap(i)) ?? floating.find((i) => !i.exact);
       const worst = loose ?? floating[0]!;
       sheet.set(
@@ -141,7 +141,9 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
     else if (unknown)
       sheet.undecided(
         'supply_chain.install_scripts_disabled',
-        `${unknown.text}: whether dependencies run build code depends on the packages (source distributions, the package manager's defaults)`,
+        unknown.tool === 'script'
+          ? `${unknown.text}: what the fetched script runs is not in the files`
+          : `${unknown.text}: whether dependencies run build code depends on the packages (source distributions, the package manager's defaults)`,
       );
     else
       sheet.set(

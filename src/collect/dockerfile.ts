@@ -8,7 +8,8 @@ import { commandsOf, unwrap } from './shell.js';
 
 export interface InstallStep {
   at: At;
-  tool: 'npm' | 'yarn' | 'pnpm' | 'pip' | 'uv' | 'poetry' | 'go' | 'bun' | 'cargo';
+  /** `script`: an installer fetched and piped to a shell (`curl -fsSL https://get.pulumi.com | sh`). */
+  tool: 'npm' | 'yarn' | 'pnpm' | 'pip' | 'uv' | 'poetry' | 'go' | 'bun' | 'cargo' | 'script';
   text: string;
   /** Installs exactly a committed lockfile and fails otherwise. */
   locked: boolean;
@@ -205,6 +206,7 @@ export function readDockerfile(
           if (mount !== null && type === 'bind' && from === undefined)
             s.copied.push(substIn(stage, /(?:^|,)(?:source|src)=([^,]+)/.exec(mount)?.[1] ?? '.'));
         }
+        for (const step of fetchedInstallers(substIn(stage, shellOf(content)), at(ins))) installsIn.push({ stage, step });
         // The shell sees the stage's ARGs and ENV in its environment: `npm install -g pkg@${VERSION}`.
         for (const words of commandsOf(substIn(stage, shellOf(content)))) {
           const w = unwrap(words);
@@ -452,6 +454,19 @@ function specsOf(args: string[]): string[] | null {
     specs.push(a.replace(/^["']|["']$/g, ''));
   }
   return specs;
+}
+
+/**
+ * Installers fetched and piped to a shell (`curl -fsSL https://get.pulumi.com | sh`, `wget -qO- URL
+ * | sudo bash -s -- v2`): they install whatever the URL serves at build time. NodeSource's setup
+ * script only adds an apt repository: what apt then installs is the OS layer, read as apt installs are.
+ */
+function fetchedInstallers(shell: string, at: At): InstallStep[] {
+  const PIPED =
+    /\b(curl|wget)\b[^|;&\n]*?(https?:\/\/[^\s|;&"']+)[^|;&\n]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:\/(?:usr\/)?bin\/)?(?:ba|da|z)?sh\b/g;
+  return [...shell.replace(/\\\n/g, ' ').matchAll(PIPED)]
+    .filter((m) => !/^https?:\/\/(deb|rpm)\.nodesource\.com\//.test(m[2]!))
+    .map((m) => ({ at, tool: 'script' as const, text: m[0].replace(/\s+/g, ' ').trim(), locked: false, scriptsDisabled: null }));
 }
 
 /** One install command: which tool, locked or not, install scripts on or off. */

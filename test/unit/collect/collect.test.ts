@@ -261,6 +261,56 @@ describe('a package manager installed to install the rest', () => {
   });
 });
 
+describe('an installer fetched and piped to a shell', () => {
+  // pulumi/mcp-server's Dockerfile: `curl -fsSL https://get.pulumi.com | sh` in the final stage,
+  // after `npm ci`; oraios/serena's uv installer before its own `uv pip install`.
+  const image = (run: string) =>
+    collectWith(
+      inline({
+        'package.json': '{"dependencies":{"@modelcontextprotocol/sdk":"1.0.0"}}',
+        'package-lock.json': '{"lockfileVersion":3}',
+        Dockerfile: `FROM node:22-slim\nCOPY package*.json ./\nRUN npm ci --ignore-scripts\n${run}\nUSER node\n`,
+      }),
+    ).deployments[0]!;
+
+  it('installs whatever the URL serves at build time: floating, from no lockfile', () => {
+    const d = image(
+      'RUN apt-get update && apt-get install -y curl \\\n    && curl -fsSL https://get.pulumi.com | sh \\\n    && mv /root/.pulumi/bin/pulumi /usr/local/bin/',
+    );
+    expect(fact(d, 'supply_chain.deployed_release')).toBe('floating');
+    expect(d.sources['supply_chain.deployed_release']![0]).toMatchObject({ line: 4 });
+    expect(d.sources['supply_chain.deployed_release']![0]!.why).toBe(
+      'curl -fsSL https://get.pulumi.com | sh resolves versions at build time',
+    );
+    expect(fact(d, 'supply_chain.lockfile_enforced')).toBe(false);
+    // What the fetched script runs is not in the files.
+    expect(d.reasons['supply_chain.install_scripts_disabled']).toMatch(/^curl -fsSL https:\/\/get.pulumi.com \| sh:/);
+    expect(fact(image('RUN wget -qO- https://deno.land/install.sh | sudo -E bash -s -- v2.1.0'), 'supply_chain.deployed_release')).toBe(
+      'floating',
+    );
+  });
+
+  it("a download kept as a file, and NodeSource's apt repository (the OS layer), are no such install", () => {
+    expect(fact(image('RUN curl -fsSL https://get.pulumi.com -o install.sh'), 'supply_chain.deployed_release')).toBe('locked');
+    expect(
+      fact(
+        image('RUN curl -fsSL https://deb.nodesource.com/setup_22.x | bash - && apt-get install -y nodejs'),
+        'supply_chain.deployed_release',
+      ),
+    ).toBe('locked');
+  });
+
+  it("before the server's own unpinned install, the server's install is named", () => {
+    const d = collectWith(
+      inline({
+        Dockerfile:
+          'FROM python:3.11-slim\nRUN curl -LsSf https://astral.sh/uv/install.sh | sh\nRUN uv pip install --system mcp-server-fetch\n',
+      }),
+    ).deployments[0]!;
+    expect(d.sources['supply_chain.deployed_release']![0]).toMatchObject({ line: 3 });
+  });
+});
+
 describe('YAML with a top-level services: that is no Compose file', () => {
   // Azure-Samples/mcp-container-ts's azure.yaml (the Azure Developer CLI's), beside its real compose file.
   const azd =
