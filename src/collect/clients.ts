@@ -16,6 +16,7 @@ import type { TextFile } from './inputs.js';
 import { analyseLaunch, type Launch } from './launch.js';
 import { passwordInUrl, SECRET_NAME } from './secrets.js';
 import { type At, FactSheet } from './sheet.js';
+import { commandsOf } from './shell.js';
 import { readYaml, type YamlDoc } from './yaml-lines.js';
 
 interface Entry {
@@ -210,7 +211,20 @@ function agentEntries(servers: Obj, doc: YamlDoc, file: TextFile): Entry[] {
       const spec: Obj = { ...x };
       if (t === 'sse' || t === 'stdio') spec['type'] = t;
       else if (t === 'streamable_http' || t === 'http') spec['type'] = 'http';
-      return { name, spec: normalised(spec, false), at: (...p) => ({ file: file.path, line: doc.line(['mcp', 'servers', name, ...p]) }) };
+      // fast-agent's `target:` shorthand, as it reads it: a URL, a package npx runs
+      // (`@scope/pkg`), or a command line (`npx -y pkg`, `uvx pkg`, `docker run …`).
+      const target = typeof x['target'] === 'string' && x['command'] === undefined && x['url'] === undefined ? x['target'] : null;
+      const words = target === null ? [] : (commandsOf(target)[0] ?? []);
+      if (/^https?:\/\//i.test(words[0] ?? '')) spec['url'] = words[0];
+      else if (words[0]?.startsWith('@')) Object.assign(spec, { command: 'npx', args: words });
+      else if (words.length) Object.assign(spec, { command: words[0], args: words.slice(1) });
+      // What the target gives is cited at its line.
+      const inTarget = (p: (string | number)[]) => words.length > 0 && ['command', 'args', 'url'].includes(String(p[0]));
+      return {
+        name,
+        spec: normalised(spec, false),
+        at: (...p) => ({ file: file.path, line: doc.line(['mcp', 'servers', name, ...(inTarget(p) ? ['target'] : p)]) }),
+      };
     });
 }
 

@@ -603,6 +603,40 @@ describe("mcp-agent's and fast-agent's YAML: servers by name under mcp.servers",
   });
 });
 
+describe("fast-agent's target: one line that is a command or a URL", () => {
+  // evalstate/fast-agent's examples/researcher/fast-agent.yaml.
+  const config = [
+    'mcp:',
+    '  servers:',
+    '    brave:',
+    '      target: "npx -y @modelcontextprotocol/server-brave-search"',
+    '      env:',
+    '        BRAVE_API_KEY: <your_brave_api_key>',
+    '    interpreter:',
+    '      target: "docker run -i --rm --pull=always -v ./agent_folder:/mnt/data/ ghcr.io/evalstate/mcp-py-repl:latest"',
+    '    hub:',
+    '      target: "@modelcontextprotocol/server-everything@2025.9.25"',
+    '    hf:',
+    '      target: "https://huggingface.co/mcp"',
+    '',
+  ].join('\n');
+  const out = collectWith(inline({ 'fast-agent.yaml': config }));
+
+  it('is read as fast-agent reads it: a URL is remote, a package npx runs, anything else the command and its arguments', () => {
+    expect(out.notes).toEqual([]);
+    const brave = deploymentOf(out, ':brave');
+    expect(fact(brave, 'client.stdio_servers_release')).toBe('floating');
+    expect(brave.sources['transport.kind']![0]).toMatchObject({ line: 4 });
+    expect(fact(brave, 'client.config_secrets_plaintext')).toBe(false);
+    expect(fact(deploymentOf(out, ':interpreter'), 'container.used')).toBe(true);
+    expect(fact(deploymentOf(out, ':interpreter'), 'container.image_pinned_by_digest')).toBe(false);
+    expect(fact(deploymentOf(out, ':hub'), 'supply_chain.deployed_release')).toBe('exact_version');
+    const hf = deploymentOf(out, ':hf');
+    expect(fact(hf, 'transport.kind')).toBe('http');
+    expect(hf.sources['tls.enabled']![0]).toMatchObject({ line: 12 });
+  });
+});
+
 describe("Claude Code's ${VAR:-default}: a reference, unless its default is the secret", () => {
   // upstash/context7's plugins/claude/context7/.mcp.json: "Authorization": "${CONTEXT7_API_KEY:-}".
   const entry = (authorization: string) =>
