@@ -129,7 +129,14 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
     const npmish = steps.filter((i) => i.scriptsDisabled !== true);
     const open = npmish.find((i) => i.scriptsDisabled === false && !df.ignoreScriptsEnv);
     const unknown = npmish.find((i) => i.scriptsDisabled === null);
-    if (open)
+    if (df.scriptsRun)
+      sheet.set(
+        'supply_chain.install_scripts_disabled',
+        false,
+        df.scriptsRun.at,
+        `${df.scriptsRun.text} runs the install scripts of what it rebuilds`,
+      );
+    else if (open)
       sheet.set(
         'supply_chain.install_scripts_disabled',
         false,

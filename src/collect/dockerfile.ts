@@ -46,6 +46,8 @@ export interface DockerfileInfo {
   auditSignatures: At | null;
   sbom: At | null;
   ignoreScriptsEnv: At | null;
+  /** A step that runs dependencies' install scripts on its own (`npm rebuild @vscode/ripgrep`), after an install that skipped them. */
+  scriptsRun: { at: At; text: string } | null;
   /** What the final image runs: its ENTRYPOINT followed by its CMD. */
   entrypoint: string[];
   /** The final image's ENTRYPOINT alone (a compose `command` or a pod's `args` replaces only the CMD). */
@@ -127,6 +129,7 @@ export function readDockerfile(
   const auditIn: { stage: number; at: At }[] = [];
   const sbomIn: { stage: number; at: At }[] = [];
   const ignoreScriptsIn: { stage: number; at: At }[] = [];
+  const rebuildIn: { stage: number; at: At; text: string }[] = [];
 
   let stage = -1;
   for (const ins of df.getInstructions()) {
@@ -216,6 +219,10 @@ export function readDockerfile(
           if (proxy) s.proxy ??= { product: proxy, at: at(ins) };
           const line = w.join(' ');
           if (/^npm audit signatures\b/.test(line)) auditIn.push({ stage, at: at(ins) });
+          // `npm rebuild` runs the lifecycle scripts `--ignore-scripts` skipped (pnpm's too, and
+          // Yarn's `rebuild`), unless told to skip them again.
+          if (/^(npm|pnpm|yarn) (rebuild|rb)\b/.test(line) && !w.includes('--ignore-scripts'))
+            rebuildIn.push({ stage, at: at(ins), text: line });
           // A secret-named variable linked into a Go binary ends up in every image that holds the binary.
           if (w[0] === 'go' && w[1] === 'build')
             for (const m of line.matchAll(/-X[= ]\s*([\w./-]+)\.(\w+)=(\S+)/g))
@@ -278,6 +285,7 @@ export function readDockerfile(
   const auditSignatures = lastReached(auditIn);
   const sbom = lastReached(sbomIn);
   const ignoreScriptsEnv = lastReached(ignoreScriptsIn);
+  const rebuild = rebuildIn.find((x) => reached.has(x.stage));
   let user: DockerfileInfo['user'] = null;
   let healthcheck: DockerfileInfo['healthcheck'] = null;
   let expose: DockerfileInfo['expose'] = null;
@@ -317,6 +325,7 @@ export function readDockerfile(
     auditSignatures,
     sbom,
     ignoreScriptsEnv,
+    scriptsRun: rebuild ? { at: rebuild.at, text: rebuild.text } : null,
     entrypoint: [...(ep?.words ?? []), ...(cmd?.words ?? [])],
     entrypointOnly: ep?.words ?? [],
     entrypointAt: ep?.at ?? null,

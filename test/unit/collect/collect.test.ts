@@ -311,6 +311,27 @@ describe('an installer fetched and piped to a shell', () => {
   });
 });
 
+describe('npm rebuild after an install without scripts', () => {
+  // wonderwhy-er/DesktopCommanderMCP's Dockerfile: `npm install --ignore-scripts`, then
+  // `npm rebuild @vscode/ripgrep` to run that package's postinstall (it downloads ripgrep).
+  const image = (rebuild: string) =>
+    collectWith(
+      inline({
+        'package.json': '{"dependencies":{"@modelcontextprotocol/sdk":"1.0.0"}}',
+        'package-lock.json': '{"lockfileVersion":3}',
+        Dockerfile: `FROM node:22-slim\nCOPY package*.json ./\nRUN npm ci --ignore-scripts\nRUN ${rebuild}\nUSER node\n`,
+      }),
+    ).deployments[0]!;
+
+  it('runs the scripts the install skipped; with --ignore-scripts it runs none', () => {
+    const d = image('npm rebuild @vscode/ripgrep');
+    expect(fact(d, 'supply_chain.install_scripts_disabled')).toBe(false);
+    expect(d.sources['supply_chain.install_scripts_disabled']![0]).toMatchObject({ line: 4 });
+    expect(fact(image('npm rebuild --ignore-scripts'), 'supply_chain.install_scripts_disabled')).toBe(true);
+    expect(fact(image('pnpm rebuild sharp'), 'supply_chain.install_scripts_disabled')).toBe(false);
+  });
+});
+
 describe('YAML with a top-level services: that is no Compose file', () => {
   // Azure-Samples/mcp-container-ts's azure.yaml (the Azure Developer CLI's), beside its real compose file.
   const azd =
