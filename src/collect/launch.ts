@@ -97,6 +97,32 @@ export function analyseLaunch(command: string, args: string[]): Launch {
       bridgeUrl: BRIDGES.test(name) ? url : null,
     };
   }
+  // `uv run --with pkg pkg`: the program is the package uv installs for the run, as uvx would.
+  // Anything else uv runs (a script, a project's entry point) is a local program.
+  if (runner === 'uv' && args[0] === 'run') {
+    const withs: string[] = [];
+    let program: string | undefined;
+    for (let i = 1; i < args.length && program === undefined; i++) {
+      const a = args[i]!;
+      if (a === '--with') withs.push(args[++i] ?? '');
+      else if (a.startsWith('--with=')) withs.push(a.slice(7));
+      else if (UV_VALUE_FLAGS.has(a)) i++;
+      else if (!a.startsWith('-')) program = a;
+    }
+    const norm = (n: string) => n.toLowerCase().replace(/[-_.]+/g, '-');
+    const spec = withs.find((w) => program !== undefined && norm(pyPin(w).name.replace(/\[.*$/, '')) === norm(program));
+    if (!spec) return none;
+    const { version } = pyPin(spec);
+    const exact = version !== null && version !== 'range' && /^(\d+!)?\d/.test(version) && !version.includes('*');
+    return {
+      ...none,
+      target: spec,
+      release: exact ? 'exact_version' : 'floating',
+      releaseWhy: exact
+        ? `uv run --with ${spec}: an exact version, dependencies resolved at launch`
+        : `uv run --with ${spec}: no exact version, whatever is newest at launch`,
+    };
+  }
   if (runner === 'docker' || runner === 'podman') {
     const d = dockerRun(args);
     if (!d) return none;
@@ -107,6 +133,26 @@ export function analyseLaunch(command: string, args: string[]): Launch {
   }
   return none;
 }
+
+/** `uv run` options that take the next word as their value. */
+const UV_VALUE_FLAGS = new Set([
+  '--python',
+  '-p',
+  '--directory',
+  '--project',
+  '--env-file',
+  '--index',
+  '--default-index',
+  '--index-url',
+  '--extra-index-url',
+  '--with-requirements',
+  '--with-editable',
+  '--extra',
+  '--group',
+  '--package',
+  '--cache-dir',
+  '--config-file',
+]);
 
 const VALUE_FLAGS = new Set([
   '-e',

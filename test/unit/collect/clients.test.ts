@@ -203,6 +203,17 @@ describe('what a client starts: uvx versions and entries switched off', () => {
   ])('uvx %s is %s', (spec, release) => {
     expect(analyseLaunch('uvx', [spec]).release).toBe(release);
   });
+
+  // motherduckdb/mcp-server-motherduck's manifest.json: uv run --with mcp-server-motherduck mcp-server-motherduck.
+  it.each([
+    [['run', '--with', 'mcp-server-motherduck', 'mcp-server-motherduck'], 'floating'],
+    [['run', '--with=mcp-server-motherduck==1.0.4', 'mcp-server-motherduck', '--db-path', ':memory:'], 'exact_version'],
+    [['run', '--python', '3.12', '--with', 'mcp_server_time', 'mcp-server-time'], 'floating'],
+    [['run', '--with', 'httpx', 'server.py'], null],
+    [['run', '--directory', '/opt/server', 'server'], null],
+  ])('uv %j runs a package it installs, or a local program', (args, release) => {
+    expect(analyseLaunch('uv', args).release).toBe(release);
+  });
 });
 
 describe('a URL built from references', () => {
