@@ -14,7 +14,7 @@ import { DAEMON_NNP, HOST_NETWORK, imageMayHoldSecrets } from './docker-defaults
 import { worstHostPaths } from './host-paths.js';
 import type { TextFile } from './inputs.js';
 import { analyseLaunch, type Launch } from './launch.js';
-import { passwordInUrl, SECRET_NAME } from './secrets.js';
+import { isPlaceholder, passwordInUrl, SECRET_NAME } from './secrets.js';
 import { type At, FactSheet } from './sheet.js';
 import { commandsOf } from './shell.js';
 import { readYaml, type YamlDoc } from './yaml-lines.js';
@@ -45,9 +45,6 @@ const REFERENCE =
 const DEFAULTED = /^\s*(Bearer\s+)?\$\{([A-Za-z_][A-Za-z0-9_]*):?-([^}]*)\}\s*$/;
 /** A reference, or `${VAR:-}`: a value that is only ever the variable's. */
 const refersElsewhere = (v: string) => REFERENCE.test(v) || DEFAULTED.exec(v)?.[3]?.trim() === '';
-/** A placeholder for the user to replace: <your-token>, YOUR_API_KEY, xxx, ... */
-const PLACEHOLDER =
-  /^\s*(Bearer\s+)?(<[^>]*>|\[[^\]]*\]|your[_-]?\S*|\S*(YOUR|_HERE|REPLACE|CHANGE_?ME|PLACEHOLDER)\S*|x{3,}|\.{3}|\*{3,}|ghp_x+|sk-x+|-+)\s*$/i;
 const TOKEN_SHAPES =
   /^(Bearer\s+\S{8,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|sk-[A-Za-z0-9-_]{16,}|xox[abpr]-[\w-]{10,}|glpat-[\w-]{16,}|AKIA[0-9A-Z]{16}|sgnk_\S+)$/;
 
@@ -320,7 +317,7 @@ function readEntry(e: Entry, inputIds: Set<string>): Read {
         at,
         why: `${where} ${key} refers to ${m && inputIds.has(m[1]!) ? `the input ${m[1]}` : value.trim()}`,
       });
-    } else if (PLACEHOLDER.test(value))
+    } else if (isPlaceholder(value))
       secrets.push({
         kind: 'placeholder',
         at,

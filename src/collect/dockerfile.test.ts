@@ -45,13 +45,15 @@ describe('Dockerfiles, read with dockerfile-ast', () => {
         'USER app',
         'FROM deps',
         'ENV OPENAI_API_KEY=sk-live-123 LOG_LEVEL=info',
+        // tavily-ai/tavily-mcp: a placeholder the run replaces is no secret in the image.
+        'ENV TAVILY_API_KEY=your-api-key-here',
         'USER 0:0',
         'HEALTHCHECK NONE',
         'CMD ["python", "-m", "my_mcp_server"]',
       ].join('\n'),
     );
     expect(df.base?.digest).toBe(true);
-    expect(df.user).toEqual({ value: '0:0', written: '0:0', at: { file: 'x/Dockerfile', line: 7 } });
+    expect(df.user).toEqual({ value: '0:0', written: '0:0', at: { file: 'x/Dockerfile', line: 8 } });
     expect(df.healthcheck?.disabled).toBe(true);
     expect(df.secretsInImage.map((s) => s.name)).toEqual(['PYPI_TOKEN', 'OPENAI_API_KEY']);
     expect(df.installs.map((i) => [i.tool, i.locked])).toEqual([

@@ -2,7 +2,7 @@
 // the final stage's USER, HEALTHCHECK, secrets written into ENV or ARG, and how dependencies are
 // installed (lockfile, install scripts, signature audit, SBOM). Nothing is built or run.
 import { DockerfileParser, type Instruction } from 'dockerfile-ast';
-import { passwordInUrl, SECRET_NAME } from './secrets.js';
+import { isPlaceholder, passwordInUrl, SECRET_NAME } from './secrets.js';
 import type { At } from './sheet.js';
 import { commandsOf, unwrap } from './shell.js';
 
@@ -190,7 +190,8 @@ export function readDockerfile(
             if (v !== undefined) s.args.set(name, v);
           }
           if (/^npm_config_ignore_scripts$/i.test(name) && /^(true|1)$/i.test(value ?? '')) ignoreScriptsIn.push({ stage, at: at(ins) });
-          if (SECRET_NAME.test(name) && value && !/^\$/.test(value) && !/_FILE$/i.test(name))
+          // `ENV TAVILY_API_KEY=your-api-key-here` (tavily-ai/tavily-mcp) is a placeholder the run replaces, not a secret.
+          if (SECRET_NAME.test(name) && value && !/^\$/.test(value) && !/_FILE$/i.test(name) && !isPlaceholder(value))
             secretsInImage.push({ name, at: at(ins), how: `${kw} ${name} has a value in the Dockerfile` });
           else if (value && passwordInUrl(value))
             secretsInImage.push({ name, at: at(ins), how: `${kw} ${name} is a connection URL with a password written in the Dockerfile` });

@@ -9,6 +9,12 @@ import type { At } from './sheet.js';
 export const SECRET_NAME =
   /(PASSWORD|PASSWD|_PASS|_PWD|SECRET|TOKEN|CREDENTIALS?|_PAT|(SECRET|API|ACCESS|PRIVATE|SIGNING|ENCRYPTION|MASTER|SESSION|AUTH|LICENSE|ROLE)_?KEY)$|^(PAT|.*_PAT_.*)$/i;
 
+/** A placeholder for the user to replace, no secret: <your-token>, YOUR_API_KEY, your-api-key-here, xxx, ... */
+export const isPlaceholder = (value: string): boolean =>
+  /^\s*(Bearer\s+)?(<[^>]*>|\[[^\]]*\]|your[_-]?\S*|\S*(YOUR|_HERE|REPLACE|CHANGE_?ME|PLACEHOLDER)\S*|x{3,}|\.{3}|\*{3,}|ghp_x+|sk-x+|-+)\s*$/i.test(
+    value,
+  );
+
 /** The password of a connection URL (`postgres://app:hunter22@db/shop`), or null where it has none. */
 export function passwordInUrl(value: string): string | null {
   const m = /^[a-z][\w+.-]*:\/\/[^/\s:@]*:([^@\s/]+)@/i.exec(value.trim());
