@@ -31,7 +31,7 @@ const STRICT: Partial<Record<InstallStep['tool'], string>> = {
   cargo: '--locked',
 };
 
-/** Package managers and build front-ends, installed to install the rest. */
+/** Package managers, build front-ends and backends, installed to install the rest. */
 const PACKAGE_MANAGERS = new Set([
   'npm',
   'pnpm',
@@ -46,6 +46,13 @@ const PACKAGE_MANAGERS = new Set([
   'hatch',
   'setuptools',
   'wheel',
+  // Build backends installed before `pip install -e .` (neo4j-contrib/mcp-neo4j's hatchling).
+  'hatchling',
+  'flit',
+  'flit-core',
+  'poetry-core',
+  'pdm-backend',
+  'build',
 ]);
 
 /** Facts the Dockerfile decides about the image this deployment builds and runs. */

@@ -258,6 +258,10 @@ describe('a package manager installed to install the rest', () => {
     ).deployments[0]!;
     expect(fact(d, 'supply_chain.deployed_release')).toBe('floating');
     expect(d.sources['supply_chain.deployed_release']![0]).toMatchObject({ line: 3 });
+    // neo4j-contrib/mcp-neo4j: a build backend first, then the server's dependencies.
+    const backend = collectWith(inline({ Dockerfile: 'FROM python:3.13-slim\nRUN pip install hatchling\nRUN pip install fastmcp neo4j\n' }))
+      .deployments[0]!;
+    expect(backend.sources['supply_chain.deployed_release']![0]).toMatchObject({ line: 3 });
   });
 });
 
