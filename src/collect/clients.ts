@@ -177,6 +177,9 @@ function nodeValue(node: Node): unknown {
 function yamlEntries(file: TextFile): Entry[] {
   const doc = readYaml(file.text)[0];
   if (doc && isObj(doc.value) && isObj(doc.value['extensions'])) return gooseEntries(doc.value['extensions'], doc, file);
+  // A Goose recipe lists its extensions, each with its name.
+  if (doc && isObj(doc.value) && Array.isArray(doc.value['extensions']))
+    return gooseEntries(doc.value['extensions'] as unknown[], doc, file);
   const mcp = doc && isObj(doc.value) ? doc.value['mcp'] : undefined;
   if (doc && isObj(mcp) && isObj(mcp['servers'])) return agentEntries(mcp['servers'], doc, file);
   const list = doc && isObj(doc.value) ? doc.value['mcpServers'] : undefined;
@@ -226,14 +229,20 @@ function agentEntries(servers: Obj, doc: YamlDoc, file: TextFile): Entry[] {
 }
 
 /**
- * Goose's config.yaml: `extensions` by key, `cmd`/`args`/`envs` for `type: stdio`, `uri` for
+ * Goose's config.yaml: `extensions` by key (a recipe's: a list, each with its `name`), `cmd`/`args`/`envs` for `type: stdio`, `uri` for
  * `sse` and `streamable_http`; `builtin` and `platform` extensions are Goose's own code, no MCP server.
  */
-function gooseEntries(extensions: Obj, doc: YamlDoc, file: TextFile): Entry[] {
+function gooseEntries(extensions: Obj | unknown[], doc: YamlDoc, file: TextFile): Entry[] {
+  const list = Array.isArray(extensions);
   return Object.keys(extensions)
-    .filter((k) => isObj(extensions[k]) && ['stdio', 'sse', 'streamable_http'].includes(String((extensions[k] as Obj)['type'])))
-    .map((name) => {
-      const x = extensions[name] as Obj;
+    .filter((k) => {
+      const x = (extensions as Obj)[k];
+      return isObj(x) && ['stdio', 'sse', 'streamable_http'].includes(String(x['type']));
+    })
+    .map((k) => {
+      const x = (extensions as Obj)[k] as Obj;
+      const name = list ? (typeof x['name'] === 'string' && x['name'] !== '' ? x['name'] : `#${Number(k) + 1}`) : k;
+      const key0 = list ? Number(k) : k;
       const spec: Obj = { ...x, type: x['type'] === 'streamable_http' ? 'http' : x['type'] };
       if (x['cmd'] !== undefined) spec['command'] = x['cmd'];
       if (x['envs'] !== undefined) spec['env'] = x['envs'];
@@ -243,7 +252,7 @@ function gooseEntries(extensions: Obj, doc: YamlDoc, file: TextFile): Entry[] {
       return {
         name,
         spec: normalised(spec, false),
-        at: (...p) => ({ file: file.path, line: doc.line(['extensions', name, ...p.map((q, i) => (i === 0 ? (key[q] ?? q) : q))]) }),
+        at: (...p) => ({ file: file.path, line: doc.line(['extensions', key0, ...p.map((q, i) => (i === 0 ? (key[q] ?? q) : q))]) }),
       };
     });
 }

@@ -452,6 +452,28 @@ describe("Goose's config.yaml: extensions that are MCP servers", () => {
       what: 'server entry "old" is switched off (enabled = false): the client does not start it',
     });
   });
+
+  it("a recipe's extensions are a list, each named by its name", () => {
+    // envoyproxy/ai-gateway's examples/goose/kiwi_recipe.yaml.
+    const recipe = [
+      'version: 1.0.0',
+      'title: Flight Search Assistant',
+      'prompt: |',
+      '  Use the search-flight tool.',
+      'extensions:',
+      '  - name: mcp_gateway',
+      '    type: streamable_http',
+      '    uri: http://127.0.0.1:1975/mcp',
+      '  - name: dev',
+      '    type: builtin',
+      '',
+    ].join('\n');
+    const out = collectWith(inline({ 'examples/goose/kiwi_recipe.yaml': recipe }));
+    expect(out.deployments.map((d) => d.name)).toEqual(['client:examples/goose/kiwi_recipe.yaml:mcp_gateway']);
+    const gw = out.deployments[0]!;
+    expect(fact(gw, 'exposure.endpoint_address_class')).toBe('loopback');
+    expect(gw.sources['tls.enabled']![0]).toMatchObject({ line: 8 });
+  });
 });
 
 describe('the mcpServers format under the names projects give it', () => {
