@@ -9,8 +9,16 @@ import type { At } from './sheet.js';
 export const SECRET_NAME =
   /(PASSWORD|PASSWD|_PASS|_PWD|SECRET|TOKEN|CREDENTIALS?|_PAT|(SECRET|API|ACCESS|PRIVATE|SIGNING|ENCRYPTION|MASTER|SESSION|AUTH|LICENSE|ROLE)_?KEY)$|^(PAT|.*_PAT_.*)$/i;
 
-/** A placeholder for the user to replace, no secret: <your-token>, YOUR_API_KEY, your-api-key-here, xxx, ... */
+/**
+ * A value that says no secret is needed (`OPENAI_API_KEY=unused` for a local model server,
+ * envoyproxy/ai-gateway's compose file): what the container gets is no secret.
+ */
+export const saysNoSecret = (value: string): boolean =>
+  /^\s*(Bearer\s+)?(unused|dummy|none|null|fake|not[-_ ]?(needed|used|required|set)|no[-_]?(key|token|auth))\s*$/i.test(value);
+
+/** A placeholder for the user to replace, or a value that says none is needed: <your-token>, YOUR_API_KEY, your-api-key-here, xxx, unused, ... */
 export const isPlaceholder = (value: string): boolean =>
+  saysNoSecret(value) ||
   /^\s*(Bearer\s+)?(<[^>]*>|\[[^\]]*\]|your[_-]?\S*|\S*(YOUR|_HERE|REPLACE|CHANGE_?ME|PLACEHOLDER)\S*|x{3,}|\.{3}|\*{3,}|ghp_x+|sk-x+|-+)\s*$/i.test(
     value,
   );

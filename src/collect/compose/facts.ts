@@ -10,7 +10,7 @@ import { dirOf } from '../inputs.js';
 import { mcpEvidenceOfBuild } from '../packages.js';
 import { type EnvValue, isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { builtRole, imageRole, type Role, runsAuthenticator, runsMcpClient } from '../roles.js';
-import { passwordInUrl, SECRET_NAME, worstSecrets } from '../secrets.js';
+import { passwordInUrl, SECRET_NAME, saysNoSecret, worstSecrets } from '../secrets.js';
 import { legacySse, tlsVerification, transportNamed } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
 import { type Labels, traefikEnabled, traefikFacts } from '../traefik.js';
@@ -781,7 +781,7 @@ function secrets(ctx: Context, sheet: FactSheet, srv: Svc, project: ComposeProje
       continue;
     }
     const value = str(v) ?? '';
-    if (!value) continue;
+    if (!value || saysNoSecret(value)) continue;
     const fromDotenv = vars.map((n) => project.envAt(n)).find((a) => a !== null);
     if (fromDotenv)
       found.push({ kind: 'manifest_plaintext', at: fromDotenv, why: `${k} is set from a value written in ${fromDotenv.file}` });

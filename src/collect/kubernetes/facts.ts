@@ -12,7 +12,7 @@ import { nginxFacts } from '../nginx-facts.js';
 import { contextOfDockerfile, mcpEvidenceOfBuild } from '../packages.js';
 import { type EnvValue, isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { builtRole, imageRole, type Role, repository, runsAuthenticator } from '../roles.js';
-import { passwordInUrl, SECRET_NAME, worstSecrets } from '../secrets.js';
+import { passwordInUrl, SECRET_NAME, saysNoSecret, worstSecrets } from '../secrets.js';
 import { legacySse, tlsVerification } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
 import { getPath, isKnative, type K8sObject, type K8sSet, podSpecPath } from './load.js';
@@ -680,7 +680,7 @@ function secretsFacts(sheet: FactSheet, w: Workload, configMaps: K8sObject[], se
       else if (SECRET_NAME.test(name) && !/_FILE$/.test(name)) {
         if (isObj(getPath(e, ['valueFrom', 'configMapKeyRef'])))
           found.push({ kind: 'config_map', at: eAt, why: `${name} from a ConfigMap` });
-        else if (typeof e['value'] === 'string' && e['value'] !== '')
+        else if (typeof e['value'] === 'string' && e['value'] !== '' && !saysNoSecret(e['value']))
           found.push({ kind: 'manifest_plaintext', at: eAt, why: `${name} has a literal value in the manifest` });
       } else if (typeof e['value'] === 'string' && passwordInUrl(e['value']))
         found.push({ kind: 'manifest_plaintext', at: eAt, why: `${name} is a connection URL with a password written in the manifest` });

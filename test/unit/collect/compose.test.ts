@@ -444,6 +444,17 @@ describe("where a service's secrets come from, env_file and list-form environmen
     expect(s.undecided).toContain('container.secrets_source');
   });
 
+  it('a value that says no key is needed is no secret; a real one beside it still is', () => {
+    // envoyproxy/ai-gateway's cmd/aigw/docker-compose.yaml: OPENAI_API_KEY=unused for a local model server.
+    expect(secrets({ 'compose.yaml': service('    environment:\n      - OPENAI_API_KEY=unused\n') }).value).toBe('none');
+    expect(
+      secrets({ 'compose.yaml': service('    environment:\n      - OPENAI_API_KEY=not-needed\n      - DB_PASSWORD=hunter22\n') }),
+    ).toMatchObject({
+      value: 'manifest_plaintext',
+      why: 'DB_PASSWORD has a value written in the compose file',
+    });
+  });
+
   it('a list-form entry whose variable is set nowhere is a secret from the environment, not dropped', () => {
     const s = secrets({ 'compose.yaml': service('    environment:\n      - LOG_LEVEL=info\n      - API_KEY=${API_KEY}\n') });
     expect(s.value).toBeUndefined();
