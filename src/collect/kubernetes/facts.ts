@@ -162,8 +162,15 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
   for (const w of candidates) {
     if (wanted.includes(w.o.name)) evidence.set(w, 'named with --server');
     else if (proxies.some((p) => forwardsTo(p, w))) evidence.set(w, 'a proxy workload forwards to it');
-    else if (ingresses.some((i) => servicesOf(w).some((s) => JSON.stringify(i.value['spec']).includes(`"${s.name}"`))))
-      evidence.set(w, 'an Ingress routes to it');
+    // An Ingress (or route) whose name, host or paths name MCP: one to an echo server says nothing.
+    else if (
+      ingresses.some(
+        (i) =>
+          /mcp|sse/i.test(JSON.stringify([i.name, i.value['spec']])) &&
+          servicesOf(w).some((s) => JSON.stringify(i.value['spec']).includes(`"${s.name}"`)),
+      )
+    )
+      evidence.set(w, 'an Ingress of an MCP route routes to it');
     else if (mcpResources.some((m) => servicesOf(w).some((s) => JSON.stringify(m.value['spec']).includes(`"${s.name}"`))))
       evidence.set(w, `an ${mcpResources[0]!.kind} resource names its Service`);
     else if (/mcp/i.test(`${w.o.name} ${String(w.main.c['image'])} ${JSON.stringify(w.main.c['args'] ?? '')}`))

@@ -411,6 +411,48 @@ describe('manifests with no workload', () => {
   });
 });
 
+describe('a workload an Ingress routes to', () => {
+  // higress-group/higress's samples/hello-world/quickstart.yaml: an echo server behind /hello-world.
+  const manifests = (path: string) =>
+    [
+      'apiVersion: v1',
+      'kind: Service',
+      'metadata: {name: backend}',
+      'spec:',
+      '  selector: {app: backend}',
+      '  ports: [{port: 3000}]',
+      '---',
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      'metadata: {name: backend}',
+      'spec:',
+      '  template:',
+      '    metadata: {labels: {app: backend}}',
+      '    spec:',
+      '      containers: [{name: backend, image: "registry.example/echoserver:1.0"}]',
+      '---',
+      'apiVersion: networking.k8s.io/v1',
+      'kind: Ingress',
+      'metadata: {name: hello-world}',
+      'spec:',
+      '  rules:',
+      '  - http:',
+      '      paths:',
+      `      - {path: ${path}, pathType: Prefix, backend: {service: {name: backend, port: {number: 3000}}}}`,
+      '',
+    ].join('\n');
+  const run = (path: string) => collectWith(inline({ 'samples/quickstart.yaml': manifests(path) }), { named: [] });
+
+  it('is an MCP server when the route names MCP; an echo server behind /hello-world is none', () => {
+    expect(run('/hello-world').deployments).toEqual([]);
+    expect(run('/hello-world').notes).toEqual([
+      { file: 'samples/quickstart.yaml', what: 'no workload is recognisably an MCP server (candidates: backend); name it with --server' },
+    ]);
+    const mcp = run('/mcp').deployments[0]!;
+    expect(mcp.sources['container.used']![0]!.why).toBe('Deployment backend (an Ingress of an MCP route routes to it)');
+  });
+});
+
 describe("an operator's MCP server resource with no workload among the files", () => {
   it('says the operator creates the workload, so its facts are not read from the resource', () => {
     // stacklok/toolhive examples/operator/mcp-servers/mcpserver_github.yaml (commit e25de16c), shortened.
