@@ -454,6 +454,15 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
   // `COPY --from=docker/mcp-gateway /docker-mcp /`: the server's binary out of its published image.
   const copiedFrom = df.copiedImages.find((image) => isMcpPackage(image.replace(/[:@].*$/, '')));
   if (!mcp && !named && !installed && !copiedFrom) return [];
+  // `FROM scratch` with neither ENTRYPOINT nor CMD cannot start as a container: it carries an
+  // artifact (higress-group/higress's Wasm and Go filter plugins) for another program to load.
+  if (df.scratch && !df.entrypoint.length) {
+    ctx.note(
+      f.path,
+      'an image FROM scratch with no ENTRYPOINT or CMD: it cannot run as a container, only carry files (a plugin) for another program, and it is no deployment',
+    );
+    return [];
+  }
   const sheet = new FactSheet(`image:${f.path}`);
   const at = df.base?.at ?? { file: f.path, line: 1 };
   if (mcp) sheet.set('container.used', true, at, `an image of an MCP server (${mcp.name})`);

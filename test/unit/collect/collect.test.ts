@@ -315,6 +315,23 @@ describe('an installer fetched and piped to a shell', () => {
   });
 });
 
+describe('an image that carries a plugin', () => {
+  // higress-group/higress's plugins/wasm-go/mcp-servers/Dockerfile: FROM scratch, one .wasm file, no command.
+  it('is no deployment, and a note says why; with a command it is one', () => {
+    const plugin = 'FROM scratch\nARG SERVER_NAME=quark-search\nCOPY ${SERVER_NAME}/main.wasm /plugin.wasm\n';
+    const out = collectWith(inline({ 'mcp-servers/Dockerfile': plugin }));
+    expect(out.deployments).toEqual([]);
+    expect(out.notes).toEqual([
+      {
+        file: 'mcp-servers/Dockerfile',
+        what: 'an image FROM scratch with no ENTRYPOINT or CMD: it cannot run as a container, only carry files (a plugin) for another program, and it is no deployment',
+      },
+    ]);
+    const binary = collectWith(inline({ 'mcp-servers/Dockerfile': `${plugin}ENTRYPOINT ["/mcp-server"]\n` }));
+    expect(fact(binary.deployments[0]!, 'container.runs_as_root')).toBe(true);
+  });
+});
+
 describe('npm rebuild after an install without scripts', () => {
   // wonderwhy-er/DesktopCommanderMCP's Dockerfile: `npm install --ignore-scripts`, then
   // `npm rebuild @vscode/ripgrep` to run that package's postinstall (it downloads ripgrep).
