@@ -19,6 +19,7 @@ import { buildKustomization, type K8sObject, type K8sSet, kustomizationIn, objec
 import { configurations, type LocationCtx, proxiedLocations } from './nginx.js';
 import { mcpRoutes, nginxFacts } from './nginx-facts.js';
 import { contextOfDockerfile, isMcpPackage, mcpEvidenceOfBuild } from './packages.js';
+import { namesMcpRoute } from './roles.js';
 import { FactSheet } from './sheet.js';
 import type { CollectedFile, CollectionNote, CollectionOut, FileKind, SkippedFile } from './types.js';
 import { readYaml } from './yaml-lines.js';
@@ -415,7 +416,7 @@ function hostCaddy(f: TextFile): FactSheet[] {
           .filter((w) => w.startsWith('/'))
           .join(' ')}`;
         const upstream = upstreamsOf(n)[0];
-        if (upstream && /mcp|sse/i.test(path) && !out.has(upstream)) {
+        if (upstream && namesMcpRoute(path) && !out.has(upstream)) {
           const sheet = new FactSheet(`proxy:${f.path}:${upstream}`);
           sheet.set('transport.kind', 'http', n.at, `Caddy forwards ${path.trim()} to an MCP server`);
           if (/sse/i.test(path))

@@ -15,6 +15,7 @@ import {
   walkAll,
   zones,
 } from './nginx.js';
+import { namesMcpRoute } from './roles.js';
 import { FactSheet } from './sheet.js';
 
 export interface ProxyContext {
@@ -65,13 +66,11 @@ export function mcpLocations(
 }
 
 /**
- * Which locations serve MCP: those whose path names mcp or sse, and the named locations such a
- * path hands its requests to (`try_files /- @forward`, `error_page 418 = @forward`). OAuth
- * metadata under /.well-known/ (`/.well-known/oauth-protected-resource/mcp`) names the server,
- * but is no way to call it.
+ * Which locations serve MCP: those whose path names it (namesMcpRoute), and the named locations
+ * such a path hands its requests to (`try_files /- @forward`, `error_page 418 = @forward`).
  */
 export function mcpRoutes(cfg: NginxConfig): (l: LocationCtx) => boolean {
-  const named = (args: string[]) => /mcp|sse/i.test(args.join(' ')) && !/\.well-known\//.test(args.join(' '));
+  const named = (args: string[]) => namesMcpRoute(args.join(' '));
   const handedTo = new Set<string>();
   walkAll(cfg.roots(), (d) => {
     if (d.name !== 'location' || !named(d.args)) return;

@@ -71,3 +71,10 @@ export function imagePin(image: string): 'digest' | 'exact_version' | 'floating'
   if (!tag || /^(latest|main|master|edge|nightly|dev|stable)$/i.test(tag)) return 'floating';
   return /\d/.test(tag) ? 'exact_version' : 'floating';
 }
+
+/**
+ * A proxy route (a location, a Caddy matcher, an Ingress path) whose path names the MCP endpoint:
+ * `/mcp`, `/sse`. OAuth metadata under /.well-known/ (`/.well-known/oauth-protected-resource/mcp`)
+ * names the server, but is no way to call it.
+ */
+export const namesMcpRoute = (path: string): boolean => /mcp|sse/i.test(path) && !/\.well-known\//.test(path);

@@ -11,7 +11,7 @@ import { NginxConfig } from '../nginx.js';
 import { nginxFacts } from '../nginx-facts.js';
 import { contextOfDockerfile, mcpEvidenceOfBuild } from '../packages.js';
 import { type EnvValue, isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
-import { builtRole, imageRole, type Role, repository, runsAuthenticator } from '../roles.js';
+import { builtRole, imageRole, namesMcpRoute, type Role, repository, runsAuthenticator } from '../roles.js';
 import { passwordInUrl, SECRET_NAME, saysNoSecret, worstSecrets } from '../secrets.js';
 import { legacySse, tlsVerification } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
@@ -120,6 +120,10 @@ function knativeFacts(sheet: FactSheet, w: Workload): void {
   }
 }
 
+/** Every string value in a parsed YAML value (an Ingress's hosts, paths and names). */
+const stringsIn = (v: unknown): string[] =>
+  typeof v === 'string' ? [v] : Array.isArray(v) ? v.flatMap(stringsIn) : isObj(v) ? Object.values(v).flatMap(stringsIn) : [];
+
 const selects = (selector: unknown, labels: Obj) => isObj(selector) && Object.entries(selector).every(([k, v]) => labels[k] === v);
 const selectorOf = (p: K8sObject) => (getPath(p.value, ['spec', 'podSelector', 'matchLabels']) ?? {}) as Obj;
 
@@ -166,7 +170,7 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
     else if (
       ingresses.some(
         (i) =>
-          /mcp|sse/i.test(JSON.stringify([i.name, i.value['spec']])) &&
+          [i.name, ...stringsIn(i.value['spec'])].some(namesMcpRoute) &&
           servicesOf(w).some((s) => JSON.stringify(i.value['spec']).includes(`"${s.name}"`)),
       )
     )

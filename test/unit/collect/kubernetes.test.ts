@@ -413,7 +413,7 @@ describe('manifests with no workload', () => {
 
 describe('a workload an Ingress routes to', () => {
   // higress-group/higress's samples/hello-world/quickstart.yaml: an echo server behind /hello-world.
-  const manifests = (path: string) =>
+  const manifests = (...paths: string[]) =>
     [
       'apiVersion: v1',
       'kind: Service',
@@ -438,16 +438,19 @@ describe('a workload an Ingress routes to', () => {
       '  rules:',
       '  - http:',
       '      paths:',
-      `      - {path: ${path}, pathType: Prefix, backend: {service: {name: backend, port: {number: 3000}}}}`,
+      ...paths.map((path) => `      - {path: ${path}, pathType: Prefix, backend: {service: {name: backend, port: {number: 3000}}}}`),
       '',
     ].join('\n');
-  const run = (path: string) => collectWith(inline({ 'samples/quickstart.yaml': manifests(path) }), { named: [] });
+  const run = (...paths: string[]) => collectWith(inline({ 'samples/quickstart.yaml': manifests(...paths) }), { named: [] });
 
   it('is an MCP server when the route names MCP; an echo server behind /hello-world is none', () => {
     expect(run('/hello-world').deployments).toEqual([]);
     expect(run('/hello-world').notes).toEqual([
       { file: 'samples/quickstart.yaml', what: 'no workload is recognisably an MCP server (candidates: backend); name it with --server' },
     ]);
+    // OAuth metadata names the server, but is no MCP route; beside /mcp it takes nothing away.
+    expect(run('/.well-known/oauth-protected-resource/mcp').deployments).toEqual([]);
+    expect(run('/.well-known/oauth-protected-resource/mcp', '/mcp').deployments).toHaveLength(1);
     const mcp = run('/mcp').deployments[0]!;
     expect(mcp.sources['container.used']![0]!.why).toBe('Deployment backend (an Ingress of an MCP route routes to it)');
   });
