@@ -1,6 +1,8 @@
 // Dockerfiles read with dockerfile-ast (a parser made for them): the base image and its digest,
 // the final stage's USER, HEALTHCHECK, secrets written into ENV or ARG, and how dependencies are
 // installed (lockfile, install scripts, signature audit, SBOM). Nothing is built or run.
+
+import { posix } from 'node:path';
 import { DockerfileParser, type Instruction } from 'dockerfile-ast';
 import { isPlaceholder, passwordInUrl, SECRET_NAME } from './secrets.js';
 import type { At } from './sheet.js';
@@ -48,6 +50,12 @@ export interface DockerfileInfo {
   ignoreScriptsEnv: At | null;
   /** A step that runs dependencies' install scripts on its own (`npm rebuild @vscode/ripgrep`), after an install that skipped them. */
   scriptsRun: { at: At; text: string } | null;
+  /**
+   * The script the image starts, where its ENTRYPOINT (or CMD) runs one this build writes
+   * (`RUN echo '…' > /entrypoint.sh`, its text here) or copies from the build context
+   * (`COPY docker/entrypoint.sh /entrypoint.sh`, its source there).
+   */
+  launcher: { path: string; text: string | null; source: string | null; at: At } | null;
   /** What the final image runs: its ENTRYPOINT followed by its CMD. */
   entrypoint: string[];
   /** The final image's ENTRYPOINT alone (a compose `command` or a pod's `args` replaces only the CMD). */
@@ -115,6 +123,8 @@ export function readDockerfile(
     copied: string[];
     /** Images (not stages) that COPY --from copies out of. */
     copiedImages: string[];
+    /** Files this stage writes (`echo '…' > PATH`) or copies from the context, one source to one path. */
+    files: { path: string; text: string | null; source: string | null; at: At }[];
     proxy: DockerfileInfo['proxyInstalled'];
     /** ARGs declared in this stage, with their values (a build arg, the default, or the global default; null: unknown). */
     args: Map<string, string | null>;
@@ -149,6 +159,7 @@ export function readDockerfile(
         env: new Map(),
         envAt: new Map(),
         linked: [],
+        files: [],
         copiesFrom: [],
         copied: [],
         copiedImages: [],
@@ -211,6 +222,11 @@ export function readDockerfile(
             s.copied.push(substIn(stage, /(?:^|,)(?:source|src)=([^,]+)/.exec(mount)?.[1] ?? '.'));
         }
         for (const step of fetchedInstallers(substIn(stage, shellOf(content)), at(ins))) installsIn.push({ stage, step });
+        // As written: the parsed content drops the `\n` escapes inside quotes that echo turns into lines.
+        for (const w of writtenFiles(
+          shellOf((ins as { getRawArgumentsContent?: () => string | null }).getRawArgumentsContent?.() ?? content),
+        ))
+          s.files.push({ ...w, source: null, at: at(ins) });
         // The shell sees the stage's ARGs and ENV in its environment: `npm install -g pkg@${VERSION}`.
         for (const words of commandsOf(substIn(stage, shellOf(content)))) {
           const w = unwrap(words);
@@ -248,13 +264,21 @@ export function readDockerfile(
         const i = from === undefined ? undefined : (stageNames.get(from) ?? (/^\d+$/.test(from) ? Number(from) : undefined));
         if (i !== undefined && i < stage) s.copiesFrom.push(i);
         else if (from !== undefined) s.copiedImages.push(substIn(stage, from));
-        else if (from === undefined)
-          s.copied.push(
-            ...copySources(
-              ins.getArguments().map((a) => a.getValue()),
-              content,
-            ).map((x) => substIn(stage, x)),
-          );
+        else if (from === undefined) {
+          const sources = copySources(
+            ins.getArguments().map((a) => a.getValue()),
+            content,
+          ).map((x) => substIn(stage, x));
+          s.copied.push(...sources);
+          const dest = substIn(stage, ins.getArguments().at(-1)?.getValue() ?? '');
+          if (sources.length === 1 && !/[*?[]/.test(sources[0]!) && dest !== '')
+            s.files.push({
+              path: dest.endsWith('/') ? `${dest}${posix.basename(sources[0]!)}` : dest,
+              text: null,
+              source: sources[0]!,
+              at: at(ins),
+            });
+        }
         break;
       }
       case 'ENTRYPOINT':
@@ -327,6 +351,10 @@ export function readDockerfile(
     sbom,
     ignoreScriptsEnv,
     scriptsRun: rebuild ? { at: rebuild.at, text: rebuild.text } : null,
+    launcher: launcherOf(
+      [...(ep?.words ?? []), ...(cmd?.words ?? [])],
+      [...reached].sort((a, b) => a - b).flatMap((i) => stages[i]!.files),
+    ),
     entrypoint: [...(ep?.words ?? []), ...(cmd?.words ?? [])],
     entrypointOnly: ep?.words ?? [],
     entrypointAt: ep?.at ?? null,
@@ -353,6 +381,33 @@ function copySources(args: string[], content: string): string[] {
   }
   if (words.some((w) => w.startsWith('<<'))) return [];
   return words.slice(0, -1).filter((w) => !/^[a-z][\w+.-]*:\/\//i.test(w));
+}
+
+/**
+ * Files a RUN writes with echo or printf (`echo '#!/bin/bash\n…\nexec python server.py' >
+ * /entrypoint.sh`): their text, with the escapes dash's echo and printf turn into newlines.
+ */
+function writtenFiles(shell: string): { path: string; text: string }[] {
+  // Docker joins a continued line to the next without a space, inside quotes too.
+  const joined = shell.replace(/\\\r?\n/g, '');
+  const WRITE = /\b(?:echo|printf)\s+(?:-e\s+)?(?:'([^']*)'|"((?:[^"\\]|\\.)*)")\s*>\s*([^\s;&|]+)/g;
+  return [...joined.matchAll(WRITE)].map((m) => ({
+    path: m[3]!,
+    text: (m[1] ?? m[2]!).replace(/\\n/g, '\n').replace(/\\t/g, '\t'),
+  }));
+}
+
+/** The script a command line starts (`/entrypoint.sh`, `sh ./start.sh`), among the files the build writes or copies. */
+function launcherOf(
+  words: string[],
+  files: { path: string; text: string | null; source: string | null; at: At }[],
+): DockerfileInfo['launcher'] {
+  const shell = /^(\/usr)?(\/bin\/)?(ba|da)?sh$/.test(words[0] ?? '');
+  const program = shell ? (words[1] === '-c' ? undefined : words[1]) : words[0];
+  if (!program || program.startsWith('-')) return null;
+  const name = posix.basename(program);
+  // The last write wins, as the layers do; a relative program is matched by its name.
+  return files.findLast((f) => f.path === program || (!program.startsWith('/') && posix.basename(f.path) === name)) ?? null;
 }
 
 /** The distributions' package managers and their install verbs. */

@@ -5,6 +5,7 @@ import { dockerfileFacts, imageFacts, userIsRoot } from '../build-facts.js';
 import type { Context } from '../context.js';
 import { DAEMON_NNP, HOST_NETWORK, imageMayHoldSecrets } from '../docker-defaults.js';
 import type { DockerfileInfo } from '../dockerfile.js';
+import { scriptCommand } from '../entrypoint-script.js';
 import { worstHostPaths } from '../host-paths.js';
 import { dirOf } from '../inputs.js';
 import { mcpEvidenceOfBuild } from '../packages.js';
@@ -278,8 +279,10 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       if (plain) sheet.set('tls.enabled', false, plain.at, plain.why);
     }
     const run = runOf(srv);
+    // An image ENTRYPOINT the service keeps may be a script that ends in the server's command.
+    const script = spec['entrypoint'] === undefined && srv.df ? scriptCommand(srv.df, ctx.inputs, srv.contextDir ?? '') : null;
     // The server's own published port shows it serves the network best; else the proxy's.
-    transport(sheet, srv, svcs, published.kind !== 'none' || !proxy ? published : entryPorts, proxy, run);
+    transport(sheet, srv, svcs, published.kind !== 'none' || !proxy ? published : entryPorts, proxy, run, script);
     if (sheet.get('transport.kind') === 'stdio')
       sheet.reopen('exposure.bind_address_class', 'a stdio server listens on no address: its client is attached to its stdin');
     if (entryPorts.kind === 'loopback') {
@@ -337,6 +340,7 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     egress(sheet, srv, project);
     const srvDf = srv.df;
     legacySse(sheet, run.at, ...run.parts);
+    if (script && !sheet.has('transport.legacy_sse')) legacySse(sheet, script.at, script.words);
     const signet = recogniseSignet(ctx.inputs, srvDf);
     if (signet) {
       ctx.note(srvDf!.path, signet);
@@ -400,6 +404,7 @@ function transport(
   entryPorts: { kind: string; at: At },
   proxy: Svc | undefined,
   run: { at: At; parts: unknown[] },
+  script: { words: string[]; at: At } | null,
 ): void {
   const spec = srv.s.spec;
   if (proxy || entryPorts.kind !== 'none') {
@@ -412,13 +417,16 @@ function transport(
     return;
   }
   const env = containerEnv(srv);
-  const named = transportNamed(wordsOf(run.parts), env);
+  const ownWords = transportNamed(wordsOf(run.parts), env);
+  const named = ownWords ?? (script ? transportNamed(script.words, new Map()) : null);
   if (named) {
     const at = named.variable
       ? isObj(spec['environment']) && named.variable in spec['environment']
         ? srv.s.at('environment', named.variable)
         : (srv.df?.envAt.get(named.variable) ?? srv.s.at())
-      : run.at;
+      : ownWords
+        ? run.at
+        : script!.at;
     sheet.set('transport.kind', named.kind, at, named.why);
     return;
   }

@@ -6,6 +6,7 @@ import { dockerfileFacts, imageFacts } from '../build-facts.js';
 import { type Context, render } from '../context.js';
 import { CNI_HOP, HOST_NETWORK, imageMayHoldSecrets } from '../docker-defaults.js';
 import type { DockerfileInfo } from '../dockerfile.js';
+import { scriptCommand } from '../entrypoint-script.js';
 import { dirOf } from '../inputs.js';
 import { NginxConfig } from '../nginx.js';
 import { nginxFacts } from '../nginx-facts.js';
@@ -283,6 +284,11 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
     else if (w.main.c['command'] === undefined && w.dockerfile?.entrypointAt)
       legacySse(sheet, at(...w.main.path), w.dockerfile.entrypointOnly, w.main.c['args']);
     else legacySse(sheet, at(...w.main.path), w.main.c['command'], w.main.c['args']);
+    // An image ENTRYPOINT the container keeps may be a script that ends in the server's command.
+    if (w.main.c['command'] === undefined && w.dockerfile && !sheet.has('transport.legacy_sse')) {
+      const script = scriptCommand(w.dockerfile, ctx.inputs, contextOfDockerfile(ctx.inputs, w.dockerfile.path, w.dockerfile.copied));
+      if (script) legacySse(sheet, script.at, script.words);
+    }
 
     // In front: a proxy workload, an Ingress, or a Service of type LoadBalancer/NodePort.
     const front = proxies.find((p) => forwardsTo(p, w));

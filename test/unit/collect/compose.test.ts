@@ -537,6 +537,35 @@ describe('the transport of a service no port or proxy shows', () => {
   it('a published port decides before the command does', () => {
     expect(kind('    ports: ["127.0.0.1:8000:8000"]\n    stdin_open: true\n').kind).toBe('http');
   });
+
+  // firecrawl/firecrawl-mcp-server's Dockerfile.service starts docker/entrypoint.sh;
+  // agentic-community/mcp-gateway-registry's writes /entrypoint.sh with one echo.
+  const copied = (script: string) => ({
+    Dockerfile:
+      'FROM python:3.13-slim\nRUN pip install mcp==1.9.0\nCOPY docker/entrypoint.sh /entrypoint.sh\nENTRYPOINT ["/entrypoint.sh"]\n',
+    'docker/entrypoint.sh': script,
+  });
+
+  it("reads the command an entrypoint script ends in, the build's copy or its echo", () => {
+    const sse = server('', copied('#!/bin/sh\nset -e\n# start\nexec python server.py --port "$PORT" --transport sse "$@"\n'));
+    expect(fact(sse, 'transport.kind')).toBe('http');
+    expect(sse.sources['transport.kind']![0]).toMatchObject({ file: 'docker/entrypoint.sh', line: 4, why: 'started with --transport sse' });
+    expect(fact(sse, 'transport.legacy_sse')).toBe(true);
+    expect(sse.sources['transport.legacy_sse']![0]).toMatchObject({ file: 'docker/entrypoint.sh', line: 4 });
+    const echoed = {
+      Dockerfile:
+        'FROM python:3.13-slim\nRUN pip install mcp==1.9.0\nRUN echo \'#!/bin/bash\\n\\\nset -e\\n\\\nexec python server.py --transport stdio\' > /entrypoint.sh && \\\n    chmod +x /entrypoint.sh\nENTRYPOINT ["/entrypoint.sh"]\n',
+    };
+    expect(kind('', echoed)).toMatchObject({ kind: 'stdio', at: { file: 'Dockerfile', line: 3 } });
+    // Its last command where it has no exec line.
+    expect(kind('', copied('#!/bin/sh\nif [ -n "$DEBUG" ]; then set -x; fi\npython server.py --transport stdio\n')).kind).toBe('stdio');
+  });
+
+  it('not when the service replaces the entrypoint, nor a script the files do not hold', () => {
+    const script = copied('#!/bin/sh\nexec python server.py --transport sse\n');
+    expect(kind('    entrypoint: ["python", "server.py"]\n', script).kind).toBeUndefined();
+    expect(kind('', { Dockerfile: script.Dockerfile }).kind).toBeUndefined();
+  });
 });
 
 describe('an external network', () => {
