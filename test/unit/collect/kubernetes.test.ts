@@ -456,6 +456,34 @@ describe('a workload an Ingress routes to', () => {
   });
 });
 
+describe("a pod that keeps its image's entrypoint script", () => {
+  // A Dockerfile in weather/ builds acme/weather; its ENTRYPOINT is the script it copies in.
+  const files = (container: string) =>
+    inline({
+      'weather/Dockerfile':
+        'FROM python:3.13-slim\nRUN pip install mcp==1.9.0\nCOPY start.sh /usr/local/bin/start.sh\nENTRYPOINT ["start.sh"]\nUSER 1000\n',
+      'weather/start.sh': '#!/bin/sh\nset -e\nexec python -m weather --transport sse --port 8000\n',
+      'k8s/weather.yaml': [
+        'apiVersion: apps/v1',
+        'kind: Deployment',
+        'metadata: {name: weather-mcp}',
+        'spec:',
+        '  template:',
+        '    spec:',
+        `      containers: [{name: weather-mcp, image: "acme/weather:1.0.0"${container}}]`,
+        '',
+      ].join('\n'),
+    });
+
+  it('serves what the script ends in; a command of its own replaces the script', () => {
+    const d = collectWith(files('')).deployments.find((x) => x.name.includes('weather-mcp'))!;
+    expect(fact(d, 'transport.legacy_sse')).toBe(true);
+    expect(d.sources['transport.legacy_sse']![0]).toMatchObject({ file: 'weather/start.sh', line: 3 });
+    const own = collectWith(files(', command: ["python", "-m", "weather"]')).deployments.find((x) => x.name.includes('weather-mcp'))!;
+    expect(fact(own, 'transport.legacy_sse')).toBeUndefined();
+  });
+});
+
 describe("an operator's MCP server resource with no workload among the files", () => {
   it('says the operator creates the workload, so its facts are not read from the resource', () => {
     // stacklok/toolhive examples/operator/mcp-servers/mcpserver_github.yaml (commit e25de16c), shortened.
