@@ -449,7 +449,9 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
   const df = ctx.dockerfile(f.path)!;
   const dir = contextOfDockerfile(ctx.inputs, f.path, df.copied);
   const mcp = mcpEvidenceOfBuild(ctx.inputs, dir, df.copied);
-  const named = /mcp/i.test(f.path) || df.entrypoint.some((w) => /mcp/i.test(w));
+  // MCP as a word of its own (`mcp-server`, `server_mcp.py`, `/mcp`), not inside another name (`@mcpjam/discord-app`).
+  const mcpWord = (s: string) => /(^|[^a-z])mcp([^a-z]|$)/i.test(s);
+  const named = mcpWord(f.path) || df.entrypoint.some(mcpWord);
   // `npm install -g supergateway`: the image installs an MCP server or bridge from a registry.
   const installed = df.installs.flatMap((i) => (i.packages ?? []).filter(isMcpPackage).map((name) => ({ name, at: i.at })))[0];
   // `COPY --from=docker/mcp-gateway /docker-mcp /`: the server's binary out of its published image.

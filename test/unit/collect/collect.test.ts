@@ -332,6 +332,18 @@ describe('an image that carries a plugin', () => {
   });
 });
 
+describe('an image whose command names MCP', () => {
+  // MCPJam/inspector's discord-app/Dockerfile: CMD ["npm", "start", "--workspace", "@mcpjam/discord-app"].
+  const image = (cmd: string) =>
+    collectWith(inline({ 'app/Dockerfile': `FROM node:22-slim\nCMD ${cmd}\n` })).deployments.map((d) => d.name);
+
+  it('names it as a word of its own, not inside another name', () => {
+    expect(image('["npm", "start", "--workspace", "@mcpjam/discord-app"]')).toEqual([]);
+    expect(image('["node", "dist/mcp-server.js"]')).toEqual(['image:app/Dockerfile']);
+    expect(image('["python", "-m", "weather_mcp"]')).toEqual(['image:app/Dockerfile']);
+  });
+});
+
 describe('npm rebuild after an install without scripts', () => {
   // wonderwhy-er/DesktopCommanderMCP's Dockerfile: `npm install --ignore-scripts`, then
   // `npm rebuild @vscode/ripgrep` to run that package's postinstall (it downloads ripgrep).
