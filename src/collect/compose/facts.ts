@@ -555,12 +555,22 @@ function containerFacts(sheet: FactSheet, srv: Svc, project: ComposeProject): vo
   else sheet.set('container.seccomp', 'runtime_default', at(), 'no seccomp option: Docker applies its default profile');
   const vols = volumesOf(srv);
   const sock = vols.find((v) => /(docker|containerd|podman)\.sock$/.test(v.source));
-  sheet.set(
-    'container.docker_socket_mounted',
-    !!sock,
-    at(sock ? 'volumes' : ''),
-    sock ? `${sock.source} is mounted` : 'no container runtime socket among the volumes',
-  );
+  // Compose's `use_api_socket: true` mounts the engine's API socket (and the user's registry
+  // credentials) into the container: docker/compose-for-agents runs its MCP gateway so.
+  if (spec['use_api_socket'] === true)
+    sheet.set(
+      'container.docker_socket_mounted',
+      true,
+      at('use_api_socket'),
+      "use_api_socket: true mounts the container engine's API socket",
+    );
+  else
+    sheet.set(
+      'container.docker_socket_mounted',
+      !!sock,
+      at(sock ? 'volumes' : ''),
+      sock ? `${sock.source} is mounted` : 'no container runtime socket among the volumes',
+    );
   // Bind mounts (a path, not a volume name): the deployment's own files, or the host's.
   const binds = vols.filter((v) => /^[./~$]/.test(v.source)).map((v) => v.source);
   const mounts = worstHostPaths(binds);

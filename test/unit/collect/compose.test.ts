@@ -213,6 +213,18 @@ describe('Compose rules', () => {
     expect(withDebug.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:debug-mcp']);
   });
 
+  it('use_api_socket: true mounts the engine socket', () => {
+    // docker/compose-for-agents's a2a/compose.yaml runs docker/mcp-gateway with use_api_socket.
+    const d = collectWith(
+      inline({
+        'compose.yaml':
+          'services:\n  mcp-gateway:\n    image: docker/mcp-gateway:latest\n    use_api_socket: true\n    command: [--transport=sse]\n',
+      }),
+    ).deployments[0]!;
+    expect(fact(d, 'container.docker_socket_mounted')).toBe(true);
+    expect(d.sources['container.docker_socket_mounted']![0]).toMatchObject({ line: 4 });
+  });
+
   it('a published server port bypasses the proxy in front of it', () => {
     const c = collectWith(
       inline({
