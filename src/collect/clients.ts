@@ -555,8 +555,15 @@ function dockerFacts(sheet: FactSheet, r: Read, l: Launch): void {
     'docker run seccomp',
   );
   const vols = [...f('--volume'), ...f('--mount')];
-  const sock = vols.some((v) => /(docker|containerd|podman)\.sock/.test(v));
-  sheet.set('container.docker_socket_mounted', sock, at, sock ? 'the Docker socket is mounted' : 'no runtime socket mounted');
+  // `--use-api-socket` (Docker 28.1) mounts the engine's socket, as Compose's use_api_socket does.
+  const apiSocket = f('--use-api-socket').some((v) => v !== 'false');
+  const sock = apiSocket || vols.some((v) => /(docker|containerd|podman)\.sock/.test(v));
+  sheet.set(
+    'container.docker_socket_mounted',
+    sock,
+    at,
+    apiSocket ? '--use-api-socket mounts the engine socket' : sock ? 'the Docker socket is mounted' : 'no runtime socket mounted',
+  );
   const ports = f('--publish');
   sheet.set(
     'container.published_ports',

@@ -72,6 +72,16 @@ describe('MCP client configurations', () => {
       image_pinned_by_digest: true,
     });
     expect(s.facts['egress']).toEqual({ network_restricted: true, cloud_metadata_credentials_reachable: false });
+    expect(fact(s, 'container.docker_socket_mounted')).toBe(false);
+    // `--use-api-socket` mounts the engine's socket, as a volume of it does.
+    const withSocket = collectWith(
+      inline({
+        '.mcp.json': JSON.stringify({
+          mcpServers: { gw: { command: 'docker', args: ['run', '-i', '--rm', '--use-api-socket', 'docker/mcp-gateway:v2'] } },
+        }),
+      }),
+    ).deployments[0]!;
+    expect(fact(withSocket, 'container.docker_socket_mounted')).toBe(true);
     // mcp-remote: the server is the remote one (http, its URL's TLS); the adapter is the client's program.
     const r = deploymentOf(c, ':remote');
     expect(r.facts['transport']).toEqual({ kind: 'http', legacy_sse: true });
