@@ -107,6 +107,17 @@ function callsByUrl(svc: Svc, server: string, endpoint = false): boolean {
     .some((w) => re.test(w));
 }
 
+/**
+ * A service that calls another's MCP endpoint: a URL of it with an MCP path, or in a variable
+ * named for MCP (`MCP_GATEWAY_URL=http://mcp-gateway:8811`).
+ */
+function callsMcpOf(svc: Svc, server: string): boolean {
+  if (callsByUrl(svc, server, true)) return true;
+  const env = Object.entries(isObj(svc.s.spec['environment']) ? svc.s.spec['environment'] : {});
+  const re = new RegExp(`://${server.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(:\\d+)?(/|$)`);
+  return env.some(([k, v]) => /MCP/i.test(k) && re.test(v instanceof Unresolved ? v.asEmpty : String(v ?? '')));
+}
+
 export function composeDeployments(ctx: Context, project: ComposeProject): FactSheet[] {
   const svcs = [...project.services.values()].map((s) => describe(ctx, project, s));
   for (const i of project.inactive)
@@ -126,6 +137,7 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
   // a file the caller named or built from the files (ctx.pointedAt).
   const wanted = ctx.options.servers ?? [];
   const evidence = new Map<string, string>();
+  const clients = new Map<string, string>();
   for (const c of candidates) {
     const name = c.s.name;
     const built = c.contextDir !== null && c.df ? mcpEvidenceOfBuild(ctx.inputs, c.contextDir, c.df.copied) : null;
@@ -134,11 +146,22 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       proxies.some((p) => mentions(p, name) || ctx.proxyConfigNames(p.contextDir, volumesOf(p), name, composeDir(project), containerEnv(p)))
     )
       evidence.set(name, 'a proxy of the project forwards to it');
-    else if (built) evidence.set(name, `its build copies a manifest that depends on ${built.name}`);
+    // An MCP SDK serves clients and servers alike: a service that calls another's MCP endpoint
+    // (`MCPGATEWAY_ENDPOINT=http://mcp-gateway:8811/sse`) is that service's client, not a server.
+    else if (built && candidates.some((o) => o !== c && callsMcpOf(c, o.s.name))) {
+      const callee = candidates.find((o) => o !== c && callsMcpOf(c, o.s.name))!;
+      clients.set(name, callee.s.name);
+    } else if (built) evidence.set(name, `its build copies a manifest that depends on ${built.name}`);
     else if (/mcp/i.test(`${name} ${c.image ?? ''} ${JSON.stringify(c.s.spec['command'] ?? '')}`))
       evidence.set(name, 'its name, image or command names MCP');
   }
   let servers = candidates.filter((c) => (wanted.length ? wanted.includes(c.s.name) : evidence.has(c.s.name)));
+  if (!wanted.length)
+    for (const [client, callee] of clients)
+      ctx.note(
+        project.entry,
+        `service ${client} calls ${callee}'s MCP endpoint: a client of it (the MCP SDK in its build serves clients too), not read as a server; name it with --server if it serves MCP as well`,
+      );
   if (!servers.length && !wanted.length && candidates.length === 1 && (ctx.pointedAt(project.files) || candidates[0]!.dockerfile)) {
     servers = candidates;
     evidence.set(

@@ -580,6 +580,44 @@ describe('the transport of a service no port or proxy shows', () => {
   });
 });
 
+describe('an agent that calls the MCP server of its project', () => {
+  // docker/compose-for-agents: agents built with an MCP SDK call docker/mcp-gateway.
+  const project = (agentEnv: string) =>
+    collectWith(
+      inline({
+        'agent/pyproject.toml': '[project]\nname = "critic"\ndependencies = ["mcp>=1.9"]\n',
+        'agent/Dockerfile': 'FROM python:3.13-slim\nCOPY pyproject.toml .\nRUN pip install .\nCMD ["python", "-m", "critic"]\n',
+        'compose.yaml': [
+          'services:',
+          '  critic:',
+          '    build: agent',
+          '    environment:',
+          `      - ${agentEnv}`,
+          '  mcp-gateway:',
+          '    image: docker/mcp-gateway:latest',
+          '    command: [--transport=sse]',
+          '',
+        ].join('\n'),
+      }),
+    );
+
+  it('is a client of it, not a server, whether the URL has the MCP path or its variable says MCP', () => {
+    for (const env of ['MCPGATEWAY_ENDPOINT=http://mcp-gateway:8811/sse', 'MCP_GATEWAY_URL=http://mcp-gateway:8811']) {
+      const out = project(env);
+      expect(out.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:mcp-gateway']);
+      expect(out.notes).toContainEqual({
+        file: 'compose.yaml',
+        what: "service critic calls mcp-gateway's MCP endpoint: a client of it (the MCP SDK in its build serves clients too), not read as a server; name it with --server if it serves MCP as well",
+      });
+    }
+    // Another URL of it (its health, a web page) is no call to its MCP endpoint.
+    expect(project('GATEWAY_HEALTH=http://mcp-gateway:8811/health').deployments.map((d) => d.name)).toEqual([
+      'compose:compose.yaml:critic',
+      'compose:compose.yaml:mcp-gateway',
+    ]);
+  });
+});
+
 describe('an external network', () => {
   // korotovsky/slack-mcp-server's docker-compose.yml: the server's only network is app-tier, external: true.
   const egress = (networks: string) =>
