@@ -330,10 +330,12 @@ export function loadCompose(inputs: Inputs, files: string[], options: ComposeOpt
     for (const [n, v] of Object.entries(isObj(lf.top['secrets']) ? (lf.top['secrets'] as Obj) : {})) secrets[n] = v;
   }
 
-  // Profiles: COMPOSE_PROFILES from .env or --env, and --profile.
-  const enabled = new Set(options.profiles ?? []);
-  const fromEnv = env.get('COMPOSE_PROFILES');
-  if (fromEnv) for (const p of fromEnv.split(',')) if (p.trim()) enabled.add(p.trim());
+  // Profiles as the Compose CLI takes them: --profile, else COMPOSE_PROFILES (from .env or --env)
+  // split at commas. Unset splits to one empty name, so `profiles: [""]` is the default profile:
+  // on when none is named, off under --profile x (getzep/graphiti's compose file).
+  const enabled = new Set(
+    options.profiles?.length ? options.profiles : (env.get('COMPOSE_PROFILES') ?? '').split(',').map((p) => p.trim()),
+  );
   const out = new Map<string, ComposeService>();
   const inactive: ComposeProject['inactive'] = [];
   for (const name of [...services.keys()].sort()) {

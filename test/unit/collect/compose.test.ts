@@ -211,6 +211,19 @@ describe('Compose rules', () => {
       { profiles: ['debug'] },
     );
     expect(withDebug.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:debug-mcp']);
+    // getzep/graphiti: profiles: [""] is on when no profile is named, off when one is.
+    const byDefault = (options: { profiles?: string[] }, dotenv?: string) =>
+      collectWith(
+        inline({
+          'compose.yaml':
+            'services:\n  graph-mcp:\n    image: acme/mcp:1.0.0\n    profiles: [""]\n  falkordb-mcp:\n    image: acme/mcp-falkor:1.0.0\n    profiles: [falkordb]\n',
+          ...(dotenv ? { '.env': dotenv } : {}),
+        }),
+        options,
+      ).deployments.map((d) => d.name);
+    expect(byDefault({})).toEqual(['compose:compose.yaml:graph-mcp']);
+    expect(byDefault({ profiles: ['falkordb'] })).toEqual(['compose:compose.yaml:falkordb-mcp']);
+    expect(byDefault({}, 'COMPOSE_PROFILES=falkordb\n')).toEqual(['compose:compose.yaml:falkordb-mcp']);
   });
 
   it('use_api_socket: true mounts the engine socket', () => {
