@@ -142,6 +142,11 @@ export function mcpEvidenceOfBuild(inputs: Inputs, contextDir: string, copied: r
   return null;
 }
 
+/** The package manifests a build copies from its context, among the files (what its dependencies are read from). */
+export function manifestsOfBuild(inputs: Inputs, contextDir: string, copied: readonly string[]): TextFile[] {
+  return copiedFiles(inputs, contextDir, copied, MANIFEST);
+}
+
 /**
  * The lockfiles a build copies from its context: what its installs can be held to. One a COPY
  * names that the files do not hold counts too: a build that completes has every file it copies.

@@ -166,7 +166,7 @@ describe('signet facts collect', () => {
   });
 });
 
-describe('a repository walked: a lone service is the MCP server only when the files build it or the caller names its file', () => {
+describe('a repository walked: a lone service is the MCP server when the caller names its file, or when the files build it and no manifest it copies says otherwise', () => {
   // Real files a walk meets that describe no MCP server (test/fixtures/collect-walk names their sources).
   const fixture = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/collect-walk/lone-services.json'), 'utf8')) as {
     files: Record<string, string>;
@@ -180,6 +180,11 @@ describe('a repository walked: a lone service is the MCP server only when the fi
   // The repository's own server: one service built from a Dockerfile among the files, no "mcp" in any name.
   write('weather/compose.yaml', 'services:\n  app:\n    build: .\n    ports: ["127.0.0.1:8080:8080"]\n');
   write('weather/Dockerfile', 'FROM node:24-trixie-slim\nUSER node\nCOPY server.js .\nCMD ["node", "server.js"]\n');
+  // getzep/graphiti's root compose file: its REST server, built from a manifest with no MCP SDK
+  // (its MCP server has compose files of its own).
+  write('rest/compose.yaml', 'services:\n  graph:\n    build: .\n    ports: ["8000:8000"]\n');
+  write('rest/Dockerfile', 'FROM node:24-trixie-slim\nCOPY package.json server.js ./\nRUN npm install\nCMD ["node", "server.js"]\n');
+  write('rest/package.json', '{"name": "graph-rest", "dependencies": {"express": "5.1.0"}}\n');
   // A cookiecutter project template (IBM/mcp-context-forge's mcp-servers/templates/go): no deployment until generated.
   write('templates/go/{{cookiecutter.project_slug}}/Dockerfile', 'FROM golang:1.25 AS build\nCOPY . .\nRUN go build -o /mcp-server .\n');
   // metatool-ai/metamcp's development container: its compose file runs the app for a developer.
@@ -212,6 +217,7 @@ describe('a repository walked: a lone service is the MCP server only when the fi
     expect(none('no service of this Compose project is recognisably an MCP server').sort()).toEqual([
       'compose.upgrade.yml',
       'docker-compose.phoenix-simple.yml',
+      'rest/compose.yaml',
     ]);
     // A directory of tests is not walked (its deployments are fixtures), and a note says so.
     expect(out.notes).toContainEqual({
@@ -247,6 +253,8 @@ describe('a repository walked: a lone service is the MCP server only when the fi
     expect(upgrade.deployments.map((d) => d.name)).toEqual(['compose:compose.upgrade.yml:pg-upgrade']);
     expect(upgrade.deployments[0]!.sources['container.used']![0]!.why).toMatch(/the only long-running service .*, in a file named\)$/);
     expect(run('k8s/docs.yaml').deployments.map((d) => d.name)).toEqual(['kubernetes:k8s/docs.yaml:Deployment/docs']);
+    // A build whose manifests name no MCP SDK counts only when its file is named.
+    expect(run('rest/compose.yaml').deployments.map((d) => d.name)).toEqual(['compose:rest/compose.yaml:graph']);
     // --server names it in a walk too.
     expect(run('.', '--server', 'phoenix').deployments.map((d) => d.name)).toContain('compose:docker-compose.phoenix-simple.yml:phoenix');
   });

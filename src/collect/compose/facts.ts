@@ -8,7 +8,7 @@ import type { DockerfileInfo } from '../dockerfile.js';
 import { scriptCommand } from '../entrypoint-script.js';
 import { worstHostPaths } from '../host-paths.js';
 import { dirOf } from '../inputs.js';
-import { mcpEvidenceOfBuild } from '../packages.js';
+import { manifestsOfBuild, mcpEvidenceOfBuild } from '../packages.js';
 import { type EnvValue, isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { builtRole, imageRole, type Role, runsAuthenticator, runsMcpClient } from '../roles.js';
 import { passwordInUrl, SECRET_NAME, saysNoSecret, worstSecrets } from '../secrets.js';
@@ -162,7 +162,11 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
         project.entry,
         `service ${client} calls ${callee}'s MCP endpoint: a client of it (the MCP SDK in its build serves clients too), not read as a server; name it with --server if it serves MCP as well`,
       );
-  if (!servers.length && !wanted.length && candidates.length === 1 && (ctx.pointedAt(project.files) || candidates[0]!.dockerfile)) {
+  // Built from the files, the only service counts unless its build shows what it is: manifests
+  // with no MCP SDK (getzep/graphiti's REST server beside its MCP server's own compose files).
+  const only = candidates.length === 1 ? candidates[0]! : null;
+  const builtAsOther = only?.df && only.contextDir !== null && manifestsOfBuild(ctx.inputs, only.contextDir, only.df.copied).length > 0;
+  if (!servers.length && !wanted.length && only && (ctx.pointedAt(project.files) || (only.dockerfile && !builtAsOther))) {
     servers = candidates;
     evidence.set(
       candidates[0]!.s.name,
