@@ -10,7 +10,7 @@ import { scriptCommand } from '../entrypoint-script.js';
 import { dirOf } from '../inputs.js';
 import { NginxConfig } from '../nginx.js';
 import { nginxFacts } from '../nginx-facts.js';
-import { contextOfDockerfile, mcpEvidenceOfBuild } from '../packages.js';
+import { contextOfDockerfile, manifestsOfBuild, mcpEvidenceOfBuild } from '../packages.js';
 import { type EnvValue, isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { builtRole, imageRole, namesMcpRoute, type Role, repository, runsAuthenticator } from '../roles.js';
 import { passwordInUrl, SECRET_NAME, saysNoSecret, worstSecrets } from '../secrets.js';
@@ -189,11 +189,16 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
   let servers = candidates.filter((w) => (wanted.length ? wanted.includes(w.o.name) : evidence.has(w)));
   // The only workload left, in files the caller named or with an image built from the files (ctx.pointedAt).
   const only = candidates.length === 1 ? candidates[0]! : null;
+  // Unless its build shows what it is: package manifests with no MCP SDK.
+  const builtAsOther =
+    !!only?.dockerfile &&
+    manifestsOfBuild(ctx.inputs, contextOfDockerfile(ctx.inputs, only.dockerfile.path, only.dockerfile.copied), only.dockerfile.copied)
+      .length > 0;
   if (
     !servers.length &&
     !wanted.length &&
     only &&
-    (ctx.pointedAt([...new Set(set.objects.map((o) => o.file))], set.root) || only.dockerfile)
+    (ctx.pointedAt([...new Set(set.objects.map((o) => o.file))], set.root) || (only.dockerfile && !builtAsOther))
   ) {
     servers = candidates;
     evidence.set(

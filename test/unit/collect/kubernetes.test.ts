@@ -456,6 +456,27 @@ describe('a workload an Ingress routes to', () => {
   });
 });
 
+describe('the only workload, its image built from the files', () => {
+  const files = (dependencies: string) =>
+    inline({
+      'graph/Dockerfile': 'FROM node:24-trixie-slim\nCOPY package.json server.js ./\nRUN npm install\nCMD ["node", "server.js"]\n',
+      'graph/package.json': JSON.stringify({ name: 'graph', dependencies: JSON.parse(dependencies) }),
+      'k8s/graph.yaml':
+        'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: graph}\nspec:\n  template:\n    spec:\n      containers: [{name: graph, image: "acme/graph:1.0.0"}]\n',
+    });
+
+  it('is the MCP server unless its manifest shows it is something else', () => {
+    expect(collectWith(files('{"@modelcontextprotocol/sdk": "1.20.0"}'), { named: [] }).deployments).toHaveLength(1);
+    const rest = collectWith(files('{"express": "5.1.0"}'), { named: [] });
+    expect(rest.deployments).toEqual([]);
+    expect(rest.notes).toContainEqual({
+      file: 'k8s/graph.yaml',
+      what: 'no workload is recognisably an MCP server (candidates: graph); name it with --server',
+    });
+    expect(collectWith(files('{"express": "5.1.0"}'), { servers: ['graph'] }).deployments).toHaveLength(1);
+  });
+});
+
 describe("a pod that keeps its image's entrypoint script", () => {
   // A Dockerfile in weather/ builds acme/weather; its ENTRYPOINT is the script it copies in.
   const files = (container: string) =>
