@@ -792,7 +792,8 @@ function secrets(ctx: Context, sheet: FactSheet, srv: Svc, project: ComposeProje
   const env = isObj(spec['environment']) ? (spec['environment'] as Obj) : {};
   const found: { kind: string; at: At; why: string }[] = [];
   for (const [k, v] of Object.entries(env)) {
-    if (/_FILE$/.test(k) && typeof v === 'string' && v.startsWith('/')) {
+    // `DB_PASSWORD_FILE=/run/secrets/db`: a secret read from a mounted file (`LOG_FILE` is no secret).
+    if (/_FILE$/.test(k) && SECRET_NAME.test(k.replace(/_FILE$/, '')) && typeof v === 'string' && v.startsWith('/')) {
       found.push({ kind: 'mounted_files', at: srv.s.at('environment', k), why: `${k} points at a mounted file` });
       continue;
     }

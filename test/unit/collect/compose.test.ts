@@ -469,6 +469,15 @@ describe("where a service's secrets come from, env_file and list-form environmen
     expect(s.undecided).toContain('container.secrets_source');
   });
 
+  it('a secret read from a file is a mounted file; a log file is no secret', () => {
+    // atrawog/mcp-oauth-gateway: LOG_FILE=/logs/server.log.
+    expect(secrets({ 'compose.yaml': service('    environment:\n      - LOG_FILE=/logs/server.log\n') }).value).toBe('none');
+    expect(secrets({ 'compose.yaml': service('    environment:\n      - DB_PASSWORD_FILE=/run/secrets/db\n') })).toMatchObject({
+      value: 'mounted_files',
+      why: 'DB_PASSWORD_FILE points at a mounted file',
+    });
+  });
+
   it('a value that says no key is needed is no secret; a real one beside it still is', () => {
     // envoyproxy/ai-gateway's cmd/aigw/docker-compose.yaml: OPENAI_API_KEY=unused for a local model server.
     expect(secrets({ 'compose.yaml': service('    environment:\n      - OPENAI_API_KEY=unused\n') }).value).toBe('none');
