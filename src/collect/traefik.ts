@@ -11,15 +11,29 @@ export type Labels = Map<string, { value: string; at: At }>;
 export const traefikEnabled = (labels: Labels) =>
   labels.get('traefik.enable')?.value === 'true' || [...labels.keys()].some((k) => k.startsWith('traefik.http.routers.'));
 
-export function traefikFacts(sheet: FactSheet, labels: Labels, pc: ProxyContext): void {
+/**
+ * `shared`: the labels of every container of the project. Traefik's docker provider keeps one set
+ * of middlewares for all of them: a router may use one another container defines (the Traefik
+ * container's `redirect-to-https`, atrawog/mcp-oauth-gateway).
+ */
+export function traefikFacts(sheet: FactSheet, labels: Labels, pc: ProxyContext, shared: Labels[] = []): void {
   const routers = new Map<string, Map<string, { value: string; at: At }>>();
   const middlewares = new Map<string, Map<string, { value: string; at: At }>>();
   for (const [k, v] of labels) {
     const r = /^traefik\.http\.routers\.([^.]+)\.(.+)$/.exec(k);
     if (r) (routers.get(r[1]!) ?? routers.set(r[1]!, new Map()).get(r[1]!)!).set(r[2]!, v);
-    const m = /^traefik\.http\.middlewares\.([^.]+)\.(.+)$/.exec(k);
-    if (m) (middlewares.get(m[1]!) ?? middlewares.set(m[1]!, new Map()).get(m[1]!)!).set(m[2]!.toLowerCase(), v);
   }
+  for (const set of [labels, ...shared])
+    for (const [k, v] of set) {
+      const m = /^traefik\.http\.middlewares\.([^.]+)\.(.+)$/.exec(k);
+      if (m && !(set !== labels && middlewares.get(m[1]!)?.has(m[2]!.toLowerCase())))
+        (middlewares.get(m[1]!) ?? middlewares.set(m[1]!, new Map()).get(m[1]!)!).set(m[2]!.toLowerCase(), v);
+    }
+  const uses = (r: Map<string, { value: string; at: At }>) =>
+    (r.get('middlewares')?.value ?? '')
+      .split(',')
+      .map((s) => s.trim().replace(/@docker$/, ''))
+      .filter(Boolean);
   if (!routers.size) return;
   const first = [...routers.values()][0]!;
   const anyAt = (first.get('rule') ?? [...first.values()][0]!).at;
@@ -30,20 +44,30 @@ export function traefikFacts(sheet: FactSheet, labels: Labels, pc: ProxyContext)
     `Traefik routes ${[...routers.keys()].join(', ')} to the service (docker labels)`,
   );
   if (pc.facesClients) {
-    const tls = [...routers.values()].every((r) => r.get('tls')?.value === 'true' || r.has('tls.certresolver') || r.has('tls.options'));
-    sheet.set(
-      'tls.enabled',
-      tls,
-      anyAt,
-      tls ? 'every router of the service has tls' : 'a router of the service has no tls: plain HTTP reaches it',
-    );
+    const hasTls = (r: Map<string, { value: string; at: At }>) =>
+      r.get('tls')?.value === 'true' || r.has('tls.certresolver') || r.has('tls.options');
+    // A plain router whose middleware redirects to https serves nothing over plain HTTP.
+    const redirects = (r: Map<string, { value: string; at: At }>) =>
+      uses(r).some((name) => middlewares.get(name)?.get('redirectscheme.scheme')?.value === 'https');
+    const plain = [...routers.entries()].filter(([, r]) => !hasTls(r) && !redirects(r));
+    // One defined by another provider (`redirect@file`) may redirect too: its definition is not in the labels.
+    const elsewhere = plain.filter(([, r]) => uses(r).some((name) => name.includes('@') || !middlewares.has(name)));
+    if (plain.length && elsewhere.length === plain.length)
+      sheet.undecided(
+        'tls.enabled',
+        `router ${elsewhere[0]![0]} has no tls and uses middleware defined outside the labels (${uses(elsewhere[0]![1]).join(', ')}): whether it only redirects to https is not shown`,
+      );
+    else
+      sheet.set(
+        'tls.enabled',
+        !plain.length,
+        plain[0]?.[1].get('rule')?.at ?? anyAt,
+        plain.length
+          ? `router ${plain[0]![0]} has no tls: plain HTTP reaches the service`
+          : 'every router of the service has tls, or only redirects to https',
+      );
   }
-  const used = [...routers.values()].flatMap((r) =>
-    (r.get('middlewares')?.value ?? '')
-      .split(',')
-      .map((s) => s.trim().replace(/@docker$/, ''))
-      .filter(Boolean),
-  );
+  const used = [...routers.values()].flatMap(uses);
   for (const name of used) {
     const mw = middlewares.get(name);
     if (!mw) continue;

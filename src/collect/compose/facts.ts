@@ -273,7 +273,12 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
         elsewhere: svcs.filter((v) => v !== srv).map((v) => v.s.name),
       });
       if (proxy.role?.kind === 'proxy' && proxy.role.product === 'traefik')
-        traefikFacts(sheet, labels, { targets: [srv.s.name], platform: 'compose', facesClients: publishedPorts(proxy).kind !== 'none' });
+        traefikFacts(
+          sheet,
+          labels,
+          { targets: [srv.s.name], platform: 'compose', facesClients: publishedPorts(proxy).kind !== 'none' },
+          svcs.map(labelsOf),
+        );
       if (sheet.get('exposure.behind_reverse_proxy') === true && published.kind !== 'none')
         sheet.set(
           'exposure.behind_reverse_proxy',

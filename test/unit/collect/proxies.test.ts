@@ -179,6 +179,44 @@ describe('Traefik in front (docker labels)', () => {
     expect(d.sources['rate_limit.per_minute']![0]).toMatchObject({ file: 'compose.yaml', line: 15 });
   });
 
+  it('a plain router that only redirects to https serves nothing over HTTP; one that serves does', () => {
+    // atrawog/mcp-oauth-gateway: each service's web router uses redirect-to-https, which the Traefik container defines.
+    const withRouter = (middleware: string, traefikLabels = true) =>
+      deploymentOf(
+        collectWith(
+          inline({
+            'compose.yaml': [
+              'services:',
+              '  traefik:',
+              '    image: traefik:v3.1',
+              '    ports: ["80:80", "443:443"]',
+              ...(traefikLabels ? ['    labels:', '      - traefik.http.middlewares.redirect-to-https.redirectscheme.scheme=https'] : []),
+              '  mcp:',
+              '    image: ghcr.io/acme/mcp:2.1.0',
+              '    labels:',
+              '      - traefik.http.routers.mcp.rule=Host(`mcp.example.org`)',
+              '      - traefik.http.routers.mcp.tls.certresolver=le',
+              '      - traefik.http.routers.mcp-redirect.rule=Host(`mcp.example.org`)',
+              '      - traefik.http.routers.mcp-redirect.entrypoints=web',
+              ...(middleware ? [`      - traefik.http.routers.mcp-redirect.middlewares=${middleware}`] : []),
+              '',
+            ].join('\n'),
+          }),
+        ),
+        ':mcp',
+      );
+    expect(fact(withRouter('redirect-to-https'), 'tls.enabled')).toBe(true);
+    const plain = withRouter('');
+    expect(fact(plain, 'tls.enabled')).toBe(false);
+    expect(plain.sources['tls.enabled']![0]).toMatchObject({
+      line: 12,
+      why: 'router mcp-redirect has no tls: plain HTTP reaches the service',
+    });
+    // Defined by the file provider, or nowhere among the files: whether it redirects is not shown.
+    expect(withRouter('redirect-to-https@file').reasons['tls.enabled']).toMatch(/defined outside the labels/);
+    expect(withRouter('redirect-to-https', false).reasons['tls.enabled']).toMatch(/defined outside the labels/);
+  });
+
   it('a port the server publishes itself bypasses Traefik and its TLS', () => {
     const d = deploymentOf(collectWith(stack('    ports: ["8000:8000"]')), ':mcp');
     expect(fact(d, 'exposure.behind_reverse_proxy')).toBe(false);
