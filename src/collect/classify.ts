@@ -64,7 +64,11 @@ export function classify(path: string, text: string): FileKind {
       if (/^(entryPoints|http|tcp|providers)\s*:/m.test(text)) return 'traefik';
       return 'kubernetes';
     }
-    if (/^entryPoints\s*:/m.test(text) || traefikProviders(text) || (/^http\s*:/m.test(text) && /^\s+routers\s*:/m.test(text)))
+    if (
+      /^entryPoints\s*:/m.test(text) ||
+      traefikProviders(text) ||
+      (/^http\s*:/m.test(text) && /^\s+(routers|middlewares)\s*:/m.test(text))
+    )
       return 'traefik';
     return 'other';
   }

@@ -1,9 +1,42 @@
 // Traefik in front of a Compose service, configured by the service's Docker labels (the docker
 // provider): the routers that send to the service, their TLS, and the middlewares they use
 // (ratelimit, headers, basicauth). https://doc.traefik.io/traefik/providers/docker/
+
+import { isObject } from '../shared/json.js';
 import { basicAuthMethod } from './docker-defaults.js';
+import type { TextFile } from './inputs.js';
 import type { ProxyContext } from './nginx-facts.js';
 import type { At, FactSheet } from './sheet.js';
+import { readYaml } from './yaml-lines.js';
+
+/**
+ * The middlewares Traefik's file provider reads from its dynamic configuration (YAML), as the
+ * labels the docker provider would carry, named `NAME@file` as routers refer to them
+ * (atrawog/mcp-oauth-gateway's `mcp-cors@file` with `accessControlAllowOriginList: ["*"]`).
+ */
+export function fileMiddlewares(files: TextFile[]): Labels {
+  const out: Labels = new Map();
+  for (const f of files.filter((x) => /\.ya?ml$/i.test(x.path))) {
+    for (const doc of readYaml(f.text)) {
+      const all = isObject(doc.value) && isObject(doc.value['http']) ? doc.value['http']['middlewares'] : undefined;
+      if (!isObject(all)) continue;
+      for (const [name, mw] of Object.entries(all)) {
+        if (!isObject(mw)) continue;
+        for (const [type, options] of Object.entries(mw)) {
+          if (!isObject(options)) continue;
+          for (const [key, value] of Object.entries(options)) {
+            if (value !== null && typeof value === 'object' && !Array.isArray(value)) continue;
+            out.set(`traefik.http.middlewares.${name}@file.${type}.${key}`, {
+              value: Array.isArray(value) ? value.map(String).join(',') : String(value),
+              at: { file: f.path, line: doc.line(['http', 'middlewares', name, type, key]) },
+            });
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
 
 /** Labels in either form (list of `k=v` or a map), with the line of each. */
 export type Labels = Map<string, { value: string; at: At }>;
@@ -12,9 +45,9 @@ export const traefikEnabled = (labels: Labels) =>
   labels.get('traefik.enable')?.value === 'true' || [...labels.keys()].some((k) => k.startsWith('traefik.http.routers.'));
 
 /**
- * `shared`: the labels of every container of the project. Traefik's docker provider keeps one set
- * of middlewares for all of them: a router may use one another container defines (the Traefik
- * container's `redirect-to-https`, atrawog/mcp-oauth-gateway).
+ * `shared`: the labels of every container of the project, and the file provider's middlewares
+ * (fileMiddlewares). Traefik keeps one set of middlewares for all routers: a router may use one
+ * another container defines (the Traefik container's `redirect-to-https`, atrawog/mcp-oauth-gateway).
  */
 export function traefikFacts(sheet: FactSheet, labels: Labels, pc: ProxyContext, shared: Labels[] = []): void {
   const routers = new Map<string, Map<string, { value: string; at: At }>>();
@@ -51,7 +84,7 @@ export function traefikFacts(sheet: FactSheet, labels: Labels, pc: ProxyContext,
       uses(r).some((name) => middlewares.get(name)?.get('redirectscheme.scheme')?.value === 'https');
     const plain = [...routers.entries()].filter(([, r]) => !hasTls(r) && !redirects(r));
     // One defined by another provider (`redirect@file`) may redirect too: its definition is not in the labels.
-    const elsewhere = plain.filter(([, r]) => uses(r).some((name) => name.includes('@') || !middlewares.has(name)));
+    const elsewhere = plain.filter(([, r]) => uses(r).some((name) => !middlewares.has(name)));
     if (plain.length && elsewhere.length === plain.length)
       sheet.undecided(
         'tls.enabled',

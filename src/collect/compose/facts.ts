@@ -14,7 +14,7 @@ import { builtRole, imageRole, type Role, runsAuthenticator, runsMcpClient } fro
 import { passwordInUrl, SECRET_NAME, saysNoSecret, worstSecrets } from '../secrets.js';
 import { legacySse, tlsVerification, transportNamed } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
-import { type Labels, traefikEnabled, traefikFacts } from '../traefik.js';
+import { fileMiddlewares, type Labels, traefikEnabled, traefikFacts } from '../traefik.js';
 import { parseDotenv, Unresolved } from './interpolate.js';
 import { asMap, type ComposeProject, type ComposeService, networksMap } from './load.js';
 
@@ -273,12 +273,10 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
         elsewhere: svcs.filter((v) => v !== srv).map((v) => v.s.name),
       });
       if (proxy.role?.kind === 'proxy' && proxy.role.product === 'traefik')
-        traefikFacts(
-          sheet,
-          labels,
-          { targets: [srv.s.name], platform: 'compose', facesClients: publishedPorts(proxy).kind !== 'none' },
-          svcs.map(labelsOf),
-        );
+        traefikFacts(sheet, labels, { targets: [srv.s.name], platform: 'compose', facesClients: publishedPorts(proxy).kind !== 'none' }, [
+          ...svcs.map(labelsOf),
+          fileMiddlewares(ctx.proxyFiles(proxy.contextDir, volumesOf(proxy), composeDir(project), ['traefik'])),
+        ]);
       if (sheet.get('exposure.behind_reverse_proxy') === true && published.kind !== 'none')
         sheet.set(
           'exposure.behind_reverse_proxy',

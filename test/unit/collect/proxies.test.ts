@@ -217,6 +217,50 @@ describe('Traefik in front (docker labels)', () => {
     expect(withRouter('redirect-to-https', false).reasons['tls.enabled']).toMatch(/defined outside the labels/);
   });
 
+  it("reads the middlewares of the file provider's dynamic configuration the Traefik container mounts", () => {
+    // atrawog/mcp-oauth-gateway's traefik/dynamic/middlewares.yml: redirect-to-https and a CORS wildcard.
+    const dynamic = [
+      'http:',
+      '  middlewares:',
+      '    mcp-cors:',
+      '      headers:',
+      '        accessControlAllowOriginList:',
+      '          - "*"',
+      '    redirect-to-https:',
+      '      redirectScheme:',
+      '        scheme: https',
+      '',
+    ].join('\n');
+    const d = deploymentOf(
+      collectWith(
+        inline({
+          'compose.yaml': [
+            'services:',
+            '  traefik:',
+            '    image: traefik:v3.1',
+            '    command: ["--providers.file.directory=/etc/traefik/dynamic"]',
+            '    ports: ["80:80", "443:443"]',
+            '    volumes: ["./traefik/dynamic:/etc/traefik/dynamic:ro"]',
+            '  mcp:',
+            '    image: ghcr.io/acme/mcp:2.1.0',
+            '    labels:',
+            '      - traefik.http.routers.mcp.rule=Host(`mcp.example.org`)',
+            '      - traefik.http.routers.mcp.tls.certresolver=le',
+            '      - traefik.http.routers.mcp.middlewares=mcp-cors@file',
+            '      - traefik.http.routers.mcp-redirect.rule=Host(`mcp.example.org`)',
+            '      - traefik.http.routers.mcp-redirect.middlewares=redirect-to-https@file',
+            '',
+          ].join('\n'),
+          'traefik/dynamic/middlewares.yml': dynamic,
+        }),
+      ),
+      ':mcp',
+    );
+    expect(fact(d, 'tls.enabled')).toBe(true);
+    expect(fact(d, 'http.cors_allow_any_origin')).toBe(true);
+    expect(d.sources['http.cors_allow_any_origin']![0]).toMatchObject({ file: 'traefik/dynamic/middlewares.yml', line: 5 });
+  });
+
   it('a port the server publishes itself bypasses Traefik and its TLS', () => {
     const d = deploymentOf(collectWith(stack('    ports: ["8000:8000"]')), ':mcp');
     expect(fact(d, 'exposure.behind_reverse_proxy')).toBe(false);
