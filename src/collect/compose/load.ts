@@ -173,6 +173,36 @@ export function networksMap(v: unknown): Obj {
 }
 
 /** The first service (`service NAME in FILE`) whose env_file requires the project's .env, or null. */
+/**
+ * A service of an included file, its relative paths made relative to the project directory:
+ * Compose resolves them from the included file's own directory (compose-spec include.md), where
+ * an override's resolve from the project's. Build contexts and bind mounts (an env_file is read
+ * from the file that names it where it is read).
+ */
+function rebased(spec: Obj, fileDir: string, projectDir: string): Obj {
+  const move = (p: string) => {
+    const to = posix.relative(projectDir || '.', posix.join(fileDir || '.', p));
+    return to === '' ? '.' : to.startsWith('.') ? to : `./${to}`;
+  };
+  // A bind mount's source starts with `.`; a build context is any path not absolute, home or remote.
+  const local = (p: unknown): p is string => typeof p === 'string' && p.startsWith('.');
+  const relative = (p: unknown): p is string => typeof p === 'string' && !/^[/~]|^[\w.+-]+:\/\/|^git@/.test(p);
+  const out: Obj = { ...spec };
+  const build = spec['build'];
+  if (relative(build)) out['build'] = move(build);
+  else if (isObj(build) && (build['context'] === undefined || relative(build['context'])))
+    out['build'] = { ...build, context: move(typeof build['context'] === 'string' ? build['context'] : '.') };
+  if (Array.isArray(spec['volumes']))
+    out['volumes'] = spec['volumes'].map((v) => {
+      if (typeof v === 'string') {
+        const [source, ...rest] = v.split(':');
+        return local(source) ? [move(source), ...rest].join(':') : v;
+      }
+      return isObj(v) && v['type'] !== 'volume' && local(v['source']) ? { ...v, source: move(v['source']) } : v;
+    });
+  return out;
+}
+
 function servicesNeedingDotenv(inputs: Inputs, files: string[], dotenvPath: string, parse: (path: string) => YamlDoc[]): string | null {
   for (const path of files) {
     if (!inputs.get(path)) continue;
@@ -259,7 +289,7 @@ export function loadCompose(inputs: Inputs, files: string[], options: ComposeOpt
       const vars = new Map<string, string[]>();
       const rawSpec = isObj(rawTop['services']) ? (rawTop['services'] as Obj)[name] : undefined;
       variablesIn(rawSpec, [], vars);
-      const s: RawService = { spec: { ...spec }, origins, vars };
+      const s: RawService = { spec: depth > 0 ? rebased(spec, dirOf(path), projectDir) : { ...spec }, origins, vars };
       // environment and labels in list form (KEY=VALUE) read as maps, each key with its item's line.
       for (const field of ['environment', 'labels']) {
         if (!Array.isArray(spec[field])) continue;

@@ -602,6 +602,45 @@ describe('the transport of a service no port or proxy shows', () => {
   });
 });
 
+describe("an included file's relative paths", () => {
+  // atrawog/mcp-oauth-gateway: the root compose file includes each service's own, whose build
+  // context (../), bind mounts and the Traefik container's ./dynamic are relative to that file.
+  const out = collectWith(
+    inline({
+      'docker-compose.yml': 'include:\n  - traefik/docker-compose.yml\n  - mcp-fetch/docker-compose.yml\n',
+      'traefik/docker-compose.yml':
+        'services:\n  traefik:\n    image: traefik:v3.1\n    ports: ["443:443"]\n    volumes: ["./dynamic:/etc/traefik/dynamic:ro"]\n',
+      'traefik/dynamic/middlewares.yml':
+        'http:\n  middlewares:\n    mcp-cors:\n      headers:\n        accessControlAllowOriginList: ["*"]\n',
+      'mcp-fetch/docker-compose.yml': [
+        'services:',
+        '  mcp-fetch:',
+        '    build:',
+        '      context: ../',
+        '      dockerfile: mcp-fetch/Dockerfile',
+        '    env_file: [fetch.env]',
+        '    labels:',
+        '      - traefik.http.routers.mcp-fetch.rule=Host(`fetch.example.org`)',
+        '      - traefik.http.routers.mcp-fetch.tls.certresolver=le',
+        '      - traefik.http.routers.mcp-fetch.middlewares=mcp-cors@file',
+        '',
+      ].join('\n'),
+      'mcp-fetch/Dockerfile': 'FROM python:3.13-slim\nRUN pip install mcp-server-fetch==2025.4.7\nUSER 1000\nCMD ["mcp-server-fetch"]\n',
+      'mcp-fetch/fetch.env': 'FETCH_TOKEN=abc123def456\n',
+    }),
+  );
+  const d = out.deployments.find((x) => x.name.endsWith(':mcp-fetch'))!;
+
+  it("resolve from that file's directory, as Compose resolves them", () => {
+    expect(fact(d, 'supply_chain.builds_server')).toBe(true);
+    expect(d.sources['supply_chain.builds_server']![0]!.why).toBe('the image is built here from mcp-fetch/Dockerfile');
+    expect(fact(d, 'container.runs_as_root')).toBe(false);
+    expect(d.sources['container.secrets_source']![0]).toMatchObject({ file: 'mcp-fetch/fetch.env', line: 1 });
+    expect(fact(d, 'http.cors_allow_any_origin')).toBe(true);
+    expect(d.sources['http.cors_allow_any_origin']![0]).toMatchObject({ file: 'traefik/dynamic/middlewares.yml' });
+  });
+});
+
 describe('an agent that calls the MCP server of its project', () => {
   // docker/compose-for-agents: agents built with an MCP SDK call docker/mcp-gateway.
   const project = (agentEnv: string) =>
