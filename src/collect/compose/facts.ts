@@ -733,6 +733,16 @@ function ingressRestricted(sheet: FactSheet, srv: Svc, proxy: Svc, svcs: Svc[], 
       `${others.map((o) => o.s.name).join(', ')} share a network with the server`,
     );
   else {
+    // An external network is shared with whatever else was attached to it outside these files.
+    const def = (n: string) => (isObj(project.networks[n]) ? (project.networks[n] as Obj) : {});
+    const external = srv.networks.find((n) => def(n)['external'] === true || isObj(def(n)['external']));
+    if (external) {
+      sheet.undecided(
+        'exposure.ingress_restricted_to_proxy',
+        `network ${external} is external: containers outside these files may share it with the server`,
+      );
+      return;
+    }
     const net = srv.networks.find((n) => proxy.networks.includes(n))!;
     sheet.set(
       'exposure.ingress_restricted_to_proxy',

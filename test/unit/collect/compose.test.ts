@@ -697,6 +697,36 @@ describe('an external network', () => {
     expect(fact(egress('  app-tier:\n    internal: true\n'), 'egress.network_restricted')).toBe(true);
     expect(fact(egress('  app-tier: {}\n'), 'egress.network_restricted')).toBe(false);
   });
+
+  it('behind a proxy on it, containers outside the files may reach the server too', () => {
+    // atrawog/mcp-oauth-gateway: Traefik and the servers on the external network public.
+    const behind = (external: string) =>
+      collectWith(
+        inline({
+          'compose.yaml': [
+            'services:',
+            '  proxy:',
+            '    image: nginx:1.30-trixie',
+            '    ports: ["443:443"]',
+            '    networks: [public]',
+            '    volumes: ["./nginx.conf:/etc/nginx/conf.d/default.conf:ro"]',
+            '  mcp-server:',
+            '    image: ghcr.io/acme/mcp:1.0.0',
+            '    networks: [public]',
+            'networks:',
+            `  public:${external}`,
+            '',
+          ].join('\n'),
+          'nginx.conf': 'server {\n  listen 443 ssl;\n  location /mcp {\n    proxy_pass http://mcp-server:8000;\n  }\n}\n',
+        }),
+      ).deployments[0]!;
+    expect(fact(behind(' {}'), 'exposure.ingress_restricted_to_proxy')).toBe(true);
+    const external = behind('\n    external: true');
+    expect(fact(external, 'exposure.ingress_restricted_to_proxy')).toBeUndefined();
+    expect(external.reasons['exposure.ingress_restricted_to_proxy']).toBe(
+      'network public is external: containers outside these files may share it with the server',
+    );
+  });
 });
 
 describe("a transport variable that is not the server's", () => {
