@@ -536,6 +536,11 @@ function fetchedInstallers(shell: string, at: At): InstallStep[] {
 
 /** One install command: which tool, locked or not, install scripts on or off. */
 export function installStep(w: string[], at: At): InstallStep | null {
+  // `python -m uv pip install .` is uv's install, `python -m poetry install` poetry's (pip's is read below).
+  if (/^python[\d.]*$/.test(w[0] ?? '') && w[1] === '-m' && ['uv', 'poetry', 'pipx'].includes(w[2] ?? '')) {
+    const step = installStep(w.slice(2), at);
+    return step && { ...step, text: w.join(' ') };
+  }
   const [cmd, sub, ...rest] = w;
   const text = w.join(' ');
   const has = (...flags: string[]) => w.some((x) => flags.some((f) => x === f || x.startsWith(`${f}=`)));

@@ -258,6 +258,13 @@ describe('a package manager installed to install the rest', () => {
     ).deployments[0]!;
     expect(fact(d, 'supply_chain.deployed_release')).toBe('floating');
     expect(d.sources['supply_chain.deployed_release']![0]).toMatchObject({ line: 3 });
+    // IBM/mcp-context-forge's cedar plugin: uv installed with pip, then run as python -m uv.
+    const viaPython = collectWith(
+      inline({ Dockerfile: 'FROM python:3.12-slim\nRUN pip install uv && python -m uv pip install mcp-server-fetch\n' }),
+    ).deployments[0]!;
+    expect(viaPython.sources['supply_chain.deployed_release']![0]!.why).toBe(
+      'python -m uv pip install mcp-server-fetch resolves versions at build time',
+    );
     // neo4j-contrib/mcp-neo4j: a build backend first, then the server's dependencies.
     const backend = collectWith(inline({ Dockerfile: 'FROM python:3.13-slim\nRUN pip install hatchling\nRUN pip install fastmcp neo4j\n' }))
       .deployments[0]!;
