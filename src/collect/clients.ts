@@ -6,14 +6,16 @@
 // The ES module build: the UMD one (package main) loads its parts with a dynamic require the bundler cannot follow.
 
 import { isIP } from 'node:net';
+import { posix } from 'node:path';
 import { findNodeAtLocation, type Node, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser/lib/esm/main.js';
 import { parse as parseToml } from 'smol-toml';
 import { addressClass, isUnspecified } from '../shared/ip-address.js';
 import type { Context } from './context.js';
 import { DAEMON_NNP, HOST_NETWORK, imageMayHoldSecrets } from './docker-defaults.js';
 import { worstHostPaths } from './host-paths.js';
-import type { TextFile } from './inputs.js';
+import { normalise, type TextFile } from './inputs.js';
 import { analyseLaunch, type Launch } from './launch.js';
+import { contextOfDockerfile } from './packages.js';
 import { isPlaceholder, passwordInUrl, SECRET_NAME } from './secrets.js';
 import { type At, FactSheet } from './sheet.js';
 import { commandsOf } from './shell.js';
@@ -396,6 +398,7 @@ export function clientDeployments(ctx: Context, file: TextFile): FactSheet[] {
   const chosen = (wanted.length ? reads.filter((r) => wanted.includes(r.e.name)) : reads.filter((r) => !off(r))).filter(
     (r) => !unusable(r),
   );
+  const image = gatewayImageOf(ctx, file.path);
   // One deployment per server entry: the client facts describe that entry (doctrine 1.3,
   // client.launches_stdio_servers and the facts after it), client.reviewed the whole file.
   return chosen.map((r) => {
@@ -405,8 +408,40 @@ export function clientDeployments(ctx: Context, file: TextFile): FactSheet[] {
     if (r.stdio && r.launch?.bridgeUrl) bridgeFacts(sheet, r);
     else if (r.stdio) stdioFacts(sheet, r);
     else remoteFacts(sheet, r, String(r.e.spec['url'] ?? ''), r.e.at(String(r.e.spec[URL_KEY] ?? 'url')));
+    if (image && r.stdio && !r.launch?.docker) {
+      const why = `${image} copies ${file.path} into its image: the gateway that reads it there launches ${String(r.e.spec['command'])} in that container, and how the image is run is not in this file`;
+      sheet.reopen('container.used', why);
+      sheet.reopen('client.stdio_servers_sandboxed', why);
+    }
     return sheet;
   });
+}
+
+/** A client's own configuration file, by name: what a desktop client, an editor or an agent reads on the user's machine. */
+const CLIENT_OWN_FILE = /(^|\/)((claude[\w-]*|gemini-extension|manifest|plugin|settings|\.claude|mcp|\.mcp)\.json|[^/]+\.(toml|ya?ml))$/;
+
+/**
+ * The Dockerfile among the files that copies a gateway's configuration into its image
+ * (samanhappy/mcphub's mcp_settings.json, with `COPY . .`): the gateway in that container
+ * launches the servers it lists there, not on a user's host. A client's own file is not read so.
+ */
+function gatewayImageOf(ctx: Context, path: string): string | null {
+  // An example or a sample is written for a user's own client, whatever an image copies with it.
+  if (PROJECT_CONFIG.test(path) || CLIENT_OWN_FILE.test(path) || /(^|[/_.-])(examples?|samples?)([/_.-]|$)/i.test(path)) return null;
+  for (const f of ctx.inputs.all()) {
+    if (ctx.kinds.get(f.path) !== 'dockerfile') continue;
+    const df = ctx.dockerfile(f.path);
+    if (!df) continue;
+    const dir = contextOfDockerfile(ctx.inputs, f.path, df.copied);
+    const rel = posix.relative(dir || '.', path);
+    if (rel.startsWith('..')) continue;
+    const copies = df.copied.some((src) => {
+      const n = normalise(src);
+      return n === '' || n === rel || rel.startsWith(`${n}/`);
+    });
+    if (copies) return f.path;
+  }
+  return null;
 }
 
 const MCP_REMOTE_FIXED = [0, 1, 16];

@@ -646,6 +646,27 @@ describe("mcp-agent's and fast-agent's YAML: servers by name under mcp.servers",
   });
 });
 
+describe("a gateway's configuration its image copies in", () => {
+  // samanhappy/mcphub: mcp_settings.json lists the servers MCPHub launches; its Dockerfile copies the repository in.
+  const settings = JSON.stringify({ mcpServers: { playwright: { command: 'npx', args: ['@playwright/mcp@latest'] } } });
+  const dockerfile = 'FROM node:22-slim\nWORKDIR /app\nCOPY . .\nCMD ["node", "dist/index.js"]\n';
+  const used = (files: Record<string, string>, name: string) => {
+    const d = collectWith(inline(files)).deployments.find((x) => x.name === `client:${name}:playwright`)!;
+    return { value: fact(d, 'container.used'), why: d.reasons['container.used'] };
+  };
+
+  it('launches its servers in that container: not on a host, and how the image runs is not in the file', () => {
+    expect(used({ 'mcp_settings.json': settings, Dockerfile: dockerfile }, 'mcp_settings.json')).toEqual({
+      value: undefined,
+      why: 'Dockerfile copies mcp_settings.json into its image: the gateway that reads it there launches npx in that container, and how the image is run is not in this file',
+    });
+    expect(used({ 'mcp_settings.json': settings }, 'mcp_settings.json').value).toBe(false);
+    // A client's own file, or an example for one, copied with the rest of a repository is still read on the user's machine.
+    expect(used({ '.mcp.json': settings, Dockerfile: dockerfile }, '.mcp.json').value).toBe(false);
+    expect(used({ 'examples/mcp_config.json': settings, Dockerfile: dockerfile }, 'examples/mcp_config.json').value).toBe(false);
+  });
+});
+
 describe("fast-agent's target: one line that is a command or a URL", () => {
   // evalstate/fast-agent's examples/researcher/fast-agent.yaml.
   const config = [
