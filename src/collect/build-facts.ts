@@ -98,7 +98,11 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
     const cargoChecked = installs.some((i) => i.tool === 'cargo' && i.locked);
     const held = (i: InstallStep) => i.locked || (i.tool === 'cargo' && cargoChecked && i.followsLockfile === true);
     const unlocked = [...installs.filter((i) => !held(i)), ...(goWithoutSum ? [goWithoutSum] : [])];
-    const first = unlocked[0] ?? installs[0]!;
+    // Cited at the server's own install where one decides, before a package manager's bootstrap
+    // (`pip install --require-hashes -r uv-requirements.txt` before `uv sync --frozen`).
+    const bootstrap = (i: InstallStep) => i.tool === 'script' || (!!i.packages?.length && i.packages.every((p) => PACKAGE_MANAGERS.has(p)));
+    const own = (list: InstallStep[]) => list.find((i) => !bootstrap(i)) ?? list[0];
+    const first = own(unlocked) ?? own(installs)!;
     sheet.set(
       'supply_chain.lockfile_enforced',
       unlocked.length === 0,
@@ -121,7 +125,6 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
     else {
       // The release is as loose as its loosest install: one unpinned package floats the image.
       // Named by the server's own packages where one floats, before a package manager's bootstrap.
-      const bootstrap = (i: InstallStep) => i.tool === 'script' || (i.packages?.length && i.packages.every((p) => PACKAGE_MANAGERS.has(p)));
       const loose = floating.find((i) => !i.exact && !bootstrap(i)) ?? floating.find((i) => !i.exact);
       const worst = loose ?? floating[0]!;
       sheet.set(
@@ -134,7 +137,7 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
       );
     }
     const npmish = steps.filter((i) => i.scriptsDisabled !== true);
-    const open = npmish.find((i) => i.scriptsDisabled === false && !df.ignoreScriptsEnv);
+    const open = own(npmish.filter((i) => i.scriptsDisabled === false && !df.ignoreScriptsEnv));
     const unknown = npmish.find((i) => i.scriptsDisabled === null);
     if (df.scriptsRun)
       sheet.set(

@@ -258,6 +258,9 @@ describe('a package manager installed to install the rest', () => {
     ).deployments[0]!;
     expect(fact(d, 'supply_chain.deployed_release')).toBe('floating');
     expect(d.sources['supply_chain.deployed_release']![0]).toMatchObject({ line: 3 });
+    // Install scripts too: cited at the server's own install, not at the bootstrap's.
+    expect(d.sources['supply_chain.install_scripts_disabled']![0]).toMatchObject({ line: 3 });
+    expect(d.sources['supply_chain.lockfile_enforced']![0]).toMatchObject({ line: 3 });
     // IBM/mcp-context-forge's cedar plugin: uv installed with pip, then run as python -m uv.
     const viaPython = collectWith(
       inline({ Dockerfile: 'FROM python:3.12-slim\nRUN pip install uv && python -m uv pip install mcp-server-fetch\n' }),
