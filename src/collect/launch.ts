@@ -38,6 +38,16 @@ function pyPin(spec: string): { name: string; version: string | null } {
   return m ? { name: m[1]!, version: m[3]! } : { name: spec.split(/[<>=~!;\s]/)[0]!, version: /[<>~!]=?|\*/.test(spec) ? 'range' : null };
 }
 
+/** How a Python package spec uv or pipx installs at launch is fixed; `what` names the launch in the reason. */
+function pyRelease(spec: string, what: string): { release: Release; releaseWhy: string } {
+  const { version } = pyPin(spec);
+  // `pkg@latest` is uv's newest release, `pkg==1.*` a prefix match: neither is one version.
+  const exact = version !== null && version !== 'range' && /^(\d+!)?\d/.test(version) && !version.includes('*');
+  return exact
+    ? { release: 'exact_version', releaseWhy: `${what}: an exact version, dependencies resolved at launch` }
+    : { release: 'floating', releaseWhy: `${what}: no exact version, whatever is newest at launch` };
+}
+
 export function analyseLaunch(command: string, args: string[]): Launch {
   // Windows: `cmd /c npx ...` launches what follows.
   if (/^cmd(\.exe)?$/i.test(command) && /^\/c$/i.test(args[0] ?? '') && args[1]) return analyseLaunch(args[1], args.slice(2));
@@ -84,18 +94,7 @@ export function analyseLaunch(command: string, args: string[]): Launch {
         release: /@[0-9a-f]{40}$/.test(spec) ? 'exact_version' : 'floating',
         releaseWhy: `${runner} from ${spec}`,
       };
-    const { name, version } = pyPin(spec);
-    // `pkg@latest` is uv's newest release, `pkg==1.*` a prefix match: neither is one version.
-    const exact = version !== null && version !== 'range' && /^(\d+!)?\d/.test(version) && !version.includes('*');
-    return {
-      ...none,
-      target: spec,
-      release: exact ? 'exact_version' : 'floating',
-      releaseWhy: exact
-        ? `${runner} ${spec}: an exact version, dependencies resolved at launch`
-        : `${runner} ${spec}: no exact version, whatever is newest at launch`,
-      bridgeUrl: BRIDGES.test(name) ? url : null,
-    };
+    return { ...none, target: spec, ...pyRelease(spec, `${runner} ${spec}`), bridgeUrl: BRIDGES.test(pyPin(spec).name) ? url : null };
   }
   // `uv run --with pkg pkg`: the program is the package uv installs for the run, as uvx would.
   // Anything else uv runs (a script, a project's entry point) is a local program.
@@ -111,17 +110,7 @@ export function analyseLaunch(command: string, args: string[]): Launch {
     }
     const norm = (n: string) => n.toLowerCase().replace(/[-_.]+/g, '-');
     const spec = withs.find((w) => program !== undefined && norm(pyPin(w).name.replace(/\[.*$/, '')) === norm(program));
-    if (!spec) return none;
-    const { version } = pyPin(spec);
-    const exact = version !== null && version !== 'range' && /^(\d+!)?\d/.test(version) && !version.includes('*');
-    return {
-      ...none,
-      target: spec,
-      release: exact ? 'exact_version' : 'floating',
-      releaseWhy: exact
-        ? `uv run --with ${spec}: an exact version, dependencies resolved at launch`
-        : `uv run --with ${spec}: no exact version, whatever is newest at launch`,
-    };
+    return spec ? { ...none, target: spec, ...pyRelease(spec, `uv run --with ${spec}`) } : none;
   }
   if (runner === 'docker' || runner === 'podman') {
     const d = dockerRun(args);

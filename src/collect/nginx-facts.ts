@@ -142,14 +142,11 @@ const WEAKER: Record<string, Weaker> = {
 function weakestOf(sheet: FactSheet, routes: { loc: LocationCtx; own: FactSheet }[]): void {
   const where = (loc: LocationCtx) =>
     `${loc.location?.args.join(' ') ?? 'the server block'} (${(loc.location ?? loc.server).at.file}:${(loc.location ?? loc.server).at.line})`;
-  const paths = [...new Set(routes.flatMap((r) => r.own.decisions().map((d) => d.path)))];
-  for (const path of paths) {
-    const found = routes.flatMap((r) =>
-      r.own
-        .decisions()
-        .filter((d) => d.path === path)
-        .map((d) => ({ ...d, loc: r.loc })),
-    );
+  // Each route's decisions read once, by fact, in the order the routes come.
+  const byPath = new Map<string, (ReturnType<FactSheet['decisions']>[number] & { loc: LocationCtx })[]>();
+  for (const r of routes) for (const d of r.own.decisions()) byPath.set(d.path, [...(byPath.get(d.path) ?? []), { ...d, loc: r.loc }]);
+  const paths = [...byPath.keys()];
+  for (const [path, found] of byPath) {
     const first = found[0]!;
     const order = WEAKER[path];
     const same = found.every((f) => JSON.stringify(f.value) === JSON.stringify(first.value));
