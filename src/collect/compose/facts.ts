@@ -10,7 +10,7 @@ import { worstHostPaths } from '../host-paths.js';
 import { dirOf } from '../inputs.js';
 import { manifestsOfBuild, mcpEvidenceOfBuild } from '../packages.js';
 import { type EnvValue, isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
-import { builtRole, imageRole, type Role, runsAuthenticator, runsMcpClient } from '../roles.js';
+import { builtRole, imagePin, imageRole, type Role, repository, runsAuthenticator, runsMcpClient } from '../roles.js';
 import { passwordInUrl, SECRET_NAME, saysNoSecret, worstSecrets } from '../secrets.js';
 import { legacySse, tlsVerification, transportNamed } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
@@ -69,6 +69,31 @@ function describe(ctx: Context, project: ComposeProject, s: ComposeService): Svc
     networks,
     oneShot: networkMode === 'none' || (restart === 'no' && !spec['ports']),
   };
+}
+
+/**
+ * `image:` beside `build:`: without `pull_policy: build`, Compose pulls the image first and builds only
+ * when the registry has none (compose-spec build.md, "Using build and image"). A bare name is in
+ * docker.io/library, which holds only Docker's official images, so the build runs; a namespaced or
+ * registry name may be the project's published image, and a digest names exactly one. What only the
+ * build's files decide then stays open, unless the pulled image gives the same value.
+ */
+function pulledFirst(sheet: FactSheet, srv: Svc, project: ComposeProject): void {
+  const image = str(srv.s.spec['image']);
+  const policy = str(srv.s.spec['pull_policy']) ?? 'missing';
+  const digest = image !== null && /@sha256:[0-9a-f]{64}$/.test(image);
+  if (!image || policy === 'build' || (!digest && !repository(image).includes('/'))) return;
+  const why = digest
+    ? `Compose runs ${image} (a digest names one image) and builds ${srv.dockerfile} only when the registry has none: the image's own build decides, not these files`
+    : `Compose pulls ${image} first and builds ${srv.dockerfile} only when the registry has none (pull_policy: build always builds): the published image's build decides, not these files`;
+  const composeSide = (file: string) => project.files.includes(file) || /(^|\/)\.env$|\.env$/.test(file);
+  const pin = imagePin(image);
+  for (const d of sheet.decisions()) {
+    const buildOnly = d.sources.every((s) => 'file' in s && !composeSide(s.file));
+    if (d.path === 'supply_chain.builds_server' || (buildOnly && !(d.path === 'supply_chain.deployed_release' && d.value === pin)))
+      sheet.reopen(d.path, why);
+  }
+  if (digest) imageFacts(sheet, image, srv.s.at('image'));
 }
 
 /** A build's `args` (map or `KEY=VALUE` list); a key without a value, or with an unset variable, comes from outside the files. */
@@ -396,6 +421,7 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
           : null,
       );
     }
+    if (srv.dockerfile) pulledFirst(sheet, srv, project);
     return sheet;
   });
 }

@@ -739,3 +739,48 @@ describe("a transport variable that is not the server's", () => {
     expect(fact(d('K8S_MCP_TRANSPORT: stdio'), 'transport.kind')).toBe('stdio');
   });
 });
+
+describe('a service that names a registry image and a build', () => {
+  // unclecode/crawl4ai's docker-compose.yml: `image: unclecode/crawl4ai:latest` beside `build: .`. Compose
+  // pulls the image first and builds only when the registry has none (pull_policy: build builds).
+  const dockerfile =
+    'FROM python:3.12-slim\nRUN pip install mcp fastapi\nUSER appuser\nHEALTHCHECK CMD curl -f http://localhost:8000/health\nCMD ["python", "server.py"]\n';
+  const run = (image: string, extra = '') =>
+    collectWith(
+      inline({
+        Dockerfile: dockerfile,
+        'compose.yaml': `services:\n  mcp:\n    image: ${image}\n    build: .\n${extra}    ports: ["127.0.0.1:8000:8000"]\n`,
+      }),
+    ).deployments[0]!;
+
+  it('what only the build decides stays open: the registry image may run instead', () => {
+    const d = run('acme/mcp-server:latest');
+    for (const path of [
+      'supply_chain.builds_server',
+      'supply_chain.lockfile_enforced',
+      'container.runs_as_root',
+      'container.healthcheck',
+    ]) {
+      expect(fact(d, path), path).toBeUndefined();
+      expect(d.reasons[path], path).toMatch(
+        /Compose pulls acme\/mcp-server:latest first and builds Dockerfile only when the registry has none/,
+      );
+    }
+    // Both ways the tag names no digest, and both resolve versions at build time.
+    expect(fact(d, 'container.image_pinned_by_digest')).toBe(false);
+    expect(fact(d, 'supply_chain.deployed_release')).toBe('floating');
+    // The compose file's own settings hold either way.
+    expect(fact(d, 'container.published_ports')).toBe('loopback');
+  });
+
+  it('pull_policy: build, a bare local name or a digest decide which runs', () => {
+    for (const d of [run('acme/mcp-server:latest', '    pull_policy: build\n'), run('mcp-server:local')]) {
+      expect(fact(d, 'supply_chain.builds_server')).toBe(true);
+      expect(fact(d, 'container.runs_as_root')).toBe(false);
+    }
+    const pinned = run(`acme/mcp-server@sha256:${'a'.repeat(64)}`);
+    expect(fact(pinned, 'container.image_pinned_by_digest')).toBe(true);
+    expect(fact(pinned, 'supply_chain.deployed_release')).toBe('digest');
+    expect(fact(pinned, 'container.runs_as_root')).toBeUndefined();
+  });
+});
