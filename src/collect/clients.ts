@@ -16,7 +16,7 @@ import { worstHostPaths } from './host-paths.js';
 import { normalise, type TextFile } from './inputs.js';
 import { analyseLaunch, type Launch } from './launch.js';
 import { contextOfDockerfile } from './packages.js';
-import { isPlaceholder, passwordInUrl, SECRET_NAME } from './secrets.js';
+import { AUTH_SCHEME, isPlaceholder, passwordInUrl, SECRET_NAME } from './secrets.js';
 import { type At, FactSheet } from './sheet.js';
 import { commandsOf } from './shell.js';
 import { readYaml, type YamlDoc } from './yaml-lines.js';
@@ -40,11 +40,13 @@ const GEMINI = /(^|\/)(\.gemini\/settings|gemini-extension)\.json$/;
 /** Names that resolve only inside a network: mDNS, cloud-internal and cluster DNS. */
 const INTERNAL_NAME = /\.(internal|local|svc|cluster\.local)$/;
 
-/** A value that refers to a secret kept elsewhere: ${input:x}, ${env:X}, ${X}, $X, {env:X}, Continue's ${{ secrets.X }}, an MCP Bundle's ${user_config.x}. */
-const REFERENCE =
-  /^\s*(Bearer\s+)?(\$\{(input|env):[^}]+\}|\$\{user_config\.[\w.-]+\}|\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{env:[^}]+\}|\$\{\{\s*(secrets|inputs)\.[\w.-]+\s*\}\})\s*$/;
+/** A value that refers to a secret kept elsewhere, after an auth scheme or none: ${input:x}, ${env:X}, ${X}, $X, {env:X}, Continue's ${{ secrets.X }}, an MCP Bundle's ${user_config.x}. */
+const REFERENCE = new RegExp(
+  String.raw`^\s*${AUTH_SCHEME}(\$\{(input|env):[^}]+\}|\$\{user_config\.[\w.-]+\}|\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{env:[^}]+\}|\$\{\{\s*(secrets|inputs)\.[\w.-]+\s*\}\})\s*$`,
+  'i',
+);
 /** `${VAR:-default}` (or `${VAR-default}`) as Claude Code expands it: the default is a value written in the file. */
-const DEFAULTED = /^\s*(Bearer\s+)?\$\{([A-Za-z_][A-Za-z0-9_]*):?-([^}]*)\}\s*$/;
+const DEFAULTED = new RegExp(String.raw`^\s*${AUTH_SCHEME}\$\{([A-Za-z_][A-Za-z0-9_]*):?-([^}]*)\}\s*$`, 'i');
 /** A reference, or `${VAR:-}`: a value that is only ever the variable's. */
 const refersElsewhere = (v: string) => REFERENCE.test(v) || DEFAULTED.exec(v)?.[3]?.trim() === '';
 const TOKEN_SHAPES =

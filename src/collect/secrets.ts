@@ -10,18 +10,27 @@ export const SECRET_NAME =
   /(PASSWORD|PASSWD|_PASS|_PWD|SECRET|TOKEN|CREDENTIALS?|_PAT|(SECRET|API|ACCESS|PRIVATE|SIGNING|ENCRYPTION|MASTER|SESSION|AUTH|LICENSE|ROLE)_?KEY)$|^(PAT|.*_PAT_.*)$/i;
 
 /**
+ * The scheme an `Authorization` value may start with (RFC 9110 credentials: `Bearer`, `Token` as
+ * mem0 and Django REST framework take it, `Basic`, ...), case-insensitive as schemes are.
+ */
+export const AUTH_SCHEME = String.raw`((?:Bearer|Token|Basic|Bot|ApiKey|Api-Key|Key|JWT|DPoP)\s+)?`;
+
+/**
  * A value that says no secret is needed (`OPENAI_API_KEY=unused` for a local model server,
  * envoyproxy/ai-gateway's compose file): what the container gets is no secret.
  */
-export const saysNoSecret = (value: string): boolean =>
-  /^\s*(Bearer\s+)?(unused|dummy|none|null|fake|not[-_ ]?(needed|used|required|set)|no[-_]?(key|token|auth))\s*$/i.test(value);
+const NO_SECRET = new RegExp(
+  String.raw`^\s*${AUTH_SCHEME}(unused|dummy|none|null|fake|not[-_ ]?(needed|used|required|set)|no[-_]?(key|token|auth))\s*$`,
+  'i',
+);
+export const saysNoSecret = (value: string): boolean => NO_SECRET.test(value);
 
 /** A placeholder for the user to replace, or a value that says none is needed: <your-token>, YOUR_API_KEY, your-api-key-here, xxx, unused, ... */
-export const isPlaceholder = (value: string): boolean =>
-  saysNoSecret(value) ||
-  /^\s*(Bearer\s+)?(<[^>]*>|\[[^\]]*\]|your[_-]?\S*|\S*(YOUR|_HERE|REPLACE|CHANGE_?ME|PLACEHOLDER)\S*|x{3,}|\.{3}|\*{3,}|ghp_x+|sk-x+|-+)\s*$/i.test(
-    value,
-  );
+const PLACEHOLDER = new RegExp(
+  String.raw`^\s*${AUTH_SCHEME}(<[^>]*>|\[[^\]]*\]|your[_-]?\S*|\S*(YOUR|_HERE|REPLACE|CHANGE_?ME|PLACEHOLDER)\S*|x{3,}|\.{3}|\*{3,}|ghp_x+|sk-x+|-+)\s*$`,
+  'i',
+);
+export const isPlaceholder = (value: string): boolean => saysNoSecret(value) || PLACEHOLDER.test(value);
 
 /** The password of a connection URL (`postgres://app:hunter22@db/shop`), or null where it has none. */
 export function passwordInUrl(value: string): string | null {

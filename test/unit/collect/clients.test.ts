@@ -726,6 +726,26 @@ describe("Claude Code's ${VAR:-default}: a reference, unless its default is the 
   });
 });
 
+describe('an Authorization header under any scheme, not only Bearer', () => {
+  // mem0ai/mem0's integrations/mem0-plugin: "Authorization": "Token ${MEM0_API_KEY}" (Claude Code,
+  // Windsurf) and "Token ${env:MEM0_API_KEY}" (Cursor).
+  const entry = (authorization: string) =>
+    JSON.stringify({ mcpServers: { mem0: { url: 'https://mcp.example.com/mcp/', headers: { Authorization: authorization } } } });
+  const plaintext = (authorization: string) =>
+    fact(collectWith(inline({ '.mcp.json': entry(authorization) })).deployments[0]!, 'client.config_secrets_plaintext');
+
+  it('a scheme before a reference writes no secret; before a literal credential it does', () => {
+    expect(plaintext('Token ${MEM0_API_KEY}')).toBe(false);
+    expect(plaintext('Token ${env:MEM0_API_KEY}')).toBe(false);
+    expect(plaintext('Basic ${BASIC_CREDENTIALS}')).toBe(false);
+    expect(plaintext('token ${input:api-key}')).toBe(false);
+    expect(plaintext('Token <your-mem0-api-key>')).toBe(false);
+    expect(plaintext('Token m0-abcdefghijklmnopqrstuvwxyz')).toBe(true);
+    // A word before a reference that is no scheme is text written in the file.
+    expect(plaintext('hunter22 ${MEM0_API_KEY}')).toBe(true);
+  });
+});
+
 describe("a URL's host: the class of its address", () => {
   const cls = (url: string) => {
     const d = collectWith(inline({ '.mcp.json': JSON.stringify({ mcpServers: { s: { type: 'http', url } } }) })).deployments[0]!;
