@@ -115,11 +115,16 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
     // their committed lockfile's versions unless the manifest no longer matches it, and then
     // resolve anew: which one happens only resolving would show.
     const hasLock = (i: InstallStep) => lockfiles.some((l) => LOCKFILE_OF[i.tool]?.test(l.path.split('/').pop()!) === true);
-    const floating = unlocked.filter((i) => !(i.followsLockfile && hasLock(i)));
+    // `uv pip install .` after `uv sync --frozen --no-install-project` (semgrep/mcp): the locked
+    // dependencies stay while they satisfy the project's requirements, and only what they miss resolves.
+    const lockedBefore = (i: InstallStep) => i.projectOnly === true && installs.slice(0, installs.indexOf(i)).some((j) => j.locked);
+    const floating = unlocked.filter((i) => !(i.followsLockfile && hasLock(i)) && !lockedBefore(i));
     if (unlocked.length && !floating.length)
       sheet.undecided(
         'supply_chain.deployed_release',
-        `${first.text} uses the committed lockfile unless the manifest no longer matches it, and then resolves anew (${STRICT[first.tool] ?? 'a frozen install'} makes that an error)`,
+        lockedBefore(first)
+          ? `${first.text} keeps the dependencies a locked install put there while they satisfy the project's requirements, and resolves anew what they do not`
+          : `${first.text} uses the committed lockfile unless the manifest no longer matches it, and then resolves anew (${STRICT[first.tool] ?? 'a frozen install'} makes that an error)`,
       );
     else if (unlocked.length === 0) sheet.set('supply_chain.deployed_release', 'locked', first.at, 'the image is built from the lockfile');
     else {

@@ -23,6 +23,11 @@ export interface InstallStep {
   exact?: boolean;
   /** The registry packages it names, without their versions (`supergateway`, `mcp-server-fetch`). */
   packages?: string[];
+  /**
+   * Installs only the project from a local path, upgrading nothing (`uv pip install .`): what an
+   * earlier install put in the environment stays while it satisfies the project's requirements.
+   */
+  projectOnly?: boolean;
 }
 
 export interface DockerfileInfo {
@@ -504,6 +509,14 @@ function packageNames(args: string[]): string[] {
   return (specsOf(args) ?? []).filter((s) => !/^[./]|:\/\//.test(s)).map((s) => s.replace(/^(@?[^@=<>~![\s]+).*$/, '$1'));
 }
 
+/** pip's and uv's install of local paths only, with no flag that upgrades or reinstalls what is there. */
+function projectOnly(args: string[]): boolean {
+  if (args.some((a) => /^(-U|--upgrade|--upgrade-strategy|--force-reinstall|--reinstall|--refresh|-r|--requirement)(=|$)/.test(a)))
+    return false;
+  const specs = args.filter((a) => !a.startsWith('-')).map((a) => a.replace(/^["']|["']$/g, ''));
+  return specs.length > 0 && specs.every((s) => /^(\.{1,2}|\.{1,2}\/\S*|\/\S*|\.\[[^\]]*\])$/.test(s));
+}
+
 /** What an install names, flags left out; null when it installs from a file list (`-r`, `-c`, `-e`). */
 function specsOf(args: string[]): string[] | null {
   const specs: string[] = [];
@@ -593,6 +606,7 @@ export function installStep(w: string[], at: At): InstallStep | null {
       scriptsDisabled: has('--only-binary=:all:', '--only-binary'),
       exact: exactSpecs(w.slice(w.indexOf('install') + 1), pipExact),
       packages: packageNames(w.slice(w.indexOf('install') + 1)),
+      projectOnly: projectOnly(w.slice(w.indexOf('install') + 1)),
     };
   // Adding a package resolves its newest release and writes it into the lockfile: whatever was
   // locked before, what this step installs is not (deslicer/mcp-for-splunk's `uv sync --frozen && uv add …`).
@@ -617,6 +631,7 @@ export function installStep(w: string[], at: At): InstallStep | null {
       scriptsDisabled: has('--no-build', '--only-binary'),
       exact: exactSpecs(rest.slice(1), pipExact),
       packages: packageNames(rest.slice(1)),
+      projectOnly: projectOnly(rest.slice(1)),
     };
   // A tool installed into its own environment (samanhappy/mcphub's `uv tool install mcp-server-fetch`):
   // resolved from the index like pip, with no lockfile.

@@ -885,14 +885,21 @@ function secrets(ctx: Context, sheet: FactSheet, srv: Svc, project: ComposeProje
       why: `compose secret ${name}${committed ? ` from the file ${file}${inRepo ? ', which is among the files read' : ''}` : ''}`,
     });
   }
-  // An env_file among the files is read like a committed .env; one that is not may hold anything.
+  // An env_file among the files is read like a committed .env; one that is not may hold anything. A
+  // dotenv file bind-mounted for the server to read itself (mcp_agent_mail's `./.env:/app/.env:ro`) too.
   let unreadEnvFile: string | null = null;
-  for (const e of (Array.isArray(spec['env_file']) ? spec['env_file'] : spec['env_file'] ? [spec['env_file']] : []) as unknown[]) {
-    const p = e instanceof Unresolved ? e.asEmpty : typeof e === 'string' ? e : isObj(e) ? String(e['path']) : '';
-    const where = srv.s.at('env_file');
+  const envFiles = ((Array.isArray(spec['env_file']) ? spec['env_file'] : spec['env_file'] ? [spec['env_file']] : []) as unknown[]).map(
+    (e) => `env_file ${e instanceof Unresolved ? e.asEmpty : typeof e === 'string' ? e : isObj(e) ? String(e['path']) : ''}`,
+  );
+  const dotenvMounts = volumesOf(srv)
+    .filter((v) => /^(\.{1,2}\/|\/)/.test(v.source) && /(^|\/)\.env(\.[\w-]+)?$|\.env$/.test(v.source))
+    .map((v) => `the bind-mounted ${v.source}`);
+  for (const what of [...envFiles, ...dotenvMounts]) {
+    const p = what.replace(/^(env_file|the bind-mounted) /, '');
+    const where = srv.s.at(what.startsWith('env_file') ? 'env_file' : 'volumes');
     const file = ctx.inputs.get(ctx.inputs.resolve(where.file, p));
     if (!file) {
-      unreadEnvFile ??= p;
+      unreadEnvFile ??= what;
       continue;
     }
     const { values, lines } = parseDotenv(file.text);
@@ -901,7 +908,7 @@ function secrets(ctx: Context, sheet: FactSheet, srv: Svc, project: ComposeProje
       found.push({
         kind: 'manifest_plaintext',
         at: { file: file.path, line: lines.get(secret[0]) ?? 1 },
-        why: `${secret[0]} is written in env_file ${p}, which is among the files read`,
+        why: `${secret[0]} is written in ${what}, which is among the files read`,
       });
   }
   const environmentOnly = found.filter((f) => f.kind === 'environment');
@@ -912,7 +919,7 @@ function secrets(ctx: Context, sheet: FactSheet, srv: Svc, project: ComposeProje
   if (!found.length && unreadEnvFile !== null) {
     sheet.undecided(
       'container.secrets_source',
-      `env_file ${unreadEnvFile} is not among the files read: whether it holds secrets, and where it comes from, is not in them`,
+      `${unreadEnvFile} is not among the files read: whether it holds secrets, and where it comes from, is not in them`,
     );
     return;
   }

@@ -489,6 +489,21 @@ describe("where a service's secrets come from, env_file and list-form environmen
     });
   });
 
+  it('a dotenv file bind-mounted for the server to read is read as an env_file is', () => {
+    // Dicklesworthstone/mcp_agent_mail's compose.yaml: `./.env:/app/.env:ro`, a file the repository does not hold.
+    const mount = service('    volumes:\n      - ./.env:/app/.env:ro\n');
+    const unread = secrets({ 'compose.yaml': mount });
+    expect(unread.value).toBeUndefined();
+    expect(unread.undecided).toContain('container.secrets_source');
+    expect(secrets({ 'compose.yaml': mount, '.env': 'HTTP_BEARER_TOKEN=s3cr3t-value\n' })).toMatchObject({
+      value: 'manifest_plaintext',
+      why: 'HTTP_BEARER_TOKEN is written in the bind-mounted ./.env, which is among the files read',
+    });
+    expect(secrets({ 'compose.yaml': mount, '.env': 'LOG_LEVEL=info\n' }).value).toBe('none');
+    // A named volume called env is no file of the repository.
+    expect(secrets({ 'compose.yaml': service('    volumes:\n      - app.env:/data\n') }).value).toBe('none');
+  });
+
   it('a list-form entry whose variable is set nowhere is a secret from the environment, not dropped', () => {
     const s = secrets({ 'compose.yaml': service('    environment:\n      - LOG_LEVEL=info\n      - API_KEY=${API_KEY}\n') });
     expect(s.value).toBeUndefined();

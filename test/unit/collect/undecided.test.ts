@@ -243,6 +243,33 @@ describe('misreadings the broadened corpus found, each on a small file', () => {
     expect(d.sources['supply_chain.deployed_release']![0]!.why).toMatch(/^uv add watchdog/);
   });
 
+  it('the project installed after a frozen sync keeps the locked dependencies while they satisfy it', () => {
+    // semgrep/mcp's Dockerfile: `uv sync --frozen --no-install-project`, then `uv pip install .`.
+    const release = (install: string) => {
+      const files = {
+        'compose.yaml': 'services:\n  mcp:\n    build: .\n',
+        Dockerfile: `FROM python:3.12-slim\nCOPY pyproject.toml uv.lock ./\nRUN uv sync --frozen --no-install-project --no-dev\nCOPY . .\nRUN ${install}\nUSER 1000\n`,
+        'pyproject.toml': '[project]\nname = "x"\ndependencies = ["mcp>=1.0"]\n',
+        'uv.lock': 'version = 1\n',
+      };
+      const d = deploymentOf(collectWith(inline(files)), ':mcp');
+      return {
+        value: fact(d, 'supply_chain.deployed_release'),
+        why: d.reasons['supply_chain.deployed_release'],
+        enforced: fact(d, 'supply_chain.lockfile_enforced'),
+      };
+    };
+    for (const install of ['uv pip install .', 'pip install -e .', 'uv pip install --system ".[server]"']) {
+      const r = release(install);
+      expect(r.value, install).toBeUndefined();
+      expect(r.why, install).toMatch(/keeps the dependencies a locked install put there/);
+      expect(r.enforced, install).toBe(false);
+    }
+    // An upgrade, or another package beside the project, resolves anew.
+    expect(release('uv pip install --upgrade .').value).toBe('floating');
+    expect(release('pip install . httpx').value).toBe('floating');
+  });
+
   it('a secret linked into a Go binary the final stage copies is in the image', () => {
     const dockerfile = [
       'FROM golang:1.25 AS build',
