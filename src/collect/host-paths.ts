@@ -3,7 +3,8 @@
 
 export type HostPathClass = 'host_system' | 'deployment_files' | 'unknown';
 
-const SYSTEM = /^(\/|\/(etc|proc|sys|dev|var\/lib|var\/run|run|root|home|Users|usr|bin|sbin|lib|lib64|boot|var\/log)(\/.*)?)$/;
+// /tmp is the host's shared scratch space: other processes' sockets live there (an ssh-agent's, X11's).
+const SYSTEM = /^(\/|\/(etc|proc|sys|dev|var\/lib|var\/run|run|root|home|Users|usr|bin|sbin|lib|lib64|boot|var\/log|tmp|var\/tmp)(\/.*)?)$/;
 
 /** A bind mount's source: relative to the project (its own files), a system or home path, or another absolute path. */
 export function hostPathClass(source: string): HostPathClass {

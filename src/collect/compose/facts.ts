@@ -551,10 +551,15 @@ function containerEnv(svc: Svc): Map<string, string> {
 function volumesOf(svc: Svc): { source: string; target: string }[] {
   const out: { source: string; target: string }[] = [];
   for (const v of (svc.s.spec['volumes'] as unknown[]) ?? []) {
-    if (typeof v === 'string') {
-      const [source, target] = v.split(':');
+    // A variable set nowhere stays `${NAME}`: `${HOME}/.cache:/cache` is a home path whatever HOME is.
+    const text = v instanceof Unresolved ? v.template : v;
+    if (typeof text === 'string') {
+      const [source, target] = text.split(':');
       if (source && target) out.push({ source, target });
-    } else if (isObj(v) && typeof v['source'] === 'string') out.push({ source: v['source'], target: String(v['target'] ?? '') });
+    } else if (isObj(v)) {
+      const source = v['source'] instanceof Unresolved ? v['source'].template : v['source'];
+      if (typeof source === 'string') out.push({ source, target: String(v['target'] ?? '') });
+    }
   }
   return out;
 }

@@ -18,13 +18,16 @@ export class Unresolved {
   readonly fallback: boolean;
   /** A file the files do not hold may set its variables: asEmpty is not what Compose will use. */
   readonly opaque: boolean;
+  /** The text with each unset variable written `${NAME}`: a bind mount of `${HOME}/.config` is still of the home directory. */
+  readonly template: string;
 
-  constructor(variables: string[], asEmpty: string, required: string | null, fallback = false, opaque = false) {
+  constructor(variables: string[], asEmpty: string, required: string | null, fallback = false, opaque = false, template = asEmpty) {
     this.variables = variables;
     this.asEmpty = asEmpty;
     this.required = required;
     this.fallback = fallback;
     this.opaque = opaque;
+    this.template = template;
   }
 }
 
@@ -40,6 +43,7 @@ export function interpolate(text: string, env: ReadonlyMap<string, string>, opaq
   const unset: string[] = [];
   const defaulted = new Set<string>();
   let required: string | null = null;
+  let mark = false;
   const run = (s: string, depth: number): string => {
     if (depth > 8) throw new Error('interpolation nested more than 8 levels');
     let out = '';
@@ -78,7 +82,7 @@ export function interpolate(text: string, env: ReadonlyMap<string, string>, opaq
   const lookup = (name: string): string => {
     const v = env.get(name);
     if (v === undefined) unset.push(name);
-    return v ?? '';
+    return v ?? (mark ? `\${${name}}` : '');
   };
   const expand = (body: string, depth: number): string => {
     const m = NAME.exec(body);
@@ -94,7 +98,7 @@ export function interpolate(text: string, env: ReadonlyMap<string, string>, opaq
     if (value === undefined && opaque) {
       unset.push(name);
       if (op.endsWith('-')) defaulted.add(name);
-      return op.endsWith('-') ? run(arg, depth + 1) : '';
+      return op.endsWith('-') ? run(arg, depth + 1) : mark ? `\${${name}}` : '';
     }
     switch (op.replace(':', '')) {
       case '-':
@@ -105,22 +109,18 @@ export function interpolate(text: string, env: ReadonlyMap<string, string>, opaq
         if (empty) {
           unset.push(name);
           required = run(arg, depth + 1) || `${name} is required`;
-          return '';
+          return mark ? `\${${name}}` : '';
         }
         return value!;
     }
   };
   const text2 = run(text, 0);
   const vars = [...new Set(unset)];
-  return vars.length
-    ? new Unresolved(
-        vars,
-        text2,
-        required,
-        vars.every((n) => defaulted.has(n)),
-        opaque,
-      )
-    : text2;
+  if (!vars.length) return text2;
+  const fallback = vars.every((n) => defaulted.has(n));
+  const why = required;
+  mark = true;
+  return new Unresolved(vars, text2, why, fallback, opaque, run(text, 0));
 }
 
 /** The index of the `}` closing a `${` whose body starts at `from` (nested `${...}` allowed). */

@@ -799,3 +799,31 @@ describe('a service that names a registry image and a build', () => {
     expect(fact(pinned, 'container.runs_as_root')).toBeUndefined();
   });
 });
+
+describe('bind mounts and the host paths they expose', () => {
+  const mounts = (volumes: string) => {
+    const d = collectWith(
+      inline({
+        Dockerfile: 'FROM node:24-slim\nUSER node\nCMD ["node", "mcp-server.js"]\n',
+        'compose.yaml': `services:\n  mcp:\n    build: .\n    volumes:\n${volumes}`,
+      }),
+    ).deployments[0]!;
+    return fact(d, 'container.host_path_mounts') ?? `undecided: ${d.reasons['container.host_path_mounts']}`;
+  };
+
+  it('a variable set nowhere is still the path it names: ${HOME} is the home directory', () => {
+    // Pimzino/spec-workflow-mcp's containers/docker-compose.yml.
+    expect(mounts('      - "${HOME}/.spec-workflow-mcp:/home/node/.spec-workflow-mcp:rw"\n')).toBe('host_system');
+    expect(mounts('      - "${HOST_PROJECT_ROOT:-${HOME}}:/projects:rw"\n')).toBe('host_system');
+    expect(mounts('      - type: bind\n        source: ${HOME}/.config\n        target: /config\n')).toBe('host_system');
+    // A directory a variable names, set nowhere: where it is on the host is not in the files.
+    expect(mounts('      - "${DATA_DIR}:/data"\n')).toMatch(/^undecided: whether \$\{DATA_DIR\} belongs to the deployment/);
+    expect(mounts('      - "${DATA_DIR:-./data}:/data"\n')).toBe('deployment_files');
+  });
+
+  it("the host's /tmp is a system path: other processes' sockets live there", () => {
+    // jae-jae/fetcher-mcp's docker-compose.yml: `/tmp:/tmp` for Playwright.
+    expect(mounts('      - /tmp:/tmp\n')).toBe('host_system');
+    expect(mounts('      - ./tmp:/tmp\n')).toBe('deployment_files');
+  });
+});
