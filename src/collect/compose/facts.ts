@@ -338,8 +338,9 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     const script = spec['entrypoint'] === undefined && srv.df ? scriptCommand(srv.df, ctx.inputs, srv.contextDir ?? '') : null;
     // The server's own published port shows it serves the network best; else the proxy's.
     transport(sheet, srv, svcs, published.kind !== 'none' || !proxy ? published : entryPorts, proxy, run, script);
-    if (sheet.get('transport.kind') === 'stdio')
-      sheet.reopen('exposure.bind_address_class', 'a stdio server listens on no address: its client is attached to its stdin');
+    // A stdio server listens on no address and clients reach it through the container engine, not a network.
+    const stdio = sheet.get('transport.kind') === 'stdio';
+    if (stdio) sheet.reopen('exposure.bind_address_class', 'a stdio server listens on no address: its client is attached to its stdin');
     if (entryPorts.kind === 'loopback') {
       sheet.set('exposure.endpoint_address_class', 'loopback', entryPorts.at, `${entry.s.name} is published on ${entryPorts.text} only`);
       sheet.set(
@@ -359,12 +360,18 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       sheet.undecided('exposure.endpoint_address_class', why);
       sheet.undecided('exposure.reachable_from_internet', why);
     } else if (!svcs.some((v) => v.role?.kind === 'tunnel')) {
-      sheet.set(
-        'exposure.endpoint_address_class',
-        'private',
-        at(),
-        `${entry.s.name} publishes no port: only containers on its networks reach it`,
-      );
+      if (stdio)
+        sheet.undecided(
+          'exposure.endpoint_address_class',
+          'a stdio server has no network endpoint: its client reaches it through the container engine (docker compose run, docker attach)',
+        );
+      else
+        sheet.set(
+          'exposure.endpoint_address_class',
+          'private',
+          at(),
+          `${entry.s.name} publishes no port: only containers on its networks reach it`,
+        );
       sheet.set('exposure.reachable_from_internet', false, at(), 'nothing is published on the host and no tunnel runs in the project');
     } else {
       // A tunnel that only forwards (cloudflared --url, ngrok http) is no proxy and puts the server on the

@@ -567,6 +567,10 @@ describe('the transport of a service no port or proxy shows', () => {
     expect(server('    stdin_open: true\n').reasons['exposure.bind_address_class']).toBe(
       'a stdio server listens on no address: its client is attached to its stdin',
     );
+    // executeautomation/mcp-playwright: no port, and no network endpoint either (not "private").
+    expect(fact(server('    stdin_open: true\n'), 'exposure.endpoint_address_class')).toBeUndefined();
+    expect(server('    stdin_open: true\n').reasons['exposure.endpoint_address_class']).toMatch(/^a stdio server has no network endpoint/);
+    expect(fact(server('    stdin_open: true\n'), 'exposure.reachable_from_internet')).toBe(false);
   });
 
   it('network where the command, a variable, EXPOSE, expose:, a caller or an HTTP health check says so', () => {
