@@ -114,7 +114,12 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
     // `cargo build` without --locked, `npm install`, `yarn`, `pnpm install` and `uv sync` install
     // their committed lockfile's versions unless the manifest no longer matches it, and then
     // resolve anew: which one happens only resolving would show.
-    const hasLock = (i: InstallStep) => lockfiles.some((l) => LOCKFILE_OF[i.tool]?.test(l.path.split('/').pop()!) === true);
+    // The lockfile must be in the install's own stage: n8n-mcp's runtime stage writes a package.json and
+    // runs `npm install` there with no lockfile, while an earlier stage ran `npm ci` with one.
+    const hasLock = (i: InstallStep) =>
+      lockfilesOfBuild(inputs, contextDir, i.copiedBefore ?? df.copied).some(
+        (l) => LOCKFILE_OF[i.tool]?.test(l.path.split('/').pop()!) === true,
+      );
     // `uv pip install .` after `uv sync --frozen --no-install-project` (semgrep/mcp): the locked
     // dependencies stay while they satisfy the project's requirements, and only what they miss resolves.
     const lockedBefore = (i: InstallStep) => i.projectOnly === true && installs.slice(0, installs.indexOf(i)).some((j) => j.locked);

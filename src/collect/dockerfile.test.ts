@@ -28,6 +28,7 @@ describe('Dockerfiles, read with dockerfile-ast', () => {
         text: 'npm ci --ignore-scripts --no-audit --no-fund',
         locked: true,
         scriptsDisabled: true,
+        copiedBefore: ['package.json', 'package-lock.json'],
       },
     ]);
     expect(df.sbom).toEqual({ file: 'Dockerfile', line: lineOf('Dockerfile', /^RUN npm run build/) });

@@ -28,6 +28,8 @@ export interface InstallStep {
    * earlier install put in the environment stays while it satisfies the project's requirements.
    */
   projectOnly?: boolean;
+  /** What its stage (and the stages it is built on) copied from the context before it: the files it can see. */
+  copiedBefore?: string[];
 }
 
 export interface DockerfileInfo {
@@ -128,6 +130,8 @@ export function readDockerfile(
     copied: string[];
     /** Images (not stages) that COPY --from copies out of. */
     copiedImages: string[];
+    /** Context files that reach this stage through COPY --from another stage (`COPY --from=builder /app/package-lock.json* ./`). */
+    inherited: string[];
     /** Files this stage writes (`echo '…' > PATH`) or copies from the context, one source to one path. */
     files: { path: string; text: string | null; source: string | null; at: At }[];
     proxy: DockerfileInfo['proxyInstalled'];
@@ -146,6 +150,10 @@ export function readDockerfile(
   const ignoreScriptsIn: { stage: number; at: At }[] = [];
   const rebuildIn: { stage: number; at: At; text: string }[] = [];
 
+  // What a stage holds from the context so far: its own copies, after its parents'.
+  const seen = (i: number | null): string[] =>
+    i === null ? [] : [...seen(stages[i]!.parent), ...stages[i]!.copied, ...stages[i]!.inherited];
+  const install = (stage: number, step: InstallStep) => installsIn.push({ stage, step: { ...step, copiedBefore: seen(stage) } });
   let stage = -1;
   for (const ins of df.getInstructions()) {
     const kw = ins.getKeyword();
@@ -168,6 +176,7 @@ export function readDockerfile(
         copiesFrom: [],
         copied: [],
         copiedImages: [],
+        inherited: [],
         proxy: null,
         args: new Map(),
         entrypoint: null,
@@ -226,7 +235,7 @@ export function readDockerfile(
           if (mount !== null && type === 'bind' && from === undefined)
             s.copied.push(substIn(stage, /(?:^|,)(?:source|src)=([^,]+)/.exec(mount)?.[1] ?? '.'));
         }
-        for (const step of fetchedInstallers(substIn(stage, shellOf(content)), at(ins))) installsIn.push({ stage, step });
+        for (const step of fetchedInstallers(substIn(stage, shellOf(content)), at(ins))) install(stage, step);
         // As written: the parsed content drops the `\n` escapes inside quotes that echo turns into lines.
         for (const w of writtenFiles(
           shellOf((ins as { getRawArgumentsContent?: () => string | null }).getRawArgumentsContent?.() ?? content),
@@ -236,7 +245,7 @@ export function readDockerfile(
         for (const words of commandsOf(substIn(stage, shellOf(content)))) {
           const w = unwrap(words);
           const step = installStep(w, at(ins));
-          if (step) installsIn.push({ stage, step });
+          if (step) install(stage, step);
           const proxy = proxyPackage(w);
           if (proxy) s.proxy ??= { product: proxy, at: at(ins) };
           const line = w.join(' ');
@@ -267,8 +276,14 @@ export function readDockerfile(
           ?.getValue()
           ?.toLowerCase();
         const i = from === undefined ? undefined : (stageNames.get(from) ?? (/^\d+$/.test(from) ? Number(from) : undefined));
-        if (i !== undefined && i < stage) s.copiesFrom.push(i);
-        else if (from !== undefined) s.copiedImages.push(substIn(stage, from));
+        if (i !== undefined && i < stage) {
+          s.copiesFrom.push(i);
+          const sources = copySources(
+            ins.getArguments().map((a) => a.getValue()),
+            content,
+          ).map((x) => substIn(stage, x));
+          s.inherited.push(...seen(i).filter((f) => sources.some((src) => carries(src, f))));
+        } else if (from !== undefined) s.copiedImages.push(substIn(stage, from));
         else if (from === undefined) {
           const sources = copySources(
             ins.getArguments().map((a) => a.getValue()),
@@ -374,6 +389,22 @@ export function readDockerfile(
  * The sources of a COPY or ADD (all its arguments but the destination), in shell or JSON form;
  * none for a here-document, whose content is in the Dockerfile, or a URL.
  */
+/**
+ * Whether copying `source` out of another stage may carry the context file `file` that stage holds:
+ * by its name (a glob such as `package-lock.json*`), or a directory that may hold it (`/app`).
+ */
+function carries(source: string, file: string): boolean {
+  const name = posix.basename(source.replace(/\/+$/, ''));
+  if (source.endsWith('/') || name === '.' || name === '' || !/[.*?]/.test(name)) return true;
+  const glob = new RegExp(
+    `^${name
+      .replace(/[.+^${}()|\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+  );
+  return glob.test(posix.basename(file));
+}
+
 function copySources(args: string[], content: string): string[] {
   let words = args;
   if (content.trim().startsWith('[')) {

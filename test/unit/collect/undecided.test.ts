@@ -270,6 +270,49 @@ describe('misreadings the broadened corpus found, each on a small file', () => {
     expect(release('pip install . httpx').value).toBe('floating');
   });
 
+  it('an install in a stage that holds no lockfile floats, whatever another stage locked', () => {
+    // czlonkowski/n8n-mcp's Dockerfile: `npm ci` in the deps stage; the runtime stage writes a
+    // package.json with ranges and runs `npm install` where no lockfile was copied.
+    const dockerfile = [
+      'FROM node:20-slim AS deps',
+      'COPY package*.json ./',
+      'RUN npm ci',
+      'FROM node:20-slim AS runtime',
+      `RUN echo '{"dependencies": {"@modelcontextprotocol/sdk": "^1.12.1"}}' > package.json`,
+      'RUN npm install --production',
+      'COPY --from=deps /app/node_modules ./node_modules',
+      'USER node',
+      'CMD ["node", "dist/mcp/index.js"]',
+    ].join('\n');
+    const files = {
+      Dockerfile: dockerfile,
+      'package.json': '{"name": "x", "dependencies": {"@modelcontextprotocol/sdk": "^1.12.1"}}',
+      'package-lock.json': '{"lockfileVersion": 3}',
+    };
+    const d = deploymentOf(collectWith(inline(files)), 'Dockerfile');
+    expect(fact(d, 'supply_chain.deployed_release')).toBe('floating');
+    expect(d.sources['supply_chain.deployed_release']![0]!.why).toMatch(/^npm install --production resolves versions at build time/);
+    // With the lockfile copied into that stage, npm install follows it while the manifest matches.
+    const withLock = {
+      ...files,
+      Dockerfile: dockerfile.replace('RUN npm install --production', 'COPY package-lock.json ./\nRUN npm install --production'),
+    };
+    expect(fact(deploymentOf(collectWith(inline(withLock)), 'Dockerfile'), 'supply_chain.deployed_release')).toBeUndefined();
+    // Or copied out of the stage that holds it (Klavis-AI/klavis's `COPY --from=builder /app/package-lock.json* /app/`).
+    const fromStage = {
+      ...files,
+      Dockerfile: dockerfile
+        .replace('COPY package*.json ./', 'COPY package.json package-lock.json* ./')
+        .replace('RUN npm install --production', 'COPY --from=deps /app/package-lock.json* /app/\nRUN npm install --production'),
+    };
+    expect(fact(deploymentOf(collectWith(inline(fromStage)), 'Dockerfile'), 'supply_chain.deployed_release')).toBeUndefined();
+    const distOnly = {
+      ...files,
+      Dockerfile: dockerfile.replace('RUN npm install --production', 'COPY --from=deps /app/dist.js ./\nRUN npm install --production'),
+    };
+    expect(fact(deploymentOf(collectWith(inline(distOnly)), 'Dockerfile'), 'supply_chain.deployed_release')).toBe('floating');
+  });
+
   it('a secret linked into a Go binary the final stage copies is in the image', () => {
     const dockerfile = [
       'FROM golang:1.25 AS build',
