@@ -26,6 +26,11 @@ export interface ProxyContext {
   facesClients: boolean;
   /** Host names that are not the server: the project's other services. */
   elsewhere?: string[];
+  /**
+   * The server answers each call in one JSON body (Signet), so the proxy's read timeout bounds the
+   * whole call; a server that may stream its answer (SSE, the MCP SDKs' default) resets it at each event.
+   */
+  answersInOnePiece?: boolean;
 }
 
 /** The locations that forward to one of `targets` (through an upstream block or directly); MCP routes first. */
@@ -272,6 +277,12 @@ function routeFacts(sheet: FactSheet, cfg: NginxConfig, loc: LocationCtx, pc: Pr
   const secs = prt ? seconds(prt.args[0] ?? '') : 60;
   if (!prt && !absenceKnown(loc, 'proxy_read_timeout'))
     sheet.undecided('http.execution_deadline_seconds', HTTP_LEVEL('proxy_read_timeout'));
+  else if (!pc.answersInOnePiece)
+    // Doctrine: a streamed (SSE) answer resets proxy_read_timeout at every event.
+    sheet.undecided(
+      'http.execution_deadline_seconds',
+      `${prt ? `proxy_read_timeout ${prt.args[0]}` : "nginx's 60 s proxy_read_timeout"} bounds the whole call only when the server answers in one JSON body; an answer it streams (SSE, the MCP SDKs' default, and every legacy SSE reply) resets it at each event, so the server's own handler deadline decides`,
+    );
   else if (secs !== null)
     sheet.set(
       'http.execution_deadline_seconds',

@@ -234,6 +234,8 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     else if (!sheet.has('container.healthcheck')) sheet.undecided('container.healthcheck', "the image's own HEALTHCHECK decides");
     secrets(ctx, sheet, srv, project);
 
+    // Signet's own image: its profile decides what the files leave to the server (profiles/signet.ts).
+    const signet = recogniseSignet(ctx.inputs, srv.df);
     // Who is in front: a proxy of the project that forwards to it, sharing a network.
     const labels = labelsOf(srv);
     const front = proxies.filter(
@@ -296,6 +298,7 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
         platform: 'compose',
         facesClients: true,
         elsewhere: svcs.filter((v) => v !== srv).map((v) => v.s.name),
+        answersInOnePiece: signet !== null,
       });
       if (proxy.role?.kind === 'proxy' && proxy.role.product === 'traefik')
         traefikFacts(sheet, labels, { targets: [srv.s.name], platform: 'compose', facesClients: publishedPorts(proxy).kind !== 'none' }, [
@@ -403,7 +406,6 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     const srvDf = srv.df;
     legacySse(sheet, run.at, ...run.parts);
     if (script && !sheet.has('transport.legacy_sse')) legacySse(sheet, script.at, script.words);
-    const signet = recogniseSignet(ctx.inputs, srvDf);
     if (signet) {
       ctx.note(srvDf!.path, signet);
       const proxyDf = proxy?.df ?? null;

@@ -309,7 +309,7 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
       sheet.undecided('exposure.endpoint_address_class', 'a LoadBalancer or NodePort address is assigned by the cluster');
     } else if (front) {
       sheet.set('exposure.behind_reverse_proxy', true, front.o.at(), `${front.o.name} forwards to the server`);
-      proxyFacts(ctx, sheet, front, w, names(w), configMaps, exposedBy(front));
+      proxyFacts(ctx, sheet, front, names(w), configMaps, exposedBy(front), recogniseSignet(ctx.inputs, w.dockerfile) !== null);
       const frontServices = servicesOf(front);
       const pExposed = frontServices.find((s) => ['LoadBalancer', 'NodePort'].includes(String(getPath(s.value, ['spec', 'type']))));
       const pRouted = ingresses.filter((i) => frontServices.some((s) => JSON.stringify(i.value['spec']).includes(`"${s.name}"`)));
@@ -492,10 +492,10 @@ function proxyFacts(
   ctx: Context,
   sheet: FactSheet,
   proxy: Workload,
-  w: Workload,
   targets: string[],
   configMaps: K8sObject[],
   facesClients: boolean,
+  answersInOnePiece: boolean,
 ): void {
   if (proxy.role?.kind !== 'proxy' || proxy.role.product !== 'nginx') return;
   // nginx files: ConfigMap keys mounted into the proxy, and its image's build context.
@@ -516,8 +516,7 @@ function proxyFacts(
   }
   if (!files.length) return;
   // The proxy faces clients only through a LoadBalancer or NodePort Service; behind an Ingress, the controller does.
-  nginxFacts(sheet, new NginxConfig(files), { targets, platform: 'kubernetes', facesClients });
-  void w;
+  nginxFacts(sheet, new NginxConfig(files), { targets, platform: 'kubernetes', facesClients, answersInOnePiece });
 }
 
 function podFacts(sheet: FactSheet, w: Workload, set: K8sSet): void {

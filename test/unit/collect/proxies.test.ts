@@ -3,6 +3,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readDockerfile } from '../../../src/collect/dockerfile.js';
+import { NginxConfig } from '../../../src/collect/nginx.js';
+import { nginxFacts } from '../../../src/collect/nginx-facts.js';
+import { FactSheet } from '../../../src/collect/sheet.js';
 import { collectWith, deploymentOf, fact, inline } from '../../helpers/collect.js';
 import { ROOT } from '../../helpers/paths.js';
 
@@ -49,7 +52,10 @@ describe('nginx in front', () => {
     expect(d.facts['tls']).toEqual({ enabled: true, min_version: '1.2', hsts: true, backend_hop: 'same_host' });
     expect(d.facts['rate_limit']).toEqual({ enabled: true, per_minute: 300, scope: 'ip', keys_on_real_client_ip: true });
     expect(fact(d, 'http.connections_per_client_limited')).toBe(true);
-    expect(fact(d, 'http.execution_deadline_seconds')).toBe(300);
+    // The server behind is not known to answer in one piece: a streamed answer resets the timeout at each event.
+    expect(d.reasons['http.execution_deadline_seconds']).toMatch(
+      /^proxy_read_timeout 300s bounds the whole call only when the server answers in one JSON body/,
+    );
     expect(fact(d, 'logging.logs_authorization_header')).toBe(true);
     expect(fact(d, 'logging.edge_logs_rejected_header_values')).toBe(true);
     expect(d.facts['authentication']).toEqual({ required: true, method: 'static_bearer', static_token_location: 'repository' });
@@ -80,7 +86,7 @@ describe('nginx in front', () => {
     expect(fact(d, 'tls.enabled')).toBe(false);
     expect(d.sources['tls.enabled']![0]).toMatchObject({ file: 'nginx-T.txt', line: 11 });
     expect(fact(d, 'http.connections_per_client_limited')).toBe(false);
-    expect(fact(d, 'http.execution_deadline_seconds')).toBe(60);
+    expect(d.reasons['http.execution_deadline_seconds']).toMatch(/^nginx's 60 s proxy_read_timeout bounds the whole call only/);
   });
 });
 
@@ -372,8 +378,18 @@ describe('nginx with several MCP routes to one server: the weakest decides', () 
 
   it('the longest deadline and a key in the URL stand at their routes; a limit on some routes only is open', () => {
     expect(d.name).toBe('proxy:nginx.conf:127.0.0.1:3000');
-    expect(fact(d, 'http.execution_deadline_seconds')).toBe(620);
-    expect(d.sources['http.execution_deadline_seconds']![0]).toMatchObject({ line: at(/620s/) });
+    expect(fact(d, 'http.execution_deadline_seconds')).toBeUndefined();
+    // In front of a server that answers in one piece (Signet), the longest route's timeout is the deadline.
+    const sheet = new FactSheet('proxy');
+    nginxFacts(sheet, new NginxConfig([{ path: 'nginx.conf', text: conf }]), {
+      targets: ['127.0.0.1'],
+      platform: 'host',
+      facesClients: true,
+      answersInOnePiece: true,
+    });
+    const whole = sheet.finish(undefined);
+    expect(fact(whole, 'http.execution_deadline_seconds')).toBe(620);
+    expect(whole.sources['http.execution_deadline_seconds']![0]).toMatchObject({ line: at(/620s/) });
     expect(fact(d, 'authentication.keys_in_query_string')).toBe(true);
     expect(d.sources['authentication.keys_in_query_string']![0]).toMatchObject({ line: at(/X-Api-Key/) });
     expect(fact(d, 'transport.legacy_sse')).toBe(true);
@@ -389,7 +405,7 @@ describe('nginx with several MCP routes to one server: the weakest decides', () 
     ).deployments[0]!;
     expect(fact(one, 'rate_limit.enabled')).toBe(true);
     expect(one.sources['rate_limit.enabled']![0]).toMatchObject({ line: at(/limit_req zone=per_ip;/) });
-    expect(fact(one, 'http.execution_deadline_seconds')).toBe(60);
+    expect(one.reasons['http.execution_deadline_seconds']).toMatch(/^proxy_read_timeout 60s bounds the whole call only/);
   });
 });
 
