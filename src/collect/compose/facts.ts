@@ -94,6 +94,21 @@ function pulledFirst(sheet: FactSheet, srv: Svc, project: ComposeProject): void 
       sheet.reopen(d.path, why);
   }
   if (digest) imageFacts(sheet, image, srv.s.at('image'));
+  else {
+    // Either way no digest names what runs; a floating tag floats as a loose build does.
+    sheet.set(
+      'container.image_pinned_by_digest',
+      false,
+      srv.s.at('image'),
+      `${image} is named by tag, and the build it may fall back to by no digest`,
+    );
+    if (sheet.get('supply_chain.deployed_release') === pin)
+      sheet.also(
+        'supply_chain.deployed_release',
+        srv.s.at('image'),
+        `the pulled ${image} is named by a ${pin === 'floating' ? 'floating' : 'version'} tag`,
+      );
+  }
 }
 
 /** A build's `args` (map or `KEY=VALUE` list); a key without a value, or with an unset variable, comes from outside the files. */
