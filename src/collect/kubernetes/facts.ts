@@ -33,6 +33,12 @@ interface Workload {
 }
 
 /** The Dockerfile in the inputs that builds `image`: a directory named like the image, or the package of that name. */
+
+/**
+ * The part of an image reference that names the program: a `ko://` reference is a Go package path
+ * (`ko://github.com/Cali0707/AutoMCP/demo`), whose host, owner and repository name the project, not it.
+ */
+const programOf = (image: string): string => (image.startsWith('ko://') ? image.replace(/^ko:\/\/([^/]+\/){3}/, '') : image);
 function dockerfileFor(ctx: Context, image: string): DockerfileInfo | null {
   const base = posix.basename(repository(image));
   const dfs = ctx.inputs.all().filter((f) => ctx.kinds.get(f.path) === 'dockerfile');
@@ -178,7 +184,7 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
       evidence.set(w, 'an Ingress of an MCP route routes to it');
     else if (mcpResources.some((m) => servicesOf(w).some((s) => JSON.stringify(m.value['spec']).includes(`"${s.name}"`))))
       evidence.set(w, `an ${mcpResources[0]!.kind} resource names its Service`);
-    else if (/mcp/i.test(`${w.o.name} ${String(w.main.c['image'])} ${JSON.stringify(w.main.c['args'] ?? '')}`))
+    else if (/mcp/i.test(`${w.o.name} ${programOf(String(w.main.c['image']))} ${JSON.stringify(w.main.c['args'] ?? '')}`))
       evidence.set(w, 'its name, image or arguments name MCP');
     else if (
       w.dockerfile &&

@@ -672,3 +672,34 @@ describe('a Knative Service (the YAML Cloud Run takes too)', () => {
     expect(fact(d, 'exposure.endpoint_address_class')).toBe('private');
   });
 });
+
+describe('a ko:// image names a Go package, not the project it is in', () => {
+  const deployment = (image: string) =>
+    [
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      'metadata: { name: feature-request-demo }',
+      'spec:',
+      '  selector: { matchLabels: { app: demo } }',
+      '  template:',
+      '    metadata: { labels: { app: demo } }',
+      '    spec:',
+      '      containers:',
+      '        - name: demo',
+      `          image: ${image}`,
+    ].join('\n');
+  // Beside another app, so that neither is the only workload left.
+  const worker = deployment('ghcr.io/acme/worker:1.0').replace('feature-request-demo', 'worker').replaceAll('demo', 'worker');
+  const servers = (image: string) =>
+    collectWith(inline({ 'config/deployment.yaml': deployment(image), 'config/worker.yaml': worker })).deployments.map((d) => d.name);
+
+  it('a REST demo of an MCP project is no MCP server; a package that names MCP is one', () => {
+    // Cali0707/AutoMCP's examples/http-conversion/feature-requests: a plain HTTP API that AutoMCP converts.
+    expect(servers('ko://github.com/Cali0707/AutoMCP/demo')).toEqual([]);
+    expect(servers('ko://github.com/acme/tools/cmd/mcp-server')).toEqual([
+      'kubernetes:config/deployment.yaml:Deployment/feature-request-demo',
+    ]);
+    // A registry image's namespace still counts (Docker's mcp/ catalogue).
+    expect(servers('mcp/fetch:latest')).toEqual(['kubernetes:config/deployment.yaml:Deployment/feature-request-demo']);
+  });
+});
