@@ -555,12 +555,14 @@ function stdioFacts(sheet: FactSheet, r: Read): void {
       'supply_chain.deployed_release',
       `${String(r.e.spec['command'])} runs a local program: how it is fixed depends on where it was installed from`,
     );
-  sheet.set(
-    'transport.stdio_bridged_to_network',
-    l?.exposesPort ?? false,
-    r.e.at('args'),
-    l?.exposesPort ? `${l.target} re-exposes the server on a port` : 'the configuration launches it on stdio only',
-  );
+  // No bridge in the launch line leaves the program itself: grafana/loki-mcp's server also listens on
+  // HTTP whenever it serves stdio, which only its listeners (ss -ltnp) show.
+  if (l?.exposesPort) sheet.set('transport.stdio_bridged_to_network', true, r.e.at('args'), `${l.target} re-exposes the server on a port`);
+  else
+    sheet.undecided(
+      'transport.stdio_bridged_to_network',
+      'no bridge in the launch line; whether the program also listens on a port of its own (ss -ltnp, lsof -iTCP -sTCP:LISTEN while it runs) is not in the files',
+    );
   if (l?.docker) dockerFacts(sheet, r, l);
   else if (l) sheet.set('container.used', false, r.e.at('command'), `${l.runner} runs the server on the host`);
 }

@@ -811,3 +811,26 @@ describe("an MCP Bundle's manifest.json: how Claude Desktop launches the bundled
     expect(fact(d, 'client.config_secrets_plaintext')).toBe(false);
   });
 });
+
+describe('a stdio server bridged to the network, as far as the launch line shows', () => {
+  const entry = (command: string, args: string[]) => JSON.stringify({ mcpServers: { s: { command, args } } });
+  const bridged = (command: string, args: string[]) => {
+    const d = collectWith(inline({ '.mcp.json': entry(command, args) })).deployments[0]!;
+    return fact(d, 'transport.stdio_bridged_to_network') ?? `undecided: ${d.reasons['transport.stdio_bridged_to_network']}`;
+  };
+
+  it('a bridge with a port in the launch line is one; otherwise only the program listening shows it', () => {
+    expect(bridged('npx', ['-y', 'supergateway@3.4.0', '--stdio', 'npx -y @modelcontextprotocol/server-memory', '--port', '8000'])).toBe(
+      true,
+    );
+    // grafana/loki-mcp's examples/claude-desktop: the server binary also listens on HTTP whenever it serves stdio.
+    for (const [command, args] of [
+      ['/path/to/loki-mcp-server', []],
+      ['npx', ['-y', '@modelcontextprotocol/server-filesystem@2025.8.21', '/tmp']],
+      ['docker', ['run', '-i', '--rm', 'loki-mcp-server:latest']],
+    ] as [string, string[]][])
+      expect(bridged(command, args)).toMatch(
+        /^undecided: no bridge in the launch line; whether the program also listens on a port of its own/,
+      );
+  });
+});
