@@ -727,8 +727,11 @@ function remoteFacts(sheet: FactSheet, r: Read, url: string, uAt: At): void {
         ? 'private'
         : null;
   if (cls === 'loopback') {
-    sheet.set('exposure.endpoint_address_class', 'loopback', uAt, `${host} is loopback`);
-    sheet.set('exposure.reachable_from_internet', false, uAt, 'a loopback URL');
+    // This client connects on loopback; the doctrine's class is where clients reach it only, and the
+    // server (or a port forward to it) may listen on every interface (mcp_agent_mail publishes 8765:8765).
+    const why = `this client connects to ${host}; whether the server listens there only, or on every interface too, is in how it is started, not in the client's configuration`;
+    sheet.undecided('exposure.endpoint_address_class', why);
+    sheet.undecided('exposure.reachable_from_internet', why);
   } else if (cls === 'private')
     sheet.set('exposure.endpoint_address_class', 'private', uAt, `${host} is a private address or internal name`);
   else if (cls === 'public') sheet.set('exposure.endpoint_address_class', 'public', uAt, `${host} is a public address`);
