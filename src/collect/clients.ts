@@ -468,7 +468,9 @@ function clientEntryFacts(sheet: FactSheet, r: Read): void {
     else
       sheet.undecided(
         'client.stdio_servers_release',
-        `${String(r.e.spec['command'])} runs a local program: how it is fixed depends on where it was installed from`,
+        l?.docker
+          ? l.releaseWhy
+          : `${String(r.e.spec['command'])} runs a local program: how it is fixed depends on where it was installed from`,
       );
     if (!l?.docker)
       sheet.set(
@@ -550,6 +552,9 @@ function stdioFacts(sheet: FactSheet, r: Read): void {
   if (l?.release) {
     sheet.set('supply_chain.deployed_release', l.release, r.e.at('args'), l.releaseWhy);
     sheet.set('supply_chain.builds_server', false, r.e.at('args'), `the client runs the published ${l.target}`);
+  } else if (l?.docker) {
+    sheet.undecided('supply_chain.deployed_release', l.releaseWhy);
+    sheet.undecided('supply_chain.builds_server', l.releaseWhy);
   } else
     sheet.undecided(
       'supply_chain.deployed_release',

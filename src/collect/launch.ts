@@ -117,6 +117,21 @@ export function analyseLaunch(command: string, args: string[]): Launch {
     if (!d) return none;
     const digest = /@sha256:[0-9a-f]{64}$/.test(d.image);
     const tag = /:[^/@]+$/.exec(d.image.split('@')[0]!)?.[0].slice(1);
+    // docker.io/library holds only Docker's official images: a bare name (grafana/loki-mcp's
+    // `loki-mcp-server:latest`) is an image built locally, which its build fixes, not its tag.
+    if (
+      !digest &&
+      !d.image
+        .split('@')[0]!
+        .replace(/:[^/]*$/, '')
+        .includes('/')
+    )
+      return {
+        ...none,
+        target: d.image,
+        releaseWhy: `${runner} run ${d.image}: a name with no registry or namespace is an image built locally (its build fixes the release) or an official image`,
+        docker: d,
+      };
     const release: Release = digest ? 'digest' : !tag || /^(latest|main|master|edge|nightly)$/.test(tag) ? 'floating' : 'exact_version';
     return { ...none, target: d.image, release, releaseWhy: `${runner} run ${d.image}`, docker: d };
   }

@@ -842,3 +842,27 @@ describe('a stdio server bridged to the network, as far as the launch line shows
       );
   });
 });
+
+describe('docker run of an image with no registry or namespace', () => {
+  // grafana/loki-mcp's examples/claude-desktop/claude_desktop_config_docker.json: `loki-mcp-server:latest`,
+  // an image the README builds with `docker build -t loki-mcp-server .`.
+  const run = (image: string) =>
+    collectWith(
+      inline({
+        'claude_desktop_config.json': JSON.stringify({ mcpServers: { loki: { command: 'docker', args: ['run', '--rm', '-i', image] } } }),
+      }),
+    ).deployments[0]!;
+
+  it('is built locally or an official image: its tag fixes nothing and says nothing of who built it', () => {
+    const d = run('loki-mcp-server:latest');
+    for (const path of ['supply_chain.deployed_release', 'supply_chain.builds_server', 'client.stdio_servers_release'])
+      expect(d.reasons[path], path).toMatch(
+        /^docker run loki-mcp-server:latest: a name with no registry or namespace is an image built locally/,
+      );
+    expect(fact(d, 'container.image_pinned_by_digest')).toBe(false);
+    // One from a registry namespace is published there.
+    const published = run('grafana/loki-mcp:0.4.0');
+    expect(fact(published, 'supply_chain.deployed_release')).toBe('exact_version');
+    expect(fact(published, 'supply_chain.builds_server')).toBe(false);
+  });
+});
