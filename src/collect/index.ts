@@ -19,7 +19,7 @@ import { buildKustomization, type K8sObject, type K8sSet, kustomizationIn, objec
 import { configurations, type LocationCtx, proxiedLocations } from './nginx.js';
 import { mcpRoutes, nginxFacts } from './nginx-facts.js';
 import { contextOfDockerfile, isMcpPackage, mcpEvidenceOfBuild } from './packages.js';
-import { namesMcpRoute } from './roles.js';
+import { namesMcpHost, namesMcpRoute } from './roles.js';
 import { FactSheet } from './sheet.js';
 import type { CollectedFile, CollectionNote, CollectionOut, FileKind, SkippedFile } from './types.js';
 import { readYaml } from './yaml-lines.js';
@@ -384,15 +384,22 @@ function hostProxies(ctx: Context, files: TextFile[]): FactSheet[] {
   const cfg = ctx.nginxConfig(files);
   const byTarget = new Map<string, LocationCtx[]>();
   const isMcpRoute = mcpRoutes(cfg);
+  // A server whose name names MCP (`server_name mcp-qbit.example.com`) serves it on every route.
+  const mcpServer = (l: LocationCtx) => (l.server.block ?? []).some((d) => d.name === 'server_name' && d.args.some(namesMcpHost));
   for (const l of proxiedLocations(cfg)) {
-    if (!isMcpRoute(l)) continue;
+    if (!isMcpRoute(l) && !mcpServer(l)) continue;
     const host = (l.proxyPass?.args[0] ?? '').replace(/^[^/]*:\/\//, '').split('/')[0]!;
     if (host) byTarget.set(host, [...(byTarget.get(host) ?? []), l]);
   }
   return [...byTarget.entries()].map(([target, routes]) => {
     const l = routes[0]!;
     const sheet = new FactSheet(`proxy:${l.location!.at.file}:${target}`);
-    sheet.set('transport.kind', 'http', l.location!.at, `nginx forwards ${l.location!.args.join(' ')} to an MCP server`);
+    sheet.set(
+      'transport.kind',
+      'http',
+      l.location!.at,
+      `nginx forwards ${l.location!.args.join(' ')}${isMcpRoute(l) ? '' : ' of a server named for MCP'} to an MCP server`,
+    );
     const sse = routes.find((r) => /sse/i.test(r.location!.args.join(' ')));
     if (sse) sheet.set('transport.legacy_sse', true, sse.location!.at, 'the proxied route is the /sse endpoint of the HTTP+SSE transport');
     nginxFacts(sheet, cfg, { targets: [target.split(':')[0]!], platform: 'host', facesClients: true });
@@ -404,7 +411,7 @@ function hostProxies(ctx: Context, files: TextFile[]): FactSheet[] {
 /** Caddy on a host: one deployment per upstream an MCP route forwards to. */
 function hostCaddy(f: TextFile): FactSheet[] {
   const out = new Map<string, FactSheet>();
-  const visit = (nodes: CaddyNode[], route: string) => {
+  const visit = (nodes: CaddyNode[], route: string, mcpSite: boolean) => {
     for (const n of nodes) {
       const here =
         n.words[0] === 'handle' || n.words[0] === 'handle_path' || n.words[0] === 'route'
@@ -416,9 +423,14 @@ function hostCaddy(f: TextFile): FactSheet[] {
           .filter((w) => w.startsWith('/'))
           .join(' ')}`;
         const upstream = upstreamsOf(n)[0];
-        if (upstream && namesMcpRoute(path) && !out.has(upstream)) {
+        if (upstream && (namesMcpRoute(path) || mcpSite) && !out.has(upstream)) {
           const sheet = new FactSheet(`proxy:${f.path}:${upstream}`);
-          sheet.set('transport.kind', 'http', n.at, `Caddy forwards ${path.trim()} to an MCP server`);
+          sheet.set(
+            'transport.kind',
+            'http',
+            n.at,
+            `Caddy forwards ${path.trim() || 'every path of a site named for MCP'} to an MCP server`,
+          );
           if (/sse/i.test(path))
             sheet.set('transport.legacy_sse', true, n.at, 'the proxied route is the /sse endpoint of the HTTP+SSE transport');
           caddyFacts(sheet, f, { targets: [caddyHost(upstream)], platform: 'host', facesClients: true });
@@ -426,10 +438,11 @@ function hostCaddy(f: TextFile): FactSheet[] {
           out.set(upstream, sheet);
         }
       }
-      if (n.block) visit(n.block, here);
+      if (n.block) visit(n.block, here, mcpSite);
     }
   };
-  visit(parseCaddyfile(f), '');
+  // A site whose address names MCP (`mcp.example.com { reverse_proxy … }`) serves it on every route.
+  for (const site of parseCaddyfile(f)) visit([site], '', site.words.some(namesMcpHost));
   return [...out.values()];
 }
 

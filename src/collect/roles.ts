@@ -78,3 +78,7 @@ export function imagePin(image: string): 'digest' | 'exact_version' | 'floating'
  * names the server, but is no way to call it.
  */
 export const namesMcpRoute = (path: string): boolean => /mcp|sse/i.test(path) && !/\.well-known\//.test(path);
+
+/** A host name with MCP as a label or a word of one (`mcp.example.com`, `mcp-qbit.example.com`): a site that serves an MCP server. */
+export const namesMcpHost = (host: string): boolean =>
+  /(^|[.\-_])mcp([.\-_]|$)/i.test(host.replace(/^[a-z]+:\/\//i, '').split(/[:/]/)[0] ?? '');

@@ -461,3 +461,29 @@ describe("Traefik's configuration by its own keys", () => {
     ]);
   });
 });
+
+describe('a proxy on a host whose server or site is named for MCP', () => {
+  // Jacques-Murray/mcp-qbit-server's examples: `server_name mcp-qbit.example.com` with `location /`, and the
+  // Caddyfile's `mcp-qbit.example.com { reverse_proxy localhost:8000 }`.
+  const nginx = (name: string) =>
+    [
+      'server {',
+      '    listen 443 ssl;',
+      `    server_name ${name};`,
+      '    location / {',
+      '        proxy_pass http://localhost:8000;',
+      '    }',
+      '}',
+    ].join('\n');
+  const caddy = (site: string) => `${site} {\n    reverse_proxy localhost:8000\n}\n`;
+  const names = (files: Record<string, string>) => collectWith(inline(files)).deployments.map((d) => d.name);
+
+  it('forwards every route to an MCP server; a name with mcp only inside a word does not', () => {
+    expect(names({ 'sites/mcp.conf': nginx('mcp-qbit.example.com') })).toEqual(['proxy:sites/mcp.conf:localhost:8000']);
+    expect(names({ Caddyfile: caddy('mcp.tillmaessen.de') })).toEqual(['proxy:Caddyfile:localhost:8000']);
+    const d = collectWith(inline({ Caddyfile: caddy('mcp.tillmaessen.de') })).deployments[0]!;
+    expect(d.sources['transport.kind']![0]!.why).toBe('Caddy forwards every path of a site named for MCP to an MCP server');
+    for (const other of ['app.example.com', 'assets.example.com', 'mcpx.example.com'])
+      expect(names({ 'sites/app.conf': nginx(other), Caddyfile: caddy(other) }), other).toEqual([]);
+  });
+});
