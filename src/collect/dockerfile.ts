@@ -544,8 +544,9 @@ function packageNames(args: string[]): string[] {
 function projectOnly(args: string[]): boolean {
   if (args.some((a) => /^(-U|--upgrade|--upgrade-strategy|--force-reinstall|--reinstall|--refresh|-r|--requirement)(=|$)/.test(a)))
     return false;
-  const specs = args.filter((a) => !a.startsWith('-')).map((a) => a.replace(/^["']|["']$/g, ''));
-  return specs.length > 0 && specs.every((s) => /^(\.{1,2}|\.{1,2}\/\S*|\/\S*|\.\[[^\]]*\])$/.test(s));
+  // `-e .` is the project too; specsOf skips the flags that take a value (`--target /opt`).
+  const specs = specsOf(args.filter((a) => a !== '-e' && a !== '--editable'));
+  return !!specs?.length && specs.every((s) => /^(\.{1,2}|\.{1,2}\/\S*|\/\S*|\.\[[^\]]*\])$/.test(s));
 }
 
 /** What an install names, flags left out; null when it installs from a file list (`-r`, `-c`, `-e`). */

@@ -2,6 +2,8 @@
 // version is fixed (npx, pnpm dlx, bunx, uvx, pipx), a container and its `docker run` flags,
 // a bridge to a remote server (mcp-remote, supergateway, mcp-proxy), or a local program.
 
+import { repository } from './roles.js';
+
 export type Release = 'floating' | 'exact_version' | 'locked' | 'digest';
 
 export interface DockerRun {
@@ -119,13 +121,7 @@ export function analyseLaunch(command: string, args: string[]): Launch {
     const tag = /:[^/@]+$/.exec(d.image.split('@')[0]!)?.[0].slice(1);
     // docker.io/library holds only Docker's official images: a bare name (grafana/loki-mcp's
     // `loki-mcp-server:latest`) is an image built locally, which its build fixes, not its tag.
-    if (
-      !digest &&
-      !d.image
-        .split('@')[0]!
-        .replace(/:[^/]*$/, '')
-        .includes('/')
-    )
+    if (!digest && !repository(d.image).includes('/'))
       return {
         ...none,
         target: d.image,

@@ -80,14 +80,15 @@ function describe(ctx: Context, project: ComposeProject, s: ComposeService): Svc
  */
 function pulledFirst(sheet: FactSheet, srv: Svc, project: ComposeProject): void {
   const image = str(srv.s.spec['image']);
-  const policy = str(srv.s.spec['pull_policy']) ?? 'missing';
-  const digest = image !== null && /@sha256:[0-9a-f]{64}$/.test(image);
-  if (!image || policy === 'build' || (!digest && !repository(image).includes('/'))) return;
+  if (!image || str(srv.s.spec['pull_policy']) === 'build') return;
+  const pin = imagePin(image);
+  const digest = pin === 'digest';
+  if (!digest && !repository(image).includes('/')) return;
   const why = digest
     ? `Compose runs ${image} (a digest names one image) and builds ${srv.dockerfile} only when the registry has none: the image's own build decides, not these files`
     : `Compose pulls ${image} first and builds ${srv.dockerfile} only when the registry has none (pull_policy: build always builds): the published image's build decides, not these files`;
-  const composeSide = (file: string) => project.files.includes(file) || /(^|\/)\.env$|\.env$/.test(file);
-  const pin = imagePin(image);
+  // The compose files and the env files they read hold either way; the build's files only for the build.
+  const composeSide = (file: string) => project.files.includes(file) || /\.env$/.test(file);
   for (const d of sheet.decisions()) {
     const buildOnly = d.sources.every((s) => 'file' in s && !composeSide(s.file));
     if (d.path === 'supply_chain.builds_server' || (buildOnly && !(d.path === 'supply_chain.deployed_release' && d.value === pin)))
