@@ -5,7 +5,8 @@
 import { basicAuthMethod, CNI_HOP } from './docker-defaults.js';
 import type { TextFile } from './inputs.js';
 import type { ProxyContext } from './nginx-facts.js';
-import type { At, FactSheet } from './sheet.js';
+import { type At, FactSheet } from './sheet.js';
+import { weakestOf } from './weakest.js';
 
 interface Node {
   words: string[];
@@ -83,102 +84,101 @@ export function caddyFacts(sheet: FactSheet, file: TextFile, pc: ProxyContext): 
   }
   void global;
   const reachesTarget = (n: Node) => n.words[0] === 'reverse_proxy' && upstreamsOf(n).some((w) => pc.targets.some((t) => hostOf(w) === t));
+  // Every site that forwards to the server is a way in (mcp-qbit-server's Caddyfile has three): each
+  // is read on its own, and the weakest decides each fact.
+  const routes: { where: string; own: FactSheet }[] = [];
   for (const site of sites) {
     let proxy: Node | null = null;
     walk(site.block ?? [], snippets, (n) => {
       if (!proxy && reachesTarget(n)) proxy = n;
     });
     if (!proxy) continue;
-    const rp = proxy as Node;
-    sheet.set(
-      'exposure.behind_reverse_proxy',
-      true,
-      rp.at,
-      `Caddy site ${site.words.join(' ')} forwards to ${rp.words.slice(1).join(' ')}`,
-    );
-    if (pc.facesClients) {
-      const plain = site.words.every((a) => a.startsWith('http://') || /^:\d+$/.test(a.replace(/,$/, '')));
-      const tls = site.words.every((a) => !a.startsWith('http://') && !/^:\d+$/.test(a.replace(/,$/, '')));
-      if (plain || tls)
-        sheet.set(
-          'tls.enabled',
-          tls,
-          site.at,
-          tls
-            ? `site address ${site.words.join(' ')}: Caddy serves it over HTTPS (automatic HTTPS)`
-            : `site address ${site.words.join(' ')} is plain HTTP`,
-        );
-      if (tls) {
-        let protocols: Node | null = null;
-        let hsts: Node | null = null;
-        let manualCert: Node | null = null;
-        walk(site.block ?? [], snippets, (n) => {
-          if (n.words[0] === 'protocols') protocols = n;
-          if (n.words[0] === 'header' && n.words.some((w) => /^strict-transport-security$/i.test(w))) hsts = n;
-          // The block form: `header { Strict-Transport-Security "max-age=..." }`.
-          if (n.words[0] === 'header' && n.block)
-            for (const c of n.block) if (/^strict-transport-security$/i.test(c.words[0] ?? '')) hsts = c;
-          if (n.words[0] === 'tls' && n.words.length >= 3 && !n.words[1]!.includes('@')) manualCert = n;
-        });
-        const p = protocols as Node | null;
-        const min = p ? p.words[1]!.replace(/^tls/, '') : '1.2';
-        sheet.set(
-          'tls.min_version',
-          min,
-          p?.at ?? site.at,
-          p ? `protocols ${p.words.slice(1).join(' ')}` : "Caddy's default minimum is TLS 1.2",
-        );
-        const h = hsts as Node | null;
-        const age = Number(/max-age=(\d+)/i.exec(h?.words.join(' ') ?? '')?.[1] ?? 0);
-        sheet.set(
-          'tls.hsts',
-          age >= 15552000,
-          h?.at ?? site.at,
-          h ? `Strict-Transport-Security max-age=${age}` : 'no Strict-Transport-Security header',
-        );
-        if (manualCert)
-          sheet.set(
-            'tls.certificate_auto_renewal',
-            false,
-            (manualCert as Node).at,
-            'tls names certificate files: Caddy does not renew them',
-          );
-        else
-          sheet.set(
-            'tls.certificate_auto_renewal',
-            true,
-            site.at,
-            'Caddy obtains and renews the certificate itself (ACME or its internal CA) and serves the renewed one',
-          );
-      }
-    }
-    walk(site.block ?? [], snippets, (n) => {
-      if (n.words[0] === 'basic_auth' || n.words[0] === 'basicauth') {
-        sheet.set('authentication.required', true, n.at, 'basic_auth refuses requests without a valid password');
-        // Caddy lists the users in the directive's block: `user hashed-password` per line.
-        basicAuthMethod(sheet, n.at, (n.block ?? []).filter((u) => u.words.length >= 2).length || null, 'basic_auth');
-      }
-      if (n.words[0] === 'rate_limit') rateLimit(sheet, n);
-      const acao = (n.words[0] === 'header' ? [n, ...(n.block ?? [])] : []).find((c) =>
-        c.words.some((w) => /^access-control-allow-origin$/i.test(w)),
-      );
-      if (acao && acao.words[acao.words.length - 1] === '*')
-        sheet.set('http.cors_allow_any_origin', true, acao.at, 'header Access-Control-Allow-Origin *');
-    });
-    const upstream = upstreamsOf(rp)[0] ?? '';
-    if (upstream.startsWith('https://')) {
-      let insecure = false;
-      walk(rp.block ?? [], snippets, (n) => {
-        if (n.words[0] === 'tls_insecure_skip_verify') insecure = true;
-      });
-      if (!insecure) sheet.set('tls.backend_hop', 'encrypted', rp.at, 'reverse_proxy over HTTPS with the certificate verified');
-    } else if (pc.platform === 'compose')
-      sheet.set('tls.backend_hop', 'same_host', rp.at, 'plain reverse_proxy over a bridge network of one Compose host');
-    else if (pc.platform === 'kubernetes') sheet.undecided('tls.backend_hop', CNI_HOP);
-    else if (/^(localhost|127\.[\d.]+|\[::1\]|unix\/)/.test(upstream.replace(/^h2c:\/\/|^http:\/\//, '')))
-      sheet.set('tls.backend_hop', 'same_host', rp.at, `plain reverse_proxy to ${upstream} on the same host`);
-    return;
+    const own = new FactSheet(sheet.name);
+    siteFacts(own, site, proxy, snippets, pc);
+    routes.push({ where: `site ${site.words.join(' ')} (${site.at.file}:${site.at.line})`, own });
   }
+  weakestOf(sheet, routes);
+}
+
+/** The facts one Caddy site that forwards to the server decides. */
+function siteFacts(sheet: FactSheet, site: Node, rp: Node, snippets: Map<string, Node[]>, pc: ProxyContext): void {
+  sheet.set('exposure.behind_reverse_proxy', true, rp.at, `Caddy site ${site.words.join(' ')} forwards to ${rp.words.slice(1).join(' ')}`);
+  if (pc.facesClients) {
+    const plain = site.words.every((a) => a.startsWith('http://') || /^:\d+$/.test(a.replace(/,$/, '')));
+    const tls = site.words.every((a) => !a.startsWith('http://') && !/^:\d+$/.test(a.replace(/,$/, '')));
+    if (plain || tls)
+      sheet.set(
+        'tls.enabled',
+        tls,
+        site.at,
+        tls
+          ? `site address ${site.words.join(' ')}: Caddy serves it over HTTPS (automatic HTTPS)`
+          : `site address ${site.words.join(' ')} is plain HTTP`,
+      );
+    if (tls) {
+      let protocols: Node | null = null;
+      let hsts: Node | null = null;
+      let manualCert: Node | null = null;
+      walk(site.block ?? [], snippets, (n) => {
+        if (n.words[0] === 'protocols') protocols = n;
+        if (n.words[0] === 'header' && n.words.some((w) => /^strict-transport-security$/i.test(w))) hsts = n;
+        // The block form: `header { Strict-Transport-Security "max-age=..." }`.
+        if (n.words[0] === 'header' && n.block)
+          for (const c of n.block) if (/^strict-transport-security$/i.test(c.words[0] ?? '')) hsts = c;
+        if (n.words[0] === 'tls' && n.words.length >= 3 && !n.words[1]!.includes('@')) manualCert = n;
+      });
+      const p = protocols as Node | null;
+      const min = p ? p.words[1]!.replace(/^tls/, '') : '1.2';
+      sheet.set(
+        'tls.min_version',
+        min,
+        p?.at ?? site.at,
+        p ? `protocols ${p.words.slice(1).join(' ')}` : "Caddy's default minimum is TLS 1.2",
+      );
+      const h = hsts as Node | null;
+      const age = Number(/max-age=(\d+)/i.exec(h?.words.join(' ') ?? '')?.[1] ?? 0);
+      sheet.set(
+        'tls.hsts',
+        age >= 15552000,
+        h?.at ?? site.at,
+        h ? `Strict-Transport-Security max-age=${age}` : 'no Strict-Transport-Security header',
+      );
+      if (manualCert)
+        sheet.set('tls.certificate_auto_renewal', false, (manualCert as Node).at, 'tls names certificate files: Caddy does not renew them');
+      else
+        sheet.set(
+          'tls.certificate_auto_renewal',
+          true,
+          site.at,
+          'Caddy obtains and renews the certificate itself (ACME or its internal CA) and serves the renewed one',
+        );
+    }
+  }
+  walk(site.block ?? [], snippets, (n) => {
+    if (n.words[0] === 'basic_auth' || n.words[0] === 'basicauth') {
+      sheet.set('authentication.required', true, n.at, 'basic_auth refuses requests without a valid password');
+      // Caddy lists the users in the directive's block: `user hashed-password` per line.
+      basicAuthMethod(sheet, n.at, (n.block ?? []).filter((u) => u.words.length >= 2).length || null, 'basic_auth');
+    }
+    if (n.words[0] === 'rate_limit') rateLimit(sheet, n);
+    const acao = (n.words[0] === 'header' ? [n, ...(n.block ?? [])] : []).find((c) =>
+      c.words.some((w) => /^access-control-allow-origin$/i.test(w)),
+    );
+    if (acao && acao.words[acao.words.length - 1] === '*')
+      sheet.set('http.cors_allow_any_origin', true, acao.at, 'header Access-Control-Allow-Origin *');
+  });
+  const upstream = upstreamsOf(rp)[0] ?? '';
+  if (upstream.startsWith('https://')) {
+    let insecure = false;
+    walk(rp.block ?? [], snippets, (n) => {
+      if (n.words[0] === 'tls_insecure_skip_verify') insecure = true;
+    });
+    if (!insecure) sheet.set('tls.backend_hop', 'encrypted', rp.at, 'reverse_proxy over HTTPS with the certificate verified');
+  } else if (pc.platform === 'compose')
+    sheet.set('tls.backend_hop', 'same_host', rp.at, 'plain reverse_proxy over a bridge network of one Compose host');
+  else if (pc.platform === 'kubernetes') sheet.undecided('tls.backend_hop', CNI_HOP);
+  else if (/^(localhost|127\.[\d.]+|\[::1\]|unix\/)/.test(upstream.replace(/^h2c:\/\/|^http:\/\//, '')))
+    sheet.set('tls.backend_hop', 'same_host', rp.at, `plain reverse_proxy to ${upstream} on the same host`);
 }
 
 /** The upstreams of a `reverse_proxy` line: its words after the directive that are not a matcher. */

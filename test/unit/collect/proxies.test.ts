@@ -487,3 +487,37 @@ describe('a proxy on a host whose server or site is named for MCP', () => {
       expect(names({ 'sites/app.conf': nginx(other), Caddyfile: caddy(other) }), other).toEqual([]);
   });
 });
+
+describe('Caddy sites that forward to one server, read as one deployment', () => {
+  // Jacques-Murray/mcp-qbit-server's examples/Caddyfile: three sites in front of localhost:8000, HSTS
+  // and basic_auth on some of them only.
+  const caddyfile = [
+    'mcp-qbit.example.com {',
+    '    reverse_proxy localhost:8000',
+    '}',
+    '',
+    'mcp-qbit-secure.example.com {',
+    '    basicauth * {',
+    '        username $2a$14$Zkx19XLiW6VYouLHR5NmfOFU0z2GTNmpkT/5qqR7hx4wHHSdWRZaq',
+    '    }',
+    '    reverse_proxy localhost:8000',
+    '    header {',
+    '        Strict-Transport-Security "max-age=31536000; includeSubDomains"',
+    '    }',
+    '}',
+    '',
+  ].join('\n');
+  const d = collectWith(inline({ Caddyfile: caddyfile })).deployments[0]!;
+
+  it('the weakest site decides: no HSTS on one is no HSTS; a password on one only is no requirement', () => {
+    expect(d.name).toBe('proxy:Caddyfile:localhost:8000');
+    expect(fact(d, 'tls.hsts')).toBe(false);
+    expect(d.sources['tls.hsts']![0]).toMatchObject({ line: 1, why: 'no Strict-Transport-Security header' });
+    expect(fact(d, 'authentication.required')).toBeUndefined();
+    expect(d.reasons['authentication.required']).toBe(
+      'the MCP routes differ: site mcp-qbit-secure.example.com (Caddyfile:5) shows true, site mcp-qbit.example.com (Caddyfile:1) does not say (not set there)',
+    );
+    // What every site shows stands.
+    expect(fact(d, 'tls.min_version')).toBe('1.2');
+  });
+});
