@@ -9,6 +9,9 @@ export function legacySse(sheet: FactSheet, at: At, ...parts: unknown[]): void {
     sheet.set('transport.legacy_sse', true, at, 'the server is started with --transport sse: the deprecated HTTP+SSE transport');
   else if (words.some((w) => w.startsWith('--sse-port')))
     sheet.set('transport.legacy_sse', true, at, 'the command serves SSE (--sse-port)');
+  // zilliztech/mcp-server-milvus's `mcp-server-milvus --sse --port 8000`.
+  else if (words.includes('--sse'))
+    sheet.set('transport.legacy_sse', true, at, 'the server is started with --sse: the deprecated HTTP+SSE transport');
 }
 
 /**

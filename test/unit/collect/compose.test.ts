@@ -327,6 +327,22 @@ describe("a service that runs its build's ENTRYPOINT as written", () => {
     // Its README's `-t stdio` may be the same flag: then the files no longer say, and nothing is guessed.
     expect(fact(run('["-t", "stdio"]'), 'transport.legacy_sse')).toBeUndefined();
   });
+
+  it('a bare --sse flag is the legacy transport too', () => {
+    // zilliztech/mcp-server-milvus's Dockerfile: CMD ["mcp-server-milvus", "--sse", "--port", "8000"].
+    const d = collectWith(
+      inline({ ...files, 'compose.yaml': compose('    entrypoint: ["mcp-server-milvus", "--sse", "--port", "8000"]\n') }),
+    ).deployments[0]!;
+    expect(d.sources['transport.legacy_sse']).toEqual([
+      { file: 'compose.yaml', line: 5, why: 'the server is started with --sse: the deprecated HTTP+SSE transport' },
+    ]);
+    expect(
+      fact(
+        collectWith(inline({ ...files, 'compose.yaml': compose('    entrypoint: ["srv", "--sse-only-metrics"]\n') })).deployments[0]!,
+        'transport.legacy_sse',
+      ),
+    ).toBeUndefined();
+  });
 });
 
 describe("a build's args, as Compose passes them to the Dockerfile", () => {
