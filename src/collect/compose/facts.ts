@@ -338,6 +338,11 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
           caller.s.at(),
           `service ${caller.s.name} calls ${srv.s.name}'s MCP endpoint directly, not through ${proxy.s.name}`,
         );
+      // A published server port whose health check speaks plain HTTP (mcp-qbit-server's example,
+      // whose proxy's configuration is not among the files) serves clients in plain HTTP past the proxy.
+      const plainPast =
+        published.kind !== 'none' && !sheet.has('tls.enabled') ? plainHealthcheck(srv, published, `past ${proxy.s.name}`) : null;
+      if (plainPast) sheet.set('tls.enabled', false, plainPast.at, plainPast.why);
       // A server port clients reach past the TLS proxy serves the endpoint in plain HTTP too.
       if (published.kind !== 'none' && sheet.get('tls.enabled') === true)
         sheet.set(
@@ -725,7 +730,11 @@ function healthcheckOf(srv: Svc): { test: string; at: At } | null {
   return df?.healthcheck && !df.healthcheck.disabled ? { test: df.healthcheck.test, at: df.healthcheck.at } : null;
 }
 
-function plainHealthcheck(srv: Svc, published: { kind: string; text: string }): { at: At; why: string } | null {
+function plainHealthcheck(
+  srv: Svc,
+  published: { kind: string; text: string },
+  front = 'with no proxy in front',
+): { at: At; why: string } | null {
   if (published.kind === 'none') return null;
   const targets = new Set(
     published.text
@@ -741,7 +750,7 @@ function plainHealthcheck(srv: Svc, published: { kind: string; text: string }): 
     if (m && targets.has(m[1] ?? '80'))
       return {
         at: c.at,
-        why: `the health check fetches http://…:${m[1] ?? '80'} and the service publishes that port (${published.text}) with no proxy in front: clients reach it in plain HTTP`,
+        why: `the health check fetches http://…:${m[1] ?? '80'} and the service publishes that port (${published.text}) ${front}: clients reach it in plain HTTP`,
       };
   }
   return null;

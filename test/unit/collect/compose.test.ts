@@ -262,6 +262,30 @@ describe('Compose rules', () => {
     expect(fact(d, 'tls.min_version')).toBe('1.2');
     expect(fact(d, 'tls.hsts')).toBe(false);
   });
+
+  it("a published port whose health check speaks plain HTTP is plain, whatever the proxy's files", () => {
+    // Jacques-Murray/mcp-qbit-server's examples/docker-compose.yml: nginx mounts ./nginx.conf, which the
+    // repository does not hold, and the server publishes 8000 with an http://localhost:8000 health check.
+    const compose = [
+      'services:',
+      '  mcp-qbit-server:',
+      '    image: acme/mcp-qbit:1.0.0',
+      '    ports: ["8000:8000"]',
+      '    healthcheck:',
+      '      test: ["CMD", "node", "-e", "require(\'http\').get(\'http://localhost:8000/health\')"]',
+      '  nginx:',
+      '    image: nginx:1.27',
+      '    ports: ["443:443"]',
+      '    volumes: ["./nginx.conf:/etc/nginx/conf.d/default.conf:ro"]',
+      '    depends_on: [mcp-qbit-server]',
+    ].join('\n');
+    const d = deploymentOf(collectWith(inline({ 'compose.yml': compose })), ':mcp-qbit-server');
+    expect(fact(d, 'tls.enabled')).toBe(false);
+    expect(d.sources['tls.enabled']![0]).toMatchObject({
+      line: 6,
+      why: 'the health check fetches http://…:8000 and the service publishes that port (8000:8000) past nginx: clients reach it in plain HTTP',
+    });
+  });
 });
 
 describe('Compose: tunnels', () => {
