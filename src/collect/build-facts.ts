@@ -2,7 +2,7 @@
 // Dockerfile a service is built from, or from the image reference alone.
 import type { DockerfileInfo, InstallStep } from './dockerfile.js';
 import type { Inputs } from './inputs.js';
-import { lockfilesOfBuild } from './packages.js';
+import { isMcpPackage, lockfilesOfBuild } from './packages.js';
 import { imagePin, repository } from './roles.js';
 import type { At, FactSheet } from './sheet.js';
 
@@ -186,8 +186,35 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
   } else {
     sheet.undecided('supply_chain.lockfile_enforced', `${df.path} installs no dependencies the collector recognises`);
   }
+  copiedServerRelease(sheet, df);
   if (df.sbom) sheet.set('supply_chain.sbom_published', true, df.sbom, 'the build writes an SBOM into the image');
   else sheet.undecided('supply_chain.sbom_published', 'no SBOM step in the Dockerfile; CI may publish one');
+}
+
+const RELEASE_RANK: Record<string, number> = { floating: 0, exact_version: 1, locked: 2, digest: 2 };
+
+/**
+ * `COPY --from=ghcr.io/github/github-mcp-server /server/github-mcp-server .` (docker/labs-ai-tools-for-devs):
+ * the server's binary out of its published image, as fixed as that reference names it. The image is
+ * as loose as its loosest part, so a floating one floats it whatever the rest; a fixed one decides
+ * where nothing else does.
+ */
+function copiedServerRelease(sheet: FactSheet, df: DockerfileInfo): void {
+  for (const c of df.copiedImages.filter((x) => isMcpPackage(repository(x.image)))) {
+    const pin = imagePin(c.image);
+    const current = sheet.get('supply_chain.deployed_release');
+    const looser =
+      current === undefined
+        ? !sheet.openFacts().has('supply_chain.deployed_release') || pin === 'floating'
+        : RELEASE_RANK[pin]! < RELEASE_RANK[String(current)]!;
+    if (looser)
+      sheet.set(
+        'supply_chain.deployed_release',
+        pin,
+        c.at,
+        `COPY --from=${c.image} copies the server out of that image, named ${pin === 'digest' ? 'by digest' : pin === 'floating' ? 'by a floating tag or none' : 'by a version tag'}`,
+      );
+  }
 }
 
 /**

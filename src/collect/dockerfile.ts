@@ -44,8 +44,8 @@ export interface DockerfileInfo {
   healthcheck: { at: At; disabled: boolean; test: string } | null;
   /** What the stages the build runs COPY or ADD from the build context: its sources, as written there. */
   copied: string[];
-  /** Images those stages COPY --from (docker/mcp-gateway's dind image copies /docker-mcp from docker/mcp-gateway). */
-  copiedImages: string[];
+  /** Images those stages COPY --from (docker/mcp-gateway's dind image copies /docker-mcp from docker/mcp-gateway), with the COPY line. */
+  copiedImages: { image: string; at: At }[];
   /** EXPOSE in the final image (its own stage or one it is built on): the ports it says it serves on. */
   expose: { ports: string; at: At } | null;
   secretsInImage: { name: string; at: At; how: string }[];
@@ -129,7 +129,7 @@ export function readDockerfile(
     /** What COPY and ADD bring in from the build context (sources, ARGs substituted). */
     copied: string[];
     /** Images (not stages) that COPY --from copies out of. */
-    copiedImages: string[];
+    copiedImages: { image: string; at: At }[];
     /** Context files that reach this stage through COPY --from another stage (`COPY --from=builder /app/package-lock.json* ./`). */
     inherited: string[];
     /** Files this stage writes (`echo '…' > PATH`) or copies from the context, one source to one path. */
@@ -283,7 +283,7 @@ export function readDockerfile(
             content,
           ).map((x) => substIn(stage, x));
           s.inherited.push(...seen(i).filter((f) => sources.some((src) => carries(src, f))));
-        } else if (from !== undefined) s.copiedImages.push(substIn(stage, from));
+        } else if (from !== undefined) s.copiedImages.push({ image: substIn(stage, from), at: at(ins) });
         else if (from === undefined) {
           const sources = copySources(
             ins.getArguments().map((a) => a.getValue()),

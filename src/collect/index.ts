@@ -19,7 +19,7 @@ import { buildKustomization, type K8sObject, type K8sSet, kustomizationIn, objec
 import { configurations, type LocationCtx, proxiedLocations } from './nginx.js';
 import { mcpRoutes, nginxFacts } from './nginx-facts.js';
 import { contextOfDockerfile, isMcpPackage, mcpEvidenceOfBuild } from './packages.js';
-import { namesMcpHost, namesMcpRoute } from './roles.js';
+import { namesMcpHost, namesMcpRoute, repository } from './roles.js';
 import { FactSheet } from './sheet.js';
 import type { CollectedFile, CollectionNote, CollectionOut, FileKind, SkippedFile } from './types.js';
 import { readYaml } from './yaml-lines.js';
@@ -468,7 +468,7 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
   // `npm install -g supergateway`: the image installs an MCP server or bridge from a registry.
   const installed = df.installs.flatMap((i) => (i.packages ?? []).filter(isMcpPackage).map((name) => ({ name, at: i.at })))[0];
   // `COPY --from=docker/mcp-gateway /docker-mcp /`: the server's binary out of its published image.
-  const copiedFrom = df.copiedImages.find((image) => isMcpPackage(image.replace(/[:@].*$/, '')));
+  const copiedFrom = df.copiedImages.find((c) => isMcpPackage(repository(c.image)))?.image;
   if (!mcp && !named && !installed && !copiedFrom) return [];
   // `FROM scratch` with neither ENTRYPOINT nor CMD cannot start as a container: it carries an
   // artifact (higress-group/higress's Wasm and Go filter plugins) for another program to load.

@@ -313,6 +313,27 @@ describe('misreadings the broadened corpus found, each on a small file', () => {
     expect(fact(deploymentOf(collectWith(inline(distOnly)), 'Dockerfile'), 'supply_chain.deployed_release')).toBe('floating');
   });
 
+  it("a server copied out of its published image is as fixed as that image's reference", () => {
+    // docker/labs-ai-tools-for-devs's functions/github-mcp-server/Dockerfile.
+    const release = (from: string) => {
+      const dockerfile = `FROM alpine:3.21\nWORKDIR /server\nCOPY --from=${from} /server/github-mcp-server .\nENTRYPOINT ["/server/github-mcp-server", "stdio"]\n`;
+      const d = deploymentOf(collectWith(inline({ 'functions/github-mcp-server/Dockerfile': dockerfile })), 'Dockerfile');
+      return { value: fact(d, 'supply_chain.deployed_release'), at: d.sources['supply_chain.deployed_release']?.[0] };
+    };
+    expect(release('ghcr.io/github/github-mcp-server')).toEqual({
+      value: 'floating',
+      at: {
+        file: 'functions/github-mcp-server/Dockerfile',
+        line: 3,
+        why: 'COPY --from=ghcr.io/github/github-mcp-server copies the server out of that image, named by a floating tag or none',
+      },
+    });
+    expect(release('ghcr.io/github/github-mcp-server:v0.20.1').value).toBe('exact_version');
+    expect(release(`ghcr.io/github/github-mcp-server@sha256:${'b'.repeat(64)}`).value).toBe('digest');
+    // A tool image copied in (uv) is no server: it decides nothing here.
+    expect(release('ghcr.io/astral-sh/uv:latest').value).toBeUndefined();
+  });
+
   it('a secret linked into a Go binary the final stage copies is in the image', () => {
     const dockerfile = [
       'FROM golang:1.25 AS build',
