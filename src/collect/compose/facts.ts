@@ -88,7 +88,7 @@ function pulledFirst(sheet: FactSheet, srv: Svc, project: ComposeProject): void 
     ? `Compose runs ${image} (a digest names one image) and builds ${srv.dockerfile} only when the registry has none: the image's own build decides, not these files`
     : `Compose pulls ${image} first and builds ${srv.dockerfile} only when the registry has none (pull_policy: build always builds): the published image's build decides, not these files`;
   // The compose files and the env files they read hold either way; the build's files only for the build.
-  const composeSide = (file: string) => project.files.includes(file) || /\.env$/.test(file);
+  const composeSide = (file: string) => project.files.includes(file) || project.extended.includes(file) || /\.env$/.test(file);
   for (const d of sheet.decisions()) {
     const buildOnly = d.sources.every((s) => 'file' in s && !composeSide(s.file));
     if (d.path === 'supply_chain.builds_server' || (buildOnly && !(d.path === 'supply_chain.deployed_release' && d.value === pin)))

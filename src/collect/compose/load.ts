@@ -26,6 +26,8 @@ export interface ComposeProject {
   entry: string;
   /** The files merged, in order (includes first). */
   files: string[];
+  /** Files only an `extends` names, read for the services it takes from them. */
+  extended: string[];
   services: Map<string, ComposeService>;
   /** Services left out because none of their profiles is enabled. */
   inactive: { name: string; profiles: string[]; at: At }[];
@@ -281,6 +283,12 @@ export function loadCompose(inputs: Inputs, files: string[], options: ComposeOpt
       const paths = typeof entry === 'string' ? [entry] : isObj(entry) ? [entry['path']].flat() : [];
       for (const p of paths) if (typeof p === 'string') load(inputs.resolve(path, p), depth + 1, [...stack, path]);
     }
+    loaded.push({ path, top, doc, services: servicesIn(path, doc, top, rawTop, depth > 0) });
+    order.push(path);
+  };
+  // A file's services, each with the lines it was written on; an included or extended file's
+  // relative paths rebased onto the project directory, as Compose resolves them from their own file.
+  const servicesIn = (path: string, doc: YamlDoc, top: Obj, rawTop: Obj, rebase: boolean): Map<string, RawService> => {
     const services = new Map<string, RawService>();
     for (const [name, spec] of Object.entries(isObj(top['services']) ? (top['services'] as Obj) : {})) {
       if (!isObj(spec)) continue;
@@ -289,7 +297,7 @@ export function loadCompose(inputs: Inputs, files: string[], options: ComposeOpt
       const vars = new Map<string, string[]>();
       const rawSpec = isObj(rawTop['services']) ? (rawTop['services'] as Obj)[name] : undefined;
       variablesIn(rawSpec, [], vars);
-      const s: RawService = { spec: depth > 0 ? rebased(spec, dirOf(path), projectDir) : { ...spec }, origins, vars };
+      const s: RawService = { spec: rebase ? rebased(spec, dirOf(path), projectDir) : { ...spec }, origins, vars };
       // environment and labels in list form (KEY=VALUE) read as maps, each key with its item's line.
       for (const field of ['environment', 'labels']) {
         if (!Array.isArray(spec[field])) continue;
@@ -301,10 +309,23 @@ export function loadCompose(inputs: Inputs, files: string[], options: ComposeOpt
       }
       services.set(name, s);
     }
-    loaded.push({ path, top, doc, services });
-    order.push(path);
+    return services;
   };
   for (const f of files) load(f, 0);
+
+  // A file only `extends` names is read for its services, not added to the project (compose-spec extends.md).
+  const extendedFiles = new Map<string, LoadedFile | undefined>();
+  const extendedFile = (path: string): LoadedFile | undefined => {
+    if (!extendedFiles.has(path)) {
+      const doc = inputs.get(path) ? parse(path)[0] : undefined;
+      const top = doc && isObj(doc.value) ? (interpolateTree(doc.value, env, opaque) as Obj) : undefined;
+      extendedFiles.set(
+        path,
+        doc && top ? { path, top, doc, services: servicesIn(path, doc, top, doc.value as Obj, dirOf(path) !== projectDir) } : undefined,
+      );
+    }
+    return extendedFiles.get(path);
+  };
 
   // extends: the base service merged under the service (same file, or another loaded file),
   // a chain resolved from its end; Compose refuses a cycle, and so does this.
@@ -317,7 +338,7 @@ export function loadCompose(inputs: Inputs, files: string[], options: ComposeOpt
     if (resolving.includes(key)) throw new Error(`extends cycle: ${[...resolving.slice(resolving.indexOf(key)), key].join(' → ')}`);
     const baseName = typeof ext === 'string' ? ext : isObj(ext) ? String(ext['service']) : '';
     const baseFile = isObj(ext) && typeof ext['file'] === 'string' ? inputs.resolve(lf.path, ext['file'] as string) : lf.path;
-    const baseLf = loaded.find((l) => l.path === baseFile);
+    const baseLf = loaded.find((l) => l.path === baseFile) ?? extendedFile(baseFile);
     resolving.push(key);
     const base = baseLf && resolveExtends(baseLf, baseName);
     resolving.pop();
@@ -382,6 +403,7 @@ export function loadCompose(inputs: Inputs, files: string[], options: ComposeOpt
     name: projectName ?? (posix.basename(projectDir) || 'default'),
     entry: files[0]!,
     files: order,
+    extended: [...extendedFiles].filter(([, f]) => f !== undefined).map(([path]) => path),
     services: out,
     inactive,
     networks,

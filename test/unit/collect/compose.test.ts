@@ -871,3 +871,47 @@ describe('bind mounts and the host paths they expose', () => {
     expect(mounts('      - ./tmp:/tmp\n')).toBe('deployment_files');
   });
 });
+
+describe('a service that extends one in a file the project does not otherwise load', () => {
+  // Tributary-ai-services/tas-mcp's deployments/docker-compose/full-stack.yml: `extends: { file:
+  // apify-mcp/docker-compose.yml, service: apify-mcp }`, whose build context is relative to that file.
+  const files = {
+    'deploy/full-stack.yml': 'services:\n  apify-mcp:\n    extends:\n      file: apify-mcp/docker-compose.yml\n      service: apify-mcp\n',
+    'deploy/apify-mcp/docker-compose.yml':
+      'services:\n  apify-mcp:\n    build: .\n    ports: ["127.0.0.1:3005:3005"]\n    read_only: true\n  other:\n    image: redis:7\n',
+    'deploy/apify-mcp/Dockerfile': 'FROM node:22-slim\nCOPY package.json ./\nRUN npm install\nUSER node\nCMD ["node", "server.js"]\n',
+    'deploy/apify-mcp/package.json': '{"name": "apify-mcp", "dependencies": {"@modelcontextprotocol/sdk": "^1.0.0"}}',
+  };
+
+  it('reads the base service from that file, its paths from its directory, and adds none of its other services', () => {
+    const c = collectWith(inline(files), { compose: [['deploy/full-stack.yml']] });
+    const d = deploymentOf(c, 'compose:deploy/full-stack.yml:apify-mcp');
+    expect(c.notes.map((n) => n.what).join('\n')).not.toMatch(/not among the files read/);
+    expect(fact(d, 'container.read_only_root_fs')).toBe(true);
+    expect(d.sources['container.read_only_root_fs']![0]).toMatchObject({ file: 'deploy/apify-mcp/docker-compose.yml', line: 5 });
+    // The build context `.` is the extended file's directory: its Dockerfile is read.
+    expect(fact(d, 'container.runs_as_root')).toBe(false);
+    expect(d.sources['container.runs_as_root']![0]).toMatchObject({ file: 'deploy/apify-mcp/Dockerfile' });
+    expect(c.deployments.filter((x) => x.name.startsWith('compose:deploy/full-stack.yml')).map((x) => x.name)).toEqual([
+      'compose:deploy/full-stack.yml:apify-mcp',
+    ]);
+  });
+
+  it("the extended file's settings hold when a published image may run instead of the build", () => {
+    const withImage = {
+      ...files,
+      'deploy/apify-mcp/docker-compose.yml': files['deploy/apify-mcp/docker-compose.yml'].replace(
+        '    build: .\n',
+        '    build: .\n    image: tas-mcp/apify-mcp-server:1.0.0\n',
+      ),
+    };
+    const d = deploymentOf(
+      collectWith(inline(withImage), { compose: [['deploy/full-stack.yml']] }),
+      'compose:deploy/full-stack.yml:apify-mcp',
+    );
+    expect(fact(d, 'container.published_ports')).toBe('loopback');
+    expect(fact(d, 'container.read_only_root_fs')).toBe(true);
+    // What only the build shows is open: the registry's image may run.
+    expect(d.reasons['container.runs_as_root']).toMatch(/^Compose pulls tas-mcp\/apify-mcp-server:1\.0\.0 first/);
+  });
+});
