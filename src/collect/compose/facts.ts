@@ -905,6 +905,15 @@ function secrets(ctx: Context, sheet: FactSheet, srv: Svc, project: ComposeProje
       continue;
     }
     const value = str(v) ?? '';
+    // `APIFY_API_TOKEN: ${APIFY_API_TOKEN:-}` (tas-mcp): empty unless the operator's environment sets it.
+    if (!value && vars.length && vars.every((n) => project.envAt(n) === null)) {
+      found.push({
+        kind: 'environment',
+        at: srv.s.at('environment', k),
+        why: `${k} comes from the operator's environment (${vars.join(', ')}) when it is set there; the file's default is empty`,
+      });
+      continue;
+    }
     if (!value || saysNoSecret(value)) continue;
     const fromDotenv = vars.map((n) => project.envAt(n)).find((a) => a !== null);
     if (fromDotenv)

@@ -544,6 +544,18 @@ describe("where a service's secrets come from, env_file and list-form environmen
     expect(secrets({ 'compose.yaml': service('    volumes:\n      - app.env:/data\n') }).value).toBe('none');
   });
 
+  it('an empty default is the operator environment\'s value when set there, not "none"', () => {
+    // Tributary-ai-services/tas-mcp's apify-mcp: `APIFY_API_TOKEN: ${APIFY_API_TOKEN:-}`.
+    const s = secrets({ 'compose.yaml': service('    environment:\n      APIFY_API_TOKEN: ${APIFY_API_TOKEN:-}\n') });
+    expect(s.value).toBeUndefined();
+    expect(s.undecided).toContain('container.secrets_source');
+    // Set empty in a committed .env, the container gets no secret.
+    expect(
+      secrets({ 'compose.yaml': service('    environment:\n      APIFY_API_TOKEN: ${APIFY_API_TOKEN:-}\n'), '.env': 'APIFY_API_TOKEN=\n' })
+        .value,
+    ).toBe('none');
+  });
+
   it('a list-form entry whose variable is set nowhere is a secret from the environment, not dropped', () => {
     const s = secrets({ 'compose.yaml': service('    environment:\n      - LOG_LEVEL=info\n      - API_KEY=${API_KEY}\n') });
     expect(s.value).toBeUndefined();
