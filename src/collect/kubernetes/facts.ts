@@ -313,6 +313,13 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
         `Service ${exposed[0]!.name} (${String(getPath(exposed[0]!.value, ['spec', 'type']))}) exposes the server itself`,
       );
       sheet.undecided('exposure.endpoint_address_class', 'a LoadBalancer or NodePort address is assigned by the cluster');
+      // A NodePort (and a LoadBalancer, which allocates one) opens the port on every node's interfaces.
+      sheet.set(
+        'container.published_ports',
+        'all_interfaces',
+        exposed[0]!.at('spec', 'type'),
+        `Service ${exposed[0]!.name} (${String(getPath(exposed[0]!.value, ['spec', 'type']))}) publishes the server's port on every node`,
+      );
     } else if (front) {
       sheet.set('exposure.behind_reverse_proxy', true, front.o.at(), `${front.o.name} forwards to the server`);
       proxyFacts(ctx, sheet, front, names(w), configMaps, exposedBy(front), recogniseSignet(ctx.inputs, w.dockerfile) !== null);

@@ -703,3 +703,43 @@ describe('a ko:// image names a Go package, not the project it is in', () => {
     expect(servers('mcp/fetch:latest')).toEqual(['kubernetes:config/deployment.yaml:Deployment/feature-request-demo']);
   });
 });
+
+describe('a NodePort or LoadBalancer Service that selects the server', () => {
+  // rohitg00/kubectl-mcp-server's deploy/kubernetes/service.yaml: `type: NodePort`, `nodePort: 30800`.
+  const manifests = (type: string) =>
+    [
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      'metadata: { name: kubectl-mcp-server }',
+      'spec:',
+      '  selector: { matchLabels: { app: kubectl-mcp } }',
+      '  template:',
+      '    metadata: { labels: { app: kubectl-mcp } }',
+      '    spec:',
+      '      containers:',
+      '        - name: server',
+      '          image: rohitghumare64/kubectl-mcp-server:1.2.0',
+      '          ports: [{ containerPort: 8000 }]',
+      '---',
+      'apiVersion: v1',
+      'kind: Service',
+      'metadata: { name: kubectl-mcp-server }',
+      'spec:',
+      `  type: ${type}`,
+      '  selector: { app: kubectl-mcp }',
+      '  ports: [{ port: 8000, targetPort: 8000 }]',
+    ].join('\n');
+  const published = (type: string) => {
+    const d = collectWith(inline({ 'deploy/all.yaml': manifests(type) })).deployments[0]!;
+    return { value: fact(d, 'container.published_ports'), at: d.sources['container.published_ports']?.[0] };
+  };
+
+  it('publishes its port on every node: all_interfaces, as a hostPort does; a ClusterIP publishes none', () => {
+    expect(published('NodePort')).toEqual({
+      value: 'all_interfaces',
+      at: { file: 'deploy/all.yaml', line: 18, why: "Service kubectl-mcp-server (NodePort) publishes the server's port on every node" },
+    });
+    expect(published('LoadBalancer').value).toBe('all_interfaces');
+    expect(published('ClusterIP').value).toBe('none');
+  });
+});
