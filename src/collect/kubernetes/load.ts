@@ -1,6 +1,6 @@
 // Kubernetes objects as the files give them: plain manifests (one or many documents), Helm
 // output, and kustomizations read the way `kubectl kustomize` builds them for what the facts
-// need (resources and components, namespace, images, replicas, labels, strategic-merge and
+// need (resources and components, namespace, name prefixes and suffixes, images, replicas, labels, strategic-merge and
 // JSON 6902 patches, generated Secrets and ConfigMaps). Every value keeps its file and line,
 // a patched value the patch's.
 import { posix } from 'node:path';
@@ -173,7 +173,54 @@ export function buildKustomization(ctx: Context, path: string, depth = 0, seen =
     }
   }
   if (typeof k['namespace'] === 'string') for (const o of out) ((o.value['metadata'] ??= {}) as Obj)['namespace'] = k['namespace'];
+  rename(out, typeof k['namePrefix'] === 'string' ? k['namePrefix'] : '', typeof k['nameSuffix'] === 'string' ? k['nameSuffix'] : '');
   return out;
+}
+
+/**
+ * Where one object names another by name, with the kind it names (kustomize's nameReference, the
+ * references the facts follow): `[key of the holder, key of the name, kind]`. The scaleTargetRef's
+ * kind is its own `kind` field.
+ */
+const REFERENCES: [string, string, string][] = [
+  ['service', 'name', 'Service'],
+  ['configMap', 'name', 'ConfigMap'],
+  ['configMapRef', 'name', 'ConfigMap'],
+  ['configMapKeyRef', 'name', 'ConfigMap'],
+  ['secret', 'secretName', 'Secret'],
+  ['secretRef', 'name', 'Secret'],
+  ['secretKeyRef', 'name', 'Secret'],
+  ['persistentVolumeClaim', 'claimName', 'PersistentVolumeClaim'],
+];
+
+/**
+ * `namePrefix` and `nameSuffix`, as `kubectl kustomize` applies them: every object of the
+ * kustomization renamed (not a Namespace or a CRD), and each reference to one of them by its old
+ * name renamed with it, so an Ingress still routes to its Service and an HPA still scales its
+ * Deployment (Tributary-ai-services/tas-mcp's overlays use `namePrefix: prod-`).
+ */
+function rename(objects: K8sObject[], prefix: string, suffix: string): void {
+  if (!prefix && !suffix) return;
+  const renamed = new Map<string, string>();
+  for (const o of objects) {
+    if (o.kind === 'Namespace' || o.kind === 'CustomResourceDefinition' || !o.name) continue;
+    renamed.set(`${o.kind}/${o.name}`, `${prefix}${o.name}${suffix}`);
+    (o.value['metadata'] as Obj)['name'] = `${prefix}${o.name}${suffix}`;
+  }
+  const update = (holder: Obj, key: string, kind: string) => {
+    const now = typeof holder[key] === 'string' ? renamed.get(`${kind}/${holder[key]}`) : undefined;
+    if (now) holder[key] = now;
+  };
+  const walk = (v: unknown, parent: string): void => {
+    if (Array.isArray(v)) for (const x of v) walk(x, parent);
+    if (!isObj(v)) return;
+    for (const [holder, key, kind] of REFERENCES) if (parent === holder) update(v, key, kind);
+    if (parent === 'scaleTargetRef' && typeof v['kind'] === 'string') update(v, 'name', v['kind']);
+    if (parent === 'tls') update(v, 'secretName', 'Secret');
+    update(v, 'serviceAccountName', 'ServiceAccount');
+    for (const [k, x] of Object.entries(v)) walk(x, k);
+  };
+  for (const o of objects) walk(o.value['spec'], 'spec');
 }
 
 export function kustomizationIn(inputs: Inputs, dir: string): string | null {

@@ -743,3 +743,62 @@ describe('a NodePort or LoadBalancer Service that selects the server', () => {
     expect(published('ClusterIP').value).toBe('none');
   });
 });
+
+describe("a kustomization's namePrefix, as kubectl kustomize applies it", () => {
+  // Tributary-ai-services/tas-mcp's k8s/overlays/prod: `namePrefix: prod-` over the base, with an HPA
+  // and an Ingress that name the prefixed Deployment and Service.
+  const files = {
+    'k8s/base/kustomization.yaml': 'resources: [deployment.yaml, service.yaml]\n',
+    'k8s/base/deployment.yaml': [
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      'metadata: { name: tas-mcp }',
+      'spec:',
+      '  replicas: 1',
+      '  selector: { matchLabels: { app: tas-mcp } }',
+      '  template:',
+      '    metadata: { labels: { app: tas-mcp } }',
+      '    spec:',
+      '      serviceAccountName: tas-mcp',
+      '      containers:',
+      '        - name: server',
+      '          image: ghcr.io/acme/tas-mcp:1.0.0',
+      '          envFrom: [{ configMapRef: { name: tas-mcp-config } }]',
+    ].join('\n'),
+    'k8s/base/service.yaml':
+      'apiVersion: v1\nkind: Service\nmetadata: { name: tas-mcp-http }\nspec:\n  selector: { app: tas-mcp }\n  ports: [{ port: 8080 }]\n',
+    'k8s/overlays/prod/kustomization.yaml':
+      'resources: [../../base, hpa.yaml, ingress.yaml]\nnamePrefix: prod-\nreplicas:\n  - name: tas-mcp\n    count: 5\n',
+    'k8s/overlays/prod/hpa.yaml': [
+      'apiVersion: autoscaling/v2',
+      'kind: HorizontalPodAutoscaler',
+      'metadata: { name: tas-mcp-hpa }',
+      'spec:',
+      '  scaleTargetRef: { apiVersion: apps/v1, kind: Deployment, name: prod-tas-mcp }',
+      '  minReplicas: 5',
+      '  maxReplicas: 50',
+    ].join('\n'),
+    'k8s/overlays/prod/ingress.yaml': [
+      'apiVersion: networking.k8s.io/v1',
+      'kind: Ingress',
+      'metadata: { name: tas-mcp-ingress }',
+      'spec:',
+      '  rules:',
+      '    - host: api.tas-mcp.com',
+      '      http:',
+      '        paths:',
+      '          - path: /',
+      '            pathType: Prefix',
+      '            backend: { service: { name: prod-tas-mcp-http, port: { number: 8080 } } }',
+    ].join('\n'),
+  };
+
+  it('renames every object, so the HPA and the Ingress written for the prefixed names find theirs', () => {
+    const c = collectWith(inline(files), { kustomizations: ['k8s/overlays/prod'] });
+    const d = deploymentOf(c, 'kubernetes:k8s/overlays/prod/kustomization.yaml:Deployment/prod-tas-mcp');
+    expect(fact(d, 'deployment.replicas')).toBeUndefined();
+    expect(d.reasons['deployment.replicas']).toMatch(/^HorizontalPodAutoscaler prod-tas-mcp-hpa changes the count between 5 and 50/);
+    expect(fact(d, 'exposure.behind_reverse_proxy')).toBe(true);
+    expect(d.sources['exposure.behind_reverse_proxy']![0]!.why).toMatch(/^Ingress prod-tas-mcp-ingress routes to the server/);
+  });
+});
