@@ -313,7 +313,9 @@ function readEntry(e: Entry, inputIds: Set<string>): Read {
   let tlsOff: At | null = null;
   const look = (key: string, value: string, at: At, where: string) => {
     if (key === 'NODE_TLS_REJECT_UNAUTHORIZED' && value.trim() === '0') tlsOff = at;
-    const secretish = SECRET_NAME.test(key) || /^authorization$/i.test(key) || /^x-api-key$/i.test(key) || TOKEN_SHAPES.test(value.trim());
+    // A flag is named as a variable is: `--access-token` as ACCESS_TOKEN, `--figma-api-key` as FIGMA_API_KEY.
+    const name = key.replace(/^-+/, '').replace(/-/g, '_');
+    const secretish = SECRET_NAME.test(name) || /^authorization$/i.test(key) || /^x-api-key$/i.test(key) || TOKEN_SHAPES.test(value.trim());
     if (!secretish || value.trim() === '') return;
     // Claude Code's `${VAR:-default}`: the variable, or the default written here when it is unset.
     const fallback = DEFAULTED.exec(value);
@@ -359,7 +361,9 @@ function readEntry(e: Entry, inputIds: Set<string>): Read {
     const kv = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(a);
     if (kv && (args[i - 1] === '-e' || args[i - 1] === '--env')) look(kv[1]!, kv[2]!, e.at('args', i), 'docker -e');
     else if (/^--?[\w-]*(token|key|secret|password)[\w-]*$/i.test(a) && args[i + 1] !== undefined && !args[i + 1]!.startsWith('-'))
-      look('SECRET_ARG', args[i + 1]!, e.at('args', i + 1), `argument ${a}`);
+      look(a, args[i + 1]!, e.at('args', i + 1), 'argument');
+    else if (/^--?[\w-]*(token|key|secret|password)[\w-]*=/i.test(a))
+      look(a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1), e.at('args', i), 'argument');
     else if (/^Authorization:\s*/i.test(a)) look('Authorization', a.replace(/^Authorization:\s*/i, ''), e.at('args', i), 'header argument');
     else if (TOKEN_SHAPES.test(a)) look('argument', a, e.at('args', i), 'argument');
   });

@@ -866,3 +866,28 @@ describe('docker run of an image with no registry or namespace', () => {
     expect(fact(published, 'supply_chain.builds_server')).toBe(false);
   });
 });
+
+describe('a secret passed as a flag of the launch line', () => {
+  const plaintext = (args: string[]) => {
+    const d = collectWith(inline({ '.cursor/mcp.json': JSON.stringify({ mcpServers: { s: { command: 'npx', args } } }) })).deployments[0]!;
+    return { value: fact(d, 'client.config_secrets_plaintext'), why: d.sources['client.config_secrets_plaintext']?.[0]?.why };
+  };
+
+  it('is named by its flag, in either form, whatever shape the token has', () => {
+    // 0247473/cursor-supabase-app: `--access-token sbp_…`; 0nouman0/poligap_app: `--figma-api-key=figd_…`.
+    expect(
+      plaintext(['-y', '@supabase/mcp-server-supabase@latest', '--access-token', 'sbp_c0c46bc32330421d66fb959e01b1f318d2c4c62c']),
+    ).toEqual({
+      value: true,
+      why: 'argument --access-token holds a literal value',
+    });
+    expect(plaintext(['-y', 'figma-developer-mcp', '--figma-api-key=figd_3tpaVvphKm9aa5IZXPwiEQxTr3lj', '--stdio'])).toEqual({
+      value: true,
+      why: 'argument --figma-api-key holds a literal value',
+    });
+    // A path to a key, a reference or a placeholder is no secret written here.
+    expect(plaintext(['-y', 'srv', '--api-key-file', '/run/secrets/key']).value).toBe(false);
+    expect(plaintext(['-y', 'srv', '--access-token', '${SUPABASE_TOKEN}']).value).toBe(false);
+    expect(plaintext(['-y', 'srv', '--figma-api-key=<your-figma-key>']).value).toBe(false);
+  });
+});
