@@ -52,7 +52,7 @@ const refersElsewhere = (v: string) => REFERENCE.test(v) || DEFAULTED.exec(v)?.[
 const TOKEN_SHAPES =
   /^(Bearer\s+\S{8,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|sk-[A-Za-z0-9-_]{16,}|xox[abpr]-[\w-]{10,}|glpat-[\w-]{16,}|AKIA[0-9A-Z]{16}|sgnk_\S+)$/;
 
-function jsonEntries(file: TextFile): { entries: Entry[]; inputs: Obj[] } | null {
+function jsonEntries(file: TextFile): { entries: Entry[]; inputs: Obj[]; ignored?: string | null } | null {
   const errors: ParseError[] = [];
   const root = parseTree(file.text, errors, { allowTrailingComma: true, disallowComments: false });
   const starts = [0];
@@ -119,10 +119,14 @@ function jsonEntries(file: TextFile): { entries: Entry[]; inputs: Obj[] } | null
       inputs: [],
     };
   }
-  const top = flat ? [] : containers.find((path) => findNodeAtLocation(root, path)?.type === 'object');
+  // VS Code reads `servers` from .vscode/mcp.json: a `mcpServers` block beside it is never started (cape-connect's).
+  const vscode = /(^|\/)\.vscode\/mcp\.json$/.test(file.path);
+  const present = containers.filter((path) => findNodeAtLocation(root, path)?.type === 'object');
+  const top = flat ? [] : vscode && present.some((p) => p[0] === 'servers') ? ['servers'] : present[0];
+  const ignored = vscode && top?.[0] === 'servers' && present.some((p) => p[0] === 'mcpServers') ? 'mcpServers' : null;
   const entries = [...(top ? entriesIn(top, '') : []), ...local.flatMap((path) => entriesIn(path, `${path[1]}:`))];
   const inputs = Array.isArray(value['inputs']) ? (value['inputs'] as Obj[]) : [];
-  return { entries, inputs };
+  return { entries, inputs, ignored };
 }
 
 const isScalar = (v: unknown): v is string | number | boolean => ['string', 'number', 'boolean'].includes(typeof v);
@@ -380,6 +384,8 @@ export function clientDeployments(ctx: Context, file: TextFile): FactSheet[] {
     if (!r) throw new Error('not a JSON object');
     entries = r.entries;
     inputs = r.inputs;
+    if (r.ignored)
+      ctx.note(file.path, `VS Code starts the servers under "servers"; the "${r.ignored}" block beside them is not read by it, nor here`);
   }
   if (!entries.length) {
     ctx.note(file.path, 'an MCP client configuration with no server entries');

@@ -891,3 +891,22 @@ describe('a secret passed as a flag of the launch line', () => {
     expect(plaintext(['-y', 'srv', '--figma-api-key=<your-figma-key>']).value).toBe(false);
   });
 });
+
+describe('a .vscode/mcp.json with both "servers" and "mcpServers"', () => {
+  // 220631948/cape-connect's .vscode/mcp.json: VS Code starts what is under "servers" only.
+  const file = JSON.stringify({
+    mcpServers: { memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] } },
+    servers: { Sentry: { type: 'http', url: 'https://mcp.sentry.dev/mcp/ferdi-fd/cape-gis' } },
+  });
+
+  it('reads the servers VS Code starts, and says the other block is not', () => {
+    const c = collectWith(inline({ '.vscode/mcp.json': file }));
+    expect(c.deployments.map((d) => d.name)).toEqual(['client:.vscode/mcp.json:Sentry']);
+    expect(c.notes).toContainEqual({
+      file: '.vscode/mcp.json',
+      what: 'VS Code starts the servers under "servers"; the "mcpServers" block beside them is not read by it, nor here',
+    });
+    // Another client's file reads its own block as before.
+    expect(collectWith(inline({ '.cursor/mcp.json': file })).deployments.map((d) => d.name)).toEqual(['client:.cursor/mcp.json:memory']);
+  });
+});
