@@ -103,13 +103,16 @@ export function analyseLaunch(command: string, args: string[]): Launch {
   if (runner === 'uv' && args[0] === 'run') {
     const withs: string[] = [];
     let program: string | undefined;
-    for (let i = 1; i < args.length && program === undefined; i++) {
-      const a = args[i]!;
-      if (a === '--with') withs.push(args[++i] ?? '');
+    let at = 1;
+    for (; at < args.length && program === undefined; at++) {
+      const a = args[at]!;
+      if (a === '--with') withs.push(args[++at] ?? '');
       else if (a.startsWith('--with=')) withs.push(a.slice(7));
-      else if (UV_VALUE_FLAGS.has(a)) i++;
+      else if (UV_VALUE_FLAGS.has(a)) at++;
       else if (!a.startsWith('-')) program = a;
     }
+    // `uv run --with mcp[cli] mcp run server.py` (1mb4dr/mcp-forti): the SDK's CLI runs a local script, the server.
+    if (program === 'mcp' && (args[at] === 'run' || args[at] === 'dev')) return none;
     const norm = (n: string) => n.toLowerCase().replace(/[-_.]+/g, '-');
     const spec = withs.find((w) => program !== undefined && norm(pyPin(w).name.replace(/\[.*$/, '')) === norm(program));
     return spec ? { ...none, target: spec, ...pyRelease(spec, `uv run --with ${spec}`) } : none;

@@ -225,6 +225,9 @@ describe('what a client starts: uvx versions and entries switched off', () => {
     [['run', '--python', '3.12', '--with', 'mcp_server_time', 'mcp-server-time'], 'floating'],
     [['run', '--with', 'httpx', 'server.py'], null],
     [['run', '--directory', '/opt/server', 'server'], null],
+    // 1mb4dr/mcp-forti's .vscode/mcp.json: the SDK's CLI runs the server, a local script.
+    [['run', '--with', 'mcp', 'mcp', 'run', '/home/badr/Desktop/mcp_server_fortigate/mcp-forti/main.py'], null],
+    [['run', '--with', 'mcp[cli]', 'mcp', 'dev', 'server.py'], null],
   ])('uv %j runs a package it installs, or a local program', (args, release) => {
     expect(analyseLaunch('uv', args).release).toBe(release);
   });
