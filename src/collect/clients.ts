@@ -17,6 +17,7 @@ import { normalise, type TextFile } from './inputs.js';
 import { analyseLaunch, type Launch } from './launch.js';
 import { contextOfDockerfile } from './packages.js';
 import { AUTH_SCHEME, isPlaceholder, passwordInUrl, SECRET_NAME } from './secrets.js';
+import { turnsOffTls } from './server-args.js';
 import { type At, FactSheet } from './sheet.js';
 import { commandsOf } from './shell.js';
 import { readYaml, type YamlDoc } from './yaml-lines.js';
@@ -305,7 +306,7 @@ interface Read {
   stdio: boolean;
   launch: Launch | null;
   secrets: { kind: 'plaintext' | 'placeholder' | 'reference'; at: At; why: string }[];
-  tlsOff: At | null;
+  tlsOff: (At & { what: string }) | null;
 }
 
 function readEntry(e: Entry, inputIds: Set<string>): Read {
@@ -314,9 +315,9 @@ function readEntry(e: Entry, inputIds: Set<string>): Read {
   const args = Array.isArray(e.spec['args']) ? (e.spec['args'] as unknown[]).filter(isScalar).map(String) : [];
   const launch = command ? analyseLaunch(command, args) : null;
   const secrets: Read['secrets'] = [];
-  let tlsOff: At | null = null;
+  let tlsOff: (At & { what: string }) | null = null;
   const look = (key: string, value: string, at: At, where: string) => {
-    if (key === 'NODE_TLS_REJECT_UNAUTHORIZED' && value.trim() === '0') tlsOff = at;
+    if (turnsOffTls(key, value)) tlsOff = { ...at, what: `${key}=${value.trim()}` };
     // A flag is named as a variable is: `--access-token` as ACCESS_TOKEN, `--figma-api-key` as FIGMA_API_KEY.
     const name = key.replace(/^-+/, '').replace(/-/g, '_');
     const secretish = SECRET_NAME.test(name) || /^authorization$/i.test(key) || /^x-api-key$/i.test(key) || TOKEN_SHAPES.test(value.trim());
@@ -532,15 +533,15 @@ function clientEntryFacts(sheet: FactSheet, r: Read): void {
       sheet.set(
         'client.tls_verification_disabled',
         true,
-        r.tlsOff,
-        'NODE_TLS_REJECT_UNAUTHORIZED=0 in the adapter that connects to the server',
+        { file: r.tlsOff.file, line: r.tlsOff.line },
+        `${r.tlsOff.what} in the adapter that connects to the server`,
       );
     else if (r.stdio)
       sheet.set(
         'egress.tls_verification_disabled',
         true,
-        r.tlsOff,
-        "NODE_TLS_REJECT_UNAUTHORIZED=0 turns off the server's certificate verification",
+        { file: r.tlsOff.file, line: r.tlsOff.line },
+        `${r.tlsOff.what} turns off the server's certificate verification`,
       );
   }
 }

@@ -31,11 +31,20 @@ const TLS_OFF: [RegExp, RegExp][] = [
   [/^PYTHONHTTPSVERIFY$/, /^0$/],
   [/^GIT_SSL_NO_VERIFY$/, /^(1|true)$/i],
   [/^CURL_INSECURE$/, /^(1|true)$/i],
+  // A server's own switch, named for it (22syn/crm's OBSIDIAN_VERIFY_SSL=false, SOME_TLS_SKIP_VERIFY=true).
+  [/(^|_)(VERIFY_SSL|SSL_VERIFY|TLS_VERIFY|VERIFY_TLS|VERIFY_CERTS?|SSL_CERT_VERIFY)$/i, /^(0|false|no|off)$/i],
+  [
+    /(^|_)(SKIP_TLS_VERIFY|TLS_SKIP_VERIFY|SKIP_SSL_VERIFY|INSECURE_SKIP_VERIFY|TLS_INSECURE|SSL_INSECURE|DISABLE_SSL_VERIFICATION|DISABLE_TLS_VERIFICATION)$/i,
+    /^(1|true|yes|on)$/i,
+  ],
 ];
+
+/** A variable set to a value that turns off certificate verification for a process's outbound TLS. */
+export const turnsOffTls = (key: string, value: string): boolean => TLS_OFF.some(([name, v]) => name.test(key) && v.test(value.trim()));
 
 export function tlsVerification(sheet: FactSheet, env: Record<string, unknown>, at: (key: string) => At): void {
   for (const [k, v] of Object.entries(env)) {
-    if (TLS_OFF.some(([name, value]) => name.test(k) && value.test(String(v)))) {
+    if (turnsOffTls(k, String(v))) {
       sheet.set('egress.tls_verification_disabled', true, at(k), `${k}=${String(v)} turns off certificate verification`);
       return;
     }

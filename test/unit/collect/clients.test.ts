@@ -913,3 +913,25 @@ describe('a .vscode/mcp.json with both "servers" and "mcpServers"', () => {
     expect(collectWith(inline({ '.cursor/mcp.json': file })).deployments.map((d) => d.name)).toEqual(['client:.cursor/mcp.json:memory']);
   });
 });
+
+describe("a server's own switch that turns off certificate verification", () => {
+  // 22syn/crm's .vscode/mcp.json: the Obsidian server with OBSIDIAN_VERIFY_SSL=false.
+  const off = (env: Record<string, string>) => {
+    const d = collectWith(
+      inline({ '.vscode/mcp.json': JSON.stringify({ servers: { obsidian: { command: 'uvx', args: ['mcp-obsidian'], env } } }) }),
+    ).deployments[0]!;
+    return { value: fact(d, 'egress.tls_verification_disabled'), why: d.sources['egress.tls_verification_disabled']?.[0]?.why };
+  };
+
+  it('is read as NODE_TLS_REJECT_UNAUTHORIZED=0 is; a switch left on decides nothing', () => {
+    expect(off({ OBSIDIAN_BASE_URL: 'https://127.0.0.1:27124', OBSIDIAN_VERIFY_SSL: 'false' })).toEqual({
+      value: true,
+      why: "OBSIDIAN_VERIFY_SSL=false turns off the server's certificate verification",
+    });
+    expect(off({ GITLAB_TLS_SKIP_VERIFY: 'true' }).value).toBe(true);
+    expect(off({ NODE_TLS_REJECT_UNAUTHORIZED: '0' }).why).toBe(
+      "NODE_TLS_REJECT_UNAUTHORIZED=0 turns off the server's certificate verification",
+    );
+    expect(off({ OBSIDIAN_VERIFY_SSL: 'true' }).value).toBeUndefined();
+  });
+});
