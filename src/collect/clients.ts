@@ -757,6 +757,13 @@ function remoteFacts(sheet: FactSheet, r: Read, url: string, uAt: At): void {
       `${host} is an address to listen on: the client reaches its own host, and a server listening there answers on every interface, whose addresses the files do not give`,
     );
   else sheet.undecided('exposure.endpoint_address_class', `${host}: what the name resolves to is not in the files`);
+  // A tunnel's public name (2716399563/gbd-config's *.trycloudflare.com): the internet reaches the server.
+  // A Cloudflare quick tunnel only forwards, with nothing to configure; an ngrok endpoint may carry a policy.
+  if (/\.trycloudflare\.com$/i.test(host)) {
+    sheet.set('exposure.reachable_from_internet', true, uAt, `${host} is a Cloudflare quick tunnel's public name`);
+    sheet.set('exposure.behind_reverse_proxy', false, uAt, 'a quick tunnel (cloudflared tunnel --url) only forwards: no proxy');
+  } else if (/\.ngrok(-free)?\.(app|dev|io)$/i.test(host))
+    sheet.set('exposure.reachable_from_internet', true, uAt, `${host} is an ngrok endpoint's public name`);
   if ([...u.searchParams.keys()].some((k) => /^(api[_-]?key|key|token|access_token|auth)$/i.test(k)))
     sheet.set('authentication.keys_in_query_string', true, uAt, 'the URL carries a credential in its query string');
 }

@@ -935,3 +935,19 @@ describe("a server's own switch that turns off certificate verification", () => 
     expect(off({ OBSIDIAN_VERIFY_SSL: 'true' }).value).toBeUndefined();
   });
 });
+
+describe("a tunnel's public name in a client's URL", () => {
+  const d = (url: string) => collectWith(inline({ '.cursor/mcp.json': JSON.stringify({ mcpServers: { s: { url } } }) })).deployments[0]!;
+
+  it('reaches the server from the internet; a quick tunnel is no proxy', () => {
+    // 2716399563/gbd-config's .cursor/mcp.json.
+    const quick = d('https://physics-architect-hockey-refrigerator.trycloudflare.com/mcp');
+    expect(fact(quick, 'exposure.reachable_from_internet')).toBe(true);
+    expect(fact(quick, 'exposure.behind_reverse_proxy')).toBe(false);
+    const ngrok = d('https://a1b2-203-0-113-7.ngrok-free.app/mcp');
+    expect(fact(ngrok, 'exposure.reachable_from_internet')).toBe(true);
+    // An ngrok endpoint may enforce a traffic policy configured outside the files.
+    expect(fact(ngrok, 'exposure.behind_reverse_proxy')).toBeUndefined();
+    expect(fact(d('https://mcp.example.com/mcp'), 'exposure.reachable_from_internet')).toBeUndefined();
+  });
+});
