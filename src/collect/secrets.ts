@@ -30,7 +30,16 @@ const PLACEHOLDER = new RegExp(
   String.raw`^\s*${AUTH_SCHEME}(<[^>]*>|\[[^\]]*\]|your[_-]?\S*|\S*(YOUR|_HERE|REPLACE|CHANGE_?ME|PLACEHOLDER)\S*|x{3,}|\.{3}|\*{3,}|ghp_x+|sk-x+|-+)\s*$`,
   'i',
 );
-export const isPlaceholder = (value: string): boolean => saysNoSecret(value) || PLACEHOLDER.test(value);
+/**
+ * A placeholder in any language: capital words joined by underscores that name the secret
+ * (`REMPLACEZ_PAR_VOTRE_TOKEN_VERCEL`, `DEIN_TOKEN_HIER`); a real token has digits or lower case.
+ */
+const WORDS = /^([A-Z]+_){2,}[A-Z]+$/;
+const NAMES_SECRET = /(^|_)(TOKEN|KEY|SECRET|PASSWORD|PASSWORT|CLE|CLEF|CLAVE|CHAVE|CHIAVE|SCHLUESSEL|SCHLÜSSEL|API)(_|$)/;
+export const isPlaceholder = (value: string): boolean => {
+  const v = value.trim().replace(new RegExp(`^${AUTH_SCHEME}`, 'i'), '');
+  return saysNoSecret(value) || PLACEHOLDER.test(value) || (WORDS.test(v) && NAMES_SECRET.test(v));
+};
 
 /** The password of a connection URL (`postgres://app:hunter22@db/shop`), or null where it has none. */
 export function passwordInUrl(value: string): string | null {

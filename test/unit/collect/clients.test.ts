@@ -951,3 +951,25 @@ describe("a tunnel's public name in a client's URL", () => {
     expect(fact(d('https://mcp.example.com/mcp'), 'exposure.reachable_from_internet')).toBeUndefined();
   });
 });
+
+describe('a placeholder in another language', () => {
+  const plaintext = (value: string) =>
+    fact(
+      collectWith(
+        inline({
+          'claude_desktop_config.json': JSON.stringify({
+            mcpServers: { s: { command: 'npx', args: ['-y', 'srv'], env: { VERCEL_API_TOKEN: value } } },
+          }),
+        }),
+      ).deployments[0]!,
+      'client.config_secrets_plaintext',
+    );
+
+  it('capital words that name the secret are a placeholder; a token with digits or lower case is not', () => {
+    // Agalaxie/ma-boutique-medusa's claude_desktop_config.json.
+    expect(plaintext('REMPLACEZ_PAR_VOTRE_TOKEN_VERCEL')).toBe(false);
+    expect(plaintext('DEIN_TOKEN_HIER')).toBe(false);
+    expect(plaintext('Xk9fT3mQ2vLp8sRw')).toBe(true);
+    expect(plaintext('PROD_TOKEN_2024_A7')).toBe(true);
+  });
+});
