@@ -641,7 +641,16 @@ function dockerFacts(sheet: FactSheet, r: Read, l: Launch): void {
   if (net === 'none') {
     sheet.set('egress.network_restricted', true, at, '--network none');
     sheet.set('egress.cloud_metadata_credentials_reachable', false, at, '--network none');
-  } else sheet.set('egress.network_restricted', false, at, "Docker's default network lets the container connect anywhere");
+  } else if (net === 'host')
+    sheet.set('egress.network_restricted', false, at, "--network host: the host's own network, open as the host is");
+  else if (net === undefined || net === 'bridge' || net === 'default')
+    sheet.set('egress.network_restricted', false, at, "Docker's default network lets the container connect anywhere");
+  // A user-defined network (book-api-mcp-bundle_default) may be created --internal: outside the files.
+  else
+    sheet.undecided(
+      'egress.network_restricted',
+      `--network ${net}: whether that network is internal is set where it is created, not in the files`,
+    );
   const shared = [
     net === 'host' && '--network host',
     f('--pid')[0] === 'host' && '--pid host',
@@ -656,8 +665,9 @@ function dockerFacts(sheet: FactSheet, r: Read, l: Launch): void {
   // -v SRC:DST (a path, not a volume name) and --mount type=bind,src=SRC.
   const sources = [
     ...f('--volume')
-      .map((v) => v.split(':')[0]!)
-      .filter((v) => /^[./~$%]/.test(v)),
+      // A Windows source keeps its drive: `C:\Users\me\.ssh:/root/.ssh`.
+      .map((v) => /^[A-Za-z]:[\\/][^:]*/.exec(v)?.[0] ?? v.split(':')[0]!)
+      .filter((v) => /^([./~$%]|[A-Za-z]:[\\/])/.test(v)),
     ...f('--mount')
       .filter((m) => /(^|,)type=bind(,|$)/.test(m))
       .map((m) => /(?:^|,)(?:source|src)=([^,]+)/.exec(m)?.[1] ?? ''),

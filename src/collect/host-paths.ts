@@ -4,11 +4,16 @@
 export type HostPathClass = 'host_system' | 'deployment_files' | 'unknown';
 
 // /tmp is the host's shared scratch space: other processes' sockets live there (an ssh-agent's, X11's).
-const SYSTEM = /^(\/|\/(etc|proc|sys|dev|var\/lib|var\/run|run|root|home|Users|usr|bin|sbin|lib|lib64|boot|var\/log|tmp|var\/tmp)(\/.*)?)$/;
+const SYSTEM =
+  /^(\/|\/(etc|proc|sys|dev|var\/lib|var\/run|run|root|home|Users|usr|bin|sbin|lib|lib64|boot|var\/log|tmp|var\/tmp|Windows|ProgramData)(\/.*)?)$/;
 
 /** A bind mount's source: relative to the project (its own files), a system or home path, or another absolute path. */
 export function hostPathClass(source: string): HostPathClass {
-  const s = source.trim();
+  // A Windows path (`C:\Users\me\.ssh`) read as the same path from its drive's root.
+  const s = source
+    .trim()
+    .replace(/^[A-Za-z]:[\\/]/, '/')
+    .replace(/\\/g, '/');
   if (/^(~|\$HOME|\$\{HOME\}|%USERPROFILE%)/.test(s)) return 'host_system';
   if (/\.sock$/.test(s)) return 'host_system';
   if (/^\.{1,2}(\/|$)/.test(s)) return 'deployment_files';

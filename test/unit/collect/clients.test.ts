@@ -973,3 +973,46 @@ describe('a placeholder in another language', () => {
     expect(plaintext('PROD_TOKEN_2024_A7')).toBe(true);
   });
 });
+
+describe("docker run's --network and the server's egress", () => {
+  const egress = (network: string[]) => {
+    const d = collectWith(
+      inline({
+        'claude_desktop_config.json': JSON.stringify({
+          mcpServers: { s: { command: 'docker', args: ['run', '-i', '--rm', ...network, 'mcp/fetch:1.0.0'] } },
+        }),
+      }),
+    ).deployments[0]!;
+    return fact(d, 'egress.network_restricted') ?? `undecided: ${d.reasons['egress.network_restricted']}`;
+  };
+
+  it('none restricts it; the default bridge and the host do not; a named network is set where it is created', () => {
+    expect(egress(['--network', 'none'])).toBe(true);
+    expect(egress([])).toBe(false);
+    expect(egress(['--network', 'host'])).toBe(false);
+    // 0x1D-1983/book-api-mcp-docker-compose-bundle: a Compose project's network, which may be internal.
+    expect(egress(['--network', 'book-api-mcp-bundle_default'])).toBe(
+      'undecided: --network book-api-mcp-bundle_default: whether that network is internal is set where it is created, not in the files',
+    );
+  });
+});
+
+describe('a Windows path mounted by docker run', () => {
+  const mounts = (volume: string) => {
+    const d = collectWith(
+      inline({
+        'claude_desktop_config.json': JSON.stringify({
+          mcpServers: { s: { command: 'docker', args: ['run', '-i', '--rm', '-v', volume, 'mcp/git:1.0.0'] } },
+        }),
+      }),
+    ).deployments[0]!;
+    return fact(d, 'container.host_path_mounts') ?? `undecided: ${d.reasons['container.host_path_mounts']}`;
+  };
+
+  it('keeps its drive: a home directory is a system path, a volume name none', () => {
+    expect(mounts('C:\\Users\\me\\.ssh:/root/.ssh')).toBe('host_system');
+    expect(mounts('C:/Windows/System32:/win:ro')).toBe('host_system');
+    expect(mounts('D:\\work\\repo:/repo')).toMatch(/^undecided: whether D:\\work\\repo belongs to the deployment/);
+    expect(mounts('gitdata:/data')).toBe('none');
+  });
+});
