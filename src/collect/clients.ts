@@ -309,6 +309,26 @@ interface Read {
   tlsOff: (At & { what: string }) | null;
 }
 
+/**
+ * A launch whose server the entry does not show: a wrapper script (`github-mcp.bat`, `bash
+ * dev/netbox-mcp.sh`), which may start it in a container or on the host, or Docker's MCP
+ * gateway (`docker mcp gateway run`), which starts each server in a container of its own.
+ */
+function hiddenLaunch(r: Read): string | null {
+  const command = String(r.e.spec['command']);
+  const args = Array.isArray(r.e.spec['args']) ? (r.e.spec['args'] as unknown[]).map(String) : [];
+  const runner = r.launch?.runner ?? '';
+  if (runner === 'docker' && args[0] === 'mcp')
+    return 'docker mcp gateway starts each server in a container of its own, with the settings of its catalogue, which are not in this file';
+  const script = /\.(sh|bash|bat|cmd|ps1)$/i;
+  const wrapper = script.test(command)
+    ? command
+    : /^(ba|z|da)?sh$|^(powershell|pwsh)(\.exe)?$/i.test(runner)
+      ? args.find((a) => script.test(a))
+      : undefined;
+  return wrapper ? `${wrapper} is a script: what it starts, and whether in a container, is in the script, not in this file` : null;
+}
+
 function readEntry(e: Entry, inputIds: Set<string>): Read {
   const command = typeof e.spec['command'] === 'string' && e.spec['command'] !== '' ? e.spec['command'] : null;
   // The clients take text (numbers and booleans as their text); anything else is no argument or value of theirs.
@@ -425,6 +445,11 @@ export function clientDeployments(ctx: Context, file: TextFile): FactSheet[] {
       const why = `${image} copies ${file.path} into its image: the gateway that reads it there launches ${String(r.e.spec['command'])} in that container, and how the image is run is not in this file`;
       sheet.reopen('container.used', why);
       sheet.reopen('client.stdio_servers_sandboxed', why);
+    }
+    const hidden = r.stdio ? hiddenLaunch(r) : null;
+    if (hidden) {
+      sheet.reopen('container.used', hidden);
+      sheet.reopen('client.stdio_servers_sandboxed', hidden);
     }
     return sheet;
   });
@@ -684,6 +709,8 @@ function dockerFacts(sheet: FactSheet, r: Read, l: Launch): void {
   const envs = [...d.env.entries()];
   const literal = envs.filter(([k, v]) => v !== null && SECRET_NAME.test(k) && !refersElsewhere(v));
   const passed = envs.filter(([k, v]) => v === null && SECRET_NAME.test(k));
+  // `-e OBSIDIAN_API_KEY=${input:obsidian-api-key}` (15cm/obsidian-rest-mcp): the client resolves it at start.
+  const referenced = envs.find(([k, v]) => v !== null && SECRET_NAME.test(k) && refersElsewhere(v));
   if (literal.length)
     sheet.set('container.secrets_source', 'manifest_plaintext', at, `-e ${literal[0]![0]}=... written in the configuration`);
   else if (passed.length) {
@@ -700,7 +727,14 @@ function dockerFacts(sheet: FactSheet, r: Read, l: Launch): void {
         ? `-e ${name}: its value is written in ${file}, a project's configuration kept with its files`
         : `-e ${name} takes the client's value: ${value === undefined ? "the user's session" : typeof value === 'string' && refersElsewhere(value) ? `the reference ${value}` : `the entry's env in ${file}, a user's configuration outside any project`}`,
     );
-  } else if (f('--env-file').length)
+  } else if (referenced)
+    sheet.set(
+      'container.secrets_source',
+      'environment',
+      at,
+      `-e ${referenced[0]}=${String(referenced[1]).trim()}: the client passes the value it resolves at start`,
+    );
+  else if (f('--env-file').length)
     sheet.undecided(
       'container.secrets_source',
       `--env-file ${f('--env-file')[0]}: what it holds and whether it is committed is not in the files`,

@@ -1016,3 +1016,49 @@ describe('a Windows path mounted by docker run', () => {
     expect(mounts('gitdata:/data')).toBe('none');
   });
 });
+
+describe('docker run -e with a reference the client resolves', () => {
+  it('passes a secret through the environment', () => {
+    // 15cm/obsidian-rest-mcp's .vscode/mcp.json.
+    const d = collectWith(
+      inline({
+        '.vscode/mcp.json': JSON.stringify({
+          inputs: [{ id: 'obsidian-api-key', type: 'promptString', password: true }],
+          servers: {
+            obsidian: {
+              command: 'docker',
+              args: ['run', '-i', '--rm', '-e', 'OBSIDIAN_API_KEY=${input:obsidian-api-key}', 'ghcr.io/alexw00/obsidian-rest-mcp:latest'],
+            },
+          },
+        }),
+      }),
+    ).deployments[0]!;
+    expect(fact(d, 'container.secrets_source')).toBe('environment');
+    expect(d.sources['container.secrets_source']![0]!.why).toBe(
+      '-e OBSIDIAN_API_KEY=${input:obsidian-api-key}: the client passes the value it resolves at start',
+    );
+    expect(fact(d, 'client.config_secrets_plaintext')).toBe(false);
+  });
+});
+
+describe('a launch whose server the entry does not show', () => {
+  const read = (command: string, args: string[]) => {
+    const d = collectWith(inline({ 'claude_desktop_config.json': JSON.stringify({ mcpServers: { s: { command, args } } }) }))
+      .deployments[0]!;
+    return { used: fact(d, 'container.used'), sandboxed: fact(d, 'client.stdio_servers_sandboxed'), why: d.reasons['container.used'] };
+  };
+
+  it('a wrapper script or the Docker MCP gateway leaves the container and sandbox open', () => {
+    // 0ceanWavves/REDUXsynthed: a .bat wrapper; 0lini/netbox-orb-extreme-xiq: bash with a script.
+    expect(read('C:\\MCP\\github-mcp.bat', [])).toEqual({
+      used: undefined,
+      sandboxed: undefined,
+      why: 'C:\\MCP\\github-mcp.bat is a script: what it starts, and whether in a container, is in the script, not in this file',
+    });
+    expect(read('bash', ['${workspaceFolder}/dev/netbox-mcp.sh']).used).toBeUndefined();
+    // Alzarak/Kali-Linux-MCP: `docker mcp gateway run`.
+    expect(read('docker', ['mcp', 'gateway', 'run']).why).toMatch(/^docker mcp gateway starts each server in a container of its own/);
+    // A program the entry names runs on the host.
+    expect(read('npx', ['-y', '@modelcontextprotocol/server-memory@2025.8.4'])).toMatchObject({ used: false, sandboxed: false });
+  });
+});
