@@ -46,8 +46,11 @@ export function classify(path: string, text: string): FileKind {
     return 'other';
   }
   if (lower.endsWith('.yaml') || lower.endsWith('.yml')) {
-    // Continue's configuration and blocks: a list of MCP servers at the top.
+    // Continue's configuration and blocks: a list of MCP servers at the top; LibreChat's
+    // librechat.yaml and other clients' YAML: servers keyed by name under `mcpServers:`.
     if (/^mcpServers\s*:\s*(#.*)?\n\s*-/m.test(text)) return 'mcp_client_config';
+    if (/^mcpServers\s*:\s*(#.*)?\n(\s*(#.*)?\n)*\s+[\w.@-]+\s*:/m.test(text) && /^\s+(command|url)\s*:/m.test(text))
+      return 'mcp_client_config';
     // mcp-agent's and fast-agent's: servers by name under `mcp: servers:`.
     if (/^mcp\s*:\s*(#.*)?\n(\s*(#.*)?\n)*\s+servers\s*:/m.test(text)) return 'mcp_client_config';
     // Goose's config.yaml: extensions that are MCP servers (stdio, sse, streamable_http).

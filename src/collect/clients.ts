@@ -192,6 +192,20 @@ function yamlEntries(file: TextFile): Entry[] {
   const mcp = doc && isObj(doc.value) ? doc.value['mcp'] : undefined;
   if (doc && isObj(mcp) && isObj(mcp['servers'])) return agentEntries(mcp['servers'], doc, file);
   const list = doc && isObj(doc.value) ? doc.value['mcpServers'] : undefined;
+  // LibreChat's librechat.yaml (and kubectl-mcp-server's evals/mcp-config.yaml): servers keyed by
+  // name, `type: stdio | sse | streamable-http`, as the JSON clients write them.
+  if (doc && isObj(list))
+    return Object.keys(list)
+      .filter((name) => isObj(list[name]))
+      .map((name) => {
+        const x = list[name] as Obj;
+        const t = String(x['type'] ?? '');
+        return {
+          name,
+          spec: normalised(t === 'streamable-http' || t === 'streamable_http' ? { ...x, type: 'http' } : x, false),
+          at: (...p: (string | number)[]) => ({ file: file.path, line: doc.line(['mcpServers', name, ...p]) }),
+        };
+      });
   if (!doc || !Array.isArray(list)) return [];
   return list.flatMap((item, i): Entry[] =>
     isObj(item)

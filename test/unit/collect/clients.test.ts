@@ -1062,3 +1062,31 @@ describe('a launch whose server the entry does not show', () => {
     expect(read('npx', ['-y', '@modelcontextprotocol/server-memory@2025.8.4'])).toMatchObject({ used: false, sandboxed: false });
   });
 });
+
+describe('YAML with servers keyed by name under mcpServers', () => {
+  // LibreChat's librechat.yaml; rohitg00/kubectl-mcp-server's evals/mcp-config.yaml; nanobot's examples.
+  const yaml = [
+    'version: 1.2.1',
+    'mcpServers:',
+    '  everything:',
+    '    type: streamable-http',
+    '    url: https://mcp.example.com/mcp',
+    '    headers:',
+    '      Authorization: "Bearer ${MCP_TOKEN}"',
+    '  filesystem:',
+    '    command: npx',
+    '    args: ["-y", "@modelcontextprotocol/server-filesystem@2025.8.21", "/data"]',
+    '',
+  ].join('\n');
+
+  it('reads each entry as the JSON clients write it', () => {
+    const c = collectWith(inline({ 'librechat.yaml': yaml }));
+    expect(c.deployments.map((d) => d.name)).toEqual(['client:librechat.yaml:everything', 'client:librechat.yaml:filesystem']);
+    const remote = deploymentOf(c, ':everything');
+    expect(fact(remote, 'transport.kind')).toBe('http');
+    expect(fact(remote, 'client.config_secrets_plaintext')).toBe(false);
+    expect(remote.sources['tls.enabled']![0]).toMatchObject({ file: 'librechat.yaml', line: 5 });
+    const local = deploymentOf(c, ':filesystem');
+    expect(fact(local, 'client.stdio_servers_release')).toBe('exact_version');
+  });
+});
