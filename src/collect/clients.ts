@@ -346,8 +346,15 @@ function hiddenLaunch(r: Read): string | null {
 function readEntry(e: Entry, inputIds: Set<string>): Read {
   const command = typeof e.spec['command'] === 'string' && e.spec['command'] !== '' ? e.spec['command'] : null;
   // The clients take text (numbers and booleans as their text); anything else is no argument or value of theirs.
-  const args = Array.isArray(e.spec['args']) ? (e.spec['args'] as unknown[]).filter(isScalar).map(String) : [];
-  const launch = command ? analyseLaunch(command, args) : null;
+  const written = Array.isArray(e.spec['args']) ? (e.spec['args'] as unknown[]).filter(isScalar).map(String) : [];
+  // A whole command line in `command` with no `args` (Bzcasper/n8n-mcp-server's `docker run --rm … n8n-mcp-server`),
+  // as a client that runs it through a shell reads it; a path with spaces (`C:\Program Files\…`) is no command line.
+  const line =
+    command && !written.length && /\s/.test(command.trim()) && !/[\\/]/.test(command.trim().split(/\s+/)[0]!)
+      ? (commandsOf(command)[0] ?? [])
+      : null;
+  const args = line ? line.slice(1) : written;
+  const launch = command ? (line?.length ? analyseLaunch(line[0]!, args) : analyseLaunch(command, args)) : null;
   const secrets: Read['secrets'] = [];
   let tlsOff: (At & { what: string }) | null = null;
   const look = (key: string, value: string, at: At, where: string) => {
@@ -459,6 +466,17 @@ export function clientDeployments(ctx: Context, file: TextFile): FactSheet[] {
       const why = `${image} copies ${file.path} into its image: the gateway that reads it there launches ${String(r.e.spec['command'])} in that container, and how the image is run is not in this file`;
       sheet.reopen('container.used', why);
       sheet.reopen('client.stdio_servers_sandboxed', why);
+    }
+    const inside = r.stdio ? r.launch?.inContainer : undefined;
+    if (inside) {
+      const why = `${inside}: that container's settings (user, mounts, network, image) are where it is defined, not in this entry`;
+      sheet.set('container.used', true, r.e.at('args'), `the server runs by ${inside}`);
+      sheet.set('container.orchestrator', 'docker', r.e.at('args'), inside);
+      sheet.reopen('client.stdio_servers_sandboxed', why);
+      if (!r.launch?.release) {
+        sheet.reopen('supply_chain.deployed_release', why);
+        sheet.reopen('client.stdio_servers_release', why);
+      }
     }
     const hidden = r.stdio ? hiddenLaunch(r) : null;
     if (hidden) {

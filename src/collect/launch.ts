@@ -24,6 +24,11 @@ export interface Launch {
   bridgeUrl: string | null;
   /** A stdio server re-exposed on a port (supergateway, mcp-proxy in server mode). */
   exposesPort: boolean;
+  /**
+   * A container the launch runs in that this entry does not start or configure: `docker exec -i
+   * NAME cmd` (an existing container) or `docker compose run SERVICE` (a service of a compose file).
+   */
+  inContainer?: string;
 }
 
 const EXACT_NPM = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
@@ -117,6 +122,27 @@ export function analyseLaunch(command: string, args: string[]): Launch {
     const spec = withs.find((w) => program !== undefined && norm(pyPin(w).name.replace(/\[.*$/, '')) === norm(program));
     return spec ? { ...none, target: spec, ...pyRelease(spec, `uv run --with ${spec}`) } : none;
   }
+  // `docker exec -i context7-mcp npx @upstash/context7-mcp` (AT2024/ALA): the command runs in an existing
+  // container, read as the command it is; `docker compose run --rm -i mcp-server`: a compose file's service.
+  if ((runner === 'docker' || runner === 'podman') && args[0] === 'exec') {
+    let i = 1;
+    for (; i < args.length && args[i]!.startsWith('-'); i++) if (/^(-e|--env|-u|--user|-w|--workdir|--env-file)$/.test(args[i]!)) i++;
+    const name = args[i];
+    if (!name || !args[i + 1]) return none;
+    return {
+      ...analyseLaunch(args[i + 1]!, args.slice(i + 2)),
+      runner,
+      docker: null,
+      inContainer: `${runner} exec into the container ${name}`,
+    };
+  }
+  if ((runner === 'docker' && args[0] === 'compose' && args[1] === 'run') || (runner === 'docker-compose' && args[0] === 'run')) {
+    const rest = args.slice(runner === 'docker' ? 2 : 1);
+    const service = rest.find((a) => !a.startsWith('-'));
+    return service
+      ? { ...none, inContainer: `${runner === 'docker' ? 'docker compose' : 'docker-compose'} run of the service ${service}` }
+      : none;
+  }
   if (runner === 'docker' || runner === 'podman') {
     const d = dockerRun(args);
     if (!d) return none;
@@ -200,7 +226,11 @@ const VALUE_FLAGS = new Set([
 
 /** `docker run [flags] IMAGE [args]`: the flags (by long name) and the image. */
 export function dockerRun(args: string[]): DockerRun | null {
-  const i0 = args.indexOf('run');
+  // `docker run` or `docker container run`: not `docker compose run`, whose last word names a service.
+  let j = 0;
+  // Global options before the subcommand: `docker --context remote run …`.
+  while (j < args.length && args[j]!.startsWith('-')) j += /^(-H|--host|-c|--context|--config|-l|--log-level)$/.test(args[j]!) ? 2 : 1;
+  const i0 = args[j] === 'run' ? j : args[j] === 'container' && args[j + 1] === 'run' ? j + 1 : -1;
   if (i0 < 0) return null;
   const flags = new Map<string, string[]>();
   const env = new Map<string, string | null>();

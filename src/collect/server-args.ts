@@ -37,6 +37,8 @@ const TLS_OFF: [RegExp, RegExp][] = [
     /(^|_)(SKIP_TLS_VERIFY|TLS_SKIP_VERIFY|SKIP_SSL_VERIFY|INSECURE_SKIP_VERIFY|TLS_INSECURE|SSL_INSECURE|DISABLE_SSL_VERIFICATION|DISABLE_TLS_VERIFICATION)$/i,
     /^(1|true|yes|on)$/i,
   ],
+  // SQL Server's connection string (A-Point-Systems-ltd/ms-sql-mcp): the server's certificate is not checked.
+  [/./, /(^|;)\s*TrustServerCertificate\s*=\s*(true|yes)\s*(;|$)/i],
 ];
 
 /** A variable set to a value that turns off certificate verification for a process's outbound TLS. */

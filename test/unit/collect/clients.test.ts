@@ -1090,3 +1090,60 @@ describe('YAML with servers keyed by name under mcpServers', () => {
     expect(fact(local, 'client.stdio_servers_release')).toBe('exact_version');
   });
 });
+
+describe('a launch inside a container the entry does not define', () => {
+  const read = (command: string, args: string[] = []) =>
+    collectWith(inline({ '.roo/mcp.json': JSON.stringify({ mcpServers: { s: { command, args } } }) })).deployments[0]!;
+
+  it('docker exec runs the command it is given in an existing container', () => {
+    // AT2024/ALA's .roo/mcp.json.
+    const d = read('docker', ['exec', '-i', 'context7-mcp', 'npx', '@upstash/context7-mcp']);
+    expect(fact(d, 'container.used')).toBe(true);
+    expect(d.sources['container.used']![0]!.why).toBe('the server runs by docker exec into the container context7-mcp');
+    expect(fact(d, 'client.stdio_servers_sandboxed')).toBeUndefined();
+    expect(fact(d, 'supply_chain.deployed_release')).toBe('floating');
+    // The container's own flags are not this entry's: nothing of them is read.
+    expect(fact(d, 'container.privileged')).toBeUndefined();
+  });
+
+  it('docker compose run names a service whose settings are in a compose file', () => {
+    // Alcal/gemini-extension's mcp_config.json: `docker compose run --rm -i mcp-server`.
+    const d = read('docker', ['compose', 'run', '--rm', '-i', 'mcp-server']);
+    expect(fact(d, 'container.used')).toBe(true);
+    for (const path of [
+      'container.capabilities_dropped',
+      'container.seccomp',
+      'container.image_pinned_by_digest',
+      'egress.network_restricted',
+    ])
+      expect(fact(d, path), path).toBeUndefined();
+    expect(d.reasons['supply_chain.deployed_release']).toMatch(/^docker compose run of the service mcp-server: that container's settings/);
+  });
+
+  it('a whole command line in "command" is read as the shell would split it', () => {
+    // Bzcasper/n8n-mcp-server's .roo/mcp.json.
+    const d = read('docker run --rm --env-file /home/bobby/projects/n8n-mcp-server/.env -p 3000:8000 n8n-mcp-server');
+    expect(fact(d, 'container.used')).toBe(true);
+    expect(fact(d, 'container.published_ports')).toBe('all_interfaces');
+    // A path with a space is no command line.
+    expect(fact(read('C:\\Program Files\\nodejs\\node.exe', ['server.js']), 'container.used')).toBe(false);
+  });
+
+  it('a SQL Server connection string that trusts any certificate turns verification off', () => {
+    // A-Point-Systems-ltd/ms-sql-mcp's .roo/mcp.json.
+    const d = collectWith(
+      inline({
+        '.roo/mcp.json': JSON.stringify({
+          mcpServers: {
+            mssql: {
+              command: 'node',
+              args: ['build/index.js'],
+              env: { CONNECTION_STRING: 'Server=DC\\DEV14;Database=x;Trusted_Connection=True;TrustServerCertificate=True' },
+            },
+          },
+        }),
+      }),
+    ).deployments[0]!;
+    expect(fact(d, 'egress.tls_verification_disabled')).toBe(true);
+  });
+});
