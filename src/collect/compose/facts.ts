@@ -36,7 +36,7 @@ interface Svc {
   oneShot: boolean;
 }
 
-function describe(ctx: Context, project: ComposeProject, s: ComposeService): Svc {
+function describe(ctx: Context, project: ComposeProject, s: ComposeService, completed: ReadonlySet<string>): Svc {
   const spec = s.spec;
   const composeDir = dirOf(project.entry);
   let dockerfile: string | null = null;
@@ -67,7 +67,10 @@ function describe(ctx: Context, project: ComposeProject, s: ComposeService): Svc
     df,
     contextDir,
     networks,
-    oneShot: networkMode === 'none' || (restart === 'no' && !spec['ports']),
+    // `restart: "no"` is Compose's default: a one-shot also waits on other services, or another waits
+    // on it to complete (Signet's key setup, IBM's register_fast_time); whatsapp-mcp-docker's server,
+    // started on its own, says `restart: no` too.
+    oneShot: networkMode === 'none' || (restart === 'no' && !spec['ports'] && (completed.has(s.name) || spec['depends_on'] !== undefined)),
   };
 }
 
@@ -160,7 +163,16 @@ function callsMcpOf(svc: Svc, server: string): boolean {
 }
 
 export function composeDeployments(ctx: Context, project: ComposeProject): FactSheet[] {
-  const svcs = [...project.services.values()].map((s) => describe(ctx, project, s));
+  // Services another waits on to run to completion (`condition: service_completed_successfully`).
+  const completed = new Set(
+    [...project.services.values()].flatMap((s) => {
+      const deps = s.spec['depends_on'];
+      return isObj(deps)
+        ? Object.keys(deps).filter((d) => isObj(deps[d]) && deps[d]['condition'] === 'service_completed_successfully')
+        : [];
+    }),
+  );
+  const svcs = [...project.services.values()].map((s) => describe(ctx, project, s, completed));
   for (const i of project.inactive)
     ctx.note(i.at.file, `service ${i.name} is left out: its profiles (${i.profiles.join(', ')}) are not enabled`);
   for (const n of project.notes) ctx.note(project.entry, n);

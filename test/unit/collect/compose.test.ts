@@ -927,3 +927,20 @@ describe('a service that extends one in a file the project does not otherwise lo
     expect(d.reasons['container.runs_as_root']).toMatch(/^Compose pulls tas-mcp\/apify-mcp-server:1\.0\.0 first/);
   });
 });
+
+describe('restart: "no", Compose\'s default, and a one-shot', () => {
+  const names = (compose: string) => collectWith(inline({ 'compose.yaml': compose })).deployments.map((d) => d.name);
+
+  it('a server started on its own with restart: no is a server; a job that waits on others is not', () => {
+    // Malaccamaxgit/whatsapp-mcp-docker: `restart: no`, no ports, a stdio server.
+    expect(names('services:\n  whatsapp-mcp:\n    image: malaccamax/whatsapp-mcp-docker:1.0.0\n    restart: no\n')).toEqual([
+      'compose:compose.yaml:whatsapp-mcp',
+    ]);
+    // IBM/mcp-context-forge's register_fast_time: runs once the gateway is healthy, then exits.
+    expect(
+      names(
+        'services:\n  mcp-gateway:\n    image: acme/mcp-gateway:1.0.0\n    ports: ["4444:4444"]\n  register-mcp:\n    image: acme/mcp-gateway:1.0.0\n    restart: "no"\n    depends_on:\n      mcp-gateway:\n        condition: service_healthy\n',
+      ),
+    ).toEqual(['compose:compose.yaml:mcp-gateway']);
+  });
+});
