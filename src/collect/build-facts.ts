@@ -20,6 +20,7 @@ const LOCKFILE_OF: Partial<Record<InstallStep['tool'], RegExp>> = {
   pnpm: /^pnpm-lock\.yaml$/,
   uv: /^uv\.lock$/,
   cargo: /^Cargo\.lock$/,
+  go: /^go\.sum$/,
 };
 
 /** The install that refuses a lockfile out of step with its manifest, by tool. */
@@ -29,6 +30,7 @@ const STRICT: Partial<Record<InstallStep['tool'], string>> = {
   pnpm: 'pnpm install --frozen-lockfile',
   uv: 'uv sync --locked',
   cargo: '--locked',
+  go: 'go build without go mod tidy (its default -mod=readonly)',
 };
 
 /** Package managers, build front-ends and backends, installed to install the rest. */

@@ -691,6 +691,10 @@ export function installStep(w: string[], at: At): InstallStep | null {
       scriptsDisabled: false,
       followsLockfile: sub !== 'install' && !has('--locked', '--frozen'),
     };
+  // `go mod tidy` rewrites go.mod and go.sum to what the code imports (tendant/postgres-mcp-sse runs it
+  // before `go build`): the build that follows is no longer held to the committed go.sum.
+  if (cmd === 'go' && sub === 'mod' && rest[0] === 'tidy')
+    return { at, tool: 'go', text, locked: false, scriptsDisabled: true, followsLockfile: true };
   if (cmd === 'go' && (sub === 'build' || sub === 'install' || (sub === 'mod' && rest[0] === 'download')))
     return { at, tool: 'go', text, locked: !/@(latest|master|main)\b/.test(text), scriptsDisabled: true };
   return null;

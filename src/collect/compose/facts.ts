@@ -395,6 +395,10 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       const why = `${entry.s.name} publishes ${entryPorts.text} by default, but a .env the files do not hold may change where`;
       sheet.undecided('exposure.endpoint_address_class', why);
       sheet.undecided('exposure.reachable_from_internet', why);
+    } else if (entry.s.spec['network_mode'] === 'host') {
+      // On the host's network nothing is published, yet every port it opens is a host port (ofayese/mcp).
+      sheet.undecided('exposure.endpoint_address_class', HOST_NETWORK(`${entry.s.name} has network_mode: host`));
+      sheet.undecided('exposure.reachable_from_internet', HOST_NETWORK(`${entry.s.name} has network_mode: host`));
     } else if (!svcs.some((v) => v.role?.kind === 'tunnel')) {
       if (stdio)
         sheet.undecided(

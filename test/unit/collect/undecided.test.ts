@@ -227,6 +227,10 @@ describe("doctrine 1.3's answers to what the collectors could not say", () => {
     open(c, 'container.published_ports', /network_mode: host: nothing is published/);
     open(c, 'exposure.bind_address_class', /its own listen address decides/);
     expect(c.inexpressible).toEqual([]);
+    // With no ports written, the host's network still leaves where clients reach it to the server (ofayese/mcp).
+    const bare = deploymentOf(collectWith(inline({ 'compose.yaml': compose.replace('\n    ports: ["8000:8000"]', '') })), ':mcp');
+    open(bare, 'exposure.endpoint_address_class', /^mcp has network_mode: host: nothing is published/);
+    open(bare, 'exposure.reachable_from_internet', /^mcp has network_mode: host: nothing is published/);
   });
 });
 
@@ -412,5 +416,27 @@ describe('misreadings the broadened corpus found, each on a small file', () => {
     open(d, 'tls.backend_hop', /whether the CNI encrypts/);
     open(d, 'container.capabilities_dropped', /OpenShift's restricted-v2 SCC/);
     open(d, 'container.no_new_privileges', /admission may set it/);
+  });
+});
+
+describe('go mod tidy before go build', () => {
+  it('frees the build from the committed go.sum: not enforced, the release open', () => {
+    // tendant/postgres-mcp-sse's Dockerfile: `RUN go mod tidy` then `go build`.
+    const files = {
+      Dockerfile:
+        'FROM golang:1.24 AS build\nCOPY go.mod go.sum ./\nCOPY . .\nRUN go mod tidy\nRUN go build -o /srv .\nFROM gcr.io/distroless/static\nCOPY --from=build /srv /srv\nENTRYPOINT ["/srv"]\n',
+      'go.mod': 'module x\nrequire github.com/mark3labs/mcp-go v0.30.0\n',
+      'go.sum': 'github.com/mark3labs/mcp-go v0.30.0 h1:x\n',
+    };
+    const d = deploymentOf(collectWith(inline(files)), 'Dockerfile');
+    expect(fact(d, 'supply_chain.lockfile_enforced')).toBe(false);
+    expect(d.sources['supply_chain.lockfile_enforced']![0]!.why).toBe('go mod tidy: not installed from a lockfile it must match');
+    expect(fact(d, 'supply_chain.deployed_release')).toBeUndefined();
+    // Without it, go build keeps to go.sum.
+    const strict = deploymentOf(
+      collectWith(inline({ ...files, Dockerfile: files.Dockerfile.replace('RUN go mod tidy\n', '') })),
+      'Dockerfile',
+    );
+    expect(fact(strict, 'supply_chain.lockfile_enforced')).toBe(true);
   });
 });
