@@ -25,11 +25,15 @@ export function runsAuthenticator(...commands: unknown[]): boolean {
 
 /**
  * An MCP client run as a service: the MCP Inspector (its npm package or image) connects to servers
- * and serves a debugging UI and proxy, it serves no MCP endpoint of its own.
+ * and serves a debugging UI and proxy, it serves no MCP endpoint of its own; a socat stdio adapter
+ * carries a client's stdio to a server's port.
  */
 export function runsMcpClient(image: string | null, ...commands: unknown[]): boolean {
   if (image && /(^|\/)mcp\/inspector(:|@|$)/.test(image)) return true;
-  return commands.flat(2).some((c) => typeof c === 'string' && /@modelcontextprotocol\/inspector\b/.test(c));
+  const words = commands.flat(2).filter((c): c is string => typeof c === 'string');
+  // `socat STDIO TCP:localhost:8811` (ofayese/mcp): a client's stdio adapter to a server's port, no server.
+  if (/(^|\s)socat\s+(STDIO|-)\s+TCP4?6?:/i.test(words.join(' '))) return true;
+  return words.some((c) => /@modelcontextprotocol\/inspector\b/.test(c));
 }
 
 /** The repository part of an image reference: no registry port confusion, no tag, no digest. */

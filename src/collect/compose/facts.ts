@@ -916,7 +916,7 @@ function secrets(ctx: Context, sheet: FactSheet, srv: Svc, project: ComposeProje
       found.push({
         kind: 'environment',
         at: srv.s.at('environment', k),
-        why: `${k} comes from the operator's environment (${vars.join(', ')}), not from the files`,
+        why: `${k} comes from the operator's environment (${(vars.length ? vars : v.variables.length ? v.variables : [k]).join(', ')}), not from the files`,
       });
       continue;
     }

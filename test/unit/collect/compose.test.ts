@@ -944,3 +944,21 @@ describe('restart: "no", Compose\'s default, and a one-shot', () => {
     ).toEqual(['compose:compose.yaml:mcp-gateway']);
   });
 });
+
+describe("a socat adapter that carries a client's stdio to a server's port", () => {
+  it('is a client, not a stdio server', () => {
+    // ofayese/mcp's dhv01mcp-socat-client: `socat STDIO TCP:localhost:8811` with stdin_open.
+    const compose = [
+      'services:',
+      '  mcp-gateway:',
+      '    image: docker/mcp-gateway:v2',
+      '    command: ["--transport=sse", "--port=8811"]',
+      '  mcp-socat-client:',
+      '    image: alpine/socat:1.8.0.0',
+      '    stdin_open: true',
+      '    command: ["STDIO", "TCP:mcp-gateway:8811"]',
+      '    entrypoint: ["socat"]',
+    ].join('\n');
+    expect(collectWith(inline({ 'compose.yaml': compose })).deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:mcp-gateway']);
+  });
+});
