@@ -13,6 +13,32 @@ export function userIsRoot(user: string): boolean | null {
   return name === '0' || name === 'root';
 }
 
+/**
+ * `exec gosu mcp:mcp python -m server` as the entrypoint script's command (nordeim/Security-MCP-Server):
+ * the server runs as that user, whatever the image's USER; gosu, su-exec, runuser -u and setpriv --reuid.
+ */
+export function privilegeDrop(sheet: FactSheet, script: { words: string[]; at: At } | null): void {
+  if (!script || sheet.get('container.runs_as_root') === false) return;
+  const [tool = '', ...rest] = script.words;
+  const name = tool.split('/').pop()!;
+  const user =
+    name === 'gosu' || name === 'su-exec'
+      ? rest[0]
+      : name === 'runuser' && rest.includes('-u')
+        ? rest[rest.indexOf('-u') + 1]
+        : name === 'setpriv'
+          ? /^--reuid[= ]?(\S+)$/.exec(rest.find((w) => w.startsWith('--reuid')) ?? '')?.[1]
+          : undefined;
+  const root = user === undefined ? null : userIsRoot(user);
+  if (root !== null)
+    sheet.set(
+      'container.runs_as_root',
+      root,
+      script.at,
+      `${name} ${user} starts the server as ${user} (the entrypoint script drops the image's user)`,
+    );
+}
+
 /** The lockfile each tool follows when one is committed. */
 const LOCKFILE_OF: Partial<Record<InstallStep['tool'], RegExp>> = {
   npm: /^(package-lock|npm-shrinkwrap)\.json$/,

@@ -6,13 +6,14 @@ import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import type { Doctrine } from '../doctrine/types.js';
 import { SignetError } from '../errors.js';
-import { dockerfileFacts } from './build-facts.js';
+import { dockerfileFacts, privilegeDrop } from './build-facts.js';
 import { type CaddyNode, caddyFacts, hostOf as caddyHost, parseCaddyfile, upstreamsOf } from './caddy.js';
 import { classify, looksBinary } from './classify.js';
 import { clientDeployments } from './clients.js';
 import { composeDeployments } from './compose/facts.js';
 import { loadCompose } from './compose/load.js';
 import { type CollectOptions, Context } from './context.js';
+import { scriptCommand } from './entrypoint-script.js';
 import { dirOf, Inputs, normalise, type TextFile } from './inputs.js';
 import { kubernetesDeployments } from './kubernetes/facts.js';
 import { buildKustomization, type K8sObject, type K8sSet, kustomizationIn, objectsOf } from './kubernetes/load.js';
@@ -486,6 +487,7 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
   else if (copiedFrom) sheet.set('container.used', true, at, `the image copies from the MCP image ${copiedFrom}`);
   else sheet.set('container.used', true, at, 'an image whose command names MCP');
   dockerfileFacts(sheet, df, ctx.inputs, dir, at);
+  privilegeDrop(sheet, scriptCommand(df, ctx.inputs, dir));
   if (!sheet.has('container.healthcheck'))
     sheet.undecided('container.healthcheck', 'how the image is run (compose, Kubernetes) decides its health checks');
   return [sheet];

@@ -1,7 +1,7 @@
 // The deployments a Compose project describes: which service is the MCP server, which proxy is
 // in front of it, and every fact the project's files decide about them.
 import { posix } from 'node:path';
-import { dockerfileFacts, imageFacts, userIsRoot } from '../build-facts.js';
+import { dockerfileFacts, imageFacts, privilegeDrop, userIsRoot } from '../build-facts.js';
 import type { Context } from '../context.js';
 import { DAEMON_NNP, HOST_NETWORK, imageMayHoldSecrets } from '../docker-defaults.js';
 import type { DockerfileInfo } from '../dockerfile.js';
@@ -372,6 +372,7 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     const run = runOf(srv);
     // An image ENTRYPOINT the service keeps may be a script that ends in the server's command.
     const script = spec['entrypoint'] === undefined && srv.df ? scriptCommand(srv.df, ctx.inputs, srv.contextDir ?? '') : null;
+    if (spec['user'] === undefined) privilegeDrop(sheet, script);
     // The server's own published port shows it serves the network best; else the proxy's.
     transport(sheet, srv, svcs, published.kind !== 'none' || !proxy ? published : entryPorts, proxy, run, script);
     // A stdio server listens on no address and clients reach it through the container engine, not a network.

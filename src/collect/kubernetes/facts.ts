@@ -2,7 +2,7 @@
 // what is in front of it (a proxy workload, an Ingress), and the facts its pod spec, Services,
 // NetworkPolicies, ServiceAccount, Secrets and ConfigMaps decide.
 import { posix } from 'node:path';
-import { dockerfileFacts, imageFacts } from '../build-facts.js';
+import { dockerfileFacts, imageFacts, privilegeDrop } from '../build-facts.js';
 import { type Context, render } from '../context.js';
 import { CNI_HOP, HOST_NETWORK, imageMayHoldSecrets } from '../docker-defaults.js';
 import type { DockerfileInfo } from '../dockerfile.js';
@@ -296,9 +296,15 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
       legacySse(sheet, at(...w.main.path), w.dockerfile.entrypointOnly, w.main.c['args']);
     else legacySse(sheet, at(...w.main.path), w.main.c['command'], w.main.c['args']);
     // An image ENTRYPOINT the container keeps may be a script that ends in the server's command.
-    if (w.main.c['command'] === undefined && w.dockerfile && !sheet.has('transport.legacy_sse')) {
+    if (w.main.c['command'] === undefined && w.dockerfile) {
       const script = scriptCommand(w.dockerfile, ctx.inputs, contextOfDockerfile(ctx.inputs, w.dockerfile.path, w.dockerfile.copied));
-      if (script) legacySse(sheet, script.at, script.words);
+      if (script && !sheet.has('transport.legacy_sse')) legacySse(sheet, script.at, script.words);
+      // A runAsUser in the pod decides who runs; else the script's drop does.
+      if (
+        getPath(w.main.c, ['securityContext', 'runAsUser']) === undefined &&
+        getPath(w.pod, ['securityContext', 'runAsUser']) === undefined
+      )
+        privilegeDrop(sheet, script);
     }
 
     // In front: a proxy workload, an Ingress, or a Service of type LoadBalancer/NodePort.

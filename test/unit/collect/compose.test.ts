@@ -962,3 +962,24 @@ describe("a socat adapter that carries a client's stdio to a server's port", () 
     expect(collectWith(inline({ 'compose.yaml': compose })).deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:mcp-gateway']);
   });
 });
+
+describe('an entrypoint script that drops root before starting the server', () => {
+  // nordeim/Security-MCP-Server: USER root, docker/entrypoint.sh ending in `exec gosu mcp:mcp python -m mcp_server.server`.
+  const files = (user = '') => ({
+    Dockerfile:
+      'FROM python:3.12-slim\nRUN pip install mcp==1.2.0\nCOPY docker/entrypoint.sh /entrypoint.sh\nUSER root\nENTRYPOINT ["/entrypoint.sh"]\n',
+    'docker/entrypoint.sh': '#!/bin/sh\nset -e\nchown -R mcp:mcp /data\nexec gosu mcp:mcp python -m mcp_server.server\n',
+    'compose.yaml': `services:\n  mcp:\n    build: .\n${user}    ports: ["127.0.0.1:8080:8080"]\n`,
+  });
+
+  it('runs the server as the user it drops to; a user the service sets decides instead', () => {
+    const d = collectWith(inline(files())).deployments[0]!;
+    expect(fact(d, 'container.runs_as_root')).toBe(false);
+    expect(d.sources['container.runs_as_root']![0]).toEqual({
+      file: 'docker/entrypoint.sh',
+      line: 4,
+      why: "gosu mcp:mcp starts the server as mcp:mcp (the entrypoint script drops the image's user)",
+    });
+    expect(fact(collectWith(inline(files('    user: root\n'))).deployments[0]!, 'container.runs_as_root')).toBe(true);
+  });
+});
