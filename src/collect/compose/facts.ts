@@ -19,6 +19,8 @@ import { parseDotenv, Unresolved } from './interpolate.js';
 import { asMap, type ComposeProject, type ComposeService, networksMap } from './load.js';
 
 type Obj = Record<string, unknown>;
+/** A path segment that names secrets, keys or certificates. */
+const SECRET_DIR = /^(secrets?|credentials?|creds|certs?|certificates|tls|ssl|keys?|private|\.ssh|\.aws|\.kube|\.gnupg|\.docker)$/i;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Unresolved);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null);
 
@@ -989,10 +991,21 @@ function secrets(ctx: Context, sheet: FactSheet, srv: Svc, project: ComposeProje
     return;
   }
   const decided = found.filter((f) => f.kind !== 'environment');
+  // A bind mount named for secrets (`./credentials:/workspace/credentials`, `./certs/local:/run/…/tls`):
+  // whether it holds them is not in the files, so "none" would be a guess.
+  const secretDir = volumesOf(srv).find(
+    (v) =>
+      /^([./~$]|[A-Za-z]:[\\/])/.test(v.source) && [v.source, v.target].some((p) => p.split(/[\\/]/).some((seg) => SECRET_DIR.test(seg))),
+  );
   if (decided.length) {
     const w = worstSecrets(decided);
     sheet.set('container.secrets_source', w.kind, w.at, w.why);
-  } else if (srv.dockerfile || !srv.image)
+  } else if (secretDir)
+    sheet.undecided(
+      'container.secrets_source',
+      `${secretDir.source} is mounted at ${secretDir.target}, a directory named for secrets or keys: whether it holds them is not in the files`,
+    );
+  else if (srv.dockerfile || !srv.image)
     sheet.set('container.secrets_source', 'none', srv.s.at(), 'no secret reaches the container in the files');
   else sheet.undecided('container.secrets_source', imageMayHoldSecrets(srv.image));
 }

@@ -544,6 +544,20 @@ describe("where a service's secrets come from, env_file and list-form environmen
     expect(secrets({ 'compose.yaml': service('    volumes:\n      - app.env:/data\n') }).value).toBe('none');
   });
 
+  it('a bind mount named for secrets or keys leaves the source open, not "none"', () => {
+    // nickweedon/google-docs-mcp-docker: `./credentials:/workspace/credentials`; alexei-led/k8s-mcp-server: `~/.kube`.
+    for (const mount of [
+      './credentials:/workspace/credentials',
+      '~/.kube:/home/appuser/.kube:ro',
+      './certs/local:/run/proxmox-mcp/tls:ro',
+    ]) {
+      const s = secrets({ 'compose.yaml': service(`    volumes:\n      - ${mount}\n`) });
+      expect(s.value, mount).toBeUndefined();
+      expect(s.undecided, mount).toContain('container.secrets_source');
+    }
+    expect(secrets({ 'compose.yaml': service('    volumes:\n      - ./data:/app/data\n') }).value).toBe('none');
+  });
+
   it('an empty default is the operator environment\'s value when set there, not "none"', () => {
     // Tributary-ai-services/tas-mcp's apify-mcp: `APIFY_API_TOKEN: ${APIFY_API_TOKEN:-}`.
     const s = secrets({ 'compose.yaml': service('    environment:\n      APIFY_API_TOKEN: ${APIFY_API_TOKEN:-}\n') });
