@@ -603,7 +603,9 @@ function volumesOf(svc: Svc): { source: string; target: string }[] {
     // A variable set nowhere stays `${NAME}`: `${HOME}/.cache:/cache` is a home path whatever HOME is.
     const text = v instanceof Unresolved ? v.template : v;
     if (typeof text === 'string') {
-      const [source, target] = text.split(':');
+      // A Windows source keeps its drive: `c:/Users/me/.docker/mcp/secrets:/secrets`, `C:\:/host/c:ro`.
+      const drive = /^[A-Za-z]:[\\/][^:]*/.exec(text)?.[0];
+      const [source, target] = drive ? [drive, text.slice(drive.length + 1).split(':')[0]] : text.split(':');
       if (source && target) out.push({ source, target });
     } else if (isObj(v)) {
       const source = v['source'] instanceof Unresolved ? v['source'].template : v['source'];
@@ -682,7 +684,7 @@ function containerFacts(sheet: FactSheet, srv: Svc, project: ComposeProject): vo
       sock ? `${sock.source} is mounted` : 'no container runtime socket among the volumes',
     );
   // Bind mounts (a path, not a volume name): the deployment's own files, or the host's.
-  const binds = vols.filter((v) => /^[./~$]/.test(v.source)).map((v) => v.source);
+  const binds = vols.filter((v) => /^([./~$]|[A-Za-z]:[\\/])/.test(v.source)).map((v) => v.source);
   const mounts = worstHostPaths(binds);
   if (mounts)
     sheet.set(

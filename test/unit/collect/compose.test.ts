@@ -997,3 +997,17 @@ describe('an entrypoint script that drops root before starting the server', () =
     expect(fact(collectWith(inline(files('    user: root\n'))).deployments[0]!, 'container.runs_as_root')).toBe(true);
   });
 });
+
+describe('a Compose bind mount of a Windows path', () => {
+  it('keeps its drive: the home directory and the drive root are system paths', () => {
+    // ofayese/mcp's docker-compose.yml.
+    for (const volume of ['c:/Users/ofayese/.docker/mcp/secrets:/secrets:ro', 'C:\\:/host/c:ro']) {
+      const d = collectWith(
+        inline({
+          'compose.yaml': `services:\n  mcp-server:\n    image: acme/mcp-server:1.0.0\n    volumes:\n      - "${volume.replace(/\\/g, '\\\\')}"\n`,
+        }),
+      ).deployments[0]!;
+      expect(fact(d, 'container.host_path_mounts'), volume).toBe('host_system');
+    }
+  });
+});
