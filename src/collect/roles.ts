@@ -83,6 +83,9 @@ export function imagePin(image: string): 'digest' | 'exact_version' | 'floating'
  */
 export const namesMcpRoute = (path: string): boolean => /mcp|sse/i.test(path) && !/\.well-known\//.test(path);
 
-/** A host name with MCP as a label or a word of one (`mcp.example.com`, `mcp-qbit.example.com`): a site that serves an MCP server. */
+/**
+ * A host name with MCP as a label or a word of one (`mcp.example.com`, `mcp-qbit.example.com`,
+ * `remote-mcps.sloboda.fr`): a site that serves an MCP server.
+ */
 export const namesMcpHost = (host: string): boolean =>
-  /(^|[.\-_])mcp([.\-_]|$)/i.test(host.replace(/^[a-z]+:\/\//i, '').split(/[:/]/)[0] ?? '');
+  /(^|[.\-_])mcps?([.\-_]|$)/i.test(host.replace(/^[a-z]+:\/\//i, '').split(/[:/]/)[0] ?? '');

@@ -481,6 +481,8 @@ describe('a proxy on a host whose server or site is named for MCP', () => {
   it('forwards every route to an MCP server; a name with mcp only inside a word does not', () => {
     expect(names({ 'sites/mcp.conf': nginx('mcp-qbit.example.com') })).toEqual(['proxy:sites/mcp.conf:localhost:8000']);
     expect(names({ Caddyfile: caddy('mcp.tillmaessen.de') })).toEqual(['proxy:Caddyfile:localhost:8000']);
+    // SlobodaFR/home-remote-mcps's deploy/Caddyfile.
+    expect(names({ Caddyfile: caddy('remote-mcps.sloboda.fr') })).toEqual(['proxy:Caddyfile:localhost:8000']);
     const d = collectWith(inline({ Caddyfile: caddy('mcp.tillmaessen.de') })).deployments[0]!;
     expect(d.sources['transport.kind']![0]!.why).toBe('Caddy forwards every path of a site named for MCP to an MCP server');
     for (const other of ['app.example.com', 'assets.example.com', 'mcpx.example.com'])
