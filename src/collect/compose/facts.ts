@@ -292,8 +292,13 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
         ? only
         : undefined);
     const published = publishedPorts(srv);
-    const entry = proxy ?? srv;
-    const entryPorts = proxy ? publishedPorts(proxy) : published;
+    // Clients reach the proxy, and the server too where it publishes a port of its own: the wider decides
+    // (cbcoutinho/nextcloud-mcp-server publishes 127.0.0.1:8000 beside an nginx that publishes nothing).
+    const WIDTH = { none: 0, loopback: 1, unknown: 2, all_interfaces: 3 };
+    const proxyPorts = proxy ? publishedPorts(proxy) : null;
+    const serverWider = !proxyPorts || WIDTH[published.kind] > WIDTH[proxyPorts.kind];
+    const entry = serverWider ? srv : proxy!;
+    const entryPorts = serverWider ? published : proxyPorts!;
     sheet.set(
       'exposure.bind_address_class',
       spec['network_mode'] === 'host' ? 'public' : 'private',

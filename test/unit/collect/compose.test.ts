@@ -1011,3 +1011,22 @@ describe('a Compose bind mount of a Windows path', () => {
     }
   });
 });
+
+describe('a server that publishes a port of its own beside a proxy', () => {
+  it('is reached where it publishes, when that is wider than the proxy', () => {
+    // cbcoutinho/nextcloud-mcp-server: the server on 127.0.0.1:8000, an nginx beside it publishing nothing.
+    const compose = [
+      'services:',
+      '  mcp:',
+      '    image: ghcr.io/cbcoutinho/nextcloud-mcp-server:0.40.0',
+      '    ports: ["127.0.0.1:8000:8000"]',
+      '  recipes:',
+      '    image: nginx:1.27',
+      '    volumes: ["./tests/fixtures/nginx.conf:/etc/nginx/conf.d/default.conf:ro"]',
+    ].join('\n');
+    const d = deploymentOf(collectWith(inline({ 'compose.yaml': compose })), ':mcp');
+    expect(fact(d, 'exposure.endpoint_address_class')).toBe('loopback');
+    expect(d.sources['exposure.endpoint_address_class']![0]!.why).toBe('mcp is published on 127.0.0.1:8000:8000 only');
+    expect(fact(d, 'exposure.behind_reverse_proxy')).toBe(false);
+  });
+});
