@@ -12,7 +12,7 @@ import { parse as parseToml } from 'smol-toml';
 import { addressClass, isUnspecified } from '../shared/ip-address.js';
 import type { Context } from './context.js';
 import { DAEMON_NNP, HOST_NETWORK, imageMayHoldSecrets } from './docker-defaults.js';
-import { worstHostPaths } from './host-paths.js';
+import { isHostPath, volumeParts, worstHostPaths } from './host-paths.js';
 import { normalise, type TextFile } from './inputs.js';
 import { analyseLaunch, type Launch } from './launch.js';
 import { contextOfDockerfile } from './packages.js';
@@ -722,9 +722,8 @@ function dockerFacts(sheet: FactSheet, r: Read, l: Launch): void {
   // -v SRC:DST (a path, not a volume name) and --mount type=bind,src=SRC.
   const sources = [
     ...f('--volume')
-      // A Windows source keeps its drive: `C:\Users\me\.ssh:/root/.ssh`.
-      .map((v) => /^[A-Za-z]:[\\/][^:]*/.exec(v)?.[0] ?? v.split(':')[0]!)
-      .filter((v) => /^([./~$%]|[A-Za-z]:[\\/])/.test(v)),
+      .map((v) => volumeParts(v).source)
+      .filter(isHostPath),
     ...f('--mount')
       .filter((m) => /(^|,)type=bind(,|$)/.test(m))
       .map((m) => /(?:^|,)(?:source|src)=([^,]+)/.exec(m)?.[1] ?? ''),

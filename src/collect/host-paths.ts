@@ -7,6 +7,17 @@ export type HostPathClass = 'host_system' | 'deployment_files' | 'unknown';
 const SYSTEM =
   /^(\/|\/(etc|proc|sys|dev|var\/lib|var\/run|run|root|home|Users|usr|bin|sbin|lib|lib64|boot|var\/log|tmp|var\/tmp|Windows|ProgramData)(\/.*)?)$/;
 
+/** A volume's source that is a host path, not a volume name: relative, absolute, home, a variable, or a Windows drive. */
+export const isHostPath = (source: string): boolean => /^([./~$%]|[A-Za-z]:[\\/])/.test(source);
+
+/** `SRC:DST[:mode]` split at its colons, a Windows source keeping its drive (`C:\Users\me\.ssh:/root/.ssh`). */
+export function volumeParts(spec: string): { source: string; target: string | undefined } {
+  const drive = /^[A-Za-z]:[\\/][^:]*/.exec(spec)?.[0];
+  if (drive) return { source: drive, target: spec.slice(drive.length + 1).split(':')[0] || undefined };
+  const [source = '', target] = spec.split(':');
+  return { source, target };
+}
+
 /** A bind mount's source: relative to the project (its own files), a system or home path, or another absolute path. */
 export function hostPathClass(source: string): HostPathClass {
   // A Windows path (`C:\Users\me\.ssh`) read as the same path from its drive's root.

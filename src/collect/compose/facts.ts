@@ -6,7 +6,7 @@ import type { Context } from '../context.js';
 import { DAEMON_NNP, HOST_NETWORK, imageMayHoldSecrets } from '../docker-defaults.js';
 import type { DockerfileInfo } from '../dockerfile.js';
 import { scriptCommand } from '../entrypoint-script.js';
-import { worstHostPaths } from '../host-paths.js';
+import { isHostPath, volumeParts, worstHostPaths } from '../host-paths.js';
 import { dirOf } from '../inputs.js';
 import { manifestsOfBuild, mcpEvidenceOfBuild } from '../packages.js';
 import { type EnvValue, isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
@@ -609,8 +609,7 @@ function volumesOf(svc: Svc): { source: string; target: string }[] {
     const text = v instanceof Unresolved ? v.template : v;
     if (typeof text === 'string') {
       // A Windows source keeps its drive: `c:/Users/me/.docker/mcp/secrets:/secrets`, `C:\:/host/c:ro`.
-      const drive = /^[A-Za-z]:[\\/][^:]*/.exec(text)?.[0];
-      const [source, target] = drive ? [drive, text.slice(drive.length + 1).split(':')[0]] : text.split(':');
+      const { source, target } = volumeParts(text);
       if (source && target) out.push({ source, target });
     } else if (isObj(v)) {
       const source = v['source'] instanceof Unresolved ? v['source'].template : v['source'];
@@ -689,7 +688,7 @@ function containerFacts(sheet: FactSheet, srv: Svc, project: ComposeProject): vo
       sock ? `${sock.source} is mounted` : 'no container runtime socket among the volumes',
     );
   // Bind mounts (a path, not a volume name): the deployment's own files, or the host's.
-  const binds = vols.filter((v) => /^([./~$]|[A-Za-z]:[\\/])/.test(v.source)).map((v) => v.source);
+  const binds = vols.filter((v) => isHostPath(v.source)).map((v) => v.source);
   const mounts = worstHostPaths(binds);
   if (mounts)
     sheet.set(
@@ -1001,8 +1000,7 @@ function secrets(ctx: Context, sheet: FactSheet, srv: Svc, project: ComposeProje
   // A bind mount named for secrets (`./credentials:/workspace/credentials`, `./certs/local:/run/…/tls`):
   // whether it holds them is not in the files, so "none" would be a guess.
   const secretDir = volumesOf(srv).find(
-    (v) =>
-      /^([./~$]|[A-Za-z]:[\\/])/.test(v.source) && [v.source, v.target].some((p) => p.split(/[\\/]/).some((seg) => SECRET_DIR.test(seg))),
+    (v) => isHostPath(v.source) && [v.source, v.target].some((p) => p.split(/[\\/]/).some((seg) => SECRET_DIR.test(seg))),
   );
   if (decided.length) {
     const w = worstSecrets(decided);
