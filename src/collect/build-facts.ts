@@ -56,7 +56,7 @@ const STRICT: Partial<Record<InstallStep['tool'], string>> = {
   pnpm: 'pnpm install --frozen-lockfile',
   uv: 'uv sync --locked',
   cargo: '--locked',
-  go: 'go build without go mod tidy (its default -mod=readonly)',
+  go: 'go build with its default -mod=readonly, without go mod tidy or -mod=mod',
 };
 
 /** Package managers, build front-ends and backends, installed to install the rest. */

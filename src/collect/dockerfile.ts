@@ -245,6 +245,11 @@ export function readDockerfile(
         for (const words of commandsOf(substIn(stage, shellOf(content)))) {
           const w = unwrap(words);
           const step = installStep(w, at(ins));
+          // GOFLAGS=-mod=mod, on the command or in the stage's ENV, lets the build rewrite go.mod and
+          // go.sum as a `-mod=mod` flag does (stackrox/stackrox-mcp's konflux.Dockerfile uses the flag).
+          const goflags = words.find((x) => x.startsWith('GOFLAGS='))?.slice(8) ?? envOf(stage, 'GOFLAGS') ?? '';
+          if (step?.tool === 'go' && step.locked && /(^|\s)-mod=mod\b/.test(goflags))
+            Object.assign(step, { locked: false, followsLockfile: true, text: `GOFLAGS=${goflags} ${step.text}` });
           if (step) install(stage, step);
           const proxy = proxyPackage(w);
           if (proxy) s.proxy ??= { product: proxy, at: at(ins) };
@@ -580,6 +585,10 @@ function fetchedInstallers(shell: string, at: At): InstallStep[] {
 }
 
 /** One install command: which tool, locked or not, install scripts on or off. */
+/** `-mod=mod` or `-mod mod` among a go command's flags. */
+const modMod = (args: string[]) =>
+  args.some((a, i) => a === '-mod=mod' || a === '--mod=mod' || (/^--?mod$/.test(a) && args[i + 1] === 'mod'));
+
 export function installStep(w: string[], at: At): InstallStep | null {
   // `python -m uv pip install .` is uv's install, `python -m poetry install` poetry's (pip's is read below).
   if (/^python[\d.]*$/.test(w[0] ?? '') && w[1] === '-m' && ['uv', 'poetry', 'pipx'].includes(w[2] ?? '')) {
@@ -694,6 +703,10 @@ export function installStep(w: string[], at: At): InstallStep | null {
   // `go mod tidy` rewrites go.mod and go.sum to what the code imports (tendant/postgres-mcp-sse runs it
   // before `go build`): the build that follows is no longer held to the committed go.sum.
   if (cmd === 'go' && sub === 'mod' && rest[0] === 'tidy')
+    return { at, tool: 'go', text, locked: false, scriptsDisabled: true, followsLockfile: true };
+  // `-mod=mod` turns off the default `-mod=readonly`: the build adds and upgrades requirements in
+  // go.mod and go.sum instead of failing on a mismatch, so the committed go.sum no longer holds it.
+  if (cmd === 'go' && (sub === 'build' || sub === 'install' || sub === 'run') && modMod(rest))
     return { at, tool: 'go', text, locked: false, scriptsDisabled: true, followsLockfile: true };
   if (cmd === 'go' && (sub === 'build' || sub === 'install' || (sub === 'mod' && rest[0] === 'download')))
     return { at, tool: 'go', text, locked: !/@(latest|master|main)\b/.test(text), scriptsDisabled: true };

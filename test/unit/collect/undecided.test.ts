@@ -439,4 +439,33 @@ describe('go mod tidy before go build', () => {
     );
     expect(fact(strict, 'supply_chain.lockfile_enforced')).toBe(true);
   });
+
+  it('-mod=mod, as a flag or in GOFLAGS, frees the build the same way', () => {
+    // stackrox/stackrox-mcp's konflux.Dockerfile: `go build -mod=mod …` (its comment: vendor mode failed).
+    const base = 'FROM golang:1.24 AS build\nCOPY go.mod go.sum ./\nCOPY . .\n';
+    const tail = 'FROM gcr.io/distroless/static\nCOPY --from=build /srv /srv\nENTRYPOINT ["/srv"]\n';
+    const go = {
+      'go.mod': 'module x\nrequire github.com/mark3labs/mcp-go v0.30.0\n',
+      'go.sum': 'github.com/mark3labs/mcp-go v0.30.0 h1:x\n',
+    };
+    for (const build of [
+      'RUN RACE=0 GOOS=linux go build -mod=mod -o /srv .\n',
+      'RUN go build -mod mod -o /srv .\n',
+      'RUN GOFLAGS="-trimpath -mod=mod" go build -o /srv .\n',
+      'ENV GOFLAGS=-mod=mod\nRUN go build -o /srv .\n',
+    ]) {
+      const d = deploymentOf(collectWith(inline({ ...go, Dockerfile: base + build + tail })), 'Dockerfile');
+      expect(fact(d, 'supply_chain.lockfile_enforced'), build).toBe(false);
+      expect(d.sources['supply_chain.lockfile_enforced']![0]!.why, build).toMatch(
+        /mod[= ]mod.*not installed from a lockfile it must match/,
+      );
+      expect(fact(d, 'supply_chain.deployed_release'), build).toBeUndefined();
+      open(d, 'supply_chain.deployed_release', /-mod=readonly, without go mod tidy or -mod=mod/);
+    }
+    // -mod=readonly (the default, written out) and -mod=vendor keep to what is committed.
+    for (const build of ['RUN go build -mod=readonly -o /srv .\n', 'ENV GOFLAGS=-mod=vendor\nRUN go build -o /srv .\n']) {
+      const d = deploymentOf(collectWith(inline({ ...go, Dockerfile: base + build + tail })), 'Dockerfile');
+      expect(fact(d, 'supply_chain.lockfile_enforced'), build).toBe(true);
+    }
+  });
 });
