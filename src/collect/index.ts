@@ -16,7 +16,7 @@ import { type CollectOptions, Context } from './context.js';
 import { scriptCommand } from './entrypoint-script.js';
 import { dirOf, Inputs, normalise, type TextFile } from './inputs.js';
 import { kubernetesDeployments } from './kubernetes/facts.js';
-import { buildKustomization, type K8sObject, type K8sSet, kustomizationIn, objectsOf } from './kubernetes/load.js';
+import { buildKustomization, isPatchFragment, type K8sObject, type K8sSet, kustomizationIn, objectsOf } from './kubernetes/load.js';
 import { configurations, type LocationCtx, proxiedLocations } from './nginx.js';
 import { mcpRoutes, nginxFacts } from './nginx-facts.js';
 import { contextOfDockerfile, isMcpPackage, mcpEvidenceOfBuild } from './packages.js';
@@ -307,6 +307,12 @@ function kubernetesSets(ctx: Context, texts: TextFile[], kinds: Map<string, File
       skipped.push({ path: t.path, reason: `could not be read as kubernetes: ${unparsed(t.text, err)}` });
       continue;
     }
+    for (const o of objs.filter(isPatchFragment))
+      ctx.note(
+        t.path,
+        `${o.kind} ${o.name}: no selector and no image, so it is a patch of another object and not a workload (a kustomization applies it only where it lists it among its patches)`,
+      );
+    objs = objs.filter((o) => !isPatchFragment(o));
     if (objs.length) loose.set(dirOf(t.path), [...(loose.get(dirOf(t.path)) ?? []), ...objs]);
   }
   for (const [dir, objects] of [...loose.entries()].sort((a, b) => cmp(a[0], b[0]))) {

@@ -142,12 +142,8 @@ export function buildKustomization(ctx: Context, path: string, depth = 0, seen =
   generated('ConfigMap', k['configMapGenerator'], 'configMapGenerator');
 
   // Patches: strategic merge (a file or inline object) and JSON 6902 (inline list or file).
-  const patchList = [
-    ...((k['patches'] as unknown[]) ?? []),
-    ...((k['patchesStrategicMerge'] as unknown[]) ?? []),
-    ...((k['patchesJson6902'] as unknown[]) ?? []),
-  ];
-  for (const [i, p] of patchList.entries()) applyPatch(ctx, out, p, path, dir, doc!, i);
+  for (const key of ['patches', 'patchesStrategicMerge', 'patchesJson6902'])
+    for (const [i, p] of (Array.isArray(k[key]) ? (k[key] as unknown[]) : []).entries()) applyPatch(ctx, out, p, path, dir, doc!, [key, i]);
 
   // Images, replicas, namespace.
   for (const [i, img] of ((k['images'] as unknown[]) ?? []).entries()) {
@@ -244,6 +240,23 @@ function forEachContainer(o: K8sObject, f: (c: Obj, path: (string | number)[]) =
 /** Knative Serving's objects (`serving.knative.dev`), which share the name Service with the core one. */
 export const isKnative = (o: K8sObject): boolean => /^serving\.knative\.dev\//.test(String(o.value['apiVersion'] ?? ''));
 
+/** Workload kinds whose API object needs a selector. */
+const SELECTED = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet']);
+
+/**
+ * The API refuses an apps/v1 workload without a selector and a container without an image: one
+ * with neither is a fragment for `kubectl patch --patch-file` (kagenti/mcp-gateway's
+ * poll-interval-patch.yaml), never an object of its own. A rendered chart whose image lines were
+ * filtered out keeps its selector (mock-llm's).
+ */
+export function isPatchFragment(o: K8sObject): boolean {
+  if (!SELECTED.has(o.kind) || getPath(o.value, ['spec', 'selector']) !== undefined) return false;
+  const containers = getPath(o.value, ['spec', 'template', 'spec', 'containers']);
+  return (
+    Array.isArray(containers) && containers.every((c) => !isObj(c) || c['image'] === undefined || c['image'] === null || c['image'] === '')
+  );
+}
+
 export function podSpecPath(o: K8sObject): (string | number)[] | null {
   switch (o.kind) {
     case 'Pod':
@@ -276,12 +289,20 @@ export function getPath(v: unknown, path: YamlPath): unknown {
   return n;
 }
 
-function applyPatch(ctx: Context, objects: K8sObject[], p: unknown, kpath: string, dir: string, kdoc: YamlDoc, index: number): void {
+function applyPatch(ctx: Context, objects: K8sObject[], p: unknown, kpath: string, dir: string, kdoc: YamlDoc, entry: YamlPath): void {
   let patchDoc: YamlDoc | undefined;
   let patchFile = kpath;
   let target: Obj | null = null;
   let base: YamlPath = [];
-  if (typeof p === 'string') {
+  // An inline patch: its lines are the kustomization's (offset to where the patch is written).
+  const inline = (text: string, at: YamlPath): YamlDoc | undefined => {
+    const inner = readYaml(text)[0];
+    const offset = kdoc.line(at);
+    return inner && { value: inner.value, line: (q) => offset + inner.line(q), has: (q) => inner.has(q) };
+  };
+  // A patchesStrategicMerge entry is a file path or, written across lines, the patch itself.
+  if (typeof p === 'string' && p.includes('\n')) patchDoc = inline(p, entry);
+  else if (typeof p === 'string') {
     patchFile = ctx.inputs.resolve(`${dir ? `${dir}/` : ''}x`, p);
     const pf = ctx.inputs.get(patchFile);
     patchDoc = pf ? readYaml(pf.text)[0] : undefined;
@@ -291,20 +312,25 @@ function applyPatch(ctx: Context, objects: K8sObject[], p: unknown, kpath: strin
       patchFile = ctx.inputs.resolve(`${dir ? `${dir}/` : ''}x`, p['path']);
       const pf = ctx.inputs.get(patchFile);
       patchDoc = pf ? readYaml(pf.text)[0] : undefined;
-    } else if (typeof p['patch'] === 'string') {
-      // An inline patch: its lines are the kustomization's (offset to the patch key).
-      const inner = readYaml(p['patch'])[0];
-      const offset = kdoc.line(['patches', index, 'patch']);
-      if (inner) patchDoc = { value: inner.value, line: (q) => offset + inner.line(q), has: (q) => inner.has(q) };
-    }
+    } else if (typeof p['patch'] === 'string') patchDoc = inline(p['patch'], [...entry, 'patch']);
     base = [];
   }
   if (!patchDoc) {
-    ctx.note(kpath, `a patch (${typeof p === 'string' ? p : JSON.stringify(p).slice(0, 60)}) is not among the files read: not applied`);
+    ctx.note(
+      kpath,
+      typeof p === 'string' && p.includes('\n')
+        ? `${entry.join('[')}] is an inline patch that is not YAML: not applied`
+        : `a patch (${typeof p === 'string' ? p : JSON.stringify(p).slice(0, 60)}) is not among the files read: not applied`,
+    );
     return;
   }
   const pv = patchDoc.value;
-  const what = typeof p === 'string' ? p : typeof (p as Obj)['path'] === 'string' ? String((p as Obj)['path']) : `patches[${index}]`;
+  const what =
+    typeof p === 'string' && !p.includes('\n')
+      ? p
+      : isObj(p) && typeof p['path'] === 'string'
+        ? String(p['path'])
+        : `${String(entry[0])}[${String(entry[1])}]`;
   // kubectl refuses a patch without a target that matches nothing, and skips one whose target selects nothing.
   const none = (tgt: Obj | null) =>
     ctx.note(

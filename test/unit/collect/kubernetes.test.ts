@@ -802,3 +802,70 @@ describe("a kustomization's namePrefix, as kubectl kustomize applies it", () => 
     expect(d.sources['exposure.behind_reverse_proxy']![0]!.why).toMatch(/^Ingress prod-tas-mcp-ingress routes to the server/);
   });
 });
+
+describe('patches that are not objects of their own', () => {
+  const deployment = [
+    'apiVersion: apps/v1',
+    'kind: Deployment',
+    'metadata: { name: mcp-broker }',
+    'spec:',
+    '  selector: { matchLabels: { app: mcp-broker } }',
+    '  template:',
+    '    metadata: { labels: { app: mcp-broker } }',
+    '    spec:',
+    '      containers:',
+    '        - name: mcp-broker',
+    '          image: ghcr.io/example/mcp-gateway:1.0.0',
+    '          env: [{ name: LOG_LEVEL, value: info }]',
+    '          resources: { limits: { cpu: 500m, memory: 256Mi } }',
+    '',
+  ].join('\n');
+
+  it('a Deployment with no selector and no image is a patch file, not a second server', () => {
+    // kagenti/mcp-gateway: config/mcp-system/poll-interval-patch.yaml, applied by
+    // `kubectl patch --patch-file` from its Makefile and by no kustomization.
+    const patch =
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: mcp-broker }\nspec:\n  template:\n    spec:\n      containers:\n        - name: mcp-broker\n          command: [./mcp_gateway, --mcp-check-interval=10]\n';
+    const out = collectWith(inline({ 'config/deployment.yaml': deployment, 'config/poll-interval-patch.yaml': patch }));
+    expect(out.deployments.map((d) => d.name)).toEqual(['kubernetes:config/deployment.yaml:Deployment/mcp-broker']);
+    expect(fact(out.deployments[0]!, 'container.resource_limits')).toBe(true);
+    // Nor does it make the real Deployment of its directory one of two alternatives.
+    expect(out.notes.filter((n) => /alternatives/.test(n.what))).toEqual([]);
+    expect(out.notes).toContainEqual({
+      file: 'config/poll-interval-patch.yaml',
+      what: 'Deployment mcp-broker: no selector and no image, so it is a patch of another object and not a workload (a kustomization applies it only where it lists it among its patches)',
+    });
+  });
+
+  it('an inline strategic-merge patch written as a string in patchesStrategicMerge is applied at its own lines', () => {
+    // CDataSoftware/cdata-sync-mcp-server's k8s/kustomization.yaml: `patchesStrategicMerge: [ |- apiVersion: … ]`.
+    const kustomization = [
+      'resources: [deployment.yaml]',
+      'patchesStrategicMerge:',
+      '  - |-',
+      '    apiVersion: apps/v1',
+      '    kind: Deployment',
+      '    metadata:',
+      '      name: mcp-broker',
+      '    spec:',
+      '      template:',
+      '        spec:',
+      '          containers:',
+      '          - name: mcp-broker',
+      '            securityContext: { readOnlyRootFilesystem: true }',
+      '',
+    ].join('\n');
+    const out = collectWith(inline({ 'k8s/deployment.yaml': deployment, 'k8s/kustomization.yaml': kustomization }));
+    const d = deploymentOf(out, 'Deployment/mcp-broker');
+    expect(fact(d, 'container.read_only_root_fs')).toBe(true);
+    expect(d.sources['container.read_only_root_fs']![0]).toMatchObject({ file: 'k8s/kustomization.yaml', line: 13 });
+    expect(out.notes.filter((n) => /not applied/.test(n.what))).toEqual([]);
+    // The same kustomization rendered by kubectl agrees.
+    const root = tempDir('inline-patch');
+    mkdirSync(join(root, 'k8s'));
+    writeFileSync(join(root, 'k8s/deployment.yaml'), deployment);
+    writeFileSync(join(root, 'k8s/kustomization.yaml'), kustomization);
+    const rendered = execFileSync('kubectl', ['kustomize', join(root, 'k8s')], { encoding: 'utf8' });
+    expect(parse(rendered).spec.template.spec.containers[0].securityContext).toEqual({ readOnlyRootFilesystem: true });
+  });
+});
