@@ -157,14 +157,18 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
     servicesOf(x).some((s) => ['LoadBalancer', 'NodePort'].includes(String(getPath(s.value, ['spec', 'type']))));
   const names = (w: Workload) => [w.o.name, ...servicesOf(w).map((s) => s.name)];
   const proxies = ws.filter((w) => w.role?.kind === 'proxy');
+  // What a proxy's containers run and read, one string per line: its arguments, environment and
+  // ConfigMaps (an nginx.conf, an Envoy bootstrap).
   const text = (w: Workload) =>
-    JSON.stringify([
+    stringsIn([
       arr(w.pod['containers']).map((c) => [c['args'], c['command'], c['env']]),
       configMapsOf(w, configMaps).map((cm) => cm.value['data']),
-    ]);
+    ]).join('\n');
+  // A Service or workload name as a host of its own (`mcp-server`, `mcp-server.ns.svc.cluster.local:8080`),
+  // not a part of another name (`mcp-server-v2`).
   const forwardsTo = (p: Workload, w: Workload) =>
     names(w).some((n) =>
-      new RegExp(`(^|[/"=\\s@])${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\.[a-z0-9.-]+)?(:\\d+|/|"|\\s)`).test(text(p)),
+      new RegExp(`(^|[^A-Za-z0-9_.-])${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\.[a-z0-9-]+)*(?![A-Za-z0-9_-]|\\.[a-z0-9])`, 'm').test(text(p)),
     );
 
   const wanted = ctx.options.servers ?? [];
@@ -172,7 +176,6 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
   const evidence = new Map<Workload, string>();
   for (const w of candidates) {
     if (wanted.includes(w.o.name)) evidence.set(w, 'named with --server');
-    else if (proxies.some((p) => forwardsTo(p, w))) evidence.set(w, 'a proxy workload forwards to it');
     // An Ingress (or route) whose name, host or paths name MCP: one to an echo server says nothing.
     else if (
       ingresses.some(
@@ -192,6 +195,11 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
     )
       evidence.set(w, 'its image is built from an MCP SDK project');
   }
+  // A proxy forwarding to a workload marks it only when nothing else names the MCP server: an
+  // edge proxy also routes to the admin tools beside it (book-api-mcp-docker-compose-bundle's
+  // Envoy sends /pgadmin to pgAdmin).
+  if (!evidence.size)
+    for (const w of candidates) if (proxies.some((p) => forwardsTo(p, w))) evidence.set(w, 'a proxy workload forwards to it');
   let servers = candidates.filter((w) => (wanted.length ? wanted.includes(w.o.name) : evidence.has(w)));
   // The only workload left, in files the caller named or with an image built from the files (ctx.pointedAt).
   const only = candidates.length === 1 ? candidates[0]! : null;
@@ -521,8 +529,12 @@ function proxyFacts(
   const files: { path: string; text: string; lineOffset: number; name?: string }[] = [];
   for (const cm of configMapsOf(proxy, configMaps)) {
     for (const [k, v] of Object.entries((cm.value['data'] ?? {}) as Obj)) {
+      // A generated ConfigMap's key keeps the lines of the file it was made from.
+      const file = (cm.value['__files'] as Record<string, string> | undefined)?.[k];
       if (typeof v === 'string' && /[{;]\s*$/m.test(v) && /\b(server|location|upstream|http)\b/.test(v))
-        files.push({ path: cm.file, text: v, lineOffset: cm.at('data', k).line, name: k });
+        files.push(
+          file ? { path: file, text: v, lineOffset: 0, name: k } : { path: cm.file, text: v, lineOffset: cm.at('data', k).line, name: k },
+        );
     }
   }
   if (proxy.dockerfile) {

@@ -115,16 +115,24 @@ export function buildKustomization(ctx: Context, path: string, depth = 0, seen =
     else ctx.note(path, `component ${c} is not among the files read: not applied`);
   }
 
-  // Generated Secrets and ConfigMaps: their names, types and literal keys (file contents are not needed).
+  // Generated Secrets and ConfigMaps: their names, types and literal keys. A ConfigMap's files are
+  // read (a proxy's configuration: 0x1D-1983/book-api-mcp-docker-compose-bundle's Envoy), with the
+  // file each key comes from; a Secret's never are.
   const generated = (kind: 'Secret' | 'ConfigMap', list: unknown, field: string) => {
     ((list as unknown[]) ?? []).forEach((g, i) => {
       if (!isObj(g)) return;
       const data: Obj = {};
+      const from: Record<string, string> = {};
       for (const lit of (g['literals'] as unknown[]) ?? []) {
         const s = String(lit);
         data[s.split('=')[0]!] = s.slice(s.indexOf('=') + 1);
       }
-      for (const fe of (g['files'] as unknown[]) ?? []) data[String(fe).split('=')[0]!.split('/').pop()!] = '';
+      for (const fe of (g['files'] as unknown[]) ?? []) {
+        const [key, file] = String(fe).includes('=') ? String(fe).split('=', 2) : [String(fe).split('/').pop()!, String(fe)];
+        const read = kind === 'ConfigMap' ? ctx.inputs.get(ctx.inputs.resolve(`${dir ? `${dir}/` : ''}x`, file!)) : undefined;
+        data[key!] = read?.text ?? '';
+        if (read) from[key!] = read.path;
+      }
       const value: Obj = {
         apiVersion: 'v1',
         kind,
@@ -132,6 +140,7 @@ export function buildKustomization(ctx: Context, path: string, depth = 0, seen =
         type: g['type'],
         [kind === 'Secret' ? 'stringData' : 'data']: data,
         __generated: true,
+        __files: from,
       };
       const o = new K8sObject(value, doc!, path);
       o.layers[0] = { doc: doc!, file: path, map: (p) => (p.length === 0 ? [field, i] : [field, i, 'literals']) };

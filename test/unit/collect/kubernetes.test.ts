@@ -869,3 +869,48 @@ describe('patches that are not objects of their own', () => {
     expect(parse(rendered).spec.template.spec.containers[0].securityContext).toEqual({ readOnlyRootFilesystem: true });
   });
 });
+
+describe("a proxy's configuration in a ConfigMap a kustomization generates from a file", () => {
+  // 0x1D-1983/book-api-mcp-docker-compose-bundle's k8s/service-mesh: an Envoy edge behind a
+  // LoadBalancer, its envoy.yaml generated from envoy-edge.yaml, routing /pgadmin to pgAdmin and
+  // everything else to the MCP server.
+  const workload = (name: string, image: string, extra = '') =>
+    `apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: ${name} }\nspec:\n  selector: { matchLabels: { app: ${name} } }\n  template:\n    metadata: { labels: { app: ${name} } }\n    spec:\n      containers:\n        - { name: ${name}, image: "${image}" }\n${extra}---\napiVersion: v1\nkind: Service\nmetadata: { name: ${name} }\nspec: { selector: { app: ${name} }, ports: [{ port: 8080 }] }\n`;
+  const files = {
+    'k8s/kustomization.yaml':
+      'resources: [server.yaml, pgadmin.yaml, envoy.yaml]\nconfigMapGenerator:\n  - name: envoy-conf\n    files:\n      - envoy.yaml=envoy-edge.yaml\nsecretGenerator:\n  - name: certs\n    files: [tls.key]\n',
+    'k8s/server.yaml': workload('bookapi-mcp-server', 'example/bookapi-mcp-server:1.0'),
+    'k8s/pgadmin.yaml': workload('pgadmin', 'dpage/pgadmin4:8'),
+    'k8s/envoy.yaml': workload(
+      'envoy-edge',
+      'envoyproxy/envoy:v1.31-latest',
+      '      volumes: [{ name: config, configMap: { name: envoy-conf } }]\n',
+    ),
+    'k8s/envoy-edge.yaml': [
+      'static_resources:',
+      '  clusters:',
+      '    - name: pgadmin',
+      '      load_assignment: { endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: pgadmin.default.svc.cluster.local, port_value: 80 } } } }] }] }',
+      '    - name: mcp',
+      '      load_assignment:',
+      '        endpoints:',
+      '          - lb_endpoints:',
+      '              - endpoint: { address: { socket_address: { address: bookapi-mcp-server.default.svc.cluster.local, port_value: 8080 } } }',
+      '',
+    ].join('\n'),
+    'k8s/tls.key': 'not read',
+  };
+
+  it('is read from that file: the proxy forwards to the MCP server, and the admin tool beside it is no server', () => {
+    const out = collectWith(inline(files));
+    expect(out.deployments.map((d) => d.name)).toEqual(['kubernetes:k8s/kustomization.yaml:Deployment/bookapi-mcp-server']);
+    const d = out.deployments[0]!;
+    expect(fact(d, 'exposure.behind_reverse_proxy')).toBe(true);
+    expect(d.sources['exposure.behind_reverse_proxy']![0]!.why).toBe('envoy-edge forwards to the server');
+  });
+
+  it("never reads a generated Secret's files", () => {
+    const out = collectWith(inline({ ...files, 'k8s/tls.key': '-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIJ\n-----END PRIVATE KEY-----\n' }));
+    expect(JSON.stringify(out)).not.toContain('MC4CAQAwBQYDK2VwBCIEIJ');
+  });
+});
