@@ -6,7 +6,7 @@ import type { At, FactSheet } from './sheet.js';
 export function legacySse(sheet: FactSheet, at: At, ...parts: unknown[]): void {
   const words = parts.flatMap((p) => (Array.isArray(p) ? p : typeof p === 'string' ? p.split(/\s+/) : [])).map(String);
   if (transportFlag(words) === 'sse')
-    sheet.set('transport.legacy_sse', true, at, 'the server is started with --transport sse: the deprecated HTTP+SSE transport');
+    sheet.set('transport.legacy_sse', true, at, `the server is started with ${said(words)}: the deprecated HTTP+SSE transport`);
   else if (words.some((w) => w.startsWith('--sse-port')))
     sheet.set('transport.legacy_sse', true, at, 'the command serves SSE (--sse-port)');
   // zilliztech/mcp-server-milvus's `mcp-server-milvus --sse --port 8000`.
@@ -21,8 +21,27 @@ export function legacySse(sheet: FactSheet, at: At, ...parts: unknown[]): void {
  */
 function transportFlag(words: string[]): string | null {
   const i = words.findLastIndex((w) => w === '--transport' || w.startsWith('--transport='));
-  if (i < 0 || words.slice(i + 1).some((w) => w === '-t' || /^-t=/.test(w))) return null;
+  if (i < 0) return transportWord(words);
+  if (words.slice(i + 1).some((w) => w === '-t' || /^-t=/.test(w))) return null;
   return words[i]!.includes('=') ? words[i]!.split('=')[1]! : (words[i + 1] ?? '');
+}
+
+/** How the command line gives its transport: `--transport sse`, or the word `sse` alone. */
+const said = (words: string[]): string =>
+  words.some((w) => w === '--transport' || w.startsWith('--transport='))
+    ? `--transport ${transportFlag(words)!}`
+    : `the transport word ${transportWord(words)!}`;
+
+/**
+ * A transport given as a word of its own, not a flag's value: server-everything's `sse` and
+ * `streamableHttp`, skymoore/perplexica-mcp-open-webui's `python server.py sse`. Only names no
+ * other argument would take (`http` alone could be a subcommand or a scheme).
+ */
+function transportWord(words: string[]): string | null {
+  const i = words.findLastIndex(
+    (w, j) => j > 0 && /^(sse|stdio|streamable-?http|streamable_http)$/i.test(w) && !words[j - 1]!.startsWith('-'),
+  );
+  return i < 0 ? null : words[i]!;
 }
 
 /** Variables that turn off certificate verification for a process's outbound TLS (doctrine 1.3, egress.tls_verification_disabled). */
@@ -72,8 +91,8 @@ export interface TransportNamed {
  */
 export function transportNamed(words: string[], env: ReadonlyMap<string, string>): TransportNamed | null {
   const value = transportFlag(words);
-  if (value === 'stdio') return { kind: 'stdio', why: 'started with --transport stdio' };
-  if (value !== null && NETWORK_TRANSPORT.test(value)) return { kind: 'http', why: `started with --transport ${value}` };
+  if (value === 'stdio') return { kind: 'stdio', why: `started with ${said(words)}` };
+  if (value !== null && NETWORK_TRANSPORT.test(value)) return { kind: 'http', why: `started with ${said(words)}` };
   const port = words.find((w) => /^--(port|sse-port|http-port|listen)(=|$)/.test(w));
   if (port) return { kind: 'http', why: `started with ${port.split('=')[0]}: it listens on a port` };
   const program = words[0]?.split('/').pop() ?? '';

@@ -517,18 +517,25 @@ function transport(
   script: { words: string[]; at: At } | null,
 ): void {
   const spec = srv.s.spec;
-  if (proxy || entryPorts.kind !== 'none') {
-    sheet.set(
-      'transport.kind',
-      'http',
-      entryPorts.kind !== 'none' ? entryPorts.at : srv.s.at(),
-      'a network service: a port is published or a proxy forwards to it',
-    );
+  if (proxy) {
+    sheet.set('transport.kind', 'http', srv.s.at(), 'a network service: a port is published or a proxy forwards to it');
     return;
   }
   const env = containerEnv(srv);
   const ownWords = transportNamed(wordsOf(run.parts), env);
   const named = ownWords ?? (script ? transportNamed(script.words, new Map()) : null);
+  // A published port says network unless the command names the transport. Beside `stdin_open`
+  // with nothing named, either is written: LAB271/mcp-studies' graphdb spike publishes 8000 and
+  // keeps stdin open for a server whose `mcp.run()` defaults to stdio.
+  if (entryPorts.kind !== 'none' && !named) {
+    if (spec['stdin_open'] === true)
+      sheet.undecided(
+        'transport.kind',
+        `${srv.s.name} publishes a port and keeps its stdin open (stdin_open: true), and its command names no transport: which one the server speaks is in its code`,
+      );
+    else sheet.set('transport.kind', 'http', entryPorts.at, 'a network service: a port is published or a proxy forwards to it');
+    return;
+  }
   if (named) {
     const at = named.variable
       ? isObj(spec['environment']) && named.variable in spec['environment']

@@ -653,8 +653,35 @@ describe('the transport of a service no port or proxy shows', () => {
     expect(kind('    healthcheck:\n      test: ["CMD", "curl", "-f", "http://localhost:8000/health"]\n').kind).toBe('http');
   });
 
-  it('a published port decides before the command does', () => {
-    expect(kind('    ports: ["127.0.0.1:8000:8000"]\n    stdin_open: true\n').kind).toBe('http');
+  it('a published port says network, unless the command names the transport or stdin_open says stdio too', () => {
+    expect(kind('    ports: ["127.0.0.1:8000:8000"]\n')).toMatchObject({ kind: 'http', at: { line: 4 } });
+    // LAB271/mcp-studies' graphdb spike: port 8000 published, stdin kept open, `mcp.run()` in its
+    // code defaults to stdio. The files write both.
+    const both = server('    ports: ["127.0.0.1:8000:8000"]\n    stdin_open: true\n    tty: true\n');
+    expect(fact(both, 'transport.kind')).toBeUndefined();
+    expect(both.reasons['transport.kind']).toMatch(
+      /publishes a port and keeps its stdin open \(stdin_open: true\), and its command names no transport/,
+    );
+    // A transport the command names decides: a health port beside a stdio server is not MCP's.
+    const flag = '    ports: ["127.0.0.1:8000:8000"]\n    stdin_open: true\n    command: ["python", "server.py", "--transport", "%"]\n';
+    expect(kind(flag.replace('%', 'streamable-http'))).toMatchObject({ kind: 'http', at: { line: 6 } });
+    expect(kind(flag.replace('%', 'stdio'))).toMatchObject({ kind: 'stdio', at: { line: 6 } });
+    expect(kind('    ports: ["8080:8080"]\n    environment:\n      MCP_TRANSPORT: stdio\n')).toMatchObject({
+      kind: 'stdio',
+      at: { line: 6 },
+    });
+  });
+
+  it('a transport written as a word of its own, as server-everything and python server.py take it', () => {
+    expect(kind('    command: ["python", "server.py", "sse"]\n').kind).toBe('http');
+    expect(fact(server('    command: ["python", "server.py", "sse"]\n'), 'transport.legacy_sse')).toBe(true);
+    expect(server('    command: ["python", "server.py", "sse"]\n').sources['transport.legacy_sse']![0]!.why).toBe(
+      'the server is started with the transport word sse: the deprecated HTTP+SSE transport',
+    );
+    expect(kind('    command: npx -y @modelcontextprotocol/server-everything streamableHttp\n').kind).toBe('http');
+    expect(kind('    command: ["node", "index.js", "stdio"]\n').kind).toBe('stdio');
+    // A flag's value is the flag's, not a transport: `--mode sse`, `--name stdio`.
+    expect(kind('    command: ["python", "server.py", "--name", "stdio"]\n').kind).toBeUndefined();
   });
 
   // firecrawl/firecrawl-mcp-server's Dockerfile.service starts docker/entrypoint.sh;
