@@ -897,6 +897,10 @@ function egress(sheet: FactSheet, srv: Svc, project: ComposeProject): void {
   }
 }
 
+/** Variables that hold a database's or a broker's connection URL, which may carry a password. */
+const CONNECTION_URL_NAME =
+  /(^|_)(DATABASE|DB|POSTGRES(QL)?|PG|MYSQL|MARIADB|MSSQL|SQL|MONGO(DB)?|REDIS|VALKEY|AMQP|RABBITMQ|NEO4J|CLICKHOUSE|ELASTIC(SEARCH)?|KAFKA|BROKER)_?(URL|URI|DSN|CONNECTION(_STRING)?|CONN(_STR(ING)?)?)$|(^|_)DSN$/i;
+
 function secrets(ctx: Context, sheet: FactSheet, srv: Svc, project: ComposeProject): void {
   const spec = srv.s.spec;
   const env = isObj(spec['environment']) ? (spec['environment'] as Obj) : {};
@@ -914,6 +918,14 @@ function secrets(ctx: Context, sheet: FactSheet, srv: Svc, project: ComposeProje
           kind: 'manifest_plaintext',
           at: srv.s.at('environment', k),
           why: `${k} is a connection URL with a password written in the compose file`,
+        });
+      // `DATABASE_URI=${DATABASE_URI}` (Teradata/teradata-mcp-server, whose example is
+      // `teradata://user:password@host`): a connection URL from the operator's environment may carry one.
+      else if (v instanceof Unresolved && v.asEmpty === '' && CONNECTION_URL_NAME.test(k))
+        found.push({
+          kind: 'environment',
+          at: srv.s.at('environment', k),
+          why: `${k}, a connection URL that may carry a password, comes from the operator's environment (${v.variables.join(', ')}), not from the files`,
         });
       continue;
     }
@@ -1017,7 +1029,12 @@ function secrets(ctx: Context, sheet: FactSheet, srv: Svc, project: ComposeProje
       'container.secrets_source',
       `${secretDir.source} is mounted at ${secretDir.target}, a directory named for secrets or keys: whether it holds them is not in the files`,
     );
-  else if (srv.dockerfile || !srv.image)
-    sheet.set('container.secrets_source', 'none', srv.s.at(), 'no secret reaches the container in the files');
-  else sheet.undecided('container.secrets_source', imageMayHoldSecrets(srv.image));
+  else if (srv.dockerfile) sheet.set('container.secrets_source', 'none', srv.s.at(), 'no secret reaches the container in the files');
+  else if (srv.image) sheet.undecided('container.secrets_source', imageMayHoldSecrets(srv.image));
+  // `build: ../book-api-mcp-server-dotnet`: a Dockerfile outside the files may bake one in.
+  else
+    sheet.undecided(
+      'container.secrets_source',
+      'no secret reaches the container from the files, but the Dockerfile it is built from is not among them: whether the image holds one is not in them',
+    );
 }

@@ -168,7 +168,9 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
   // not a part of another name (`mcp-server-v2`).
   const forwardsTo = (p: Workload, w: Workload) =>
     names(w).some((n) =>
-      new RegExp(`(^|[^A-Za-z0-9_.-])${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\.[a-z0-9-]+)*(?![A-Za-z0-9_-]|\\.[a-z0-9])`, 'm').test(text(p)),
+      new RegExp(`(^|[^A-Za-z0-9_.-])${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\.[a-z0-9-]+)*(?![A-Za-z0-9_-]|\\.[a-z0-9])`, 'm').test(
+        text(p),
+      ),
     );
 
   const wanted = ctx.options.servers ?? [];

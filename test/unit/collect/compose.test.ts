@@ -575,6 +575,34 @@ describe("where a service's secrets come from, env_file and list-form environmen
     expect(s.value).toBeUndefined();
     expect(s.undecided).toContain('container.secrets_source');
   });
+
+  it('a connection URL from the operator\'s environment may carry a password: open, not "none"', () => {
+    // Teradata/teradata-mcp-server: `DATABASE_URI=${DATABASE_URI}`, documented as teradata://user:password@host.
+    for (const env of [
+      'DATABASE_URI=${DATABASE_URI}',
+      'REDIS_URL=${REDIS_URL}',
+      'PG_DSN=${PG_DSN}',
+      'MONGODB_CONNECTION_STRING=${MONGO}',
+    ]) {
+      const d = collectWith(inline({ ...build, 'compose.yaml': service(`    environment:\n      - ${env}\n`) })).deployments[0]!;
+      expect(fact(d, 'container.secrets_source'), env).toBeUndefined();
+      expect(d.reasons['container.secrets_source'], env).toMatch(
+        /a connection URL that may carry a password, comes from the operator's environment/,
+      );
+    }
+    // One written without a password, or a URL of another kind from the environment, says nothing of secrets.
+    expect(secrets({ 'compose.yaml': service('    environment:\n      - DATABASE_URL=postgresql://db:5432/app\n') }).value).toBe('none');
+    expect(secrets({ 'compose.yaml': service('    environment:\n      - API_BASE_URL=${API_BASE_URL}\n') }).value).toBe('none');
+  });
+
+  it('a build whose Dockerfile is not among the files leaves the source open: the image may hold one', () => {
+    // 0x1D-1983/book-api-mcp-docker-compose-bundle builds from ../book-api-mcp-server-dotnet.
+    const d = collectWith(
+      inline({ 'compose.yaml': 'services:\n  mcp:\n    build:\n      context: ../book-api-mcp-server\n    ports: ["8080:8080"]\n' }),
+    ).deployments[0]!;
+    expect(fact(d, 'container.secrets_source')).toBeUndefined();
+    expect(d.reasons['container.secrets_source']).toMatch(/the Dockerfile it is built from is not among them/);
+  });
 });
 
 describe('a Dockerfile a Compose service builds belongs to that project', () => {

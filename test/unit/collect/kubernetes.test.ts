@@ -910,7 +910,9 @@ describe("a proxy's configuration in a ConfigMap a kustomization generates from 
   });
 
   it("never reads a generated Secret's files", () => {
-    const out = collectWith(inline({ ...files, 'k8s/tls.key': '-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIJ\n-----END PRIVATE KEY-----\n' }));
+    const out = collectWith(
+      inline({ ...files, 'k8s/tls.key': '-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIJ\n-----END PRIVATE KEY-----\n' }),
+    );
     expect(JSON.stringify(out)).not.toContain('MC4CAQAwBQYDK2VwBCIEIJ');
   });
 });
