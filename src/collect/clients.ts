@@ -453,6 +453,7 @@ export function clientDeployments(ctx: Context, file: TextFile): FactSheet[] {
     (r) => !unusable(r),
   );
   const image = gatewayImageOf(ctx, file.path);
+  const mounted = image ? null : composeMountOf(ctx, file.path);
   // One deployment per server entry: the client facts describe that entry (doctrine 1.3,
   // client.launches_stdio_servers and the facts after it), client.reviewed the whole file.
   return chosen.map((r) => {
@@ -464,6 +465,10 @@ export function clientDeployments(ctx: Context, file: TextFile): FactSheet[] {
     else remoteFacts(sheet, r, String(r.e.spec['url'] ?? ''), r.e.at(String(r.e.spec[URL_KEY] ?? 'url')));
     if (image && r.stdio && !r.launch?.docker) {
       const why = `${image} copies ${file.path} into its image: the gateway that reads it there launches ${String(r.e.spec['command'])} in that container, and how the image is run is not in this file`;
+      sheet.reopen('container.used', why);
+      sheet.reopen('client.stdio_servers_sandboxed', why);
+    } else if (mounted && r.stdio && !r.launch?.docker) {
+      const why = `${mounted} bind-mounts ${file.path} into its container: a program there that reads it (a gateway) launches ${String(r.e.spec['command'])} in that container, while a client on the host would launch it directly`;
       sheet.reopen('container.used', why);
       sheet.reopen('client.stdio_servers_sandboxed', why);
     }
@@ -510,6 +515,38 @@ function gatewayImageOf(ctx: Context, path: string): string | null {
       return n === '' || n === rel || rel.startsWith(`${n}/`);
     });
     if (copies) return f.path;
+  }
+  return null;
+}
+
+/**
+ * The Compose service among the files that bind-mounts this configuration into its container
+ * (WebSurfinMurf/mcp's `./config.json:/config/config.json:ro` for ghcr.io/tbxark/mcp-proxy), as
+ * `FILE service NAME`; null when none does. Sources with variables are not resolved here.
+ */
+function composeMountOf(ctx: Context, path: string): string | null {
+  for (const f of ctx.inputs.all()) {
+    if (ctx.kinds.get(f.path) !== 'compose') continue;
+    let services: unknown;
+    try {
+      services = (readYaml(f.text)[0]?.value as Record<string, unknown> | undefined)?.['services'];
+    } catch {
+      continue;
+    }
+    if (!services || typeof services !== 'object') continue;
+    for (const [name, spec] of Object.entries(services as Record<string, unknown>)) {
+      const volumes = (spec as Record<string, unknown> | null)?.['volumes'];
+      for (const v of Array.isArray(volumes) ? volumes : []) {
+        const source =
+          typeof v === 'string'
+            ? volumeParts(v).source
+            : v && typeof v === 'object' && (v as Record<string, unknown>)['type'] === 'bind'
+              ? String((v as Record<string, unknown>)['source'] ?? '')
+              : '';
+        if (!/^\.{1,2}\//.test(source)) continue;
+        if (ctx.inputs.resolve(f.path, source) === path) return `${f.path} service ${name}`;
+      }
+    }
   }
   return null;
 }

@@ -672,6 +672,24 @@ describe("a gateway's configuration its image copies in", () => {
     expect(used({ '.mcp.json': settings, Dockerfile: dockerfile }, '.mcp.json').value).toBe(false);
     expect(used({ 'examples/mcp_config.json': settings, Dockerfile: dockerfile }, 'examples/mcp_config.json').value).toBe(false);
   });
+
+  it('or a Compose service bind-mounts it: the gateway there launches them in its container', () => {
+    // WebSurfinMurf/mcp's proxy/: ghcr.io/tbxark/mcp-proxy with `./config.json:/config/config.json:ro`.
+    const compose =
+      'services:\n  mcp-proxy:\n    image: ghcr.io/tbxark/mcp-proxy:latest\n    volumes:\n      - ./config.json:/config/config.json:ro\n    command: ["-config", "/config/config.json"]\n';
+    expect(used({ 'proxy/config.json': settings, 'proxy/docker-compose.yml': compose }, 'proxy/config.json')).toEqual({
+      value: undefined,
+      why: 'proxy/docker-compose.yml service mcp-proxy bind-mounts proxy/config.json into its container: a program there that reads it (a gateway) launches npx in that container, while a client on the host would launch it directly',
+    });
+    // The long syntax too; another file mounted beside it says nothing of this one.
+    const long = compose.replace(
+      '      - ./config.json:/config/config.json:ro\n',
+      '      - { type: bind, source: ./config.json, target: /config/config.json }\n',
+    );
+    expect(used({ 'proxy/config.json': settings, 'proxy/docker-compose.yml': long }, 'proxy/config.json').value).toBeUndefined();
+    const other = compose.replace('./config.json:', './other.json:');
+    expect(used({ 'proxy/config.json': settings, 'proxy/docker-compose.yml': other }, 'proxy/config.json').value).toBe(false);
+  });
 });
 
 describe("fast-agent's target: one line that is a command or a URL", () => {
