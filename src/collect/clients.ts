@@ -10,12 +10,14 @@ import { posix } from 'node:path';
 import { findNodeAtLocation, type Node, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser/lib/esm/main.js';
 import { parse as parseToml } from 'smol-toml';
 import { addressClass, isUnspecified } from '../shared/ip-address.js';
+import { literal } from '../shared/regexp.js';
 import type { Context } from './context.js';
 import { DAEMON_NNP, HOST_NETWORK, imageMayHoldSecrets } from './docker-defaults.js';
 import { isHostPath, volumeParts, worstHostPaths } from './host-paths.js';
 import { normalise, type TextFile } from './inputs.js';
 import { analyseLaunch, type Launch } from './launch.js';
 import { contextOfDockerfile } from './packages.js';
+import { publishedHere } from './published-here.js';
 import { AUTH_SCHEME, isPlaceholder, passwordInUrl, SECRET_NAME } from './secrets.js';
 import { turnsOffTls } from './server-args.js';
 import { type At, FactSheet } from './sheet.js';
@@ -287,9 +289,7 @@ function tomlEntries(file: TextFile): Entry[] {
   return Object.keys(servers)
     .filter((n) => isObj(servers[n]))
     .map((name) => {
-      const header = rows.findIndex((r) =>
-        new RegExp(`^\\s*\\[mcp_servers\\.("?)${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\1\\]`).test(r),
-      );
+      const header = rows.findIndex((r) => new RegExp(`^\\s*\\[mcp_servers\\.("?)${literal(name)}\\1\\]`).test(r));
       return {
         name,
         spec: servers[name] as Obj,
@@ -297,12 +297,12 @@ function tomlEntries(file: TextFile): Entry[] {
           // A key of the entry's table, or of a sub-table `[mcp_servers.NAME.FIELD]` (env, http_headers).
           const keyLine = (from: number, key: string) => {
             for (let i = from + 1; i < rows.length && !/^\s*\[/.test(rows[i]!); i++)
-              if (new RegExp(`^\\s*"?${esc(key)}"?\\s*=`).test(rows[i]!)) return i + 1;
+              if (new RegExp(`^\\s*"?${literal(key)}"?\\s*=`).test(rows[i]!)) return i + 1;
             return 0;
           };
           const [field, key] = p.map(String);
           if (field && key) {
-            const sub = rows.findIndex((r) => new RegExp(`^\\s*\\[mcp_servers\\.("?)${esc(name)}\\1\\.${esc(field)}\\]`).test(r));
+            const sub = rows.findIndex((r) => new RegExp(`^\\s*\\[mcp_servers\\.("?)${literal(name)}\\1\\.${literal(field)}\\]`).test(r));
             const line = sub >= 0 ? keyLine(sub, key) : 0;
             if (line) return { file: file.path, line };
           }
@@ -312,8 +312,6 @@ function tomlEntries(file: TextFile): Entry[] {
       };
     });
 }
-
-const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 interface Read {
   e: Entry;
@@ -461,7 +459,7 @@ export function clientDeployments(ctx: Context, file: TextFile): FactSheet[] {
     sheet.set('client.reviewed', true, { file: file.path, line: 1 }, 'the client configuration is among the files reviewed');
     clientEntryFacts(sheet, r);
     if (r.stdio && r.launch?.bridgeUrl) bridgeFacts(sheet, r);
-    else if (r.stdio) stdioFacts(sheet, r);
+    else if (r.stdio) stdioFacts(ctx, sheet, r);
     else remoteFacts(sheet, r, String(r.e.spec['url'] ?? ''), r.e.at(String(r.e.spec[URL_KEY] ?? 'url')));
     if (image && r.stdio && !r.launch?.docker) {
       const why = `${image} copies ${file.path} into its image: the gateway that reads it there launches ${String(r.e.spec['command'])} in that container, and how the image is run is not in this file`;
@@ -649,14 +647,20 @@ function bridgeFacts(sheet: FactSheet, r: Read): void {
   );
 }
 
-function stdioFacts(sheet: FactSheet, r: Read): void {
+function stdioFacts(ctx: Context, sheet: FactSheet, r: Read): void {
   const l = r.launch;
   if (l?.exposesPort) sheet.set('transport.kind', 'http', r.e.at('args'), `${l.target} serves the stdio server over HTTP`);
   else sheet.set('transport.kind', 'stdio', r.e.at('command'), `command ${String(r.e.spec['command'])}: the client launches the server`);
   sheet.set('deployment.replicas', 1, r.e.at('command'), 'one stdio process per client');
   if (l?.release) {
     sheet.set('supply_chain.deployed_release', l.release, r.e.at('args'), l.releaseWhy);
-    sheet.set('supply_chain.builds_server', false, r.e.at('args'), `the client runs the published ${l.target}`);
+    const own = publishedHere(ctx, l);
+    if (own)
+      sheet.undecided(
+        'supply_chain.builds_server',
+        `the client runs the published ${l.target}, and ${own.why} (${own.at.file}:${own.at.line}): whether the release pulled is this team's own build is not in the files`,
+      );
+    else sheet.set('supply_chain.builds_server', false, r.e.at('args'), `the client runs the published ${l.target}`);
   } else if (l?.docker) {
     sheet.undecided('supply_chain.deployed_release', l.releaseWhy);
     sheet.undecided('supply_chain.builds_server', l.releaseWhy);

@@ -34,13 +34,13 @@ export interface Launch {
 const EXACT_NPM = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
 const BRIDGES = /^(mcp-remote|@modelcontextprotocol\/mcp-remote|supergateway|mcp-proxy|@sparfenyuk\/mcp-proxy)$/;
 
-function npmSpec(spec: string): { name: string; version: string | null } {
+export function npmSpec(spec: string): { name: string; version: string | null } {
   const at = spec.lastIndexOf('@');
   if (at > 0) return { name: spec.slice(0, at), version: spec.slice(at + 1) };
   return { name: spec, version: null };
 }
 
-function pyPin(spec: string): { name: string; version: string | null } {
+export function pyPin(spec: string): { name: string; version: string | null } {
   const m = /^([A-Za-z0-9_.\-[\]]+?)(==|@)([^\s,;]+)$/.exec(spec);
   return m ? { name: m[1]!, version: m[3]! } : { name: spec.split(/[<>=~!;\s]/)[0]!, version: /[<>~!]=?|\*/.test(spec) ? 'range' : null };
 }

@@ -1,6 +1,7 @@
 // The deployments a Compose project describes: which service is the MCP server, which proxy is
 // in front of it, and every fact the project's files decide about them.
 import { posix } from 'node:path';
+import { literal } from '../../shared/regexp.js';
 import { dockerfileFacts, imageFacts, privilegeDrop, userIsRoot } from '../build-facts.js';
 import type { Context } from '../context.js';
 import { DAEMON_NNP, HOST_NETWORK, imageMayHoldSecrets } from '../docker-defaults.js';
@@ -135,7 +136,7 @@ function mentions(svc: Svc, target: string): boolean {
   const words = [spec['command'], spec['entrypoint'], env.map(([, v]) => v), Object.values(isObj(spec['labels']) ? spec['labels'] : {})]
     .flat(2)
     .map((v) => (v instanceof Unresolved ? v.asEmpty : String(v ?? '')));
-  const re = new RegExp(`(^|[/@\\s=,"'])${target.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(:\\d+|/|$|[\\s,"'])`);
+  const re = new RegExp(`(^|[/@\\s=,"'])${literal(target)}(:\\d+|/|$|[\\s,"'])`);
   return words.some((w) => re.test(w));
 }
 
@@ -146,7 +147,7 @@ function mentions(svc: Svc, target: string): boolean {
 function callsByUrl(svc: Svc, server: string, endpoint = false): boolean {
   const spec = svc.s.spec;
   const env = Object.values(isObj(spec['environment']) ? spec['environment'] : {});
-  const re = new RegExp(`://${server.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(:\\d+)?${endpoint ? '/(mcp|sse)\\b' : '(/|$|[\\s"\'])'}`);
+  const re = new RegExp(`://${literal(server)}(:\\d+)?${endpoint ? '/(mcp|sse)\\b' : '(/|$|[\\s"\'])'}`);
   return [spec['command'], spec['entrypoint'], env]
     .flat(2)
     .map((v) => (v instanceof Unresolved ? v.asEmpty : String(v ?? '')))
@@ -160,7 +161,7 @@ function callsByUrl(svc: Svc, server: string, endpoint = false): boolean {
 function callsMcpOf(svc: Svc, server: string): boolean {
   if (callsByUrl(svc, server, true)) return true;
   const env = Object.entries(isObj(svc.s.spec['environment']) ? svc.s.spec['environment'] : {});
-  const re = new RegExp(`://${server.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(:\\d+)?(/|$)`);
+  const re = new RegExp(`://${literal(server)}(:\\d+)?(/|$)`);
   return env.some(([k, v]) => /MCP/i.test(k) && re.test(v instanceof Unresolved ? v.asEmpty : String(v ?? '')));
 }
 

@@ -2,6 +2,7 @@
 // what is in front of it (a proxy workload, an Ingress), and the facts its pod spec, Services,
 // NetworkPolicies, ServiceAccount, Secrets and ConfigMaps decide.
 import { posix } from 'node:path';
+import { literal } from '../../shared/regexp.js';
 import { dockerfileFacts, imageFacts, privilegeDrop } from '../build-facts.js';
 import { type Context, render } from '../context.js';
 import { CNI_HOP, HOST_NETWORK, imageMayHoldSecrets } from '../docker-defaults.js';
@@ -167,11 +168,7 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
   // A Service or workload name as a host of its own (`mcp-server`, `mcp-server.ns.svc.cluster.local:8080`),
   // not a part of another name (`mcp-server-v2`).
   const forwardsTo = (p: Workload, w: Workload) =>
-    names(w).some((n) =>
-      new RegExp(`(^|[^A-Za-z0-9_.-])${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\.[a-z0-9-]+)*(?![A-Za-z0-9_-]|\\.[a-z0-9])`, 'm').test(
-        text(p),
-      ),
-    );
+    names(w).some((n) => new RegExp(`(^|[^A-Za-z0-9_.-])${literal(n)}(\\.[a-z0-9-]+)*(?![A-Za-z0-9_-]|\\.[a-z0-9])`, 'm').test(text(p)));
 
   const wanted = ctx.options.servers ?? [];
   const candidates = ws.filter((w) => w.role === null && !runsAuthenticator(w.main.c['args'], w.main.c['command']));

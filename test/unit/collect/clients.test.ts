@@ -1165,3 +1165,51 @@ describe('a launch inside a container the entry does not define', () => {
     expect(fact(d, 'egress.tls_verification_disabled')).toBe(true);
   });
 });
+
+describe('a release the client pulls that these files publish', () => {
+  const entry = (command: string, args: string[]) => JSON.stringify({ mcpServers: { srv: { command, args } } });
+  const builds = (files: Record<string, string>) => {
+    const d = collectWith(inline(files)).deployments.find((x) => x.name === 'client:.vscode/mcp.json:srv')!;
+    return { value: fact(d, 'supply_chain.builds_server'), why: d.reasons['supply_chain.builds_server'] };
+  };
+
+  it("is open: the server's own repository may run its own build, or the one someone published", () => {
+    // siakhooi/mcp-mariadb: .vscode/mcp.json runs siakhooi/mcp-mariadb:latest; docker-build.env names it for the workflow.
+    const docker = entry('docker', ['run', '-i', '--rm', 'siakhooi/mcp-mariadb:latest']);
+    expect(builds({ '.vscode/mcp.json': docker, 'docker-build.env': 'DOCKER_IMAGE_NAME_DOCKER=siakhooi/mcp-mariadb\n' })).toEqual({
+      value: undefined,
+      why: "the client runs the published siakhooi/mcp-mariadb:latest, and docker-build.env builds or publishes siakhooi/mcp-mariadb (docker-build.env:1): whether the release pulled is this team's own build is not in the files",
+    });
+    // GitHub's publishing workflow: the image is named after the repository it runs in.
+    const ghcr = entry('docker', ['run', '-i', '--rm', 'ghcr.io/alexw00/obsidian-rest-mcp:latest']);
+    const workflow =
+      'env:\n  REGISTRY: ghcr.io\n  IMAGE_NAME: ${{ github.repository }}\njobs:\n  build:\n    steps:\n      - uses: docker/build-push-action@v6\n';
+    expect(builds({ '.vscode/mcp.json': ghcr, '.github/workflows/docker-publish.yml': workflow }).why).toMatch(
+      /\.github\/workflows\/docker-publish\.yml publishes an image named after the repository it runs in, on ghcr\.io/,
+    );
+    // The package itself: npm and PyPI.
+    expect(
+      builds({
+        '.vscode/mcp.json': entry('npx', ['-y', '@acme/mcp@1.2.0']),
+        'package.json': '{\n  "name": "@acme/mcp",\n  "version": "1.2.0"\n}\n',
+      }).why,
+    ).toMatch(/package\.json is the package @acme\/mcp \(package\.json:2\)/);
+    expect(
+      builds({
+        '.vscode/mcp.json': entry('uvx', ['acme_mcp@latest']),
+        'pyproject.toml': '[project]\nname = "acme-mcp"\nversion = "0.1.0"\n',
+      }).why,
+    ).toMatch(/pyproject\.toml is the package acme-mcp/);
+  });
+
+  it('is a release someone else built when the files publish nothing of that name', () => {
+    const docker = entry('docker', ['run', '-i', '--rm', 'ghcr.io/github/github-mcp-server:v0.20.0']);
+    expect(builds({ '.vscode/mcp.json': docker, Makefile: 'build:\n\tdocker build -t ghcr.io/acme/tools .\n' }).value).toBe(false);
+    // A package of another name, or a name mentioned without a build (a README), says nothing.
+    expect(builds({ '.vscode/mcp.json': entry('npx', ['-y', '@acme/mcp']), 'package.json': '{ "name": "@acme/mcp-client" }' }).value).toBe(
+      false,
+    );
+    expect(builds({ '.vscode/mcp.json': docker, 'run.sh': 'docker run -i -t ghcr.io/github/github-mcp-server\n' }).value).toBe(false);
+    expect(builds({ '.vscode/mcp.json': docker, 'README.md': 'docker build -t ghcr.io/github/github-mcp-server .\n' }).value).toBe(false);
+  });
+});
