@@ -448,6 +448,19 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
           `${t.s.name} runs a tunnel; its routes and rules are configured outside these files`,
         );
     }
+    // An external network holds containers outside these files: a shared reverse proxy or tunnel
+    // there (WebSurfinMurf/mcp's traefik-net) may front the server, so "nothing reaches it" and
+    // "no proxy" are not the files' to say.
+    const external = stdio ? undefined : srv.networks.find((n) => isExternal(project, n));
+    if (external) {
+      const why = `network ${external} is external: a proxy or tunnel outside these files may reach the server on it`;
+      if (sheet.get('exposure.reachable_from_internet') === false) sheet.reopen('exposure.reachable_from_internet', why);
+      if (['private', 'loopback'].includes(String(sheet.get('exposure.endpoint_address_class'))))
+        sheet.reopen('exposure.endpoint_address_class', why);
+      // A port of its own on the host still reaches it past any proxy: that stays "no proxy in front".
+      if (sheet.get('exposure.behind_reverse_proxy') === false && published.kind === 'none')
+        sheet.reopen('exposure.behind_reverse_proxy', why);
+    }
     egress(sheet, srv, project);
     const srvDf = srv.df;
     legacySse(sheet, run.at, ...run.parts);
@@ -832,8 +845,7 @@ function ingressRestricted(sheet: FactSheet, srv: Svc, proxy: Svc, svcs: Svc[], 
     );
   else {
     // An external network is shared with whatever else was attached to it outside these files.
-    const def = (n: string) => (isObj(project.networks[n]) ? (project.networks[n] as Obj) : {});
-    const external = srv.networks.find((n) => def(n)['external'] === true || isObj(def(n)['external']));
+    const external = srv.networks.find((n) => isExternal(project, n));
     if (external) {
       sheet.undecided(
         'exposure.ingress_restricted_to_proxy',
@@ -858,6 +870,16 @@ function egress(sheet: FactSheet, srv: Svc, project: ComposeProject): void {
     sheet.set('egress.cloud_metadata_credentials_reachable', false, srv.s.at('network_mode'), 'no network');
     return;
   }
+  // The host's own network, open as the host is (as a client entry's `docker run --network host`).
+  if (spec['network_mode'] === 'host') {
+    sheet.set(
+      'egress.network_restricted',
+      false,
+      srv.s.at('network_mode'),
+      "network_mode: host: the host's own network, open as the host is",
+    );
+    return;
+  }
   if (spec['network_mode'] !== undefined) {
     sheet.undecided('egress.network_restricted', `network_mode: ${String(spec['network_mode'])}`);
     return;
@@ -865,7 +887,7 @@ function egress(sheet: FactSheet, srv: Svc, project: ComposeProject): void {
   const def = (n: string) => (isObj(project.networks[n]) ? (project.networks[n] as Obj) : {});
   const notInternal = srv.networks.filter((n) => def(n)['internal'] !== true);
   // An external network was created outside the project (docker network create): whether it is internal is not in the files.
-  const external = notInternal.filter((n) => def(n)['external'] === true || isObj(def(n)['external']));
+  const external = notInternal.filter((n) => isExternal(project, n));
   const open = notInternal.filter((n) => !external.includes(n));
   if (!open.length && external.length) {
     const why = `network ${external[0]} is external: created outside these files, which do not say whether it is internal`;
@@ -901,6 +923,12 @@ function egress(sheet: FactSheet, srv: Svc, project: ComposeProject): void {
 /** Variables that hold a database's or a broker's connection URL, which may carry a password. */
 const CONNECTION_URL_NAME =
   /(^|_)(DATABASE|DB|POSTGRES(QL)?|PG|MYSQL|MARIADB|MSSQL|SQL|MONGO(DB)?|REDIS|VALKEY|AMQP|RABBITMQ|NEO4J|CLICKHOUSE|ELASTIC(SEARCH)?|KAFKA|BROKER)_?(URL|URI|DSN|CONNECTION(_STRING)?|CONN(_STR(ING)?)?)$|(^|_)DSN$/i;
+
+/** A network created outside the project (`external: true`, or `external: { name }`). */
+function isExternal(project: ComposeProject, name: string): boolean {
+  const def = isObj(project.networks[name]) ? (project.networks[name] as Obj) : {};
+  return def['external'] === true || isObj(def['external']);
+}
 
 function secrets(ctx: Context, sheet: FactSheet, srv: Svc, project: ComposeProject): void {
   const spec = srv.s.spec;

@@ -867,6 +867,41 @@ describe('an external network', () => {
       'network public is external: containers outside these files may share it with the server',
     );
   });
+
+  it('with no proxy of the project, one outside the files may front the server there', () => {
+    // WebSurfinMurf/mcp: each server on the external traefik-net, Traefik defined in another stack.
+    const on = (lines: string, external: string) =>
+      collectWith(
+        inline({
+          'compose.yaml': `services:\n  mcp-server:\n    image: ghcr.io/acme/mcp:1.0.0\n    command: ["--transport", "http"]\n${lines}    networks: [traefik-net]\nnetworks:\n  traefik-net:${external}\n`,
+        }),
+      ).deployments[0]!;
+    const closed = on('', ' {}');
+    expect(fact(closed, 'exposure.reachable_from_internet')).toBe(false);
+    expect(fact(closed, 'exposure.endpoint_address_class')).toBe('private');
+    expect(fact(closed, 'exposure.behind_reverse_proxy')).toBe(false);
+    const open = on('', '\n    external: true');
+    const why = 'network traefik-net is external: a proxy or tunnel outside these files may reach the server on it';
+    for (const k of ['exposure.reachable_from_internet', 'exposure.endpoint_address_class', 'exposure.behind_reverse_proxy']) {
+      expect(fact(open, k), k).toBeUndefined();
+      expect(open.reasons[k], k).toBe(why);
+    }
+    // Published on loopback too: still reachable through the network; a port of its own stays a way past any proxy.
+    const loopback = on('    ports: ["127.0.0.1:9075:8000"]\n', '\n    external: true');
+    expect(fact(loopback, 'exposure.reachable_from_internet')).toBeUndefined();
+    expect(fact(loopback, 'exposure.behind_reverse_proxy')).toBe(false);
+  });
+});
+
+describe('network_mode: host', () => {
+  it("egress is the host's own network, open as the host is", () => {
+    // Alzarak/Kali-Linux-MCP, as a client entry's `docker run --network host` reads.
+    const d = collectWith(
+      inline({ 'compose.yaml': 'services:\n  kali-mcp-server:\n    image: acme/kali-mcp:1.0\n    network_mode: host\n' }),
+    ).deployments[0]!;
+    expect(fact(d, 'egress.network_restricted')).toBe(false);
+    expect(d.sources['egress.network_restricted']![0]).toMatchObject({ line: 4 });
+  });
 });
 
 describe("a transport variable that is not the server's", () => {
