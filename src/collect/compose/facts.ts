@@ -127,6 +127,12 @@ function buildArgs(build: unknown): Map<string, string | null> {
 }
 
 /** Text of a service's command line, environment values and labels: where a proxy names its upstream. */
+/** Whether a service's depends_on names another (list or map form). */
+function dependsOn(svc: Svc, target: string): boolean {
+  const deps = svc.s.spec['depends_on'];
+  return Array.isArray(deps) ? deps.includes(target) : isObj(deps) && target in deps;
+}
+
 function mentions(svc: Svc, target: string): boolean {
   const spec = svc.s.spec;
   // Variables that name an authentication sidecar, a datastore or telemetry are not the route clients take.
@@ -185,7 +191,10 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       !v.oneShot &&
       v.role === null &&
       !runsAuthenticator(v.s.spec['entrypoint'], v.s.spec['command']) &&
-      !runsMcpClient(str(v.s.spec['image']) ?? null, v.s.spec['entrypoint'], v.s.spec['command']),
+      !runsMcpClient(str(v.s.spec['image']) ?? null, v.s.spec['entrypoint'], v.s.spec['command']) &&
+      // A service named for the MCP Inspector (asaikali/remote-mcp-protocol's mcp-inspector starts it
+      // through its image's entry-point.sh) is the Inspector, a client.
+      ![v.s.name, str(v.s.spec['container_name']) ?? ''].some((n) => /^(mcp[-_]?)?inspector$/i.test(n)),
   );
 
   // The MCP servers: named by the caller, or with evidence (a proxy forwards to it, an MCP SDK in
@@ -210,6 +219,25 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     } else if (built) evidence.set(name, `its build copies a manifest that depends on ${built.name}`);
     else if (/mcp/i.test(`${name} ${c.image ?? ''} ${JSON.stringify(c.s.spec['command'] ?? '')}`))
       evidence.set(name, 'its name, image or command names MCP');
+  }
+  // "mcp" in a service's name alone, its image another product's, while a server of the stack
+  // depends on it: that server's backend (WebSurfinMurf/mcp's mcp-ib-gateway runs
+  // ghcr.io/gnzsnz/ib-gateway for mcp-ib), not a server of its own.
+  const backends = new Map<string, string>();
+  for (const c of candidates) {
+    if (wanted.length || evidence.get(c.s.name) !== 'its name, image or command names MCP') continue;
+    if (/mcp/i.test(`${c.image ?? ''} ${JSON.stringify(c.s.spec['command'] ?? '')}`)) continue;
+    const user = candidates.find(
+      (o) => o !== c && evidence.has(o.s.name) && (dependsOn(o, c.s.name) || mentions(o, c.s.name)) && !backends.has(o.s.name),
+    );
+    if (user) backends.set(c.s.name, user.s.name);
+  }
+  for (const [backend, user] of backends) {
+    evidence.delete(backend);
+    ctx.note(
+      project.entry,
+      `service ${backend} names MCP only in its name and runs another product's image, which ${user} depends on: a backend of that server, not read as one; name it with --server if it serves MCP`,
+    );
   }
   let servers = candidates.filter((c) => (wanted.length ? wanted.includes(c.s.name) : evidence.has(c.s.name)));
   if (!wanted.length)

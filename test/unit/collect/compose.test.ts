@@ -1120,3 +1120,53 @@ describe('a server that publishes a port of its own beside a proxy', () => {
     expect(fact(d, 'exposure.behind_reverse_proxy')).toBe(false);
   });
 });
+
+describe('services that are not MCP servers, however named', () => {
+  it('the MCP Inspector started through an entrypoint script is a client', () => {
+    // asaikali/remote-mcp-protocol's docker/compose.yaml: `command: ["/app/entry-point.sh", "inspector"]`,
+    // whose script runs `npx @modelcontextprotocol/inspector`, beside the server it inspects.
+    const out = collectWith(
+      inline({
+        'compose.yaml': [
+          'services:',
+          '  everything-sse:',
+          '    image: ghcr.io/acme/mcp-everything:1.0.0',
+          '    command: ["/app/entry-point.sh", "everything-sse"]',
+          '    ports: ["3001:3001"]',
+          '  mcp-inspector:',
+          '    image: ghcr.io/acme/mcp-everything:1.0.0',
+          '    command: ["/app/entry-point.sh", "inspector"]',
+          '    ports: ["6274:6274"]',
+          '',
+        ].join('\n'),
+      }),
+    );
+    expect(out.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:everything-sse']);
+  });
+
+  it("a backend named for the server that depends on it, running another product's image", () => {
+    // WebSurfinMurf/mcp's ib/docker-compose.yml: mcp-ib (the server) depends on mcp-ib-gateway,
+    // which runs Interactive Brokers' gateway image.
+    const compose = (gatewayImage: string) =>
+      [
+        'services:',
+        '  mcp-ib:',
+        '    image: ghcr.io/acme/mcp-ib:1.0.0',
+        '    environment:',
+        '      IB_HOST: mcp-ib-gateway',
+        '    ports: ["48012:8000"]',
+        '    depends_on: [mcp-ib-gateway]',
+        '  mcp-ib-gateway:',
+        `    image: ${gatewayImage}`,
+        '',
+      ].join('\n');
+    const out = collectWith(inline({ 'compose.yaml': compose('ghcr.io/gnzsnz/ib-gateway:latest') }));
+    expect(out.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:mcp-ib']);
+    expect(out.notes).toContainEqual({
+      file: 'compose.yaml',
+      what: "service mcp-ib-gateway names MCP only in its name and runs another product's image, which mcp-ib depends on: a backend of that server, not read as one; name it with --server if it serves MCP",
+    });
+    // An image that names MCP is a server of its own, whoever depends on it.
+    expect(collectWith(inline({ 'compose.yaml': compose('ghcr.io/acme/mcp-gateway:2.0') })).deployments).toHaveLength(2);
+  });
+});
