@@ -28,6 +28,9 @@ export function hostPathClass(source: string): HostPathClass {
   if (/^(~|\$HOME|\$\{HOME\}|%USERPROFILE%)/.test(s)) return 'host_system';
   if (/\.sock$/.test(s)) return 'host_system';
   if (/^\.{1,2}(\/|$)/.test(s)) return 'deployment_files';
+  // The project an editor or Claude Code has open (siakhooi/mcp-mariadb's
+  // `${workspaceFolder}/example-config.yaml`), unless the path climbs out of it.
+  if (/^\$\{(workspaceFolder|workspaceRoot|CLAUDE_PROJECT_DIR)\}(\/|$)/.test(s) && !/(^|\/)\.\.(\/|$)/.test(s)) return 'deployment_files';
   if (SYSTEM.test(s.replace(/\/+$/, '') || '/')) return 'host_system';
   return 'unknown';
 }

@@ -1033,6 +1033,14 @@ describe('a Windows path mounted by docker run', () => {
     expect(mounts('D:\\work\\repo:/repo')).toMatch(/^undecided: whether D:\\work\\repo belongs to the deployment/);
     expect(mounts('gitdata:/data')).toBe('none');
   });
+
+  it("the editor's open project is the deployment's own files, unless the path climbs out of it", () => {
+    // siakhooi/mcp-mariadb's .vscode/mcp.json: `${workspaceFolder}/example-config.yaml:/app/config.yaml`.
+    expect(mounts('${workspaceFolder}/example-config.yaml:/app/config.yaml')).toBe('deployment_files');
+    expect(mounts('${CLAUDE_PROJECT_DIR}:/repo:ro')).toBe('deployment_files');
+    expect(mounts('${workspaceFolder}/../secrets:/s')).toMatch(/^undecided: /);
+    expect(mounts('${DATA_DIR}:/data')).toMatch(/^undecided: /);
+  });
 });
 
 describe('docker run -e with a reference the client resolves', () => {
