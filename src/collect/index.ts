@@ -21,6 +21,7 @@ import { configurations, type LocationCtx, proxiedLocations } from './nginx.js';
 import { mcpRoutes, nginxFacts } from './nginx-facts.js';
 import { contextOfDockerfile, isMcpPackage, mcpEvidenceOfBuild } from './packages.js';
 import { namesMcpHost, namesMcpRoute, repository } from './roles.js';
+import { legacySse, transportNamed } from './server-args.js';
 import { FactSheet } from './sheet.js';
 import type { CollectedFile, CollectionNote, CollectionOut, FileKind, SkippedFile } from './types.js';
 import { readYaml } from './yaml-lines.js';
@@ -493,7 +494,22 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
   else if (copiedFrom) sheet.set('container.used', true, at, `the image copies from the MCP image ${copiedFrom}`);
   else sheet.set('container.used', true, at, 'an image whose command names MCP');
   dockerfileFacts(sheet, df, ctx.inputs, dir, at);
-  privilegeDrop(sheet, scriptCommand(df, ctx.inputs, dir));
+  const script = scriptCommand(df, ctx.inputs, dir);
+  privilegeDrop(sheet, script);
+  // What the image runs when started as it is (`docker run IMAGE`): a transport its command names
+  // (aRustyDev/zettelkasten-mcp's `CMD ["--transport", "http"]`), or its entrypoint script's.
+  const ownCommand = transportNamed(df.entrypoint, df.env);
+  const transport = ownCommand ?? (script ? transportNamed(script.words, new Map()) : null);
+  const transportAt = ownCommand
+    ? transport?.variable
+      ? (df.envAt.get(transport.variable) ?? df.commandAt)
+      : df.commandAt
+    : (script?.at ?? null);
+  if (transport && transportAt) {
+    sheet.set('transport.kind', transport.kind, transportAt, `${transport.why}, as the image starts`);
+    if (df.commandAt) legacySse(sheet, df.commandAt, df.entrypoint);
+    if (script && !sheet.has('transport.legacy_sse')) legacySse(sheet, script.at, script.words);
+  }
   if (!sheet.has('container.healthcheck'))
     sheet.undecided('container.healthcheck', 'how the image is run (compose, Kubernetes) decides its health checks');
   return [sheet];

@@ -354,6 +354,26 @@ describe('an image whose command names MCP', () => {
   });
 });
 
+describe('the transport an image starts with', () => {
+  const image = (lines: string, files: Record<string, string> = {}) =>
+    collectWith(inline({ Dockerfile: `FROM python:3.13-slim\nRUN pip install mcp==1.20.0\n${lines}`, ...files })).deployments[0]!;
+
+  it("is the one its ENTRYPOINT and CMD name, or its environment's; else how it is run decides", () => {
+    // aRustyDev/zettelkasten-mcp's docker/Dockerfile.
+    const http = image('ENTRYPOINT ["python", "-m", "zettelkasten_mcp.main"]\nCMD ["--transport", "http"]\n');
+    expect(fact(http, 'transport.kind')).toBe('http');
+    expect(http.sources['transport.kind']![0]).toMatchObject({ line: 4, why: 'started with --transport http, as the image starts' });
+    // github/github-mcp-server's Dockerfile: `ENTRYPOINT ["/server/github-mcp-server"]`, `CMD ["stdio"]`.
+    expect(fact(image('ENTRYPOINT ["/server/github-mcp-server"]\nCMD ["stdio"]\n'), 'transport.kind')).toBe('stdio');
+    const sse = image('CMD ["python", "server.py", "--transport", "sse"]\n');
+    expect([fact(sse, 'transport.kind'), fact(sse, 'transport.legacy_sse')]).toEqual(['http', true]);
+    const env = image('ENV MCP_TRANSPORT=stdio\nCMD ["python", "mcp_server.py"]\n');
+    expect(env.sources['transport.kind']![0]).toMatchObject({ line: 3, why: 'MCP_TRANSPORT=stdio, as the image starts' });
+    // Nothing named: an EXPOSE alone does not say the server serves MCP there.
+    expect(fact(image('EXPOSE 8000\nCMD ["python", "mcp_server.py"]\n'), 'transport.kind')).toBeUndefined();
+  });
+});
+
 describe('npm rebuild after an install without scripts', () => {
   // wonderwhy-er/DesktopCommanderMCP's Dockerfile: `npm install --ignore-scripts`, then
   // `npm rebuild @vscode/ripgrep` to run that package's postinstall (it downloads ripgrep).
