@@ -1,7 +1,7 @@
 // Supply-chain and image facts shared by every platform that runs a container: from the
 // Dockerfile a service is built from, or from the image reference alone.
 import type { DockerfileInfo, InstallStep } from './dockerfile.js';
-import type { Inputs } from './inputs.js';
+import { type Inputs, normalise } from './inputs.js';
 import { isMcpPackage, lockfilesOfBuild } from './packages.js';
 import { imagePin, repository } from './roles.js';
 import type { At, FactSheet } from './sheet.js';
@@ -45,6 +45,7 @@ const LOCKFILE_OF: Partial<Record<InstallStep['tool'], RegExp>> = {
   yarn: /^yarn\.lock$/,
   pnpm: /^pnpm-lock\.yaml$/,
   uv: /^uv\.lock$/,
+  poetry: /^poetry\.lock$/,
   cargo: /^Cargo\.lock$/,
   go: /^go\.sum$/,
 };
@@ -55,6 +56,7 @@ const STRICT: Partial<Record<InstallStep['tool'], string>> = {
   yarn: 'yarn install --immutable',
   pnpm: 'pnpm install --frozen-lockfile',
   uv: 'uv sync --locked',
+  poetry: 'poetry check --lock',
   cargo: '--locked',
   go: 'go build with its default -mod=readonly, without go mod tidy or -mod=mod',
 };
@@ -118,7 +120,25 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
   const lockfiles = lockfilesOfBuild(inputs, contextDir, df.copied);
   // `npm install -g pnpm@10.12.0` before `pnpm install --frozen-lockfile`: a package manager fixed
   // at one version installs nothing of the server's; unpinned, it is a floating part of the build.
-  const steps = df.installs.filter((i) => !(i.exact && i.packages?.length && i.packages.every((p) => PACKAGE_MANAGERS.has(p))));
+  // A step that writes the lockfile (`go mod tidy`, `uv lock`, `poetry lock`) no longer decides
+  // once a later install of the same tool gets the committed lockfile back over what it wrote:
+  // benCoomes/demo-mcp copies go.mod, tidies, then `COPY . .` before `go build`;
+  // sooperset/mcp-atlassian's `uv sync --frozen` bind-mounts uv.lock after its `uv lock`.
+  const bringsLock = (tool: InstallStep['tool'], src: string) => {
+    const n = normalise(src).replace(/\/$/, '');
+    return n === '' || n === '.' || LOCKFILE_OF[tool]?.test(n.split('/').pop()!) === true;
+  };
+  const undone = (i: InstallStep) =>
+    /^(go mod tidy|uv lock|poetry lock)\b/.test(i.text) &&
+    df.installs.some(
+      (j) =>
+        j.tool === i.tool &&
+        df.installs.indexOf(j) > df.installs.indexOf(i) &&
+        (j.copiedBefore ?? []).slice((i.copiedBefore ?? []).length).some((src) => bringsLock(i.tool, src)),
+    );
+  const steps = df.installs.filter(
+    (i) => !(i.exact && i.packages?.length && i.packages.every((p) => PACKAGE_MANAGERS.has(p))) && !undone(i),
+  );
   const installs = steps.filter((i) => i.tool !== 'go' || lockfiles.some((l) => l.path.endsWith('go.sum')));
   const goWithoutSum = steps.find((i) => i.tool === 'go' && !installs.includes(i));
   if (steps.length) {

@@ -661,6 +661,19 @@ export function installStep(w: string[], at: At): InstallStep | null {
         cmd === 'bun' ? true : cmd === 'uv' ? has('--no-build') : has('--ignore-scripts') ? true : cmd === 'pnpm' ? null : false,
       packages: packageNames(rest),
     };
+  // `uv lock` and `poetry lock` resolve and write the lockfile the install after them follows:
+  // the versions a committed one fixes while the manifest still matches it, the newest where none
+  // is committed (mindset-dev/bigtorig-mcp-hub's `uv lock && uv sync --frozen`). `--locked` or
+  // `--check` only verifies it.
+  if ((cmd === 'uv' || cmd === 'poetry') && sub === 'lock')
+    return {
+      at,
+      tool: cmd,
+      text,
+      locked: has('--locked', '--check', '--frozen'),
+      scriptsDisabled: cmd === 'uv' ? has('--no-build') : false,
+      followsLockfile: true,
+    };
   if (cmd === 'uv' && sub === 'sync')
     return { at, tool: 'uv', text, locked: has('--locked', '--frozen'), scriptsDisabled: has('--no-build'), followsLockfile: true };
   if (cmd === 'uv' && sub === 'pip' && rest[0] === 'install')

@@ -247,6 +247,49 @@ describe('misreadings the broadened corpus found, each on a small file', () => {
     expect(d.sources['supply_chain.deployed_release']![0]!.why).toMatch(/^uv add watchdog/);
   });
 
+  it('uv lock before a frozen sync resolves the lockfile the sync installs', () => {
+    // mindset-dev/bigtorig-mcp-hub: `RUN uv lock && uv sync --frozen --no-dev`, no uv.lock committed.
+    const files = {
+      'compose.yaml': 'services:\n  mcp:\n    build: .\n',
+      Dockerfile: 'FROM python:3.12-slim\nCOPY pyproject.toml ./\nRUN uv lock && uv sync --frozen --no-dev\nUSER 1000\n',
+      'pyproject.toml': '[project]\nname = "x"\ndependencies = ["mcp>=1.0"]\n',
+    };
+    const d = deploymentOf(collectWith(inline(files)), ':mcp');
+    expect(fact(d, 'supply_chain.lockfile_enforced')).toBe(false);
+    expect(d.sources['supply_chain.lockfile_enforced']![0]!.why).toBe('uv lock: not installed from a lockfile it must match');
+    expect(fact(d, 'supply_chain.deployed_release')).toBe('floating');
+    // With uv.lock committed and copied, uv lock keeps its versions while pyproject.toml matches: open.
+    const committed = {
+      ...files,
+      Dockerfile: files.Dockerfile.replace('COPY pyproject.toml ./', 'COPY pyproject.toml uv.lock ./'),
+      'uv.lock': 'version = 1\n',
+    };
+    const kept = deploymentOf(collectWith(inline(committed)), ':mcp');
+    expect(fact(kept, 'supply_chain.lockfile_enforced')).toBe(false);
+    expect(fact(kept, 'supply_chain.deployed_release')).toBeUndefined();
+    // sooperset/mcp-atlassian: `uv lock` with only pyproject.toml mounted, then `uv sync --frozen`
+    // with the committed uv.lock bind-mounted over what it wrote: the sync installs the committed one.
+    const mounted = deploymentOf(
+      collectWith(
+        inline({
+          ...committed,
+          Dockerfile:
+            'FROM python:3.12-slim\nRUN --mount=type=bind,source=pyproject.toml,target=pyproject.toml uv lock\nRUN --mount=type=bind,source=uv.lock,target=uv.lock --mount=type=bind,source=pyproject.toml,target=pyproject.toml uv sync --frozen --no-dev\nUSER 1000\n',
+        }),
+      ),
+      ':mcp',
+    );
+    expect(fact(mounted, 'supply_chain.lockfile_enforced')).toBe(true);
+    expect(fact(mounted, 'supply_chain.deployed_release')).toBe('locked');
+    // `uv lock --locked` only checks it.
+    const checked = deploymentOf(
+      collectWith(inline({ ...committed, Dockerfile: committed.Dockerfile.replace('uv lock &&', 'uv lock --locked &&') })),
+      ':mcp',
+    );
+    expect(fact(checked, 'supply_chain.lockfile_enforced')).toBe(true);
+    expect(fact(checked, 'supply_chain.deployed_release')).toBe('locked');
+  });
+
   it('the project installed after a frozen sync keeps the locked dependencies while they satisfy it', () => {
     // semgrep/mcp's Dockerfile: `uv sync --frozen --no-install-project`, then `uv pip install .`.
     const release = (install: string) => {
@@ -438,6 +481,24 @@ describe('go mod tidy before go build', () => {
       'Dockerfile',
     );
     expect(fact(strict, 'supply_chain.lockfile_enforced')).toBe(true);
+  });
+
+  it('a tidy that the committed go.sum is copied back over no longer decides', () => {
+    // benCoomes/demo-mcp: `COPY go.mod ./`, `RUN go mod download && go mod tidy`, `COPY . .`, `go build`.
+    const files = {
+      Dockerfile:
+        'FROM golang:1.23-alpine AS build\nCOPY go.mod ./\nRUN go mod download && go mod tidy\nCOPY . .\nRUN go build -o /srv ./cmd/server\nFROM alpine:3.22\nCOPY --from=build /srv /srv\nENTRYPOINT ["/srv"]\n',
+      'go.mod': 'module x\nrequire github.com/mark3labs/mcp-go v0.30.0\n',
+      'go.sum': 'github.com/mark3labs/mcp-go v0.30.0 h1:x\n',
+    };
+    const d = deploymentOf(collectWith(inline(files)), 'Dockerfile');
+    expect(fact(d, 'supply_chain.lockfile_enforced')).toBe(true);
+    expect(fact(d, 'supply_chain.deployed_release')).toBe('locked');
+    // Copied back before the tidy, it is what the tidy rewrites.
+    const after = files.Dockerfile.replace('COPY go.mod ./\nRUN go mod download && go mod tidy\nCOPY . .\n', 'COPY . .\nRUN go mod tidy\n');
+    expect(fact(deploymentOf(collectWith(inline({ ...files, Dockerfile: after })), 'Dockerfile'), 'supply_chain.lockfile_enforced')).toBe(
+      false,
+    );
   });
 
   it('-mod=mod, as a flag or in GOFLAGS, frees the build the same way', () => {
