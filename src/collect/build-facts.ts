@@ -1,5 +1,7 @@
 // Supply-chain and image facts shared by every platform that runs a container: from the
 // Dockerfile a service is built from, or from the image reference alone.
+
+import { checksNothing } from './docker-defaults.js';
 import type { DockerfileInfo, InstallStep } from './dockerfile.js';
 import { type Inputs, normalise } from './inputs.js';
 import { isMcpPackage, lockfilesOfBuild } from './packages.js';
@@ -110,7 +112,14 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
       );
   }
   if (!sheet.has('container.healthcheck') && df.healthcheck)
-    sheet.set('container.healthcheck', !df.healthcheck.disabled, df.healthcheck.at, 'HEALTHCHECK in the Dockerfile');
+    sheet.set(
+      'container.healthcheck',
+      !df.healthcheck.disabled && !checksNothing(df.healthcheck.test),
+      df.healthcheck.at,
+      !df.healthcheck.disabled && checksNothing(df.healthcheck.test)
+        ? 'HEALTHCHECK in the Dockerfile can never fail: it checks nothing of the server'
+        : 'HEALTHCHECK in the Dockerfile',
+    );
   for (const s of df.secretsInImage) {
     sheet.set('container.secrets_source', 'baked_into_image', s.at, s.how);
     break;

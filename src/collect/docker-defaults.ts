@@ -38,3 +38,26 @@ export function basicAuthMethod(
   else if (users === 1) sheet.set('authentication.method', 'static_bearer', at, `${what} lists one user: every client shares its password`);
   else sheet.set('authentication.method', 'http_basic', at, `${what} lists ${users} users, each with a password`);
 }
+
+/**
+ * A health check that can never fail, so it says nothing of the server's health
+ * (barvhaim/virustotal-mcp-server's `python -c "import sys; sys.exit(0)"`): `true`, `exit 0`,
+ * an `echo`, or an interpreter told only to exit 0. `test` is the check as written, a Compose
+ * list or a Dockerfile's HEALTHCHECK line.
+ */
+export function checksNothing(test: string): boolean {
+  const t = test
+    .replace(/\\\s*\n/g, ' ')
+    .replace(/[[\]"',]/g, ' ')
+    .replace(/^\s*(HEALTHCHECK\s+)?(--\S+\s+)*(CMD-SHELL|CMD)\b\s*/i, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return (
+    /^(\/bin\/|\/usr\/bin\/)?(true|:)$/.test(t) ||
+    /^exit 0$/.test(t) ||
+    /^(\/bin\/)?echo\b[^;&|]*$/.test(t) ||
+    /^(sh|bash) -c (true|exit 0|echo\b[^;&|]*)$/.test(t) ||
+    /^python[\d.]* -c (import sys; ?)?(sys\.)?exit\(0?\)$/.test(t) ||
+    /^node -e process\.exit\(0?\)$/.test(t)
+  );
+}

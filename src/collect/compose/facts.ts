@@ -4,7 +4,7 @@ import { posix } from 'node:path';
 import { literal } from '../../shared/regexp.js';
 import { dockerfileFacts, imageFacts, privilegeDrop, userIsRoot } from '../build-facts.js';
 import type { Context } from '../context.js';
-import { DAEMON_NNP, HOST_NETWORK, imageMayHoldSecrets } from '../docker-defaults.js';
+import { checksNothing, DAEMON_NNP, HOST_NETWORK, imageMayHoldSecrets } from '../docker-defaults.js';
 import type { DockerfileInfo } from '../dockerfile.js';
 import { scriptCommand } from '../entrypoint-script.js';
 import { isHostPath, volumeParts, worstHostPaths } from '../host-paths.js';
@@ -780,6 +780,13 @@ function containerFacts(sheet: FactSheet, srv: Svc, project: ComposeProject): vo
   if (isObj(hc)) {
     const off = hc['disable'] === true || (Array.isArray(hc['test']) && hc['test'][0] === 'NONE');
     if (off) sheet.set('container.healthcheck', false, at('healthcheck'), 'healthcheck disabled');
+    else if (hc['test'] !== undefined && checksNothing([hc['test']].flat().map(String).join(' ')))
+      sheet.set(
+        'container.healthcheck',
+        false,
+        at('healthcheck', 'test'),
+        'the healthcheck can never fail: it checks nothing of the server',
+      );
     else if (hc['test'] !== undefined) sheet.set('container.healthcheck', true, at('healthcheck'), 'healthcheck in the service');
   }
   const ports = publishedPorts(srv);

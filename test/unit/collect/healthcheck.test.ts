@@ -1,0 +1,46 @@
+// A health check that can never fail says nothing of the server's health.
+import { describe, expect, it } from 'vitest';
+import { checksNothing } from '../../../src/collect/docker-defaults.js';
+import { collectWith, fact, inline } from '../../helpers/collect.js';
+
+describe('a health check that checks nothing', () => {
+  it('is true, exit 0, an echo, or an interpreter told only to exit', () => {
+    for (const t of [
+      'CMD true',
+      'CMD-SHELL exit 0',
+      '["CMD", "/bin/true"]',
+      '["CMD-SHELL", "echo ok"]',
+      '["CMD", "python", "-c", "import sys; sys.exit(0)"]',
+      '--interval=30s --timeout=3s \\\n    CMD python -c "import sys; sys.exit(0)"',
+      'CMD node -e "process.exit(0)"',
+    ])
+      expect(checksNothing(t), t).toBe(true);
+    for (const t of [
+      '["CMD", "curl", "-f", "http://localhost:8000/health"]',
+      'CMD python -c "import urllib.request; urllib.request.urlopen(\'http://localhost:8000/health\')"',
+      '["CMD-SHELL", "echo ok | nc localhost 8000"]',
+      'CMD python /usr/local/bin/healthcheck.py',
+      'CMD pgrep -f server.py',
+    ])
+      expect(checksNothing(t), t).toBe(false);
+  });
+
+  it('gives no health check in a Compose service or a Dockerfile', () => {
+    // barvhaim/virustotal-mcp-server: the same check in docker-compose.yml and its Dockerfile.
+    const files = (compose: string, dockerfileCheck = '') => ({
+      'compose.yaml': `services:\n  virustotal-mcp:\n    build: .\n    ports: ["8000:8000"]\n${compose}`,
+      Dockerfile: `FROM python:3.13-slim\nRUN pip install mcp==1.20.0\nUSER 1000\n${dockerfileCheck}CMD ["python", "mcp_server.py"]\n`,
+    });
+    const service = collectWith(inline(files('    healthcheck:\n      test: ["CMD", "python", "-c", "import sys; sys.exit(0)"]\n')))
+      .deployments[0]!;
+    expect(fact(service, 'container.healthcheck')).toBe(false);
+    expect(service.sources['container.healthcheck']![0]).toMatchObject({
+      line: 6,
+      why: 'the healthcheck can never fail: it checks nothing of the server',
+    });
+    const image = collectWith(inline(files('', 'HEALTHCHECK --interval=30s CMD python -c "import sys; sys.exit(0)"\n'))).deployments[0]!;
+    expect(fact(image, 'container.healthcheck')).toBe(false);
+    const real = collectWith(inline(files('', 'HEALTHCHECK CMD curl -f http://localhost:8000/health\n'))).deployments[0]!;
+    expect(fact(real, 'container.healthcheck')).toBe(true);
+  });
+});
