@@ -33,6 +33,9 @@ export function runsMcpClient(image: string | null, ...commands: unknown[]): boo
   const words = commands.flat(2).filter((c): c is string => typeof c === 'string');
   // `socat STDIO TCP:localhost:8811` (ofayese/mcp): a client's stdio adapter to a server's port, no server.
   if (/(^|\s)socat\s+(STDIO|-)\s+TCP4?6?:/i.test(words.join(' '))) return true;
+  // The same adapter as an image whose entrypoint is socat (ofayese/mcp's alpine/socat with
+  // `command: STDIO TCP:localhost:8811`).
+  if (image && /(^|\/)socat$/.test(repository(image)) && /^\s*(STDIO|-)\s+TCP4?6?:/i.test(words.join(' '))) return true;
   return words.some((c) => /@modelcontextprotocol\/inspector\b/.test(c));
 }
 

@@ -219,6 +219,10 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     } else if (built) evidence.set(name, `its build copies a manifest that depends on ${built.name}`);
     else if (/mcp/i.test(`${name} ${c.image ?? ''} ${JSON.stringify(c.s.spec['command'] ?? '')}`))
       evidence.set(name, 'its name, image or command names MCP');
+    // Another service calls its MCP endpoint (emergingrobotics/genai-toolbox-testing's agent:
+    // `MCP_URL=http://toolbox:5000/mcp/sse`): what it serves there is MCP.
+    else if (svcs.some((v) => v !== c && callsMcpOf(v, name)))
+      evidence.set(name, `service ${svcs.find((v) => v !== c && callsMcpOf(v, name))!.s.name} calls its MCP endpoint`);
   }
   // "mcp" in a service's name alone, its image another product's, while a server of the stack
   // depends on it: that server's backend (WebSurfinMurf/mcp's mcp-ib-gateway runs

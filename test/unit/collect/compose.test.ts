@@ -1064,6 +1064,35 @@ describe("a socat adapter that carries a client's stdio to a server's port", () 
       '    entrypoint: ["socat"]',
     ].join('\n');
     expect(collectWith(inline({ 'compose.yaml': compose })).deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:mcp-gateway']);
+    // The image's own socat entrypoint, the command a string (the file as ofayese/mcp writes it).
+    const own = compose.replace(
+      '    command: ["STDIO", "TCP:mcp-gateway:8811"]\n    entrypoint: ["socat"]',
+      '    command: STDIO TCP:localhost:${MCP_PORT:-8811}',
+    );
+    expect(own).toContain('command: STDIO TCP:localhost');
+    expect(collectWith(inline({ 'compose.yaml': own })).deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:mcp-gateway']);
+  });
+});
+
+describe('a service another calls at its MCP endpoint', () => {
+  it('is an MCP server, whatever it is named', () => {
+    // emergingrobotics/genai-toolbox-testing: the agent's `MCP_URL=http://toolbox:5000/mcp/sse`.
+    const compose = [
+      'services:',
+      '  toolbox:',
+      '    image: us-central1-docker.pkg.dev/database-toolbox/toolbox/toolbox:0.9.0',
+      '    ports: ["5000:5000"]',
+      '  agent:',
+      '    image: python:3.13-slim',
+      '    environment:',
+      '      - MCP_URL=http://toolbox:5000/mcp/sse',
+      '',
+    ].join('\n');
+    const out = collectWith(inline({ 'compose.yaml': compose }));
+    expect(out.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:toolbox']);
+    expect(out.deployments[0]!.sources['container.used']![0]!.why).toBe(
+      'service toolbox runs in a container (service agent calls its MCP endpoint)',
+    );
   });
 });
 
