@@ -284,6 +284,22 @@ function kubernetesSets(ctx: Context, texts: TextFile[], kinds: Map<string, File
         skipped.push({ path: out, reason: `could not be read as kubernetes: ${firstLine(err)}` });
         continue;
       }
+      // Secrets and ConfigMaps its generators make from files kept elsewhere are kubectl's output
+      // here, their values written in: marked as generated, as reading the kustomization marks them.
+      let generated: Set<string>;
+      try {
+        // Read for its generators alone: its notes are about a reading this set does not use.
+        const quiet: Context = Object.assign(Object.create(ctx) as Context, { note: () => {} });
+        generated = new Set(
+          buildKustomization(quiet, root)
+            .filter((o) => o.value['__generated'])
+            .map((o) => `${o.kind}/${o.name}`),
+        );
+      } catch {
+        generated = new Set();
+      }
+      for (const o of objects)
+        if (generated.has(`${o.kind}/${o.name.replace(/-[2456789bcdfghkmt]{10}$/, '')}`)) o.value['__generated'] = true;
       sets.push({ root, objects, how: 'rendered with kubectl kustomize' });
       ctx.note(root, `rendered with kubectl kustomize (${out})`);
     } else {

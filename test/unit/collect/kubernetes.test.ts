@@ -916,3 +916,34 @@ describe("a proxy's configuration in a ConfigMap a kustomization generates from 
     expect(JSON.stringify(out)).not.toContain('MC4CAQAwBQYDK2VwBCIEIJ');
   });
 });
+
+describe('a committed Secret the pod reads', () => {
+  // mindset-dev/bigtorig-mcp-hub's k8s/: the Deployment reads mcp-hub-secrets by secretKeyRef,
+  // and secrets-example.yaml beside it writes that Secret's values.
+  const deployment = (env: string, volumes = '') =>
+    `apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: mcp-hub }\nspec:\n  selector: { matchLabels: { app: mcp-hub } }\n  template:\n    metadata: { labels: { app: mcp-hub } }\n    spec:\n      containers:\n        - name: mcp-hub\n          image: ghcr.io/acme/mcp-hub:1.0.0\n${env}${volumes}`;
+  const secret = (name: string) =>
+    `apiVersion: v1\nkind: Secret\nmetadata: { name: ${name} }\nstringData:\n  mysql-password: "securepass123"\n`;
+  const source = (files: Record<string, string>) => {
+    const d = collectWith(inline(files)).deployments[0]!;
+    return { value: fact(d, 'container.secrets_source'), why: d.sources['container.secrets_source']?.[0]?.why };
+  };
+  const keyRef =
+    '          env:\n            - name: MYSQL_PASSWORD\n              valueFrom: { secretKeyRef: { name: mcp-hub-secrets, key: mysql-password } }\n';
+
+  it('by secretKeyRef, envFrom or a volume: its values are in the files', () => {
+    expect(source({ 'k8s/deployment.yaml': deployment(keyRef), 'k8s/secrets.yaml': secret('mcp-hub-secrets') })).toEqual({
+      value: 'manifest_plaintext',
+      why: 'Secret mcp-hub-secrets has its values written in the manifest',
+    });
+    const volume =
+      '          volumeMounts: [{ name: creds, mountPath: /run/creds }]\n      volumes:\n        - { name: creds, secret: { secretName: mcp-hub-secrets } }\n';
+    expect(source({ 'k8s/deployment.yaml': deployment('', volume), 'k8s/secrets.yaml': secret('mcp-hub-secrets') }).value).toBe(
+      'manifest_plaintext',
+    );
+  });
+
+  it('another Secret, even one whose name is part of the read one, says nothing of it', () => {
+    expect(source({ 'k8s/deployment.yaml': deployment(keyRef), 'k8s/secrets.yaml': secret('mcp-hub') }).value).toBe('environment');
+  });
+});
