@@ -19,7 +19,8 @@ export function userIsRoot(user: string): boolean | null {
  * `exec gosu mcp:mcp python -m server` as the entrypoint script's command (nordeim/Security-MCP-Server):
  * the server runs as that user, whatever the image's USER; gosu, su-exec, runuser -u and setpriv --reuid.
  */
-export function privilegeDrop(sheet: FactSheet, script: { words: string[]; at: At } | null): void {
+export function privilegeDrop(sheet: FactSheet, launched: { words: string[]; at: At; drop?: { words: string[]; at: At } } | null): void {
+  const script = launched?.drop ?? launched;
   if (!script || sheet.get('container.runs_as_root') === false) return;
   const [tool = '', ...rest] = script.words;
   const name = tool.split('/').pop()!;

@@ -67,7 +67,10 @@ export function wanted(name: string, parent = ''): boolean {
     n.endsWith('.caddyfile') ||
     /\.toml$/.test(n) ||
     /^(go\.mod|go\.sum|yarn\.lock|uv\.lock|poetry\.lock|pnpm-lock\.yaml|cargo\.lock)$/.test(n) ||
-    /^requirements.*\.(txt|in)$/.test(n)
+    /^requirements.*\.(txt|in)$/.test(n) ||
+    // An image's launcher script (`COPY docker/entrypoint.sh /entrypoint.sh`): the command it ends
+    // in, and the user it drops to, decide facts of the image that starts it.
+    /^(docker-)?(entrypoint|start|run|launch|serve|boot)[\w.-]*\.sh$/.test(n)
   );
 }
 

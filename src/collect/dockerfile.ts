@@ -440,9 +440,11 @@ function writtenFiles(shell: string): { path: string; text: string }[] {
 
 /** The script a command line starts (`/entrypoint.sh`, `sh ./start.sh`), among the files the build writes or copies. */
 function launcherOf(
-  words: string[],
+  written: string[],
   files: { path: string; text: string | null; source: string | null; at: At }[],
 ): DockerfileInfo['launcher'] {
+  // An init in front (`tini --`, `dumb-init`) starts the script as its child.
+  const words = unwrap(written);
   const shell = /^(\/usr)?(\/bin\/)?(ba|da)?sh$/.test(words[0] ?? '');
   const program = shell ? (words[1] === '-c' ? undefined : words[1]) : words[0];
   if (!program || program.startsWith('-')) return null;

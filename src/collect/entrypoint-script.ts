@@ -11,7 +11,11 @@ import { commandsOf, unwrap } from './shell.js';
  * line, or else its last command; null when the image starts no script the files hold.
  * `contextDir`: where the build's COPY sources are found.
  */
-export function scriptCommand(df: DockerfileInfo, inputs: Inputs, contextDir: string): { words: string[]; at: At } | null {
+export function scriptCommand(
+  df: DockerfileInfo,
+  inputs: Inputs,
+  contextDir: string,
+): { words: string[]; at: At; drop?: { words: string[]; at: At } } | null {
   const l = df.launcher;
   if (!l) return null;
   const file = l.source === null ? null : inputs.get(normalise(`${contextDir ? `${contextDir}/` : ''}${l.source}`));
@@ -25,5 +29,10 @@ export function scriptCommand(df: DockerfileInfo, inputs: Inputs, contextDir: st
   const words = unwrap(commandsOf(rows[i]!).at(-1) ?? []);
   if (!words.length) return null;
   // A script written by the Dockerfile is cited at its RUN; one copied in, at its own line.
-  return { words, at: file ? { file: file.path, line: i + 1 } : l.at };
+  const at = (row: number): At => (file ? { file: file.path, line: row + 1 } : l.at);
+  // `if [ "$(id -u)" = 0 ]; then exec gosu mcp:mcp …; else exec …; fi` (nordeim/Security-MCP-Server):
+  // started as root, the script takes its privilege drop, wherever that exec line stands.
+  const d = last((r) => /^exec\s+(\S*\/)?(gosu|su-exec|runuser|setpriv)\s/.test(r));
+  const drop = d < 0 ? undefined : { words: unwrap(commandsOf(rows[d]!).at(-1) ?? []), at: at(d) };
+  return { words, at: at(i), ...(drop?.words.length ? { drop } : {}) };
 }

@@ -34,7 +34,7 @@ export function unwrap(words: string[]): string[] {
     if (w.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(w[0]!)) w = w.slice(1);
     else if (['env', 'sudo', 'exec', 'nohup', 'time', 'if', 'then', 'else', 'elif', 'do', 'while', 'until', '!'].includes(w[0] ?? ''))
       w = w.slice(1);
-    else if (/(^|\/)tini$/.test(w[0] ?? '')) w = w.slice(w[1] === '--' ? 2 : 1);
+    else if (/(^|\/)(tini|dumb-init)$/.test(w[0] ?? '')) w = w.slice(w[1] === '--' ? 2 : 1);
     else return w;
   }
 }

@@ -413,6 +413,29 @@ describe('YAML with a top-level services: that is no Compose file', () => {
   });
 });
 
+describe("a walk reads an image's launcher script", () => {
+  it('so the user it drops to decides, as when the script is named', () => {
+    // nordeim/Security-MCP-Server: USER root, tini starting docker/entrypoint.sh, whose exec_app()
+    // drops to mcp with gosu when it runs as root and execs the server directly otherwise.
+    const root = tempDir('signet-launcher-');
+    mkdirSync(join(root, 'docker'));
+    writeFileSync(
+      join(root, 'Dockerfile'),
+      'FROM python:3.12-slim\nRUN pip install mcp==1.2.0\nCOPY docker/entrypoint.sh /entrypoint.sh\nUSER root\nENTRYPOINT ["/usr/bin/tini", "--", "/entrypoint.sh"]\nCMD ["python", "-m", "mcp_server.server"]\n',
+    );
+    writeFileSync(
+      join(root, 'docker/entrypoint.sh'),
+      '#!/usr/bin/env bash\nexec_app() {\n  if [[ "$(id -u)" -eq 0 ]]; then\n    exec gosu mcp:mcp python -m mcp_server.server\n  else\n    exec python -m mcp_server.server\n  fi\n}\nexec_app\n',
+    );
+    writeFileSync(join(root, 'docker/notes.sh'), 'echo not a launcher\n');
+    const out = collectFromDisk([root], { root }, doctrine);
+    expect(out.files.map((f) => f.path)).toEqual(['Dockerfile', 'docker/entrypoint.sh']);
+    const d = out.deployments[0]!;
+    expect(fact(d, 'container.runs_as_root')).toBe(false);
+    expect(d.sources['container.runs_as_root']![0]).toMatchObject({ file: 'docker/entrypoint.sh', line: 4 });
+  });
+});
+
 describe('a walk reads settings.json only where an editor or agent keeps MCP servers in it', () => {
   it('.vscode, .zed and .gemini, not any settings.json', () => {
     const root = tempDir('signet-settings-');
