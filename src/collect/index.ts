@@ -494,6 +494,13 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
   // `COPY --from=docker/mcp-gateway /docker-mcp /`: the server's binary out of its published image.
   const copiedFrom = df.copiedImages.find((c) => isMcpPackage(repository(c.image)))?.image;
   if (!mcp && !named && !installed && !copiedFrom) return [];
+  // Started with a server's MCP URL to call (freemangh/mcp-demo-server's testclient images:
+  // `CMD ["-i", "-url", "http://localhost:8080/mcp"]`): a client of that server, not one itself.
+  const calls = df.entrypoint.find((w) => /^https?:\/\/[^/\s]+\/(mcp|sse)\/?$/.test(w));
+  if (calls) {
+    ctx.note(f.path, `the image is started with the MCP endpoint ${calls} to call: a client of that server, and no deployment of its own`);
+    return [];
+  }
   // `FROM scratch` with neither ENTRYPOINT nor CMD cannot start as a container: it carries an
   // artifact (higress-group/higress's Wasm and Go filter plugins) for another program to load.
   if (df.scratch && !df.entrypoint.length) {

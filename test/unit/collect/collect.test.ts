@@ -413,6 +413,23 @@ describe('YAML with a top-level services: that is no Compose file', () => {
   });
 });
 
+describe('an image started with an MCP endpoint to call', () => {
+  it('is a client of that server: a note, no deployment', () => {
+    // freemangh/mcp-demo-server's go-server/cmd/testclient/Dockerfile.
+    const out = collectWith(
+      inline({
+        'cmd/testclient/Dockerfile':
+          'FROM gcr.io/distroless/static\nCOPY mcp-testclient /mcp-testclient\nENTRYPOINT ["/mcp-testclient"]\nCMD ["-i", "-url", "http://localhost:8080/mcp"]\n',
+      }),
+    );
+    expect(out.deployments).toEqual([]);
+    expect(out.notes).toContainEqual({
+      file: 'cmd/testclient/Dockerfile',
+      what: 'the image is started with the MCP endpoint http://localhost:8080/mcp to call: a client of that server, and no deployment of its own',
+    });
+  });
+});
+
 describe("a walk reads an image's launcher script", () => {
   it('so the user it drops to decides, as when the script is named', () => {
     // nordeim/Security-MCP-Server: USER root, tini starting docker/entrypoint.sh, whose exec_app()
