@@ -530,6 +530,7 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
     : (script?.at ?? null);
   if (transport && transportAt) {
     sheet.set('transport.kind', transport.kind, transportAt, `${transport.why}, as the image starts`);
+    if (transport.sse) sheet.set('transport.legacy_sse', true, transportAt, `${transport.why}: the deprecated HTTP+SSE transport`);
     if (df.commandAt) legacySse(sheet, df.commandAt, df.entrypoint);
     if (script && !sheet.has('transport.legacy_sse')) legacySse(sheet, script.at, script.words);
   }

@@ -82,6 +82,8 @@ export interface TransportNamed {
   why: string;
   /** The variable that says it, where the environment does; else the command line. */
   variable?: string;
+  /** The variable names the deprecated HTTP+SSE transport (`MCP_TRANSPORT=sse`); flags are legacySse's. */
+  sse?: boolean;
 }
 
 /**
@@ -103,7 +105,7 @@ export function transportNamed(words: string[], env: ReadonlyMap<string, string>
     // TRANSPORT, MCP_TRANSPORT, K8S_MCP_TRANSPORT: not a logger's or a mailer's LOG_TRANSPORT.
     if (!/(^|_)TRANSPORT(_TYPE|_MODE)?$/i.test(k) || !(/^TRANSPORT/i.test(k) || /MCP/i.test(k))) continue;
     if (v.toLowerCase() === 'stdio') return { kind: 'stdio', why: `${k}=${v}`, variable: k };
-    if (NETWORK_TRANSPORT.test(v)) return { kind: 'http', why: `${k}=${v}`, variable: k };
+    if (NETWORK_TRANSPORT.test(v)) return { kind: 'http', why: `${k}=${v}`, variable: k, ...(/^sse$/i.test(v) ? { sse: true } : {}) };
   }
   return null;
 }

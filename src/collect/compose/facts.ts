@@ -591,6 +591,7 @@ function transport(
         ? run.at
         : script!.at;
     sheet.set('transport.kind', named.kind, at, named.why);
+    if (named.sse) sheet.set('transport.legacy_sse', true, at, `${named.why}: the deprecated HTTP+SSE transport`);
     return;
   }
   if (spec['stdin_open'] === true) {

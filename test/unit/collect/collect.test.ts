@@ -367,6 +367,8 @@ describe('the transport an image starts with', () => {
     expect(fact(image('ENTRYPOINT ["/server/github-mcp-server"]\nCMD ["stdio"]\n'), 'transport.kind')).toBe('stdio');
     const sse = image('CMD ["python", "server.py", "--transport", "sse"]\n');
     expect([fact(sse, 'transport.kind'), fact(sse, 'transport.legacy_sse')]).toEqual(['http', true]);
+    const cron = image('ENV MCP_CRON_SERVER_TRANSPORT=sse\nCMD ["mcp-cron"]\n');
+    expect([fact(cron, 'transport.kind'), fact(cron, 'transport.legacy_sse')]).toEqual(['http', true]);
     const env = image('ENV MCP_TRANSPORT=stdio\nCMD ["python", "mcp_server.py"]\n');
     expect(env.sources['transport.kind']![0]).toMatchObject({ line: 3, why: 'MCP_TRANSPORT=stdio, as the image starts' });
     // Nothing named: an EXPOSE alone does not say the server serves MCP there.

@@ -671,6 +671,9 @@ describe('the transport of a service no port or proxy shows', () => {
     expect(kind('    command: ["python", "server.py", "--transport=streamable-http"]\n').kind).toBe('http');
     expect(kind('    command: uvicorn app:app --host 0.0.0.0\n').kind).toBe('http');
     expect(kind('    environment:\n      - TRANSPORT=sse\n').kind).toBe('http');
+    // The variable names the deprecated transport too (phildougherty/mcp-compose's MCP_CRON_SERVER_TRANSPORT=sse).
+    expect(fact(server('    environment:\n      - TRANSPORT=sse\n'), 'transport.legacy_sse')).toBe(true);
+    expect(fact(server('    environment:\n      - TRANSPORT=streamable-http\n'), 'transport.legacy_sse')).toBeUndefined();
     expect(kind('    expose: ["8000"]\n')).toMatchObject({ kind: 'http', at: { line: 4 } });
     const exposed = { Dockerfile: 'FROM python:3.13-slim\nRUN pip install mcp==1.9.0\nEXPOSE 8000\nCMD ["python", "server.py"]\n' };
     expect(kind('', exposed)).toMatchObject({ kind: 'http', at: { file: 'Dockerfile', line: 3 } });
