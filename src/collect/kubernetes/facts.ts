@@ -186,9 +186,20 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
       evidence.set(w, 'an Ingress of an MCP route routes to it');
     else if (mcpResources.some((m) => servicesOf(w).some((s) => JSON.stringify(m.value['spec']).includes(`"${s.name}"`))))
       evidence.set(w, `an ${mcpResources[0]!.kind} resource names its Service`);
-    else if (/mcp/i.test(`${w.o.name} ${programOf(String(w.main.c['image']))} ${JSON.stringify(w.main.c['args'] ?? '')}`))
-      evidence.set(w, 'its name, image or arguments name MCP');
-    else if (
+    else if (/mcp/i.test(`${w.o.name} ${programOf(String(w.main.c['image']))} ${JSON.stringify(w.main.c['args'] ?? '')}`)) {
+      // Every port it declares is for health or metrics: a controller or operator of the MCP
+      // project (kagenti/mcp-gateway's mcp-controller, `--controller` on ports health and metrics), no server.
+      const ports = arr(w.main.c['ports']);
+      if (
+        ports.length &&
+        ports.every((p) => /^(health[a-z]*|metrics|probes?|readiness|liveness|webhook|pprof)$/i.test(String(p['name'] ?? '')))
+      )
+        ctx.note(
+          w.o.file,
+          `${w.o.kind} ${w.o.name} declares only health and metrics ports (${ports.map((p) => String(p['name'])).join(', ')}): no MCP endpoint, not read as a server; name it with --server if it serves MCP`,
+        );
+      else evidence.set(w, 'its name, image or arguments name MCP');
+    } else if (
       w.dockerfile &&
       mcpEvidenceOfBuild(ctx.inputs, contextOfDockerfile(ctx.inputs, w.dockerfile.path, w.dockerfile.copied), w.dockerfile.copied)
     )

@@ -947,3 +947,24 @@ describe('a committed Secret the pod reads', () => {
     expect(source({ 'k8s/deployment.yaml': deployment(keyRef), 'k8s/secrets.yaml': secret('mcp-hub') }).value).toBe('environment');
   });
 });
+
+describe("an MCP project's controller", () => {
+  it('declares only health and metrics ports: no MCP endpoint, not a server', () => {
+    // kagenti/mcp-gateway's config/mcp-system/deployment-controller.yaml: the gateway's image run with
+    // --controller, on ports health 8081 and metrics 8082, beside the broker that serves MCP.
+    const workload = (name: string, args: string, ports: string) =>
+      `apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: ${name} }\nspec:\n  selector: { matchLabels: { app: ${name} } }\n  template:\n    metadata: { labels: { app: ${name} } }\n    spec:\n      containers:\n        - name: ${name}\n          image: ghcr.io/kagenti/mcp-gateway:0.4.0\n          command: [./mcp_gateway, ${args}]\n          ports: [${ports}]\n---\n`;
+    const out = collectWith(
+      inline({
+        'config/all.yaml':
+          workload('mcp-controller', '--controller', '{ name: health, containerPort: 8081 }, { name: metrics, containerPort: 8082 }') +
+          workload('mcp-broker-router', '--mcp-broker-public-address=0.0.0.0:8080', '{ name: http, containerPort: 8080 }'),
+      }),
+    );
+    expect(out.deployments.map((d) => d.name)).toEqual(['kubernetes:config/all.yaml:Deployment/mcp-broker-router']);
+    expect(out.notes).toContainEqual({
+      file: 'config/all.yaml',
+      what: 'Deployment mcp-controller declares only health and metrics ports (health, metrics): no MCP endpoint, not read as a server; name it with --server if it serves MCP',
+    });
+  });
+});
