@@ -16,7 +16,15 @@ import { type CollectOptions, Context } from './context.js';
 import { scriptCommand } from './entrypoint-script.js';
 import { dirOf, Inputs, normalise, type TextFile } from './inputs.js';
 import { kubernetesDeployments } from './kubernetes/facts.js';
-import { buildKustomization, isPatchFragment, type K8sObject, type K8sSet, kustomizationIn, objectsOf } from './kubernetes/load.js';
+import {
+  buildKustomization,
+  isPatchFragment,
+  type K8sObject,
+  type K8sSet,
+  KUSTOMIZE_HASH,
+  kustomizationIn,
+  objectsOf,
+} from './kubernetes/load.js';
 import { configurations, type LocationCtx, proxiedLocations } from './nginx.js';
 import { mcpRoutes, nginxFacts } from './nginx-facts.js';
 import { contextOfDockerfile, isMcpPackage, mcpEvidenceOfBuild } from './packages.js';
@@ -298,8 +306,7 @@ function kubernetesSets(ctx: Context, texts: TextFile[], kinds: Map<string, File
       } catch {
         generated = new Set();
       }
-      for (const o of objects)
-        if (generated.has(`${o.kind}/${o.name.replace(/-[2456789bcdfghkmt]{10}$/, '')}`)) o.value['__generated'] = true;
+      for (const o of objects) if (generated.has(`${o.kind}/${o.name.replace(KUSTOMIZE_HASH, '')}`)) o.value['__generated'] = true;
       sets.push({ root, objects, how: 'rendered with kubectl kustomize' });
       ctx.note(root, `rendered with kubectl kustomize (${out})`);
     } else {

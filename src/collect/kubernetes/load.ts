@@ -249,6 +249,12 @@ function forEachContainer(o: K8sObject, f: (c: Obj, path: (string | number)[]) =
 /** Knative Serving's objects (`serving.knative.dev`), which share the name Service with the core one. */
 export const isKnative = (o: K8sObject): boolean => /^serving\.knative\.dev\//.test(String(o.value['apiVersion'] ?? ''));
 
+/**
+ * The content hash kustomize appends to a generated Secret's or ConfigMap's name: ten characters
+ * of an alphabet without vowels (so no word is spelt), as kubectl kustomize renders it.
+ */
+export const KUSTOMIZE_HASH = /-[2456789bcdfghkmt]{10}$/;
+
 /** Workload kinds whose API object needs a selector. */
 const SELECTED = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet']);
 
