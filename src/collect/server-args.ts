@@ -109,3 +109,14 @@ export function transportNamed(words: string[], env: ReadonlyMap<string, string>
   }
   return null;
 }
+
+/**
+ * The server serves TLS itself: a certificate and its key on its command line (nirmata/kyverno-mcp's
+ * `--tls-cert … --tls-key …`, uvicorn's `--ssl-certfile`/`--ssl-keyfile`, gunicorn's
+ * `--certfile`/`--keyfile`). The flag naming the certificate, or null.
+ */
+export function tlsFlags(words: string[]): string | null {
+  const cert = words.find((w) => /^--(tls-cert(-file)?|tls-crt|tls-certificate|ssl-certfile|ssl-cert|certfile|cert-file)(=|$)/.test(w));
+  const key = words.some((w) => /^--(tls-key(-file)?|tls-private-key|ssl-keyfile|ssl-key|keyfile|key-file)(=|$)/.test(w));
+  return cert && key ? cert.split('=')[0]! : null;
+}

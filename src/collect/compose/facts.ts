@@ -13,7 +13,7 @@ import { manifestsOfBuild, mcpEvidenceOfBuild } from '../packages.js';
 import { type EnvValue, isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { builtRole, imagePin, imageRole, type Role, repository, runsAuthenticator, runsMcpClient } from '../roles.js';
 import { passwordInUrl, SECRET_NAME, saysNoSecret, worstSecrets } from '../secrets.js';
-import { legacySse, tlsVerification, transportNamed } from '../server-args.js';
+import { legacySse, tlsFlags, tlsVerification, transportNamed } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
 import { fileMiddlewares, type Labels, traefikEnabled, traefikFacts } from '../traefik.js';
 import { parseDotenv, Unresolved } from './interpolate.js';
@@ -406,8 +406,12 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     } else {
       sheet.set('exposure.behind_reverse_proxy', false, at(), 'no proxy of the project forwards to the server');
       sheet.set('exposure.ingress_restricted_to_proxy', false, at(), 'there is no proxy to restrict ingress to');
-      const plain = plainHealthcheck(srv, published);
-      if (plain) sheet.set('tls.enabled', false, plain.at, plain.why);
+      // Nothing in front terminates TLS: the server's own certificate flags, or a health check over plain HTTP.
+      const run = runOf(srv);
+      const flag = tlsFlags(wordsOf(run.parts));
+      const plain = flag ? null : plainHealthcheck(srv, published);
+      if (flag) sheet.set('tls.enabled', true, run.at, `the server serves TLS itself (${flag} and its key)`);
+      else if (plain) sheet.set('tls.enabled', false, plain.at, plain.why);
     }
     const run = runOf(srv);
     // An image ENTRYPOINT the service keeps may be a script that ends in the server's command.

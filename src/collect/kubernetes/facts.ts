@@ -15,7 +15,7 @@ import { contextOfDockerfile, manifestsOfBuild, mcpEvidenceOfBuild } from '../pa
 import { type EnvValue, isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { builtRole, imageRole, namesMcpRoute, type Role, repository, runsAuthenticator } from '../roles.js';
 import { passwordInUrl, SECRET_NAME, saysNoSecret, worstSecrets } from '../secrets.js';
-import { legacySse, tlsVerification } from '../server-args.js';
+import { legacySse, tlsFlags, tlsVerification } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
 import { getPath, isKnative, type K8sObject, type K8sSet, KUSTOMIZE_HASH, podSpecPath } from './load.js';
 
@@ -363,6 +363,12 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
     } else {
       sheet.set('exposure.behind_reverse_proxy', false, at(), 'no proxy workload, Ingress or route in the files forwards to the server');
       endpoint(sheet, undefined, [], servicesOf(w));
+    }
+    // Nothing in front terminates TLS: the server's own flags say whether it serves TLS.
+    if (!front && !routed.length && !sheet.has('tls.enabled')) {
+      const words = [w.main.c['command'], w.main.c['args']].flat().filter((x): x is string => typeof x === 'string');
+      const flag = tlsFlags(words);
+      if (flag) sheet.set('tls.enabled', true, at(...w.main.path), `the server serves TLS itself (${flag} and its key)`);
     }
     if (isKnative(w.o)) knativeFacts(sheet, w);
     const signet = recogniseSignet(ctx.inputs, w.dockerfile);

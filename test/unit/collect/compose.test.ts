@@ -1202,3 +1202,16 @@ describe('services that are not MCP servers, however named', () => {
     expect(collectWith(inline({ 'compose.yaml': compose('ghcr.io/acme/mcp-gateway:2.0') })).deployments).toHaveLength(2);
   });
 });
+
+describe('a Compose server that serves TLS itself', () => {
+  it("uvicorn's --ssl-certfile and --ssl-keyfile, nothing in front", () => {
+    const d = collectWith(
+      inline({
+        'compose.yaml':
+          'services:\n  mcp:\n    image: ghcr.io/acme/mcp:1.0.0\n    ports: ["8443:8443"]\n    command: ["uvicorn", "mcp_app:app", "--port", "8443", "--ssl-certfile", "/certs/c.pem", "--ssl-keyfile", "/certs/k.pem"]\n',
+      }),
+    ).deployments[0]!;
+    expect(fact(d, 'tls.enabled')).toBe(true);
+    expect(d.sources['tls.enabled']![0]).toMatchObject({ line: 5, why: 'the server serves TLS itself (--ssl-certfile and its key)' });
+  });
+});

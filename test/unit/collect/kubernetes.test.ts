@@ -968,3 +968,22 @@ describe("an MCP project's controller", () => {
     });
   });
 });
+
+describe('a server that serves TLS itself', () => {
+  it('with a certificate and its key on its command line, nothing in front', () => {
+    // nirmata/kyverno-mcp's k8s-manifests/deployment.yaml: --tls-cert and --tls-key, a ClusterIP Service.
+    const manifest = (args: string) =>
+      `apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: kyverno-mcp }\nspec:\n  selector: { matchLabels: { app: kyverno-mcp } }\n  template:\n    metadata: { labels: { app: kyverno-mcp } }\n    spec:\n      containers:\n        - name: kyverno-mcp\n          image: ghcr.io/nirmata/kyverno-mcp:0.3.0\n          args: [${args}]\n`;
+    const tls = (args: string) => {
+      const d = collectWith(inline({ 'k8s/deployment.yaml': manifest(args) })).deployments[0]!;
+      return { value: fact(d, 'tls.enabled'), why: d.sources['tls.enabled']?.[0]?.why };
+    };
+    expect(tls('--http-addr, ":8000", --tls-cert, /etc/tls/tls.crt, --tls-key, /etc/tls/tls.key')).toEqual({
+      value: true,
+      why: 'the server serves TLS itself (--tls-cert and its key)',
+    });
+    // A certificate without its key, or none, says nothing.
+    expect(tls('--http-addr, ":8000", --tls-cert, /etc/tls/tls.crt').value).toBeUndefined();
+    expect(tls('--http-addr, ":8000"').value).toBeUndefined();
+  });
+});
