@@ -236,6 +236,27 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     );
     if (user) backends.set(c.s.name, user.s.name);
   }
+  // Two services of one build: the MCP SDK in it is the server's, which the image's own command
+  // starts; a sibling that replaces that command with another program (ranjanjyoti152/LLM-MCP's
+  // dashboard, `python dashboard.py`) runs something else from the same image.
+  const sameBuild = (a: Svc, b: Svc) => a.dockerfile !== null && a.dockerfile === b.dockerfile && a.contextDir === b.contextDir;
+  const siblings = new Map<string, string>();
+  const namesMcp = (v: Svc) => /mcp/i.test(JSON.stringify([v.s.spec['command'] ?? '', v.s.spec['entrypoint'] ?? '']));
+  for (const c of candidates) {
+    if (wanted.length || !evidence.get(c.s.name)?.startsWith('its build copies a manifest')) continue;
+    if (c.s.spec['command'] === undefined || namesMcp(c) || /mcp/i.test(c.s.name)) continue;
+    const server = candidates.find(
+      (o) => o !== c && sameBuild(o, c) && evidence.has(o.s.name) && (o.s.spec['command'] === undefined || namesMcp(o)),
+    );
+    if (server) siblings.set(c.s.name, server.s.name);
+  }
+  for (const [sibling, server] of siblings) {
+    evidence.delete(sibling);
+    ctx.note(
+      project.entry,
+      `service ${sibling} runs another program (its command) from the image ${server} serves MCP from: the MCP SDK in the build is that server's, and ${sibling} is not read as one; name it with --server if it serves MCP`,
+    );
+  }
   for (const [backend, user] of backends) {
     evidence.delete(backend);
     ctx.note(

@@ -1176,6 +1176,34 @@ describe('services that are not MCP servers, however named', () => {
     expect(out.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:everything-sse']);
   });
 
+  it('a sibling of the server that runs another program from the same build', () => {
+    // ranjanjyoti152/LLM-MCP: mcp-server and dashboard built from one Dockerfile; dashboard runs `python dashboard.py`.
+    const files = {
+      Dockerfile:
+        'FROM python:3.12-slim\nCOPY requirements.txt .\nRUN pip install -r requirements.txt\nCOPY . .\nCMD ["python", "server.py"]\n',
+      'requirements.txt': 'mcp[cli]==1.20.0\n',
+      'docker-compose.yml': [
+        'services:',
+        '  mcp-server:',
+        '    build: .',
+        '    ports: ["4040:4040"]',
+        '  dashboard:',
+        '    build: .',
+        '    ports: ["4041:4041"]',
+        '    command: ["python", "dashboard.py"]',
+        '',
+      ].join('\n'),
+    };
+    const out = collectWith(inline(files));
+    expect(out.deployments.map((d) => d.name)).toEqual(['compose:docker-compose.yml:mcp-server']);
+    expect(out.notes.map((n) => n.what)).toContain(
+      "service dashboard runs another program (its command) from the image mcp-server serves MCP from: the MCP SDK in the build is that server's, and dashboard is not read as one; name it with --server if it serves MCP",
+    );
+    // A sibling whose command names MCP is a server of its own (an SSE and a stdio variant, say).
+    const both = files['docker-compose.yml'].replace('python", "dashboard.py', 'python", "mcp_sse.py');
+    expect(collectWith(inline({ ...files, 'docker-compose.yml': both })).deployments).toHaveLength(2);
+  });
+
   it("a backend named for the server that depends on it, running another product's image", () => {
     // WebSurfinMurf/mcp's ib/docker-compose.yml: mcp-ib (the server) depends on mcp-ib-gateway,
     // which runs Interactive Brokers' gateway image.
