@@ -365,10 +365,27 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
       endpoint(sheet, undefined, [], servicesOf(w));
     }
     // Nothing in front terminates TLS: the server's own flags say whether it serves TLS.
-    if (!front && !routed.length && !sheet.has('tls.enabled')) {
+    if (!front && !sheet.has('tls.enabled')) {
       const words = [w.main.c['command'], w.main.c['args']].flat().filter((x): x is string => typeof x === 'string');
       const flag = tlsFlags(words);
-      if (flag) sheet.set('tls.enabled', true, at(...w.main.path), `the server serves TLS itself (${flag} and its key)`);
+      if (flag && !routed.length) sheet.set('tls.enabled', true, at(...w.main.path), `the server serves TLS itself (${flag} and its key)`);
+      // A LoadBalancer or NodePort that clients reach on port 80, with no certificate annotation for
+      // the cloud's load balancer to terminate TLS: plain HTTP (CDataSoftware/cdata-sync-mcp-server),
+      // whatever an Ingress beside it serves.
+      else if (!flag) {
+        const plain = exposed.find(
+          (svc) =>
+            arr(getPath(svc.value, ['spec', 'ports'])).some((p) => p['port'] === 80) &&
+            !Object.keys((getPath(svc.value, ['metadata', 'annotations']) ?? {}) as Obj).some((k) => /ssl|tls|cert/i.test(k)),
+        );
+        if (plain)
+          sheet.set(
+            'tls.enabled',
+            false,
+            plain.at('spec', 'ports'),
+            `Service ${plain.name} (${String(getPath(plain.value, ['spec', 'type']))}) takes clients on port 80, with no certificate for its load balancer: plain HTTP`,
+          );
+      }
     }
     if (isKnative(w.o)) knativeFacts(sheet, w);
     const signet = recogniseSignet(ctx.inputs, w.dockerfile);

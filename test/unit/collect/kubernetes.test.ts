@@ -986,4 +986,18 @@ describe('a server that serves TLS itself', () => {
     expect(tls('--http-addr, ":8000", --tls-cert, /etc/tls/tls.crt').value).toBeUndefined();
     expect(tls('--http-addr, ":8000"').value).toBeUndefined();
   });
+
+  it('a LoadBalancer on port 80 with no certificate for it is plain HTTP', () => {
+    // CDataSoftware/cdata-sync-mcp-server's k8s/service.yaml: LoadBalancer port 80 to the http port.
+    const manifest = (annotations: string) =>
+      `apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: mcp }\nspec:\n  selector: { matchLabels: { app: mcp } }\n  template:\n    metadata: { labels: { app: mcp } }\n    spec:\n      containers:\n        - { name: mcp, image: "ghcr.io/acme/mcp:1.0.0" }\n---\napiVersion: v1\nkind: Service\nmetadata: { name: mcp-external, annotations: { ${annotations} } }\nspec:\n  type: LoadBalancer\n  selector: { app: mcp }\n  ports:\n    - { name: http, port: 80, targetPort: 3000 }\n`;
+    const d = collectWith(inline({ 'k8s/all.yaml': manifest('') })).deployments[0]!;
+    expect(fact(d, 'tls.enabled')).toBe(false);
+    expect(d.sources['tls.enabled']![0]!.why).toBe(
+      'Service mcp-external (LoadBalancer) takes clients on port 80, with no certificate for its load balancer: plain HTTP',
+    );
+    // The cloud's load balancer given a certificate may terminate TLS there: open.
+    const aws = manifest('service.beta.kubernetes.io/aws-load-balancer-ssl-cert: "arn:aws:acm:…"');
+    expect(fact(collectWith(inline({ 'k8s/all.yaml': aws })).deployments[0]!, 'tls.enabled')).toBeUndefined();
+  });
 });
