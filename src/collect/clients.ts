@@ -44,6 +44,9 @@ const GEMINI = /(^|\/)(\.gemini\/settings|gemini-extension)\.json$/;
 const INTERNAL_NAME = /\.(internal|local|svc|cluster\.local)$/;
 
 /** A value that refers to a secret kept elsewhere, after an auth scheme or none: ${input:x}, ${env:X}, ${X}, $X, {env:X}, Continue's ${{ secrets.X }}, an MCP Bundle's ${user_config.x}. */
+/** A file's path, absolute, from home or the project, with no spaces: where a secret is kept, not the secret. */
+const FILE_PATH =
+  /^(\/|~\/|\.{1,2}\/|\$\{?(HOME|workspaceFolder|CLAUDE_PROJECT_DIR)\}?\/|%USERPROFILE%\\|[A-Za-z]:\\)[^\s]*[/\\][^\s]*\.[A-Za-z0-9]{2,5}$/;
 const REFERENCE = new RegExp(
   String.raw`^\s*${AUTH_SCHEME}(\$\{(input|env):[^}]+\}|\$\{user_config\.[\w.-]+\}|\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{env:[^}]+\}|\$\{\{\s*(secrets|inputs)\.[\w.-]+\s*\}\})\s*$`,
   'i',
@@ -367,6 +370,12 @@ function readEntry(e: Entry, inputIds: Set<string>): Read {
       const [, bearer = '', name, written] = fallback;
       if (written!.trim() === '') secrets.push({ kind: 'reference', at, why: `${where} ${key} refers to \${${name}}, with no default` });
       else look(key, `${bearer}${written}`, at, `${where} (the default of \${${name}})`);
+      return;
+    }
+    // `GOOGLE_OAUTH_CREDENTIALS=${HOME}/.config/google-calendar-mcp/gcp-oauth.keys.json` (phatblat/dotfiles):
+    // where the secret is kept, a file outside this one.
+    if (FILE_PATH.test(value.trim())) {
+      secrets.push({ kind: 'reference', at, why: `${where} ${key} names the file that holds it (${value.trim()})` });
       return;
     }
     if (REFERENCE.test(value)) {

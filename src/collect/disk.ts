@@ -52,8 +52,8 @@ const MAY_CONFIGURE_CLIENT = /^(.*mcp.*|.*claude.*|gemini-extension|config|manif
 export function wanted(name: string, parent = ''): boolean {
   const n = name.toLowerCase();
   if (n === 'settings.json' && SETTINGS_DIRS.has(parent)) return true;
-  // A Claude Code plugin's manifest may list its servers inline.
-  if (n === 'plugin.json' && parent === '.claude-plugin') return true;
+  // A Claude Code or Codex plugin's manifest may list its servers inline (jmagar/unraid-mcp ships both).
+  if (n === 'plugin.json' && (parent === '.claude-plugin' || parent === '.codex-plugin')) return true;
   return (
     isDockerfileName(n) ||
     /\.ya?ml$/.test(n) ||

@@ -51,7 +51,9 @@ export function checksNothing(test: string): boolean {
     .replace(/[[\]"',]/g, ' ')
     .replace(/^\s*(HEALTHCHECK\s+)?(--\S+\s+)*(CMD-SHELL|CMD)\b\s*/i, '')
     .replace(/\s+/g, ' ')
-    .trim();
+    .trim()
+    // `… || exit 1` after a command that cannot fail changes nothing (nsmaassel/HelloMCP's echo).
+    .replace(/\s*\|\|\s*exit( 1)?$/, '');
   return (
     /^(\/bin\/|\/usr\/bin\/)?(true|:)$/.test(t) ||
     /^exit 0$/.test(t) ||

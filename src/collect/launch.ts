@@ -31,6 +31,8 @@ export interface Launch {
   inContainer?: string;
 }
 
+/** Packages that run a script file rather than serve anything themselves. */
+const SCRIPT_RUNNERS = /^(tsx|ts-node|ts-node-esm|esno|esrun|jiti|node)$/;
 const EXACT_NPM = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
 const BRIDGES = /^(mcp-remote|@modelcontextprotocol\/mcp-remote|supergateway|mcp-proxy|@sparfenyuk\/mcp-proxy)$/;
 
@@ -71,6 +73,10 @@ export function analyseLaunch(command: string, args: string[]): Launch {
     const spec = pkgFlag ?? rest.find((a) => !a.startsWith('-'));
     if (!spec) return none;
     const { name, version } = npmSpec(spec);
+    // `npx tsx /path/src/server.ts` (martians-sheep/remote-mcpserver-sample): a TypeScript runner
+    // starting a file of the project, a local program whose release the runner does not fix.
+    const after = rest[rest.indexOf(spec) + 1] ?? '';
+    if (!pkgFlag && SCRIPT_RUNNERS.test(name) && /\.(m|c)?[jt]sx?$/.test(after)) return none;
     const exact = version !== null && EXACT_NPM.test(version);
     const release: Release = exact ? 'exact_version' : 'floating';
     return {

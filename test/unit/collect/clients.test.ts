@@ -1089,6 +1089,44 @@ describe('a launch whose server the entry does not show', () => {
   });
 });
 
+describe('a secret-named variable that names a file', () => {
+  it('says where the secret is kept, not the secret', () => {
+    // phatblat/dotfiles' .omp/agent/mcp.json: GOOGLE_OAUTH_CREDENTIALS=${HOME}/.config/google-calendar-mcp/gcp-oauth.keys.json.
+    const plaintext = (value: string) =>
+      fact(
+        collectWith(
+          inline({
+            '.mcp.json': JSON.stringify({
+              mcpServers: { s: { command: 'npx', args: ['-y', 'x-mcp@1.0.0'], env: { GOOGLE_OAUTH_CREDENTIALS: value } } },
+            }),
+          }),
+        ).deployments[0]!,
+        'client.config_secrets_plaintext',
+      );
+    expect(plaintext('${HOME}/.config/google-calendar-mcp/gcp-oauth.keys.json')).toBe(false);
+    expect(plaintext('/etc/mcp/service-account.json')).toBe(false);
+    expect(plaintext('C:\\Users\\me\\keys\\gcp.json')).toBe(false);
+    // The secret itself is still one.
+    expect(plaintext('ya29.a0AfH6SMBx-example-token-value')).toBe(true);
+    expect(plaintext('/not a path/with spaces.json')).toBe(true);
+  });
+});
+
+describe('a TypeScript runner that npx starts on a file of the project', () => {
+  it('is a local program: npx fixes the runner, not the server', () => {
+    // martians-sheep/remote-mcpserver-sample's config/claude_desktop_local_dev.json.
+    const entry = (args: string[]) =>
+      collectWith(inline({ 'claude_desktop_config.json': JSON.stringify({ mcpServers: { s: { command: 'npx', args } } }) }))
+        .deployments[0]!;
+    const dev = entry(['tsx', '/home/me/remote-mcpserver-sample/src/local/server.ts']);
+    for (const k of ['supply_chain.deployed_release', 'client.stdio_servers_release', 'supply_chain.builds_server'])
+      expect(fact(dev, k), k).toBeUndefined();
+    expect(dev.reasons['supply_chain.deployed_release']).toMatch(/runs a local program/);
+    // A package npx runs is the server, whatever follows it.
+    expect(fact(entry(['-y', '@modelcontextprotocol/server-filesystem', '/tmp/x.ts']), 'supply_chain.deployed_release')).toBe('floating');
+  });
+});
+
 describe('YAML with servers keyed by name under mcpServers', () => {
   // LibreChat's librechat.yaml; rohitg00/kubectl-mcp-server's evals/mcp-config.yaml; nanobot's examples.
   const yaml = [

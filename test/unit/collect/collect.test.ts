@@ -456,6 +456,22 @@ describe("a walk reads an image's launcher script", () => {
 });
 
 describe('a walk reads settings.json only where an editor or agent keeps MCP servers in it', () => {
+  it("a Claude Code or Codex plugin's plugin.json, not any plugin.json", () => {
+    // jmagar/unraid-mcp ships both, each listing the server inline.
+    const root = tempDir('signet-plugins-');
+    const manifest = '{ "name": "unraid-mcp", "mcpServers": { "unraid-mcp": { "command": "uvx", "args": ["unraid-mcp"] } } }';
+    for (const dir of ['.claude-plugin', '.codex-plugin', 'src']) {
+      mkdirSync(join(root, dir), { recursive: true });
+      writeFileSync(join(root, dir, 'plugin.json'), manifest);
+    }
+    const out = collectFromDisk([root], { root }, doctrine);
+    expect(out.files.map((f) => f.path)).toEqual(['.claude-plugin/plugin.json', '.codex-plugin/plugin.json']);
+    expect(out.deployments.map((d) => d.name)).toEqual([
+      'client:.claude-plugin/plugin.json:unraid-mcp',
+      'client:.codex-plugin/plugin.json:unraid-mcp',
+    ]);
+  });
+
   it('.vscode, .zed and .gemini, not any settings.json', () => {
     const root = tempDir('signet-settings-');
     const servers = '{ "mcpServers": { "time": { "command": "uvx", "args": ["mcp-server-time"] } } }';

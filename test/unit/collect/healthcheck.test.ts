@@ -13,6 +13,8 @@ describe('a health check that checks nothing', () => {
       '["CMD", "python", "-c", "import sys; sys.exit(0)"]',
       '--interval=30s --timeout=3s \\\n    CMD python -c "import sys; sys.exit(0)"',
       'CMD node -e "process.exit(0)"',
+      // nsmaassel/HelloMCP's mcp-sdk-dotnet/Dockerfile.
+      'CMD echo "MCP SDK Server health check - running" || exit 1',
     ])
       expect(checksNothing(t), t).toBe(true);
     for (const t of [
@@ -21,6 +23,7 @@ describe('a health check that checks nothing', () => {
       '["CMD-SHELL", "echo ok | nc localhost 8000"]',
       'CMD python /usr/local/bin/healthcheck.py',
       'CMD pgrep -f server.py',
+      'CMD curl -f http://localhost:8080/health || exit 1',
     ])
       expect(checksNothing(t), t).toBe(false);
   });
