@@ -97,7 +97,13 @@ function pulledFirst(sheet: FactSheet, srv: Svc, project: ComposeProject): void 
   const composeSide = (file: string) => project.files.includes(file) || project.extended.includes(file) || /\.env$/.test(file);
   for (const d of sheet.decisions()) {
     const buildOnly = d.sources.every((s) => 'file' in s && !composeSide(s.file));
-    if (d.path === 'supply_chain.builds_server' || (buildOnly && !(d.path === 'supply_chain.deployed_release' && d.value === pin)))
+    // "No secret" rests on the build being the files' (derekslenk/airis-mcp-gateway pulls airis/mcp-gateway first).
+    const noneBuilt = d.path === 'container.secrets_source' && d.value === 'none';
+    if (
+      d.path === 'supply_chain.builds_server' ||
+      noneBuilt ||
+      (buildOnly && !(d.path === 'supply_chain.deployed_release' && d.value === pin))
+    )
       sheet.reopen(d.path, why);
   }
   if (digest) imageFacts(sheet, image, srv.s.at('image'));
@@ -126,13 +132,13 @@ function buildArgs(build: unknown): Map<string, string | null> {
   );
 }
 
-/** Text of a service's command line, environment values and labels: where a proxy names its upstream. */
 /** Whether a service's depends_on names another (list or map form). */
 function dependsOn(svc: Svc, target: string): boolean {
   const deps = svc.s.spec['depends_on'];
   return Array.isArray(deps) ? deps.includes(target) : isObj(deps) && target in deps;
 }
 
+/** Text of a service's command line, environment values and labels: where a proxy names its upstream. */
 function mentions(svc: Svc, target: string): boolean {
   const spec = svc.s.spec;
   // Variables that name an authentication sidecar, a datastore or telemetry are not the route clients take.

@@ -938,6 +938,8 @@ describe('a service that names a registry image and a build', () => {
       'supply_chain.lockfile_enforced',
       'container.runs_as_root',
       'container.healthcheck',
+      // "No secret" rested on the build being the files' (derekslenk/airis-mcp-gateway).
+      'container.secrets_source',
     ]) {
       expect(fact(d, path), path).toBeUndefined();
       expect(d.reasons[path], path).toMatch(
@@ -954,6 +956,7 @@ describe('a service that names a registry image and a build', () => {
   it('pull_policy: build, a bare local name or a digest decide which runs', () => {
     for (const d of [run('acme/mcp-server:latest', '    pull_policy: build\n'), run('mcp-server:local')]) {
       expect(fact(d, 'supply_chain.builds_server')).toBe(true);
+      expect(fact(d, 'container.secrets_source')).toBe('none');
       expect(fact(d, 'container.runs_as_root')).toBe(false);
     }
     const pinned = run(`acme/mcp-server@sha256:${'a'.repeat(64)}`);
