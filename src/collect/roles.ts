@@ -76,6 +76,9 @@ export function imagePin(image: string): 'digest' | 'exact_version' | 'floating'
   const colon = repo.lastIndexOf(':');
   const tag = colon > slash ? repo.slice(colon + 1) : '';
   if (!tag || /^(latest|main|master|edge|nightly|dev|stable)$/i.test(tag)) return 'floating';
+  // A major or major.minor line (`v2`, `3.12-slim`) moves with each release in it, as npm's `pkg@1`
+  // does (whales-workshops' docker/mcp-gateway:v2); a full version, a date or a commit names one.
+  if (/^v?\d{1,4}(\.\d+)?([-_][a-z][\w.-]*)?$/i.test(tag)) return 'floating';
   return /\d/.test(tag) ? 'exact_version' : 'floating';
 }
 

@@ -1,0 +1,25 @@
+// How fixed an image reference is: a digest names one image, a full version tag one release,
+// and a line of releases (a major or major.minor tag) moves with each release in it.
+import { describe, expect, it } from 'vitest';
+import { imagePin } from '../../../src/collect/roles.js';
+import { collectWith, fact, inline } from '../../helpers/collect.js';
+
+describe('an image reference', () => {
+  it('by digest, full version, or a tag that moves', () => {
+    expect(imagePin(`ghcr.io/acme/mcp@sha256:${'a'.repeat(64)}`)).toBe('digest');
+    for (const tag of ['1.4.2', 'v0.20.0', '1.4.2-alpine', '2025.9.25', 'sha-3f2a9c1', '20241001'])
+      expect(imagePin(`ghcr.io/acme/mcp:${tag}`), tag).toBe('exact_version');
+    // whales-workshops/mcp-gateway-experiments: docker/mcp-gateway:v2, a major line.
+    for (const tag of ['v2', '2', '3.12', '3.12-slim', '1-alpine', 'latest', 'main', 'edge', ''])
+      expect(imagePin(`ghcr.io/acme/mcp${tag ? `:${tag}` : ''}`), tag || 'untagged').toBe('floating');
+    // A registry port is no tag.
+    expect(imagePin('localhost:5000/acme/mcp')).toBe('floating');
+  });
+
+  it('decides the release a Compose service runs', () => {
+    const d = collectWith(
+      inline({ 'compose.yaml': 'services:\n  mcp-gateway:\n    image: docker/mcp-gateway:v2\n    ports: ["127.0.0.1:8811:8811"]\n' }),
+    ).deployments[0]!;
+    expect(fact(d, 'supply_chain.deployed_release')).toBe('floating');
+  });
+});
