@@ -57,3 +57,25 @@ const WORST_FIRST = ['baked_into_image', 'manifest_plaintext', 'config_map', 'en
 export function worstSecrets<T extends { kind: string; at: At; why: string }>(found: T[]): T {
   return [...found].sort((a, b) => WORST_FIRST.indexOf(a.kind) - WORST_FIRST.indexOf(b.kind))[0]!;
 }
+
+/**
+ * The first secret written in a configuration file (YAML or JSON): a secret-named key with a
+ * literal value, not a placeholder, a reference (`${DB_PASSWORD}`) or a value that says none is
+ * needed. siakhooi/mcp-mariadb's example-config.yaml: `password: secret`.
+ */
+export function secretInConfig(doc: { value: unknown; line(path: (string | number)[]): number }): { key: string; line: number } | null {
+  const walk = (v: unknown, path: (string | number)[], depth: number): { key: string; line: number } | null => {
+    if (depth > 32 || v === null || typeof v !== 'object') return null;
+    for (const [k, x] of Array.isArray(v) ? v.entries() : Object.entries(v as Record<string, unknown>)) {
+      const here = [...path, k];
+      if (typeof k === 'string' && typeof x === 'string' && SECRET_NAME.test(k.replace(/[-.]/g, '_'))) {
+        const t = x.trim();
+        if (t !== '' && !/^\$\{?[A-Za-z_]/.test(t) && !isPlaceholder(t) && !saysNoSecret(t)) return { key: k, line: doc.line(here) };
+      }
+      const inner = walk(x, here, depth + 1);
+      if (inner) return inner;
+    }
+    return null;
+  };
+  return walk(doc.value, [], 0);
+}

@@ -12,10 +12,11 @@ import { dirOf } from '../inputs.js';
 import { manifestsOfBuild, mcpEvidenceOfBuild } from '../packages.js';
 import { type EnvValue, isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { builtRole, imagePin, imageRole, type Role, repository, runsAuthenticator, runsMcpClient } from '../roles.js';
-import { passwordInUrl, SECRET_NAME, saysNoSecret, worstSecrets } from '../secrets.js';
+import { passwordInUrl, SECRET_NAME, saysNoSecret, secretInConfig, worstSecrets } from '../secrets.js';
 import { legacySse, tlsFlags, tlsVerification, transportNamed } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
 import { fileMiddlewares, type Labels, traefikEnabled, traefikFacts } from '../traefik.js';
+import { readYaml, type YamlDoc } from '../yaml-lines.js';
 import { parseDotenv, Unresolved } from './interpolate.js';
 import { asMap, type ComposeProject, type ComposeService, networksMap } from './load.js';
 
@@ -1101,6 +1102,29 @@ function secrets(ctx: Context, sheet: FactSheet, srv: Svc, project: ComposeProje
         kind: 'manifest_plaintext',
         at: { file: file.path, line: lines.get(secret[0]) ?? 1 },
         why: `${secret[0]} is written in ${what}, which is among the files read`,
+      });
+  }
+  // A configuration file bind-mounted for the server to read (siakhooi/mcp-mariadb's
+  // `./example-config.yaml:/app/config.yaml`, with `password: secret`): a secret written there is
+  // in the repository; one the files do not hold may hold any.
+  for (const v of volumesOf(srv).filter((x) => /^\.{1,2}\//.test(x.source) && /\.(ya?ml|json)$/i.test(x.source))) {
+    const file = ctx.inputs.get(ctx.inputs.resolve(srv.s.at('volumes').file, v.source));
+    if (!file) {
+      unreadEnvFile ??= `the bind-mounted ${v.source}`;
+      continue;
+    }
+    let doc: YamlDoc | undefined;
+    try {
+      doc = readYaml(file.text)[0];
+    } catch {
+      doc = undefined;
+    }
+    const hit = doc ? secretInConfig(doc) : null;
+    if (hit)
+      found.push({
+        kind: 'manifest_plaintext',
+        at: { file: file.path, line: hit.line },
+        why: `${hit.key} is written in the bind-mounted ${v.source}, which is among the files read`,
       });
   }
   const environmentOnly = found.filter((f) => f.kind === 'environment');

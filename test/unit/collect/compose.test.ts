@@ -544,6 +544,22 @@ describe("where a service's secrets come from, env_file and list-form environmen
     expect(secrets({ 'compose.yaml': service('    volumes:\n      - app.env:/data\n') }).value).toBe('none');
   });
 
+  it('a configuration file bind-mounted for the server is read for secrets written in it', () => {
+    // siakhooi/mcp-mariadb: `./example-config.yaml:/app/config.yaml`, holding `password: secret`.
+    const mount = service('    volumes:\n      - ./example-config.yaml:/app/config.yaml:ro\n');
+    expect(secrets({ 'compose.yaml': mount, 'example-config.yaml': 'mariadb:\n  host: db\n  user: app\n  password: secret\n' })).toEqual({
+      value: 'manifest_plaintext',
+      why: 'password is written in the bind-mounted ./example-config.yaml, which is among the files read',
+      undecided: expect.any(Array),
+    });
+    // A reference or a placeholder there is no secret; a file the files do not hold may hold one.
+    expect(secrets({ 'compose.yaml': mount, 'example-config.yaml': 'mariadb:\n  password: ${DB_PASSWORD}\n' }).value).toBe('none');
+    expect(secrets({ 'compose.yaml': mount, 'example-config.yaml': '{ "api_key": "<your-api-key>" }\n' }).value).toBe('none');
+    const unread = secrets({ 'compose.yaml': mount });
+    expect(unread.value).toBeUndefined();
+    expect(unread.undecided).toContain('container.secrets_source');
+  });
+
   it('a bind mount named for secrets or keys leaves the source open, not "none"', () => {
     // nickweedon/google-docs-mcp-docker: `./credentials:/workspace/credentials`; alexei-led/k8s-mcp-server: `~/.kube`.
     for (const mount of [
