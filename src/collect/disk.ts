@@ -68,6 +68,8 @@ export function wanted(name: string, parent = ''): boolean {
     /\.toml$/.test(n) ||
     /^(go\.mod|go\.sum|yarn\.lock|uv\.lock|poetry\.lock|pnpm-lock\.yaml|cargo\.lock)$/.test(n) ||
     /^requirements.*\.(txt|in)$/.test(n) ||
+    // Java and .NET builds: whether they hold an MCP SDK.
+    /^(pom\.xml|build\.gradle(\.kts)?)$|\.csproj$/.test(n) ||
     // An image's launcher script (`COPY docker/entrypoint.sh /entrypoint.sh`): the command it ends
     // in, and the user it drops to, decide facts of the image that starts it.
     /^(docker-)?(entrypoint|start|run|launch|serve|boot)[\w.-]*\.sh$/.test(n)

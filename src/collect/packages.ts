@@ -9,8 +9,15 @@ import type { At } from './sheet.js';
 const NPM_SDKS =
   /^(@modelcontextprotocol\/(sdk|server|server-[\w-]+)|fastmcp|mcp-framework|@mastra\/mcp|mcp-proxy|supergateway|@cloudflare\/mcp-agent|agents|xmcp)$/;
 const PY_SDKS = /^(mcp|fastmcp|mcp-proxy|mcpo)(\[.*\])?$/i;
-/** rmcp: the official Rust SDK; rust-mcp-sdk: its main alternative. */
-const RUST_SDKS = /^(rmcp|rust-mcp-sdk)$/;
+/** rmcp: the official Rust SDK (mcp-server and mcp-core its crates before it); rust-mcp-sdk: its main alternative. */
+const RUST_SDKS = /^(rmcp|rust-mcp-sdk|mcp-server|mcp-core)$/;
+/**
+ * The Java and .NET SDKs as their build files name them: the official Java SDK's group, Spring AI's
+ * MCP server starters (not its client starter), and the C# SDK's NuGet packages.
+ */
+const JVM_SDKS =
+  /<groupId>\s*io\.modelcontextprotocol\.sdk\s*<\/groupId>|\bio\.modelcontextprotocol\.sdk:|\bspring-ai-(starter-)?mcp-server[\w-]*/;
+const DOTNET_SDKS = /<PackageReference\s+Include="(ModelContextProtocol(\.AspNetCore|\.Core)?)"/i;
 const GO_SDKS = /^(github\.com\/mark3labs\/mcp-go|github\.com\/modelcontextprotocol\/go-sdk|github\.com\/metoro-io\/mcp-golang)$/;
 
 const lineOf = (text: string, needle: string): number => {
@@ -76,6 +83,17 @@ export function mcpDependency(file: TextFile): { at: At; name: string } | null {
         }
       return null;
     }
+    if (base === 'pom.xml' || base === 'build.gradle' || base === 'build.gradle.kts') {
+      const m = JVM_SDKS.exec(file.text);
+      if (m)
+        return { at: { file: file.path, line: lineOf(file.text, m[0]) }, name: m[0].replace(/<\/?groupId>|\s/g, '').replace(/:$/, '') };
+      return null;
+    }
+    if (base.endsWith('.csproj')) {
+      const m = DOTNET_SDKS.exec(file.text);
+      if (m) return { at: { file: file.path, line: lineOf(file.text, m[0]) }, name: m[1]! };
+      return null;
+    }
     if (base === 'go.mod') {
       const rows = file.text.split('\n');
       for (let i = 0; i < rows.length; i++) {
@@ -93,7 +111,8 @@ export function mcpDependency(file: TextFile): { at: At; name: string } | null {
 }
 
 /** Package manifests and lockfiles, by their lower-cased name. */
-const MANIFEST = /^(package\.json|pyproject\.toml|go\.mod|cargo\.toml)$|^requirements.*\.(txt|in)$/;
+const MANIFEST =
+  /^(package\.json|pyproject\.toml|go\.mod|cargo\.toml|pom\.xml|build\.gradle(\.kts)?)$|^requirements.*\.(txt|in)$|\.csproj$/;
 const LOCKFILE =
   /^(package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|yarn\.lock|uv\.lock|poetry\.lock|go\.sum|bun\.lockb?|cargo\.lock)$/;
 

@@ -415,6 +415,41 @@ describe('YAML with a top-level services: that is no Compose file', () => {
   });
 });
 
+describe('Java, .NET and older Rust builds of an MCP server', () => {
+  const image = (files: Record<string, string>) => collectWith(inline(files)).deployments.map((d) => d.name);
+  const dockerfile = (from: string) => `FROM ${from}\nWORKDIR /app\nCOPY . .\nCMD ["./start"]\n`;
+
+  it('are MCP servers by the SDK their build file names', () => {
+    // Spring AI's MCP server starter (ShahMinulAmin/mcp), the C# SDK (estebanjosse/mcp-server-template),
+    // the Rust SDK's crates before rmcp (PromptExecution/rust-cargo-docs-rag-mcp).
+    const pom =
+      '<project>\n  <dependencies>\n    <dependency>\n      <groupId>org.springframework.ai</groupId>\n      <artifactId>spring-ai-starter-mcp-server-webmvc</artifactId>\n    </dependency>\n  </dependencies>\n</project>\n';
+    expect(image({ Dockerfile: dockerfile('eclipse-temurin:21-jre'), 'pom.xml': pom })).toEqual(['image:Dockerfile']);
+    const csproj =
+      '<Project Sdk="Microsoft.NET.Sdk.Web">\n  <ItemGroup>\n    <PackageReference Include="ModelContextProtocol.AspNetCore" Version="0.4.0-preview.3" />\n  </ItemGroup>\n</Project>\n';
+    expect(image({ Dockerfile: dockerfile('mcr.microsoft.com/dotnet/aspnet:9.0'), 'Host.Http.csproj': csproj })).toEqual([
+      'image:Dockerfile',
+    ]);
+    const cargo =
+      '[package]\nname = "docs-rag"\n\n[dependencies]\nmcp-server = { git = "https://github.com/modelcontextprotocol/rust-sdk" }\n';
+    expect(image({ Dockerfile: dockerfile('rust:1.88'), 'Cargo.toml': cargo })).toEqual(['image:Dockerfile']);
+  });
+
+  it("and a build file naming none is another program's: Spring AI's MCP client starter", () => {
+    const client =
+      '<project><dependencies><dependency><artifactId>spring-ai-starter-mcp-client</artifactId></dependency></dependencies></project>\n';
+    expect(image({ Dockerfile: dockerfile('eclipse-temurin:21-jre'), 'pom.xml': client })).toEqual([]);
+    // Walked, a Compose service built from it is no server either (docker/compose-for-agents' akka agent).
+    const root = tempDir('signet-jvm-');
+    writeFileSync(join(root, 'compose.yml'), 'services:\n  agent:\n    build: .\n    ports: ["9000:9000"]\n');
+    writeFileSync(join(root, 'Dockerfile'), dockerfile('eclipse-temurin:21-jre'));
+    writeFileSync(join(root, 'pom.xml'), client);
+    const out = collectFromDisk([root], { root }, doctrine);
+    expect(out.files.map((f) => f.path)).toContain('pom.xml');
+    expect(out.deployments).toEqual([]);
+  });
+});
+
 describe('an image started with an MCP endpoint to call', () => {
   it('is a client of that server: a note, no deployment', () => {
     // freemangh/mcp-demo-server's go-server/cmd/testclient/Dockerfile.
