@@ -12,11 +12,11 @@ const PY_SDKS = /^(mcp|fastmcp|mcp-proxy|mcpo)(\[.*\])?$/i;
 /** rmcp: the official Rust SDK (mcp-server and mcp-core its crates before it); rust-mcp-sdk: its main alternative. */
 const RUST_SDKS = /^(rmcp|rust-mcp-sdk|mcp-server|mcp-core)$/;
 /**
- * The Java and .NET SDKs as their build files name them: the official Java SDK's group, Spring AI's
- * MCP server starters (not its client starter), and the C# SDK's NuGet packages.
+ * The Java and .NET SDKs as their build files name them: the official Java and Kotlin SDKs, Spring
+ * AI's MCP server starters (not its client starter), Quarkus' MCP server, and the C# SDK's NuGet packages.
  */
 const JVM_SDKS =
-  /<groupId>\s*io\.modelcontextprotocol\.sdk\s*<\/groupId>|\bio\.modelcontextprotocol\.sdk:|\bspring-ai-(starter-)?mcp-server[\w-]*/;
+  /<groupId>\s*io\.modelcontextprotocol\.sdk\s*<\/groupId>|\bio\.modelcontextprotocol\.sdk:|\bio\.modelcontextprotocol:kotlin-sdk[\w-]*|\bspring-ai-(starter-)?mcp-server[\w-]*|\bquarkus-mcp-server[\w-]*/;
 const DOTNET_SDKS = /<PackageReference\s+Include="(ModelContextProtocol(\.AspNetCore|\.Core)?)"/i;
 const GO_SDKS = /^(github\.com\/mark3labs\/mcp-go|github\.com\/modelcontextprotocol\/go-sdk|github\.com\/metoro-io\/mcp-golang)$/;
 

@@ -23,7 +23,11 @@ const NO_SECRET = new RegExp(
   String.raw`^\s*${AUTH_SCHEME}(unused|dummy|none|null|fake|not[-_ ]?(needed|used|required|set)|no[-_]?(key|token|auth))\s*$`,
   'i',
 );
-export const saysNoSecret = (value: string): boolean => NO_SECRET.test(value);
+/**
+ * Or a switch, not a secret: a boolean (dtkmn/mcp-zap-server's
+ * `MCP_SECURITY_ALLOW_PLACEHOLDER_API_KEY: "false"`, a name that ends like a key's).
+ */
+export const saysNoSecret = (value: string): boolean => NO_SECRET.test(value) || /^\s*(true|false|yes|no|on|off)\s*$/i.test(value);
 
 /** A placeholder for the user to replace, or a value that says none is needed: <your-token>, YOUR_API_KEY, your-api-key-here, xxx, unused, ... */
 const PLACEHOLDER = new RegExp(

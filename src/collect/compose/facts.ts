@@ -224,7 +224,12 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       const callee = candidates.find((o) => o !== c && callsMcpOf(c, o.s.name))!;
       clients.set(name, callee.s.name);
     } else if (built) evidence.set(name, `its build copies a manifest that depends on ${built.name}`);
-    else if (/mcp/i.test(`${name} ${c.image ?? ''} ${JSON.stringify(c.s.spec['command'] ?? '')}`))
+    // Its container_name too, where MCP is a word of it (s3915185/untitled's mcp-untitled-server-container),
+    // not a project's prefix (yz778/MCPJungle's mcpjungle-pgadmin).
+    else if (
+      /mcp/i.test(`${name} ${c.image ?? ''} ${JSON.stringify(c.s.spec['command'] ?? '')}`) ||
+      /(^|[^a-z])mcp([^a-z]|$)/i.test(str(c.s.spec['container_name']) ?? '')
+    )
       evidence.set(name, 'its name, image or command names MCP');
     // Another service calls its MCP endpoint (emergingrobotics/genai-toolbox-testing's agent:
     // `MCP_URL=http://toolbox:5000/mcp/sse`): what it serves there is MCP.
@@ -450,6 +455,9 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     // A stdio server listens on no address and clients reach it through the container engine, not a network.
     const stdio = sheet.get('transport.kind') === 'stdio';
     if (stdio) sheet.reopen('exposure.bind_address_class', 'a stdio server listens on no address: its client is attached to its stdin');
+    // Nor does it take network ingress for a proxy to restrict.
+    if (stdio && !proxy && sheet.get('exposure.ingress_restricted_to_proxy') === false)
+      sheet.reopen('exposure.ingress_restricted_to_proxy', 'a stdio server takes no network ingress: its client is attached to its stdin');
     if (entryPorts.kind === 'loopback') {
       sheet.set('exposure.endpoint_address_class', 'loopback', entryPorts.at, `${entry.s.name} is published on ${entryPorts.text} only`);
       sheet.set(
@@ -776,7 +784,15 @@ function containerFacts(sheet: FactSheet, srv: Svc, project: ComposeProject): vo
   // Bind mounts (a path, not a volume name): the deployment's own files, or the host's.
   const binds = vols.filter((v) => isHostPath(v.source)).map((v) => v.source);
   const mounts = worstHostPaths(binds);
-  if (mounts)
+  // The engine's socket, however mounted, is a host system path (docker/compose-for-agents' gateways).
+  if (spec['use_api_socket'] === true)
+    sheet.set(
+      'container.host_path_mounts',
+      'host_system',
+      at('use_api_socket'),
+      "use_api_socket: true mounts the container engine's API socket from the host",
+    );
+  else if (mounts)
     sheet.set(
       'container.host_path_mounts',
       mounts,

@@ -430,6 +430,12 @@ describe('Java, .NET and older Rust builds of an MCP server', () => {
     expect(image({ Dockerfile: dockerfile('mcr.microsoft.com/dotnet/aspnet:9.0'), 'Host.Http.csproj': csproj })).toEqual([
       'image:Dockerfile',
     ]);
+    // Kotlin's SDK and Quarkus' MCP server.
+    const gradle = 'dependencies {\n  implementation("io.modelcontextprotocol:kotlin-sdk:0.5.0")\n}\n';
+    expect(image({ Dockerfile: dockerfile('eclipse-temurin:21-jre'), 'build.gradle.kts': gradle })).toEqual(['image:Dockerfile']);
+    const quarkus =
+      '<project><dependencies><dependency><artifactId>quarkus-mcp-server-sse</artifactId></dependency></dependencies></project>\n';
+    expect(image({ Dockerfile: dockerfile('eclipse-temurin:21-jre'), 'pom.xml': quarkus })).toEqual(['image:Dockerfile']);
     const cargo =
       '[package]\nname = "docs-rag"\n\n[dependencies]\nmcp-server = { git = "https://github.com/modelcontextprotocol/rust-sdk" }\n';
     expect(image({ Dockerfile: dockerfile('rust:1.88'), 'Cargo.toml': cargo })).toEqual(['image:Dockerfile']);

@@ -1262,3 +1262,43 @@ describe('a Compose server that serves TLS itself', () => {
     expect(d.sources['tls.enabled']![0]).toMatchObject({ line: 5, why: 'the server serves TLS itself (--ssl-certfile and its key)' });
   });
 });
+
+describe('misreadings the regression audit found', () => {
+  const one = (compose: string, files: Record<string, string> = {}) =>
+    collectWith(inline({ 'compose.yaml': compose, ...files })).deployments;
+
+  it("use_api_socket mounts a host system path, the engine's socket", () => {
+    // docker/compose-for-agents' adk-sock-shop gateway.
+    const [d] = one('services:\n  mcp-gateway:\n    image: docker/mcp-gateway:v2\n    use_api_socket: true\n    ports: ["8811:8811"]\n');
+    expect(fact(d!, 'container.docker_socket_mounted')).toBe(true);
+    expect(fact(d!, 'container.host_path_mounts')).toBe('host_system');
+  });
+
+  it('a switch named like a key is no secret', () => {
+    // dtkmn/mcp-zap-server: MCP_SECURITY_ALLOW_PLACEHOLDER_API_KEY: "false" beside keys from the environment.
+    const [d] = one(
+      'services:\n  mcp-server:\n    image: ghcr.io/acme/mcp:1.0.0\n    environment:\n      MCP_API_KEY: ${MCP_API_KEY}\n      MCP_SECURITY_ALLOW_PLACEHOLDER_API_KEY: "false"\n',
+    );
+    expect(fact(d!, 'container.secrets_source')).toBeUndefined();
+    expect(d!.reasons['container.secrets_source']).toMatch(/^MCP_API_KEY comes from the operator's environment/);
+  });
+
+  it('a stdio server takes no network ingress for a proxy to restrict', () => {
+    // alexei-led/k8s-mcp-server: K8S_MCP_TRANSPORT=stdio, no ports.
+    const [d] = one(
+      'services:\n  k8s-mcp-server:\n    image: ghcr.io/acme/k8s-mcp:1.0.0\n    environment:\n      K8S_MCP_TRANSPORT: stdio\n',
+    );
+    expect(fact(d!, 'exposure.ingress_restricted_to_proxy')).toBeUndefined();
+    expect(d!.reasons['exposure.ingress_restricted_to_proxy']).toBe(
+      'a stdio server takes no network ingress: its client is attached to its stdin',
+    );
+  });
+
+  it('a container_name with MCP as a word of it names the server; a project prefix does not', () => {
+    // s3915185/untitled's app (mcp-untitled-server-container) beside yz778/MCPJungle's mcpjungle-pgadmin.
+    const deployments = one(
+      'services:\n  app:\n    image: acme/app:1.0\n    container_name: mcp-untitled-server-container\n    ports: ["8080:8080"]\n  pgadmin:\n    image: dpage/pgadmin4:latest\n    container_name: mcpjungle-pgadmin\n',
+    );
+    expect(deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:app']);
+  });
+});
