@@ -224,12 +224,8 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       const callee = candidates.find((o) => o !== c && callsMcpOf(c, o.s.name))!;
       clients.set(name, callee.s.name);
     } else if (built) evidence.set(name, `its build copies a manifest that depends on ${built.name}`);
-    // Its container_name too, where MCP is a word of it (s3915185/untitled's mcp-untitled-server-container),
-    // not a project's prefix (yz778/MCPJungle's mcpjungle-pgadmin).
-    else if (
-      /mcp/i.test(`${name} ${c.image ?? ''} ${JSON.stringify(c.s.spec['command'] ?? '')}`) ||
-      /(^|[^a-z])mcp([^a-z]|$)/i.test(str(c.s.spec['container_name']) ?? '')
-    )
+    // Not its container_name: a test fixture's squid is `mcp-test-proxy`, a pgAdmin `mcpjungle-pgadmin`.
+    else if (/mcp/i.test(`${name} ${c.image ?? ''} ${JSON.stringify(c.s.spec['command'] ?? '')}`))
       evidence.set(name, 'its name, image or command names MCP');
     // Another service calls its MCP endpoint (emergingrobotics/genai-toolbox-testing's agent:
     // `MCP_URL=http://toolbox:5000/mcp/sse`): what it serves there is MCP.

@@ -1294,11 +1294,10 @@ describe('misreadings the regression audit found', () => {
     );
   });
 
-  it('a container_name with MCP as a word of it names the server; a project prefix does not', () => {
-    // s3915185/untitled's app (mcp-untitled-server-container) beside yz778/MCPJungle's mcpjungle-pgadmin.
+  it('a container_name names nothing: a test proxy is mcp-test-proxy, a pgAdmin mcpjungle-pgadmin', () => {
     const deployments = one(
-      'services:\n  app:\n    image: acme/app:1.0\n    container_name: mcp-untitled-server-container\n    ports: ["8080:8080"]\n  pgadmin:\n    image: dpage/pgadmin4:latest\n    container_name: mcpjungle-pgadmin\n',
+      'services:\n  proxy:\n    image: ubuntu/squid:latest\n    container_name: mcp-test-proxy\n    ports: ["3128:3128"]\n  pgadmin:\n    image: dpage/pgadmin4:latest\n    container_name: mcpjungle-pgadmin\n',
     );
-    expect(deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:app']);
+    expect(deployments).toEqual([]);
   });
 });
