@@ -658,7 +658,10 @@ function podFacts(sheet: FactSheet, w: Workload, set: K8sSet): void {
   // The API token: the pod's setting, else its ServiceAccount's (when that object is among the files).
   const automount = w.pod['automountServiceAccountToken'];
   const saName = String(w.pod['serviceAccountName'] ?? 'default');
-  const sa = set.objects.find((o) => o.kind === 'ServiceAccount' && o.name === saName);
+  // In the pod's own namespace: GoogleCloudPlatform/kubectl-ai's GKE manifest beside it defines a
+  // ServiceAccount of the same name in namespace kubectl-ai.
+  const nsOf = (o: K8sObject) => String(getPath(o.value, ['metadata', 'namespace']) ?? '');
+  const sa = set.objects.find((o) => o.kind === 'ServiceAccount' && o.name === saName && nsOf(o) === nsOf(w.o));
   if (automount !== undefined)
     sheet.set(
       'container.service_account_token_mounted',
@@ -671,7 +674,7 @@ function podFacts(sheet: FactSheet, w: Workload, set: K8sSet): void {
     sheet.set(
       'container.service_account_token_mounted',
       v !== false,
-      sa.at(v === undefined ? '' : 'automountServiceAccountToken'),
+      sa.at(v === undefined ? 'metadata' : 'automountServiceAccountToken'),
       `ServiceAccount ${saName}: automountServiceAccountToken ${v === undefined ? 'not set (mounted by default)' : String(v)}`,
     );
   } else

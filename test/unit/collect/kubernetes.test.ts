@@ -1001,3 +1001,17 @@ describe('a server that serves TLS itself', () => {
     expect(fact(collectWith(inline({ 'k8s/all.yaml': aws })).deployments[0]!, 'tls.enabled')).toBeUndefined();
   });
 });
+
+describe("a pod's ServiceAccount", () => {
+  it('is the one of its own namespace, cited where it is defined', () => {
+    // GoogleCloudPlatform/kubectl-ai: k8s/kubectl-ai.yaml (no namespace) beside kubectl-ai-gke.yaml,
+    // whose ServiceAccount of the same name lives in namespace kubectl-ai and mounts no token.
+    const pod = (ns: string) =>
+      `apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: kubectl-ai${ns} }\nspec:\n  selector: { matchLabels: { app: kubectl-ai } }\n  template:\n    metadata: { labels: { app: kubectl-ai } }\n    spec:\n      serviceAccountName: kubectl-ai\n      containers:\n        - { name: kubectl-ai, image: "ghcr.io/acme/mcp-kubectl:1.0.0" }\n`;
+    // Read as one set: the other namespace's ServiceAccount first, then the pod's own.
+    const manifest = `kind: ServiceAccount\napiVersion: v1\nmetadata:\n  name: kubectl-ai\n  namespace: kubectl-ai\nautomountServiceAccountToken: false\n---\n${pod('')}---\nkind: ServiceAccount\napiVersion: v1\nmetadata:\n  name: kubectl-ai\n`;
+    const d = collectWith(inline({ 'k8s/all.yaml': manifest })).deployments[0]!;
+    expect(fact(d, 'container.service_account_token_mounted')).toBe(true);
+    expect(d.sources['container.service_account_token_mounted']![0]).toMatchObject({ file: 'k8s/all.yaml', line: 22 });
+  });
+});
