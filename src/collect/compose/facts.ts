@@ -354,6 +354,8 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
         ? only
         : undefined);
     const published = publishedPorts(srv);
+    // What the container runs: its entrypoint and command, as Compose starts them.
+    const run = runOf(srv);
     // Clients reach the proxy, and the server too where it publishes a port of its own: the wider decides
     // (cbcoutinho/nextcloud-mcp-server publishes 127.0.0.1:8000 beside an nginx that publishes nothing).
     const WIDTH = { none: 0, loopback: 1, unknown: 2, all_interfaces: 3 };
@@ -436,13 +438,11 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       sheet.set('exposure.behind_reverse_proxy', false, at(), 'no proxy of the project forwards to the server');
       sheet.set('exposure.ingress_restricted_to_proxy', false, at(), 'there is no proxy to restrict ingress to');
       // Nothing in front terminates TLS: the server's own certificate flags, or a health check over plain HTTP.
-      const run = runOf(srv);
       const flag = tlsFlags(wordsOf(run.parts));
       const plain = flag ? null : plainHealthcheck(srv, published);
       if (flag) sheet.set('tls.enabled', true, run.at, `the server serves TLS itself (${flag} and its key)`);
       else if (plain) sheet.set('tls.enabled', false, plain.at, plain.why);
     }
-    const run = runOf(srv);
     // An image ENTRYPOINT the service keeps may be a script that ends in the server's command.
     const script = spec['entrypoint'] === undefined && srv.df ? scriptCommand(srv.df, ctx.inputs, srv.contextDir ?? '') : null;
     if (spec['user'] === undefined) privilegeDrop(sheet, script);
