@@ -8,8 +8,8 @@ import type { At } from '../sheet.js';
 import { Override, RESET, readYaml, type YamlDoc } from '../yaml-lines.js';
 import { interpolateTree, parseDotenv, Unresolved } from './interpolate.js';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Unresolved);
+export type Obj = Record<string, unknown>;
+export const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Unresolved);
 
 export interface ComposeService {
   name: string;

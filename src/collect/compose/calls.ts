@@ -1,0 +1,51 @@
+// How the services of a Compose project name one another: depends_on, a host name in a command,
+// environment value or label, a URL of another's endpoint.
+import { literal } from '../../shared/regexp.js';
+import { Unresolved } from './interpolate.js';
+import { isObj } from './load.js';
+import type { Svc } from './service.js';
+
+/** Whether a service's depends_on names another (list or map form). */
+export function dependsOn(svc: Svc, target: string): boolean {
+  const deps = svc.s.spec['depends_on'];
+  return Array.isArray(deps) ? deps.includes(target) : isObj(deps) && target in deps;
+}
+
+/** Text of a service's command line, environment values and labels: where a proxy names its upstream. */
+export function mentions(svc: Svc, target: string): boolean {
+  const spec = svc.s.spec;
+  // Variables that name an authentication sidecar, a datastore or telemetry are not the route clients take.
+  const env = Object.entries(isObj(spec['environment']) ? spec['environment'] : {}).filter(
+    ([k]) => !/AUTH|VERIF|OAUTH|TOKEN|REDIS|DATABASE|_DB|CACHE|METRIC|LOG|OTEL/i.test(k),
+  );
+  const words = [spec['command'], spec['entrypoint'], env.map(([, v]) => v), Object.values(isObj(spec['labels']) ? spec['labels'] : {})]
+    .flat(2)
+    .map((v) => (v instanceof Unresolved ? v.asEmpty : String(v ?? '')));
+  const re = new RegExp(`(^|[/@\\s=,"'])${literal(target)}(:\\d+|/|$|[\\s,"'])`);
+  return words.some((w) => re.test(w));
+}
+
+/**
+ * A service whose command or environment names the server in a URL: its MCP endpoint
+ * (`http://server:8001/mcp`) where `endpoint`, else any URL of it (`http://server:8000`).
+ */
+export function callsByUrl(svc: Svc, server: string, endpoint = false): boolean {
+  const spec = svc.s.spec;
+  const env = Object.values(isObj(spec['environment']) ? spec['environment'] : {});
+  const re = new RegExp(`://${literal(server)}(:\\d+)?${endpoint ? '/(mcp|sse)\\b' : '(/|$|[\\s"\'])'}`);
+  return [spec['command'], spec['entrypoint'], env]
+    .flat(2)
+    .map((v) => (v instanceof Unresolved ? v.asEmpty : String(v ?? '')))
+    .some((w) => re.test(w));
+}
+
+/**
+ * A service that calls another's MCP endpoint: a URL of it with an MCP path, or in a variable
+ * named for MCP (`MCP_GATEWAY_URL=http://mcp-gateway:8811`).
+ */
+export function callsMcpOf(svc: Svc, server: string): boolean {
+  if (callsByUrl(svc, server, true)) return true;
+  const env = Object.entries(isObj(svc.s.spec['environment']) ? svc.s.spec['environment'] : {});
+  const re = new RegExp(`://${literal(server)}(:\\d+)?(/|$)`);
+  return env.some(([k, v]) => /MCP/i.test(k) && re.test(v instanceof Unresolved ? v.asEmpty : String(v ?? '')));
+}

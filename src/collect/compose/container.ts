@@ -1,0 +1,175 @@
+// The container a Compose service runs: replicas, user, capabilities, mounts, namespaces, limits,
+// health check and published ports.
+import { userIsRoot } from '../build-facts.js';
+import { checksNothing, DAEMON_NNP } from '../docker-defaults.js';
+import { isHostPath, worstHostPaths } from '../host-paths.js';
+import { tlsVerification } from '../server-args.js';
+import type { At, FactSheet } from '../sheet.js';
+import { isObj, type Obj } from './load.js';
+import { healthcheckOf, publishedPorts, type Svc, str, volumesOf } from './service.js';
+
+export function replicas(sheet: FactSheet, srv: Svc): void {
+  const spec = srv.s.spec;
+  const deploy = isObj(spec['deploy']) ? spec['deploy'] : {};
+  const n = Number(deploy['replicas'] ?? spec['scale'] ?? 1);
+  const where =
+    deploy['replicas'] !== undefined ? srv.s.at('deploy', 'replicas') : spec['scale'] !== undefined ? srv.s.at('scale') : srv.s.at();
+  if (Number.isInteger(n) && n >= 1)
+    sheet.set(
+      'deployment.replicas',
+      n,
+      where,
+      (deploy['replicas'] ?? spec['scale'])
+        ? 'replicas set in the service'
+        : 'Compose starts one container per service unless scaled (a --scale on the command line is not in the files)',
+    );
+}
+
+export function containerFacts(sheet: FactSheet, srv: Svc): void {
+  const spec = srv.s.spec;
+  const at = (...p: (string | number)[]) => srv.s.at(...p);
+  const user = str(spec['user']);
+  if (user !== null) {
+    const root = userIsRoot(user);
+    if (root !== null) sheet.set('container.runs_as_root', root, at('user'), `user: "${user}"`);
+  }
+  sheet.set(
+    'container.read_only_root_fs',
+    spec['read_only'] === true,
+    at(spec['read_only'] === undefined ? '' : 'read_only'),
+    spec['read_only'] === true ? 'read_only: true' : 'no read_only: true (Compose mounts the root filesystem writable)',
+  );
+  const drop = ((spec['cap_drop'] as unknown[]) ?? []).map(String);
+  const add = ((spec['cap_add'] as unknown[]) ?? []).map(String);
+  const dropped = drop.some((c) => /^(CAP_)?ALL$/i.test(c)) && add.length === 0;
+  sheet.set(
+    'container.capabilities_dropped',
+    dropped,
+    at(spec['cap_drop'] ? 'cap_drop' : ''),
+    dropped ? 'cap_drop: [ALL], nothing added back' : add.length ? `cap_add: ${add.join(', ')}` : 'no cap_drop: [ALL]',
+  );
+  const secOpt = ((spec['security_opt'] as unknown[]) ?? []).map(String);
+  const nnp = secOpt.find((o) => /^no-new-privileges([:=](true|false))?$/.test(o));
+  if (nnp) sheet.set('container.no_new_privileges', !/false$/.test(nnp), at('security_opt'), `security_opt ${nnp}`);
+  else sheet.undecided('container.no_new_privileges', DAEMON_NNP);
+  const privileged = spec['privileged'] === true;
+  sheet.set('container.privileged', privileged, at(privileged ? 'privileged' : ''), privileged ? 'privileged: true' : 'not privileged');
+  const seccomp = secOpt.find((o) => /^seccomp[:=]/.test(o));
+  if (privileged) sheet.set('container.seccomp', 'unconfined', at('privileged'), 'privileged: true disables seccomp');
+  else if (seccomp) sheet.set('container.seccomp', /unconfined$/.test(seccomp) ? 'unconfined' : 'custom', at('security_opt'), seccomp);
+  else sheet.set('container.seccomp', 'runtime_default', at(), 'no seccomp option: Docker applies its default profile');
+  const vols = volumesOf(srv);
+  const sock = vols.find((v) => /(docker|containerd|podman)\.sock$/.test(v.source));
+  // Compose's `use_api_socket: true` mounts the engine's API socket (and the user's registry
+  // credentials) into the container: docker/compose-for-agents runs its MCP gateway so.
+  if (spec['use_api_socket'] === true)
+    sheet.set(
+      'container.docker_socket_mounted',
+      true,
+      at('use_api_socket'),
+      "use_api_socket: true mounts the container engine's API socket",
+    );
+  else
+    sheet.set(
+      'container.docker_socket_mounted',
+      !!sock,
+      at(sock ? 'volumes' : ''),
+      sock ? `${sock.source} is mounted` : 'no container runtime socket among the volumes',
+    );
+  // Bind mounts (a path, not a volume name): the deployment's own files, or the host's.
+  const binds = vols.filter((v) => isHostPath(v.source)).map((v) => v.source);
+  const mounts = worstHostPaths(binds);
+  // The engine's socket, however mounted, is a host system path (docker/compose-for-agents' gateways).
+  if (spec['use_api_socket'] === true)
+    sheet.set(
+      'container.host_path_mounts',
+      'host_system',
+      at('use_api_socket'),
+      "use_api_socket: true mounts the container engine's API socket from the host",
+    );
+  else if (mounts)
+    sheet.set(
+      'container.host_path_mounts',
+      mounts,
+      at(binds.length ? 'volumes' : ''),
+      binds.length ? `bind mounts: ${binds.join(', ')}` : 'no bind mount',
+    );
+  else sheet.undecided('container.host_path_mounts', `whether ${binds.join(', ')} belongs to the deployment is not shown`);
+  const shared = ['network_mode', 'pid', 'ipc'].filter((k) => spec[k] === 'host');
+  sheet.set(
+    'container.host_namespaces',
+    shared.length > 0,
+    at(shared[0] ?? ''),
+    shared.length ? shared.map((k) => `${k}: host`).join(', ') : 'no host network, PID or IPC namespace',
+  );
+  tlsVerification(sheet, isObj(spec['environment']) ? (spec['environment'] as Obj) : {}, (k) => at('environment', k));
+  if (spec['userns_mode'] === 'host') sheet.set('container.user_namespace', false, at('userns_mode'), 'userns_mode: host');
+  else
+    sheet.undecided(
+      'container.user_namespace',
+      "user namespaces are the Docker daemon's setting (userns-remap, rootless), not in the files",
+    );
+  const deploy = isObj(spec['deploy']) ? spec['deploy'] : {};
+  const limits =
+    isObj(deploy['resources']) && isObj((deploy['resources'] as Obj)['limits']) ? ((deploy['resources'] as Obj)['limits'] as Obj) : {};
+  const mem = spec['mem_limit'] ?? limits['memory'];
+  const cpus = spec['cpus'] ?? limits['cpus'];
+  const pids = spec['pids_limit'] ?? limits['pids'];
+  const all = mem !== undefined && cpus !== undefined && pids !== undefined;
+  sheet.set(
+    'container.resource_limits',
+    all,
+    at(spec['mem_limit'] !== undefined ? 'mem_limit' : 'deploy'),
+    all
+      ? 'memory, CPU and process limits set'
+      : `missing: ${[mem === undefined && 'memory', cpus === undefined && 'cpus', pids === undefined && 'pids_limit'].filter(Boolean).join(', ')}`,
+  );
+  const hc = spec['healthcheck'];
+  if (isObj(hc)) {
+    const off = hc['disable'] === true || (Array.isArray(hc['test']) && hc['test'][0] === 'NONE');
+    if (off) sheet.set('container.healthcheck', false, at('healthcheck'), 'healthcheck disabled');
+    else if (hc['test'] !== undefined && checksNothing([hc['test']].flat().map(String).join(' ')))
+      sheet.set(
+        'container.healthcheck',
+        false,
+        at('healthcheck', 'test'),
+        'the healthcheck can never fail: it checks nothing of the server',
+      );
+    else if (hc['test'] !== undefined) sheet.set('container.healthcheck', true, at('healthcheck'), 'healthcheck in the service');
+  }
+  const ports = publishedPorts(srv);
+  if (ports.kind === 'unknown')
+    sheet.undecided('container.published_ports', `ports: ${ports.text} by default, but a .env the files do not hold may change them`);
+  else sheet.set('container.published_ports', ports.kind, ports.at, ports.kind === 'none' ? 'no ports: entry' : `ports: ${ports.text}`);
+}
+
+/**
+ * A health check that fetches `http://localhost:PORT` inside the container, where PORT is a
+ * container port the service publishes with nothing in front: clients reach that port in plain
+ * HTTP (the check succeeds only if it answers plain HTTP).
+ */
+export function plainHealthcheck(
+  srv: Svc,
+  published: { kind: string; text: string },
+  front = 'with no proxy in front',
+): { at: At; why: string } | null {
+  if (published.kind === 'none') return null;
+  const targets = new Set(
+    published.text
+      .split(', ')
+      .map((t) => t.split('/')[0]!.split(':').pop()!)
+      .filter((p) => /^\d+$/.test(p)),
+  );
+  // One published port: the health check's port is the one that serves the endpoint.
+  if (targets.size !== 1) return null;
+  const c = healthcheckOf(srv);
+  if (c) {
+    const m = /\bhttp:\/\/(?:localhost|127\.0\.0\.1|\[::1\])(?::(\d+))?/.exec(c.test);
+    if (m && targets.has(m[1] ?? '80'))
+      return {
+        at: c.at,
+        why: `the health check fetches http://…:${m[1] ?? '80'} and the service publishes that port (${published.text}) ${front}: clients reach it in plain HTTP`,
+      };
+  }
+  return null;
+}

@@ -1,0 +1,138 @@
+// Which services of a Compose project are MCP servers and which are proxies: named by the caller,
+// or shown by the files (a proxy forwards to it, an MCP SDK in its build, "mcp" in its name).
+import type { Context } from '../context.js';
+import { manifestsOfBuild, mcpEvidenceOfBuild } from '../packages.js';
+import { runsAuthenticator, runsMcpClient } from '../roles.js';
+import { callsMcpOf, dependsOn, mentions } from './calls.js';
+import { type ComposeProject, isObj } from './load.js';
+import { composeDir, containerEnv, describe, type Svc, str, volumesOf } from './service.js';
+
+export interface Selection {
+  svcs: Svc[];
+  proxies: Svc[];
+  servers: Svc[];
+  /** Why each server is read as one. */
+  evidence: Map<string, string>;
+}
+
+export function selectServers(ctx: Context, project: ComposeProject): Selection | null {
+  // Services another waits on to run to completion (`condition: service_completed_successfully`).
+  const completed = new Set(
+    [...project.services.values()].flatMap((s) => {
+      const deps = s.spec['depends_on'];
+      return isObj(deps)
+        ? Object.keys(deps).filter((d) => isObj(deps[d]) && deps[d]['condition'] === 'service_completed_successfully')
+        : [];
+    }),
+  );
+  const svcs = [...project.services.values()].map((s) => describe(ctx, project, s, completed));
+  for (const i of project.inactive)
+    ctx.note(i.at.file, `service ${i.name} is left out: its profiles (${i.profiles.join(', ')}) are not enabled`);
+  for (const n of project.notes) ctx.note(project.entry, n);
+  const proxies = svcs.filter((v) => v.role?.kind === 'proxy');
+  const candidates = svcs.filter(
+    (v) =>
+      !v.oneShot &&
+      v.role === null &&
+      !runsAuthenticator(v.s.spec['entrypoint'], v.s.spec['command']) &&
+      !runsMcpClient(str(v.s.spec['image']) ?? null, v.s.spec['entrypoint'], v.s.spec['command']) &&
+      // A service named for the MCP Inspector (asaikali/remote-mcp-protocol's mcp-inspector starts it
+      // through its image's entry-point.sh) is the Inspector, a client.
+      ![v.s.name, str(v.s.spec['container_name']) ?? ''].some((n) => /^(mcp[-_]?)?inspector$/i.test(n)),
+  );
+
+  // The MCP servers: named by the caller, or with evidence (a proxy forwards to it, an MCP SDK in
+  // its build, "mcp" in its name, image or command), or the only long-running service left, in
+  // a file the caller named or built from the files (ctx.pointedAt).
+  const wanted = ctx.options.servers ?? [];
+  const evidence = new Map<string, string>();
+  const clients = new Map<string, string>();
+  for (const c of candidates) {
+    const name = c.s.name;
+    const built = c.contextDir !== null && c.df ? mcpEvidenceOfBuild(ctx.inputs, c.contextDir, c.df.copied) : null;
+    if (wanted.includes(name)) evidence.set(name, 'named with --server');
+    else if (
+      proxies.some((p) => mentions(p, name) || ctx.proxyConfigNames(p.contextDir, volumesOf(p), name, composeDir(project), containerEnv(p)))
+    )
+      evidence.set(name, 'a proxy of the project forwards to it');
+    // An MCP SDK serves clients and servers alike: a service that calls another's MCP endpoint
+    // (`MCPGATEWAY_ENDPOINT=http://mcp-gateway:8811/sse`) is that service's client, not a server.
+    else if (built && candidates.some((o) => o !== c && callsMcpOf(c, o.s.name))) {
+      const callee = candidates.find((o) => o !== c && callsMcpOf(c, o.s.name))!;
+      clients.set(name, callee.s.name);
+    } else if (built) evidence.set(name, `its build copies a manifest that depends on ${built.name}`);
+    // Not its container_name: a test fixture's squid is `mcp-test-proxy`, a pgAdmin `mcpjungle-pgadmin`.
+    else if (/mcp/i.test(`${name} ${c.image ?? ''} ${JSON.stringify(c.s.spec['command'] ?? '')}`))
+      evidence.set(name, 'its name, image or command names MCP');
+    // Another service calls its MCP endpoint (emergingrobotics/genai-toolbox-testing's agent:
+    // `MCP_URL=http://toolbox:5000/mcp/sse`): what it serves there is MCP.
+    else if (svcs.some((v) => v !== c && callsMcpOf(v, name)))
+      evidence.set(name, `service ${svcs.find((v) => v !== c && callsMcpOf(v, name))!.s.name} calls its MCP endpoint`);
+  }
+  // "mcp" in a service's name alone, its image another product's, while a server of the stack
+  // depends on it: that server's backend (WebSurfinMurf/mcp's mcp-ib-gateway runs
+  // ghcr.io/gnzsnz/ib-gateway for mcp-ib), not a server of its own.
+  const backends = new Map<string, string>();
+  for (const c of candidates) {
+    if (wanted.length || evidence.get(c.s.name) !== 'its name, image or command names MCP') continue;
+    if (/mcp/i.test(`${c.image ?? ''} ${JSON.stringify(c.s.spec['command'] ?? '')}`)) continue;
+    const user = candidates.find(
+      (o) => o !== c && evidence.has(o.s.name) && (dependsOn(o, c.s.name) || mentions(o, c.s.name)) && !backends.has(o.s.name),
+    );
+    if (user) backends.set(c.s.name, user.s.name);
+  }
+  // Two services of one build: the MCP SDK in it is the server's, which the image's own command
+  // starts; a sibling that replaces that command with another program (ranjanjyoti152/LLM-MCP's
+  // dashboard, `python dashboard.py`) runs something else from the same image.
+  const sameBuild = (a: Svc, b: Svc) => a.dockerfile !== null && a.dockerfile === b.dockerfile && a.contextDir === b.contextDir;
+  const siblings = new Map<string, string>();
+  const namesMcp = (v: Svc) => /mcp/i.test(JSON.stringify([v.s.spec['command'] ?? '', v.s.spec['entrypoint'] ?? '']));
+  for (const c of candidates) {
+    if (wanted.length || !evidence.get(c.s.name)?.startsWith('its build copies a manifest')) continue;
+    if (c.s.spec['command'] === undefined || namesMcp(c) || /mcp/i.test(c.s.name)) continue;
+    const server = candidates.find(
+      (o) => o !== c && sameBuild(o, c) && evidence.has(o.s.name) && (o.s.spec['command'] === undefined || namesMcp(o)),
+    );
+    if (server) siblings.set(c.s.name, server.s.name);
+  }
+  for (const [sibling, server] of siblings) {
+    evidence.delete(sibling);
+    ctx.note(
+      project.entry,
+      `service ${sibling} runs another program (its command) from the image ${server} serves MCP from: the MCP SDK in the build is that server's, and ${sibling} is not read as one; name it with --server if it serves MCP`,
+    );
+  }
+  for (const [backend, user] of backends) {
+    evidence.delete(backend);
+    ctx.note(
+      project.entry,
+      `service ${backend} names MCP only in its name and runs another product's image, which ${user} depends on: a backend of that server, not read as one; name it with --server if it serves MCP`,
+    );
+  }
+  let servers = candidates.filter((c) => (wanted.length ? wanted.includes(c.s.name) : evidence.has(c.s.name)));
+  if (!wanted.length)
+    for (const [client, callee] of clients)
+      ctx.note(
+        project.entry,
+        `service ${client} calls ${callee}'s MCP endpoint: a client of it (the MCP SDK in its build serves clients too), not read as a server; name it with --server if it serves MCP as well`,
+      );
+  // Built from the files, the only service counts unless its build shows what it is: manifests
+  // with no MCP SDK (getzep/graphiti's REST server beside its MCP server's own compose files).
+  const only = candidates.length === 1 ? candidates[0]! : null;
+  const builtAsOther = only?.df && only.contextDir !== null && manifestsOfBuild(ctx.inputs, only.contextDir, only.df.copied).length > 0;
+  if (!servers.length && !wanted.length && only && (ctx.pointedAt(project.files) || (only.dockerfile && !builtAsOther))) {
+    servers = candidates;
+    evidence.set(
+      candidates[0]!.s.name,
+      `the only long-running service that is neither a proxy nor a datastore${candidates[0]!.dockerfile ? ', built from the files' : ', in a file named'}`,
+    );
+  }
+  if (!servers.length) {
+    ctx.note(
+      project.entry,
+      `no service of this Compose project is recognisably an MCP server (candidates: ${candidates.map((c) => c.s.name).join(', ') || 'none'}); name it with --server`,
+    );
+    return null;
+  }
+  return { svcs, proxies, servers, evidence };
+}

@@ -1,0 +1,188 @@
+// A Compose service as the collector reads it: what it runs and builds, its environment, volumes,
+// ports and health check, written where the project's files say.
+import { posix } from 'node:path';
+import type { Context } from '../context.js';
+import type { DockerfileInfo } from '../dockerfile.js';
+import { volumeParts } from '../host-paths.js';
+import { dirOf } from '../inputs.js';
+import type { EnvValue } from '../profiles/signet.js';
+import { builtRole, imageRole, type Role } from '../roles.js';
+import type { At } from '../sheet.js';
+import type { Labels } from '../traefik.js';
+import { Unresolved } from './interpolate.js';
+import { asMap, type ComposeProject, type ComposeService, isObj, networksMap, type Obj } from './load.js';
+
+export const str = (v: unknown): string | null => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null);
+
+export interface Svc {
+  s: ComposeService;
+  role: Role;
+  /** The image it runs: `image:` or the final FROM of its Dockerfile. */
+  image: string | null;
+  dockerfile: string | null;
+  /** That Dockerfile as this service's build reads it (its `build.args`). */
+  df: DockerfileInfo | null;
+  contextDir: string | null;
+  networks: string[];
+  /** Runs once and exits, or has no network: never a server. */
+  oneShot: boolean;
+}
+
+export function describe(ctx: Context, project: ComposeProject, s: ComposeService, completed: ReadonlySet<string>): Svc {
+  const spec = s.spec;
+  const composeDir = dirOf(project.entry);
+  let dockerfile: string | null = null;
+  let contextDir: string | null = null;
+  const build = spec['build'];
+  if (build !== undefined) {
+    const context = str(build) ?? (isObj(build) ? (str(build['context']) ?? '.') : '.');
+    contextDir = ctx.inputs.resolve(`${composeDir ? `${composeDir}/` : ''}x`, context);
+    const name = isObj(build) ? (str(build['dockerfile']) ?? 'Dockerfile') : 'Dockerfile';
+    dockerfile = posix.join(contextDir, name).replace(/^\.\//, '');
+  }
+  const df = dockerfile ? ctx.dockerfile(dockerfile, buildArgs(build), isObj(build) ? str(build['target']) : null) : null;
+  // The project describes what its services build, a client or a proxy as much as the server.
+  if (df && dockerfile) ctx.claimed.add(dockerfile);
+  const image = str(spec['image']) ?? df?.base?.image ?? null;
+  const networkMode = str(spec['network_mode']);
+  const networks = networkMode ? [] : Object.keys(networksMap(spec['networks'] ?? ['default']));
+  const restart = str(spec['restart']);
+  return {
+    s,
+    role: df
+      ? builtRole(df.base?.image ?? null, df.proxyInstalled?.product ?? null, str(spec['image']) ?? null)
+      : image
+        ? imageRole(image)
+        : null,
+    image,
+    dockerfile: df ? dockerfile : null,
+    df,
+    contextDir,
+    networks,
+    // `restart: "no"` is Compose's default: a one-shot also waits on other services, or another waits
+    // on it to complete (Signet's key setup, IBM's register_fast_time); whatsapp-mcp-docker's server,
+    // started on its own, says `restart: no` too.
+    oneShot: networkMode === 'none' || (restart === 'no' && !spec['ports'] && (completed.has(s.name) || spec['depends_on'] !== undefined)),
+  };
+}
+
+/** A build's `args` (map or `KEY=VALUE` list); a key without a value, or with an unset variable, comes from outside the files. */
+function buildArgs(build: unknown): Map<string, string | null> {
+  const args = asMap(isObj(build) ? build['args'] : undefined);
+  return new Map(
+    Object.entries(args).map(([k, v]) => [k, typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : null]),
+  );
+}
+
+export const composeDir = (project: ComposeProject) => dirOf(project.entry);
+
+/** What the container runs, as Compose joins it with its build's ENTRYPOINT and CMD, and where that is written. */
+export function runOf(srv: Svc): { at: At; parts: unknown[] } {
+  const spec = srv.s.spec;
+  const df = srv.df;
+  // With neither command nor entrypoint in the service, the container runs its build's ENTRYPOINT and CMD as written.
+  if (spec['command'] === undefined && spec['entrypoint'] === undefined && df?.commandAt)
+    return { at: df.commandAt, parts: [df.entrypoint] };
+  // A command alone replaces the build's CMD and runs after its ENTRYPOINT.
+  if (spec['entrypoint'] === undefined && df?.entrypointAt) return { at: srv.s.at('command'), parts: [df.entrypointOnly, spec['command']] };
+  // An entrypoint clears the image's CMD: what runs is the service's entrypoint followed by its command.
+  return { at: srv.s.at(spec['command'] !== undefined ? 'command' : 'entrypoint'), parts: [spec['entrypoint'], spec['command']] };
+}
+
+export const wordsOf = (parts: unknown[]) =>
+  parts
+    .flatMap((p) => (Array.isArray(p) ? p : p instanceof Unresolved ? p.asEmpty.split(/\s+/) : typeof p === 'string' ? p.split(/\s+/) : []))
+    .map((w) => (w instanceof Unresolved ? w.asEmpty : String(w)))
+    .filter((w) => w !== '');
+
+/** A service's labels (list or map form) with the line of each. */
+export function labelsOf(svc: Svc): Labels {
+  const out: Labels = new Map();
+  const l = svc.s.spec['labels'];
+  if (isObj(l))
+    for (const [k, v] of Object.entries(l))
+      if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')
+        out.set(k, { value: String(v), at: svc.s.at('labels', k) });
+  return out;
+}
+
+/** A container's environment with the line that sets each value: the image's ENV, then the service's (values the files resolve). */
+export function envView(df: DockerfileInfo | null, svc: Svc): Map<string, EnvValue> {
+  const out = new Map<string, EnvValue>();
+  for (const [k, v] of df?.env ?? []) out.set(k, { value: v, at: df!.envAt.get(k)! });
+  const e = svc.s.spec['environment'];
+  if (isObj(e))
+    for (const [k, v] of Object.entries(e))
+      if (typeof v === 'string' || typeof v === 'number') out.set(k, { value: String(v), at: svc.s.at('environment', k) });
+  return out;
+}
+
+/** A container's environment as the files give it: the image's ENV, then the service's environment (resolved values only). */
+export function containerEnv(svc: Svc): Map<string, string> {
+  const env = new Map(svc.df?.env ?? []);
+  const e = svc.s.spec['environment'];
+  if (isObj(e)) for (const [k, v] of Object.entries(e)) if (typeof v === 'string' || typeof v === 'number') env.set(k, String(v));
+  return env;
+}
+
+export function volumesOf(svc: Svc): { source: string; target: string }[] {
+  const out: { source: string; target: string }[] = [];
+  for (const v of (svc.s.spec['volumes'] as unknown[]) ?? []) {
+    // A variable set nowhere stays `${NAME}`: `${HOME}/.cache:/cache` is a home path whatever HOME is.
+    const text = v instanceof Unresolved ? v.template : v;
+    if (typeof text === 'string') {
+      // A Windows source keeps its drive: `c:/Users/me/.docker/mcp/secrets:/secrets`, `C:\:/host/c:ro`.
+      const { source, target } = volumeParts(text);
+      if (source && target) out.push({ source, target });
+    } else if (isObj(v)) {
+      const source = v['source'] instanceof Unresolved ? v['source'].template : v['source'];
+      if (typeof source === 'string') out.push({ source, target: String(v['target'] ?? '') });
+    }
+  }
+  return out;
+}
+
+/** The worst publication of a service's ports: none, loopback, or every interface (compose-spec ports). */
+export function publishedPorts(svc: Svc): { kind: 'none' | 'loopback' | 'all_interfaces' | 'unknown'; at: At; text: string } {
+  const ports = (svc.s.spec['ports'] as unknown[]) ?? [];
+  let kind: 'none' | 'loopback' | 'all_interfaces' | 'unknown' = 'none';
+  const texts: string[] = [];
+  for (const p of ports) {
+    let hostIp = '';
+    // A port whose text a missing .env may set: where it binds is not in the files.
+    if (p instanceof Unresolved && p.opaque) {
+      texts.push(p.asEmpty);
+      if (kind !== 'all_interfaces') kind = 'unknown';
+      continue;
+    }
+    if (isObj(p)) {
+      hostIp = str(p['host_ip']) ?? '';
+      texts.push(`${hostIp ? `${hostIp}:` : ''}${str(p['published']) ?? ''}:${str(p['target']) ?? ''}`);
+    } else {
+      // [HOST_IP:][HOST_PORT:]CONTAINER_PORT[/PROTOCOL]; "3000" alone publishes a random host port on every interface.
+      const t = (p instanceof Unresolved ? p.asEmpty : String(p)).trim();
+      texts.push(t);
+      const v6 = /^\[([^\]]+)\]:/.exec(t);
+      if (v6) hostIp = v6[1]!;
+      else if (t.split(':').length >= 3) hostIp = t.split(':')[0]!;
+    }
+    const loop = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(hostIp);
+    kind = loop ? (kind === 'none' ? 'loopback' : kind) : 'all_interfaces';
+  }
+  return { kind, at: ports.length ? svc.s.at('ports') : svc.s.at(), text: texts.join(', ') };
+}
+
+/** The health check that runs: the service's `healthcheck.test`, else its build's HEALTHCHECK unless NONE. */
+export function healthcheckOf(srv: Svc): { test: string; at: At } | null {
+  const hc = srv.s.spec['healthcheck'];
+  if (isObj(hc) && hc['test'] !== undefined)
+    return { test: [hc['test']].flat().map(String).join(' '), at: srv.s.at('healthcheck', 'test') };
+  const df = srv.df;
+  return df?.healthcheck && !df.healthcheck.disabled ? { test: df.healthcheck.test, at: df.healthcheck.at } : null;
+}
+
+/** A network created outside the project (`external: true`, or `external: { name }`). */
+export function isExternal(project: ComposeProject, name: string): boolean {
+  const def = isObj(project.networks[name]) ? (project.networks[name] as Obj) : {};
+  return def['external'] === true || isObj(def['external']);
+}

@@ -1,0 +1,86 @@
+// Whether a Compose service speaks MCP over the network or on its stdin.
+import { transportNamed } from '../server-args.js';
+import type { At, FactSheet } from '../sheet.js';
+import { callsByUrl } from './calls.js';
+import { Unresolved } from './interpolate.js';
+import { isObj } from './load.js';
+import { containerEnv, healthcheckOf, type Svc, wordsOf } from './service.js';
+
+/**
+ * Whether the service speaks MCP over the network or on its stdin. A published port or a proxy in
+ * front says network; without them, `docker compose run --rm server` attached to a client's stdio
+ * is a stdio server (BeehiveInnovations/zen-mcp-server's compose file), so it takes the command
+ * line, `stdin_open`, EXPOSE or `expose:`, another service's URL for it, or an HTTP health check.
+ */
+export function transport(
+  sheet: FactSheet,
+  srv: Svc,
+  svcs: Svc[],
+  entryPorts: { kind: string; at: At },
+  proxy: Svc | undefined,
+  run: { at: At; parts: unknown[] },
+  script: { words: string[]; at: At } | null,
+): void {
+  const spec = srv.s.spec;
+  if (proxy) {
+    sheet.set('transport.kind', 'http', srv.s.at(), 'a network service: a port is published or a proxy forwards to it');
+    return;
+  }
+  const env = containerEnv(srv);
+  const ownWords = transportNamed(wordsOf(run.parts), env);
+  const named = ownWords ?? (script ? transportNamed(script.words, new Map()) : null);
+  // A published port says network unless the command names the transport. Beside `stdin_open`
+  // with nothing named, either is written: LAB271/mcp-studies' graphdb spike publishes 8000 and
+  // keeps stdin open for a server whose `mcp.run()` defaults to stdio.
+  if (entryPorts.kind !== 'none' && !named) {
+    if (spec['stdin_open'] === true)
+      sheet.undecided(
+        'transport.kind',
+        `${srv.s.name} publishes a port and keeps its stdin open (stdin_open: true), and its command names no transport: which one the server speaks is in its code`,
+      );
+    else sheet.set('transport.kind', 'http', entryPorts.at, 'a network service: a port is published or a proxy forwards to it');
+    return;
+  }
+  if (named) {
+    const at = named.variable
+      ? isObj(spec['environment']) && named.variable in spec['environment']
+        ? srv.s.at('environment', named.variable)
+        : (srv.df?.envAt.get(named.variable) ?? srv.s.at())
+      : ownWords
+        ? run.at
+        : script!.at;
+    sheet.set('transport.kind', named.kind, at, named.why);
+    if (named.sse) sheet.set('transport.legacy_sse', true, at, `${named.why}: the deprecated HTTP+SSE transport`);
+    return;
+  }
+  if (spec['stdin_open'] === true) {
+    sheet.set('transport.kind', 'stdio', srv.s.at('stdin_open'), 'stdin_open: true keeps its stdin open for a client attached to it');
+    return;
+  }
+  const expose =
+    Array.isArray(spec['expose']) && spec['expose'].length
+      ? spec['expose'].map((p) => (p instanceof Unresolved ? p.asEmpty : String(p)))
+      : null;
+  if (expose) {
+    sheet.set('transport.kind', 'http', srv.s.at('expose'), `expose: ${expose.join(', ')}: it serves on the container network`);
+    return;
+  }
+  if (srv.df?.expose) {
+    sheet.set('transport.kind', 'http', srv.df.expose.at, `EXPOSE ${srv.df.expose.ports} in its image: it serves on the container network`);
+    return;
+  }
+  const caller = svcs.find((v) => v !== srv && callsByUrl(v, srv.s.name));
+  if (caller) {
+    sheet.set('transport.kind', 'http', caller.s.at(), `service ${caller.s.name} calls it by URL`);
+    return;
+  }
+  const hc = healthcheckOf(srv);
+  if (hc && /\bhttps?:\/\/(localhost|127\.0\.0\.1|\[::1\]|0\.0\.0\.0)\b/.test(hc.test)) {
+    sheet.set('transport.kind', 'http', hc.at, 'its health check fetches a URL it serves');
+    return;
+  }
+  sheet.undecided(
+    'transport.kind',
+    `${srv.s.name} publishes no port, exposes none and nothing forwards to it or calls it: a stdio server that a client starts with \`docker compose run\` looks the same`,
+  );
+}
