@@ -1,0 +1,202 @@
+import { HOST_NETWORK } from '../docker-defaults.js';
+import type { EnvValue } from '../profiles/signet.js';
+import { tlsVerification } from '../server-args.js';
+import type { FactSheet } from '../sheet.js';
+import { getPath, type K8sObject, type K8sSet } from './load.js';
+import { arr, isObj, type Obj } from './values.js';
+import type { Workload } from './workloads.js';
+
+/** What an admission controller may set on a pod whose manifest leaves the field out. */
+const ADMISSION = (field: string) =>
+  `no ${field} in the container's securityContext: admission may set it (OpenShift's restricted-v2 SCC drops every capability and sets allowPrivilegeEscalation: false; Kubernetes alone leaves it open), so the running pod decides`;
+
+/** A container's environment with the line of each value: the image's ENV, envFrom ConfigMaps, then env (literal values). */
+export function containerEnv(w: Workload, configMaps: K8sObject[]): Map<string, EnvValue> {
+  const out = new Map<string, EnvValue>();
+  for (const [k, v] of w.dockerfile?.env ?? []) out.set(k, { value: v, at: w.dockerfile!.envAt.get(k)! });
+  for (const [i, e] of arr(w.main.c['envFrom']).entries()) {
+    const ref = e['configMapRef'];
+    const cm = isObj(ref) ? configMaps.find((m) => m.name === ref['name']) : undefined;
+    for (const [k, v] of Object.entries((cm?.value['data'] ?? {}) as Obj))
+      if (typeof v === 'string') out.set(k, { value: v, at: cm!.at('data', k) });
+    void i;
+  }
+  for (const [i, e] of arr(w.main.c['env']).entries()) {
+    if (typeof e['value'] === 'string') out.set(String(e['name']), { value: e['value'], at: w.o.at(...w.main.path, 'env', i) });
+    else if (isObj(e['valueFrom'])) out.set(String(e['name']), { value: '(from a reference)', at: w.o.at(...w.main.path, 'env', i) });
+  }
+  return out;
+}
+
+export function podFacts(sheet: FactSheet, w: Workload, set: K8sSet): void {
+  const c = w.main.c;
+  const cp = w.main.path;
+  const at = (...p: (string | number)[]) => w.o.at(...p);
+  const csc = isObj(c['securityContext']) ? c['securityContext'] : {};
+  const psc = isObj(w.pod['securityContext']) ? w.pod['securityContext'] : {};
+  const scAt = (field: string) =>
+    csc[field] !== undefined
+      ? at(...cp, 'securityContext', field)
+      : psc[field] !== undefined
+        ? at(...w.spec, 'securityContext', field)
+        : at(...cp);
+  const pick = (field: string) => csc[field] ?? psc[field];
+  const uid = pick('runAsUser');
+  if (uid !== undefined) sheet.set('container.runs_as_root', Number(uid) === 0, scAt('runAsUser'), `runAsUser: ${String(uid)}`);
+  else if (pick('runAsNonRoot') === true)
+    sheet.set('container.runs_as_root', false, scAt('runAsNonRoot'), 'runAsNonRoot: true (the kubelet refuses to start it as uid 0)');
+  const ro = csc['readOnlyRootFilesystem'] === true;
+  sheet.set(
+    'container.read_only_root_fs',
+    ro,
+    scAt('readOnlyRootFilesystem'),
+    ro ? 'readOnlyRootFilesystem: true' : 'no readOnlyRootFilesystem: true',
+  );
+  const caps = isObj(csc['capabilities']) ? csc['capabilities'] : {};
+  const dropAll =
+    ((caps['drop'] as unknown[]) ?? []).some((x) => /^(CAP_)?ALL$/i.test(String(x))) && !((caps['add'] as unknown[]) ?? []).length;
+  // Unset, admission may set what the manifest leaves out (OpenShift's restricted-v2 SCC drops
+  // every capability and sets allowPrivilegeEscalation: false), as it may set seccomp.
+  if (!isObj(csc['capabilities'])) sheet.undecided('container.capabilities_dropped', ADMISSION('capabilities'));
+  else
+    sheet.set(
+      'container.capabilities_dropped',
+      dropAll,
+      scAt('capabilities'),
+      dropAll ? 'capabilities.drop: [ALL], nothing added' : 'not every capability dropped',
+    );
+  const privileged = csc['privileged'] === true;
+  sheet.set('container.privileged', privileged, scAt('privileged'), privileged ? 'privileged: true' : 'not privileged');
+  const ape = csc['allowPrivilegeEscalation'];
+  if (ape === undefined && !privileged) sheet.undecided('container.no_new_privileges', ADMISSION('allowPrivilegeEscalation'));
+  else
+    sheet.set(
+      'container.no_new_privileges',
+      ape === false && !privileged,
+      scAt(privileged ? 'privileged' : 'allowPrivilegeEscalation'),
+      ape === false ? 'allowPrivilegeEscalation: false' : privileged ? 'privileged: true' : 'allowPrivilegeEscalation: true',
+    );
+  const sp = (
+    isObj(csc['seccompProfile']) ? csc['seccompProfile'] : isObj(psc['seccompProfile']) ? psc['seccompProfile'] : null
+  ) as Obj | null;
+  if (privileged) sheet.set('container.seccomp', 'unconfined', scAt('privileged'), 'privileged: true disables seccomp');
+  else if (sp) {
+    const t = String(sp['type']);
+    sheet.set(
+      'container.seccomp',
+      t === 'RuntimeDefault' ? 'runtime_default' : t === 'Localhost' ? 'custom' : 'unconfined',
+      scAt('seccompProfile'),
+      `seccompProfile type ${t}`,
+    );
+  } else
+    sheet.undecided(
+      'container.seccomp',
+      'no seccompProfile: Unconfined unless the kubelet runs with --seccomp-default or admission injects one',
+    );
+  const hostUsers = w.pod['hostUsers'];
+  sheet.set(
+    'container.user_namespace',
+    hostUsers === false,
+    at(...w.spec, hostUsers === undefined ? '' : 'hostUsers'),
+    hostUsers === false ? 'hostUsers: false' : 'no hostUsers: false: the pod shares the host user namespace',
+  );
+  // The API token: the pod's setting, else its ServiceAccount's (when that object is among the files).
+  const automount = w.pod['automountServiceAccountToken'];
+  const saName = String(w.pod['serviceAccountName'] ?? 'default');
+  // In the pod's own namespace: GoogleCloudPlatform/kubectl-ai's GKE manifest beside it defines a
+  // ServiceAccount of the same name in namespace kubectl-ai.
+  const nsOf = (o: K8sObject) => String(getPath(o.value, ['metadata', 'namespace']) ?? '');
+  const sa = set.objects.find((o) => o.kind === 'ServiceAccount' && o.name === saName && nsOf(o) === nsOf(w.o));
+  if (automount !== undefined)
+    sheet.set(
+      'container.service_account_token_mounted',
+      automount !== false,
+      at(...w.spec, 'automountServiceAccountToken'),
+      `automountServiceAccountToken: ${String(automount)}`,
+    );
+  else if (sa) {
+    const v = sa.value['automountServiceAccountToken'];
+    sheet.set(
+      'container.service_account_token_mounted',
+      v !== false,
+      sa.at(v === undefined ? 'metadata' : 'automountServiceAccountToken'),
+      `ServiceAccount ${saName}: automountServiceAccountToken ${v === undefined ? 'not set (mounted by default)' : String(v)}`,
+    );
+  } else
+    sheet.undecided(
+      'container.service_account_token_mounted',
+      `the pod leaves it to ServiceAccount ${saName}, which is not among the files`,
+    );
+  const probes = c['livenessProbe'] ?? c['readinessProbe'];
+  sheet.set(
+    'container.healthcheck',
+    !!probes,
+    at(...cp, c['livenessProbe'] ? 'livenessProbe' : c['readinessProbe'] ? 'readinessProbe' : 'name'),
+    probes ? 'liveness or readiness probe' : 'no liveness or readiness probe',
+  );
+  const limits = (getPath(c, ['resources', 'limits']) ?? {}) as Obj;
+  const both = limits['cpu'] !== undefined && limits['memory'] !== undefined;
+  sheet.set(
+    'container.resource_limits',
+    both,
+    at(...cp, both ? 'resources' : 'name'),
+    both ? 'cpu and memory limits' : 'no cpu and memory limits',
+  );
+  const hostPorts = arr(c['ports']).filter((p) => p['hostPort'] !== undefined);
+  sheet.set(
+    'container.published_ports',
+    hostPorts.length === 0 ? 'none' : hostPorts.every((p) => /^127\./.test(String(p['hostIP'] ?? ''))) ? 'loopback' : 'all_interfaces',
+    at(...cp, hostPorts.length ? 'ports' : 'name'),
+    hostPorts.length ? `hostPort ${hostPorts.map((p) => String(p['hostPort'])).join(', ')}` : 'no hostPort',
+  );
+  // Host namespaces and host paths (doctrine 1.3, Pod Security Standards Baseline).
+  const shared = ['hostNetwork', 'hostPID', 'hostIPC'].filter((k) => w.pod[k] === true);
+  sheet.set(
+    'container.host_namespaces',
+    shared.length > 0,
+    at(...w.spec, shared[0] ?? ''),
+    shared.length ? shared.map((k) => `${k}: true`).join(', ') : 'no hostNetwork, hostPID or hostIPC',
+  );
+  const env = Object.fromEntries(
+    arr(c['env'])
+      .filter((e) => typeof e['value'] === 'string')
+      .map((e) => [String(e['name']), e['value']]),
+  );
+  tlsVerification(sheet, env, (k) =>
+    at(
+      ...cp,
+      'env',
+      arr(c['env']).findIndex((e) => e['name'] === k),
+    ),
+  );
+  const vols = arr(w.pod['volumes']);
+  const mounted = new Set(arr(c['volumeMounts']).map((m) => String(m['name'])));
+  const hostPaths = vols.filter((v) => isObj(v['hostPath']) && mounted.has(String(v['name'])));
+  const sock = hostPaths.find((v) => /(docker|containerd|crio|podman)\.sock$/.test(String((v['hostPath'] as Obj)['path'])));
+  sheet.set(
+    'container.docker_socket_mounted',
+    !!sock,
+    sock ? at(...w.spec, 'volumes') : at(...cp),
+    sock ? `hostPath ${String((sock['hostPath'] as Obj)['path'])} is mounted` : 'no container runtime socket mounted',
+  );
+  // Every hostPath volume is host_system (a node's paths belong to the node, Pod Security Standards Baseline).
+  sheet.set(
+    'container.host_path_mounts',
+    hostPaths.length ? 'host_system' : 'none',
+    hostPaths.length ? at(...w.spec, 'volumes') : at(...cp),
+    hostPaths.length
+      ? `hostPath volumes: ${hostPaths.map((v) => String((v['hostPath'] as Obj)['path'])).join(', ')}`
+      : 'no hostPath volume',
+  );
+  sheet.set(
+    'exposure.bind_address_class',
+    w.pod['hostNetwork'] === true ? 'public' : 'private',
+    at(...w.spec),
+    w.pod['hostNetwork'] === true ? 'hostNetwork' : 'the server listens on its pod address',
+  );
+  if (w.pod['hostNetwork'] === true) {
+    sheet.reopen('exposure.bind_address_class', HOST_NETWORK('hostNetwork: true'));
+    if (sheet.get('container.published_ports') !== 'all_interfaces')
+      sheet.reopen('container.published_ports', HOST_NETWORK('hostNetwork: true'));
+  }
+}

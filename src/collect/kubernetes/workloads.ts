@@ -1,0 +1,80 @@
+// The workloads among the objects: each pod spec, its main container, the role of its image and
+// the Dockerfile that builds it.
+import { posix } from 'node:path';
+import type { Context } from '../context.js';
+import type { DockerfileInfo } from '../dockerfile.js';
+import { dirOf } from '../inputs.js';
+import { builtRole, imageRole, type Role, repository } from '../roles.js';
+import { getPath, type K8sObject, type K8sSet, podSpecPath } from './load.js';
+import { arr, isObj, type Obj } from './values.js';
+
+export interface Workload {
+  o: K8sObject;
+  spec: (string | number)[];
+  pod: Obj;
+  labels: Obj;
+  main: { c: Obj; path: (string | number)[] };
+  role: Role;
+  dockerfile: DockerfileInfo | null;
+}
+
+/**
+ * The part of an image reference that names the program: a `ko://` reference is a Go package path
+ * (`ko://github.com/Cali0707/AutoMCP/demo`), whose host, owner and repository name the project, not it.
+ */
+export const programOf = (image: string): string => (image.startsWith('ko://') ? image.replace(/^ko:\/\/([^/]+\/){3}/, '') : image);
+
+/** The Dockerfile in the inputs that builds `image`: a directory named like the image, or the package of that name. */
+function dockerfileFor(ctx: Context, image: string): DockerfileInfo | null {
+  const base = posix.basename(repository(image));
+  const dfs = ctx.inputs.all().filter((f) => ctx.kinds.get(f.path) === 'dockerfile');
+  for (const f of dfs) {
+    const dir = dirOf(f.path);
+    const dirName = posix.basename(dir);
+    const pkg = ctx.inputs.get(dir ? `${dir}/package.json` : 'package.json');
+    let pkgName = '';
+    try {
+      pkgName = pkg ? String((JSON.parse(pkg.text) as Obj)['name'] ?? '') : '';
+    } catch {
+      pkgName = '';
+    }
+    if ((dirName && (dirName === base || base.endsWith(`-${dirName}`))) || (pkgName && pkgName.split('/').pop() === base))
+      return ctx.dockerfile(f.path);
+  }
+  return null;
+}
+
+export function workloads(ctx: Context, set: K8sSet): Workload[] {
+  const out: Workload[] = [];
+  for (const o of set.objects) {
+    const spec = podSpecPath(o);
+    if (!spec || o.kind === 'Job' || o.kind === 'CronJob') continue;
+    // A Helm test hook runs only on `helm test`, never as part of the release.
+    if (/(^|,)\s*test(-success)?\s*(,|$)/.test(String(getPath(o.value, ['metadata', 'annotations', 'helm.sh/hook']) ?? ''))) continue;
+    const pod = getPath(o.value, spec) as Obj;
+    if (!isObj(pod)) continue;
+    const containers = arr(pod['containers']);
+    if (!containers.length) continue;
+    const mainIndex = Math.max(
+      0,
+      containers.findIndex((c) => c['name'] === o.name),
+    );
+    const c = containers[mainIndex]!;
+    const image = String(c['image'] ?? '');
+    const df = dockerfileFor(ctx, image);
+    if (df) ctx.claimed.add(df.path);
+    const role = df ? builtRole(df.base?.image ?? null, df.proxyInstalled?.product ?? null, image) : imageRole(image);
+    const tmplLabels =
+      o.kind === 'Pod' ? getPath(o.value, ['metadata', 'labels']) : getPath(o.value, [...spec.slice(0, -1), 'metadata', 'labels']);
+    out.push({
+      o,
+      spec,
+      pod,
+      labels: isObj(tmplLabels) ? tmplLabels : {},
+      main: { c, path: [...spec, 'containers', mainIndex] },
+      role,
+      dockerfile: df,
+    });
+  }
+  return out;
+}
