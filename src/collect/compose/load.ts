@@ -107,8 +107,17 @@ export function asMap(v: unknown): Obj {
       if (item instanceof Unresolved) {
         const eq = item.asEmpty.indexOf('=');
         const key = eq < 0 ? item.asEmpty : item.asEmpty.slice(0, eq);
+        // The template keeps `${NAME}` where the value has it: `postgresql://user:${DB_PASSWORD}@db`.
+        const teq = item.template.indexOf('=');
         if (key)
-          out[key] = new Unresolved(item.variables, eq < 0 ? '' : item.asEmpty.slice(eq + 1), item.required, item.fallback, item.opaque);
+          out[key] = new Unresolved(
+            item.variables,
+            eq < 0 ? '' : item.asEmpty.slice(eq + 1),
+            item.required,
+            item.fallback,
+            item.opaque,
+            eq < 0 || teq < 0 ? '' : item.template.slice(teq + 1),
+          );
         continue;
       }
       if (typeof item !== 'string') continue;

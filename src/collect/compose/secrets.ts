@@ -3,7 +3,7 @@
 import type { Context } from '../context.js';
 import { imageMayHoldSecrets } from '../docker-defaults.js';
 import { isHostPath } from '../host-paths.js';
-import { passwordInUrl, SECRET_NAME, saysNoSecret, secretInConfig, worstSecrets } from '../secrets.js';
+import { isPlaceholder, passwordInUrl, SECRET_NAME, saysNoSecret, secretInConfig, worstSecrets } from '../secrets.js';
 import type { At, FactSheet } from '../sheet.js';
 import { readYaml, type YamlDoc } from '../yaml-lines.js';
 import { parseDotenv, Unresolved } from './interpolate.js';
@@ -28,12 +28,34 @@ export function composeSecrets(ctx: Context, sheet: FactSheet, srv: Svc, project
       continue;
     }
     if (!SECRET_NAME.test(k)) {
-      // `postgresql://postgres:postgres@postgres/mindsdb` (mindsdb/mindsdb): a password in a connection URL.
-      if (typeof v === 'string' && passwordInUrl(v))
+      // `postgresql://postgres:postgres@postgres/mindsdb` (mindsdb/mindsdb): a password in a connection URL,
+      // written in the compose file or in the committed .env that fills its variable.
+      if (typeof v === 'string' && passwordInUrl(v)) {
+        const fromDotenv = srv.s
+          .varsAt('environment', k)
+          .map((n) => project.envAt(n))
+          .find((a) => a !== null);
+        found.push({
+          kind: 'manifest_plaintext',
+          at: fromDotenv ?? srv.s.at('environment', k),
+          why: fromDotenv
+            ? `${k} is a connection URL whose password is set from a value written in ${fromDotenv.file}`
+            : `${k} is a connection URL with a password written in the compose file`,
+        });
+      }
+      // `postgresql://mcpuser:${DB_PASSWORD:-changeme}@db/app`: the file's fallback is in the repository.
+      else if (v instanceof Unresolved && v.fallback && passwordInUrl(v.asEmpty))
         found.push({
           kind: 'manifest_plaintext',
           at: srv.s.at('environment', k),
-          why: `${k} is a connection URL with a password written in the compose file`,
+          why: `${k} is a connection URL whose password falls back to a value written in the compose file when ${v.variables.join(', ')} is unset`,
+        });
+      // `postgresql://mcpuser:${DB_PASSWORD}@postgres/mcp_system` (Dezocode/mcp-system): the password is the operator's.
+      else if (v instanceof Unresolved && passwordInUrl(v.template)?.includes('${'))
+        found.push({
+          kind: 'environment',
+          at: srv.s.at('environment', k),
+          why: `${k} is a connection URL whose password comes from the operator's environment (${v.variables.join(', ')}), not from the files`,
         });
       // `DATABASE_URI=${DATABASE_URI}` (Teradata/teradata-mcp-server, whose example is
       // `teradata://user:password@host`): a connection URL from the operator's environment may carry one.
@@ -76,6 +98,16 @@ export function composeSecrets(ctx: Context, sheet: FactSheet, srv: Svc, project
     }
     if (!value || saysNoSecret(value)) continue;
     const fromDotenv = vars.map((n) => project.envAt(n)).find((a) => a !== null);
+    // `CREATE_TASK_TOKEN=<your_key>` in a committed .env (lowlyocean/mcp-vikunja): the operator
+    // writes the secret in its place, somewhere the files do not show.
+    if (isPlaceholder(value)) {
+      found.push({
+        kind: 'environment',
+        at: fromDotenv ?? srv.s.at('environment', k),
+        why: `${k} is a placeholder ("${value.slice(0, 40)}") the operator replaces: where the real value is kept is not in the files`,
+      });
+      continue;
+    }
     if (fromDotenv)
       found.push({ kind: 'manifest_plaintext', at: fromDotenv, why: `${k} is set from a value written in ${fromDotenv.file}` });
     else found.push({ kind: 'manifest_plaintext', at: srv.s.at('environment', k), why: `${k} has a value written in the compose file` });
@@ -111,7 +143,7 @@ export function composeSecrets(ctx: Context, sheet: FactSheet, srv: Svc, project
       continue;
     }
     const { values, lines } = parseDotenv(file.text);
-    const secret = [...values].find(([k, v]) => SECRET_NAME.test(k) && v !== '');
+    const secret = [...values].find(([k, v]) => SECRET_NAME.test(k) && v !== '' && !isPlaceholder(v));
     if (secret)
       found.push({
         kind: 'manifest_plaintext',

@@ -611,6 +611,34 @@ describe("where a service's secrets come from, env_file and list-form environmen
     expect(secrets({ 'compose.yaml': service('    environment:\n      - API_BASE_URL=${API_BASE_URL}\n') }).value).toBe('none');
   });
 
+  it('a placeholder in a committed .env is no secret written: where the real one is kept is open', () => {
+    // lowlyocean/mcp-vikunja: `CREATE_TASK_TOKEN: ${CREATE_TASK_TOKEN}` and `.env` holds `CREATE_TASK_TOKEN=<your_key>`.
+    const s = secrets({
+      'compose.yaml': service('    environment:\n      CREATE_TASK_TOKEN: ${CREATE_TASK_TOKEN}\n'),
+      '.env': 'CREATE_TASK_TOKEN=<your_key>\n',
+    });
+    expect(s.value).toBeUndefined();
+    expect(s.undecided).toContain('container.secrets_source');
+    expect(
+      secrets({
+        'compose.yaml': service('    environment:\n      CREATE_TASK_TOKEN: ${CREATE_TASK_TOKEN}\n'),
+        '.env': 'CREATE_TASK_TOKEN=tk_9f2c\n',
+      }).value,
+    ).toBe('manifest_plaintext');
+  });
+
+  it("a connection URL whose password is a variable: from the environment, or the file's fallback", () => {
+    // Dezocode/mcp-system's prod compose: `DATABASE_URL=postgresql://mcpuser:${DB_PASSWORD}@postgres:5432/mcp_system`.
+    const env = (line: string, dotenv?: string) =>
+      secrets({ 'compose.yaml': service(`    environment:\n      - ${line}\n`), ...(dotenv ? { '.env': dotenv } : {}) });
+    const open = env('DATABASE_URL=postgresql://mcpuser:${DB_PASSWORD}@postgres:5432/mcp_system');
+    expect(open.value).toBeUndefined();
+    expect(open.undecided).toContain('container.secrets_source');
+    // A fallback written in the file, or a committed .env, puts the password in the repository.
+    expect(env('DATABASE_URL=postgresql://mcpuser:${DB_PASSWORD:-hunter2}@postgres/mcp').value).toBe('manifest_plaintext');
+    expect(env('DATABASE_URL=postgresql://mcpuser:${DB_PASSWORD}@postgres/mcp', 'DB_PASSWORD=hunter2\n').value).toBe('manifest_plaintext');
+  });
+
   it('a build whose Dockerfile is not among the files leaves the source open: the image may hold one', () => {
     // 0x1D-1983/book-api-mcp-docker-compose-bundle builds from ../book-api-mcp-server-dotnet.
     const d = collectWith(
