@@ -42,7 +42,7 @@ export function basicAuthMethod(
 /**
  * A health check that can never fail, so it says nothing of the server's health
  * (barvhaim/virustotal-mcp-server's `python -c "import sys; sys.exit(0)"`): `true`, `exit 0`,
- * an `echo`, or an interpreter told only to exit 0. `test` is the check as written, a Compose
+ * an `echo`, or an interpreter told only to exit 0 or print a text. `test` is the check as written, a Compose
  * list or a Dockerfile's HEALTHCHECK line.
  */
 export function checksNothing(test: string): boolean {
@@ -60,6 +60,8 @@ export function checksNothing(test: string): boolean {
     /^(\/bin\/)?echo\b[^;&|]*$/.test(t) ||
     /^(sh|bash) -c (true|exit 0|echo\b[^;&|]*)$/.test(t) ||
     /^python[\d.]* -c (import sys; ?)?(sys\.)?exit\(0?\)$/.test(t) ||
-    /^node -e process\.exit\(0?\)$/.test(t)
+    // Printing a text calls nothing that can fail (Dezocode/mcp-system's `print('Health OK')`).
+    /^python[\d.]* -c print\([^()]*\)$/.test(t) ||
+    /^node -e (process\.exit\(0?\)|console\.log\([^()]*\))$/.test(t)
   );
 }

@@ -15,6 +15,9 @@ describe('a health check that checks nothing', () => {
       'CMD node -e "process.exit(0)"',
       // nsmaassel/HelloMCP's mcp-sdk-dotnet/Dockerfile.
       'CMD echo "MCP SDK Server health check - running" || exit 1',
+      // Dezocode/mcp-system's docker-compose.dev.yml.
+      '["CMD", "python3", "-c", "print(\'Health OK\')"]',
+      'CMD node -e "console.log(\'ok\')"',
     ])
       expect(checksNothing(t), t).toBe(true);
     for (const t of [
@@ -24,6 +27,7 @@ describe('a health check that checks nothing', () => {
       'CMD python /usr/local/bin/healthcheck.py',
       'CMD pgrep -f server.py',
       'CMD curl -f http://localhost:8080/health || exit 1',
+      "CMD python -c \"print(__import__('urllib.request').request.urlopen('http://localhost:8000/health').status)\"",
     ])
       expect(checksNothing(t), t).toBe(false);
   });
