@@ -19,7 +19,7 @@ import { analyseLaunch, type Launch } from './launch.js';
 import { contextOfDockerfile } from './packages.js';
 import { publishedHere } from './published-here.js';
 import { AUTH_SCHEME, isPlaceholder, passwordInUrl, SECRET_NAME } from './secrets.js';
-import { turnsOffTls } from './server-args.js';
+import { startsNetworkServer, turnsOffTls } from './server-args.js';
 import { type At, FactSheet } from './sheet.js';
 import { commandsOf } from './shell.js';
 import { readYaml, type YamlDoc } from './yaml-lines.js';
@@ -658,7 +658,20 @@ function bridgeFacts(sheet: FactSheet, r: Read): void {
 
 function stdioFacts(ctx: Context, sheet: FactSheet, r: Read): void {
   const l = r.launch;
+  // A launch line that starts an HTTP server (270aldo/nexus.core's `python -m uvicorn main:create_app`)
+  // serves no stdio, whatever the client expects of it.
+  const network = l?.exposesPort
+    ? null
+    : startsNetworkServer([
+        ...String(r.e.spec['command'] ?? '').split(/\s+/),
+        ...(Array.isArray(r.e.spec['args']) ? (r.e.spec['args'] as unknown[]).map(String) : []),
+      ]);
   if (l?.exposesPort) sheet.set('transport.kind', 'http', r.e.at('args'), `${l.target} serves the stdio server over HTTP`);
+  else if (network)
+    sheet.undecided(
+      'transport.kind',
+      `the client launches it to speak stdio, but ${network}: which transport the program speaks is in its code`,
+    );
   else sheet.set('transport.kind', 'stdio', r.e.at('command'), `command ${String(r.e.spec['command'])}: the client launches the server`);
   sheet.set('deployment.replicas', 1, r.e.at('command'), 'one stdio process per client');
   if (l?.release) {

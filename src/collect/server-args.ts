@@ -87,6 +87,20 @@ export interface TransportNamed {
 }
 
 /**
+ * Whether a launch line starts a server of the network rather than one on stdio: an ASGI/WSGI
+ * server (`python -m uvicorn app:app`, `uv run gunicorn`) or `--transport http|sse`. A port alone
+ * says nothing here: a stdio server's `--port 3306` is often its database's.
+ */
+export function startsNetworkServer(words: string[]): string | null {
+  const value = transportFlag(words);
+  if (value !== null && value !== 'stdio' && NETWORK_TRANSPORT.test(value)) return `started with ${said(words)}`;
+  const i = words.findIndex(
+    (w, j) => HTTP_SERVERS.has(w.split('/').pop() ?? '') && (j === 0 || ['-m', 'run', 'exec', '--'].includes(words[j - 1]!)),
+  );
+  return i < 0 ? null : `${words[i]!.split('/').pop()} serves HTTP`;
+}
+
+/**
  * The transport a server's command line or environment names: `--transport stdio|http|sse`, a
  * port to listen on, an ASGI server, `MCP_TRANSPORT=stdio`. The command line first (it overrides
  * what a variable sets in the servers that read both); null when neither says.

@@ -1259,3 +1259,23 @@ describe('a release the client pulls that these files publish', () => {
     expect(builds({ '.vscode/mcp.json': docker, 'README.md': 'docker build -t ghcr.io/github/github-mcp-server .\n' }).value).toBe(false);
   });
 });
+
+describe('a client entry whose command starts an HTTP server', () => {
+  const transport = (command: string, args: string[]) => {
+    const d = collectWith(inline({ 'claude_desktop_config.json': JSON.stringify({ mcpServers: { s: { command, args } } }) }))
+      .deployments[0]!;
+    return fact(d, 'transport.kind') ?? `undecided: ${d.reasons['transport.kind']}`;
+  };
+
+  it('is not read as a stdio server: which transport it speaks is open', () => {
+    // 270aldo/nexus.core's claude_desktop_config.json launches a FastAPI app under uvicorn.
+    expect(transport('python', ['-m', 'uvicorn', 'main:create_app', '--factory', '--host', '0.0.0.0', '--port', '8000'])).toMatch(
+      /^undecided: .*uvicorn serves HTTP/,
+    );
+    expect(transport('uv', ['run', 'gunicorn', 'app:app'])).toMatch(/^undecided: .*gunicorn serves HTTP/);
+    expect(transport('uvx', ['some-mcp', '--transport', 'sse'])).toMatch(/^undecided: .*--transport sse/);
+    // A port of a database it connects to, or a stdio transport named, is still a stdio server.
+    expect(transport('uvx', ['mysql-mcp', '--port', '3306'])).toBe('stdio');
+    expect(transport('uvx', ['some-mcp', '--transport', 'stdio'])).toBe('stdio');
+  });
+});
