@@ -130,6 +130,8 @@ export function readDockerfile(
     copied: string[];
     /** Images (not stages) that COPY --from copies out of. */
     copiedImages: { image: string; at: At }[];
+    /** A RUN, COPY or ADD ran in it: more than an alias of its image. */
+    built: boolean;
     /** Context files that reach this stage through COPY --from another stage (`COPY --from=builder /app/package-lock.json* ./`). */
     inherited: string[];
     /** Files this stage writes (`echo '…' > PATH`) or copies from the context, one source to one path. */
@@ -176,6 +178,7 @@ export function readDockerfile(
         copiesFrom: [],
         copied: [],
         copiedImages: [],
+        built: false,
         inherited: [],
         proxy: null,
         args: new Map(),
@@ -191,6 +194,7 @@ export function readDockerfile(
     if (stage < 0) continue;
     const s = stages[stage]!;
     const content = ins.getArgumentsContent() ?? '';
+    if (kw === 'RUN' || kw === 'COPY' || kw === 'ADD') s.built = true;
     switch (kw) {
       case 'USER':
         s.user = { value: substIn(stage, content.trim()), written: content.trim(), at: at(ins) };
@@ -283,6 +287,11 @@ export function readDockerfile(
         const i = from === undefined ? undefined : (stageNames.get(from) ?? (/^\d+$/.test(from) ? Number(from) : undefined));
         if (i !== undefined && i < stage) {
           s.copiesFrom.push(i);
+          // A stage that only names an image (`FROM iwakitakuma/gitlab-mcp:latest AS gitlab-mcp`,
+          // jrmatherly/MCP-Platform) is that image: copying out of it copies out of the image.
+          const alias = stages[i]!;
+          if (alias.parent === null && !alias.built && alias.image.toLowerCase() !== 'scratch')
+            s.copiedImages.push({ image: alias.image, at: at(ins) });
           const sources = copySources(
             ins.getArguments().map((a) => a.getValue()),
             content,

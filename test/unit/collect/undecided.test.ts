@@ -381,6 +381,25 @@ describe('misreadings the broadened corpus found, each on a small file', () => {
     expect(release('ghcr.io/astral-sh/uv:latest').value).toBeUndefined();
   });
 
+  it('a stage that only names the published image is that image; a locked install after it does not fix it', () => {
+    // jrmatherly/MCP-Platform's templates/gitlab/Dockerfile.
+    const dockerfile = (image: string) =>
+      `FROM ${image} AS gitlab-mcp\nFROM node:22-alpine\nCOPY --from=gitlab-mcp /app /app\nWORKDIR /app\nRUN if [ ! -d "node_modules" ]; then npm ci --ignore-scripts --omit-dev; fi\nENTRYPOINT ["node", "/app/build/index.js"]\n`;
+    const release = (image: string) => {
+      const d = deploymentOf(collectWith(inline({ 'templates/gitlab/Dockerfile': dockerfile(image) })), 'Dockerfile');
+      return { value: fact(d, 'supply_chain.deployed_release'), at: d.sources['supply_chain.deployed_release']?.[0] };
+    };
+    expect(release('iwakitakuma/gitlab-mcp:latest')).toEqual({
+      value: 'floating',
+      at: {
+        file: 'templates/gitlab/Dockerfile',
+        line: 3,
+        why: 'COPY --from=iwakitakuma/gitlab-mcp:latest copies the server out of that image, named by a floating tag or none',
+      },
+    });
+    expect(release('iwakitakuma/gitlab-mcp:1.4.2').value).toBe('exact_version');
+  });
+
   it('a secret linked into a Go binary the final stage copies is in the image', () => {
     const dockerfile = [
       'FROM golang:1.25 AS build',
