@@ -1,5 +1,6 @@
 // What every collector shares during one collection: the files, parsed Dockerfiles, the
 // options, notes about the collection, and the proxies' configurations.
+import { literal } from '../shared/regexp.js';
 import { caddyFacts } from './caddy.js';
 import { type DockerfileInfo, readDockerfile } from './dockerfile.js';
 import { dirOf, type Inputs, type TextFile } from './inputs.js';
@@ -119,17 +120,17 @@ export class Context {
   proxyConfigNames(
     contextDir: string | null,
     volumes: { source: string; target: string }[],
-    target: string,
+    targets: string[],
     baseDir = '',
     env: Map<string, string> = new Map(),
   ): boolean {
     const nginx = this.proxyFiles(contextDir, volumes, baseDir, ['nginx']).map((f) => render(f, env));
     if (nginx.length) {
-      const m = mcpLocations(this.nginxConfig(nginx), [target]);
+      const m = mcpLocations(this.nginxConfig(nginx), targets);
       if (m.matchedBy.startsWith('its proxy_pass') && m.mcpRoute) return true;
     }
     const caddy = this.proxyFiles(contextDir, volumes, baseDir, ['caddyfile']);
-    return caddy.some((f) => new RegExp(`reverse_proxy\\s+(https?://)?${target}\\b`).test(f.text));
+    return caddy.some((f) => targets.some((t) => new RegExp(`reverse_proxy\\s+(https?://)?${literal(t)}\\b`).test(f.text)));
   }
 
   /**
@@ -140,13 +141,14 @@ export class Context {
   proxyConfigExcludes(
     contextDir: string | null,
     volumes: { source: string; target: string }[],
-    target: string,
+    targets: string[],
     elsewhere: string[],
     baseDir = '',
     env: Map<string, string> = new Map(),
+    closed = false,
   ): boolean {
     const nginx = this.proxyFiles(contextDir, volumes, baseDir, ['nginx']).map((f) => render(f, env));
-    return nginx.length > 0 && mcpLocations(this.nginxConfig(nginx), [target], elsewhere).locs.length === 0;
+    return nginx.length > 0 && mcpLocations(this.nginxConfig(nginx), targets, elsewhere, closed).locs.length === 0;
   }
 
   /** Decide the facts the proxy's configuration shows. */

@@ -28,6 +28,11 @@ export interface ProxyContext {
   /** Host names that are not the server: the project's other services. */
   elsewhere?: string[];
   /**
+   * `targets` and `elsewhere` hold every name the proxy's network resolves (a Compose project on
+   * no external network): a bare name that is neither resolves to nothing, not to the server.
+   */
+  closed?: boolean;
+  /**
    * The server answers each call in one JSON body (Signet), so the proxy's read timeout bounds the
    * whole call; a server that may stream its answer (SSE, the MCP SDKs' default) resets it at each event.
    */
@@ -39,6 +44,7 @@ export function mcpLocations(
   cfg: NginxConfig,
   targets: string[],
   elsewhere: string[] = [],
+  closed = false,
 ): { locs: LocationCtx[]; matchedBy: string; mcpRoute: boolean } {
   const ups = upstreams(cfg);
   const hostOf = (s: string) => s.replace(/^[^/]*:\/\//, '').split(/[/:]/)[0] ?? '';
@@ -59,8 +65,14 @@ export function mcpLocations(
       const host = hostOf(pass);
       const upstream = ups.get(host);
       const hosts = upstream ? upstream.map((x) => hostOf(x.args[0] ?? '')) : [host];
+      // In a closed project a bare name that names no service resolves to nothing (Bionic-AI-Solutions/
+      // open-search's upstream `mcp-server:3000`, a service since renamed); `$backend` may be anything.
       return hosts.every(
-        (h) => /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(h) || elsewhere.includes(h) || (/\./.test(h) && !/^[\d.]+$/.test(h)),
+        (h) =>
+          /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(h) ||
+          elsewhere.includes(h) ||
+          (/\./.test(h) && !/^[\d.]+$/.test(h)) ||
+          (closed && /^[A-Za-z0-9_-]+$/.test(h)),
       );
     };
     locs = all.filter((l) => !notServer(l.proxyPass?.args[0] ?? ''));
@@ -99,7 +111,7 @@ const seconds = (v: string): number | null => {
 };
 
 export function nginxFacts(sheet: FactSheet, cfg: NginxConfig, pc: ProxyContext): void {
-  const { locs, matchedBy } = mcpLocations(cfg, pc.targets, pc.elsewhere);
+  const { locs, matchedBy } = mcpLocations(cfg, pc.targets, pc.elsewhere, pc.closed);
   if (!locs.length) return;
   // Every MCP route is a way in (`/mcp` limited, `/sse` not): each is read on its own, and the
   // weakest decides each fact, so a protected route never hides an open one.

@@ -16,9 +16,11 @@ import { egress, ingressRestricted } from './network.js';
 import { composeSecrets } from './secrets.js';
 import { selectServers } from './servers.js';
 import {
+  closedFor,
   composeDir,
   containerEnv,
   envView,
+  hostNames,
   isExternal,
   labelsOf,
   publishedPorts,
@@ -118,7 +120,7 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
         p.networks.some((n) => srv.networks.includes(n)) &&
         ((p.role?.kind === 'proxy' && p.role.product === 'traefik' && traefikEnabled(labels)) ||
           mentions(p, srv.s.name) ||
-          ctx.proxyConfigNames(p.contextDir, volumesOf(p), srv.s.name, composeDir(project), containerEnv(p))),
+          ctx.proxyConfigNames(p.contextDir, volumesOf(p), hostNames(srv, p), composeDir(project), containerEnv(p))),
     );
     // The project's only proxy on a network of the server's is in front of it, unless its configuration shows
     // every route going elsewhere (agentic-community/mcp-gateway-registry's nginx: its registry and auth service).
@@ -129,10 +131,11 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       !ctx.proxyConfigExcludes(
         only.contextDir,
         volumesOf(only),
-        srv.s.name,
-        svcs.filter((v) => v !== srv).map((v) => v.s.name),
+        hostNames(srv, only),
+        svcs.filter((v) => v !== srv).flatMap((v) => hostNames(v, only)),
         composeDir(project),
         containerEnv(only),
+        closedFor(project, only),
       )
         ? only
         : undefined);
@@ -176,10 +179,11 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
         ingressRestricted(sheet, srv, proxy, svcs, project);
       }
       ctx.proxyFacts(sheet, ctx.proxyConfig(proxy.role, proxy.contextDir, volumesOf(proxy), composeDir(project), containerEnv(proxy)), {
-        targets: [srv.s.name],
+        targets: hostNames(srv, proxy),
         platform: 'compose',
         facesClients: true,
-        elsewhere: svcs.filter((v) => v !== srv).map((v) => v.s.name),
+        elsewhere: svcs.filter((v) => v !== srv).flatMap((v) => hostNames(v, proxy)),
+        closed: closedFor(project, proxy),
         answersInOnePiece: signet !== null,
       });
       if (proxy.role?.kind === 'proxy' && proxy.role.product === 'traefik')

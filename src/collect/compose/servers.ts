@@ -5,7 +5,7 @@ import { manifestsOfBuild, mcpEvidenceOfBuild } from '../packages.js';
 import { runsAuthenticator, runsMcpClient } from '../roles.js';
 import { callsMcpOf, dependsOn, mentions } from './calls.js';
 import { type ComposeProject, isObj } from './load.js';
-import { composeDir, containerEnv, describe, type Svc, str, volumesOf } from './service.js';
+import { composeDir, containerEnv, describe, hostNames, type Svc, str, volumesOf } from './service.js';
 
 export interface Selection {
   svcs: Svc[];
@@ -52,7 +52,9 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
     const built = c.contextDir !== null && c.df ? mcpEvidenceOfBuild(ctx.inputs, c.contextDir, c.df.copied) : null;
     if (wanted.includes(name)) evidence.set(name, 'named with --server');
     else if (
-      proxies.some((p) => mentions(p, name) || ctx.proxyConfigNames(p.contextDir, volumesOf(p), name, composeDir(project), containerEnv(p)))
+      proxies.some(
+        (p) => mentions(p, name) || ctx.proxyConfigNames(p.contextDir, volumesOf(p), hostNames(c, p), composeDir(project), containerEnv(p)),
+      )
     )
       evidence.set(name, 'a proxy of the project forwards to it');
     // An MCP SDK serves clients and servers alike: a service that calls another's MCP endpoint

@@ -186,3 +186,25 @@ export function isExternal(project: ComposeProject, name: string): boolean {
   const def = isObj(project.networks[name]) ? (project.networks[name] as Obj) : {};
   return def['external'] === true || isObj(def['external']);
 }
+
+/**
+ * The names a service answers to on its networks: its name, `container_name`, `hostname`, its
+ * network aliases, and an alias another service gives it with `links: [SERVICE:ALIAS]`.
+ */
+export function hostNames(svc: Svc, by?: Svc): string[] {
+  const spec = svc.s.spec;
+  const names = [svc.s.name, str(spec['container_name']), str(spec['hostname'])];
+  for (const n of Object.values(networksMap(spec['networks'] ?? [])))
+    if (isObj(n) && Array.isArray(n['aliases'])) names.push(...n['aliases'].map(String));
+  for (const l of (by?.s.spec['links'] as unknown[]) ?? []) {
+    const [target, alias] = String(l).split(':');
+    if (target === svc.s.name && alias) names.push(alias);
+  }
+  return [...new Set(names.filter((n): n is string => !!n))];
+}
+
+/** Every name the proxy's networks resolve is a service's: it is on no external network and links no outside container. */
+export const closedFor = (project: ComposeProject, proxy: Svc): boolean =>
+  !proxy.networks.some((n) => isExternal(project, n)) &&
+  proxy.s.spec['external_links'] === undefined &&
+  proxy.s.spec['network_mode'] === undefined;

@@ -1329,3 +1329,38 @@ describe('misreadings the regression audit found', () => {
     expect(deployments).toEqual([]);
   });
 });
+
+describe('a proxy whose upstream names no service of the project', () => {
+  // Bionic-AI-Solutions/open-search: nginx's upstream is `mcp-server:3000`, a service that no
+  // longer exists; the server is now mcp-server-fastmcp (container_name mcp-search-server).
+  const files = (server: string) => ({
+    'docker-compose.yml': [
+      'services:',
+      '  mcp-server-fastmcp:',
+      '    image: example/search-mcp:1.0.0',
+      server,
+      '  nginx:',
+      '    image: nginx:1.27',
+      '    ports: ["80:80"]',
+      '    volumes: ["./nginx/nginx.conf:/etc/nginx/nginx.conf:ro"]',
+      '',
+    ].join('\n'),
+    'nginx/nginx.conf':
+      'events {}\nhttp {\n  upstream mcp_backend {\n    server mcp-server:3000;\n  }\n  limit_req_zone $binary_remote_addr zone=api:10m rate=10r/s;\n  server {\n    listen 80;\n    location / {\n      limit_req zone=api;\n      proxy_pass http://mcp_backend;\n    }\n  }\n}\n',
+  });
+  const front = (server: string) => {
+    const d = collectWith(inline(files(server))).deployments.find((x) => x.name.endsWith(':mcp-server-fastmcp'))!;
+    return { behind: fact(d, 'exposure.behind_reverse_proxy'), limited: fact(d, 'rate_limit.enabled') };
+  };
+
+  it('is not in front of the server: no name of it resolves to the server', () => {
+    expect(front('    container_name: mcp-search-server')).toEqual({ behind: false, limited: undefined });
+  });
+
+  it('is in front where the server answers to that name: a network alias, its container_name or hostname', () => {
+    const on = { behind: true, limited: true };
+    expect(front('    networks:\n      default:\n        aliases: [mcp-server]')).toEqual(on);
+    expect(front('    container_name: mcp-server')).toEqual(on);
+    expect(front('    hostname: mcp-server')).toEqual(on);
+  });
+});

@@ -412,7 +412,7 @@ describe('nginx with several MCP routes to one server: the weakest decides', () 
 describe('a proxy whose routes name neither the server nor an alias of it', () => {
   // agentic-community/mcp-gateway-registry: the registry's nginx forwards to the registry itself
   // (127.0.0.1:7860), its auth service and a public API; the MCP servers' routes are commented out.
-  const project = (routes: string) =>
+  const project = (routes: string, mcp = '', registry = '') =>
     collectWith(
       inline({
         'compose.yaml': [
@@ -421,10 +421,12 @@ describe('a proxy whose routes name neither the server nor an alias of it', () =
           '    image: nginx:1.30-trixie',
           '    ports: ["80:80"]',
           '    volumes: ["./nginx.conf:/etc/nginx/conf.d/default.conf:ro"]',
+          registry,
           '  auth-server:',
           '    image: acme/auth:1.0.0',
           '  mcp:',
           '    image: acme/mcp:1.0.0',
+          mcp,
           '',
         ].join('\n'),
         'nginx.conf': `server {\n    listen 80;\n${routes}}\n`,
@@ -433,14 +435,22 @@ describe('a proxy whose routes name neither the server nor an alias of it', () =
   const own =
     '    location / {\n        proxy_pass http://127.0.0.1:7860/;\n    }\n    location /validate {\n        proxy_pass http://auth-server:8888/validate;\n    }\n    location /tsbedrock/ {\n        proxy_pass https://api.example.com/prod/;\n    }\n';
 
-  it('is not in front of the server and lends it none of its routes; a route to an unknown name may be an alias', () => {
+  it('is not in front of the server and lends it none of its routes', () => {
     expect(project(own).sources['tls.enabled']).toBeUndefined();
     expect(fact(project(own), 'exposure.behind_reverse_proxy')).toBe(false);
     expect(project(own).sources['exposure.behind_reverse_proxy']![0]!.why).toBe('no proxy of the project forwards to the server');
-    const aliased = project(`${own}    location /mcp {\n        proxy_pass http://backend:8000;\n    }\n`);
+  });
+
+  it('a route to a name no service answers to reaches nothing, unless the project is open to others', () => {
+    const routes = `${own}    location /mcp {\n        proxy_pass http://backend:8000;\n    }\n`;
+    expect(fact(project(routes), 'exposure.behind_reverse_proxy')).toBe(false);
+    // The server's network alias, or a network from outside the files that may hold that name.
+    const aliased = project(routes, '    networks:\n      default:\n        aliases: [backend]');
     expect(fact(aliased, 'tls.enabled')).toBe(false);
     expect(aliased.sources['tls.enabled']![0]).toMatchObject({ file: 'nginx.conf' });
     expect(fact(aliased, 'exposure.behind_reverse_proxy')).toBe(true);
+    const open = project(routes, '', '    external_links: [backend]');
+    expect(fact(open, 'exposure.behind_reverse_proxy')).toBe(true);
   });
 });
 
