@@ -78,9 +78,21 @@ export function mcpLocations(
     locs = all.filter((l) => !notServer(l.proxyPass?.args[0] ?? ''));
     matchedBy = 'the only proxied locations of the proxy';
   }
-  const mcp = locs.filter(mcpRoutes(cfg));
-  const catchAll = locs.filter((l) => !l.location || l.location.args.join(' ') === '/');
-  return { locs: mcp.length ? mcp : catchAll.length ? catchAll : locs, matchedBy, mcpRoute: mcp.length > 0 || catchAll.length > 0 };
+  // Per server block: its MCP-named routes, else its catch-all, else every route to the server. A
+  // catch-all of another block (jrmatherly/MCP-Platform's default_server `location /`) serves the
+  // MCP paths for the requests that block answers, so it is a way in as well.
+  const isMcp = mcpRoutes(cfg);
+  const isCatchAll = (l: LocationCtx) => !l.location || l.location.args.join(' ') === '/';
+  const blocks = new Map<Directive, LocationCtx[]>();
+  for (const l of locs) blocks.set(l.server, [...(blocks.get(l.server) ?? []), l]);
+  const chosen = [...blocks.values()].map((ls) => {
+    const mcp = ls.filter(isMcp);
+    const catchAll = ls.filter(isCatchAll);
+    return { locs: mcp.length ? mcp : catchAll.length ? catchAll : ls, named: mcp.length > 0 || catchAll.length > 0 };
+  });
+  // A block with no MCP route and no catch-all serves other paths of the server: it counts only where no block names one.
+  const named = chosen.filter((c) => c.named);
+  return { locs: (named.length ? named : chosen).flatMap((c) => c.locs), matchedBy, mcpRoute: named.length > 0 };
 }
 
 /**

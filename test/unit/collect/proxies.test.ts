@@ -409,6 +409,51 @@ describe('nginx with several MCP routes to one server: the weakest decides', () 
   });
 });
 
+describe('a catch-all of another server block that forwards to the same server', () => {
+  // jrmatherly/MCP-Platform's docker/nginx: gateway.conf serves /mcp for its domain with HSTS and a
+  // limit; nginx.conf's default_server forwards every path, /mcp/… included, with neither.
+  const conf = (fallback: string) =>
+    [
+      'events {}',
+      'http {',
+      '  limit_req_zone $binary_remote_addr zone=api:10m rate=100r/m;',
+      '  upstream mcp_gateway_backend {',
+      '    server 127.0.0.1:8080;',
+      '  }',
+      '  server {',
+      '    listen 443 ssl;',
+      '    server_name gateway.example.com;',
+      '    ssl_certificate /etc/ssl/gw.pem;',
+      '    ssl_certificate_key /etc/ssl/gw.key;',
+      '    add_header Strict-Transport-Security "max-age=63072000" always;',
+      '    location /mcp/ {',
+      '      limit_req zone=api;',
+      '      proxy_pass http://mcp_gateway_backend;',
+      '    }',
+      '  }',
+      '  server {',
+      '    listen 443 ssl default_server;',
+      '    ssl_certificate /etc/ssl/gw.pem;',
+      '    ssl_certificate_key /etc/ssl/gw.key;',
+      `    location / {\n      proxy_pass ${fallback};\n    }`,
+      '  }',
+      '}',
+      '',
+    ].join('\n');
+  const facts = (fallback: string) => {
+    const d = collectWith(inline({ 'nginx.conf': conf(fallback) })).deployments[0]!;
+    return { hsts: fact(d, 'tls.hsts'), limited: fact(d, 'rate_limit.enabled') };
+  };
+
+  it('is an MCP route too: the weakest decides', () => {
+    const both = facts('http://mcp_gateway_backend');
+    expect(both.hsts).toBe(false);
+    expect(both.limited).toBeUndefined();
+    // A catch-all to another server lends this one nothing.
+    expect(facts('http://127.0.0.1:9000')).toMatchObject({ hsts: true, limited: true });
+  });
+});
+
 describe('a proxy whose routes name neither the server nor an alias of it', () => {
   // agentic-community/mcp-gateway-registry: the registry's nginx forwards to the registry itself
   // (127.0.0.1:7860), its auth service and a public API; the MCP servers' routes are commented out.
