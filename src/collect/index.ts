@@ -16,18 +16,11 @@ import { type CollectOptions, Context } from './context.js';
 import { scriptCommand } from './entrypoint-script.js';
 import { dirOf, Inputs, normalise, type TextFile } from './inputs.js';
 import { kubernetesDeployments } from './kubernetes/facts.js';
-import {
-  buildKustomization,
-  isPatchFragment,
-  type K8sObject,
-  type K8sSet,
-  KUSTOMIZE_HASH,
-  kustomizationIn,
-  objectsOf,
-} from './kubernetes/load.js';
+import { kubernetesSets } from './kubernetes/sets.js';
 import { configurations, type LocationCtx, proxiedLocations } from './nginx.js';
 import { mcpRoutes, nginxFacts } from './nginx-facts.js';
 import { contextOfDockerfile, isMcpPackage, mcpEvidenceOfBuild } from './packages.js';
+import { firstLine } from './parse-errors.js';
 import { namesMcpHost, namesMcpRoute, repository } from './roles.js';
 import { legacySse, transportNamed } from './server-args.js';
 import { FactSheet } from './sheet.js';
@@ -228,152 +221,6 @@ function isOverlay(ctx: Context, path: string): boolean {
   }
 }
 
-/** Kubernetes object sets: each kustomization built (or its rendered output), and the loose manifests of each directory. */
-function kubernetesSets(ctx: Context, texts: TextFile[], kinds: Map<string, FileKind>, skipped: SkippedFile[]): K8sSet[] {
-  const kustomizations = texts.filter((t) => kinds.get(t.path) === 'kustomization').map((t) => t.path);
-  const referenced = new Set<string>();
-  const members = new Set<string>();
-  const refs = new Map<string, string[]>();
-  for (const k of kustomizations) {
-    try {
-      const v = readYaml(ctx.inputs.get(k)!.text)[0]?.value as Record<string, unknown> | undefined;
-      for (const field of ['resources', 'bases', 'components', 'patchesStrategicMerge']) {
-        for (const r of (v?.[field] as unknown[]) ?? []) {
-          if (typeof r !== 'string') continue;
-          const target = ctx.inputs.resolve(k, r);
-          const sub = kustomizationIn(ctx.inputs, target);
-          if (sub) {
-            referenced.add(sub);
-            refs.set(k, [...(refs.get(k) ?? []), sub]);
-          } else members.add(target);
-        }
-      }
-      for (const p of (v?.['patches'] as unknown[]) ?? []) {
-        const path = typeof p === 'string' ? p : p && typeof p === 'object' ? (p as Record<string, unknown>)['path'] : undefined;
-        if (typeof path === 'string') members.add(ctx.inputs.resolve(k, path));
-      }
-    } catch {
-      /* reported when built */
-    }
-  }
-  // kubectl kustomize refuses a kustomization that includes itself, directly or through others.
-  const path = (from: string, to: string, seen: string[] = []): string[] | null => {
-    for (const x of refs.get(from) ?? []) {
-      if (x === to) return [...seen, from, x];
-      if (!seen.includes(x) && x !== from) {
-        const p = path(x, to, [...seen, from]);
-        if (p) return p;
-      }
-    }
-    return null;
-  };
-  const cyclic = new Set<string>();
-  for (const k of kustomizations) {
-    const cycle = path(k, k);
-    if (!cycle) continue;
-    cyclic.add(k);
-    skipped.push({
-      path: k,
-      reason: `a kustomization that includes itself (${cycle.map((x) => dirOf(x) || '.').join(' → ')}): kubectl kustomize refuses the cycle`,
-    });
-  }
-  const wanted = ctx.options.kustomizations?.map((d) => kustomizationIn(ctx.inputs, normalise(d))).filter((k): k is string => !!k);
-  const roots = (wanted?.length ? wanted : kustomizations.filter((k) => !referenced.has(k))).filter((k) => !cyclic.has(k));
-  const sets: K8sSet[] = [];
-  const rendered = new Set(Object.values(ctx.options.rendered ?? {}).map(normalise));
-  for (const root of roots.sort()) {
-    const dir = dirOf(root);
-    const out = ctx.options.rendered?.[dir];
-    if (out && ctx.inputs.get(out)) {
-      let objects: K8sObject[];
-      try {
-        objects = objectsOf(out, ctx.inputs.get(out)!.text);
-      } catch (err) {
-        skipped.push({ path: out, reason: `could not be read as kubernetes: ${firstLine(err)}` });
-        continue;
-      }
-      // Secrets and ConfigMaps its generators make from files kept elsewhere are kubectl's output
-      // here, their values written in: marked as generated, as reading the kustomization marks them.
-      let generated: Set<string>;
-      try {
-        // Read for its generators alone: its notes are about a reading this set does not use.
-        const quiet: Context = Object.assign(Object.create(ctx) as Context, { note: () => {} });
-        generated = new Set(
-          buildKustomization(quiet, root)
-            .filter((o) => o.value['__generated'])
-            .map((o) => `${o.kind}/${o.name}`),
-        );
-      } catch {
-        generated = new Set();
-      }
-      for (const o of objects) if (generated.has(`${o.kind}/${o.name.replace(KUSTOMIZE_HASH, '')}`)) o.value['__generated'] = true;
-      sets.push({ root, objects, how: 'rendered with kubectl kustomize' });
-      ctx.note(root, `rendered with kubectl kustomize (${out})`);
-    } else {
-      let objects: K8sObject[];
-      try {
-        objects = buildKustomization(ctx, root);
-      } catch (err) {
-        skipped.push({ path: root, reason: `could not be read as kustomization: ${firstLine(err)}` });
-        continue;
-      }
-      sets.push({ root, objects, how: 'read from the resources listed' });
-      ctx.note(root, 'read from the resources, components and patches it lists (no kubectl kustomize output among the inputs)');
-    }
-  }
-  const loose = new Map<string, K8sObject[]>();
-  for (const t of texts) {
-    if (kinds.get(t.path) !== 'kubernetes' || members.has(t.path) || rendered.has(t.path)) continue;
-    let objs: K8sObject[];
-    try {
-      objs = objectsOf(t.path, t.text);
-    } catch (err) {
-      skipped.push({ path: t.path, reason: `could not be read as kubernetes: ${unparsed(t.text, err)}` });
-      continue;
-    }
-    for (const o of objs.filter(isPatchFragment))
-      ctx.note(
-        t.path,
-        `${o.kind} ${o.name}: no selector and no image, so it is a patch of another object and not a workload (a kustomization applies it only where it lists it among its patches)`,
-      );
-    objs = objs.filter((o) => !isPatchFragment(o));
-    if (objs.length) loose.set(dirOf(t.path), [...(loose.get(dirOf(t.path)) ?? []), ...objs]);
-  }
-  for (const [dir, objects] of [...loose.entries()].sort((a, b) => cmp(a[0], b[0]))) {
-    // `kubectl apply -f dir` applies a directory's manifests together, unless two files define the
-    // same object: then they are alternatives (microsoft/mcp-gateway's local-deployment.yml and
-    // cloud-deployment-template.yml), and each file is read on its own.
-    const clash = sameObjectTwice(objects);
-    if (!clash) {
-      sets.push({ root: null, objects, how: 'plain manifests' });
-      continue;
-    }
-    ctx.note(
-      dir || '.',
-      `${clash.files.join(' and ')} both define ${clash.object}: read as alternatives, each file on its own; name the files that are applied together to read them as one set`,
-    );
-    const byFile = new Map<string, K8sObject[]>();
-    for (const o of objects) byFile.set(o.file, [...(byFile.get(o.file) ?? []), o]);
-    for (const [, own] of [...byFile.entries()].sort((a, b) => cmp(a[0], b[0])))
-      sets.push({ root: null, objects: own, how: 'plain manifests' });
-  }
-  return sets;
-}
-
-/** The first object (kind, namespace and name) two files of a set both define, if any. */
-function sameObjectTwice(objects: K8sObject[]): { object: string; files: string[] } | null {
-  const seen = new Map<string, string>();
-  for (const o of objects) {
-    if (!o.kind || !o.name) continue;
-    const ns = String((o.value['metadata'] as Record<string, unknown> | undefined)?.['namespace'] ?? '');
-    const id = `${o.kind}/${ns ? `${ns}/` : ''}${o.name}`;
-    const first = seen.get(id);
-    if (first !== undefined && first !== o.file) return { object: id, files: [first, o.file].sort(cmp) };
-    seen.set(id, o.file);
-  }
-  return null;
-}
-
 const HELM_TEMPLATE =
   "a Helm chart template (Helm's {{ .Values }}, or under a chart's templates/): not YAML until Helm renders it; check what `helm template RELEASE CHART > rendered.yaml` writes instead";
 
@@ -397,17 +244,6 @@ function helmActions(path: string, text: string): boolean {
   return (
     /\.ya?ml$/i.test(path) && /\{\{-?\s*(?:[^}]*?[\s(|])?(?:\$?\.(?:Values|Release|Chart|Capabilities|Template)\b|include\s+")/.test(text)
   );
-}
-
-/** An error's first line, bounded: what a skip reason quotes of a parser's message. */
-const firstLine = (err: unknown) => (err as Error).message.split('\n')[0]!.slice(0, 200);
-
-/** Why a manifest did not parse; a file holding template actions (`{{ … }}`) needs rendering first. */
-function unparsed(text: string, err: unknown): string {
-  const why = firstLine(err);
-  return /\{\{-?\s*[.$\w/]/.test(text)
-    ? `it holds template actions ({{ … }}), which are not YAML until rendered: check the rendered output (${why})`
-    : why;
 }
 
 /** nginx on a host: one deployment per server an MCP route (`/mcp`, `/sse`) forwards to. */
