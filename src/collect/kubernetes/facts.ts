@@ -8,6 +8,7 @@ import { namesMcpRoute, runsAuthenticator } from '../roles.js';
 import { legacySse, tlsFlags } from '../server-args.js';
 import { FactSheet } from '../sheet.js';
 import { configMapsOf, endpoint, ingressFacts, knativeFacts, proxyFacts } from './front.js';
+import { clusterAddress, namesService } from './linked-dirs.js';
 import { getPath, isKnative, type K8sSet } from './load.js';
 import { networkFacts } from './network.js';
 import { containerEnv, podFacts } from './pod.js';
@@ -241,7 +242,16 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
       ingressFacts(sheet, routed[0]!);
       endpoint(sheet, undefined, routed, servicesOf(w));
     } else {
-      sheet.set('exposure.behind_reverse_proxy', false, at(), 'no proxy workload, Ingress or route in the files forwards to the server');
+      // A gateway's resource (a kgateway Backend, an Istio VirtualService) that names the Service:
+      // what it does with the route is in a form this collector does not read.
+      const gateway = servicesOf(w).flatMap((s) => set.objects.filter((o) => namesService(o, s)).map((o) => ({ o, s })))[0];
+      if (gateway)
+        sheet.undecided(
+          'exposure.behind_reverse_proxy',
+          `${gateway.o.kind} ${gateway.o.name} (${gateway.o.file}) names the server's Service at ${stringsIn(gateway.o.value['spec']).find((x) => clusterAddress(gateway.s).test(x)) ?? gateway.s.name}: a gateway whose resources are not read may front it`,
+        );
+      else
+        sheet.set('exposure.behind_reverse_proxy', false, at(), 'no proxy workload, Ingress or route in the files forwards to the server');
       endpoint(sheet, undefined, [], servicesOf(w));
     }
     // Nothing in front terminates TLS: the server's own flags say whether it serves TLS.

@@ -5,6 +5,7 @@ import { dirOf, normalise, type TextFile } from '../inputs.js';
 import { firstLine, unparsed } from '../parse-errors.js';
 import type { FileKind, SkippedFile } from '../types.js';
 import { readYaml } from '../yaml-lines.js';
+import { linkedDirs } from './linked-dirs.js';
 import { buildKustomization, isPatchFragment, type K8sObject, type K8sSet, KUSTOMIZE_HASH, kustomizationIn, objectsOf } from './load.js';
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -120,7 +121,13 @@ export function kubernetesSets(ctx: Context, texts: TextFile[], kinds: Map<strin
     objs = objs.filter((o) => !isPatchFragment(o));
     if (objs.length) loose.set(dirOf(t.path), [...(loose.get(dirOf(t.path)) ?? []), ...objs]);
   }
-  for (const [dir, objects] of [...loose.entries()].sort((a, b) => cmp(a[0], b[0]))) {
+  for (const g of linkedDirs(loose, (objects) => sameObjectTwice(objects) !== null)) {
+    if (g.dirs.length > 1) {
+      for (const j of g.joined) ctx.note(j.dir || '.', `read with ${j.with || '.'} as one set: ${j.why}`);
+      sets.push({ root: null, objects: g.objects, how: 'plain manifests' });
+      continue;
+    }
+    const [dir, objects] = [g.dirs[0]!, g.objects];
     // `kubectl apply -f dir` applies a directory's manifests together, unless two files define the
     // same object: then they are alternatives (microsoft/mcp-gateway's local-deployment.yml and
     // cloud-deployment-template.yml), and each file is read on its own.

@@ -1015,3 +1015,62 @@ describe("a pod's ServiceAccount", () => {
     expect(d.sources['container.service_account_token_mounted']![0]).toMatchObject({ file: 'k8s/all.yaml', line: 22 });
   });
 });
+
+describe('manifests kept by kind in sibling directories', () => {
+  // Bionic-AI-Solutions/open-search's k8s/deployments and k8s/services, applied together by deploy.sh.
+  const deployment = (name: string, app: string) =>
+    `apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: ${name} }\nspec:\n  selector: { matchLabels: { app: ${app} } }\n  template:\n    metadata: { labels: { app: ${app} } }\n    spec:\n      containers:\n        - { name: ${name}, image: "example/${name}:1.0.0", ports: [{ containerPort: 8000 }] }\n`;
+  const service = (name: string, app: string, type = 'LoadBalancer') =>
+    `apiVersion: v1\nkind: Service\nmetadata: { name: ${name} }\nspec: { type: ${type}, selector: { app: ${app} }, ports: [{ port: 8000 }] }\n`;
+
+  it('are one set where one directory holds what the other lacks: the Service that selects the workload', () => {
+    const out = collectWith(
+      inline({
+        'k8s/deployments/mcp-server.yaml': deployment('mcp-server', 'mcp-server'),
+        'k8s/services/mcp-server.yaml': service('mcp-server', 'mcp-server'),
+      }),
+    );
+    const d = deploymentOf(out, 'Deployment/mcp-server');
+    expect(fact(d, 'container.published_ports')).toBe('all_interfaces');
+    expect(d.sources['container.published_ports']![0]).toMatchObject({ file: 'k8s/services/mcp-server.yaml' });
+    expect(out.notes).toContainEqual({
+      file: 'k8s/deployments',
+      what: 'read with k8s/services as one set: Service mcp-server there selects Deployment mcp-server, which nothing here selects',
+    });
+  });
+
+  it('stay apart where each directory is whole, or reading them together would define an object twice', () => {
+    // deploy/dev and deploy/prod: each its own Deployment and Service of the same labels.
+    const whole = collectWith(
+      inline({
+        'deploy/dev/all.yaml': `${deployment('mcp-dev', 'mcp')}---\n${service('mcp-dev', 'mcp', 'ClusterIP')}`,
+        'deploy/prod/all.yaml': `${deployment('mcp-prod', 'mcp')}---\n${service('mcp-prod', 'mcp')}`,
+      }),
+    );
+    expect(fact(deploymentOf(whole, 'Deployment/mcp-dev'), 'container.published_ports')).toBe('none');
+    const twice = collectWith(
+      inline({
+        'a/deployment.yaml': deployment('mcp', 'mcp'),
+        'b/all.yaml': `${deployment('mcp', 'mcp')}---\n${service('mcp', 'mcp')}`,
+      }),
+    );
+    expect(fact(deploymentOf(twice, 'a/deployment.yaml:Deployment/mcp'), 'container.published_ports')).toBe('none');
+  });
+
+  it("a gateway's resource that names the Service's cluster address fronts it, in a form not read", () => {
+    // lucchmielowski/agentgateway-kyverno-demo: manifests/gateway's kgateway Backend targets
+    // mcp-website-fetcher.default.svc.cluster.local, the Service in manifests/mcp.
+    const out = collectWith(
+      inline({
+        'manifests/mcp/url-fetcher.yaml': `${deployment('mcp-website-fetcher', 'mcp-website-fetcher')}---\n${service('mcp-website-fetcher', 'mcp-website-fetcher', 'ClusterIP')}`,
+        'manifests/gateway/mcp-backend.yaml':
+          'apiVersion: gateway.kgateway.dev/v1alpha1\nkind: Backend\nmetadata: { name: mcp, namespace: kgateway-system }\nspec:\n  type: MCP\n  mcp:\n    targets:\n      - name: website\n        static: { host: mcp-website-fetcher.default.svc.cluster.local, port: 80, protocol: SSE }\n',
+      }),
+    );
+    const d = deploymentOf(out, 'Deployment/mcp-website-fetcher');
+    expect(fact(d, 'exposure.behind_reverse_proxy')).toBeUndefined();
+    expect(d.reasons['exposure.behind_reverse_proxy']).toBe(
+      "Backend mcp (manifests/gateway/mcp-backend.yaml) names the server's Service at mcp-website-fetcher.default.svc.cluster.local: a gateway whose resources are not read may front it",
+    );
+  });
+});
