@@ -109,7 +109,10 @@ export function networkFacts(
       ingress[0]!.at('spec', 'ingress'),
       strict
         ? `NetworkPolicy ${ingress.map((p) => p.name).join(', ')} admits only the proxy on the server's port`
-        : 'a NetworkPolicy rule admits other sources on the server port',
+        : fronts.length === 0 && !viaIngress
+          ? // sainiteshGit/dotnet-mcp-k8s: a default-deny policy with no rule admits nobody, and no proxy either.
+            'no proxy workload or Ingress is in front: there is no proxy to restrict ingress to'
+          : 'a NetworkPolicy rule admits other sources on the server port',
     );
   }
 }
