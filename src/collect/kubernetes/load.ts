@@ -17,6 +17,8 @@ interface Layer {
   file: string;
   /** The path in the layer's document of a path in the object (patch lists matched by name). */
   map(path: YamlPath): YamlPath | null;
+  /** A strategic-merge patch: a map or list it writes merges into the one an earlier layer wrote. */
+  merges?: boolean;
 }
 
 export class K8sObject {
@@ -43,11 +45,22 @@ export class K8sObject {
     for (let i = this.layers.length - 1; i > 0; i--) {
       const l = this.layers[i]!;
       const mapped = l.map(path);
-      if (mapped && l.doc.has(mapped)) return { file: l.file, line: l.doc.line(mapped) };
+      if (!mapped || !l.doc.has(mapped)) continue;
+      // A patch that adds a variable to the base's container writes into it, not the container itself.
+      const v = getPath(l.doc.value, mapped);
+      if (l.merges && v !== null && typeof v === 'object' && this.writtenBefore(i, path)) continue;
+      return { file: l.file, line: l.doc.line(mapped) };
     }
     const base = this.layers[0]!;
     // Mapped: an item of a List sits under items[i] of its document.
     return { file: base.file, line: base.doc.line(base.map(path) ?? path) };
+  }
+
+  private writtenBefore(layer: number, path: YamlPath): boolean {
+    return this.layers.slice(0, layer).some((l) => {
+      const mapped = l.map(path);
+      return mapped !== null && l.doc.has(mapped);
+    });
   }
 }
 
@@ -382,7 +395,7 @@ function applyPatch(ctx: Context, objects: K8sObject[], p: unknown, kpath: strin
   for (const o of hits) {
     const before = o.value;
     o.value = strategicMerge(before, pv) as Obj;
-    o.layers.push({ doc: patchDoc, file: patchFile, map: (q) => mapByName(before, pv, q) });
+    o.layers.push({ doc: patchDoc, file: patchFile, map: (q) => mapByName(before, pv, q), merges: true });
   }
   void base;
 }

@@ -1074,3 +1074,68 @@ describe('manifests kept by kind in sibling directories', () => {
     );
   });
 });
+
+describe('a default-deny NetworkPolicy and no proxy in front', () => {
+  // sainiteshGit/dotnet-mcp-k8s's deploy/base: `podSelector: {}`, `policyTypes: [Ingress, Egress]`, no rules.
+  it('admits no source, and there is no proxy to restrict ingress to: the reason says that', () => {
+    const d = collectWith(
+      inline({
+        'deploy/all.yaml': [
+          'apiVersion: apps/v1',
+          'kind: Deployment',
+          'metadata: { name: mcp-server }',
+          'spec:',
+          '  selector: { matchLabels: { app: mcp-server } }',
+          '  template:',
+          '    metadata: { labels: { app: mcp-server } }',
+          '    spec:',
+          '      containers:',
+          '        - { name: mcp-server, image: "example/mcp-server:1.0.0", ports: [{ containerPort: 8080 }] }',
+          '---',
+          'apiVersion: networking.k8s.io/v1',
+          'kind: NetworkPolicy',
+          'metadata: { name: default-deny }',
+          'spec:',
+          '  podSelector: {}',
+          '  policyTypes: [Ingress, Egress]',
+        ].join('\n'),
+      }),
+    ).deployments[0]!;
+    expect(fact(d, 'exposure.ingress_restricted_to_proxy')).toBe(false);
+    expect(d.sources['exposure.ingress_restricted_to_proxy']![0]!.why).toBe(
+      'no proxy workload or Ingress is in front: there is no proxy to restrict ingress to',
+    );
+  });
+});
+
+describe("a kustomization's patch that adds a variable to the base's container", () => {
+  // sainiteshGit/dotnet-mcp-k8s's overlays/dev: mcp-allow-mutations-patch.yaml adds MCP_ALLOW_MUTATIONS.
+  const files = {
+    'deploy/base/deployment.yaml': [
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      'metadata: { name: mcp-server }',
+      'spec:',
+      '  selector: { matchLabels: { app: mcp-server } }',
+      '  template:',
+      '    metadata: { labels: { app: mcp-server } }',
+      '    spec:',
+      '      containers:',
+      '        - name: mcp-server',
+      '          image: example/mcp-server:1.0.0',
+      '          securityContext: { privileged: false }',
+      '',
+    ].join('\n'),
+    'deploy/base/kustomization.yaml': 'resources: [deployment.yaml]\n',
+    'deploy/overlays/dev/kustomization.yaml': 'resources: [../../base]\npatches:\n  - path: mutations-patch.yaml\n',
+    'deploy/overlays/dev/mutations-patch.yaml':
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: mcp-server }\nspec:\n  template:\n    spec:\n      containers:\n        - name: mcp-server\n          env: [{ name: MCP_ALLOW_MUTATIONS, value: "true" }]\n',
+  };
+
+  it('cites the base for what the base writes, and the patch only for what it sets', () => {
+    const d = collectWith(inline(files)).deployments[0]!;
+    expect(d.sources['container.privileged']![0]).toMatchObject({ file: 'deploy/base/deployment.yaml', line: 12 });
+    // A fact from the container as a whole is the base's container, which the patch only adds to.
+    expect(d.sources['container.docker_socket_mounted']![0]).toMatchObject({ file: 'deploy/base/deployment.yaml' });
+  });
+});
