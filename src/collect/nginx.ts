@@ -141,13 +141,21 @@ export class NginxConfig {
     const clean = pattern.replace(/\$\{[^}]+\}/g, '');
     const full = glob(clean);
     const base = glob(posix.basename(clean));
-    return [...this.files.entries()]
-      .filter(([p]) => {
-        const inner = p.includes('#') ? p.split('#').pop()! : p;
-        // `nginx -T` parts carry nginx's own absolute paths: match those whole; repository files by name.
-        return inner.startsWith('/') && clean.startsWith('/') ? full.test(inner) : base.test(posix.basename(inner));
-      })
-      .map(([, d]) => d);
+    const inner = (p: string) => (p.includes('#') ? p.split('#').pop()! : p);
+    // `nginx -T` parts carry nginx's own absolute paths: match those whole; repository files by name.
+    const byName = [...this.files.entries()].filter(([p]) =>
+      inner(p).startsWith('/') && clean.startsWith('/') ? full.test(inner(p)) : base.test(posix.basename(inner(p))),
+    );
+    // Where files of the directory the pattern names are among them (`/etc/nginx/mcp.d/*.conf` and a
+    // repository's mcp.d directory), those are the ones: a name alone matches every `*.conf`.
+    const dir = posix.basename(posix.dirname(clean));
+    // The nginx image renders templates/*.template into conf.d, which such a pattern names too.
+    const parent = (p: string) => posix.basename(posix.dirname(inner(p)));
+    const inDir =
+      /^[\w.-]+$/.test(dir) && dir !== '.'
+        ? byName.filter(([p]) => parent(p) === dir || (dir === 'conf.d' && parent(p) === 'templates' && p.endsWith('.template')))
+        : [];
+    return (inDir.length ? inDir : byName).map(([, d]) => d);
   }
 
   /** Directives of a block with includes expanded at every level (bounded depth). */
@@ -317,6 +325,28 @@ export function configurations(files: TextFile[]): TextFile[][] {
   const byDir = new Map<string, TextFile[]>();
   for (const f of fragments.filter((x) => !taken.has(x.path)))
     byDir.set(posix.dirname(f.path), [...(byDir.get(posix.dirname(f.path)) ?? []), f]);
-  for (const dir of [...byDir.keys()].sort()) groups.push(byDir.get(dir)!);
+  // A directory's server blocks that include fragments kept in another directory
+  // (mabi8/mcp-stack's `include /etc/nginx/mcp.d/*.conf`) are read with those fragments, which
+  // then form no configuration of their own.
+  const pulled = new Map<string, TextFile[]>();
+  for (const [dir, own] of byDir) {
+    const others = fragments.filter((f) => !taken.has(f.path) && posix.dirname(f.path) !== dir);
+    const cfg = new NginxConfig([...own, ...others]);
+    const keys = new Set<string>();
+    for (const f of own)
+      walkAll(cfg.files.get(f.path) ?? [], (d) => {
+        if (d.name === 'include' && d.args[0] && posix.dirname(d.args[0]) !== '.')
+          for (const block of cfg.included(d.args[0])) keys.add(String(cfg.keyOf(block)));
+      });
+    pulled.set(
+      dir,
+      others.filter((f) => keys.has(f.path)),
+    );
+  }
+  const pulledAway = new Set([...pulled.values()].flat().map((f) => f.path));
+  for (const dir of [...byDir.keys()].sort()) {
+    const own = byDir.get(dir)!.filter((f) => !pulledAway.has(f.path) || pulled.get(dir)!.length > 0);
+    if (own.length) groups.push([...own, ...pulled.get(dir)!]);
+  }
   return groups;
 }

@@ -340,6 +340,27 @@ describe('nginx on a host: each configuration on its own', () => {
   });
 });
 
+describe("a host's server block that includes its MCP routes from another directory", () => {
+  // mabi8/mcp-stack: deploy/nginx/box.makkib.com.conf includes /etc/nginx/mcp.d/*.conf, kept in
+  // deploy/nginx/mcp.d/, whose locations forward /mcp and /vps/mcp to servers on the host.
+  const files = {
+    'deploy/nginx/box.conf':
+      'server {\n    listen 443 ssl;\n    server_name box.example.com;\n    ssl_certificate /etc/ssl/box.pem;\n    ssl_certificate_key /etc/ssl/box.key;\n    include /etc/nginx/mcp.d/*.conf;\n}\n',
+    'deploy/nginx/mcp.d/centerdevice.conf': 'location /mcp {\n    proxy_pass http://127.0.0.1:9543;\n}\n',
+    'deploy/nginx/mcp.d/vps.conf': 'location /vps/mcp {\n    proxy_pass http://127.0.0.1:9445/mcp;\n}\n',
+    'deploy/nginx/other.d/ignored.conf': 'location /mcp {\n    proxy_pass http://127.0.0.1:7000;\n}\n',
+  };
+
+  it('reads them with it: one deployment per server, from the directory the include names', () => {
+    const out = collectWith(inline(files));
+    expect(out.deployments.map((d) => d.name)).toEqual([
+      'proxy:deploy/nginx/mcp.d/centerdevice.conf:127.0.0.1:9543',
+      'proxy:deploy/nginx/mcp.d/vps.conf:127.0.0.1:9445',
+    ]);
+    expect(out.deployments[0]!.sources['transport.kind']![0]).toMatchObject({ file: 'deploy/nginx/mcp.d/centerdevice.conf', line: 1 });
+  });
+});
+
 describe('nginx with several MCP routes to one server: the weakest decides', () => {
   // firecrawl/firecrawl-mcp-server's docker/nginx.conf: metadata, /v2/mcp, a key-in-path alias and
   // /sse all reach the app; one route limited and another not is an open door.
