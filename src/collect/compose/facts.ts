@@ -12,7 +12,7 @@ import { fileMiddlewares, traefikEnabled, traefikFacts } from '../traefik.js';
 import { callsByUrl, mentions } from './calls.js';
 import { containerFacts, plainHealthcheck, replicas } from './container.js';
 import type { ComposeProject } from './load.js';
-import { egress, ingressRestricted } from './network.js';
+import { egress, hostProxyInFront, ingressRestricted } from './network.js';
 import { composeSecrets } from './secrets.js';
 import { selectServers } from './servers.js';
 import {
@@ -316,6 +316,14 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       if (sheet.get('exposure.behind_reverse_proxy') === false && published.kind === 'none')
         sheet.reopen('exposure.behind_reverse_proxy', why);
     }
+    hostProxyInFront(
+      ctx,
+      sheet,
+      srv,
+      new Set(
+        proxies.flatMap((p) => ctx.proxyFiles(p.contextDir, volumesOf(p), composeDir(project), ['nginx', 'caddyfile']).map((f) => f.path)),
+      ),
+    );
     egress(sheet, srv, project);
     const srvDf = srv.df;
     legacySse(sheet, run.at, ...run.parts);

@@ -1,7 +1,8 @@
 // Who can reach a Compose server and where it can reach: the networks it shares, internal or not.
+import type { Context } from '../context.js';
 import type { FactSheet } from '../sheet.js';
 import { type ComposeProject, isObj, type Obj } from './load.js';
-import { isExternal, type Svc } from './service.js';
+import { isExternal, loopbackHostPorts, type Svc } from './service.js';
 
 export function ingressRestricted(sheet: FactSheet, srv: Svc, proxy: Svc, svcs: Svc[], project: ComposeProject): void {
   // Only the proxy (and datastores the server itself uses) share a network with the server.
@@ -89,5 +90,36 @@ export function egress(sheet: FactSheet, srv: Svc, project: ComposeProject): voi
       project.networkAt(srv.networks[0]!),
       'internal networks have no route out, to a metadata service either',
     );
+  }
+}
+
+/**
+ * A proxy on the host (a configuration among the files that no container of the project reads)
+ * that forwards to a port the server publishes on loopback (mabi8/mcp-stack's nginx for
+ * box.makkib.com, `proxy_pass http://127.0.0.1:9543`): loopback alone no longer decides who
+ * reaches it, and the host's proxy is not read as this deployment's.
+ */
+export function hostProxyInFront(ctx: Context, sheet: FactSheet, srv: Svc, containerFiles: ReadonlySet<string>): void {
+  const ports = loopbackHostPorts(srv);
+  if (!ports.length) return;
+  const re = new RegExp(
+    `(proxy_pass\\s+https?://|reverse_proxy\\s+(https?://)?|^\\s*server\\s+|\\bto\\s+(https?://)?)(127\\.0\\.0\\.1|localhost|\\[::1\\]):(${ports.join('|')})\\b`,
+  );
+  for (const f of ctx.inputs.all()) {
+    const kind = ctx.kinds.get(f.path);
+    if ((kind !== 'nginx' && kind !== 'caddyfile') || containerFiles.has(f.path)) continue;
+    const lines = f.text.split('\n');
+    const i = lines.findIndex((l) => !/^\s*#/.test(l) && re.test(l));
+    if (i < 0) continue;
+    const target = re.exec(lines[i]!)!;
+    const why = `${f.path}:${i + 1} forwards to ${target[4]}:${target[5]}, the port ${srv.s.name} publishes on loopback: a proxy on the host may put it on the network`;
+    for (const path of [
+      'exposure.reachable_from_internet',
+      'exposure.endpoint_address_class',
+      'exposure.behind_reverse_proxy',
+      'exposure.ingress_restricted_to_proxy',
+    ])
+      if (sheet.has(path)) sheet.reopen(path, why);
+    return;
   }
 }

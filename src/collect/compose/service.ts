@@ -208,3 +208,17 @@ export const closedFor = (project: ComposeProject, proxy: Svc): boolean =>
   !proxy.networks.some((n) => isExternal(project, n)) &&
   proxy.s.spec['external_links'] === undefined &&
   proxy.s.spec['network_mode'] === undefined;
+
+/** The host ports a service publishes on loopback (`127.0.0.1:9543:9443`, long form with `host_ip`). */
+export function loopbackHostPorts(svc: Svc): string[] {
+  const out: string[] = [];
+  for (const p of (svc.s.spec['ports'] as unknown[]) ?? []) {
+    if (isObj(p)) {
+      if (/^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(str(p['host_ip']) ?? '') && str(p['published'])) out.push(str(p['published'])!);
+      continue;
+    }
+    const m = /^(?:\[(::1)\]|(127\.\d+\.\d+\.\d+|localhost)):(\d+):/.exec((p instanceof Unresolved ? p.asEmpty : String(p)).trim());
+    if (m) out.push(m[3]!);
+  }
+  return out;
+}

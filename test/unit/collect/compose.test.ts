@@ -1364,3 +1364,33 @@ describe('a proxy whose upstream names no service of the project', () => {
     expect(front('    hostname: mcp-server')).toEqual(on);
   });
 });
+
+describe('a proxy on the host in front of a port published on loopback', () => {
+  // mabi8/mcp-stack: centerdevice publishes 127.0.0.1:9543, and deploy/nginx/mcp.d/centerdevice.conf,
+  // included by the host's server for box.makkib.com on 443, forwards /mcp there.
+  const files = (target: string) => ({
+    'docker-compose.yml': 'services:\n  centerdevice:\n    image: example/centerdevice-mcp:1.0.0\n    ports: ["127.0.0.1:9543:9443"]\n',
+    'deploy/nginx/box.conf': 'server {\n    listen 443 ssl;\n    server_name box.example.com;\n    include /etc/nginx/mcp.d/*.conf;\n}\n',
+    'deploy/nginx/mcp.d/centerdevice.conf': `location /mcp {\n    proxy_pass http://${target};\n}\n`,
+  });
+  const exposure = (target: string) => {
+    const d = deploymentOf(collectWith(inline(files(target))), 'compose:docker-compose.yml:centerdevice');
+    return {
+      reachable: fact(d, 'exposure.reachable_from_internet'),
+      endpoint: fact(d, 'exposure.endpoint_address_class'),
+      behind: fact(d, 'exposure.behind_reverse_proxy'),
+      why: d.reasons['exposure.reachable_from_internet'],
+    };
+  };
+
+  it('may put the server on the network: what loopback alone decided is open', () => {
+    expect(exposure('127.0.0.1:9543')).toEqual({
+      reachable: undefined,
+      endpoint: undefined,
+      behind: undefined,
+      why: 'deploy/nginx/mcp.d/centerdevice.conf:2 forwards to 127.0.0.1:9543, the port centerdevice publishes on loopback: a proxy on the host may put it on the network',
+    });
+    // A proxy to another port says nothing of this one.
+    expect(exposure('127.0.0.1:9000')).toMatchObject({ reachable: false, endpoint: 'loopback', behind: false });
+  });
+});
