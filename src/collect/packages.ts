@@ -154,11 +154,27 @@ function copiedFiles(inputs: Inputs, contextDir: string, copied: readonly string
 
 /** The MCP SDK evidence of the manifests a build copies from its context, if any. */
 export function mcpEvidenceOfBuild(inputs: Inputs, contextDir: string, copied: readonly string[]): { at: At; name: string } | null {
-  for (const m of copiedFiles(inputs, contextDir, copied, MANIFEST)) {
+  for (const m of [...copiedFiles(inputs, contextDir, copied, MANIFEST), ...jarProjects(inputs, contextDir, copied)]) {
     const found = mcpDependency(m);
     if (found) return found;
   }
   return null;
+}
+
+/**
+ * The Maven or Gradle build files of the project a copied Java archive comes from: a build that
+ * copies `target/app.jar`, `build/libs/*.jar` or `nacos-mcp-server-*.jar` (bubua12/nacos-mcp-server)
+ * runs what that project packages, whose dependencies its pom.xml or build.gradle names.
+ */
+function jarProjects(inputs: Inputs, contextDir: string, copied: readonly string[]): TextFile[] {
+  const dirs = new Set<string>();
+  for (const source of copied.filter((c) => /\.jar$/i.test(c))) {
+    const path = normalise(posix.join(contextDir, source));
+    if (path.startsWith('..')) continue;
+    // target/ and build/libs/ are where Maven and Gradle write the archive: the project is above them.
+    dirs.add(dirOf(path).replace(/(^|\/)(target|build\/libs)$/, ''));
+  }
+  return [...dirs].flatMap((d) => ['pom.xml', 'build.gradle', 'build.gradle.kts'].flatMap((n) => inputs.get(d ? `${d}/${n}` : n) ?? []));
 }
 
 /** The package manifests a build copies from its context, among the files (what its dependencies are read from). */

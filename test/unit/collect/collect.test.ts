@@ -441,6 +441,19 @@ describe('Java, .NET and older Rust builds of an MCP server', () => {
     expect(image({ Dockerfile: dockerfile('rust:1.88'), 'Cargo.toml': cargo })).toEqual(['image:Dockerfile']);
   });
 
+  it('or by the jar their build copies, which the Maven or Gradle project of its context builds', () => {
+    // bubua12/nacos-mcp-server: `COPY nacos-mcp-server-*.jar app.jar`, the pom.xml beside it on Spring AI's MCP server starter.
+    const jar = (copy: string) => `FROM eclipse-temurin:21-jre\nWORKDIR /app\n${copy}\nENTRYPOINT ["java", "-jar", "app.jar"]\n`;
+    const pom =
+      '<project><dependencies><dependency><artifactId>spring-ai-starter-mcp-server-webflux</artifactId></dependency></dependencies></project>\n';
+    expect(image({ Dockerfile: jar('COPY nacos-mcp-server-*.jar app.jar'), 'pom.xml': pom })).toEqual(['image:Dockerfile']);
+    expect(image({ Dockerfile: jar('COPY target/app-1.0.jar app.jar'), 'pom.xml': pom })).toEqual(['image:Dockerfile']);
+    const gradle = 'dependencies {\n  implementation("io.modelcontextprotocol:kotlin-sdk:0.5.0")\n}\n';
+    expect(image({ Dockerfile: jar('COPY build/libs/*.jar app.jar'), 'build.gradle.kts': gradle })).toEqual(['image:Dockerfile']);
+    // A jar of a project with no MCP SDK is another program.
+    expect(image({ Dockerfile: jar('COPY target/app-1.0.jar app.jar'), 'pom.xml': '<project></project>\n' })).toEqual([]);
+  });
+
   it("and a build file naming none is another program's: Spring AI's MCP client starter", () => {
     const client =
       '<project><dependencies><dependency><artifactId>spring-ai-starter-mcp-client</artifactId></dependency></dependencies></project>\n';
