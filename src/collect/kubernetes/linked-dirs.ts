@@ -4,7 +4,8 @@
 // Only what one directory lacks joins them, so alternatives (a dev and a prod directory), each whole,
 // stay apart; and never where reading them together would define an object twice.
 import { getPath, type K8sObject, podSpecPath } from './load.js';
-import { isObj, type Obj, stringsIn } from './values.js';
+import { isObj, type Obj, selects, stringsIn } from './values.js';
+import { podLabels } from './workloads.js';
 
 /** Kinds that route clients to a Service by its name. */
 const ROUTE_KINDS = /^(Ingress|HTTPRoute|GRPCRoute|TLSRoute|TCPRoute|Route|IngressRoute|IngressRouteTCP|HTTPProxy|VirtualService)$/;
@@ -16,17 +17,10 @@ const namespaceOf = (o: K8sObject) => String(getPath(o.value, ['metadata', 'name
 /** A manifest without a namespace goes to the namespace it is applied in, which may be the other's. */
 const sameNamespace = (a: K8sObject, b: K8sObject) => !namespaceOf(a) || !namespaceOf(b) || namespaceOf(a) === namespaceOf(b);
 
-function podLabels(o: K8sObject): Obj | null {
-  const spec = podSpecPath(o);
-  if (!spec) return null;
-  const labels =
-    o.kind === 'Pod' ? getPath(o.value, ['metadata', 'labels']) : getPath(o.value, [...spec.slice(0, -1), 'metadata', 'labels']);
-  return isObj(labels) ? labels : {};
-}
-
+/** A Service with no selector selects no pod (its endpoints are set by hand). */
 const selectsPod = (svc: K8sObject, labels: Obj) => {
   const sel = getPath(svc.value, ['spec', 'selector']);
-  return isObj(sel) && Object.keys(sel).length > 0 && Object.entries(sel).every(([k, v]) => labels[k] === v);
+  return isObj(sel) && Object.keys(sel).length > 0 && selects(sel, labels);
 };
 
 /** The Service's cluster address as another object writes it: `NAME.NAMESPACE.svc[.cluster.local]`. */
@@ -50,8 +44,9 @@ const sameNamespaceOrAddressed = (o: K8sObject, svc: K8sObject) =>
 function lacks(a: K8sObject[], b: K8sObject[]): string | null {
   const services = (objs: K8sObject[]) => objs.filter((o) => o.kind === 'Service');
   for (const w of a) {
-    const labels = podLabels(w);
-    if (!labels || w.kind === 'Job' || w.kind === 'CronJob') continue;
+    const spec = podSpecPath(w);
+    if (!spec || w.kind === 'Job' || w.kind === 'CronJob') continue;
+    const labels = podLabels(w, spec);
     const own = services(a).filter((s) => sameNamespace(s, w) && selectsPod(s, labels));
     if (!own.length) {
       const there = services(b).find((s) => sameNamespace(s, w) && selectsPod(s, labels));

@@ -64,17 +64,23 @@ export function workloads(ctx: Context, set: K8sSet): Workload[] {
     const df = dockerfileFor(ctx, image);
     if (df) ctx.claimed.add(df.path);
     const role = df ? builtRole(df.base?.image ?? null, df.proxyInstalled?.product ?? null, image) : imageRole(image);
-    const tmplLabels =
-      o.kind === 'Pod' ? getPath(o.value, ['metadata', 'labels']) : getPath(o.value, [...spec.slice(0, -1), 'metadata', 'labels']);
+    const tmplLabels = podLabels(o, spec);
     out.push({
       o,
       spec,
       pod,
-      labels: isObj(tmplLabels) ? tmplLabels : {},
+      labels: tmplLabels,
       main: { c, path: [...spec, 'containers', mainIndex] },
       role,
       dockerfile: df,
     });
   }
   return out;
+}
+
+/** The labels of the pods a workload runs: its pod template's, or a Pod's own. */
+export function podLabels(o: K8sObject, spec: (string | number)[]): Obj {
+  const labels =
+    o.kind === 'Pod' ? getPath(o.value, ['metadata', 'labels']) : getPath(o.value, [...spec.slice(0, -1), 'metadata', 'labels']);
+  return isObj(labels) ? labels : {};
 }
