@@ -83,7 +83,10 @@ export function caddyFacts(sheet: FactSheet, file: TextFile, pc: ProxyContext): 
     else sites.push(n);
   }
   void global;
-  const reachesTarget = (n: Node) => n.words[0] === 'reverse_proxy' && upstreamsOf(n).some((w) => pc.targets.some((t) => hostOf(w) === t));
+  // A target with a port (a server on a host) is that address only: another port is another server.
+  const reachesTarget = (n: Node) =>
+    n.words[0] === 'reverse_proxy' &&
+    upstreamsOf(n).some((w) => pc.targets.some((t) => (t.includes(':') ? addressOf(w) === t : hostOf(w) === t)));
   // Every site that forwards to the server is a way in (mcp-qbit-server's Caddyfile has three): each
   // is read on its own, and the weakest decides each fact.
   const routes: { where: string; own: FactSheet }[] = [];
@@ -185,6 +188,8 @@ function siteFacts(sheet: FactSheet, site: Node, rp: Node, snippets: Map<string,
 export function upstreamsOf(n: { words: string[] }): string[] {
   return n.words.slice(1).filter((w) => !w.startsWith('/') && !w.startsWith('@') && w !== '*');
 }
+
+const addressOf = (upstream: string) => upstream.replace(/^(h2c|https?):\/\//, '').split('/')[0] ?? '';
 
 export const hostOf = (upstream: string) =>
   upstream

@@ -7,7 +7,7 @@ import { posix } from 'node:path';
 import type { Doctrine } from '../doctrine/types.js';
 import { SignetError } from '../errors.js';
 import { dockerfileFacts, privilegeDrop } from './build-facts.js';
-import { type CaddyNode, caddyFacts, hostOf as caddyHost, parseCaddyfile, upstreamsOf } from './caddy.js';
+import { type CaddyNode, caddyFacts, parseCaddyfile, upstreamsOf } from './caddy.js';
 import { classify, looksBinary } from './classify.js';
 import { clientDeployments } from './clients.js';
 import { composeDeployments } from './compose/facts.js';
@@ -269,7 +269,7 @@ function hostProxies(ctx: Context, files: TextFile[]): FactSheet[] {
     );
     const sse = routes.find((r) => /sse/i.test(r.location!.args.join(' ')));
     if (sse) sheet.set('transport.legacy_sse', true, sse.location!.at, 'the proxied route is the /sse endpoint of the HTTP+SSE transport');
-    nginxFacts(sheet, cfg, { targets: [target.split(':')[0]!], platform: 'host', facesClients: true });
+    nginxFacts(sheet, cfg, { targets: [target], platform: 'host', facesClients: true });
     mayBeBypassed(sheet, target);
     return sheet;
   });
@@ -300,7 +300,11 @@ function hostCaddy(f: TextFile): FactSheet[] {
           );
           if (/sse/i.test(path))
             sheet.set('transport.legacy_sse', true, n.at, 'the proxied route is the /sse endpoint of the HTTP+SSE transport');
-          caddyFacts(sheet, f, { targets: [caddyHost(upstream)], platform: 'host', facesClients: true });
+          caddyFacts(sheet, f, {
+            targets: [upstream.replace(/^(h2c|https?):\/\//, '').split('/')[0]!],
+            platform: 'host',
+            facesClients: true,
+          });
           mayBeBypassed(sheet, upstream);
           out.set(upstream, sheet);
         }

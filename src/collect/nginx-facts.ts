@@ -48,11 +48,15 @@ export function mcpLocations(
 ): { locs: LocationCtx[]; matchedBy: string; mcpRoute: boolean } {
   const ups = upstreams(cfg);
   const hostOf = (s: string) => s.replace(/^[^/]*:\/\//, '').split(/[/:]/)[0] ?? '';
+  const addressOf = (s: string) => s.replace(/^[^/]*:\/\//, '').split('/')[0] ?? '';
+  // A target with a port (a server on a host, `127.0.0.1:9445`) is that address only: another port
+  // of the same host is another server (mabi8/mcp-stack forwards /mcp to :9543 and /vps/mcp to :9445).
+  const same = (written: string, t: string) =>
+    t.includes(':') ? addressOf(written) === t : hostOf(written) === t || addressOf(written).startsWith(`${t}.`);
   const reaches = (pass: string): boolean => {
-    const host = hostOf(pass);
-    if (targets.some((t) => host === t || host.startsWith(`${t}.`))) return true;
-    const servers = ups.get(host) ?? [];
-    return servers.some((s) => targets.some((t) => hostOf(s.args[0] ?? '') === t || (s.args[0] ?? '').startsWith(`${t}.`)));
+    if (targets.some((t) => same(pass, t))) return true;
+    const servers = ups.get(hostOf(pass)) ?? [];
+    return servers.some((s) => targets.some((t) => same(s.args[0] ?? '', t)));
   };
   const all = proxiedLocations(cfg);
   let locs = all.filter((l) => reaches(l.proxyPass?.args[0] ?? ''));

@@ -358,6 +358,8 @@ describe("a host's server block that includes its MCP routes from another direct
       'proxy:deploy/nginx/mcp.d/vps.conf:127.0.0.1:9445',
     ]);
     expect(out.deployments[0]!.sources['transport.kind']![0]).toMatchObject({ file: 'deploy/nginx/mcp.d/centerdevice.conf', line: 1 });
+    // Another port of the same host is another server: its routes lend this one nothing.
+    expect(out.deployments[1]!.sources['tls.backend_hop']![0]).toMatchObject({ file: 'deploy/nginx/mcp.d/vps.conf', line: 2 });
   });
 });
 
@@ -597,5 +599,28 @@ describe('Caddy sites that forward to one server, read as one deployment', () =>
     );
     // What every site shows stands.
     expect(fact(d, 'tls.min_version')).toBe('1.2');
+  });
+});
+
+describe('Caddy sites in front of two servers on one host', () => {
+  it('each server gets the sites that forward to its own port only', () => {
+    const caddyfile = [
+      'mcp-a.example.com {',
+      '    reverse_proxy localhost:9001',
+      '}',
+      '',
+      'mcp-b.example.com {',
+      '    reverse_proxy localhost:9002',
+      '    header {',
+      '        Strict-Transport-Security "max-age=31536000; includeSubDomains"',
+      '    }',
+      '}',
+      '',
+    ].join('\n');
+    const out = collectWith(inline({ Caddyfile: caddyfile }));
+    expect(out.deployments.map((d) => [d.name, fact(d, 'tls.hsts')])).toEqual([
+      ['proxy:Caddyfile:localhost:9001', false],
+      ['proxy:Caddyfile:localhost:9002', true],
+    ]);
   });
 });
