@@ -108,11 +108,17 @@ export function ingressFacts(sheet: FactSheet, ing: K8sObject): void {
   const rps = a('nginx.ingress.kubernetes.io/limit-rps');
   if (rpm || rps) {
     sheet.set('rate_limit.enabled', true, ing.at('metadata', 'annotations'), 'ingress-nginx limit annotations');
+    // Both set, ingress-nginx applies both: the lower per minute binds (sapientpants/sonarqube-mcp-server's 100 rps and 1000 rpm).
+    const limits = [
+      ...(rps ? [{ n: Number(rps) * 60, key: 'nginx.ingress.kubernetes.io/limit-rps', why: `limit-rps ${rps}` }] : []),
+      ...(rpm ? [{ n: Number(rpm), key: 'nginx.ingress.kubernetes.io/limit-rpm', why: `limit-rpm ${rpm}` }] : []),
+    ].sort((x, y) => x.n - y.n);
+    const lowest = limits[0]!;
     sheet.set(
       'rate_limit.per_minute',
-      rps ? Number(rps) * 60 : Number(rpm),
-      ing.at('metadata', 'annotations'),
-      rps ? `limit-rps ${rps}` : `limit-rpm ${rpm}`,
+      lowest.n,
+      ing.at('metadata', 'annotations', lowest.key),
+      limits.length > 1 ? `${lowest.why}, the lower of limit-rps and limit-rpm` : lowest.why,
     );
     sheet.set('rate_limit.scope', 'ip', ing.at('metadata', 'annotations'), 'ingress-nginx limits per client address');
   }

@@ -454,6 +454,23 @@ describe('a workload an Ingress routes to', () => {
     const mcp = run('/mcp').deployments[0]!;
     expect(mcp.sources['container.used']![0]!.why).toBe('Deployment backend (an Ingress of an MCP route routes to it)');
   });
+
+  it("ingress-nginx's limit-rps and limit-rpm both apply: the lower per minute binds", () => {
+    // sapientpants/sonarqube-mcp-server's base/ingress.yaml: limit-rps 100 and limit-rpm 1000.
+    const limited = (annotations: string) => {
+      const text = manifests('/mcp').replace(
+        'metadata: {name: hello-world}',
+        `metadata:\n  name: hello-world\n  annotations:\n${annotations}`,
+      );
+      const d = collectWith(inline({ 'samples/quickstart.yaml': text })).deployments[0]!;
+      return { n: fact(d, 'rate_limit.per_minute'), why: d.sources['rate_limit.per_minute']![0]!.why };
+    };
+    expect(limited('    nginx.ingress.kubernetes.io/limit-rps: "100"\n    nginx.ingress.kubernetes.io/limit-rpm: "1000"\n')).toEqual({
+      n: 1000,
+      why: 'limit-rpm 1000, the lower of limit-rps and limit-rpm',
+    });
+    expect(limited('    nginx.ingress.kubernetes.io/limit-rps: "10"\n')).toEqual({ n: 600, why: 'limit-rps 10' });
+  });
 });
 
 describe('the only workload, its image built from the files', () => {
@@ -945,6 +962,18 @@ describe('a committed Secret the pod reads', () => {
 
   it('another Secret, even one whose name is part of the read one, says nothing of it', () => {
     expect(source({ 'k8s/deployment.yaml': deployment(keyRef), 'k8s/secrets.yaml': secret('mcp-hub') }).value).toBe('environment');
+  });
+
+  it('placeholders are no values written: the pod reads the Secret the operator fills in', () => {
+    // sapientpants/sonarqube-mcp-server's base/secret.yaml: `SONARQUBE_TOKEN: "PLACEHOLDER_DO_NOT_USE"`.
+    const placeholder = secret('mcp-hub-secrets').replace('"securepass123"', '"PLACEHOLDER_DO_NOT_USE"');
+    expect(source({ 'k8s/deployment.yaml': deployment(keyRef), 'k8s/secrets.yaml': placeholder }).value).toBe('environment');
+    // Base64 in `data`: `your-api-key-here`.
+    const encoded = `apiVersion: v1\nkind: Secret\nmetadata: { name: mcp-hub-secrets }\ndata:\n  mysql-password: ${Buffer.from('your-api-key-here').toString('base64')}\n`;
+    expect(source({ 'k8s/deployment.yaml': deployment(keyRef), 'k8s/secrets.yaml': encoded }).value).toBe('environment');
+    // A placeholder written in env alone: where the real one is kept is open.
+    const literal = '          env:\n            - { name: API_KEY, value: your-pcf-api-key-here }\n';
+    expect(source({ 'k8s/deployment.yaml': deployment(literal) })).toEqual({ value: undefined, why: undefined });
   });
 });
 
