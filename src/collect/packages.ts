@@ -216,3 +216,24 @@ export function contextOfDockerfile(inputs: Inputs, dockerfile: string, copied: 
   }
   return own;
 }
+
+/** Front-end frameworks, and the server frameworks whose presence makes a package more than a UI. */
+const UI_FRAMEWORKS = /^(next|react-dom|vue|nuxt|@angular\/core|svelte|@sveltejs\/kit|solid-js|@remix-run\/react)$/;
+const SERVER_FRAMEWORKS = /^(express|fastify|koa|hono|@hono\/node-server|@nestjs\/core|restify)$/;
+
+/**
+ * A package.json of a web UI: a front-end framework among its dependencies, and neither a server
+ * framework nor any MCP package (`@modelcontextprotocol/sdk`, `mcp-handler`) beside it.
+ */
+export function webUi(file: TextFile): { path: string; framework: string } | null {
+  if (posix.basename(file.path) !== 'package.json') return null;
+  try {
+    const pkg = JSON.parse(file.text) as Record<string, Record<string, string> | undefined>;
+    const deps = Object.keys({ ...pkg['dependencies'], ...pkg['devDependencies'] });
+    const framework = deps.find((d) => UI_FRAMEWORKS.test(d));
+    if (!framework || deps.some((d) => SERVER_FRAMEWORKS.test(d) || isMcpPackage(d) || /(^|[-_/@.])mcp/i.test(d))) return null;
+    return { path: file.path, framework };
+  } catch {
+    return null;
+  }
+}

@@ -1,7 +1,7 @@
 // Which services of a Compose project are MCP servers and which are proxies: named by the caller,
 // or shown by the files (a proxy forwards to it, an MCP SDK in its build, "mcp" in its name).
 import type { Context } from '../context.js';
-import { manifestsOfBuild, mcpEvidenceOfBuild } from '../packages.js';
+import { manifestsOfBuild, mcpEvidenceOfBuild, webUi } from '../packages.js';
 import { runsAuthenticator, runsMcpClient } from '../roles.js';
 import { callsMcpOf, dependsOn, mentions } from './calls.js';
 import { type ComposeProject, isObj } from './load.js';
@@ -47,6 +47,8 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
   const wanted = ctx.options.servers ?? [];
   const evidence = new Map<string, string>();
   const clients = new Map<string, string>();
+  // Named for MCP only, built from manifests that depend on no MCP SDK: another program.
+  const namedOnly = new Map<string, { path: string; framework: string }>();
   for (const c of candidates) {
     const name = c.s.name;
     const built = c.contextDir !== null && c.df ? mcpEvidenceOfBuild(ctx.inputs, c.contextDir, c.df.copied) : null;
@@ -64,8 +66,15 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
       clients.set(name, callee.s.name);
     } else if (built) evidence.set(name, `its build copies a manifest that depends on ${built.name}`);
     // Not its container_name: a test fixture's squid is `mcp-test-proxy`, a pgAdmin `mcpjungle-pgadmin`.
-    else if (/mcp/i.test(`${name} ${c.image ?? ''} ${JSON.stringify(c.s.spec['command'] ?? '')}`))
-      evidence.set(name, 'its name, image or command names MCP');
+    else if (/mcp/i.test(`${name} ${c.image ?? ''} ${JSON.stringify(c.s.spec['command'] ?? '')}`)) {
+      // A web UI named for the MCP project it manages (unrelated-ai/mcp-gateway's gateway_ui, a
+      // Next.js app): no server, unless another service calls its MCP endpoint. A server written
+      // without an SDK (express, FastAPI) looks like any web app, so only a UI framework decides.
+      const manifests = c.contextDir !== null && c.df ? manifestsOfBuild(ctx.inputs, c.contextDir, c.df.copied) : [];
+      const ui = manifests.map(webUi).find((u) => u !== null);
+      if (ui && !svcs.some((v) => v !== c && callsMcpOf(v, name))) namedOnly.set(name, ui);
+      else evidence.set(name, 'its name, image or command names MCP');
+    }
     // Another service calls its MCP endpoint (emergingrobotics/genai-toolbox-testing's agent:
     // `MCP_URL=http://toolbox:5000/mcp/sse`): what it serves there is MCP.
     else if (svcs.some((v) => v !== c && callsMcpOf(v, name)))
@@ -78,6 +87,8 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
   for (const c of candidates) {
     if (wanted.length || evidence.get(c.s.name) !== 'its name, image or command names MCP') continue;
     if (/mcp/i.test(`${c.image ?? ''} ${JSON.stringify(c.s.spec['command'] ?? '')}`)) continue;
+    // An image a variable names (`${VECTOR_MCP_MCP_IMAGE:?…}`, Knuckles-Team/vector-mcp) may be anyone's.
+    if (c.s.spec['image'] !== undefined && str(c.s.spec['image']) === null) continue;
     const user = candidates.find(
       (o) => o !== c && evidence.has(o.s.name) && (dependsOn(o, c.s.name) || mentions(o, c.s.name)) && !backends.has(o.s.name),
     );
@@ -104,6 +115,12 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
       `service ${sibling} runs another program (its command) from the image ${server} serves MCP from: the MCP SDK in the build is that server's, and ${sibling} is not read as one; name it with --server if it serves MCP`,
     );
   }
+  if (!wanted.length)
+    for (const [name, ui] of namedOnly)
+      ctx.note(
+        project.entry,
+        `service ${name} names MCP only in its name, and ${ui.path} makes it a web UI (${ui.framework}) with no MCP package: not read as a server; name it with --server if it serves MCP`,
+      );
   for (const [backend, user] of backends) {
     evidence.delete(backend);
     ctx.note(

@@ -1394,3 +1394,34 @@ describe('a proxy on the host in front of a port published on loopback', () => {
     expect(exposure('127.0.0.1:9000')).toMatchObject({ reachable: false, endpoint: 'loopback', behind: false });
   });
 });
+
+describe('services named for MCP that are not its servers', () => {
+  it('a web UI of the project (a Next.js app) is no server: a note says why', () => {
+    // unrelated-ai/mcp-gateway's gateway_ui: `build: ./ui`, a Next.js admin UI beside the gateway.
+    const out = collectWith(
+      inline({
+        'docker-compose.yml':
+          'services:\n  gateway:\n    image: ghcr.io/acme/mcp-gateway:1.0.0\n    ports: ["8080:8080"]\n  gateway_ui:\n    build: ./ui\n    image: mcp-gateway-ui\n    ports: ["3000:3000"]\n',
+        'ui/Dockerfile':
+          'FROM node:22-slim\nWORKDIR /app\nCOPY package.json package-lock.json ./\nRUN npm ci\nCOPY . .\nCMD ["npm", "start"]\n',
+        'ui/package.json': JSON.stringify({ name: 'ui', dependencies: { next: '15.0.0', react: '19.0.0', 'react-dom': '19.0.0' } }),
+      }),
+    );
+    expect(out.deployments.map((d) => d.name)).toEqual(['compose:docker-compose.yml:gateway']);
+    expect(out.notes.map((n) => n.what)).toContain(
+      'service gateway_ui names MCP only in its name, and ui/package.json makes it a web UI (next) with no MCP package: not read as a server; name it with --server if it serves MCP',
+    );
+  });
+
+  it('a server whose image a variable names is no backend of another product', () => {
+    // Knuckles-Team/vector-mcp's docker/agent.compose.yml: `image: ${VECTOR_MCP_MCP_IMAGE:?…}`, which the agent depends on.
+    const out = collectWith(
+      inline({
+        'agent.compose.yml':
+          'services:\n  vector-mcp-mcp:\n    image: ${VECTOR_MCP_MCP_IMAGE:?set it}\n    environment:\n      - TRANSPORT=streamable-http\n    ports: ["8000:8000"]\n  vector-mcp-agent:\n    image: ${VECTOR_MCP_AGENT_IMAGE:?set it}\n    depends_on: [vector-mcp-mcp]\n    command: ["vector-agent"]\n',
+      }),
+      { named: ['agent.compose.yml'] },
+    );
+    expect(out.deployments.map((d) => d.name)).toContain('compose:agent.compose.yml:vector-mcp-mcp');
+  });
+});
