@@ -315,6 +315,9 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       // A port of its own on the host still reaches it past any proxy: that stays "no proxy in front".
       if (sheet.get('exposure.behind_reverse_proxy') === false && published.kind === 'none')
         sheet.reopen('exposure.behind_reverse_proxy', why);
+      // "No proxy to restrict ingress to" holds only where no proxy can be (Maicon-Bartoski-Saas/mcp-server's Traefik on `cloud`).
+      if (!proxy && published.kind === 'none' && sheet.get('exposure.ingress_restricted_to_proxy') === false)
+        sheet.reopen('exposure.ingress_restricted_to_proxy', why);
     }
     hostProxyInFront(
       ctx,

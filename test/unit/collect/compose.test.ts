@@ -929,7 +929,13 @@ describe('an external network', () => {
     expect(fact(closed, 'exposure.behind_reverse_proxy')).toBe(false);
     const open = on('', '\n    external: true');
     const why = 'network traefik-net is external: a proxy or tunnel outside these files may reach the server on it';
-    for (const k of ['exposure.reachable_from_internet', 'exposure.endpoint_address_class', 'exposure.behind_reverse_proxy']) {
+    // Maicon-Bartoski-Saas/mcp-server: whether only that proxy reaches it is open as well.
+    for (const k of [
+      'exposure.reachable_from_internet',
+      'exposure.endpoint_address_class',
+      'exposure.behind_reverse_proxy',
+      'exposure.ingress_restricted_to_proxy',
+    ]) {
       expect(fact(open, k), k).toBeUndefined();
       expect(open.reasons[k], k).toBe(why);
     }
@@ -937,6 +943,7 @@ describe('an external network', () => {
     const loopback = on('    ports: ["127.0.0.1:9075:8000"]\n', '\n    external: true');
     expect(fact(loopback, 'exposure.reachable_from_internet')).toBeUndefined();
     expect(fact(loopback, 'exposure.behind_reverse_proxy')).toBe(false);
+    expect(fact(loopback, 'exposure.ingress_restricted_to_proxy')).toBe(false);
   });
 });
 
