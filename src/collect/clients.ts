@@ -666,7 +666,15 @@ function stdioFacts(ctx: Context, sheet: FactSheet, r: Read): void {
         ...String(r.e.spec['command'] ?? '').split(/\s+/),
         ...(Array.isArray(r.e.spec['args']) ? (r.e.spec['args'] as unknown[]).map(String) : []),
       ]);
+  // datacline/secure-mcp-gateway's vscode-mcp-config.json: `"command": "node", "args": []` beside
+  // `"url": "http://localhost:8000/mcp"`: which one the client uses is the client's choice.
+  const url = typeof r.e.spec['url'] === 'string' && r.e.spec['url'] !== '' ? r.e.spec['url'] : null;
   if (l?.exposesPort) sheet.set('transport.kind', 'http', r.e.at('args'), `${l.target} serves the stdio server over HTTP`);
+  else if (url)
+    sheet.undecided(
+      'transport.kind',
+      `the entry writes both a command (${String(r.e.spec['command'])}) and a URL (${url}): which one the client uses is the client's choice`,
+    );
   else if (network)
     sheet.undecided(
       'transport.kind',

@@ -1279,3 +1279,20 @@ describe('a client entry whose command starts an HTTP server', () => {
     expect(transport('uvx', ['some-mcp', '--transport', 'stdio'])).toBe('stdio');
   });
 });
+
+describe('an entry that writes both a command and a URL', () => {
+  it('leaves the transport to the client that reads it', () => {
+    // datacline/secure-mcp-gateway's server-java/vscode-mcp-config.json.
+    const d = collectWith(
+      inline({
+        '.vscode/mcp.json': JSON.stringify({
+          servers: { gw: { command: 'node', args: [], url: 'http://localhost:8000/mcp', transport: { type: 'http' } } },
+        }),
+      }),
+    ).deployments[0]!;
+    expect(fact(d, 'transport.kind')).toBeUndefined();
+    expect(d.reasons['transport.kind']).toBe(
+      "the entry writes both a command (node) and a URL (http://localhost:8000/mcp): which one the client uses is the client's choice",
+    );
+  });
+});
