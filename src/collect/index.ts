@@ -357,6 +357,23 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
     );
     return [];
   }
+  // An image that runs its tests (`CMD ["mvn", "clean", "test"]`, datacline/secure-mcp-gateway's
+  // Dockerfile.test) or only a shell (`CMD ["bash"]`, sitbon/magg's user stage) starts no server.
+  const words = df.entrypoint.map((w) => w.split('/').pop()!);
+  const [cmd = '', sub = '', third = ''] = words;
+  const runsTests =
+    (['mvn', 'gradle', 'gradlew'].includes(cmd) && words.some((w) => /^(test|verify|check)$/.test(w))) ||
+    ['pytest', 'tox', 'jest', 'vitest'].includes(cmd) ||
+    (['npm', 'pnpm', 'yarn', 'go', 'cargo', 'dotnet'].includes(cmd) && sub === 'test') ||
+    (/^python[\d.]*$/.test(cmd) && sub === '-m' && third === 'pytest');
+  const shellOnly = words.length === 1 && /^(ba|z|da|)sh$/.test(words[0]!);
+  if (runsTests || shellOnly) {
+    ctx.note(
+      f.path,
+      `the image starts ${runsTests ? 'its tests' : 'a shell'} (${df.entrypoint.join(' ')}), not a server: no deployment of its own`,
+    );
+    return [];
+  }
   const sheet = new FactSheet(`image:${f.path}`);
   const at = df.base?.at ?? { file: f.path, line: 1 };
   if (mcp) sheet.set('container.used', true, at, `an image of an MCP server (${mcp.name})`);

@@ -469,6 +469,29 @@ describe('Java, .NET and older Rust builds of an MCP server', () => {
   });
 });
 
+describe('an image that starts its tests or a shell', () => {
+  it('runs no server: a note, no deployment', () => {
+    // datacline/secure-mcp-gateway's server-java/Dockerfile.test; sitbon/magg's last stage, `CMD ["bash"]`.
+    const pom =
+      '<project><dependencies><dependency><artifactId>spring-ai-starter-mcp-server-webmvc</artifactId></dependency></dependencies></project>\n';
+    const test = collectWith(
+      inline({
+        'server-java/Dockerfile.test': 'FROM maven:3.9-eclipse-temurin-21\nWORKDIR /app\nCOPY . .\nCMD ["mvn", "clean", "test"]\n',
+        'server-java/pom.xml': pom,
+      }),
+    );
+    expect(test.deployments).toEqual([]);
+    expect(test.notes.map((n) => n.what)).toContain('the image starts its tests (mvn clean test), not a server: no deployment of its own');
+    const shell = collectWith(inline({ 'mcp-tools/Dockerfile': 'FROM python:3.13-slim\nRUN pip install mcp==1.20.0\nCMD ["bash"]\n' }));
+    expect(shell.deployments).toEqual([]);
+    // The same image started as a server is one.
+    const server = collectWith(
+      inline({ 'mcp-tools/Dockerfile': 'FROM python:3.13-slim\nRUN pip install mcp==1.20.0\nCMD ["python", "server.py"]\n' }),
+    );
+    expect(server.deployments.map((d) => d.name)).toEqual(['image:mcp-tools/Dockerfile']);
+  });
+});
+
 describe('an image started with an MCP endpoint to call', () => {
   it('is a client of that server: a note, no deployment', () => {
     // freemangh/mcp-demo-server's go-server/cmd/testclient/Dockerfile.
