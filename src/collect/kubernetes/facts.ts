@@ -13,6 +13,7 @@ import { getPath, isKnative, type K8sSet } from './load.js';
 import { networkFacts } from './network.js';
 import { containerEnv, podFacts } from './pod.js';
 import { secretsFacts } from './secrets.js';
+import { transportFacts } from './transport.js';
 import { arr, isObj, type Obj, selects, stringsIn } from './values.js';
 import { programOf, type Workload, workloads } from './workloads.js';
 
@@ -135,7 +136,12 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
     const at = (...p: (string | number)[]) => w.o.at(...p);
     sheet.set('container.used', true, at(), `${w.o.kind} ${w.o.name} (${evidence.get(w)})`);
     sheet.set('container.orchestrator', 'kubernetes', at(), `a Kubernetes ${w.o.kind}`);
-    sheet.set('transport.kind', 'http', at(), 'a Kubernetes workload serves over the network');
+    // An image ENTRYPOINT the container keeps may be a script that ends in the server's command.
+    const script =
+      w.main.c['command'] === undefined && w.dockerfile
+        ? scriptCommand(w.dockerfile, ctx.inputs, contextOfDockerfile(ctx.inputs, w.dockerfile.path, w.dockerfile.copied))
+        : null;
+    transportFacts(sheet, w, servicesOf(w), containerEnv(w, configMaps), script);
     const hpa = hpas.find((h) => getPath(h.value, ['spec', 'scaleTargetRef', 'name']) === w.o.name);
     if (hpa)
       sheet.undecided(
@@ -194,10 +200,8 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
     else if (w.main.c['command'] === undefined && w.dockerfile?.entrypointAt)
       legacySse(sheet, at(...w.main.path), w.dockerfile.entrypointOnly, w.main.c['args']);
     else legacySse(sheet, at(...w.main.path), w.main.c['command'], w.main.c['args']);
-    // An image ENTRYPOINT the container keeps may be a script that ends in the server's command.
-    if (w.main.c['command'] === undefined && w.dockerfile) {
-      const script = scriptCommand(w.dockerfile, ctx.inputs, contextOfDockerfile(ctx.inputs, w.dockerfile.path, w.dockerfile.copied));
-      if (script && !sheet.has('transport.legacy_sse')) legacySse(sheet, script.at, script.words);
+    if (script) {
+      if (!sheet.has('transport.legacy_sse')) legacySse(sheet, script.at, script.words);
       // A runAsUser in the pod decides who runs; else the script's drop does.
       if (
         getPath(w.main.c, ['securityContext', 'runAsUser']) === undefined &&

@@ -1168,3 +1168,26 @@ describe("a kustomization's patch that adds a variable to the base's container",
     expect(d.sources['container.docker_socket_mounted']![0]).toMatchObject({ file: 'deploy/base/deployment.yaml' });
   });
 });
+
+describe("a Kubernetes workload's transport", () => {
+  const workload = (container: string, more = '') =>
+    `apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: mcp-server }\nspec:\n  selector: { matchLabels: { app: mcp-server } }\n  template:\n    metadata: { labels: { app: mcp-server } }\n    spec:\n      containers:\n        - name: mcp-server\n          image: example/mcp-server:1.0.0\n${container}${more}`;
+  const service = (targetPort: string) =>
+    `---\napiVersion: v1\nkind: Service\nmetadata: { name: mcp-server }\nspec: { selector: { app: mcp-server }, ports: [{ port: 3000, targetPort: ${targetPort} }] }\n`;
+  const transport = (text: string) => {
+    const d = collectWith(inline({ 'k8s/all.yaml': text })).deployments[0]!;
+    return fact(d, 'transport.kind') ?? `undecided: ${d.reasons['transport.kind']}`;
+  };
+
+  it('is what runs names, a port it declares or a Service reaches; with none, open', () => {
+    // sapientpants/sonarqube-mcp-server: no ports ("stdio transport - no ports needed"), a Service whose
+    // targetPort names a port no container declares.
+    expect(transport(workload('          args: [node, dist/index.js]\n', service('http')))).toBe(
+      'undecided: the container declares no port, no Service reaches a port of it, and what it runs names no transport: a stdio server (kubectl exec -i, attach) looks the same',
+    );
+    expect(transport(workload('          args: [--transport, stdio]\n', service('3000')))).toBe('stdio');
+    expect(transport(workload('          env: [{ name: MCP_TRANSPORT, value: sse }]\n'))).toBe('http');
+    expect(transport(workload('          ports: [{ name: http, containerPort: 3000 }]\n', service('http')))).toBe('http');
+    expect(transport(workload('          args: [node, dist/index.js]\n', service('3000')))).toBe('http');
+  });
+});

@@ -1,0 +1,63 @@
+// Whether a Kubernetes workload speaks MCP over the network or on its stdin: what it runs names
+// the transport, or it declares a port, or a Service reaches a port of it. A pod that does none of
+// these (sapientpants/sonarqube-mcp-server's, "stdio transport - no ports needed") may be a stdio
+// server reached with `kubectl exec -i`: the files do not say it serves the network.
+import { transportNamed } from '../server-args.js';
+import type { At, FactSheet } from '../sheet.js';
+import { getPath, isKnative, type K8sObject } from './load.js';
+import { arr } from './values.js';
+import type { Workload } from './workloads.js';
+
+/** The words the container runs, as the kubelet joins its command and args with the image's ENTRYPOINT and CMD. */
+export function runWords(w: Workload): string[] {
+  const text = (v: unknown) => (Array.isArray(v) ? v.map(String) : []);
+  const df = w.dockerfile;
+  const { command, args } = { command: w.main.c['command'], args: w.main.c['args'] };
+  if (command === undefined && args === undefined && df?.commandAt) return df.entrypoint;
+  if (command === undefined && df?.entrypointAt) return [...df.entrypointOnly, ...text(args)];
+  return [...text(command), ...text(args)];
+}
+
+export function transportFacts(
+  sheet: FactSheet,
+  w: Workload,
+  services: K8sObject[],
+  env: ReadonlyMap<string, { value: string; at: At }>,
+  script: { words: string[]; at: At } | null,
+): void {
+  const at = (...p: (string | number)[]) => w.o.at(...p);
+  const values = new Map([...env].map(([k, v]) => [k, v.value]));
+  const own = transportNamed(runWords(w), values);
+  const named = own ?? (script ? transportNamed(script.words, new Map()) : null);
+  if (named) {
+    const where = named.variable ? (env.get(named.variable)?.at ?? at(...w.main.path)) : own ? at(...w.main.path) : script!.at;
+    sheet.set('transport.kind', named.kind, where, named.why);
+    if (named.sse) sheet.set('transport.legacy_sse', true, where, `${named.why}: the deprecated HTTP+SSE transport`);
+    return;
+  }
+  if (isKnative(w.o)) {
+    sheet.set('transport.kind', 'http', at(), 'a Knative Service serves HTTP requests');
+    return;
+  }
+  const ports = arr(w.main.c['ports']);
+  if (ports.length) {
+    sheet.set('transport.kind', 'http', at(...w.main.path, 'ports'), `the container declares port ${String(ports[0]!['containerPort'])}`);
+    return;
+  }
+  // A Service's targetPort by number reaches the pod whatever it declares; by name, only a port declared so.
+  const reaching = services.find((s) =>
+    arr(getPath(s.value, ['spec', 'ports'])).some((p) => /^\d+$/.test(String(p['targetPort'] ?? p['port'] ?? ''))),
+  );
+  if (reaching) {
+    sheet.set('transport.kind', 'http', reaching.at('spec', 'ports'), `Service ${reaching.name} sends traffic to a port of it`);
+    return;
+  }
+  if (w.dockerfile?.expose) {
+    sheet.set('transport.kind', 'http', w.dockerfile.expose.at, `EXPOSE ${w.dockerfile.expose.ports} in its image`);
+    return;
+  }
+  sheet.undecided(
+    'transport.kind',
+    'the container declares no port, no Service reaches a port of it, and what it runs names no transport: a stdio server (kubectl exec -i, attach) looks the same',
+  );
+}
