@@ -1,7 +1,7 @@
 // Supply-chain and image facts shared by every platform that runs a container: from the
 // Dockerfile a service is built from, or from the image reference alone.
 
-import { checksNothing } from './docker-defaults.js';
+import { checksNothing, failsAlways } from './docker-defaults.js';
 import type { DockerfileInfo, InstallStep } from './dockerfile.js';
 import { type Inputs, normalise } from './inputs.js';
 import { isMcpPackage, lockfilesOfBuild } from './packages.js';
@@ -112,7 +112,15 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
         `no USER in ${df.path}: the base image's default user decides (root for most official images, but that is the image's, not the files')`,
       );
   }
-  if (!sheet.has('container.healthcheck') && df.healthcheck)
+  const broken = df.healthcheck && !df.healthcheck.disabled ? failsAlways(df.healthcheck.test) : null;
+  if (!sheet.has('container.healthcheck') && df.healthcheck && broken)
+    sheet.set(
+      'container.healthcheck',
+      false,
+      df.healthcheck.at,
+      `HEALTHCHECK in exec form passes \`${broken}\` as an argument (no shell runs it): the check fails whatever the server does`,
+    );
+  else if (!sheet.has('container.healthcheck') && df.healthcheck)
     sheet.set(
       'container.healthcheck',
       !df.healthcheck.disabled && !checksNothing(df.healthcheck.test),

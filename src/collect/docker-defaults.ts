@@ -65,3 +65,26 @@ export function checksNothing(test: string): boolean {
     /^node -e (process\.exit\(0?\)|console\.log\([^()]*\))$/.test(t)
   );
 }
+
+/**
+ * A health check in exec form that writes shell syntax as arguments (atla-digital/mcp-workflow's
+ * `["CMD", "wget", "--spider", "http://localhost:3001/mcp", "||", "exit", "1"]`): no shell runs, so
+ * curl or wget takes `||`, `exit` and `1` for more URLs to fetch and fails whatever the server does.
+ * `test` is a Compose list or a Dockerfile's HEALTHCHECK line; the operator found, or null.
+ */
+export function failsAlways(test: unknown): string | null {
+  let words: unknown = test;
+  if (typeof test === 'string') {
+    const json = /\bCMD\s*(\[[\s\S]*\])\s*$/.exec(test);
+    try {
+      words = json ? JSON.parse(json[1]!) : null;
+    } catch {
+      words = null;
+    }
+    if (Array.isArray(words)) words = ['CMD', ...words];
+  }
+  if (!Array.isArray(words) || words[0] !== 'CMD') return null;
+  const args = words.slice(1).map(String);
+  if (!/^(curl|wget)$/.test(args[0]?.split('/').pop() ?? '')) return null;
+  return args.find((w) => ['||', '&&', '|', ';'].includes(w)) ?? null;
+}

@@ -1,7 +1,7 @@
 // The container a Compose service runs: replicas, user, capabilities, mounts, namespaces, limits,
 // health check and published ports.
 import { userIsRoot } from '../build-facts.js';
-import { checksNothing, DAEMON_NNP } from '../docker-defaults.js';
+import { checksNothing, DAEMON_NNP, failsAlways } from '../docker-defaults.js';
 import { isHostPath, worstHostPaths } from '../host-paths.js';
 import { tlsVerification } from '../server-args.js';
 import type { At, FactSheet } from '../sheet.js';
@@ -127,7 +127,15 @@ export function containerFacts(sheet: FactSheet, srv: Svc): void {
   const hc = spec['healthcheck'];
   if (isObj(hc)) {
     const off = hc['disable'] === true || (Array.isArray(hc['test']) && hc['test'][0] === 'NONE');
+    const broken = failsAlways(hc['test']);
     if (off) sheet.set('container.healthcheck', false, at('healthcheck'), 'healthcheck disabled');
+    else if (broken)
+      sheet.set(
+        'container.healthcheck',
+        false,
+        at('healthcheck', 'test'),
+        `the healthcheck's exec form passes \`${broken}\` as an argument (no shell runs it): the check fails whatever the server does`,
+      );
     else if (hc['test'] !== undefined && checksNothing([hc['test']].flat().map(String).join(' ')))
       sheet.set(
         'container.healthcheck',

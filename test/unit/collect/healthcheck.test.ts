@@ -1,6 +1,6 @@
 // A health check that can never fail says nothing of the server's health.
 import { describe, expect, it } from 'vitest';
-import { checksNothing } from '../../../src/collect/docker-defaults.js';
+import { checksNothing, failsAlways } from '../../../src/collect/docker-defaults.js';
 import { collectWith, fact, inline } from '../../helpers/collect.js';
 
 describe('a health check that checks nothing', () => {
@@ -49,5 +49,24 @@ describe('a health check that checks nothing', () => {
     expect(fact(image, 'container.healthcheck')).toBe(false);
     const real = collectWith(inline(files('', 'HEALTHCHECK CMD curl -f http://localhost:8000/health\n'))).deployments[0]!;
     expect(fact(real, 'container.healthcheck')).toBe(true);
+  });
+});
+
+describe('a health check in exec form written as a shell line', () => {
+  it('passes the operator to curl or wget as a URL: it fails whatever the server does', () => {
+    // atla-digital/mcp-workflow's docker-compose.yaml.
+    expect(failsAlways(['CMD', 'wget', '--spider', 'http://localhost:3001/mcp', '||', 'exit', '1'])).toBe('||');
+    expect(failsAlways('--interval=30s CMD ["curl", "-f", "http://localhost:8000/health", "||", "exit", "1"]')).toBe('||');
+    // A shell runs CMD-SHELL and the shell form; python takes the words as its argv and ignores them.
+    expect(failsAlways(['CMD-SHELL', 'curl -f http://localhost:8000/health || exit 1'])).toBeNull();
+    expect(failsAlways('CMD curl -f http://localhost:8000/health || exit 1')).toBeNull();
+    expect(failsAlways(['CMD', 'python', '-c', 'import urllib.request', '||', 'exit', '1'])).toBeNull();
+    const d = collectWith(
+      inline({
+        'compose.yaml':
+          'services:\n  mcp:\n    image: acme/mcp:1.0.0\n    ports: ["3001:3001"]\n    healthcheck:\n      test: ["CMD", "wget", "--spider", "http://localhost:3001/mcp", "||", "exit", "1"]\n',
+      }),
+    ).deployments[0]!;
+    expect(fact(d, 'container.healthcheck')).toBe(false);
   });
 });
