@@ -4,7 +4,7 @@
 import { checksNothing, failsAlways } from './docker-defaults.js';
 import type { DockerfileInfo, InstallStep } from './dockerfile.js';
 import { type Inputs, normalise } from './inputs.js';
-import { isMcpPackage, lockfilesOfBuild } from './packages.js';
+import { isMcpPackage, lockfilesIgnored, lockfilesOfBuild } from './packages.js';
 import { imagePin, repository } from './roles.js';
 import type { At, FactSheet } from './sheet.js';
 
@@ -169,28 +169,45 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
     const bootstrap = (i: InstallStep) => i.tool === 'script' || (!!i.packages?.length && i.packages.every((p) => PACKAGE_MANAGERS.has(p)));
     const own = (list: InstallStep[]) => list.find((i) => !bootstrap(i)) ?? list[0];
     const first = own(unlocked) ?? own(installs)!;
-    sheet.set(
-      'supply_chain.lockfile_enforced',
-      unlocked.length === 0,
-      first.at,
-      unlocked.length
-        ? `${first.text}: not installed from a lockfile it must match`
-        : `${first.text} installs the committed lockfile exactly`,
-    );
-    // `cargo build` without --locked, `npm install`, `yarn`, `pnpm install` and `uv sync` install
-    // their committed lockfile's versions unless the manifest no longer matches it, and then
-    // resolve anew: which one happens only resolving would show.
     // The lockfile must be in the install's own stage: n8n-mcp's runtime stage writes a package.json and
     // runs `npm install` there with no lockfile, while an earlier stage ran `npm ci` with one.
     const hasLock = (i: InstallStep) =>
       lockfilesOfBuild(inputs, contextDir, i.copiedBefore ?? df.copied).some(
         (l) => LOCKFILE_OF[i.tool]?.test(l.path.split('/').pop()!) === true,
       );
+    // caleb-mabry/postgres-mcp: `npm ci` after `COPY package*.json`, with package-lock.json in
+    // .dockerignore: a frozen install with no lockfile fails, so the build as written never completes.
+    // CasualClark/OpenSpec's `COPY package.json pnpm-lock.yaml ./` with pnpm-lock.yaml there: the COPY itself fails.
+    const keptOut = lockfilesIgnored(inputs, contextDir, first.copiedBefore ?? df.copied).filter(
+      (k) => LOCKFILE_OF[first.tool]?.test(k.path.split('/').pop()!) === true,
+    );
+    const named = keptOut.find((k) => k.named);
+    const brokenBuild = !!named || (!unlocked.length && keptOut.length > 0 && !hasLock(first));
+    if (brokenBuild) {
+      const why = named
+        ? `a COPY names ${named.path}, which .dockerignore keeps out of the build: the build as written fails there, and what a working one installs is not in the files`
+        : `${first.text} needs ${keptOut[0]!.path}, which .dockerignore keeps out of the build: the build as written fails, and what a working one installs is not in the files`;
+      sheet.undecided('supply_chain.lockfile_enforced', why);
+      sheet.undecided('supply_chain.deployed_release', why);
+    } else
+      sheet.set(
+        'supply_chain.lockfile_enforced',
+        unlocked.length === 0,
+        first.at,
+        unlocked.length
+          ? `${first.text}: not installed from a lockfile it must match`
+          : `${first.text} installs the committed lockfile exactly`,
+      );
+    // `cargo build` without --locked, `npm install`, `yarn`, `pnpm install` and `uv sync` install
+    // their committed lockfile's versions unless the manifest no longer matches it, and then
+    // resolve anew: which one happens only resolving would show.
     // `uv pip install .` after `uv sync --frozen --no-install-project` (semgrep/mcp): the locked
     // dependencies stay while they satisfy the project's requirements, and only what they miss resolves.
     const lockedBefore = (i: InstallStep) => i.projectOnly === true && installs.slice(0, installs.indexOf(i)).some((j) => j.locked);
     const floating = unlocked.filter((i) => !(i.followsLockfile && hasLock(i)) && !lockedBefore(i));
-    if (unlocked.length && !floating.length)
+    if (brokenBuild) {
+      // Both stay open, said above.
+    } else if (unlocked.length && !floating.length)
       sheet.undecided(
         'supply_chain.deployed_release',
         lockedBefore(first)

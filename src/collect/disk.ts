@@ -58,6 +58,8 @@ export function wanted(name: string, parent = ''): boolean {
     isDockerfileName(n) ||
     /\.ya?ml$/.test(n) ||
     n === '.env' ||
+    // What a build context keeps out of the build: a lockfile listed there never reaches it.
+    n === '.dockerignore' ||
     /^\.env\.|\.env$/.test(n) ||
     /^(package|package-lock|npm-shrinkwrap)\.json$/.test(n) ||
     MAY_CONFIGURE_CLIENT.test(n) ||

@@ -2,6 +2,7 @@
 // (an MCP SDK among its dependencies, or the MCP registry's `mcpName`) and which lockfile a build can install from.
 
 import { posix } from 'node:path';
+import dockerignoreModule from '@balena/dockerignore';
 import { parse as parseToml } from 'smol-toml';
 import { dirOf, type Inputs, normalise, type TextFile } from './inputs.js';
 import type { At } from './sheet.js';
@@ -19,6 +20,9 @@ const JVM_SDKS =
   /<groupId>\s*io\.modelcontextprotocol\.sdk\s*<\/groupId>|\bio\.modelcontextprotocol\.sdk:|\bio\.modelcontextprotocol:kotlin-sdk[\w-]*|\bspring-ai-(starter-)?mcp-server[\w-]*|\bquarkus-mcp-server[\w-]*/;
 const DOTNET_SDKS = /<PackageReference\s+Include="(ModelContextProtocol(\.AspNetCore|\.Core)?)"/i;
 const GO_SDKS = /^(github\.com\/mark3labs\/mcp-go|github\.com\/modelcontextprotocol\/go-sdk|github\.com\/metoro-io\/mcp-golang)$/;
+
+// A CommonJS module whose types declare an ES default export: at run time the import is the function itself.
+const dockerignore = dockerignoreModule as unknown as typeof dockerignoreModule.default;
 
 const lineOf = (text: string, needle: string): number => {
   const i = text.indexOf(needle);
@@ -124,7 +128,7 @@ const LOCKFILE =
  * directory below the context is copied whole: files two levels under it count too (agentgateway's
  * `COPY crates ./crates` holds crates/agentgateway/Cargo.toml); the context itself, its top only.
  */
-function copiedFiles(inputs: Inputs, contextDir: string, copied: readonly string[], kind: RegExp): TextFile[] {
+function copiedFiles(inputs: Inputs, contextDir: string, copied: readonly string[], kind: RegExp, keepIgnored = false): TextFile[] {
   const out = new Map<string, TextFile>();
   const ofKind = (f: TextFile) => kind.test(posix.basename(f.path).toLowerCase());
   const under = (f: TextFile, dir: string, depth: number) => {
@@ -149,7 +153,22 @@ function copiedFiles(inputs: Inputs, contextDir: string, copied: readonly string
     if (file && ofKind(file)) out.set(path, file);
     for (const f of inputs.all()) if (under(f, path, path === contextDir ? 0 : 2) && ofKind(f)) out.set(f.path, f);
   }
-  return [...out.values()].sort((a, b) => (a.path < b.path ? -1 : 1));
+  const ignored = keepIgnored ? () => false : ignoredBy(inputs, contextDir);
+  return [...out.values()].filter((f) => !ignored(f.path)).sort((a, b) => (a.path < b.path ? -1 : 1));
+}
+
+/**
+ * What the build context's `.dockerignore` keeps out of the build, whatever a COPY names
+ * (caleb-mabry/postgres-mcp lists package-lock.json there: `COPY package*.json` brings none).
+ */
+function ignoredBy(inputs: Inputs, contextDir: string): (path: string) => boolean {
+  const file = inputs.get(contextDir ? `${contextDir}/.dockerignore` : '.dockerignore');
+  if (!file) return () => false;
+  const rules = dockerignore().add(file.text);
+  return (path) => {
+    const rel = contextDir === '' ? path : path.startsWith(`${contextDir}/`) ? path.slice(contextDir.length + 1) : null;
+    return rel !== null && rules.ignores(rel);
+  };
 }
 
 /** The MCP SDK evidence of the manifests a build copies from its context, if any. */
@@ -188,11 +207,27 @@ export function manifestsOfBuild(inputs: Inputs, contextDir: string, copied: rea
  */
 export function lockfilesOfBuild(inputs: Inputs, contextDir: string, copied: readonly string[]): { path: string }[] {
   const found: { path: string }[] = copiedFiles(inputs, contextDir, copied, LOCKFILE);
+  const ignored = ignoredBy(inputs, contextDir);
   for (const source of copied) {
     const path = normalise(posix.join(contextDir, source));
-    if (LOCKFILE.test(posix.basename(path).toLowerCase()) && !found.some((f) => f.path === path)) found.push({ path });
+    if (LOCKFILE.test(posix.basename(path).toLowerCase()) && !found.some((f) => f.path === path) && !ignored(path)) found.push({ path });
   }
   return found;
+}
+
+/**
+ * Lockfiles a build's COPY lines bring that its context's `.dockerignore` keeps out of the build;
+ * `named` where a COPY names the file itself, which then fails the build (a glob only matches less).
+ */
+export function lockfilesIgnored(inputs: Inputs, contextDir: string, copied: readonly string[]): { path: string; named: boolean }[] {
+  const ignored = ignoredBy(inputs, contextDir);
+  const out = new Map<string, boolean>();
+  for (const f of copiedFiles(inputs, contextDir, copied, LOCKFILE, true)) if (ignored(f.path)) out.set(f.path, false);
+  for (const source of copied) {
+    const path = normalise(posix.join(contextDir, source));
+    if (!/[*?[]/.test(path) && LOCKFILE.test(posix.basename(path).toLowerCase()) && ignored(path)) out.set(path, true);
+  }
+  return [...out].map(([path, named]) => ({ path, named }));
 }
 
 /**

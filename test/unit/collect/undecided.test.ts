@@ -549,3 +549,44 @@ describe('go mod tidy before go build', () => {
     }
   });
 });
+
+describe('a lockfile the build context keeps out with .dockerignore', () => {
+  it('never reaches a frozen install: the build as written fails, and the release is open', () => {
+    // caleb-mabry/postgres-mcp: `COPY package*.json ./`, `RUN npm ci`, package-lock.json in .dockerignore.
+    const files = (ignore: string) => ({
+      Dockerfile:
+        'FROM node:22-slim\nWORKDIR /app\nCOPY package*.json ./\nRUN npm ci\nCOPY . .\nUSER node\nCMD ["node", "mcp-server.js"]\n',
+      'package.json': JSON.stringify({ name: 'x', dependencies: { '@modelcontextprotocol/sdk': '1.0.0' } }),
+      'package-lock.json': '{}',
+      '.dockerignore': ignore,
+    });
+    const d = deploymentOf(collectWith(inline(files('node_modules/\npackage-lock.json\n'))), 'Dockerfile');
+    expect(fact(d, 'supply_chain.lockfile_enforced')).toBeUndefined();
+    expect(fact(d, 'supply_chain.deployed_release')).toBeUndefined();
+    expect(d.reasons['supply_chain.lockfile_enforced']).toBe(
+      'npm ci needs package-lock.json, which .dockerignore keeps out of the build: the build as written fails, and what a working one installs is not in the files',
+    );
+    const kept = deploymentOf(collectWith(inline(files('node_modules/\n'))), 'Dockerfile');
+    expect(fact(kept, 'supply_chain.lockfile_enforced')).toBe(true);
+    expect(fact(kept, 'supply_chain.deployed_release')).toBe('locked');
+  });
+
+  it('named by a COPY, it fails the COPY itself, whatever the install', () => {
+    // CasualClark/OpenSpec's task-mcp-http: `COPY package.json pnpm-lock.yaml ./`, `RUN pnpm install`, pnpm-lock.yaml ignored.
+    const d = deploymentOf(
+      collectWith(
+        inline({
+          Dockerfile:
+            'FROM node:22-slim\nWORKDIR /app\nCOPY package.json pnpm-lock.yaml ./\nRUN pnpm install\nCOPY . .\nCMD ["node", "mcp-server.js"]\n',
+          'package.json': JSON.stringify({ name: 'x', dependencies: { '@modelcontextprotocol/sdk': '1.0.0' } }),
+          '.dockerignore': 'pnpm-lock.yaml\n',
+        }),
+      ),
+      'Dockerfile',
+    );
+    expect(fact(d, 'supply_chain.deployed_release')).toBeUndefined();
+    expect(d.reasons['supply_chain.deployed_release']).toBe(
+      'a COPY names pnpm-lock.yaml, which .dockerignore keeps out of the build: the build as written fails there, and what a working one installs is not in the files',
+    );
+  });
+});
