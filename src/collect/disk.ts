@@ -240,17 +240,20 @@ export function renderKustomization(root: string, dir: string, files: InputFile[
     };
   } catch (err) {
     const e = err as { code?: string; stderr?: Buffer };
-    const why =
-      e.code === 'ENOENT'
-        ? 'kubectl is not installed'
-        : (
-            e.stderr
-              ?.toString('utf8')
-              .split('\n')
-              .find((l) => l.trim()) ?? 'kubectl failed'
-          ).slice(0, 200);
+    const why = e.code === 'ENOENT' ? 'kubectl is not installed' : kubectlError(e.stderr?.toString('utf8') ?? '');
     return { note: `not rendered (${why}); read from the resources listed` };
   }
+}
+
+/**
+ * Why kubectl refused, from its stderr: the error itself, not the deprecation warnings printed
+ * before it (`# Warning: 'bases' is deprecated`), and the message klog wraps (`E1128 … err="…"`).
+ */
+export function kubectlError(stderr: string): string {
+  const lines = stderr.split('\n').filter((l) => l.trim() && !/^#?\s*warning:/i.test(l.trim()));
+  const line = lines.find((l) => /^error:|\berr="/i.test(l.trim())) ?? lines[0] ?? 'kubectl failed';
+  const wrapped = /\berr="(.*)"\s*$/.exec(line);
+  return (wrapped ? wrapped[1]!.replace(/\\"/g, '"') : line.trim()).slice(0, 200);
 }
 
 export const isAbsolutePath = isAbsolute;

@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { collectFromDisk } from '../../../src/collect/disk.js';
+import { collectFromDisk, kubectlError } from '../../../src/collect/disk.js';
 import { LIMITS } from '../../../src/collect/index.js';
 import { SECRET_NAME } from '../../../src/collect/secrets.js';
 import { isSignetError } from '../../../src/errors.js';
@@ -753,5 +753,21 @@ describe('what a build copies decides whose image it is', () => {
       inline({ Dockerfile: 'FROM scratch\nCOPY --from=docker/mcp-gateway /docker-mcp /\nENTRYPOINT ["/run.sh"]\n' }),
     ).deployments[0]!;
     expect(copiedOut.sources['container.used']![0]!.why).toBe('the image copies from the MCP image docker/mcp-gateway');
+  });
+});
+
+describe("kubectl's refusal, as a note quotes it", () => {
+  it("is the error, not the warnings before it, and not klog's wrapping", () => {
+    // sapientpants/sonarqube-mcp-server's production overlay, as kubectl 1.32 refuses it.
+    const stderr = [
+      "# Warning: 'bases' is deprecated. Please use 'resources' instead. Run 'kustomize edit fix' to update your Kustomization automatically.",
+      'E1128 04:09:58.935086   19569 run.go:72] "command failed" err="merging from generator &{0xc00 <nil>}: id resid.ResId{Name:\\"sonarqube-mcp-config\\"} does not exist; cannot merge or replace"',
+      '',
+    ].join('\n');
+    expect(kubectlError(stderr)).toBe(
+      'merging from generator &{0xc00 <nil>}: id resid.ResId{Name:"sonarqube-mcp-config"} does not exist; cannot merge or replace',
+    );
+    expect(kubectlError('error: accumulating resources: missing.yaml\n')).toBe('error: accumulating resources: missing.yaml');
+    expect(kubectlError('')).toBe('kubectl failed');
   });
 });
