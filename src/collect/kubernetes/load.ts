@@ -130,7 +130,8 @@ export function buildKustomization(ctx: Context, path: string, depth = 0, seen =
 
   // Generated Secrets and ConfigMaps: their names, types and literal keys. A ConfigMap's files are
   // read (a proxy's configuration: 0x1D-1983/book-api-mcp-docker-compose-bundle's Envoy), with the
-  // file each key comes from; a Secret's never are.
+  // file each key comes from; a Secret's never are. A Secret's `literals` are written in the
+  // kustomization itself (aRustyDev/pcf-mcp's `pcf-api-key=dev-api-key`): values in the files.
   const generated = (kind: 'Secret' | 'ConfigMap', list: unknown, field: string) => {
     ((list as unknown[]) ?? []).forEach((g, i) => {
       if (!isObj(g)) return;
@@ -140,9 +141,11 @@ export function buildKustomization(ctx: Context, path: string, depth = 0, seen =
         const s = String(lit);
         data[s.split('=')[0]!] = s.slice(s.indexOf('=') + 1);
       }
+      const literal = Object.keys(data).length > 0;
       for (const fe of (g['files'] as unknown[]) ?? []) {
         const [key, file] = String(fe).includes('=') ? String(fe).split('=', 2) : [String(fe).split('/').pop()!, String(fe)];
         const read = kind === 'ConfigMap' ? ctx.inputs.get(ctx.inputs.resolve(`${dir ? `${dir}/` : ''}x`, file!)) : undefined;
+        if (kind === 'Secret' && literal) continue;
         data[key!] = read?.text ?? '';
         if (read) from[key!] = read.path;
       }
@@ -152,7 +155,9 @@ export function buildKustomization(ctx: Context, path: string, depth = 0, seen =
         metadata: { name: g['name'] },
         type: g['type'],
         [kind === 'Secret' ? 'stringData' : 'data']: data,
-        __generated: true,
+        // From files kept elsewhere, unless a Secret writes literals here.
+        __generated: !(kind === 'Secret' && literal),
+        __literal: kind === 'Secret' && literal,
         __files: from,
       };
       const o = new K8sObject(value, doc!, path);

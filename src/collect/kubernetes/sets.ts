@@ -76,19 +76,21 @@ export function kubernetesSets(ctx: Context, texts: TextFile[], kinds: Map<strin
       }
       // Secrets and ConfigMaps its generators make from files kept elsewhere are kubectl's output
       // here, their values written in: marked as generated, as reading the kustomization marks them.
-      let generated: Set<string>;
+      let built: K8sObject[];
       try {
         // Read for its generators alone: its notes are about a reading this set does not use.
         const quiet: Context = Object.assign(Object.create(ctx) as Context, { note: () => {} });
-        generated = new Set(
-          buildKustomization(quiet, root)
-            .filter((o) => o.value['__generated'])
-            .map((o) => `${o.kind}/${o.name}`),
-        );
+        built = buildKustomization(quiet, root);
       } catch {
-        generated = new Set();
+        built = [];
       }
-      for (const o of objects) if (generated.has(`${o.kind}/${o.name.replace(KUSTOMIZE_HASH, '')}`)) o.value['__generated'] = true;
+      const marked = (flag: string) => new Set(built.filter((o) => o.value[flag]).map((o) => `${o.kind}/${o.name}`));
+      const [generated, literal] = [marked('__generated'), marked('__literal')];
+      for (const o of objects) {
+        const id = `${o.kind}/${o.name.replace(KUSTOMIZE_HASH, '')}`;
+        if (generated.has(id)) o.value['__generated'] = true;
+        if (literal.has(id)) o.value['__literal'] = true;
+      }
       sets.push({ root, objects, how: 'rendered with kubectl kustomize' });
       ctx.note(root, `rendered with kubectl kustomize (${out})`);
     } else {

@@ -1191,3 +1191,24 @@ describe("a Kubernetes workload's transport", () => {
     expect(transport(workload('          args: [node, dist/index.js]\n', service('3000')))).toBe('http');
   });
 });
+
+describe("a kustomization's secretGenerator", () => {
+  // aRustyDev/pcf-mcp's overlays/development: `literals: [pcf-api-key=dev-api-key]`.
+  const files = (generator: string) => ({
+    'k8s/deployment.yaml':
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: pcf-mcp }\nspec:\n  selector: { matchLabels: { app: pcf-mcp } }\n  template:\n    metadata: { labels: { app: pcf-mcp } }\n    spec:\n      containers:\n        - name: pcf-mcp\n          image: ghcr.io/acme/pcf-mcp:1.0.0\n          env:\n            - name: PCF_API_KEY\n              valueFrom: { secretKeyRef: { name: pcf-secrets, key: pcf-api-key } }\n',
+    'k8s/kustomization.yaml': `resources: [deployment.yaml]\nsecretGenerator:\n  - name: pcf-secrets\n${generator}`,
+  });
+  const source = (generator: string) => {
+    const d = collectWith(inline(files(generator))).deployments[0]!;
+    return { value: fact(d, 'container.secrets_source'), at: d.sources['container.secrets_source']?.[0] };
+  };
+
+  it('with literals writes the values in the kustomization; from files kept elsewhere, it does not', () => {
+    expect(source('    literals:\n      - pcf-api-key=dev-api-key\n')).toEqual({
+      value: 'manifest_plaintext',
+      at: { file: 'k8s/kustomization.yaml', line: 4, why: 'Secret pcf-secrets has its values written in the manifest' },
+    });
+    expect(source('    files: [pcf-api-key=secrets/pcf-api-key.txt]\n').value).toBe('environment');
+  });
+});
