@@ -86,6 +86,10 @@ export interface TransportNamed {
   sse?: boolean;
 }
 
+/** TRANSPORT, MCP_TRANSPORT, K8S_MCP_TRANSPORT: not a logger's or a mailer's LOG_TRANSPORT. */
+export const isTransportVariable = (k: string): boolean =>
+  /(^|_)TRANSPORT(_TYPE|_MODE)?$/i.test(k) && (/^TRANSPORT/i.test(k) || /MCP/i.test(k));
+
 /**
  * Whether a launch line starts a server of the network rather than one on stdio: an ASGI/WSGI
  * server (`python -m uvicorn app:app`, `uv run gunicorn`) or `--transport http|sse`. A port alone
@@ -116,8 +120,7 @@ export function transportNamed(words: string[], env: ReadonlyMap<string, string>
   const server = HTTP_SERVERS.has(program) ? program : HTTP_SERVERS.has(module) ? module : null;
   if (server) return { kind: 'http', why: `${server} serves HTTP` };
   for (const [k, v] of [...env].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    // TRANSPORT, MCP_TRANSPORT, K8S_MCP_TRANSPORT: not a logger's or a mailer's LOG_TRANSPORT.
-    if (!/(^|_)TRANSPORT(_TYPE|_MODE)?$/i.test(k) || !(/^TRANSPORT/i.test(k) || /MCP/i.test(k))) continue;
+    if (!isTransportVariable(k)) continue;
     if (v.toLowerCase() === 'stdio') return { kind: 'stdio', why: `${k}=${v}`, variable: k };
     if (NETWORK_TRANSPORT.test(v)) return { kind: 'http', why: `${k}=${v}`, variable: k, ...(/^sse$/i.test(v) ? { sse: true } : {}) };
   }

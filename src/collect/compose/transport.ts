@@ -1,5 +1,5 @@
 // Whether a Compose service speaks MCP over the network or on its stdin.
-import { transportNamed } from '../server-args.js';
+import { isTransportVariable, transportNamed } from '../server-args.js';
 import type { At, FactSheet } from '../sheet.js';
 import { callsByUrl } from './calls.js';
 import { Unresolved } from './interpolate.js';
@@ -29,6 +29,19 @@ export function transport(
   const env = containerEnv(srv);
   const ownWords = transportNamed(wordsOf(run.parts), env);
   const named = ownWords ?? (script ? transportNamed(script.words, new Map()) : null);
+  // `TRANSPORT=${TRANSPORT:-sse}` with the .env it reads not among the files (devopsifyco/check-mcp,
+  // whose server takes stdio too): the transport is the operator's, whatever the port says.
+  const env0 = isObj(spec['environment']) ? spec['environment'] : {};
+  const open = named
+    ? undefined
+    : Object.keys(env0).find((k) => isTransportVariable(k) && env0[k] instanceof Unresolved && (env0[k] as Unresolved).opaque);
+  if (open) {
+    sheet.undecided(
+      'transport.kind',
+      `${open} comes from a .env the files do not hold (${(env0[open] as Unresolved).asEmpty || 'no default'} by default): which transport the server speaks is set there`,
+    );
+    return;
+  }
   // A published port says network unless the command names the transport. Beside `stdin_open`
   // with nothing named, either is written: LAB271/mcp-studies' graphdb spike publishes 8000 and
   // keeps stdin open for a server whose `mcp.run()` defaults to stdio.

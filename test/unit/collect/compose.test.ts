@@ -1432,3 +1432,18 @@ describe('services named for MCP that are not its servers', () => {
     expect(out.deployments.map((d) => d.name)).toContain('compose:agent.compose.yml:vector-mcp-mcp');
   });
 });
+
+describe('a transport variable set from a .env the files do not hold', () => {
+  it('leaves the transport to that file, whatever the published port says', () => {
+    // devopsifyco/check-mcp's server/docker-compose.yml: env_file .env (not committed), TRANSPORT=${TRANSPORT:-sse}.
+    const compose = (envFile: string) =>
+      `services:\n  mcp:\n    image: acme/check-mcp:1.0.0\n    ports: ["\${PORT:-8050}:8050"]\n${envFile}    environment:\n      - TRANSPORT=\${TRANSPORT:-sse}\n`;
+    const d = collectWith(inline({ 'compose.yaml': compose('    env_file:\n      - .env\n') })).deployments[0]!;
+    expect(fact(d, 'transport.kind')).toBeUndefined();
+    expect(d.reasons['transport.kind']).toBe(
+      'TRANSPORT comes from a .env the files do not hold (sse by default): which transport the server speaks is set there',
+    );
+    // With no such file to read, the default is what runs.
+    expect(fact(collectWith(inline({ 'compose.yaml': compose('') })).deployments[0]!, 'transport.legacy_sse')).toBe(true);
+  });
+});
