@@ -319,6 +319,27 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       if (!proxy && published.kind === 'none' && sheet.get('exposure.ingress_restricted_to_proxy') === false)
         sheet.reopen('exposure.ingress_restricted_to_proxy', why);
     }
+    // Another MCP server of the stack that publishes a port, shares a network with this one and
+    // names it or is a gateway (PiefkePaul/mcp-oauth-gateway, whose routes file is not among the
+    // files) may forward clients to it: "nothing reaches it" and "no proxy" are not the files' to
+    // say. An agent that calls it (docker/compose-for-agents' adk) is a client, not a way in.
+    const gateway =
+      stdio || proxy
+        ? undefined
+        : servers.find(
+            (v) =>
+              v !== srv &&
+              publishedPorts(v).kind !== 'none' &&
+              v.networks.some((n) => srv.networks.includes(n)) &&
+              (mentions(v, srv.s.name) || /gateway|proxy|router|aggregat/i.test(`${v.s.name} ${v.image ?? ''}`)),
+          );
+    if (gateway) {
+      const why = `${gateway.s.name} publishes ${publishedPorts(gateway).text} and shares a network with the server: a gateway whose routes are not read here may forward clients to it`;
+      if (sheet.get('exposure.reachable_from_internet') === false) sheet.reopen('exposure.reachable_from_internet', why);
+      if (sheet.get('exposure.endpoint_address_class') === 'private') sheet.reopen('exposure.endpoint_address_class', why);
+      if (sheet.get('exposure.behind_reverse_proxy') === false && published.kind === 'none')
+        sheet.reopen('exposure.behind_reverse_proxy', why);
+    }
     hostProxyInFront(
       ctx,
       sheet,

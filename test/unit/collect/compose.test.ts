@@ -1447,3 +1447,24 @@ describe('a transport variable set from a .env the files do not hold', () => {
     expect(fact(collectWith(inline({ 'compose.yaml': compose('') })).deployments[0]!, 'transport.legacy_sse')).toBe(true);
   });
 });
+
+describe('an MCP gateway of the stack in front of servers that publish nothing', () => {
+  it('may forward clients to them: what "nothing published" decided is open; an agent that calls one is no way in', () => {
+    // docker/mcp-gateway's examples/compose-static: the gateway publishes 8811 and serves duckduckgo and fetch.
+    const stack = (front: string) =>
+      `services:\n${front}  mcp-fetch:\n    image: mcp/fetch@sha256:${'e'.repeat(64)}\n    entrypoint: ["/docker-mcp/misc/docker-mcp-bridge", "mcp-server-fetch"]\n`;
+    const fetch = (front: string) => deploymentOf(collectWith(inline({ 'compose.yaml': stack(front) })), ':mcp-fetch');
+    const gateway = fetch(
+      '  gateway:\n    image: docker/mcp-gateway\n    ports: ["8811:8811"]\n    command: ["--transport=streaming", "--servers=fetch", "--port=8811"]\n',
+    );
+    for (const k of ['exposure.reachable_from_internet', 'exposure.endpoint_address_class', 'exposure.behind_reverse_proxy'])
+      expect(gateway.reasons[k], k).toBe(
+        'gateway publishes 8811:8811 and shares a network with the server: a gateway whose routes are not read here may forward clients to it',
+      );
+    // docker/compose-for-agents' adk: an agent that publishes its UI and calls the server is its client.
+    const agent = fetch(
+      '  agent:\n    build: ./agent\n    ports: ["8080:8080"]\n    environment:\n      - MCP_URL=http://mcp-fetch:8080/mcp\n',
+    );
+    expect(fact(agent, 'exposure.reachable_from_internet')).toBe(false);
+  });
+});
