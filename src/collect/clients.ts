@@ -864,7 +864,7 @@ function remoteFacts(sheet: FactSheet, r: Read, url: string, uAt: At): void {
       true,
       uAt,
       type === 'sse'
-        ? 'type "sse": the deprecated HTTP+SSE transport'
+        ? `${r.e.spec['type'] !== undefined ? 'type' : 'transport'} "sse": the deprecated HTTP+SSE transport`
         : r.e.spec[SSE_BY_CLIENT]
           ? String(r.e.spec[SSE_BY_CLIENT])
           : 'the URL is an /sse endpoint',

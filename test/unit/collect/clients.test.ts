@@ -1296,3 +1296,14 @@ describe('an entry that writes both a command and a URL', () => {
     );
   });
 });
+
+describe('an entry whose transport key is "transport"', () => {
+  it('is cited by that key', () => {
+    // XTeam-Pro/xteam-agents' client entry: `"transport": "sse"` beside its url.
+    const d = collectWith(
+      inline({ '.mcp.json': JSON.stringify({ mcpServers: { x: { url: 'https://mcp.example.com/events', transport: 'sse' } } }) }),
+    ).deployments[0]!;
+    expect(fact(d, 'transport.legacy_sse')).toBe(true);
+    expect(d.sources['transport.legacy_sse']![0]!.why).toBe('transport "sse": the deprecated HTTP+SSE transport');
+  });
+});
