@@ -18,11 +18,11 @@ const laughs = (prefix: string) =>
 /** Nesting `depth` levels deep in flow style: `[[[ ... ]]]` or `{a: {a: ...}}`. */
 const deepSeq = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 
+// Bounded work is the parsers' limits (aliases, depth, bytes), each asserted by the skip it
+// records; a hang would meet the runner's test timeout. No wall-clock bound here: on a loaded CI
+// machine it measures the machine, not the collector (bench/ measures speed).
 const skippedFor = (files: Record<string, string>, path: string) => {
-  const started = performance.now();
   const out = collectWith(inline(files));
-  // Bounded work: a hostile file never takes the collector seconds (generous on a loaded machine).
-  expect(performance.now() - started).toBeLessThan(5000);
   return { out, skip: out.skipped.find((s) => s.path === path) };
 };
 
@@ -68,9 +68,8 @@ describe('hostile files: a recorded skip with the reason, never a crash, a hang 
       'go.sum': `${line}\n`,
     };
     for (const [path, text] of Object.entries(cases)) {
-      const started = performance.now();
+      // A pattern that backtracks on a megabyte line would meet the runner's test timeout.
       const out = collectWith(inline({ [path]: text }));
-      expect(performance.now() - started, path).toBeLessThan(5000);
       expect(out.files.map((f) => f.path)).toEqual([path]);
       for (const d of out.deployments) expect(JSON.stringify(d.facts).length, path).toBeLessThan(10_000);
     }
