@@ -62,6 +62,9 @@ export function checksNothing(test: string): boolean {
     /^python[\d.]* -c (import sys; ?)?(sys\.)?exit\(0?\)$/.test(t) ||
     // Printing a text calls nothing that can fail (Dezocode/mcp-system's `print('Health OK')`).
     /^python[\d.]* -c print\([^()]*\)$/.test(t) ||
+    // Importing a package the image installed (PagerDuty/pagerduty-mcp-server's `import pagerduty_mcp`)
+    // succeeds whether the server runs or not.
+    /^python[\d.]* -c import [\w.]+( ?, ?[\w.]+)*;?$/.test(t) ||
     /^node -e (process\.exit\(0?\)|console\.log\([^()]*\))$/.test(t)
   );
 }

@@ -18,6 +18,8 @@ describe('a health check that checks nothing', () => {
       // Dezocode/mcp-system's docker-compose.dev.yml.
       '["CMD", "python3", "-c", "print(\'Health OK\')"]',
       'CMD node -e "console.log(\'ok\')"',
+      // PagerDuty/pagerduty-mcp-server's Dockerfile.
+      'CMD python -c "import pagerduty_mcp" || exit 1',
     ])
       expect(checksNothing(t), t).toBe(true);
     for (const t of [
