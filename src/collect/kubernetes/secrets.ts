@@ -23,7 +23,7 @@ export function secretsFacts(sheet: FactSheet, w: Workload, configMaps: K8sObjec
       } else if (SECRET_NAME.test(name) && !/_FILE$/.test(name)) {
         if (isObj(getPath(e, ['valueFrom', 'configMapKeyRef'])))
           found.push({ kind: 'config_map', at: eAt, why: `${name} from a ConfigMap` });
-        else if (typeof e['value'] === 'string' && e['value'] !== '' && isPlaceholder(e['value']) && !saysNoSecret(e['value']))
+        else if (typeof e['value'] === 'string' && e['value'] !== '' && placeholder(e['value']) && !saysNoSecret(e['value']))
           placeholders.push(`${name} is a placeholder ("${e['value'].slice(0, 40)}")`);
         else if (typeof e['value'] === 'string' && e['value'] !== '' && !saysNoSecret(e['value']))
           found.push({ kind: 'manifest_plaintext', at: eAt, why: `${name} has a literal value in the manifest` });
@@ -61,7 +61,7 @@ export function secretsFacts(sheet: FactSheet, w: Workload, configMaps: K8sObjec
     // kubectl's output names a generated Secret with its content hash: written in the files only when made from literals.
     const literal = (s.value['__literal'] === true || (!s.value['__generated'] && !KUSTOMIZE_HASH.test(s.name))) && values.length > 0;
     // sapientpants/sonarqube-mcp-server's base Secret: `SONARQUBE_TOKEN: "PLACEHOLDER_DO_NOT_USE"`.
-    if (literal && referenced.has(s.name) && values.every(isPlaceholder)) {
+    if (literal && referenced.has(s.name) && values.every(placeholder)) {
       placeholders.push(`Secret ${s.name} holds placeholders ("${values[0]!.slice(0, 40)}")`);
       continue;
     }
@@ -88,6 +88,12 @@ export function secretsFacts(sheet: FactSheet, w: Workload, configMaps: K8sObjec
     else sheet.undecided('container.secrets_source', imageMayHoldSecrets(String(w.main.c['image'] ?? 'its image')));
   }
 }
+
+/**
+ * A value the operator fills in before applying: a placeholder, or a template's whole-value
+ * reference (microsoft/mcp-gateway's `gatewaySecret: "${GATEWAY_SECRET}"`, set by its deploy script).
+ */
+const placeholder = (v: string) => isPlaceholder(v) || /^\s*\$\{?[A-Za-z_][A-Za-z0-9_]*\}?\s*$/.test(v);
 
 /** A Secret's values as the pod gets them: `stringData` as written, `data` decoded from base64. */
 function secretValues(s: K8sObject): string[] {
