@@ -30,15 +30,24 @@ export function transport(
   const ownWords = transportNamed(wordsOf(run.parts), env);
   const named = ownWords ?? (script ? transportNamed(script.words, new Map()) : null);
   // `TRANSPORT=${TRANSPORT:-sse}` with the .env it reads not among the files (devopsifyco/check-mcp,
-  // whose server takes stdio too): the transport is the operator's, whatever the port says.
+  // whose server takes stdio too), or a switch set from the operator's environment
+  // (zereight/gitlab-mcp's `SSE=${SSE}`, `STREAMABLE_HTTP=${STREAMABLE_HTTP}`): the transport is the
+  // operator's, whatever the port says.
   const env0 = isObj(spec['environment']) ? spec['environment'] : {};
+  const switchVar = (k: string) => isTransportVariable(k) || /^(MCP_|USE_|ENABLE_)?(SSE|STREAMABLE_HTTP|HTTP_MODE)$/i.test(k);
   const open = named
     ? undefined
-    : Object.keys(env0).find((k) => isTransportVariable(k) && env0[k] instanceof Unresolved && (env0[k] as Unresolved).opaque);
+    : Object.keys(env0).find((k) => {
+        const v = env0[k];
+        return switchVar(k) && v instanceof Unresolved && (v.opaque || !v.fallback);
+      });
   if (open) {
+    const v = env0[open] as Unresolved;
     sheet.undecided(
       'transport.kind',
-      `${open} comes from a .env the files do not hold (${(env0[open] as Unresolved).asEmpty || 'no default'} by default): which transport the server speaks is set there`,
+      v.opaque
+        ? `${open} comes from a .env the files do not hold (${v.asEmpty || 'no default'} by default): which transport the server speaks is set there`
+        : `${open} comes from the operator's environment (${v.variables.join(', ')}): which transport the server speaks is set there`,
     );
     return;
   }

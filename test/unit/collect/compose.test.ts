@@ -1445,6 +1445,16 @@ describe('a transport variable set from a .env the files do not hold', () => {
     );
     // With no such file to read, the default is what runs.
     expect(fact(collectWith(inline({ 'compose.yaml': compose('') })).deployments[0]!, 'transport.legacy_sse')).toBe(true);
+    // zereight/gitlab-mcp's switches, set from the operator's environment; its server falls back to stdio.
+    const switches = collectWith(
+      inline({
+        'compose.yaml':
+          'services:\n  gitlab-mcp:\n    image: zereight050/gitlab-mcp:latest\n    ports:\n      - 127.0.0.1:3002:3002\n    environment:\n      - STREAMABLE_HTTP=${STREAMABLE_HTTP}\n      - SSE=${SSE}\n',
+      }),
+    ).deployments[0]!;
+    expect(switches.reasons['transport.kind']).toBe(
+      "STREAMABLE_HTTP comes from the operator's environment (STREAMABLE_HTTP): which transport the server speaks is set there",
+    );
   });
 });
 
