@@ -6,6 +6,7 @@ import { basicAuthMethod, CNI_HOP } from './docker-defaults.js';
 import type { TextFile } from './inputs.js';
 import type { ProxyContext } from './nginx-facts.js';
 import { type At, FactSheet } from './sheet.js';
+import { addressOf } from './upstream-address.js';
 import { weakestOf } from './weakest.js';
 
 interface Node {
@@ -188,8 +189,6 @@ function siteFacts(sheet: FactSheet, site: Node, rp: Node, snippets: Map<string,
 export function upstreamsOf(n: { words: string[] }): string[] {
   return n.words.slice(1).filter((w) => !w.startsWith('/') && !w.startsWith('@') && w !== '*');
 }
-
-const addressOf = (upstream: string) => upstream.replace(/^(h2c|https?):\/\//, '').split('/')[0] ?? '';
 
 export const hostOf = (upstream: string) =>
   upstream

@@ -25,6 +25,7 @@ import { namesMcpHost, namesMcpRoute, repository } from './roles.js';
 import { legacySse, transportNamed } from './server-args.js';
 import { FactSheet } from './sheet.js';
 import type { CollectedFile, CollectionNote, CollectionOut, FileKind, SkippedFile } from './types.js';
+import { addressOf } from './upstream-address.js';
 import { readYaml } from './yaml-lines.js';
 
 export type { CollectOptions } from './context.js';
@@ -255,7 +256,7 @@ function hostProxies(ctx: Context, files: TextFile[]): FactSheet[] {
   const mcpServer = (l: LocationCtx) => (l.server.block ?? []).some((d) => d.name === 'server_name' && d.args.some(namesMcpHost));
   for (const l of proxiedLocations(cfg)) {
     if (!isMcpRoute(l) && !mcpServer(l)) continue;
-    const host = (l.proxyPass?.args[0] ?? '').replace(/^[^/]*:\/\//, '').split('/')[0]!;
+    const host = addressOf(l.proxyPass?.args[0] ?? '');
     if (host) byTarget.set(host, [...(byTarget.get(host) ?? []), l]);
   }
   return [...byTarget.entries()].map(([target, routes]) => {
@@ -301,7 +302,7 @@ function hostCaddy(f: TextFile): FactSheet[] {
           if (/sse/i.test(path))
             sheet.set('transport.legacy_sse', true, n.at, 'the proxied route is the /sse endpoint of the HTTP+SSE transport');
           caddyFacts(sheet, f, {
-            targets: [upstream.replace(/^(h2c|https?):\/\//, '').split('/')[0]!],
+            targets: [addressOf(upstream)],
             platform: 'host',
             facesClients: true,
           });

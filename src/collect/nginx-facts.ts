@@ -17,6 +17,7 @@ import {
 } from './nginx.js';
 import { namesMcpRoute } from './roles.js';
 import { FactSheet } from './sheet.js';
+import { addressOf } from './upstream-address.js';
 import { weakestOf } from './weakest.js';
 
 export interface ProxyContext {
@@ -48,7 +49,6 @@ export function mcpLocations(
 ): { locs: LocationCtx[]; matchedBy: string; mcpRoute: boolean } {
   const ups = upstreams(cfg);
   const hostOf = (s: string) => s.replace(/^[^/]*:\/\//, '').split(/[/:]/)[0] ?? '';
-  const addressOf = (s: string) => s.replace(/^[^/]*:\/\//, '').split('/')[0] ?? '';
   // A target with a port (a server on a host, `127.0.0.1:9445`) is that address only: another port
   // of the same host is another server (mabi8/mcp-stack forwards /mcp to :9543 and /vps/mcp to :9445).
   const same = (written: string, t: string) =>
