@@ -19,6 +19,10 @@ const K8S = [
   ...dir('deploy/kubernetes/components/oauth'),
 ];
 
+/** A Deployment `mcp-server` whose one container gets the YAML lines `container` (indented to its fields). */
+const mcpDeployment = (container: string) =>
+  `apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: mcp-server }\nspec:\n  selector: { matchLabels: { app: mcp-server } }\n  template:\n    metadata: { labels: { app: mcp-server } }\n    spec:\n      containers:\n        - name: mcp-server\n          image: example/mcp-server:1.0.0\n${container}`;
+
 describe("Kubernetes: Signet's manifests", () => {
   const c = collectWith(repoFiles(...BUILD, ...K8S), {
     kustomizations: ['deploy/kubernetes/base', 'deploy/kubernetes/overlays/dev', 'deploy/kubernetes/overlays/dev-oauth'],
@@ -1112,25 +1116,7 @@ describe('a default-deny NetworkPolicy and no proxy in front', () => {
   it('admits no source, and there is no proxy to restrict ingress to: the reason says that', () => {
     const d = collectWith(
       inline({
-        'deploy/all.yaml': [
-          'apiVersion: apps/v1',
-          'kind: Deployment',
-          'metadata: { name: mcp-server }',
-          'spec:',
-          '  selector: { matchLabels: { app: mcp-server } }',
-          '  template:',
-          '    metadata: { labels: { app: mcp-server } }',
-          '    spec:',
-          '      containers:',
-          '        - { name: mcp-server, image: "example/mcp-server:1.0.0", ports: [{ containerPort: 8080 }] }',
-          '---',
-          'apiVersion: networking.k8s.io/v1',
-          'kind: NetworkPolicy',
-          'metadata: { name: default-deny }',
-          'spec:',
-          '  podSelector: {}',
-          '  policyTypes: [Ingress, Egress]',
-        ].join('\n'),
+        'deploy/all.yaml': `${mcpDeployment('          ports: [{ containerPort: 8080 }]\n')}---\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: { name: default-deny }\nspec:\n  podSelector: {}\n  policyTypes: [Ingress, Egress]\n`,
       }),
     ).deployments[0]!;
     expect(fact(d, 'exposure.ingress_restricted_to_proxy')).toBe(false);
@@ -1143,21 +1129,7 @@ describe('a default-deny NetworkPolicy and no proxy in front', () => {
 describe("a kustomization's patch that adds a variable to the base's container", () => {
   // sainiteshGit/dotnet-mcp-k8s's overlays/dev: mcp-allow-mutations-patch.yaml adds MCP_ALLOW_MUTATIONS.
   const files = {
-    'deploy/base/deployment.yaml': [
-      'apiVersion: apps/v1',
-      'kind: Deployment',
-      'metadata: { name: mcp-server }',
-      'spec:',
-      '  selector: { matchLabels: { app: mcp-server } }',
-      '  template:',
-      '    metadata: { labels: { app: mcp-server } }',
-      '    spec:',
-      '      containers:',
-      '        - name: mcp-server',
-      '          image: example/mcp-server:1.0.0',
-      '          securityContext: { privileged: false }',
-      '',
-    ].join('\n'),
+    'deploy/base/deployment.yaml': mcpDeployment('          securityContext: { privileged: false }\n'),
     'deploy/base/kustomization.yaml': 'resources: [deployment.yaml]\n',
     'deploy/overlays/dev/kustomization.yaml': 'resources: [../../base]\npatches:\n  - path: mutations-patch.yaml\n',
     'deploy/overlays/dev/mutations-patch.yaml':
@@ -1173,8 +1145,7 @@ describe("a kustomization's patch that adds a variable to the base's container",
 });
 
 describe("a Kubernetes workload's transport", () => {
-  const workload = (container: string, more = '') =>
-    `apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: mcp-server }\nspec:\n  selector: { matchLabels: { app: mcp-server } }\n  template:\n    metadata: { labels: { app: mcp-server } }\n    spec:\n      containers:\n        - name: mcp-server\n          image: example/mcp-server:1.0.0\n${container}${more}`;
+  const workload = (container: string, more = '') => `${mcpDeployment(container)}${more}`;
   const service = (targetPort: string) =>
     `---\napiVersion: v1\nkind: Service\nmetadata: { name: mcp-server }\nspec: { selector: { app: mcp-server }, ports: [{ port: 3000, targetPort: ${targetPort} }] }\n`;
   const transport = (text: string) => {
