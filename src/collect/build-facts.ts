@@ -2,7 +2,8 @@
 // Dockerfile a service is built from, or from the image reference alone.
 
 import { checksNothing, failsAlways } from './docker-defaults.js';
-import type { DockerfileInfo, InstallStep } from './dockerfile.js';
+import type { InstallStep } from './dockerfile/install-step.js';
+import type { DockerfileInfo } from './dockerfile/read.js';
 import { type Inputs, normalise } from './inputs.js';
 import { isMcpPackage, lockfilesIgnored, lockfilesOfBuild } from './packages.js';
 import { imagePin, repository } from './roles.js';

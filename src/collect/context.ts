@@ -2,7 +2,7 @@
 // options, notes about the collection, and the proxies' configurations.
 import { literal } from '../shared/regexp.js';
 import { caddyFacts } from './caddy.js';
-import { type DockerfileInfo, readDockerfile } from './dockerfile.js';
+import { type DockerfileInfo, readDockerfile } from './dockerfile/read.js';
 import { dirOf, type Inputs, type TextFile } from './inputs.js';
 import { NginxConfig } from './nginx.js';
 import { mcpLocations, nginxFacts, type ProxyContext } from './nginx-facts.js';

@@ -1,7 +1,7 @@
 // The command an image's entrypoint script ends in: `exec python server.py --transport sse` in
 // the script the Dockerfile writes or copies. Read, never run; what the script computes on the
 // way (a variable set from the environment) stays as written.
-import type { DockerfileInfo } from './dockerfile.js';
+import type { DockerfileInfo } from './dockerfile/read.js';
 import { type Inputs, normalise } from './inputs.js';
 import type { At } from './sheet.js';
 import { commandsOf, unwrap } from './shell.js';

@@ -2,7 +2,7 @@
 // ports and health check, written where the project's files say.
 import { posix } from 'node:path';
 import type { Context } from '../context.js';
-import type { DockerfileInfo } from '../dockerfile.js';
+import type { DockerfileInfo } from '../dockerfile/read.js';
 import { volumeParts } from '../host-paths.js';
 import { dirOf } from '../inputs.js';
 import type { EnvValue } from '../profiles/signet.js';

@@ -2,7 +2,7 @@
 // the Dockerfile that builds it.
 import { posix } from 'node:path';
 import type { Context } from '../context.js';
-import type { DockerfileInfo } from '../dockerfile.js';
+import type { DockerfileInfo } from '../dockerfile/read.js';
 import { dirOf } from '../inputs.js';
 import { builtRole, imageRole, type Role, repository } from '../roles.js';
 import { getPath, type K8sObject, type K8sSet, podSpecPath } from './load.js';

@@ -8,7 +8,7 @@
 import { posix } from 'node:path';
 import { VERSION } from '../../version.js';
 import { CNI_HOP } from '../docker-defaults.js';
-import type { DockerfileInfo } from '../dockerfile.js';
+import type { DockerfileInfo } from '../dockerfile/read.js';
 import type { Inputs } from '../inputs.js';
 import { dirOf } from '../inputs.js';
 import type { At, FactSheet, Setting } from '../sheet.js';

@@ -976,6 +976,7 @@ describe('a committed Secret the pod reads', () => {
     const encoded = `apiVersion: v1\nkind: Secret\nmetadata: { name: mcp-hub-secrets }\ndata:\n  mysql-password: ${Buffer.from('your-api-key-here').toString('base64')}\n`;
     expect(source({ 'k8s/deployment.yaml': deployment(keyRef), 'k8s/secrets.yaml': encoded }).value).toBe('environment');
     // A template's whole-value reference, filled in by a deploy script (microsoft/mcp-gateway's cloud template).
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a manifest's ${VAR} placeholder, not a JavaScript template
     const template = secret('mcp-hub-secrets').replace('"securepass123"', '"${GATEWAY_SECRET}"');
     expect(source({ 'k8s/deployment.yaml': deployment(keyRef), 'k8s/secrets.yaml': template }).value).toBe('environment');
     // A placeholder written in env alone: where the real one is kept is open.

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readDockerfile } from '../../../src/collect/dockerfile.js';
+import { readDockerfile } from '../../../src/collect/dockerfile/read.js';
 import { NginxConfig } from '../../../src/collect/nginx.js';
 import { nginxFacts } from '../../../src/collect/nginx-facts.js';
 import { FactSheet } from '../../../src/collect/sheet.js';

@@ -2,9 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { lineOf } from '../../test/helpers/collect.js';
-import { ROOT } from '../../test/helpers/paths.js';
-import { readDockerfile } from './dockerfile.js';
+import { lineOf } from '../../../test/helpers/collect.js';
+import { ROOT } from '../../../test/helpers/paths.js';
+import { readDockerfile } from './read.js';
 
 describe('Dockerfiles, read with dockerfile-ast', () => {
   it("reads Signet's Dockerfile: ARG-named base by tag, a non-root USER, HEALTHCHECK, npm ci --ignore-scripts, npm sbom", () => {
