@@ -8,7 +8,18 @@
 import { isIP } from 'node:net';
 import { posix } from 'node:path';
 import { addressClass, isUnspecified } from '../shared/ip-address.js';
-import { type Entry, isObj, isScalar, jsonEntries, type Obj, SSE_BY_CLIENT, tomlEntries, URL_KEY, yamlEntries } from './client-entries.js';
+import {
+  type Entry,
+  GEMINI,
+  isObj,
+  isScalar,
+  jsonEntries,
+  type Obj,
+  SSE_BY_CLIENT,
+  tomlEntries,
+  URL_KEY,
+  yamlEntries,
+} from './client-entries.js';
 import type { Context } from './context.js';
 import { DAEMON_NNP, HOST_NETWORK, imageMayHoldSecrets } from './docker-defaults.js';
 import { isHostPath, volumeParts, worstHostPaths } from './host-paths.js';
@@ -294,6 +305,14 @@ const older = (v: string, than: number[]) => {
 };
 
 /** What this entry says about the client: the local program it launches, secrets written in it, TLS verification. */
+/** Where the launched release is written: the argument naming it (`pkg@1.2.3`), else the `args` list. */
+function releaseAt(r: Read): At {
+  const args = r.e.spec['args'];
+  const i =
+    Array.isArray(args) && r.launch?.target ? args.findIndex((a) => a === r.launch!.target || a === `--package=${r.launch!.target}`) : -1;
+  return i >= 0 ? r.e.at('args', i) : r.e.at('args');
+}
+
 function clientEntryFacts(sheet: FactSheet, r: Read): void {
   const cmdAt = r.e.at('command');
   sheet.set(
@@ -302,9 +321,17 @@ function clientEntryFacts(sheet: FactSheet, r: Read): void {
     r.stdio ? cmdAt : r.e.at(),
     r.stdio ? `the entry starts a local program (command ${String(r.e.spec['command'])})` : 'the entry names a URL, no local program',
   );
+  // Gemini CLI's `"trust": true` (0xc1x/fudi's settings) bypasses every tool call confirmation for the server.
+  if (r.e.spec['trust'] === true && GEMINI.test(r.e.at().file))
+    sheet.set(
+      'client.destructive_calls_confirmed',
+      false,
+      r.e.at('trust'),
+      'trust: true: Gemini CLI runs every tool of this server without asking for confirmation',
+    );
   if (r.stdio) {
     const l = r.launch;
-    if (l?.release) sheet.set('client.stdio_servers_release', l.release, r.e.at('args'), l.releaseWhy);
+    if (l?.release) sheet.set('client.stdio_servers_release', l.release, releaseAt(r), l.releaseWhy);
     else
       sheet.undecided(
         'client.stdio_servers_release',
@@ -411,7 +438,7 @@ function stdioFacts(ctx: Context, sheet: FactSheet, r: Read): void {
   else sheet.set('transport.kind', 'stdio', r.e.at('command'), `command ${String(r.e.spec['command'])}: the client launches the server`);
   sheet.set('deployment.replicas', 1, r.e.at('command'), 'one stdio process per client');
   if (l?.release) {
-    sheet.set('supply_chain.deployed_release', l.release, r.e.at('args'), l.releaseWhy);
+    sheet.set('supply_chain.deployed_release', l.release, releaseAt(r), l.releaseWhy);
     const own = publishedHere(ctx, l);
     if (own)
       sheet.undecided(

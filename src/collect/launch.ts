@@ -68,9 +68,9 @@ export function analyseLaunch(command: string, args: string[]): Launch {
   const url = args.find((a) => /^https?:\/\//.test(a)) ?? null;
   if (runner === 'npx' || runner === 'bunx' || (runner === 'pnpm' && args[0] === 'dlx') || (runner === 'yarn' && args[0] === 'dlx')) {
     const rest = runner === 'pnpm' || runner === 'yarn' ? args.slice(1) : args;
-    const pkgFlag =
-      rest.find((a) => a.startsWith('--package='))?.slice(10) ?? (rest.includes('-p') ? rest[rest.indexOf('-p') + 1] : undefined);
-    const spec = pkgFlag ?? rest.find((a) => !a.startsWith('-'));
+    const p = rest.findIndex((a) => a === '-p' || a === '--package');
+    const pkgFlag = rest.find((a) => a.startsWith('--package='))?.slice(10) ?? (p >= 0 ? rest[p + 1] : undefined);
+    const spec = pkgFlag ?? npxSpec(rest);
     if (!spec) return none;
     const { name, version } = npmSpec(spec);
     // `npx tsx /path/src/server.ts` (martians-sheep/remote-mcpserver-sample): a TypeScript runner
@@ -170,6 +170,25 @@ export function analyseLaunch(command: string, args: string[]): Launch {
 }
 
 /** `uv run` options that take the next word as their value. */
+/** npm's and npx's switches that take no value; any other `--name` takes the next word as its value. */
+const NPX_SWITCHES =
+  /^(-y|--yes|--no|-q|--quiet|-s|--silent|--ignore-existing|--prefer-offline|--prefer-online|--offline|--no-install|--legacy-peer-deps|--force|--bun)$/;
+
+/**
+ * The package npx runs: the first word after its flags. A flag with a value as the next word
+ * (`--registry https://registry.npmjs.org chrome-devtools-mcp@0.18.1`, as VS Code's MCP gallery
+ * writes it) skips that word; `-c` runs a command line, no package.
+ */
+function npxSpec(rest: string[]): string | undefined {
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i]!;
+    if (a === '-c' || a === '--call') return undefined;
+    if (!a.startsWith('-')) return a;
+    if (!a.includes('=') && !NPX_SWITCHES.test(a)) i++;
+  }
+  return undefined;
+}
+
 const UV_VALUE_FLAGS = new Set([
   '--python',
   '-p',

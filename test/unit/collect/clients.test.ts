@@ -60,7 +60,10 @@ describe('MCP client configurations', () => {
     expect(deploymentOf(c, ':sandboxed').undecided).toContain('client.stdio_servers_sandboxed');
     const fs = deploymentOf(c, ':filesystem');
     expect(fact(fs, 'supply_chain.deployed_release')).toBe('floating');
-    expect(fs.sources['client.stdio_servers_release']![0]).toMatchObject({ file: 'claude_desktop_config.json', line: 5 });
+    // Cited at the argument that names the package, not at the `args` list.
+    const pkgLine = config.split('\n').findIndex((l) => l.includes('"@modelcontextprotocol/server-filesystem"')) + 1;
+    expect(fs.sources['client.stdio_servers_release']![0]).toMatchObject({ file: 'claude_desktop_config.json', line: pkgLine });
+    expect(pkgLine).toBeGreaterThan(5);
     expect(fact(deploymentOf(c, ':github'), 'supply_chain.deployed_release')).toBe('exact_version');
     expect(fact(deploymentOf(c, ':fetch'), 'supply_chain.deployed_release')).toBe('exact_version');
     const s = deploymentOf(c, ':sandboxed');
@@ -218,6 +221,19 @@ describe('what a client starts: uvx versions and entries switched off', () => {
     expect(analyseLaunch('uvx', [spec]).release).toBe(release);
   });
 
+  // 0xTanzim/nextRush's .vscode/mcp.json, as VS Code's MCP gallery writes it: `--registry URL pkg@version`.
+  it.each([
+    [['--registry', 'https://registry.npmjs.org', 'chrome-devtools-mcp@0.18.1'], 'chrome-devtools-mcp@0.18.1', 'exact_version'],
+    [['-y', '--registry=https://registry.npmjs.org', 'chrome-devtools-mcp'], 'chrome-devtools-mcp', 'floating'],
+    [['--yes', '--package', 'pkg@1.2.3', 'pkg-bin'], 'pkg@1.2.3', 'exact_version'],
+    [['--bun', 'pkg@1.2.3'], 'pkg@1.2.3', 'exact_version'],
+    [['-c', 'pkg serve'], null, null],
+  ])('npx %j runs %s', (args, target, release) => {
+    const l = analyseLaunch('npx', args);
+    expect(l.target).toBe(target);
+    expect(l.release).toBe(release);
+  });
+
   // motherduckdb/mcp-server-motherduck's manifest.json: uv run --with mcp-server-motherduck mcp-server-motherduck.
   it.each([
     [['run', '--with', 'mcp-server-motherduck', 'mcp-server-motherduck'], 'floating'],
@@ -286,7 +302,8 @@ describe("editors' and agents' settings.json that hold MCP servers", () => {
       theme: 'Default',
       mcpServers: {
         streamable: { httpUrl: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer $API_TOKEN' } },
-        sse: { url: 'https://mcp.example.com/events' },
+        // 0xc1x/fudi's .gemini/settings.json trusts its servers: no tool call is confirmed.
+        sse: { url: 'https://mcp.example.com/events', trust: true },
       },
     },
     null,
@@ -313,6 +330,13 @@ describe("editors' and agents' settings.json that hold MCP servers", () => {
   });
 
   it('Gemini CLI: httpUrl is streamable HTTP at its line; url is the SSE transport', () => {
+    const trusted = deploymentOf(out, 'gemini/settings.json:sse');
+    expect(fact(trusted, 'client.destructive_calls_confirmed')).toBe(false);
+    expect(trusted.sources['client.destructive_calls_confirmed']![0]).toMatchObject({
+      file: '.gemini/settings.json',
+      why: 'trust: true: Gemini CLI runs every tool of this server without asking for confirmation',
+    });
+    expect(fact(deploymentOf(out, 'gemini/settings.json:streamable'), 'client.destructive_calls_confirmed')).toBeUndefined();
     const streamable = deploymentOf(out, 'gemini/settings.json:streamable');
     expect(fact(streamable, 'transport.kind')).toBe('http');
     expect(streamable.sources['tls.enabled']![0]).toMatchObject({ line: 5 });
