@@ -13,9 +13,9 @@ import { type Svc, str, volumesOf } from './service.js';
 /** A path segment that names secrets, keys or certificates. */
 const SECRET_DIR = /^(secrets?|credentials?|creds|certs?|certificates|tls|ssl|keys?|private|\.ssh|\.aws|\.kube|\.gnupg|\.docker)$/i;
 
-/** Variables that hold a database's or a broker's connection URL, which may carry a password. */
+/** Variables that hold a database's or a broker's connection URL, which may carry a password (`DATABASE_URL_STRING` too). */
 const CONNECTION_URL_NAME =
-  /(^|_)(DATABASE|DB|POSTGRES(QL)?|PG|MYSQL|MARIADB|MSSQL|SQL|MONGO(DB)?|REDIS|VALKEY|AMQP|RABBITMQ|NEO4J|CLICKHOUSE|ELASTIC(SEARCH)?|KAFKA|BROKER)_?(URL|URI|DSN|CONNECTION(_STRING)?|CONN(_STR(ING)?)?)$|(^|_)DSN$/i;
+  /(^|_)(DATABASE|DB|POSTGRES(QL)?|PG|MYSQL|MARIADB|MSSQL|SQL|MONGO(DB)?|REDIS|VALKEY|AMQP|RABBITMQ|NEO4J|CLICKHOUSE|ELASTIC(SEARCH)?|KAFKA|BROKER)_?(URL|URI|DSN|CONN(ECTION)?)(_?STR(ING)?)?$|(^|_)DSN$/i;
 
 export function composeSecrets(ctx: Context, sheet: FactSheet, srv: Svc, project: ComposeProject): void {
   const spec = srv.s.spec;

@@ -113,7 +113,10 @@ export function installStep(w: string[], at: At): InstallStep | null {
       // `npm install` with no package named installs package-lock.json's versions while package.json still matches it.
       followsLockfile: (specsOf(rest) ?? []).length === 0 && !has('-g', '--global'),
     };
-  if (cmd === 'yarn' && (sub === undefined || sub === 'install' || sub.startsWith('-')))
+  // Yarn Berry's `yarn workspaces focus --production` (nuggylib/osrs-mcp's final stage) installs one
+  // workspace's dependencies as `yarn install` does, and has no flag that holds it to yarn.lock.
+  const focus = cmd === 'yarn' && sub === 'workspaces' && rest[0] === 'focus';
+  if (cmd === 'yarn' && (sub === undefined || sub === 'install' || sub.startsWith('-') || focus))
     return {
       at,
       tool: 'yarn',

@@ -139,6 +139,13 @@ describe('Dockerfiles, read with dockerfile-ast', () => {
       expect(steps(loose)[0]!.exact, loose).toBe(false);
   });
 
+  it("reads Yarn Berry's `workspaces focus` as an install that yarn.lock does not hold", () => {
+    // nuggylib/osrs-mcp's final stage: `yarn workspaces focus --production`, with no flag that freezes yarn.lock.
+    const [step] = readDockerfile('Dockerfile', 'FROM node:22\nRUN corepack enable && yarn workspaces focus --production\n').installs;
+    expect(step).toMatchObject({ tool: 'yarn', text: 'yarn workspaces focus --production', locked: false, followsLockfile: true });
+    expect(readDockerfile('Dockerfile', 'FROM node:22\nRUN yarn workspaces foreach -A run build\n').installs).toEqual([]);
+  });
+
   it("counts the steps of the stages the final image needs, not a test stage's", () => {
     const df = readDockerfile(
       'Dockerfile',

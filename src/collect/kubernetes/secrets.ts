@@ -61,8 +61,8 @@ export function secretsFacts(sheet: FactSheet, w: Workload, configMaps: K8sObjec
     // kubectl's output names a generated Secret with its content hash: written in the files only when made from literals.
     const literal = (s.value['__literal'] === true || (!s.value['__generated'] && !KUSTOMIZE_HASH.test(s.name))) && values.length > 0;
     // sapientpants/sonarqube-mcp-server's base Secret: `SONARQUBE_TOKEN: "PLACEHOLDER_DO_NOT_USE"`.
-    if (literal && referenced.has(s.name) && values.every(placeholder)) {
-      placeholders.push(`Secret ${s.name} holds placeholders ("${values[0]!.slice(0, 40)}")`);
+    if (literal && referenced.has(s.name) && values.every(([k, v]) => placeholder(v) || unfilled(k, v))) {
+      placeholders.push(`Secret ${s.name} holds placeholders ("${values[0]![1].slice(0, 40)}")`);
       continue;
     }
     if (literal && referenced.has(s.name)) {
@@ -91,16 +91,29 @@ export function secretsFacts(sheet: FactSheet, w: Workload, configMaps: K8sObjec
 
 /**
  * A value the operator fills in before applying: a placeholder, or a template's whole-value
- * reference (microsoft/mcp-gateway's `gatewaySecret: "${GATEWAY_SECRET}"`, set by its deploy script).
+ * reference (microsoft/mcp-gateway's `gatewaySecret: "${GATEWAY_SECRET}"`, set by its deploy script;
+ * ynotopec/infocepo-infra-mcp's `"{{.values.api_key}}"`).
  */
-const placeholder = (v: string) => isPlaceholder(v) || /^\s*\$\{?[A-Za-z_][A-Za-z0-9_]*\}?\s*$/.test(v);
+const placeholder = (v: string) => isPlaceholder(v) || /^\s*\$\{?[A-Za-z_][A-Za-z0-9_]*\}?\s*$/.test(v) || /^\s*\{\{[^{}]+\}\}\s*$/.test(v);
 
-/** A Secret's values as the pod gets them: `stringData` as written, `data` decoded from base64. */
-function secretValues(s: K8sObject): string[] {
+/**
+ * A Secret key left to be filled: empty (zacharycox-tamu/mcp-checkuptime's `token: ""  # Leave empty
+ * if creating via kubectl`), or holding its own name (MoisesTapia/mcp-sonarqube's `sonarqube_token`,
+ * base64 of `sonarqube_token`).
+ */
+const unfilled = (key: string, value: string) => {
+  const bare = (x: string) => x.toLowerCase().replace(/[^a-z0-9]/g, '');
+  return value.trim() === '' || bare(value) === bare(key);
+};
+
+/** A Secret's keys and values as the pod gets them: `stringData` as written, `data` decoded from base64. */
+function secretValues(s: K8sObject): [string, string][] {
   const text = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : '');
-  const plain = Object.values((isObj(s.value['stringData']) ? s.value['stringData'] : {}) as Obj).map(text);
-  const encoded = Object.values((isObj(s.value['data']) ? s.value['data'] : {}) as Obj).map((v) =>
-    Buffer.from(text(v), 'base64').toString('utf8'),
+  const plain = Object.entries((isObj(s.value['stringData']) ? s.value['stringData'] : {}) as Obj).map(
+    ([k, v]) => [k, text(v)] as [string, string],
+  );
+  const encoded = Object.entries((isObj(s.value['data']) ? s.value['data'] : {}) as Obj).map(
+    ([k, v]) => [k, Buffer.from(text(v), 'base64').toString('utf8')] as [string, string],
   );
   return [...plain, ...encoded];
 }

@@ -979,6 +979,21 @@ describe('a committed Secret the pod reads', () => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a manifest's ${VAR} placeholder, not a JavaScript template
     const template = secret('mcp-hub-secrets').replace('"securepass123"', '"${GATEWAY_SECRET}"');
     expect(source({ 'k8s/deployment.yaml': deployment(keyRef), 'k8s/secrets.yaml': template }).value).toBe('environment');
+    // ynotopec/infocepo-infra-mcp's `"{{.values.api_key}}"`, zacharycox-tamu/mcp-checkuptime's `token: ""`
+    // ("Leave empty if creating via kubectl"), MoisesTapia/mcp-sonarqube's base64 of the key's own name.
+    for (const value of ['"{{.values.api_key}}"', '""', '"mysql_password"'])
+      expect(
+        source({
+          'k8s/deployment.yaml': deployment(keyRef),
+          'k8s/secrets.yaml': secret('mcp-hub-secrets').replace('"securepass123"', value),
+        }).value,
+        value,
+      ).toBe('environment');
+    const ownName = `apiVersion: v1\nkind: Secret\nmetadata: { name: mcp-hub-secrets }\ndata:\n  mysql-password: ${Buffer.from('mysql-password').toString('base64')}\n`;
+    expect(source({ 'k8s/deployment.yaml': deployment(keyRef), 'k8s/secrets.yaml': ownName }).value).toBe('environment');
+    // One real value beside an empty one is a value written.
+    const mixed = `${secret('mcp-hub-secrets')}  api-token: ""\n`;
+    expect(source({ 'k8s/deployment.yaml': deployment(keyRef), 'k8s/secrets.yaml': mixed }).value).toBe('manifest_plaintext');
     // A placeholder written in env alone: where the real one is kept is open.
     const literal = '          env:\n            - { name: API_KEY, value: your-pcf-api-key-here }\n';
     expect(source({ 'k8s/deployment.yaml': deployment(literal) })).toEqual({ value: undefined, why: undefined });
