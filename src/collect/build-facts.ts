@@ -1,7 +1,7 @@
 // Supply-chain and image facts shared by every platform that runs a container: from the
 // Dockerfile a service is built from, or from the image reference alone.
 
-import { checksNothing, failsAlways } from './docker-defaults.js';
+import { checksNothing, checksOnlyWhen, failsAlways } from './docker-defaults.js';
 import type { InstallStep } from './dockerfile/install-step.js';
 import type { DockerfileInfo } from './dockerfile/read.js';
 import { type Inputs, normalise } from './inputs.js';
@@ -114,14 +114,19 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
       );
   }
   const broken = df.healthcheck && !df.healthcheck.disabled ? failsAlways(df.healthcheck.test) : null;
-  if (!sheet.has('container.healthcheck') && df.healthcheck && broken)
+  if (!sheet.looked('container.healthcheck') && df.healthcheck && broken)
     sheet.set(
       'container.healthcheck',
       false,
       df.healthcheck.at,
       `HEALTHCHECK in exec form passes \`${broken}\` as an argument (no shell runs it): the check fails whatever the server does`,
     );
-  else if (!sheet.has('container.healthcheck') && df.healthcheck)
+  else if (!sheet.looked('container.healthcheck') && df.healthcheck && !df.healthcheck.disabled && checksOnlyWhen(df.healthcheck.test))
+    sheet.undecided(
+      'container.healthcheck',
+      `HEALTHCHECK in ${df.path} checks the server only when ${checksOnlyWhen(df.healthcheck.test)}, and runs a command that cannot fail otherwise: the environment it runs in decides`,
+    );
+  else if (!sheet.looked('container.healthcheck') && df.healthcheck)
     sheet.set(
       'container.healthcheck',
       !df.healthcheck.disabled && !checksNothing(df.healthcheck.test),

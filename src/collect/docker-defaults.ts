@@ -46,14 +46,24 @@ export function basicAuthMethod(
  * list or a Dockerfile's HEALTHCHECK line.
  */
 export function checksNothing(test: string): boolean {
-  const t = test
-    .replace(/\\\s*\n/g, ' ')
-    .replace(/[[\]"',]/g, ' ')
-    .replace(/^\s*(HEALTHCHECK\s+)?(--\S+\s+)*(CMD-SHELL|CMD)\b\s*/i, '')
-    .replace(/\s+/g, ' ')
-    .trim()
-    // `… || exit 1` after a command that cannot fail changes nothing (nsmaassel/HelloMCP's echo).
-    .replace(/\s*\|\|\s*exit( 1)?$/, '');
+  return nothingChecked(plainTest(test));
+}
+
+/** A health check as the shell reads it: continued lines joined, quotes and the CMD prefix dropped. */
+function plainTest(test: string): string {
+  return (
+    test
+      .replace(/\\\s*\n/g, ' ')
+      .replace(/[[\]"',]/g, ' ')
+      .replace(/^\s*(HEALTHCHECK\s+)?(--\S+\s+)*(CMD-SHELL|CMD)\b\s*/i, '')
+      .replace(/\s+/g, ' ')
+      .trim()
+      // `… || exit 1` after a command that cannot fail changes nothing (nsmaassel/HelloMCP's echo).
+      .replace(/\s*\|\|\s*exit( 1)?$/, '')
+  );
+}
+
+function nothingChecked(t: string): boolean {
   return (
     /^(\/bin\/|\/usr\/bin\/)?(true|:)$/.test(t) ||
     /^exit 0$/.test(t) ||
@@ -63,10 +73,23 @@ export function checksNothing(test: string): boolean {
     // Printing a text calls nothing that can fail (Dezocode/mcp-system's `print('Health OK')`).
     /^python[\d.]* -c print\([^()]*\)$/.test(t) ||
     // Importing a package the image installed (PagerDuty/pagerduty-mcp-server's `import pagerduty_mcp`)
-    // succeeds whether the server runs or not.
-    /^python[\d.]* -c import [\w.]+( ?, ?[\w.]+)*;?$/.test(t) ||
+    // succeeds whether the server runs or not, and printing after it too (datanexum/databridge-mcp's
+    // `import fastmcp; print('ok')`).
+    /^python[\d.]* -c import [\w.]+( ?, ?[\w.]+)*(; ?print\([^()]*\))?;?$/.test(t) ||
     /^node -e (process\.exit\(0?\)|console\.log\([^()]*\))$/.test(t)
   );
+}
+
+/**
+ * A health check that checks the server on one branch of an `if` and runs a command that cannot
+ * fail on the other (davidf9999/gx-mcp-server's `if [ "$MCP_MODE" = "http" ]; then python -c …;
+ * else echo "STDIO mode - no healthcheck needed"; fi`): the condition, as written, or null.
+ */
+export function checksOnlyWhen(test: string): string | null {
+  const m = /^if (.+?); then (.+?);? else (.+?);? fi$/.exec(plainTest(test).replace(/;\s*;/g, ';'));
+  if (!m) return null;
+  const [, condition, yes, no] = m;
+  return nothingChecked(yes!.trim()) !== nothingChecked(no!.trim()) ? condition!.trim() : null;
 }
 
 /**

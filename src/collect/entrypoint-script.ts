@@ -15,9 +15,11 @@ export function scriptCommand(
   df: DockerfileInfo,
   inputs: Inputs,
   contextDir: string,
-): { words: string[]; at: At; drop?: { words: string[]; at: At } } | null {
+  /** The run replaces the image's CMD (a compose `command`, a pod's `args`): a script the CMD starts does not run. */
+  cmdReplaced = false,
+): ScriptCommand | null {
   const l = df.launcher;
-  if (!l) return null;
+  if (!l || (cmdReplaced && !l.byEntrypoint)) return null;
   const file = l.source === null ? null : inputs.get(normalise(`${contextDir ? `${contextDir}/` : ''}${l.source}`));
   const text = l.text ?? file?.text ?? null;
   if (text === null) return null;
@@ -34,5 +36,38 @@ export function scriptCommand(
   // started as root, the script takes its privilege drop, wherever that exec line stands.
   const d = last((r) => /^exec\s+(\S*\/)?(gosu|su-exec|runuser|setpriv)\s/.test(r));
   const drop = d < 0 ? undefined : { words: unwrap(commandsOf(rows[d]!).at(-1) ?? []), at: at(d) };
-  return { words, at: at(i), ...(drop?.words.length ? { drop } : {}) };
+  return { words, at: at(i), env: exported(rows.slice(0, i), at), ...(drop?.words.length ? { drop } : {}) };
+}
+
+/**
+ * Variables the script sets, as written, before the command it hands over to: `export
+ * MCP_TRANSPORT=sse` (vakosta/telegram-mcp's start.sh). Only plain values on lines outside any
+ * `if`, `case`, loop or function, which run whatever the environment holds; a value built from
+ * another variable (`${PORT:-8080}`) is the environment's and stays out.
+ */
+function exported(rows: string[], at: (row: number) => At): Map<string, { value: string; at: At }> {
+  const env = new Map<string, { value: string; at: At }>();
+  let depth = 0;
+  for (const [n, raw] of rows.entries()) {
+    const row = raw.trim();
+    if (/^(if|case|for|while|until)\b|\(\)\s*\{?$|^\{$/.test(row)) depth++;
+    if (/(^|;\s*)(fi|esac|done|\})$/.test(row)) depth = Math.max(0, depth - 1);
+    if (depth > 0) continue;
+    const m = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=("[^"$`\\]*"|'[^']*'|[^\s"'$`;&|]*)$/.exec(row);
+    if (m) env.set(m[1]!, { value: m[2]!.replace(/^(["'])(.*)\1$/, '$2'), at: at(n) });
+  }
+  return env;
+}
+
+/** The command a launcher script ends in, and what it sets on the way. */
+export interface ScriptCommand {
+  words: string[];
+  at: At;
+  env: Map<string, { value: string; at: At }>;
+  drop?: { words: string[]; at: At };
+}
+
+/** The environment the script's command starts with: the container's, then what the script exports. */
+export function scriptEnv(env: ReadonlyMap<string, string>, script: ScriptCommand | null): Map<string, string> {
+  return new Map([...env, ...[...(script?.env ?? [])].map(([k, v]) => [k, v.value] as const)]);
 }

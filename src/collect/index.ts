@@ -13,7 +13,7 @@ import { clientDeployments } from './clients.js';
 import { composeDeployments } from './compose/facts.js';
 import { loadCompose } from './compose/load.js';
 import { type CollectOptions, Context } from './context.js';
-import { scriptCommand } from './entrypoint-script.js';
+import { scriptCommand, scriptEnv } from './entrypoint-script.js';
 import { dirOf, Inputs, normalise, type TextFile } from './inputs.js';
 import { kubernetesDeployments } from './kubernetes/facts.js';
 import { kubernetesSets } from './kubernetes/sets.js';
@@ -386,20 +386,20 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
   privilegeDrop(sheet, script);
   // What the image runs when started as it is (`docker run IMAGE`): a transport its command names
   // (aRustyDev/zettelkasten-mcp's `CMD ["--transport", "http"]`), or its entrypoint script's.
-  const ownCommand = transportNamed(df.entrypoint, df.env);
-  const transport = ownCommand ?? (script ? transportNamed(script.words, new Map()) : null);
-  const transportAt = ownCommand
-    ? transport?.variable
-      ? (df.envAt.get(transport.variable) ?? df.commandAt)
-      : df.commandAt
-    : (script?.at ?? null);
+  const ownCommand = transportNamed(df.entrypoint, scriptEnv(df.env, script));
+  const transport = ownCommand ?? (script ? transportNamed(script.words, scriptEnv(new Map(), script)) : null);
+  const transportAt = transport?.variable
+    ? (script?.env.get(transport.variable)?.at ?? df.envAt.get(transport.variable) ?? df.commandAt)
+    : ownCommand
+      ? df.commandAt
+      : (script?.at ?? null);
   if (transport && transportAt) {
     sheet.set('transport.kind', transport.kind, transportAt, `${transport.why}, as the image starts`);
     if (transport.sse) sheet.set('transport.legacy_sse', true, transportAt, `${transport.why}: the deprecated HTTP+SSE transport`);
     if (df.commandAt) legacySse(sheet, df.commandAt, df.entrypoint);
     if (script && !sheet.has('transport.legacy_sse')) legacySse(sheet, script.at, script.words);
   }
-  if (!sheet.has('container.healthcheck'))
+  if (!sheet.looked('container.healthcheck'))
     sheet.undecided('container.healthcheck', 'how the image is run (compose, Kubernetes) decides its health checks');
   return [sheet];
 }

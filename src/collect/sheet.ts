@@ -82,6 +82,11 @@ export class FactSheet {
     return this.#values.has(path);
   }
 
+  /** Decided, or looked at and left open with a reason a later, vaguer reader must not replace. */
+  looked(path: string): boolean {
+    return this.#values.has(path) || this.#open.has(path);
+  }
+
   get(path: string): unknown {
     return this.#values.get(path);
   }

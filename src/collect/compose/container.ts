@@ -1,7 +1,7 @@
 // The container a Compose service runs: replicas, user, capabilities, mounts, namespaces, limits,
 // health check and published ports.
 import { userIsRoot } from '../build-facts.js';
-import { checksNothing, DAEMON_NNP, failsAlways } from '../docker-defaults.js';
+import { checksNothing, checksOnlyWhen, DAEMON_NNP, failsAlways } from '../docker-defaults.js';
 import { isHostPath, worstHostPaths } from '../host-paths.js';
 import { tlsVerification } from '../server-args.js';
 import type { At, FactSheet } from '../sheet.js';
@@ -142,6 +142,11 @@ export function containerFacts(sheet: FactSheet, srv: Svc): void {
         false,
         at('healthcheck', 'test'),
         'the healthcheck can never fail: it checks nothing of the server',
+      );
+    else if (hc['test'] !== undefined && checksOnlyWhen([hc['test']].flat().map(String).join(' ')))
+      sheet.undecided(
+        'container.healthcheck',
+        `the healthcheck checks the server only when ${checksOnlyWhen([hc['test']].flat().map(String).join(' '))}, and runs a command that cannot fail otherwise: the environment it runs in decides`,
       );
     else if (hc['test'] !== undefined) sheet.set('container.healthcheck', true, at('healthcheck'), 'healthcheck in the service');
   }

@@ -101,14 +101,14 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     // A Dockerfile without HEALTHCHECK inherits its base image's, which is the image's, not the files'
     // (as its default USER is); FROM scratch has none.
     const built = srv.df;
-    if (!sheet.has('container.healthcheck') && built?.scratch)
+    if (!sheet.looked('container.healthcheck') && built?.scratch)
       sheet.set('container.healthcheck', false, at(), 'no healthcheck in the service or its Dockerfile, built FROM scratch');
-    else if (!sheet.has('container.healthcheck') && built)
+    else if (!sheet.looked('container.healthcheck') && built)
       sheet.undecided(
         'container.healthcheck',
         `no healthcheck in the service or ${built.path}: a HEALTHCHECK of its base image ${built.base?.image ?? ''} would be inherited, and that is the image's`,
       );
-    else if (!sheet.has('container.healthcheck')) sheet.undecided('container.healthcheck', "the image's own HEALTHCHECK decides");
+    else if (!sheet.looked('container.healthcheck')) sheet.undecided('container.healthcheck', "the image's own HEALTHCHECK decides");
     composeSecrets(ctx, sheet, srv, project);
 
     // Signet's own image: its profile decides what the files leave to the server (profiles/signet.ts).
@@ -231,7 +231,10 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       else if (plain) sheet.set('tls.enabled', false, plain.at, plain.why);
     }
     // An image ENTRYPOINT the service keeps may be a script that ends in the server's command.
-    const script = spec['entrypoint'] === undefined && srv.df ? scriptCommand(srv.df, ctx.inputs, srv.contextDir ?? '') : null;
+    const script =
+      spec['entrypoint'] === undefined && srv.df
+        ? scriptCommand(srv.df, ctx.inputs, srv.contextDir ?? '', spec['command'] !== undefined)
+        : null;
     if (spec['user'] === undefined) privilegeDrop(sheet, script);
     // The server's own published port shows it serves the network best; else the proxy's.
     transport(sheet, srv, svcs, published.kind !== 'none' || !proxy ? published : entryPorts, proxy, run, script);

@@ -1,4 +1,6 @@
 // Whether a Compose service speaks MCP over the network or on its stdin.
+
+import { type ScriptCommand, scriptEnv } from '../entrypoint-script.js';
 import { isTransportVariable, transportNamed } from '../server-args.js';
 import type { At, FactSheet } from '../sheet.js';
 import { callsByUrl } from './calls.js';
@@ -19,16 +21,17 @@ export function transport(
   entryPorts: { kind: string; at: At },
   proxy: Svc | undefined,
   run: { at: At; parts: unknown[] },
-  script: { words: string[]; at: At } | null,
+  script: ScriptCommand | null,
 ): void {
   const spec = srv.s.spec;
   if (proxy) {
     sheet.set('transport.kind', 'http', srv.s.at(), 'a network service: a port is published or a proxy forwards to it');
     return;
   }
-  const env = containerEnv(srv);
+  // What the launcher script exports reaches the command it hands over to, over the container's.
+  const env = scriptEnv(containerEnv(srv), script);
   const ownWords = transportNamed(wordsOf(run.parts), env);
-  const named = ownWords ?? (script ? transportNamed(script.words, new Map()) : null);
+  const named = ownWords ?? (script ? transportNamed(script.words, scriptEnv(new Map(), script)) : null);
   // `TRANSPORT=${TRANSPORT:-sse}` with the .env it reads not among the files (devopsifyco/check-mcp,
   // whose server takes stdio too), or a switch set from the operator's environment
   // (zereight/gitlab-mcp's `SSE=${SSE}`, `STREAMABLE_HTTP=${STREAMABLE_HTTP}`): the transport is the
@@ -65,9 +68,11 @@ export function transport(
   }
   if (named) {
     const at = named.variable
-      ? isObj(spec['environment']) && named.variable in spec['environment']
-        ? srv.s.at('environment', named.variable)
-        : (srv.df?.envAt.get(named.variable) ?? srv.s.at())
+      ? script?.env.has(named.variable)
+        ? script.env.get(named.variable)!.at
+        : isObj(spec['environment']) && named.variable in spec['environment']
+          ? srv.s.at('environment', named.variable)
+          : (srv.df?.envAt.get(named.variable) ?? srv.s.at())
       : ownWords
         ? run.at
         : script!.at;

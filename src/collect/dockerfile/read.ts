@@ -38,7 +38,14 @@ export interface DockerfileInfo {
    * (`RUN echo '…' > /entrypoint.sh`, its text here) or copies from the build context
    * (`COPY docker/entrypoint.sh /entrypoint.sh`, its source there).
    */
-  launcher: { path: string; text: string | null; source: string | null; at: At } | null;
+  launcher: {
+    path: string;
+    text: string | null;
+    source: string | null;
+    at: At;
+    /** Started by the ENTRYPOINT: a compose `command` or a pod's `args` (which replace the CMD) keep it. */
+    byEntrypoint: boolean;
+  } | null;
   /** What the final image runs: its ENTRYPOINT followed by its CMD. */
   entrypoint: string[];
   /** The final image's ENTRYPOINT alone (a compose `command` or a pod's `args` replaces only the CMD). */
@@ -115,6 +122,7 @@ export function readDockerfile(
     proxyInstalled ??= s.proxy;
     if (s.parent === null) base = { image: s.image, at: s.at, digest: /@sha256:[0-9a-f]{64}$/.test(s.image) };
   }
+  const files = [...reached].sort((a, b) => a - b).flatMap((i) => stages[i]!.files);
   return {
     path,
     base,
@@ -131,10 +139,7 @@ export function readDockerfile(
     sbom,
     ignoreScriptsEnv,
     scriptsRun: rebuild ? { at: rebuild.at, text: rebuild.text } : null,
-    launcher: launcherOf(
-      [...(ep?.words ?? []), ...(cmd?.words ?? [])],
-      [...reached].sort((a, b) => a - b).flatMap((i) => stages[i]!.files),
-    ),
+    launcher: launcherOf(ep?.words ?? [], cmd?.words ?? [], files),
     entrypoint: [...(ep?.words ?? []), ...(cmd?.words ?? [])],
     entrypointOnly: ep?.words ?? [],
     entrypointAt: ep?.at ?? null,
@@ -147,17 +152,23 @@ export function readDockerfile(
 
 /** The script a command line starts (`/entrypoint.sh`, `sh ./start.sh`), among the files the build writes or copies. */
 function launcherOf(
-  written: string[],
+  entrypoint: string[],
+  cmd: string[],
   files: { path: string; text: string | null; source: string | null; at: At }[],
 ): DockerfileInfo['launcher'] {
-  // An init in front (`tini --`, `dumb-init`) starts the script as its child.
-  const words = unwrap(written);
-  const shell = /^(\/usr)?(\/bin\/)?(ba|da)?sh$/.test(words[0] ?? '');
-  const program = shell ? (words[1] === '-c' ? undefined : words[1]) : words[0];
-  if (!program || program.startsWith('-')) return null;
-  const name = posix.basename(program);
-  // The last write wins, as the layers do; a relative program is matched by its name.
-  return files.findLast((f) => f.path === program || (!program.startsWith('/') && posix.basename(f.path) === name)) ?? null;
+  const script = (written: string[]) => {
+    // An init in front (`tini --`, `dumb-init`) starts the script as its child.
+    const words = unwrap(written);
+    const shell = /^(\/usr)?(\/bin\/)?(ba|da)?sh$/.test(words[0] ?? '');
+    const program = shell ? (words[1] === '-c' ? undefined : words[1]) : words[0];
+    if (!program || program.startsWith('-')) return undefined;
+    const name = posix.basename(program);
+    // The last write wins, as the layers do; a relative program is matched by its name.
+    return files.findLast((f) => f.path === program || (!program.startsWith('/') && posix.basename(f.path) === name));
+  };
+  const own = entrypoint.length ? script(entrypoint) : undefined;
+  const found = own ?? script([...entrypoint, ...cmd]);
+  return found ? { ...found, byEntrypoint: own !== undefined } : null;
 }
 
 function later(a: At | null, b: At | null): At | null {

@@ -139,7 +139,12 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
     // An image ENTRYPOINT the container keeps may be a script that ends in the server's command.
     const script =
       w.main.c['command'] === undefined && w.dockerfile
-        ? scriptCommand(w.dockerfile, ctx.inputs, contextOfDockerfile(ctx.inputs, w.dockerfile.path, w.dockerfile.copied))
+        ? scriptCommand(
+            w.dockerfile,
+            ctx.inputs,
+            contextOfDockerfile(ctx.inputs, w.dockerfile.path, w.dockerfile.copied),
+            w.main.c['args'] !== undefined,
+          )
         : null;
     transportFacts(sheet, w, servicesOf(w), containerEnv(w, configMaps), script);
     const hpa = hpas.find((h) => getPath(h.value, ['spec', 'scaleTargetRef', 'name']) === w.o.name);

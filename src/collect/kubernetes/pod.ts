@@ -1,4 +1,4 @@
-import { HOST_NETWORK } from '../docker-defaults.js';
+import { checksNothing, HOST_NETWORK } from '../docker-defaults.js';
 import type { EnvValue } from '../profiles/signet.js';
 import { tlsVerification } from '../server-args.js';
 import type { FactSheet } from '../sheet.js';
@@ -127,12 +127,23 @@ export function podFacts(sheet: FactSheet, w: Workload, set: K8sSet): void {
       'container.service_account_token_mounted',
       `the pod leaves it to ServiceAccount ${saName}, which is not among the files`,
     );
-  const probes = c['livenessProbe'] ?? c['readinessProbe'];
+  // An exec probe that can never fail (devopsexpertlearning/mcp-search-server's `node -e
+  // "process.exit(0)"`) checks nothing of the server, as a Docker health check of that kind.
+  const probes = (['livenessProbe', 'readinessProbe'] as const).filter((k) => c[k] !== undefined);
+  const noOp = (k: string) => {
+    const command = getPath(c, [k, 'exec', 'command']);
+    return Array.isArray(command) && checksNothing(command.map(String).join(' '));
+  };
+  const real = probes.find((k) => !noOp(k));
   sheet.set(
     'container.healthcheck',
-    !!probes,
-    at(...cp, c['livenessProbe'] ? 'livenessProbe' : c['readinessProbe'] ? 'readinessProbe' : 'name'),
-    probes ? 'liveness or readiness probe' : 'no liveness or readiness probe',
+    real !== undefined,
+    at(...cp, real ?? probes[0] ?? 'name'),
+    real
+      ? 'liveness or readiness probe'
+      : probes.length
+        ? `the ${probes.join(' and ')} can never fail: ${probes.length > 1 ? 'their commands check' : 'its command checks'} nothing of the server`
+        : 'no liveness or readiness probe',
   );
   const limits = (getPath(c, ['resources', 'limits']) ?? {}) as Obj;
   const both = limits['cpu'] !== undefined && limits['memory'] !== undefined;

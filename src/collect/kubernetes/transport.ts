@@ -2,6 +2,8 @@
 // the transport, or it declares a port, or a Service reaches a port of it. A pod that does none of
 // these (sapientpants/sonarqube-mcp-server's, "stdio transport - no ports needed") may be a stdio
 // server reached with `kubectl exec -i`: the files do not say it serves the network.
+
+import { type ScriptCommand, scriptEnv } from '../entrypoint-script.js';
 import { transportNamed } from '../server-args.js';
 import type { At, FactSheet } from '../sheet.js';
 import { getPath, isKnative, type K8sObject } from './load.js';
@@ -23,14 +25,19 @@ export function transportFacts(
   w: Workload,
   services: K8sObject[],
   env: ReadonlyMap<string, { value: string; at: At }>,
-  script: { words: string[]; at: At } | null,
+  script: ScriptCommand | null,
 ): void {
   const at = (...p: (string | number)[]) => w.o.at(...p);
-  const values = new Map([...env].map(([k, v]) => [k, v.value]));
+  // What the launcher script exports reaches the command it hands over to, over the container's.
+  const values = scriptEnv(new Map([...env].map(([k, v]) => [k, v.value])), script);
   const own = transportNamed(runWords(w), values);
-  const named = own ?? (script ? transportNamed(script.words, new Map()) : null);
+  const named = own ?? (script ? transportNamed(script.words, scriptEnv(new Map(), script)) : null);
   if (named) {
-    const where = named.variable ? (env.get(named.variable)?.at ?? at(...w.main.path)) : own ? at(...w.main.path) : script!.at;
+    const where = named.variable
+      ? (script?.env.get(named.variable)?.at ?? env.get(named.variable)?.at ?? at(...w.main.path))
+      : own
+        ? at(...w.main.path)
+        : script!.at;
     sheet.set('transport.kind', named.kind, where, named.why);
     if (named.sse) sheet.set('transport.legacy_sse', true, where, `${named.why}: the deprecated HTTP+SSE transport`);
     return;

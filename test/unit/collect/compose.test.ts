@@ -599,6 +599,8 @@ describe("where a service's secrets come from, env_file and list-form environmen
       'REDIS_URL=${REDIS_URL}',
       'PG_DSN=${PG_DSN}',
       'MONGODB_CONNECTION_STRING=${MONGO}',
+      // stonediggity/unified-docker-mcps: documented as postgresql://username:password@host:port/database.
+      'DATABASE_URL_STRING=${DATABASE_URL_STRING}',
     ]) {
       const d = collectWith(inline({ ...build, 'compose.yaml': service(`    environment:\n      - ${env}\n`) })).deployments[0]!;
       expect(fact(d, 'container.secrets_source'), env).toBeUndefined();
@@ -609,6 +611,8 @@ describe("where a service's secrets come from, env_file and list-form environmen
     // One written without a password, or a URL of another kind from the environment, says nothing of secrets.
     expect(secrets({ 'compose.yaml': service('    environment:\n      - DATABASE_URL=postgresql://db:5432/app\n') }).value).toBe('none');
     expect(secrets({ 'compose.yaml': service('    environment:\n      - API_BASE_URL=${API_BASE_URL}\n') }).value).toBe('none');
+    // A database's name is no connection URL.
+    expect(secrets({ 'compose.yaml': service('    environment:\n      - POSTGRES_DB=${POSTGRES_DB}\n') }).value).toBe('none');
   });
 
   it('a placeholder in a committed .env is no secret written: where the real one is kept is open', () => {
@@ -786,6 +790,33 @@ describe('the transport of a service no port or proxy shows', () => {
     const script = copied('#!/bin/sh\nexec python server.py --transport sse\n');
     expect(kind('    entrypoint: ["python", "server.py"]\n', script).kind).toBeUndefined();
     expect(kind('', { Dockerfile: script.Dockerfile }).kind).toBeUndefined();
+  });
+
+  // vakosta/telegram-mcp: `CMD ["sh", "/app/start.sh"]`, a script written with printf that exports
+  // MCP_TRANSPORT=sse before its exec line; the service keeps stdin open all the same.
+  const printed = {
+    Dockerfile: [
+      'FROM python:3.13-alpine',
+      'RUN pip install mcp==1.9.0',
+      "RUN printf '#!/bin/sh\\nexport MCP_TRANSPORT=sse\\nexport PORT=${PORT:-8080}\\nexec python /app/main.py\\n' > /app/start.sh && \\",
+      '    chmod +x /app/start.sh',
+      'CMD ["sh", "/app/start.sh"]',
+      '',
+    ].join('\n'),
+  };
+
+  it('takes what the script exports for the command it hands over to, over stdin_open', () => {
+    const d = server('    stdin_open: true\n', printed);
+    expect(fact(d, 'transport.kind')).toBe('http');
+    expect(fact(d, 'transport.legacy_sse')).toBe(true);
+    expect(d.sources['transport.kind']![0]).toMatchObject({ file: 'Dockerfile', line: 3, why: 'MCP_TRANSPORT=sse' });
+    // Set inside an `if`, it depends on what the environment holds: not read.
+    const guarded = copied('#!/bin/sh\nif [ -n "$REMOTE" ]; then\n  export MCP_TRANSPORT=sse\nfi\nexec python server.py\n');
+    expect(kind('    stdin_open: true\n', guarded)).toMatchObject({ kind: 'stdio', at: { file: 'compose.yaml' } });
+  });
+
+  it("not a script the image's CMD starts when the service replaces the CMD", () => {
+    expect(kind('    command: ["python", "/app/main.py"]\n    stdin_open: true\n', printed).kind).toBe('stdio');
   });
 });
 

@@ -1,6 +1,6 @@
 // A health check that can never fail says nothing of the server's health.
 import { describe, expect, it } from 'vitest';
-import { checksNothing, failsAlways } from '../../../src/collect/docker-defaults.js';
+import { checksNothing, checksOnlyWhen, failsAlways } from '../../../src/collect/docker-defaults.js';
 import { collectWith, fact, inline } from '../../helpers/collect.js';
 
 describe('a health check that checks nothing', () => {
@@ -20,6 +20,8 @@ describe('a health check that checks nothing', () => {
       'CMD node -e "console.log(\'ok\')"',
       // PagerDuty/pagerduty-mcp-server's Dockerfile.
       'CMD python -c "import pagerduty_mcp" || exit 1',
+      // datanexum/databridge-mcp's Dockerfile.mcp: importing, then printing, still calls nothing that can fail.
+      'CMD python -c "import fastmcp; print(\'ok\')"',
     ])
       expect(checksNothing(t), t).toBe(true);
     for (const t of [
@@ -51,6 +53,77 @@ describe('a health check that checks nothing', () => {
     expect(fact(image, 'container.healthcheck')).toBe(false);
     const real = collectWith(inline(files('', 'HEALTHCHECK CMD curl -f http://localhost:8000/health\n'))).deployments[0]!;
     expect(fact(real, 'container.healthcheck')).toBe(true);
+  });
+});
+
+describe('a health check that checks the server on one branch only', () => {
+  // davidf9999/gx-mcp-server: `ENV MCP_MODE=stdio`, and a HEALTHCHECK that only echoes unless MCP_MODE is http.
+  const check = [
+    'HEALTHCHECK --interval=10s CMD if [ "$MCP_MODE" = "http" ]; then \\',
+    '      python -c "import urllib.request; urllib.request.urlopen(\'http://localhost:8000/mcp/health\')"; \\',
+    '    else \\',
+    '      echo "STDIO mode - no healthcheck needed"; \\',
+    '    fi',
+  ].join('\n');
+
+  it('names the condition, and is neither a check nor none', () => {
+    expect(checksOnlyWhen(check)).toBe('$MCP_MODE = http');
+    expect(checksOnlyWhen('CMD if [ -f /ready ]; then echo ok; else echo no; fi')).toBeNull();
+    expect(checksOnlyWhen('CMD curl -f http://localhost:8000/health')).toBeNull();
+  });
+
+  it('leaves container.healthcheck undecided in the image and in a Compose service', () => {
+    const dockerfile = `FROM python:3.12-slim\nRUN pip install mcp==1.20.0\nENV MCP_MODE=stdio\n${check}\nCMD ["python", "server.py"]\n`;
+    const image = collectWith(inline({ Dockerfile: dockerfile })).deployments[0]!;
+    expect(fact(image, 'container.healthcheck')).toBeUndefined();
+    expect(image.reasons['container.healthcheck']).toMatch(/^HEALTHCHECK in Dockerfile checks the server only when \$MCP_MODE = http/);
+    const compose = collectWith(
+      inline({
+        'compose.yaml': [
+          'services:',
+          '  gx-mcp:',
+          '    build: .',
+          '    healthcheck:',
+          '      test: ["CMD-SHELL", "if [ \\"$$MCP_MODE\\" = http ]; then curl -f http://localhost:8000/health; else true; fi"]',
+        ].join('\n'),
+        Dockerfile: 'FROM python:3.12-slim\nRUN pip install mcp==1.20.0\nCMD ["python", "server.py"]\n',
+      }),
+    ).deployments[0]!;
+    expect(fact(compose, 'container.healthcheck')).toBeUndefined();
+    expect(compose.reasons['container.healthcheck']).toMatch(/^the healthcheck checks the server only when/);
+  });
+});
+
+describe('a Kubernetes probe that checks nothing', () => {
+  // devopsexpertlearning/mcp-search-server's k8s/mcp-deployment.yaml: both probes `node -e "process.exit(0)"`.
+  const pod = (liveness: string, readiness: string) =>
+    [
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      'metadata: { name: mcp-search }',
+      'spec:',
+      '  selector: { matchLabels: { app: mcp } }',
+      '  template:',
+      '    metadata: { labels: { app: mcp } }',
+      '    spec:',
+      '      containers:',
+      '        - name: mcp',
+      '          image: ghcr.io/example/mcp-search:1.0.0',
+      `          livenessProbe: ${liveness}`,
+      `          readinessProbe: ${readiness}`,
+    ].join('\n');
+  const noOp = '{ exec: { command: ["node", "-e", "process.exit(0)"] } }';
+
+  it('is no health check; one real probe beside it is', () => {
+    const d = collectWith(inline({ 'k8s/deployment.yaml': pod(noOp, noOp) })).deployments[0]!;
+    expect(fact(d, 'container.healthcheck')).toBe(false);
+    expect(d.sources['container.healthcheck']![0]).toMatchObject({
+      line: 12,
+      why: 'the livenessProbe and readinessProbe can never fail: their commands check nothing of the server',
+    });
+    const real = collectWith(inline({ 'k8s/deployment.yaml': pod(noOp, '{ httpGet: { path: /health, port: 8080 } }') })).deployments[0]!;
+    expect(fact(real, 'container.healthcheck')).toBe(true);
+    expect(real.sources['container.healthcheck']![0]).toMatchObject({ line: 13 });
   });
 });
 
