@@ -24,6 +24,7 @@ import { firstLine } from './parse-errors.js';
 import { namesMcpHost, namesMcpRoute, repository } from './roles.js';
 import { legacySse, transportNamed } from './server-args.js';
 import { FactSheet } from './sheet.js';
+import { startRelease } from './start-release.js';
 import type { CollectedFile, CollectionNote, CollectionOut, FileKind, SkippedFile } from './types.js';
 import { addressOf } from './upstream-address.js';
 import { readYaml } from './yaml-lines.js';
@@ -384,6 +385,11 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
   dockerfileFacts(sheet, df, ctx.inputs, dir, at);
   const script = scriptCommand(df, ctx.inputs, dir);
   privilegeDrop(sheet, script);
+  if (df.commandAt)
+    startRelease(sheet, script?.words ?? df.entrypoint, script?.at ?? df.commandAt, script ? 'its entrypoint script' : 'the image', {
+      base: df.base?.image ?? null,
+      installed: df.installs.flatMap((i) => i.packages ?? []),
+    });
   // What the image runs when started as it is (`docker run IMAGE`): a transport its command names
   // (aRustyDev/zettelkasten-mcp's `CMD ["--transport", "http"]`), or its entrypoint script's.
   const ownCommand = transportNamed(df.entrypoint, scriptEnv(df.env, script));

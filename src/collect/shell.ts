@@ -23,6 +23,13 @@ export function commandsOf(line: string): string[][] {
   return out.map((c) => (c[0] === '#redirect' ? c.slice(2) : c)).filter((c) => c.length > 0);
 }
 
+/** A command line split into words as a shell (or Compose, for a `command:` string) splits it; operators kept as words. */
+export function wordsOfLine(line: string): string[] {
+  return parse(line, (name) => `$${name}`).flatMap((t) =>
+    typeof t === 'string' ? [t] : 'op' in t && t.op !== 'glob' ? [t.op] : 'pattern' in t ? [t.pattern] : [],
+  );
+}
+
 /**
  * The command words after leading VAR=value assignments, wrappers (env, sudo, exec, tini --) and
  * the shell's own words that start a command inside a compound one (`if [ -f uv.lock ]; then uv

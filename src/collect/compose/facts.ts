@@ -8,6 +8,7 @@ import { isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/sign
 import { imagePin, repository } from '../roles.js';
 import { legacySse, tlsFlags } from '../server-args.js';
 import { FactSheet } from '../sheet.js';
+import { startRelease } from '../start-release.js';
 import { fileMiddlewares, traefikEnabled, traefikFacts } from '../traefik.js';
 import { callsByUrl, mentions } from './calls.js';
 import { containerFacts, plainHealthcheck, replicas } from './container.js';
@@ -17,6 +18,7 @@ import { composeSecrets } from './secrets.js';
 import { selectServers } from './servers.js';
 import {
   closedFor,
+  commandWordsOf,
   composeDir,
   containerEnv,
   envView,
@@ -236,6 +238,16 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
         ? scriptCommand(srv.df, ctx.inputs, srv.contextDir ?? '', spec['command'] !== undefined)
         : null;
     if (spec['user'] === undefined) privilegeDrop(sheet, script);
+    // A runner or an install as the container starts fetches the server then.
+    startRelease(
+      sheet,
+      script?.words ?? commandWordsOf(run.parts),
+      script?.at ?? run.at,
+      script ? 'its entrypoint script' : 'the container',
+      srv.df
+        ? { base: srv.df.base?.image ?? null, installed: srv.df.installs.flatMap((i) => i.packages ?? []) }
+        : { base: srv.image ?? null, installed: [] },
+    );
     // The server's own published port shows it serves the network best; else the proxy's.
     transport(sheet, srv, svcs, published.kind !== 'none' || !proxy ? published : entryPorts, proxy, run, script);
     // A stdio server listens on no address and clients reach it through the container engine, not a network.

@@ -8,6 +8,7 @@ import { dirOf } from '../inputs.js';
 import type { EnvValue } from '../profiles/signet.js';
 import { builtRole, imageRole, type Role } from '../roles.js';
 import type { At } from '../sheet.js';
+import { wordsOfLine } from '../shell.js';
 import type { Labels } from '../traefik.js';
 import { Unresolved } from './interpolate.js';
 import { asMap, type ComposeProject, type ComposeService, isObj, networksMap, type Obj } from './load.js';
@@ -88,6 +89,18 @@ export function runOf(srv: Svc): { at: At; parts: unknown[] } {
   // An entrypoint clears the image's CMD: what runs is the service's entrypoint followed by its command.
   return { at: srv.s.at(spec['command'] !== undefined ? 'command' : 'entrypoint'), parts: [spec['entrypoint'], spec['command']] };
 }
+
+/** What a service runs as words, each string split as Compose splits a `command:` string (quotes kept together). */
+export const commandWordsOf = (parts: unknown[]): string[] =>
+  parts.flatMap((p) =>
+    Array.isArray(p)
+      ? p.map((w) => (w instanceof Unresolved ? w.asEmpty : String(w)))
+      : p instanceof Unresolved
+        ? wordsOfLine(p.asEmpty)
+        : typeof p === 'string'
+          ? wordsOfLine(p)
+          : [],
+  );
 
 export const wordsOf = (parts: unknown[]) =>
   parts

@@ -7,13 +7,14 @@ import { isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/sign
 import { namesMcpRoute, runsAuthenticator } from '../roles.js';
 import { legacySse, tlsFlags } from '../server-args.js';
 import { FactSheet } from '../sheet.js';
+import { startRelease } from '../start-release.js';
 import { configMapsOf, endpoint, ingressFacts, knativeFacts, proxyFacts } from './front.js';
 import { clusterAddress, namesService } from './linked-dirs.js';
 import { getPath, isKnative, type K8sSet } from './load.js';
 import { networkFacts } from './network.js';
 import { containerEnv, podFacts } from './pod.js';
 import { secretsFacts } from './secrets.js';
-import { transportFacts } from './transport.js';
+import { runWords, transportFacts } from './transport.js';
 import { arr, isObj, type Obj, selects, stringsIn } from './values.js';
 import { programOf, type Workload, workloads } from './workloads.js';
 
@@ -175,6 +176,16 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
         at(...w.main.path, 'image'),
       );
     else if (image) imageFacts(sheet, image, at(...w.main.path, 'image'), untied);
+    // A runner or an install as the container starts fetches the server then.
+    startRelease(
+      sheet,
+      script?.words ?? runWords(w),
+      script?.at ?? at(...w.main.path),
+      script ? 'its entrypoint script' : 'the container',
+      w.dockerfile
+        ? { base: w.dockerfile.base?.image ?? null, installed: w.dockerfile.installs.flatMap((i) => i.packages ?? []) }
+        : { base: image || null, installed: [] },
+    );
     // The image reference in the manifest, whatever built it. None (a rendered file whose image
     // line was filtered out, a patch) decides nothing about it.
     if (image)

@@ -1,0 +1,68 @@
+// What a container fetches as it starts: the server a package runner launches (`npx -y pkg`,
+// `uvx pkg==1.2`), or an install run before the server (`npm install --production && npm start`,
+// pnparadise/fetch-mcp-server's pod, on a checkout mounted from the host). The image's tag or
+// build then does not fix the server's release.
+import { installStep } from './dockerfile/install-step.js';
+import { analyseLaunch } from './launch.js';
+import { repository } from './roles.js';
+import type { At, FactSheet } from './sheet.js';
+import { commandsOf, unwrap } from './shell.js';
+
+const SHELL = /^(\/usr)?(\/bin\/)?(ba|da|z)?sh$/;
+
+/**
+ * Language runtimes and distributions, which hold no MCP server of their own: a runner started
+ * on one fetches the package. Any other image (a project's own base, `FROM mcp-base:latest`) may
+ * have installed it, and npx and uvx then run that copy.
+ */
+const RUNTIME =
+  /^((docker\.io\/)?(library\/)?(node|python|debian|ubuntu|alpine|busybox)|oven\/bun|denoland\/deno|ghcr\.io\/astral-sh\/uv|mcr\.microsoft\.com\/playwright|cgr\.dev\/chainguard\/(node|python|wolfi-base))$/;
+
+/** The commands a container's words run: the script of `sh -c '…'`, else the words themselves. */
+function commandsRun(words: string[]): string[][] {
+  const w = unwrap(words);
+  const c = w.indexOf('-c');
+  if (SHELL.test(w[0] ?? '') && c > 0 && w.length > c + 1) return commandsOf(w.slice(c + 1).join(' ')).map(unwrap);
+  return w.length ? [w] : [];
+}
+
+/** The image a container starts from, as far as the files show it. */
+export interface StartImage {
+  /** The image the final stage starts from (or the image a workload names). */
+  base: string | null;
+  /** The registry packages the build installs into it. */
+  installed: string[];
+}
+
+/**
+ * Sets `supply_chain.deployed_release` from what the container runs as it starts, where that
+ * fetches the server: an install whose versions are resolved then (undecided, unless it names each
+ * package at an exact version), or a runner's package at its version (floating or exact, as in a
+ * client entry) on a runtime image that does not hold it. `what` says whose words they are.
+ */
+export function startRelease(sheet: FactSheet, words: string[], at: At, what: string, image: StartImage): void {
+  for (const w of commandsRun(words)) {
+    const step = installStep(w, at);
+    if (step && step.tool !== 'script') {
+      if (step.exact)
+        sheet.set(
+          'supply_chain.deployed_release',
+          'exact_version',
+          at,
+          `${what} runs \`${step.text}\` as it starts: each package at an exact version`,
+        );
+      else
+        sheet.reopen(
+          'supply_chain.deployed_release',
+          `${what} runs \`${step.text}\` as it starts: what it installs is resolved then, from files the image does not fix`,
+        );
+      return;
+    }
+    const launch = analyseLaunch(w[0] ?? '', w.slice(1));
+    if (!launch.release || !launch.target || launch.docker) continue;
+    const name = launch.target.replace(/(?<=.)@.*$|[=<>~!].*$/, '');
+    if (image.base === null || !RUNTIME.test(repository(image.base)) || image.installed.includes(name)) return;
+    sheet.set('supply_chain.deployed_release', launch.release, at, `${what} starts ${launch.releaseWhy}`);
+    return;
+  }
+}

@@ -1,0 +1,120 @@
+// A container that fetches its server as it starts (a package runner, an install before the
+// server): the image's tag or build does not fix the release, what runs at start does.
+import { describe, expect, it } from 'vitest';
+import { collectWith, deploymentOf, fact, inline } from '../../helpers/collect.js';
+
+const release = (files: Record<string, string>, suffix: string) => {
+  const d = deploymentOf(collectWith(inline(files)), suffix);
+  return {
+    value: fact(d, 'supply_chain.deployed_release'),
+    source: d.sources['supply_chain.deployed_release']?.[0],
+    reason: d.reasons['supply_chain.deployed_release'],
+  };
+};
+
+describe('a package runner in what the container runs', () => {
+  const compose = 'services:\n  everything:\n    build: .\n    ports: ["3001:3001"]\n';
+
+  it('on a runtime image, the runner fetches the release: floating without a version, exact with one', () => {
+    const floating = release(
+      { Dockerfile: 'FROM node:22-slim\nCMD ["npx", "-y", "@modelcontextprotocol/server-everything"]\n', 'compose.yaml': compose },
+      ':everything',
+    );
+    expect(floating.value).toBe('floating');
+    expect(floating.source).toMatchObject({
+      file: 'Dockerfile',
+      line: 2,
+      why: 'the container starts npx @modelcontextprotocol/server-everything: no version, whatever is newest at launch',
+    });
+    const exact = release(
+      {
+        Dockerfile: 'FROM python:3.12-slim\nRUN pip install uv==0.5.0\nCMD ["uvx", "mcp-server-fetch==2025.4.7"]\n',
+        'compose.yaml': compose,
+      },
+      ':everything',
+    );
+    expect(exact.value).toBe('exact_version');
+  });
+
+  it("a script's exec line counts, as the script the image starts", () => {
+    // stonediggity/unified-docker-mcps' Dockerfile.context7 writes its entrypoint with printf.
+    const script =
+      'FROM node:22-slim\nRUN printf \'#!/bin/bash\\nset -e\\nexec npx -y @upstash/context7-mcp\\n\' > /entrypoint.sh && chmod +x /entrypoint.sh\nCMD ["/entrypoint.sh"]\n';
+    expect(release({ Dockerfile: script, 'compose.yaml': compose }, ':everything')).toMatchObject({
+      value: 'floating',
+      source: { file: 'Dockerfile', line: 2 },
+    });
+  });
+
+  it('not where the image may hold the package: a base of its own, or an install of it', () => {
+    // `FROM mcp-base:latest`, built by the project: npx runs what that base installed, if it did.
+    const own = release(
+      { Dockerfile: 'FROM mcp-base:latest\nCMD ["npx", "-y", "@upstash/context7-mcp"]\n', 'compose.yaml': compose },
+      ':everything',
+    );
+    expect(own.value).toBeUndefined();
+    const installed = release(
+      {
+        Dockerfile: 'FROM node:22-slim\nRUN npm install -g @upstash/context7-mcp@1.0.14\nCMD ["npx", "-y", "@upstash/context7-mcp"]\n',
+        'compose.yaml': compose,
+      },
+      ':everything',
+    );
+    expect(installed.value).toBe('exact_version');
+    expect(installed.source).toMatchObject({ line: 2 });
+  });
+});
+
+describe('an install as the container starts', () => {
+  // pnparadise/fetch-mcp-server: a Playwright runtime image, the checkout mounted from the host,
+  // `npm install --production && npm start` at every start.
+  const pod = (image: string, command: string) =>
+    [
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      'metadata: { name: mcp-server }',
+      'spec:',
+      '  selector: { matchLabels: { app: mcp-server } }',
+      '  template:',
+      '    metadata: { labels: { app: mcp-server } }',
+      '    spec:',
+      '      containers:',
+      '        - name: mcp-server',
+      `          image: ${image}`,
+      `          command: ${command}`,
+      '          ports: [{ containerPort: 3001 }]',
+    ].join('\n');
+
+  it("leaves the release open: the image's tag does not fix what npm resolves then", () => {
+    const r = release(
+      {
+        'k8s/mcp-server.yaml': pod(
+          'mcr.microsoft.com/playwright:v1.51.1-noble',
+          '[sh, -c, "cd /app && npm install --production && npm start"]',
+        ),
+      },
+      'Deployment/mcp-server',
+    );
+    expect(r.value).toBeUndefined();
+    expect(r.reason).toBe(
+      'the container runs `npm install --production` as it starts: what it installs is resolved then, from files the image does not fix',
+    );
+    // Without the install, the tag decides.
+    expect(
+      release({ 'k8s/mcp-server.yaml': pod('mcr.microsoft.com/playwright:v1.51.1-noble', '[node, server.js]') }, 'Deployment/mcp-server')
+        .value,
+    ).toBe('exact_version');
+  });
+
+  it('in a Compose command string, split as Compose splits it', () => {
+    const r = release(
+      {
+        'compose.yaml':
+          'services:\n  mcp:\n    image: node:22-slim\n    command: sh -c "npm install && node /app/mcp-server.js"\n    ports: ["3001:3001"]\n',
+      },
+      ':mcp',
+    );
+    expect(r.value).toBeUndefined();
+    expect(r.reason).toMatch(/^the container runs `npm install` as it starts/);
+  });
+});
