@@ -48,6 +48,8 @@ export function readYaml(text: string, options: { composeTags?: boolean } = {}):
     if (err) throw new Error(`YAML line ${lc.linePos(err.pos[0]).line}: ${err.message.split('\n')[0]}`);
     if (doc.contents === null) continue;
     const lines = new Map<string, number>();
+    // The document itself is where its content starts: the second of a multi-document file is not on line 1.
+    if (doc.contents.range) lines.set(join([]), lc.linePos(doc.contents.range[0]).line);
     walk(doc, doc.contents as Node, [], lines, lc, 0, { left: MAX_NODES });
     out.push({
       value: doc.toJS({ maxAliasCount: 100 }),

@@ -42,7 +42,8 @@ export class K8sObject {
 
   /** Where the value at `path` was written: the last layer that writes it, or the object's nearest line. */
   at(...path: YamlPath): At {
-    for (let i = this.layers.length - 1; i > 0; i--) {
+    // The object as a whole is where its base defines it, whatever patches it.
+    for (let i = path.length ? this.layers.length - 1 : 0; i > 0; i--) {
       const l = this.layers[i]!;
       const mapped = l.map(path);
       if (!mapped || !l.doc.has(mapped)) continue;
