@@ -30,7 +30,7 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
     .map((f) => f.path);
   const services = set.objects.filter((o) => o.kind === 'Service' && !isKnative(o));
   const policies = set.objects.filter((o) => o.kind === 'NetworkPolicy');
-  const ingresses = set.objects.filter((o) => o.kind === 'Ingress' || o.kind === 'HTTPRoute' || o.kind === 'Route');
+  const ingresses = set.objects.filter((o) => ['Ingress', 'HTTPRoute', 'Route', 'IngressRoute'].includes(o.kind));
   const configMaps = set.objects.filter((o) => o.kind === 'ConfigMap');
   const secrets = set.objects.filter((o) => o.kind === 'Secret');
   const hpas = set.objects.filter((o) => o.kind === 'HorizontalPodAutoscaler');
@@ -259,7 +259,7 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
         routed[0]!.at(),
         `${routed[0]!.kind} ${routed[0]!.name} routes to the server through the cluster's ingress controller`,
       );
-      ingressFacts(sheet, routed[0]!);
+      ingressFacts(sheet, routed);
       endpoint(sheet, undefined, routed, servicesOf(w));
     } else {
       // A gateway's resource (a kgateway Backend, an Istio VirtualService) that names the Service:

@@ -3,7 +3,7 @@ import { CNI_HOP } from '../docker-defaults.js';
 import { dirOf } from '../inputs.js';
 import { NginxConfig } from '../nginx.js';
 import { nginxFacts } from '../nginx-facts.js';
-import type { FactSheet } from '../sheet.js';
+import type { At, FactSheet } from '../sheet.js';
 import { getPath, type K8sObject } from './load.js';
 import { arr, isObj, type Obj } from './values.js';
 import type { Workload } from './workloads.js';
@@ -61,22 +61,55 @@ export function endpoint(sheet: FactSheet, exposed: K8sObject | undefined, route
   }
 }
 
-/** An OpenShift Route: TLS at the router (edge, reencrypt, passthrough), plain HTTP too only with insecureEdgeTerminationPolicy Allow. */
-export function routeFacts(sheet: FactSheet, route: K8sObject): void {
+/**
+ * Whether clients reach the server through this route only over TLS: an Ingress with a `tls`
+ * section; an OpenShift Route terminating TLS (edge, reencrypt, passthrough) without
+ * insecureEdgeTerminationPolicy Allow; a Traefik IngressRoute with a `tls` section, while one
+ * without leaves it to its entry points, whose TLS and redirections are Traefik's static
+ * configuration. `on` null: the files do not say.
+ */
+export function routeTls(r: K8sObject): { on: boolean | null; at: At; why: string } | null {
+  const tls = getPath(r.value, ['spec', 'tls']);
+  if (r.kind === 'Ingress') {
+    const on = arr(tls).length > 0;
+    return { on, at: r.at('spec', on ? 'tls' : 'rules'), why: on ? 'the Ingress terminates TLS' : 'the Ingress has no tls section' };
+  }
+  if (r.kind === 'Route') {
+    const termination = isObj(tls) ? String(tls['termination'] ?? '').toLowerCase() : '';
+    const insecure = isObj(tls) ? String(tls['insecureEdgeTerminationPolicy'] ?? 'None') : 'None';
+    return {
+      on: termination !== '' && insecure !== 'Allow',
+      at: r.at('spec', termination ? 'tls' : 'to'),
+      why:
+        termination === ''
+          ? `Route ${r.name} has no tls: the router serves it in plain HTTP`
+          : insecure === 'Allow'
+            ? `Route ${r.name}: insecureEdgeTerminationPolicy Allow serves plain HTTP too`
+            : `Route ${r.name}: TLS ${termination} at the router, no plain HTTP (insecureEdgeTerminationPolicy ${insecure})`,
+    };
+  }
+  if (r.kind === 'IngressRoute') {
+    if (isObj(tls))
+      return {
+        on: true,
+        at: r.at('spec', 'tls'),
+        why: `IngressRoute ${r.name} has a tls section: Traefik serves its routes over TLS only`,
+      };
+    const listed = getPath(r.value, ['spec', 'entryPoints']);
+    const entryPoints = Array.isArray(listed) ? listed.map(String) : [];
+    return {
+      on: null,
+      at: r.at(),
+      why: `IngressRoute ${r.name} has no tls section: whether its entry points (${entryPoints.join(', ') || 'all of them'}) serve TLS, or redirect plain HTTP, is in Traefik's static configuration, not in these files`,
+    };
+  }
+  return null;
+}
+
+/** OpenShift Route: the hop to the pod by its termination. */
+function routeHop(sheet: FactSheet, route: K8sObject): void {
   const tls = getPath(route.value, ['spec', 'tls']);
   const termination = isObj(tls) ? String(tls['termination'] ?? '').toLowerCase() : '';
-  const insecure = isObj(tls) ? String(tls['insecureEdgeTerminationPolicy'] ?? 'None') : 'None';
-  const on = termination !== '' && insecure !== 'Allow';
-  sheet.set(
-    'tls.enabled',
-    on,
-    route.at('spec', termination ? 'tls' : 'to'),
-    termination === ''
-      ? `Route ${route.name} has no tls: the router serves it in plain HTTP`
-      : insecure === 'Allow'
-        ? `Route ${route.name}: insecureEdgeTerminationPolicy Allow serves plain HTTP too`
-        : `Route ${route.name}: TLS ${termination} at the router, no plain HTTP (insecureEdgeTerminationPolicy ${insecure})`,
-  );
   if (termination === 'reencrypt')
     sheet.set(
       'tls.backend_hop',
@@ -89,19 +122,25 @@ export function routeFacts(sheet: FactSheet, route: K8sObject): void {
   else sheet.undecided('tls.backend_hop', CNI_HOP);
 }
 
-export function ingressFacts(sheet: FactSheet, ing: K8sObject): void {
+/**
+ * What the routes in front of the server decide (Ingresses, OpenShift Routes, Traefik
+ * IngressRoutes): TLS by the weakest of them, since a client may take any; the rest from the first.
+ */
+export function ingressFacts(sheet: FactSheet, routed: K8sObject[]): void {
+  const tls = routed.map(routeTls).filter((t) => t !== null);
+  const plain = tls.find((t) => t.on === false);
+  const open = tls.find((t) => t.on === null);
+  if (plain) sheet.set('tls.enabled', false, plain.at, plain.why);
+  else if (open) sheet.undecided('tls.enabled', open.why);
+  else if (tls.length) sheet.set('tls.enabled', true, tls[0]!.at, tls[0]!.why);
+  const ing = routed[0]!;
   if (ing.kind === 'Route') {
-    routeFacts(sheet, ing);
+    routeHop(sheet, ing);
     return;
   }
+  if (ing.kind === 'IngressRoute') sheet.undecided('tls.backend_hop', CNI_HOP);
   if (ing.kind !== 'Ingress') return;
-  const tls = arr(getPath(ing.value, ['spec', 'tls']));
-  sheet.set(
-    'tls.enabled',
-    tls.length > 0,
-    ing.at('spec', tls.length ? 'tls' : 'rules'),
-    tls.length ? 'the Ingress terminates TLS' : 'the Ingress has no tls section',
-  );
+  const hasTls = arr(getPath(ing.value, ['spec', 'tls'])).length > 0;
   const ann = (getPath(ing.value, ['metadata', 'annotations']) ?? {}) as Obj;
   const a = (k: string) => (ann[k] === undefined ? undefined : String(ann[k]));
   const rpm = a('nginx.ingress.kubernetes.io/limit-rpm');
@@ -125,7 +164,7 @@ export function ingressFacts(sheet: FactSheet, ing: K8sObject): void {
   if (a('nginx.ingress.kubernetes.io/backend-protocol') === 'HTTPS' && a('nginx.ingress.kubernetes.io/proxy-ssl-verify') === 'on')
     sheet.set('tls.backend_hop', 'encrypted', ing.at('metadata', 'annotations'), 'backend-protocol HTTPS with proxy-ssl-verify on');
   else sheet.undecided('tls.backend_hop', CNI_HOP);
-  if (tls.length && (a('cert-manager.io/cluster-issuer') || a('cert-manager.io/issuer')))
+  if (hasTls && (a('cert-manager.io/cluster-issuer') || a('cert-manager.io/issuer')))
     sheet.set(
       'tls.certificate_auto_renewal',
       true,

@@ -1202,3 +1202,60 @@ describe("a kustomization's secretGenerator", () => {
     expect(source('    files: [pcf-api-key=secrets/pcf-api-key.txt]\n').value).toBe('environment');
   });
 });
+
+describe('a Traefik IngressRoute in front', () => {
+  // pnparadise/fetch-mcp-server's k8s/mcp-server.yaml: an IngressRoute on websecure with a tls section.
+  const workload = [
+    'apiVersion: v1',
+    'kind: Service',
+    'metadata: { name: mcp-server }',
+    'spec: { selector: { app: mcp-server }, ports: [{ port: 3001 }] }',
+    '---',
+    'apiVersion: apps/v1',
+    'kind: Deployment',
+    'metadata: { name: mcp-server }',
+    'spec:',
+    '  selector: { matchLabels: { app: mcp-server } }',
+    '  template:',
+    '    metadata: { labels: { app: mcp-server } }',
+    '    spec:',
+    '      containers:',
+    '        - name: mcp-server',
+    '          image: ghcr.io/example/fetch-mcp:1.2.0',
+    '          ports: [{ containerPort: 3001 }]',
+    '---',
+    '',
+  ].join('\n');
+  const route = (name: string, entryPoints: string, tls: string) =>
+    `apiVersion: traefik.io/v1alpha1\nkind: IngressRoute\nmetadata: { name: ${name} }\nspec:\n  entryPoints: [${entryPoints}]\n  routes:\n    - match: Host(\`mcp.example.com\`)\n      kind: Rule\n      services: [{ name: mcp-server, port: 3001 }]\n${tls}---\n`;
+  const collect = (routes: string) => collectWith(inline({ 'k8s/mcp-server.yaml': workload + routes })).deployments[0]!;
+
+  it('is a reverse proxy, serving TLS where it has a tls section', () => {
+    const d = collect(route('mcp', 'websecure', '  tls: { secretName: mcp-tls }\n'));
+    expect(fact(d, 'exposure.behind_reverse_proxy')).toBe(true);
+    // Cited where the IngressRoute starts, the third document of its file, not at line 1.
+    expect(d.sources['exposure.behind_reverse_proxy']![0]).toMatchObject({
+      line: 19,
+      why: "IngressRoute mcp routes to the server through the cluster's ingress controller",
+    });
+    expect(fact(d, 'tls.enabled')).toBe(true);
+    expect(d.sources['tls.enabled']![0]).toMatchObject({ line: 28 });
+  });
+
+  it("without one, the entry points' TLS is Traefik's static configuration: open", () => {
+    const d = collect(route('mcp', 'websecure', ''));
+    expect(fact(d, 'exposure.behind_reverse_proxy')).toBe(true);
+    expect(fact(d, 'tls.enabled')).toBeUndefined();
+    expect(d.reasons['tls.enabled']).toBe(
+      "IngressRoute mcp has no tls section: whether its entry points (websecure) serve TLS, or redirect plain HTTP, is in Traefik's static configuration, not in these files",
+    );
+  });
+
+  it('the weakest route decides: a plain Ingress beside a TLS IngressRoute is a way in without TLS', () => {
+    const plain =
+      'apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: { name: mcp-plain }\nspec:\n  rules:\n    - http: { paths: [{ path: /, pathType: Prefix, backend: { service: { name: mcp-server, port: { number: 3001 } } } }] }\n';
+    const d = collect(route('mcp', 'websecure', '  tls: { secretName: mcp-tls }\n') + plain);
+    expect(fact(d, 'tls.enabled')).toBe(false);
+    expect(d.sources['tls.enabled']![0]!.why).toBe('the Ingress has no tls section');
+  });
+});
