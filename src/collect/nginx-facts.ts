@@ -16,7 +16,7 @@ import {
   zones,
 } from './nginx.js';
 import { namesMcpRoute } from './roles.js';
-import { FactSheet } from './sheet.js';
+import { type At, FactSheet } from './sheet.js';
 import { addressOf } from './upstream-address.js';
 import { weakestOf } from './weakest.js';
 
@@ -140,6 +140,28 @@ export function nginxFacts(sheet: FactSheet, cfg: NginxConfig, pc: ProxyContext)
   weakestOf(sheet, routes);
 }
 
+/**
+ * `if ($scheme != "https") { return 301 https://$host$request_uri; }` in the server block or the MCP
+ * location (devopsexpertlearning/mcp-search-server's nginx): a plain-HTTP request gets the redirect,
+ * never the route. Only the listener's own scheme counts; `$http_x_forwarded_proto` is a header a
+ * client may send.
+ */
+function httpsRedirect(loc: LocationCtx): { at: At; condition: string } | null {
+  for (const level of loc.levels.slice(1))
+    for (const d of level) {
+      if (d.name !== 'if') continue;
+      const condition = d.args.join(' ').replace(/["']/g, '');
+      if (!/^\(\s*\$scheme\s*(!=\s*https|=\s*http)\s*\)$/.test(condition)) continue;
+      const redirects = (d.block ?? []).some(
+        (x) =>
+          (x.name === 'return' && /^30[12378]$/.test(x.args[0] ?? '') && /^https:\/\//.test(x.args[1] ?? '')) ||
+          (x.name === 'rewrite' && /^https:\/\//.test(x.args[1] ?? '') && /^(permanent|redirect)$/.test(x.args[2] ?? '')),
+      );
+      if (redirects) return { at: d.at, condition: condition.replace(/^\(\s*|\s*\)$/g, '') };
+    }
+  return null;
+}
+
 /** The facts one MCP route decides, as nginx inherits its directives. */
 function routeFacts(sheet: FactSheet, cfg: NginxConfig, loc: LocationCtx, pc: ProxyContext, matchedBy: string): void {
   const locAt = (loc.location ?? loc.server).at;
@@ -157,15 +179,18 @@ function routeFacts(sheet: FactSheet, cfg: NginxConfig, loc: LocationCtx, pc: Pr
       sheet.undecided('tls.enabled', 'the listen directive or a whole block comes from a template variable');
     } else if (listens.length) {
       const tls = listens.every((l) => l.args.includes('ssl') || l.args.includes('quic'));
+      const redirect = tls ? null : httpsRedirect(loc);
       sheet.set(
         'tls.enabled',
-        tls,
-        listens[0]!.at,
+        tls || redirect !== null,
+        redirect?.at ?? listens[0]!.at,
         tls
           ? 'every listen of the MCP server block has ssl'
-          : 'a listen of the MCP server block has no ssl: plain HTTP reaches the MCP route',
+          : redirect
+            ? `a listen of the MCP server block has no ssl, but \`if (${redirect.condition})\` redirects every plain-HTTP request to HTTPS before the MCP route answers`
+            : 'a listen of the MCP server block has no ssl: plain HTTP reaches the MCP route',
       );
-      if (tls) tlsDetails(sheet, loc);
+      if (tls || redirect) tlsDetails(sheet, loc);
     }
   }
 

@@ -63,6 +63,42 @@ describe('nginx in front', () => {
     expect(fact(d, 'exposure.behind_reverse_proxy')).toBe(true);
   });
 
+  it('a plain listener whose every request is redirected to HTTPS serves the MCP route over TLS only', () => {
+    // devopsexpertlearning/mcp-search-server's k8s/nginx-deployment.yaml: listen 80 and 443 ssl in one
+    // server block, `if ($scheme != "https") { return 301 https://$host$request_uri; }` before the locations.
+    const tls = (redirect: string) =>
+      deploymentOf(
+        collectWith(
+          inline({
+            'compose.yml': compose('nginx:1.27', './nginx/mcp.conf:/etc/nginx/conf.d/mcp.conf:ro'),
+            'nginx/mcp.conf': [
+              'server {',
+              '    listen 80;',
+              '    listen 443 ssl;',
+              redirect,
+              '    location /mcp { proxy_pass http://mcp:8000; }',
+              '}',
+            ].join('\n'),
+          }),
+        ),
+        ':mcp',
+      );
+    const redirected = tls('    if ($scheme != "https") { return 301 https://$host$request_uri; }');
+    expect(fact(redirected, 'tls.enabled')).toBe(true);
+    expect(redirected.sources['tls.enabled']![0]).toMatchObject({
+      file: 'nginx/mcp.conf',
+      line: 4,
+      why: 'a listen of the MCP server block has no ssl, but `if ($scheme != https)` redirects every plain-HTTP request to HTTPS before the MCP route answers',
+    });
+    // A header the client sends is no scheme of the listener; a redirect to plain HTTP is none to HTTPS.
+    for (const other of [
+      '    if ($http_x_forwarded_proto != "https") { return 301 https://$host$request_uri; }',
+      '    if ($scheme = http) { return 301 http://$host:8080$request_uri; }',
+      '',
+    ])
+      expect(fact(tls(other), 'tls.enabled'), other).toBe(false);
+  });
+
   it('reads `nginx -T` output, split back into its files, with lines in the dump', () => {
     const dump = [
       'nginx: the configuration file /etc/nginx/nginx.conf syntax is ok',
