@@ -13,6 +13,7 @@ import { clusterAddress, namesService } from './linked-dirs.js';
 import { getPath, isKnative, type K8sSet } from './load.js';
 import { networkFacts } from './network.js';
 import { containerEnv, podFacts } from './pod.js';
+import { routeStringsTo } from './route-strings.js';
 import { secretsFacts } from './secrets.js';
 import { runWords, transportFacts } from './transport.js';
 import { arr, isObj, type Obj, selects, stringsIn } from './values.js';
@@ -59,11 +60,14 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
   for (const w of candidates) {
     if (wanted.includes(w.o.name)) evidence.set(w, 'named with --server');
     // An Ingress (or route) whose name, host or paths name MCP: one to an echo server says nothing.
+    // The route's name speaks for all of it; otherwise the hosts and paths that lead to this workload.
     else if (
-      ingresses.some(
-        (i) =>
-          [i.name, ...stringsIn(i.value['spec'])].some(namesMcpRoute) &&
-          servicesOf(w).some((s) => JSON.stringify(i.value['spec']).includes(`"${s.name}"`)),
+      ingresses.some((i) =>
+        servicesOf(w).some(
+          (s) =>
+            JSON.stringify(i.value['spec']).includes(`"${s.name}"`) &&
+            (namesMcpRoute(i.name) || routeStringsTo(i, s.name).some(namesMcpRoute)),
+        ),
       )
     )
       evidence.set(w, 'an Ingress of an MCP route routes to it');
@@ -87,6 +91,32 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
       mcpEvidenceOfBuild(ctx.inputs, contextOfDockerfile(ctx.inputs, w.dockerfile.path, w.dockerfile.copied), w.dockerfile.copied)
     )
       evidence.set(w, 'its image is built from an MCP SDK project');
+  }
+  // Two workloads of one image: the image's own command serves MCP; a sibling whose `command`
+  // replaces it with another program (datanexum/databridge-mcp's Celery workers, yskale/
+  // redis_mcp_server's `uvicorn agent_api:app`) runs something else from it, unless it names MCP.
+  const runNamesMcp = (w: Workload) => /mcp/i.test(JSON.stringify([w.main.c['command'] ?? '', w.main.c['args'] ?? '']));
+  const byImageOnly = (w: Workload) =>
+    ['its name, image or arguments name MCP', 'its image is built from an MCP SDK project'].includes(evidence.get(w) ?? '');
+  const siblings = wanted.length
+    ? []
+    : candidates.flatMap((w) => {
+        if (!byImageOnly(w) || w.main.c['command'] === undefined || runNamesMcp(w) || /mcp/i.test(w.o.name)) return [];
+        const server = candidates.find(
+          (o) =>
+            o !== w &&
+            evidence.has(o) &&
+            String(o.main.c['image'] ?? '') === String(w.main.c['image'] ?? '') &&
+            (o.main.c['command'] === undefined || runNamesMcp(o)),
+        );
+        return server ? [{ w, server }] : [];
+      });
+  for (const { w, server } of siblings) {
+    evidence.delete(w);
+    ctx.note(
+      w.o.file,
+      `${w.o.kind} ${w.o.name} runs another program (its command) from the image ${server.o.kind} ${server.o.name} serves MCP from: not read as a server; name it with --server if it serves MCP`,
+    );
   }
   // A proxy forwarding to a workload marks it only when nothing else names the MCP server: an
   // edge proxy also routes to the admin tools beside it (book-api-mcp-docker-compose-bundle's

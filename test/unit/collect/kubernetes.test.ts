@@ -1259,3 +1259,56 @@ describe('a Traefik IngressRoute in front', () => {
     expect(d.sources['tls.enabled']![0]!.why).toBe('the Ingress has no tls section');
   });
 });
+
+describe('workloads beside the MCP server', () => {
+  const deployment = (name: string, image: string, extra = '', port = 8000) =>
+    `apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: ${name} }\nspec:\n  selector: { matchLabels: { app: ${name} } }\n  template:\n    metadata: { labels: { app: ${name} } }\n    spec:\n      containers:\n        - name: ${name}\n          image: ${image}\n          ports: [{ containerPort: ${port} }]\n${extra}---\napiVersion: v1\nkind: Service\nmetadata: { name: ${name} }\nspec: { selector: { app: ${name} }, ports: [{ port: ${port} }] }\n---\n`;
+
+  it("one that replaces the MCP image's command with another program is no server: a note", () => {
+    // datanexum/databridge-mcp's k8s/workers.yaml: Celery workers of the MCP server's image.
+    const out = collectWith(
+      inline({
+        'k8s/all.yaml':
+          deployment('databridge-mcp', 'ghcr.io/datanexum/databridge-mcp:latest') +
+          deployment(
+            'worker-general',
+            'ghcr.io/datanexum/databridge-mcp:latest',
+            '          command: ["celery", "-A", "src.task_queue.celery_app", "worker"]\n',
+          ),
+      }),
+    );
+    expect(out.deployments.map((d) => d.name)).toEqual(['kubernetes:k8s/all.yaml:Deployment/databridge-mcp']);
+    expect(out.notes).toContainEqual({
+      file: 'k8s/all.yaml',
+      what: 'Deployment worker-general runs another program (its command) from the image Deployment databridge-mcp serves MCP from: not read as a server; name it with --server if it serves MCP',
+    });
+    // Named for MCP, or running an MCP command, it stays a server of its own.
+    const own = collectWith(
+      inline({
+        'k8s/all.yaml':
+          deployment('databridge-mcp', 'ghcr.io/datanexum/databridge-mcp:latest') +
+          deployment(
+            'worker-general',
+            'ghcr.io/datanexum/databridge-mcp:latest',
+            '          command: ["python", "run_mcp.py", "--stdio"]\n',
+          ),
+      }),
+    );
+    expect(own.deployments).toHaveLength(2);
+  });
+
+  it("an Ingress's MCP host names the backend it sends there, not another of its rules", () => {
+    // datanexum/databridge-mcp's k8s/ingress.yaml: mcp.databridge.example.com to the server, databridge.example.com to the dashboard.
+    const ingress =
+      'apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: { name: databridge }\nspec:\n  rules:\n    - host: databridge.example.com\n      http: { paths: [{ path: /, pathType: Prefix, backend: { service: { name: databridge-dashboard, port: { number: 5050 } } } }] }\n    - host: mcp.databridge.example.com\n      http: { paths: [{ path: /, pathType: Prefix, backend: { service: { name: databridge-server, port: { number: 786 } } } }] }\n';
+    const out = collectWith(
+      inline({
+        'k8s/all.yaml':
+          deployment('databridge-dashboard', 'ghcr.io/datanexum/databridge-ai:latest', '', 5050) +
+          deployment('databridge-server', 'ghcr.io/datanexum/databridge:latest', '', 786) +
+          ingress,
+      }),
+    );
+    expect(out.deployments.map((d) => d.name)).toEqual(['kubernetes:k8s/all.yaml:Deployment/databridge-server']);
+  });
+});
