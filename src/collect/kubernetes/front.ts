@@ -133,6 +133,20 @@ export function ingressFacts(sheet: FactSheet, routed: K8sObject[]): void {
   if (plain) sheet.set('tls.enabled', false, plain.at, plain.why);
   else if (open) sheet.undecided('tls.enabled', open.why);
   else if (tls.length) sheet.set('tls.enabled', true, tls[0]!.at, tls[0]!.why);
+  // ingress-nginx's enable-cors answers with cors-allow-origin, `*` unless set (yskale/redis_mcp_server).
+  for (const r of routed.filter((x) => x.kind === 'Ingress')) {
+    const ann = (getPath(r.value, ['metadata', 'annotations']) ?? {}) as Obj;
+    const origin = String(ann['nginx.ingress.kubernetes.io/cors-allow-origin'] ?? '*').trim();
+    if (String(ann['nginx.ingress.kubernetes.io/enable-cors']) === 'true' && origin === '*') {
+      sheet.set(
+        'http.cors_allow_any_origin',
+        true,
+        r.at('metadata', 'annotations', 'nginx.ingress.kubernetes.io/enable-cors'),
+        `Ingress ${r.name}: enable-cors with ${ann['nginx.ingress.kubernetes.io/cors-allow-origin'] === undefined ? 'no cors-allow-origin (ingress-nginx answers *)' : 'cors-allow-origin *'}`,
+      );
+      break;
+    }
+  }
   const ing = routed[0]!;
   if (ing.kind === 'Route') {
     routeHop(sheet, ing);

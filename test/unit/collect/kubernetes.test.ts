@@ -1312,3 +1312,53 @@ describe('workloads beside the MCP server', () => {
     expect(out.deployments.map((d) => d.name)).toEqual(['kubernetes:k8s/all.yaml:Deployment/databridge-server']);
   });
 });
+
+describe('ingress-nginx CORS', () => {
+  // yskale/redis_mcp_server's k8s/ingress.yaml: enable-cors with no cors-allow-origin, which ingress-nginx answers with *.
+  const files = (annotations: string) => ({
+    'k8s/all.yaml': [
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      'metadata: { name: redis-mcp-server }',
+      'spec:',
+      '  selector: { matchLabels: { app: redis-mcp } }',
+      '  template:',
+      '    metadata: { labels: { app: redis-mcp } }',
+      '    spec:',
+      '      containers: [{ name: server, image: ghcr.io/yskale/redis-mcp-server:1.0.0, ports: [{ containerPort: 8000 }] }]',
+      '---',
+      'apiVersion: v1',
+      'kind: Service',
+      'metadata: { name: redis-mcp-server }',
+      'spec: { selector: { app: redis-mcp }, ports: [{ port: 8000 }] }',
+      '---',
+      'apiVersion: networking.k8s.io/v1',
+      'kind: Ingress',
+      'metadata:',
+      '  name: mcp',
+      '  annotations:',
+      annotations,
+      'spec:',
+      '  rules:',
+      '    - http: { paths: [{ path: /sse, pathType: Prefix, backend: { service: { name: redis-mcp-server, port: { number: 8000 } } } }] }',
+      '',
+    ].join('\n'),
+  });
+
+  it('enable-cors without an origin list allows any origin; with one it says nothing of the server', () => {
+    const any = collectWith(inline(files('    nginx.ingress.kubernetes.io/enable-cors: "true"'))).deployments[0]!;
+    expect(fact(any, 'http.cors_allow_any_origin')).toBe(true);
+    expect(any.sources['http.cors_allow_any_origin']![0]).toMatchObject({
+      line: 21,
+      why: 'Ingress mcp: enable-cors with no cors-allow-origin (ingress-nginx answers *)',
+    });
+    const listed = collectWith(
+      inline(
+        files(
+          '    nginx.ingress.kubernetes.io/enable-cors: "true"\n    nginx.ingress.kubernetes.io/cors-allow-origin: "https://app.example.com"',
+        ),
+      ),
+    ).deployments[0]!;
+    expect(fact(listed, 'http.cors_allow_any_origin')).toBeUndefined();
+  });
+});
