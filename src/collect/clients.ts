@@ -65,8 +65,9 @@ interface Read {
 
 /**
  * A launch whose server the entry does not show: a wrapper script (`github-mcp.bat`, `bash
- * dev/netbox-mcp.sh`), which may start it in a container or on the host, or Docker's MCP
- * gateway (`docker mcp gateway run`), which starts each server in a container of its own.
+ * dev/netbox-mcp.sh`), which may start it in a container or on the host, Docker's MCP gateway
+ * (`docker mcp gateway run`), which starts each server in a container of its own, or a program in
+ * a dev container's workspace (`/workspaces/…`), which runs in that container.
  */
 function hiddenLaunch(r: Read): string | null {
   const command = String(r.e.spec['command']);
@@ -80,7 +81,13 @@ function hiddenLaunch(r: Read): string | null {
     : /^(ba|z|da)?sh$|^(powershell|pwsh)(\.exe)?$/i.test(runner)
       ? args.find((a) => script.test(a))
       : undefined;
-  return wrapper ? `${wrapper} is a script: what it starts, and whether in a container, is in the script, not in this file` : null;
+  if (wrapper) return `${wrapper} is a script: what it starts, and whether in a container, is in the script, not in this file`;
+  // 23min/FlowTime's `"cwd": "/workspaces/flowtime-vnext/tools/mcp-server"`: a dev container's (or
+  // Codespaces') workspace, where VS Code attached to the container runs the server.
+  const devContainer = [r.e.spec['cwd'], command, ...args].find((x) => typeof x === 'string' && /^\/workspaces\//.test(x));
+  return devContainer
+    ? `${String(devContainer)} is a dev container's workspace path: the editor attached to that container runs the server in it`
+    : null;
 }
 
 function readEntry(e: Entry, inputIds: Set<string>): Read {

@@ -1111,6 +1111,19 @@ describe('a launch whose server the entry does not show', () => {
     // A program the entry names runs on the host.
     expect(read('npx', ['-y', '@modelcontextprotocol/server-memory@2025.8.4'])).toMatchObject({ used: false, sandboxed: false });
   });
+
+  it("a program in a dev container's workspace runs in that container: open", () => {
+    // 23min/FlowTime's .vscode/mcp.json: `"cwd": "/workspaces/flowtime-vnext/tools/mcp-server"`, the devcontainer's workspaceFolder.
+    const entry = { type: 'stdio', command: 'node', args: ['dist/index.js'], cwd: '/workspaces/flowtime-vnext/tools/mcp-server' };
+    const d = collectWith(inline({ '.vscode/mcp.json': JSON.stringify({ servers: { flowtime: entry } }) })).deployments[0]!;
+    expect(fact(d, 'container.used')).toBeUndefined();
+    expect(fact(d, 'client.stdio_servers_sandboxed')).toBeUndefined();
+    expect(d.reasons['container.used']).toBe(
+      "/workspaces/flowtime-vnext/tools/mcp-server is a dev container's workspace path: the editor attached to that container runs the server in it",
+    );
+    expect(read('node', ['/workspaces/app/server.js']).used).toBeUndefined();
+    expect(read('node', ['/home/me/workspaces/server.js']).used).toBe(false);
+  });
 });
 
 describe('a secret-named variable that names a file', () => {
