@@ -52,6 +52,7 @@ const LOCKFILE_OF: Partial<Record<InstallStep['tool'], RegExp>> = {
   poetry: /^poetry\.lock$/,
   cargo: /^Cargo\.lock$/,
   go: /^go\.sum$/,
+  dotnet: /^packages\.lock\.json$/,
 };
 
 /** The install that refuses a lockfile out of step with its manifest, by tool. */
@@ -63,6 +64,7 @@ const STRICT: Partial<Record<InstallStep['tool'], string>> = {
   poetry: 'poetry check --lock',
   cargo: '--locked',
   go: 'go build with its default -mod=readonly, without go mod tidy or -mod=mod',
+  dotnet: 'dotnet restore --locked-mode',
 };
 
 /** Package managers, build front-ends and backends, installed to install the rest. */
@@ -210,15 +212,18 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
     // `uv pip install .` after `uv sync --frozen --no-install-project` (semgrep/mcp): the locked
     // dependencies stay while they satisfy the project's requirements, and only what they miss resolves.
     const lockedBefore = (i: InstallStep) => i.projectOnly === true && installs.slice(0, installs.indexOf(i)).some((j) => j.locked);
-    const floating = unlocked.filter((i) => !(i.followsLockfile && hasLock(i)) && !lockedBefore(i));
+    const floating = unlocked.filter((i) => !(i.followsLockfile && hasLock(i)) && !lockedBefore(i) && !i.resolvesLowest);
+    const lowest = unlocked.find((i) => i.resolvesLowest && !hasLock(i));
     if (brokenBuild) {
       // Both stay open, said above.
     } else if (unlocked.length && !floating.length)
       sheet.undecided(
         'supply_chain.deployed_release',
-        lockedBefore(first)
-          ? `${first.text} keeps the dependencies a locked install put there while they satisfy the project's requirements, and resolves anew what they do not`
-          : `${first.text} uses the committed lockfile unless the manifest no longer matches it, and then resolves anew (${STRICT[first.tool] ?? 'a frozen install'} makes that an error)`,
+        lowest
+          ? `${lowest.text} resolves the lowest version each package reference allows, with no lockfile: fixed unless a reference floats (\`1.*\`) in the project files or a version leaves the feed`
+          : lockedBefore(first)
+            ? `${first.text} keeps the dependencies a locked install put there while they satisfy the project's requirements, and resolves anew what they do not`
+            : `${first.text} uses the committed lockfile unless the manifest no longer matches it, and then resolves anew (${STRICT[first.tool] ?? 'a frozen install'} makes that an error)`,
       );
     else if (unlocked.length === 0) sheet.set('supply_chain.deployed_release', 'locked', first.at, 'the image is built from the lockfile');
     else {
@@ -252,7 +257,9 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
         open.at,
         open.tool === 'cargo'
           ? `${open.text} runs its dependencies' build scripts and procedural macros`
-          : `${open.text} runs dependency install scripts`,
+          : open.tool === 'dotnet'
+            ? `${open.text}: the build imports its packages' MSBuild props and targets, code of the dependencies`
+            : `${open.text} runs dependency install scripts`,
       );
     else if (unknown)
       sheet.undecided(

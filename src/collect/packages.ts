@@ -118,7 +118,7 @@ export function mcpDependency(file: TextFile): { at: At; name: string } | null {
 const MANIFEST =
   /^(package\.json|pyproject\.toml|go\.mod|cargo\.toml|pom\.xml|build\.gradle(\.kts)?)$|^requirements.*\.(txt|in)$|\.csproj$/;
 const LOCKFILE =
-  /^(package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|yarn\.lock|uv\.lock|poetry\.lock|go\.sum|bun\.lockb?|cargo\.lock)$/;
+  /^(package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|yarn\.lock|uv\.lock|poetry\.lock|go\.sum|bun\.lockb?|cargo\.lock|packages\.lock\.json)$/;
 
 /**
  * The files of one kind a build brings in from its context: what its COPY and ADD lines (and bind

@@ -6,8 +6,13 @@ import type { At } from '../sheet.js';
 export interface InstallStep {
   at: At;
   /** `script`: an installer fetched and piped to a shell (`curl -fsSL https://get.pulumi.com | sh`). */
-  tool: 'npm' | 'yarn' | 'pnpm' | 'pip' | 'uv' | 'poetry' | 'go' | 'bun' | 'cargo' | 'script';
+  tool: 'npm' | 'yarn' | 'pnpm' | 'pip' | 'uv' | 'poetry' | 'go' | 'bun' | 'cargo' | 'dotnet' | 'script';
   text: string;
+  /**
+   * Without a lockfile, resolves the lowest version each reference allows (NuGet), not the newest:
+   * the same versions each build unless a reference floats (`1.*`) or a version leaves the feed.
+   */
+  resolvesLowest?: boolean;
   /** Installs exactly a committed lockfile and fails otherwise. */
   locked: boolean;
   /** Dependency install scripts cannot run in this step (true/false), or null where the tool has none to speak of. */
@@ -227,5 +232,18 @@ export function installStep(w: string[], at: At): InstallStep | null {
     return { at, tool: 'go', text, locked: false, scriptsDisabled: true, followsLockfile: true };
   if (cmd === 'go' && (sub === 'build' || sub === 'install' || (sub === 'mod' && rest[0] === 'download')))
     return { at, tool: 'go', text, locked: !/@(latest|master|main)\b/.test(text), scriptsDisabled: true };
+  // NuGet: `dotnet restore`, and the restore `dotnet build` and `dotnet publish` run unless told
+  // --no-restore, hold to packages.lock.json only in locked mode. Packages' MSBuild targets run in
+  // the build, so dependency code runs whatever the flags (lauchacarro/LatinoNETOnline-MCP).
+  if (cmd === 'dotnet' && (sub === 'restore' || ((sub === 'build' || sub === 'publish') && !has('--no-restore'))))
+    return {
+      at,
+      tool: 'dotnet',
+      text,
+      locked: has('--locked-mode') || /RestoreLockedMode=true/i.test(text),
+      scriptsDisabled: false,
+      followsLockfile: true,
+      resolvesLowest: true,
+    };
   return null;
 }

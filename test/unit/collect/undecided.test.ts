@@ -590,3 +590,48 @@ describe('a lockfile the build context keeps out with .dockerignore', () => {
     );
   });
 });
+
+describe('a .NET build restoring NuGet packages', () => {
+  // lauchacarro/LatinoNETOnline-MCP: `dotnet restore` then `dotnet publish`, no packages.lock.json.
+  const dockerfile = (restore: string) =>
+    [
+      'FROM mcr.microsoft.com/dotnet/sdk:9.0 AS build',
+      'WORKDIR /src',
+      'COPY Server.csproj .',
+      `RUN ${restore}`,
+      'COPY . .',
+      'RUN dotnet publish Server.csproj -c Release -o /app/publish --no-restore',
+      'FROM mcr.microsoft.com/dotnet/aspnet:9.0',
+      'COPY --from=build /app/publish .',
+      'ENTRYPOINT ["dotnet", "Server.dll"]',
+      '',
+    ].join('\n');
+  const csproj =
+    '<Project Sdk="Microsoft.NET.Sdk.Web"><ItemGroup><PackageReference Include="ModelContextProtocol.AspNetCore" Version="0.3.0-preview.1" /></ItemGroup></Project>\n';
+  const image = (files: Record<string, string>) => deploymentOf(collectWith(inline({ 'Server.csproj': csproj, ...files })), 'Dockerfile');
+
+  it('is not held to a lockfile, and runs its packages’ build code; without one, NuGet takes the lowest versions: open', () => {
+    const d = image({ Dockerfile: dockerfile('dotnet restore Server.csproj') });
+    expect(fact(d, 'supply_chain.lockfile_enforced')).toBe(false);
+    expect(fact(d, 'supply_chain.install_scripts_disabled')).toBe(false);
+    expect(d.sources['supply_chain.install_scripts_disabled']![0]!.why).toBe(
+      "dotnet restore Server.csproj: the build imports its packages' MSBuild props and targets, code of the dependencies",
+    );
+    expect(fact(d, 'supply_chain.deployed_release')).toBeUndefined();
+    expect(d.reasons['supply_chain.deployed_release']).toMatch(
+      /^dotnet restore Server.csproj resolves the lowest version each package reference allows/,
+    );
+  });
+
+  it('in locked mode it installs the committed lockfile exactly', () => {
+    const d = image({
+      Dockerfile: dockerfile('dotnet restore Server.csproj --locked-mode').replace(
+        'COPY Server.csproj .',
+        'COPY Server.csproj packages.lock.json ./',
+      ),
+      'packages.lock.json': '{ "version": 1, "dependencies": {} }\n',
+    });
+    expect(fact(d, 'supply_chain.lockfile_enforced')).toBe(true);
+    expect(fact(d, 'supply_chain.deployed_release')).toBe('locked');
+  });
+});
