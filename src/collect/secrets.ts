@@ -20,7 +20,7 @@ export const AUTH_SCHEME = String.raw`((?:Bearer|Token|Basic|Bot|ApiKey|Api-Key|
  * envoyproxy/ai-gateway's compose file): what the container gets is no secret.
  */
 const NO_SECRET = new RegExp(
-  String.raw`^\s*${AUTH_SCHEME}(unused|dummy|none|null|fake|not[-_ ]?(needed|used|required|set)|no[-_]?(key|token|auth))\s*$`,
+  String.raw`^\s*${AUTH_SCHEME}(unused|dummy|none|null|fake|local|not[-_ ]?(needed|used|required|set)|no[-_]?(key|token|auth))\s*$`,
   'i',
 );
 /**

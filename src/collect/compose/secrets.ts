@@ -70,7 +70,7 @@ export function composeSecrets(ctx: Context, sheet: FactSheet, srv: Svc, project
     const vars = srv.s.varsAt('environment', k);
     // `${PASSWORD:-Chang3d!}` with a .env the files do not hold: the compose file still carries a
     // password in clear, the one the container gets whenever that file leaves the variable unset.
-    if (v instanceof Unresolved && v.fallback && v.asEmpty !== '') {
+    if (v instanceof Unresolved && v.fallback && v.asEmpty !== '' && !isPlaceholder(v.asEmpty)) {
       found.push({
         kind: 'manifest_plaintext',
         at: srv.s.at('environment', k),
@@ -87,12 +87,13 @@ export function composeSecrets(ctx: Context, sheet: FactSheet, srv: Svc, project
       continue;
     }
     const value = str(v) ?? '';
-    // `APIFY_API_TOKEN: ${APIFY_API_TOKEN:-}` (tas-mcp): empty unless the operator's environment sets it.
-    if (!value && vars.length && vars.every((n) => project.envAt(n) === null)) {
+    // `APIFY_API_TOKEN: ${APIFY_API_TOKEN:-}` (tas-mcp): empty unless the operator's environment sets it;
+    // so with a default that says no key is needed (chromato99/krx-rule-mcp's `${OPENAI_API_KEY:-local}`).
+    if ((!value || isPlaceholder(value)) && vars.length && vars.every((n) => project.envAt(n) === null)) {
       found.push({
         kind: 'environment',
         at: srv.s.at('environment', k),
-        why: `${k} comes from the operator's environment (${vars.join(', ')}) when it is set there; the file's default is empty`,
+        why: `${k} comes from the operator's environment (${vars.join(', ')}) when it is set there; the file's default is ${value ? `"${value}", no secret` : 'empty'}`,
       });
       continue;
     }

@@ -61,8 +61,11 @@ export function secretsFacts(sheet: FactSheet, w: Workload, configMaps: K8sObjec
     // kubectl's output names a generated Secret with its content hash: written in the files only when made from literals.
     const literal = (s.value['__literal'] === true || (!s.value['__generated'] && !KUSTOMIZE_HASH.test(s.name))) && values.length > 0;
     // sapientpants/sonarqube-mcp-server's base Secret: `SONARQUBE_TOKEN: "PLACEHOLDER_DO_NOT_USE"`.
-    if (literal && referenced.has(s.name) && values.every(([k, v]) => placeholder(v) || unfilled(k, v))) {
-      placeholders.push(`Secret ${s.name} holds placeholders ("${values[0]![1].slice(0, 40)}")`);
+    const secretOnes = values.filter(([k]) => !NOT_SECRET_KEY.test(k));
+    const filledIn = ([k, v, raw]: [string, string, string]) => placeholder(v) || placeholder(raw) || unfilled(k, v);
+    if (literal && referenced.has(s.name) && secretOnes.every(filledIn)) {
+      const [k, v, raw] = secretOnes[0] ?? values[0]!;
+      placeholders.push(`Secret ${s.name} holds placeholders ("${(placeholder(v) || unfilled(k, v) ? v : raw).slice(0, 40)}")`);
       continue;
     }
     if (literal && referenced.has(s.name)) {
@@ -106,14 +109,25 @@ const unfilled = (key: string, value: string) => {
   return value.trim() === '' || bare(value) === bare(key);
 };
 
-/** A Secret's keys and values as the pod gets them: `stringData` as written, `data` decoded from base64. */
-function secretValues(s: K8sObject): [string, string][] {
+/**
+ * Keys a Secret often carries beside its secrets that are none themselves: who and where
+ * (Yugal0708/Waggle-mcp's `NEO4J_USERNAME: neo4j` beside `NEO4J_PASSWORD: REPLACE_WITH_REAL_PASSWORD`).
+ */
+const NOT_SECRET_KEY =
+  /^([\w.-]*[_.-])?(user(name)?|login|host(name)?|port|db|database|db[_-]?name|region|namespace|tenant([_-]?id)?|client[_-]?id|account[_-]?id)$/i;
+
+/**
+ * A Secret's keys and values as the pod gets them: `stringData` as written, `data` decoded from
+ * base64; the value as written too, since a placeholder left in `data` unencoded
+ * (DustHoff/msgraphmcp's `REPLACE_WITH_BASE64_CLIENT_ID`) decodes to noise.
+ */
+function secretValues(s: K8sObject): [string, string, string][] {
   const text = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : '');
   const plain = Object.entries((isObj(s.value['stringData']) ? s.value['stringData'] : {}) as Obj).map(
-    ([k, v]) => [k, text(v)] as [string, string],
+    ([k, v]) => [k, text(v), text(v)] as [string, string, string],
   );
   const encoded = Object.entries((isObj(s.value['data']) ? s.value['data'] : {}) as Obj).map(
-    ([k, v]) => [k, Buffer.from(text(v), 'base64').toString('utf8')] as [string, string],
+    ([k, v]) => [k, Buffer.from(text(v), 'base64').toString('utf8'), text(v)] as [string, string, string],
   );
   return [...plain, ...encoded];
 }

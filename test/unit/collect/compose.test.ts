@@ -521,6 +521,10 @@ describe("where a service's secrets come from, env_file and list-form environmen
   it('a value that says no key is needed is no secret; a real one beside it still is', () => {
     // envoyproxy/ai-gateway's cmd/aigw/docker-compose.yaml: OPENAI_API_KEY=unused for a local model server.
     expect(secrets({ 'compose.yaml': service('    environment:\n      - OPENAI_API_KEY=unused\n') }).value).toBe('none');
+    // chromato99/krx-rule-mcp: `${OPENAI_API_KEY:-local}`, the server's own no-key default: the real key is the operator's.
+    const local = secrets({ 'compose.yaml': service('    environment:\n      - OPENAI_API_KEY=${OPENAI_API_KEY:-local}\n') });
+    expect(local.value).toBeUndefined();
+    expect(local.undecided).toContain('container.secrets_source');
     expect(
       secrets({ 'compose.yaml': service('    environment:\n      - OPENAI_API_KEY=not-needed\n      - DB_PASSWORD=hunter22\n') }),
     ).toMatchObject({

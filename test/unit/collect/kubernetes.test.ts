@@ -991,6 +991,24 @@ describe('a committed Secret the pod reads', () => {
       ).toBe('environment');
     const ownName = `apiVersion: v1\nkind: Secret\nmetadata: { name: mcp-hub-secrets }\ndata:\n  mysql-password: ${Buffer.from('mysql-password').toString('base64')}\n`;
     expect(source({ 'k8s/deployment.yaml': deployment(keyRef), 'k8s/secrets.yaml': ownName }).value).toBe('environment');
+    // Yugal0708/Waggle-mcp's secret.example.yaml: a username beside a password to replace; DustHoff/msgraphmcp's
+    // placeholder left unencoded in `data`; SolaceProducts' `changeme` beside `BROKER_USERNAME: admin`.
+    const withUser = `${secret('mcp-hub-secrets').replace('"securepass123"', 'REPLACE_WITH_REAL_PASSWORD')}  NEO4J_USERNAME: neo4j\n`;
+    expect(source({ 'k8s/deployment.yaml': deployment(keyRef), 'k8s/secrets.yaml': withUser }).value).toBe('environment');
+    const unencoded =
+      'apiVersion: v1\nkind: Secret\nmetadata: { name: mcp-hub-secrets }\ndata:\n  mysql-password: REPLACE_WITH_BASE64_CLIENT_SECRET\n';
+    expect(source({ 'k8s/deployment.yaml': deployment(keyRef), 'k8s/secrets.yaml': unencoded }).value).toBe('environment');
+    for (const v of ['changeme', 'CHANGE_ME'])
+      expect(
+        source({
+          'k8s/deployment.yaml': deployment(keyRef),
+          'k8s/secrets.yaml': `${secret('mcp-hub-secrets').replace('"securepass123"', v)}  BROKER_USERNAME: admin\n`,
+        }).value,
+        v,
+      ).toBe('environment');
+    // A username alone is no secret, but a real password beside it is one written.
+    const realWithUser = `${secret('mcp-hub-secrets')}  NEO4J_USERNAME: neo4j\n`;
+    expect(source({ 'k8s/deployment.yaml': deployment(keyRef), 'k8s/secrets.yaml': realWithUser }).value).toBe('manifest_plaintext');
     // One real value beside an empty one is a value written.
     const mixed = `${secret('mcp-hub-secrets')}  api-token: ""\n`;
     expect(source({ 'k8s/deployment.yaml': deployment(keyRef), 'k8s/secrets.yaml': mixed }).value).toBe('manifest_plaintext');
