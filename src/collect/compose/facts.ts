@@ -252,10 +252,21 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     transport(sheet, srv, svcs, published.kind !== 'none' || !proxy ? published : entryPorts, proxy, run, script);
     // A stdio server listens on no address and clients reach it through the container engine, not a network.
     const stdio = sheet.get('transport.kind') === 'stdio';
-    if (stdio) sheet.reopen('exposure.bind_address_class', 'a stdio server listens on no address: its client is attached to its stdin');
+    // With the transport open, so is whether the server listens at all (DollhouseMCP's stdio server,
+    // Waggle-mcp's `stdin_open` beside a transport variable).
+    const mayNotListen = !stdio && !sheet.has('transport.kind');
+    const noListener = stdio
+      ? 'a stdio server listens on no address: its client is attached to its stdin'
+      : mayNotListen
+        ? 'whether the server listens on the network at all is open: its transport is undecided'
+        : null;
+    if (noListener) sheet.reopen('exposure.bind_address_class', noListener);
     // Nor does it take network ingress for a proxy to restrict.
-    if (stdio && !proxy && sheet.get('exposure.ingress_restricted_to_proxy') === false)
-      sheet.reopen('exposure.ingress_restricted_to_proxy', 'a stdio server takes no network ingress: its client is attached to its stdin');
+    if (noListener && !proxy && sheet.get('exposure.ingress_restricted_to_proxy') === false)
+      sheet.reopen(
+        'exposure.ingress_restricted_to_proxy',
+        stdio ? 'a stdio server takes no network ingress: its client is attached to its stdin' : noListener,
+      );
     if (entryPorts.kind === 'loopback') {
       sheet.set('exposure.endpoint_address_class', 'loopback', entryPorts.at, `${entry.s.name} is published on ${entryPorts.text} only`);
       sheet.set(
@@ -279,10 +290,12 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       sheet.undecided('exposure.endpoint_address_class', HOST_NETWORK(`${entry.s.name} has network_mode: host`));
       sheet.undecided('exposure.reachable_from_internet', HOST_NETWORK(`${entry.s.name} has network_mode: host`));
     } else if (!svcs.some((v) => v.role?.kind === 'tunnel')) {
-      if (stdio)
+      if (noListener)
         sheet.undecided(
           'exposure.endpoint_address_class',
-          'a stdio server has no network endpoint: its client reaches it through the container engine (docker compose run, docker attach)',
+          stdio
+            ? 'a stdio server has no network endpoint: its client reaches it through the container engine (docker compose run, docker attach)'
+            : noListener,
         );
       else
         sheet.set(
@@ -351,7 +364,9 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     if (gateway) {
       const why = `${gateway.s.name} publishes ${publishedPorts(gateway).text} and shares a network with the server: a gateway whose routes are not read here may forward clients to it`;
       if (sheet.get('exposure.reachable_from_internet') === false) sheet.reopen('exposure.reachable_from_internet', why);
-      if (sheet.get('exposure.endpoint_address_class') === 'private') sheet.reopen('exposure.endpoint_address_class', why);
+      // The gateway's reason says more than an open transport does.
+      if (sheet.get('exposure.endpoint_address_class') === 'private' || (mayNotListen && published.kind === 'none'))
+        sheet.reopen('exposure.endpoint_address_class', why);
       if (sheet.get('exposure.behind_reverse_proxy') === false && published.kind === 'none')
         sheet.reopen('exposure.behind_reverse_proxy', why);
     }

@@ -745,6 +745,12 @@ describe('the transport of a service no port or proxy shows', () => {
     expect(both.reasons['transport.kind']).toMatch(
       /publishes a port and keeps its stdin open \(stdin_open: true\), and its command names no transport/,
     );
+    // Whether it listens at all is then open too, and with it what a listener would decide.
+    for (const path of ['exposure.bind_address_class', 'exposure.ingress_restricted_to_proxy'])
+      expect(both.reasons[path], path).toBe('whether the server listens on the network at all is open: its transport is undecided');
+    const unpublished = server('    environment:\n      MCP_TRANSPORT: ${MCP_TRANSPORT}\n');
+    expect(fact(unpublished, 'exposure.endpoint_address_class')).toBeUndefined();
+    expect(fact(unpublished, 'exposure.reachable_from_internet')).toBe(false);
     // A transport the command names decides: a health port beside a stdio server is not MCP's.
     const flag = '    ports: ["127.0.0.1:8000:8000"]\n    stdin_open: true\n    command: ["python", "server.py", "--transport", "%"]\n';
     expect(kind(flag.replace('%', 'streamable-http'))).toMatchObject({ kind: 'http', at: { line: 6 } });
