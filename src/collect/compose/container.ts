@@ -128,7 +128,17 @@ export function containerFacts(sheet: FactSheet, srv: Svc): void {
   if (isObj(hc)) {
     const off = hc['disable'] === true || (Array.isArray(hc['test']) && hc['test'][0] === 'NONE');
     const broken = failsAlways(hc['test']);
+    // A string test is a shell line (CMD-SHELL): flyfox666/Mcpo-Docker's `test: CMD curl -f …` runs a
+    // command named CMD, which no image has, so the check fails whatever the server does.
+    const shellCmd = typeof hc['test'] === 'string' && /^\s*CMD(-SHELL)?\s/.test(hc['test']) ? hc['test'].trim().split(/\s+/)[0] : null;
     if (off) sheet.set('container.healthcheck', false, at('healthcheck'), 'healthcheck disabled');
+    else if (shellCmd)
+      sheet.set(
+        'container.healthcheck',
+        false,
+        at('healthcheck', 'test'),
+        `a string test runs in a shell, which takes \`${shellCmd}\` for a command no image has: the check fails whatever the server does`,
+      );
     else if (broken)
       sheet.set(
         'container.healthcheck',

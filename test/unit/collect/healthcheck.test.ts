@@ -56,6 +56,27 @@ describe('a health check that checks nothing', () => {
   });
 });
 
+describe('a Compose health check written as a string that starts with CMD', () => {
+  it('runs `CMD` as a shell command: it fails whatever the server does', () => {
+    // flyfox666/Mcpo-Docker's docker-compose.example.yml: `test: CMD curl -f http://localhost:8000/docs`.
+    const check = (test: string) =>
+      collectWith(
+        inline({
+          'compose.yaml': `services:\n  mcpo:\n    build: .\n    ports: ["8000:8000"]\n    healthcheck:\n      test: ${test}\n`,
+          Dockerfile: 'FROM python:3.12-slim\nRUN pip install mcp==1.20.0\nCMD ["python", "server.py"]\n',
+        }),
+      ).deployments[0]!;
+    const d = check('CMD curl -f http://localhost:8000/docs');
+    expect(fact(d, 'container.healthcheck')).toBe(false);
+    expect(d.sources['container.healthcheck']![0]).toMatchObject({
+      line: 6,
+      why: 'a string test runs in a shell, which takes `CMD` for a command no image has: the check fails whatever the server does',
+    });
+    expect(fact(check('curl -f http://localhost:8000/docs'), 'container.healthcheck')).toBe(true);
+    expect(fact(check('["CMD", "curl", "-f", "http://localhost:8000/docs"]'), 'container.healthcheck')).toBe(true);
+  });
+});
+
 describe('a health check that checks the server on one branch only', () => {
   // davidf9999/gx-mcp-server: `ENV MCP_MODE=stdio`, and a HEALTHCHECK that only echoes unless MCP_MODE is http.
   const check = [
