@@ -23,7 +23,7 @@ import {
 import type { Context } from './context.js';
 import { DAEMON_NNP, HOST_NETWORK, imageMayHoldSecrets } from './docker-defaults.js';
 import { isHostPath, volumeParts, worstHostPaths } from './host-paths.js';
-import { normalise, type TextFile } from './inputs.js';
+import { dirOf, normalise, type TextFile } from './inputs.js';
 import { analyseLaunch, type Launch } from './launch.js';
 import { contextOfDockerfile } from './packages.js';
 import { publishedHere } from './published-here.js';
@@ -297,7 +297,14 @@ function composeMountOf(ctx: Context, path: string): string | null {
               ? String((v as Record<string, unknown>)['source'] ?? '')
               : '';
         if (!/^\.{1,2}\//.test(source)) continue;
-        if (ctx.inputs.resolve(f.path, source) === path) return `${f.path} service ${name}`;
+        const mounted = ctx.inputs.resolve(f.path, source).replace(/\/+$/, '');
+        if (mounted === path) return `${f.path} service ${name}`;
+        // The directory that holds it (drejom/webui-mcpo's `./mcpo:/opt/mcpo`, whose start.sh runs
+        // `mcpo --config /opt/mcpo/config.json`), unless the file is a client's own or the
+        // directory is the whole project, which a dev container mounts whatever it holds.
+        const own = PROJECT_CONFIG.test(path) || CLIENT_OWN_FILE.test(path);
+        if (!own && mounted !== '' && mounted !== '.' && mounted !== dirOf(f.path) && path.startsWith(`${mounted}/`))
+          return `${f.path} service ${name} (its directory ${source})`;
       }
     }
   }

@@ -714,6 +714,17 @@ describe("a gateway's configuration its image copies in", () => {
     const other = compose.replace('./config.json:', './other.json:');
     expect(used({ 'proxy/config.json': settings, 'proxy/docker-compose.yml': other }, 'proxy/config.json').value).toBe(false);
   });
+
+  it('or mounts the directory that holds it, unless that is the whole project', () => {
+    // drejom/webui-mcpo: `./mcpo:/opt/mcpo`, and its start.sh runs `mcpo --config /opt/mcpo/config.json`.
+    const compose = (volume: string) => `services:\n  mcpo:\n    image: ghcr.io/open-webui/mcpo:main\n    volumes:\n      - ${volume}\n`;
+    expect(used({ 'mcpo/config.json': settings, 'docker-compose.yml': compose('./mcpo:/opt/mcpo') }, 'mcpo/config.json').why).toBe(
+      'docker-compose.yml service mcpo (its directory ./mcpo) bind-mounts mcpo/config.json into its container: a program there that reads it (a gateway) launches npx in that container, while a client on the host would launch it directly',
+    );
+    expect(used({ 'mcpo/config.json': settings, 'docker-compose.yml': compose('./:/workspace') }, 'mcpo/config.json').value).toBe(false);
+    // A client's own file in a mounted directory is still the client's.
+    expect(used({ 'mcpo/.mcp.json': settings, 'docker-compose.yml': compose('./mcpo:/opt/mcpo') }, 'mcpo/.mcp.json').value).toBe(false);
+  });
 });
 
 describe("fast-agent's target: one line that is a command or a URL", () => {
