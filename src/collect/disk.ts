@@ -64,7 +64,8 @@ export function wanted(name: string, parent = ''): boolean {
     /^(package|package-lock|npm-shrinkwrap)\.json$/.test(n) ||
     MAY_CONFIGURE_CLIENT.test(n) ||
     n === 'kustomization' ||
-    /\.conf(\.(template|example|sample|tmpl))?$/.test(n) ||
+    // `nginx.conf.oauth.template` too (HarderBetterFasterStronger/config-1mcp mounts it as the nginx image's template).
+    /\.conf(\.[\w-]+)?\.(template|tmpl)$|\.conf(\.(example|sample))?$/.test(n) ||
     n.startsWith('caddyfile') ||
     n.endsWith('.caddyfile') ||
     /\.toml$/.test(n) ||

@@ -129,7 +129,15 @@ export function collect(files: InputFile[], options: Options = {}): CollectionOu
     guard(f.path, () => imageOnly(ctx, f));
   // Proxy configurations no container of the files runs: a proxy on a host in front of an MCP route.
   const used = new Set([...sheets.flatMap((s) => [...s.files()]), ...ctx.claimed]);
-  const hostNginx = texts.filter((t) => kinds.get(t.path) === 'nginx' && !used.has(t.path));
+  // A template for the nginx image's envsubst step (`proxy_pass http://1mcp:${ONE_MCP_PORT}`) that no
+  // container mounts is an alternative for a proxy container, never a host's: no host nginx renders it.
+  const imageTemplate = (t: TextFile) => /\.(template|tmpl)$/.test(t.path) && /\$\{[A-Z_][A-Z0-9_]*\}/.test(t.text);
+  for (const t of texts.filter((x) => kinds.get(x.path) === 'nginx' && !used.has(x.path) && imageTemplate(x)))
+    ctx.note(
+      t.path,
+      "an nginx image template (the image's envsubst step fills in its variables) that no container among the files mounts: not read",
+    );
+  const hostNginx = texts.filter((t) => kinds.get(t.path) === 'nginx' && !used.has(t.path) && !imageTemplate(t));
   // A fragment two nginx.conf include is read with each: its route is one deployment, the first configuration's.
   for (const group of configurations(hostNginx))
     guard(group[0]!.path, () => hostProxies(ctx, group).filter((p) => !sheets.some((s) => s.name === p.name)));

@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { collectFromDisk, kubectlError } from '../../../src/collect/disk.js';
+import { collectFromDisk, kubectlError, wanted } from '../../../src/collect/disk.js';
 import { LIMITS } from '../../../src/collect/index.js';
 import { SECRET_NAME } from '../../../src/collect/secrets.js';
 import { isSignetError } from '../../../src/errors.js';
@@ -769,5 +769,14 @@ describe("kubectl's refusal, as a note quotes it", () => {
     );
     expect(kubectlError('error: accumulating resources: missing.yaml\n')).toBe('error: accumulating resources: missing.yaml');
     expect(kubectlError('')).toBe('kubectl failed');
+  });
+});
+
+describe('which files a walk reads', () => {
+  it('takes nginx templates by their `.conf…template` name, not backups', () => {
+    // HarderBetterFasterStronger/config-1mcp mounts proxy/nginx.conf.oauth.template as the nginx image's template.
+    for (const name of ['nginx.conf', 'default.conf.template', 'nginx.conf.oauth.template', 'mcp.conf.tmpl', 'site.conf.example'])
+      expect(wanted(name), name).toBe(true);
+    for (const name of ['nginx.conf.bak', 'nginx.conf.orig', 'notes.template']) expect(wanted(name), name).toBe(false);
   });
 });

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: nginx templates' ${VAR}, not JavaScript templates
 // nginx (conf files and `nginx -T` output) and Caddy in front of an MCP server.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -373,6 +374,23 @@ describe('nginx on a host: each configuration on its own', () => {
     expect(fact(named('allinone'), 'logging.edge_logs_rejected_header_values')).toBe(false);
     expect(fact(named('multi'), 'logging.edge_logs_rejected_header_values')).toBe(true);
     expect(fact(named('elsewhere'), 'transport.legacy_sse')).toBe(true);
+  });
+});
+
+describe('an nginx image template that no container mounts', () => {
+  it('is no host configuration: no host nginx fills in its variables', () => {
+    // HarderBetterFasterStronger/config-1mcp's proxy/nginx.conf.token.template, an alternative its compose file leaves commented out.
+    const template = 'server {\n    listen 8080;\n    location /mcp {\n        proxy_pass http://1mcp:${ONE_MCP_PORT};\n    }\n}\n';
+    const out = collectWith(inline({ 'proxy/nginx.conf.token.template': template }));
+    expect(out.deployments).toEqual([]);
+    expect(out.notes).toContainEqual({
+      file: 'proxy/nginx.conf.token.template',
+      what: "an nginx image template (the image's envsubst step fills in its variables) that no container among the files mounts: not read",
+    });
+    // A host's own configuration, whatever its name, is read.
+    expect(collectWith(inline({ 'sites/mcp.conf': template.replace('1mcp:${ONE_MCP_PORT}', '127.0.0.1:8000') })).deployments).toHaveLength(
+      1,
+    );
   });
 });
 
