@@ -290,13 +290,21 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
 const RELEASE_RANK: Record<string, number> = { floating: 0, exact_version: 1, locked: 2, digest: 2 };
 
 /**
- * `COPY --from=ghcr.io/github/github-mcp-server /server/github-mcp-server .` (docker/labs-ai-tools-for-devs):
- * the server's binary out of its published image, as fixed as that reference names it. The image is
- * as loose as its loosest part, so a floating one floats it whatever the rest; a fixed one decides
- * where nothing else does.
+ * A published MCP server's image in the final one: copied out of (`COPY --from=ghcr.io/github/github-mcp-server
+ * /server/github-mcp-server .`, docker/labs-ai-tools-for-devs) or extended (`FROM
+ * ghcr.io/metatool-ai/metamcp:latest`, zenvite2/metamcp-installation). The server is as fixed as
+ * that reference names it; the image is as loose as its loosest part, so a floating one floats it
+ * whatever the rest, and a fixed one decides where nothing else does.
  */
 function copiedServerRelease(sheet: FactSheet, df: DockerfileInfo): void {
-  for (const c of df.copiedImages.filter((x) => isMcpPackage(repository(x.image)))) {
+  const extended =
+    df.base && repository(df.base.image).includes('/') && /mcp/i.test(repository(df.base.image).split('/').pop()!)
+      ? [{ image: df.base.image, at: df.base.at, how: `FROM ${df.base.image}: the final image is built on that image` }]
+      : [];
+  const copied = df.copiedImages
+    .filter((x) => isMcpPackage(repository(x.image)))
+    .map((x) => ({ ...x, how: `COPY --from=${x.image} copies the server out of that image` }));
+  for (const c of [...copied, ...extended]) {
     const pin = imagePin(c.image);
     const current = sheet.get('supply_chain.deployed_release');
     const looser =
@@ -308,7 +316,7 @@ function copiedServerRelease(sheet: FactSheet, df: DockerfileInfo): void {
         'supply_chain.deployed_release',
         pin,
         c.at,
-        `COPY --from=${c.image} copies the server out of that image, named ${pin === 'digest' ? 'by digest' : pin === 'floating' ? 'by a floating tag or none' : 'by a version tag'}`,
+        `${c.how}, named ${pin === 'digest' ? 'by digest' : pin === 'floating' ? 'by a floating tag or none' : 'by a version tag'}`,
       );
   }
 }

@@ -23,3 +23,27 @@ describe('an image reference', () => {
     expect(fact(d, 'supply_chain.deployed_release')).toBe('floating');
   });
 });
+
+describe("a Dockerfile built on a published MCP server's image", () => {
+  const release = (from: string) => {
+    const d = collectWith(
+      inline({
+        'compose.yaml': 'services:\n  app:\n    build: { context: ., dockerfile: Dockerfile.metamcp }\n    ports: ["12008:12008"]\n',
+        // zenvite2/metamcp-installation's Dockerfile.metamcp extends the official image with the Docker CLI.
+        'Dockerfile.metamcp': `FROM ${from}\nUSER root\nRUN apt-get update && apt-get install -y docker-cli\nUSER 1000\n`,
+      }),
+    ).deployments[0]!;
+    return { value: fact(d, 'supply_chain.deployed_release'), why: d.sources['supply_chain.deployed_release']?.[0]?.why };
+  };
+
+  it('is as fixed as that reference: floating at latest, exact at a version', () => {
+    expect(release('ghcr.io/metatool-ai/metamcp:latest')).toEqual({
+      value: 'floating',
+      why: 'FROM ghcr.io/metatool-ai/metamcp:latest: the final image is built on that image, named by a floating tag or none',
+    });
+    expect(release('ghcr.io/metatool-ai/metamcp:2.4.1').value).toBe('exact_version');
+    // A runtime, or a base with no registry namespace (built by the project), is no server's release.
+    expect(release('node:22-slim').value).toBeUndefined();
+    expect(release('mcp-base:latest').value).toBeUndefined();
+  });
+});
