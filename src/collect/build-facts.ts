@@ -283,6 +283,14 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
     sheet.undecided('supply_chain.lockfile_enforced', `${df.path} installs no dependencies the collector recognises`);
   }
   copiedServerRelease(sheet, df);
+  // Code fetched from a branch is whatever the branch holds at build time: the image floats with it.
+  if (df.fetchedFromBranch && sheet.get('supply_chain.deployed_release') !== 'floating')
+    sheet.set(
+      'supply_chain.deployed_release',
+      'floating',
+      df.fetchedFromBranch.at,
+      `${df.fetchedFromBranch.text} fetches what a branch or a "latest" link holds when the image is built`,
+    );
   if (df.sbom) sheet.set('supply_chain.sbom_published', true, df.sbom, 'the build writes an SBOM into the image');
   else sheet.undecided('supply_chain.sbom_published', 'no SBOM step in the Dockerfile; CI may publish one');
 }

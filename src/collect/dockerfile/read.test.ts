@@ -146,6 +146,40 @@ describe('Dockerfiles, read with dockerfile-ast', () => {
     expect(readDockerfile('Dockerfile', 'FROM node:22\nRUN yarn workspaces foreach -A run build\n').installs).toEqual([]);
   });
 
+  it('notes code downloaded from a branch or a latest link, not data nor a pinned release', () => {
+    // ethpandaops/xatu-mcp's builder stage, whose .so the runtime stage copies.
+    const fetched = (run: string) =>
+      readDockerfile(
+        'Dockerfile',
+        `FROM debian:bookworm-slim AS builder\nRUN ${run}\nFROM debian:bookworm-slim\nCOPY --from=builder /assets /assets\n`,
+      ).fetchedFromBranch;
+    expect(
+      fetched(
+        'curl -L -o /assets/libllama_go.so https://media.githubusercontent.com/media/kelindar/search/main/dist/linux-x64-avx/libllama_go.so',
+      ),
+    ).toEqual({
+      at: { file: 'Dockerfile', line: 2 },
+      text: 'curl -L -o /assets/libllama_go.so https://media.githubusercontent.com/media/kelindar/search/main/dist/linux-x64-avx/libllama_go.so',
+    });
+    expect(
+      fetched('wget -O /usr/local/bin/sfw https://github.com/SocketDev/firewall-release/releases/latest/download/sfw-linux-x86_64'),
+    ).not.toBeNull();
+    // A model is data; a release by its version is fixed.
+    expect(fetched('curl -L -o /assets/m.gguf https://huggingface.co/x/y/resolve/main/all-MiniLM-L6-v2-Q8_0.gguf')).toBeNull();
+    expect(fetched('curl -L -o /usr/local/bin/tool https://github.com/o/tool/releases/download/v1.2.3/tool-linux')).toBeNull();
+    expect(
+      readDockerfile('Dockerfile', 'FROM debian:bookworm-slim\nADD https://raw.githubusercontent.com/o/r/main/run.sh /usr/local/bin/run\n')
+        .fetchedFromBranch,
+    ).toMatchObject({ text: 'ADD https://raw.githubusercontent.com/o/r/main/run.sh' });
+    // In a stage the final image does not need, it never runs.
+    expect(
+      readDockerfile(
+        'Dockerfile',
+        'FROM debian:bookworm-slim AS tools\nRUN curl -o /x.so https://e.com/o/main/x.so\nFROM debian:bookworm-slim\n',
+      ).fetchedFromBranch,
+    ).toBeNull();
+  });
+
   it("counts the steps of the stages the final image needs, not a test stage's", () => {
     const df = readDockerfile(
       'Dockerfile',

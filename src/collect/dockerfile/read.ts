@@ -31,6 +31,8 @@ export interface DockerfileInfo {
   auditSignatures: At | null;
   sbom: At | null;
   ignoreScriptsEnv: At | null;
+  /** Code the build downloads from a branch or a "latest" link into what the final image holds (`curl -o lib.so https://…/main/…`). */
+  fetchedFromBranch: { at: At; text: string } | null;
   /** A step that runs dependencies' install scripts on its own (`npm rebuild @vscode/ripgrep`), after an install that skipped them. */
   scriptsRun: { at: At; text: string } | null;
   /**
@@ -73,11 +75,8 @@ export function readDockerfile(
   /** The stage a build stops at (`--target`, Compose's `build.target`); the last stage without one. */
   target: string | null = null,
 ): DockerfileInfo {
-  const { stages, stageNames, externalBases, secretsInImage, installsIn, auditIn, sbomIn, ignoreScriptsIn, rebuildIn } = readStages(
-    path,
-    text,
-    buildArgs,
-  );
+  const { stages, stageNames, externalBases, secretsInImage, installsIn, auditIn, sbomIn, ignoreScriptsIn, rebuildIn, fetchedIn } =
+    readStages(path, text, buildArgs);
   // The final stage, its USER and HEALTHCHECK inherited from the stages it is built on.
   const last = (target !== null ? stageNames.get(target.toLowerCase()) : undefined) ?? stages.length - 1;
   // What the final image holds from other stages: their outputs, and any secret linked into them.
@@ -96,6 +95,7 @@ export function readDockerfile(
   const lastReached = (xs: { stage: number; at: At }[]) => xs.filter((x) => reached.has(x.stage)).at(-1)?.at ?? null;
   const auditSignatures = lastReached(auditIn);
   const sbom = lastReached(sbomIn);
+  const fetched = fetchedIn.find((x) => reached.has(x.stage));
   const ignoreScriptsEnv = lastReached(ignoreScriptsIn);
   const rebuild = rebuildIn.find((x) => reached.has(x.stage));
   let user: DockerfileInfo['user'] = null;
@@ -139,6 +139,7 @@ export function readDockerfile(
     sbom,
     ignoreScriptsEnv,
     scriptsRun: rebuild ? { at: rebuild.at, text: rebuild.text } : null,
+    fetchedFromBranch: fetched ? { at: fetched.at, text: fetched.text } : null,
     launcher: launcherOf(ep?.words ?? [], cmd?.words ?? [], files),
     entrypoint: [...(ep?.words ?? []), ...(cmd?.words ?? [])],
     entrypointOnly: ep?.words ?? [],

@@ -7,6 +7,7 @@ import { isPlaceholder, passwordInUrl, SECRET_NAME } from '../secrets.js';
 import type { At } from '../sheet.js';
 import { commandsOf, unwrap } from '../shell.js';
 import { carries, copySources } from './copies.js';
+import { fetchedFromMovingRef } from './fetched-code.js';
 import { fetchedInstallers, type InstallStep, installStep } from './install-step.js';
 import { proxyPackage } from './proxy-package.js';
 import type { DockerfileInfo } from './read.js';
@@ -58,6 +59,8 @@ export interface Stages {
   sbomIn: InStage[];
   ignoreScriptsIn: InStage[];
   rebuildIn: InStage<{ text: string }>[];
+  /** Code downloaded from a branch or a "latest" link (`curl -o lib.so https://…/main/…`). */
+  fetchedIn: InStage<{ text: string }>[];
 }
 
 export function readStages(path: string, text: string, buildArgs: ReadonlyMap<string, string | null>): Stages {
@@ -91,6 +94,7 @@ export function readStages(path: string, text: string, buildArgs: ReadonlyMap<st
   const installsIn: { stage: number; step: InstallStep }[] = [];
   const auditIn: { stage: number; at: At }[] = [];
   const sbomIn: { stage: number; at: At }[] = [];
+  const fetchedIn: { stage: number; at: At; text: string }[] = [];
   const ignoreScriptsIn: { stage: number; at: At }[] = [];
   const rebuildIn: { stage: number; at: At; text: string }[] = [];
 
@@ -201,6 +205,8 @@ export function readStages(path: string, text: string, buildArgs: ReadonlyMap<st
           if (proxy) s.proxy ??= { product: proxy, at: at(ins) };
           const line = w.join(' ');
           if (/^npm audit signatures\b/.test(line)) auditIn.push({ stage, at: at(ins) });
+          const moving = fetchedFromMovingRef(w);
+          if (moving) fetchedIn.push({ stage, at: at(ins), text: line });
           // `npm rebuild` runs the lifecycle scripts `--ignore-scripts` skipped (pnpm's too, and
           // Yarn's `rebuild`), unless told to skip them again.
           if (/^(npm|pnpm|yarn) (rebuild|rb)\b/.test(line) && !w.includes('--ignore-scripts'))
@@ -241,6 +247,12 @@ export function readStages(path: string, text: string, buildArgs: ReadonlyMap<st
           s.inherited.push(...seen(i).filter((f) => sources.some((src) => carries(src, f))));
         } else if (from !== undefined) s.copiedImages.push({ image: substIn(stage, from), at: at(ins) });
         else if (from === undefined) {
+          // `ADD https://…/main/tool /usr/local/bin/tool`: fetched at build time, as curl would.
+          const words = ins.getArguments().map((a) => a.getValue());
+          const target = substIn(stage, words.at(-1) ?? '');
+          for (const url of kw === 'ADD' ? words.slice(0, -1).filter((w) => /^https?:\/\//.test(w)) : [])
+            if (fetchedFromMovingRef([url], target.endsWith('/') ? posix.basename(url) : target))
+              fetchedIn.push({ stage, at: at(ins), text: `ADD ${url}` });
           const sources = copySources(
             ins.getArguments().map((a) => a.getValue()),
             content,
@@ -267,5 +279,5 @@ export function readStages(path: string, text: string, buildArgs: ReadonlyMap<st
         break;
     }
   }
-  return { stages, stageNames, externalBases, secretsInImage, installsIn, auditIn, sbomIn, ignoreScriptsIn, rebuildIn };
+  return { stages, stageNames, externalBases, secretsInImage, installsIn, auditIn, sbomIn, ignoreScriptsIn, rebuildIn, fetchedIn };
 }

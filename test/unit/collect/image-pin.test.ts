@@ -47,3 +47,32 @@ describe("a Dockerfile built on a published MCP server's image", () => {
     expect(release('mcp-base:latest').value).toBeUndefined();
   });
 });
+
+describe('code a build downloads from a branch', () => {
+  it('floats the image, whatever its lockfile holds', () => {
+    // ethpandaops/xatu-mcp: a Go build from go.sum, and libllama_go.so from kelindar/search's main branch.
+    const d = collectWith(
+      inline({
+        'go.mod': 'module example.com/mcp\n\ngo 1.24\n\nrequire github.com/mark3labs/mcp-go v0.32.0\n',
+        'go.sum': 'github.com/mark3labs/mcp-go v0.32.0 h1:x\n',
+        Dockerfile: [
+          'FROM golang:1.24 AS builder',
+          'WORKDIR /app',
+          'COPY go.mod go.sum ./',
+          'COPY . .',
+          'RUN go build -o mcp ./cmd/mcp',
+          'RUN curl -L -o /assets/libllama_go.so https://media.githubusercontent.com/media/kelindar/search/main/dist/linux-x64-avx/libllama_go.so',
+          'FROM debian:bookworm-slim',
+          'COPY --from=builder /app/mcp /app/mcp',
+          'COPY --from=builder /assets/libllama_go.so /lib/',
+          'USER 1000',
+          'ENTRYPOINT ["/app/mcp"]',
+          '',
+        ].join('\n'),
+      }),
+    ).deployments[0]!;
+    expect(fact(d, 'supply_chain.lockfile_enforced')).toBe(true);
+    expect(fact(d, 'supply_chain.deployed_release')).toBe('floating');
+    expect(d.sources['supply_chain.deployed_release']![0]).toMatchObject({ file: 'Dockerfile', line: 6 });
+  });
+});
