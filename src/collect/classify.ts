@@ -37,6 +37,8 @@ export function classify(path: string, text: string): FileKind {
     if (isJsonSchema(text)) return 'other';
     // An MCP Bundle's manifest (Claude Desktop's extensions, formerly DXT): how the client launches its one server.
     if (/"mcp_config"\s*:\s*\{/.test(text) && /"(manifest_version|dxt_version)"\s*:/.test(text)) return 'mcp_client_config';
+    // OpenCode's opencode.json(c): its servers under `mcp`.
+    if (/^opencode\.jsonc?$/.test(lower) && /"mcp"\s*:\s*\{/.test(text)) return 'mcp_client_config';
     // The servers are an object keyed by name (an OpenAPI document's `servers` is a list).
     if (CLIENT_NAMES.has(lower) || /"(mcpServers|context_servers)"\s*:\s*\{/.test(text)) return 'mcp_client_config';
     // VS Code's `servers` (mcp.json, or `mcp.servers` in settings.json): a word too common to

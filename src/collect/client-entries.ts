@@ -86,6 +86,26 @@ export function jsonEntries(file: TextFile): { entries: Entry[]; inputs: Obj[]; 
       inputs: [],
     };
   }
+  // OpenCode's opencode.json(c): servers by name under `mcp`, a local one's command line as one list.
+  if (OPENCODE.test(file.path) && isObj(value['mcp'])) {
+    const servers = value['mcp'];
+    return {
+      entries: Object.keys(servers)
+        .filter((n) => isObj(servers[n]))
+        .map((name) => {
+          const at = atIn(['mcp', name]);
+          // Cited where OpenCode writes them: an argument in the command list, a variable under `environment`.
+          const where = (...p: (string | number)[]): At =>
+            p[0] === 'args'
+              ? at('command', ...(typeof p[1] === 'number' ? [p[1] + 1] : []))
+              : p[0] === 'env'
+                ? at('environment', ...p.slice(1))
+                : at(...p);
+          return { name, spec: openCode(servers[name] as Obj), at: where };
+        }),
+      inputs: [],
+    };
+  }
   // VS Code reads `servers` from .vscode/mcp.json: a `mcpServers` block beside it is never started (cape-connect's).
   const vscode = /(^|\/)\.vscode\/mcp\.json$/.test(file.path);
   const present = containers.filter((path) => findNodeAtLocation(root, path)?.type === 'object');
@@ -127,6 +147,24 @@ function normalised(spec: Obj, gemini: boolean): Obj {
     out[SSE_BY_CLIENT] = "Gemini CLI's url is its SSE transport (httpUrl is streamable HTTP)";
   return out;
 }
+/** OpenCode's configuration, in a project or the user's ~/.config/opencode/. */
+export const OPENCODE = /(^|\/)opencode\.jsonc?$/;
+
+/**
+ * An OpenCode entry in the common shape: `"type": "local"` with its command line as one list
+ * (`["npx", "-y", "pkg"]`) and `environment`; `"type": "remote"` with `url` and `headers`.
+ */
+function openCode(spec: Obj): Obj {
+  const out: Obj = { ...spec };
+  const line = spec['command'];
+  if (Array.isArray(line)) {
+    out['command'] = line[0];
+    out['args'] = line.slice(1);
+  }
+  if (out['env'] === undefined && isObj(spec['environment'])) out['env'] = spec['environment'];
+  return out;
+}
+
 /** The key the entry writes its URL under, where it is not `url`. */
 export const URL_KEY = '\u0000urlKey';
 /** Why the client speaks the deprecated HTTP+SSE transport to this URL, where its own format says so. */

@@ -40,12 +40,15 @@ const PROJECT_CONFIG =
 /** Names that resolve only inside a network: mDNS, cloud-internal and cluster DNS. */
 const INTERNAL_NAME = /\.(internal|local|svc|cluster\.local)$/;
 
-/** A value that refers to a secret kept elsewhere, after an auth scheme or none: ${input:x}, ${env:X}, ${X}, $X, {env:X}, Continue's ${{ secrets.X }}, an MCP Bundle's ${user_config.x}. */
 /** A file's path, absolute, from home or the project, with no spaces: where a secret is kept, not the secret. */
 const FILE_PATH =
   /^(\/|~\/|\.{1,2}\/|\$\{?(HOME|workspaceFolder|CLAUDE_PROJECT_DIR)\}?\/|%USERPROFILE%\\|[A-Za-z]:\\)[^\s]*[/\\][^\s]*\.[A-Za-z0-9]{2,5}$/;
+/**
+ * A value that refers to a secret kept elsewhere, after an auth scheme or none: ${input:x}, ${env:X},
+ * ${X}, $X, OpenCode's {env:X} and {file:path}, Continue's ${{ secrets.X }}, an MCP Bundle's ${user_config.x}.
+ */
 const REFERENCE = new RegExp(
-  String.raw`^\s*${AUTH_SCHEME}(\$\{(input|env):[^}]+\}|\$\{user_config\.[\w.-]+\}|\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{env:[^}]+\}|\$\{\{\s*(secrets|inputs)\.[\w.-]+\s*\}\})\s*$`,
+  String.raw`^\s*${AUTH_SCHEME}(\$\{(input|env):[^}]+\}|\$\{user_config\.[\w.-]+\}|\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{(env|file):[^}]+\}|\$\{\{\s*(secrets|inputs)\.[\w.-]+\s*\}\})\s*$`,
   'i',
 );
 /** `${VAR:-default}` (or `${VAR-default}`) as Claude Code expands it: the default is a value written in the file. */
@@ -246,7 +249,8 @@ export function clientDeployments(ctx: Context, file: TextFile): FactSheet[] {
 }
 
 /** A client's own configuration file, by name: what a desktop client, an editor or an agent reads on the user's machine. */
-const CLIENT_OWN_FILE = /(^|\/)((claude[\w-]*|gemini-extension|manifest|plugin|settings|\.claude|mcp|\.mcp)\.json|[^/]+\.(toml|ya?ml))$/;
+const CLIENT_OWN_FILE =
+  /(^|\/)((claude[\w-]*|gemini-extension|manifest|plugin|settings|\.claude|mcp|\.mcp)\.json|opencode\.jsonc?|[^/]+\.(toml|ya?ml))$/;
 
 /**
  * The Dockerfile among the files that copies a gateway's configuration into its image

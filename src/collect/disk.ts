@@ -46,7 +46,7 @@ const SETTINGS_DIRS = new Set(['.vscode', '.zed', '.gemini', '.cursor', '.qwen']
  * `config.json` (TBXark/mcp-proxy), and an MCP Bundle's `manifest.json`. What they hold decides
  * whether they are one (classify.ts).
  */
-const MAY_CONFIGURE_CLIENT = /^(.*mcp.*|.*claude.*|gemini-extension|config|manifest)\.json$/;
+const MAY_CONFIGURE_CLIENT = /^(.*mcp.*|.*claude.*|gemini-extension|config|manifest)\.json$|^opencode\.jsonc?$/;
 
 /** Names a walk reads: what some collector decides facts from. Files named on the command line are always read. */
 export function wanted(name: string, parent = ''): boolean {

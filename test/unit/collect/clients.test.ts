@@ -1355,3 +1355,52 @@ describe('an entry whose transport key is "transport"', () => {
     expect(d.sources['transport.legacy_sse']![0]!.why).toBe('transport "sse": the deprecated HTTP+SSE transport');
   });
 });
+
+describe("OpenCode's opencode.json", () => {
+  // 1764712542/dotfiles' opencode/.config/opencode/opencode.jsonc: servers under `mcp`, a local one's command line as a list.
+  const config = [
+    '{',
+    '  "$schema": "https://opencode.ai/config.json",',
+    '  // MCP servers',
+    '  "mcp": {',
+    '    "context7": {',
+    '      "type": "local",',
+    '      "command": ["npx", "-y", "@upstash/context7-mcp@1.0.14"],',
+    '      "environment": { "CONTEXT7_API_KEY": "{env:CONTEXT7_API_KEY}" },',
+    '      "enabled": true',
+    '    },',
+    '    "github": {',
+    '      "type": "remote",',
+    '      "url": "https://api.githubcopilot.com/mcp/",',
+    '      "headers": { "Authorization": "Bearer ghp_1234567890abcdefghijklmnopqrstuvwxyzAB" }',
+    '    },',
+    '    "old": { "type": "local", "command": ["uvx", "mcp-server-fetch"], "enabled": false }',
+    '  }',
+    '}',
+  ].join('\n');
+  const out = collectWith(inline({ 'opencode/.config/opencode/opencode.jsonc': config }));
+
+  it('is a client configuration: one deployment per enabled entry', () => {
+    expect(out.deployments.map((d) => d.name)).toEqual([
+      'client:opencode/.config/opencode/opencode.jsonc:context7',
+      'client:opencode/.config/opencode/opencode.jsonc:github',
+    ]);
+    expect(out.notes).toContainEqual({
+      file: 'opencode/.config/opencode/opencode.jsonc',
+      what: 'server entry "old" is switched off (enabled = false): the client does not start it',
+    });
+  });
+
+  it('reads its command list, its {env:X} references and its remote headers', () => {
+    const local = deploymentOf(out, ':context7');
+    expect(fact(local, 'transport.kind')).toBe('stdio');
+    expect(fact(local, 'supply_chain.deployed_release')).toBe('exact_version');
+    expect(fact(local, 'client.config_secrets_plaintext')).toBe(false);
+    expect(local.sources['client.stdio_servers_release']![0]).toMatchObject({ line: 7 });
+    const remote = deploymentOf(out, ':github');
+    expect(fact(remote, 'transport.kind')).toBe('http');
+    expect(fact(remote, 'tls.enabled')).toBe(true);
+    expect(fact(remote, 'client.config_secrets_plaintext')).toBe(true);
+    expect(JSON.stringify(out)).not.toContain('ghp_1234567890');
+  });
+});
