@@ -15,6 +15,18 @@ export function legacySse(sheet: FactSheet, at: At, ...parts: unknown[]): void {
 }
 
 /**
+ * A server started with its Host check switched off: `--allowed-hosts '*'` (Playwright MCP's, in
+ * scottlz0310/Mcp-Docker's compose file) takes requests for any Host name, which DNS rebinding needs.
+ */
+export function hostCheckOff(sheet: FactSheet, at: At, ...parts: unknown[]): void {
+  const words = parts.flatMap((p) => (Array.isArray(p) ? p : typeof p === 'string' ? p.split(/\s+/) : [])).map(String);
+  const i = words.findIndex((w) => w === '--allowed-hosts' || w.startsWith('--allowed-hosts='));
+  const value = i < 0 ? null : words[i]!.includes('=') ? words[i]!.split('=')[1]! : (words[i + 1] ?? '');
+  if (value !== null && value.replace(/["']/g, '') === '*' && !sheet.has('http.allowed_hosts_configured'))
+    sheet.set('http.allowed_hosts_configured', false, at, '--allowed-hosts * takes requests for any Host name');
+}
+
+/**
  * The value of the server's --transport flag, or null. The last --transport wins, as in argparse,
  * Go's flag package and commander; a short -t after it may be the same flag (mcp-grafana's), so
  * then the files no longer say which transport runs.

@@ -6,7 +6,7 @@ import { HOST_NETWORK } from '../docker-defaults.js';
 import { scriptCommand } from '../entrypoint-script.js';
 import { isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { imagePin, repository } from '../roles.js';
-import { legacySse, tlsFlags } from '../server-args.js';
+import { hostCheckOff, legacySse, tlsFlags } from '../server-args.js';
 import { FactSheet } from '../sheet.js';
 import { startRelease } from '../start-release.js';
 import { fileMiddlewares, traefikEnabled, traefikFacts } from '../traefik.js';
@@ -381,6 +381,7 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     egress(sheet, srv, project);
     const srvDf = srv.df;
     legacySse(sheet, run.at, ...run.parts);
+    hostCheckOff(sheet, run.at, ...run.parts);
     if (script && !sheet.has('transport.legacy_sse')) legacySse(sheet, script.at, script.words);
     if (signet) {
       ctx.note(srvDf!.path, signet);

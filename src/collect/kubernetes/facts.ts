@@ -5,8 +5,8 @@ import { scriptCommand } from '../entrypoint-script.js';
 import { contextOfDockerfile, manifestsOfBuild, mcpEvidenceOfBuild } from '../packages.js';
 import { isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { namesMcpRoute, runsAuthenticator } from '../roles.js';
-import { legacySse, tlsFlags } from '../server-args.js';
-import { FactSheet } from '../sheet.js';
+import { hostCheckOff, legacySse, tlsFlags } from '../server-args.js';
+import { type At, FactSheet } from '../sheet.js';
 import { startRelease } from '../start-release.js';
 import { configMapsOf, endpoint, ingressFacts, knativeFacts, proxyFacts } from './front.js';
 import { clusterAddress, namesService } from './linked-dirs.js';
@@ -240,12 +240,15 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
       routedHere,
     );
     // With neither command nor args, the container runs its image's ENTRYPOINT and CMD, as the build among the files writes them.
-    if (w.main.c['args'] === undefined && w.main.c['command'] === undefined && w.dockerfile?.commandAt)
-      legacySse(sheet, w.dockerfile.commandAt, w.dockerfile.entrypoint);
     // args alone replace the image's CMD and follow its ENTRYPOINT; a command replaces the ENTRYPOINT and drops the CMD.
-    else if (w.main.c['command'] === undefined && w.dockerfile?.entrypointAt)
-      legacySse(sheet, at(...w.main.path), w.dockerfile.entrypointOnly, w.main.c['args']);
-    else legacySse(sheet, at(...w.main.path), w.main.c['command'], w.main.c['args']);
+    const ownRun: [At, ...unknown[]] =
+      w.main.c['args'] === undefined && w.main.c['command'] === undefined && w.dockerfile?.commandAt
+        ? [w.dockerfile.commandAt, w.dockerfile.entrypoint]
+        : w.main.c['command'] === undefined && w.dockerfile?.entrypointAt
+          ? [at(...w.main.path), w.dockerfile.entrypointOnly, w.main.c['args']]
+          : [at(...w.main.path), w.main.c['command'], w.main.c['args']];
+    legacySse(sheet, ...ownRun);
+    hostCheckOff(sheet, ...ownRun);
     if (script) {
       if (!sheet.has('transport.legacy_sse')) legacySse(sheet, script.at, script.words);
       // A runAsUser in the pod decides who runs; else the script's drop does.

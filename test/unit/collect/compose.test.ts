@@ -1519,3 +1519,27 @@ describe('an MCP gateway of the stack in front of servers that publish nothing',
     expect(fact(agent, 'exposure.reachable_from_internet')).toBe(false);
   });
 });
+
+describe('a server started with its Host check off', () => {
+  it('--allowed-hosts * takes any Host: no allowed hosts configured', () => {
+    // scottlz0310/Mcp-Docker's playwright-mcp service.
+    const d = collectWith(
+      inline({
+        'compose.yaml':
+          'services:\n  playwright-mcp:\n    image: mcr.microsoft.com/playwright/mcp:v0.0.41\n    command: ["--port", "8931", "--host", "0.0.0.0", "--allowed-hosts", "*"]\n    ports: ["127.0.0.1:8931:8931"]\n',
+      }),
+    ).deployments[0]!;
+    expect(fact(d, 'http.allowed_hosts_configured')).toBe(false);
+    expect(d.sources['http.allowed_hosts_configured']![0]).toMatchObject({
+      line: 4,
+      why: '--allowed-hosts * takes requests for any Host name',
+    });
+    const listed = collectWith(
+      inline({
+        'compose.yaml':
+          'services:\n  playwright-mcp:\n    image: mcr.microsoft.com/playwright/mcp:v0.0.41\n    command: ["--port", "8931", "--allowed-hosts", "mcp.example.com"]\n    ports: ["127.0.0.1:8931:8931"]\n',
+      }),
+    ).deployments[0]!;
+    expect(fact(listed, 'http.allowed_hosts_configured')).toBeUndefined();
+  });
+});
