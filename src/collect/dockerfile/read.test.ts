@@ -144,6 +144,11 @@ describe('Dockerfiles, read with dockerfile-ast', () => {
     const [step] = readDockerfile('Dockerfile', 'FROM node:22\nRUN corepack enable && yarn workspaces focus --production\n').installs;
     expect(step).toMatchObject({ tool: 'yarn', text: 'yarn workspaces focus --production', locked: false, followsLockfile: true });
     expect(readDockerfile('Dockerfile', 'FROM node:22\nRUN yarn workspaces foreach -A run build\n').installs).toEqual([]);
+    // meloncafe/chromadb-remote-mcp: YARN_ENABLE_SCRIPTS=false on the command, or in the stage's ENV.
+    const scripts = (df: string) => readDockerfile('Dockerfile', df).installs[0]!.scriptsDisabled;
+    expect(scripts('FROM node:22\nRUN YARN_ENABLE_SCRIPTS=false yarn install --immutable\n')).toBe(true);
+    expect(scripts('FROM node:22\nENV YARN_ENABLE_SCRIPTS=false\nRUN yarn workspaces focus --production\n')).toBe(true);
+    expect(scripts('FROM node:22\nRUN yarn install --immutable\n')).toBe(false);
   });
 
   it('notes code downloaded from a branch or a latest link, not data nor a pinned release', () => {

@@ -200,6 +200,10 @@ export function readStages(path: string, text: string, buildArgs: ReadonlyMap<st
           const goflags = words.find((x) => x.startsWith('GOFLAGS='))?.slice(8) ?? envOf(stage, 'GOFLAGS') ?? '';
           if (step?.tool === 'go' && step.locked && /(^|\s)-mod=mod\b/.test(goflags))
             Object.assign(step, { locked: false, followsLockfile: true, text: `GOFLAGS=${goflags} ${step.text}` });
+          // Yarn Berry's YARN_ENABLE_SCRIPTS=false, on the command or in the stage's ENV, runs no dependency's
+          // scripts (meloncafe/chromadb-remote-mcp's `YARN_ENABLE_SCRIPTS=false yarn install --immutable`).
+          const yarnScripts = words.find((x) => x.startsWith('YARN_ENABLE_SCRIPTS='))?.slice(20) ?? envOf(stage, 'YARN_ENABLE_SCRIPTS');
+          if (step?.tool === 'yarn' && /^(false|0)$/i.test(yarnScripts ?? '')) step.scriptsDisabled = true;
           if (step) install(stage, step);
           const proxy = proxyPackage(w);
           if (proxy) s.proxy ??= { product: proxy, at: at(ins) };
