@@ -27,6 +27,20 @@ export function composeSecrets(ctx: Context, sheet: FactSheet, srv: Svc, project
       found.push({ kind: 'mounted_files', at: srv.s.at('environment', k), why: `${k} points at a mounted file` });
       continue;
     }
+    // `GOOGLE_APPLICATION_CREDENTIALS=/root/.config/gcloud/application_default_credentials.json`
+    // (osushinekotan/bigquery-mcp-server, beside its bind mount): where the secret is kept, not the secret.
+    if (
+      SECRET_NAME.test(k) &&
+      typeof v === 'string' &&
+      /^\/(run\/secrets\/\S+|\S*\/[^\s/]+\.(json|pem|key|p12|pfx|crt|txt|ya?ml|toml))$/.test(v)
+    ) {
+      found.push({
+        kind: 'mounted_files',
+        at: srv.s.at('environment', k),
+        why: `${k} names the file that holds it (${v}), mounted into the container`,
+      });
+      continue;
+    }
     if (!SECRET_NAME.test(k)) {
       // `postgresql://postgres:postgres@postgres/mindsdb` (mindsdb/mindsdb): a password in a connection URL,
       // written in the compose file or in the committed .env that fills its variable.

@@ -516,6 +516,17 @@ describe("where a service's secrets come from, env_file and list-form environmen
       value: 'mounted_files',
       why: 'DB_PASSWORD_FILE points at a mounted file',
     });
+    // osushinekotan/bigquery-mcp-server: a secret-named variable that names the credentials file it bind-mounts.
+    expect(
+      secrets({
+        'compose.yaml': service(
+          '    volumes:\n      - ${HOME}/.config/gcloud/application_default_credentials.json:/root/.config/gcloud/application_default_credentials.json:ro\n    environment:\n      - GOOGLE_APPLICATION_CREDENTIALS=/root/.config/gcloud/application_default_credentials.json\n',
+        ),
+      }),
+    ).toMatchObject({
+      value: 'mounted_files',
+      why: 'GOOGLE_APPLICATION_CREDENTIALS names the file that holds it (/root/.config/gcloud/application_default_credentials.json), mounted into the container',
+    });
   });
 
   it('a value that says no key is needed is no secret; a real one beside it still is', () => {
