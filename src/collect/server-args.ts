@@ -15,6 +15,23 @@ export function legacySse(sheet: FactSheet, at: At, ...parts: unknown[]): void {
 }
 
 /**
+ * The address the command line tells the server to listen on, and its class: `--host 127.0.0.1`
+ * (uvicorn's, rb58853/simple-mcp-server's), `--bind 0.0.0.0:8000` (gunicorn's), `--listen`;
+ * loopback or every interface, null where no flag says or the value is another address.
+ */
+export function listenHost(words: string[]): { flag: string; value: string; loopback: boolean } | null {
+  const i = words.findLastIndex((w) => /^(--host|--bind|-b|--listen|--bind-address)(=|$)/.test(w));
+  if (i < 0) return null;
+  const w = words[i]!;
+  const raw = w.includes('=') ? w.slice(w.indexOf('=') + 1) : (words[i + 1] ?? '');
+  // `127.0.0.1:8000`, `[::1]:8000`, `0.0.0.0`: the host part.
+  const host = raw.replace(/^\[([^\]]*)\](:\d+)?$/, '$1').replace(/^([^:]*):\d+$/, '$1');
+  if (/^(127\.\d+\.\d+\.\d+|localhost|::1)$/i.test(host)) return { flag: w.split('=')[0]!, value: raw, loopback: true };
+  if (/^(0\.0\.0\.0|::|\*)?$/.test(host) && raw !== '') return { flag: w.split('=')[0]!, value: raw, loopback: false };
+  return null;
+}
+
+/**
  * A server started with its Host check switched off: `--allowed-hosts '*'` (Playwright MCP's, in
  * scottlz0310/Mcp-Docker's compose file) takes requests for any Host name, which DNS rebinding needs.
  */

@@ -6,7 +6,7 @@ import { HOST_NETWORK } from '../docker-defaults.js';
 import { scriptCommand } from '../entrypoint-script.js';
 import { isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { imagePin, repository } from '../roles.js';
-import { hostCheckOff, legacySse, tlsFlags } from '../server-args.js';
+import { hostCheckOff, legacySse, listenHost, tlsFlags } from '../server-args.js';
 import { FactSheet } from '../sheet.js';
 import { startRelease } from '../start-release.js';
 import { fileMiddlewares, traefikEnabled, traefikFacts } from '../traefik.js';
@@ -238,6 +238,26 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
         ? scriptCommand(srv.df, ctx.inputs, srv.contextDir ?? '', spec['command'] !== undefined)
         : null;
     if (spec['user'] === undefined) privilegeDrop(sheet, script);
+    // The server's own listen flag: loopback only (nothing past its own network namespace reaches it),
+    // or on the host's network every interface, which is then a host port.
+    const listen = listenHost(script?.words ?? commandWordsOf(run.parts, '\u0000'));
+    const listenAt = script?.at ?? run.at;
+    if (listen?.loopback) {
+      sheet.set('exposure.bind_address_class', 'loopback', listenAt, `${listen.flag} ${listen.value}: the server listens on loopback only`);
+      if (spec['network_mode'] === 'host')
+        sheet.set(
+          'container.published_ports',
+          'loopback',
+          listenAt,
+          `network_mode: host and ${listen.flag} ${listen.value}: a host port on loopback only`,
+        );
+    } else if (listen && spec['network_mode'] === 'host')
+      sheet.set(
+        'container.published_ports',
+        'all_interfaces',
+        listenAt,
+        `network_mode: host and ${listen.flag} ${listen.value}: a host port on every interface`,
+      );
     // A runner or an install as the container starts fetches the server then.
     startRelease(
       sheet,

@@ -90,13 +90,19 @@ export function runOf(srv: Svc): { at: At; parts: unknown[] } {
   return { at: srv.s.at(spec['command'] !== undefined ? 'command' : 'entrypoint'), parts: [spec['entrypoint'], spec['command']] };
 }
 
-/** What a service runs as words, each string split as Compose splits a `command:` string (quotes kept together). */
-export const commandWordsOf = (parts: unknown[]): string[] =>
+/**
+ * What a service runs as words, each string split as Compose splits a `command:` string (quotes
+ * kept together). A variable's word is its value with the variable unset, or `unresolved` where
+ * the caller must not take that for the value (`--host ${HOST_IP:-0.0.0.0}` beside an unread .env).
+ */
+export const commandWordsOf = (parts: unknown[], unresolved?: string): string[] =>
   parts.flatMap((p) =>
     Array.isArray(p)
-      ? p.map((w) => (w instanceof Unresolved ? w.asEmpty : String(w)))
+      ? p.map((w) => (w instanceof Unresolved ? (unresolved ?? w.asEmpty) : String(w)))
       : p instanceof Unresolved
-        ? wordsOfLine(p.asEmpty)
+        ? unresolved !== undefined
+          ? [unresolved]
+          : wordsOfLine(p.asEmpty)
         : typeof p === 'string'
           ? wordsOfLine(p)
           : [],

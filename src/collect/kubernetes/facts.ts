@@ -5,7 +5,7 @@ import { scriptCommand } from '../entrypoint-script.js';
 import { contextOfDockerfile, manifestsOfBuild, mcpEvidenceOfBuild } from '../packages.js';
 import { isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { namesMcpRoute, runsAuthenticator } from '../roles.js';
-import { hostCheckOff, legacySse, tlsFlags } from '../server-args.js';
+import { hostCheckOff, legacySse, listenHost, tlsFlags } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
 import { startRelease } from '../start-release.js';
 import { configMapsOf, endpoint, ingressFacts, knativeFacts, proxyFacts } from './front.js';
@@ -195,6 +195,25 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
       );
     }
     podFacts(sheet, w, set);
+    // The server's own listen flag: loopback only, or on the host's network every interface.
+    const listen = listenHost(script?.words ?? runWords(w));
+    const listenAt = script?.at ?? at(...w.main.path);
+    if (listen?.loopback) {
+      sheet.set('exposure.bind_address_class', 'loopback', listenAt, `${listen.flag} ${listen.value}: the server listens on loopback only`);
+      if (w.pod['hostNetwork'] === true)
+        sheet.set(
+          'container.published_ports',
+          'loopback',
+          listenAt,
+          `hostNetwork and ${listen.flag} ${listen.value}: a host port on loopback only`,
+        );
+    } else if (listen && w.pod['hostNetwork'] === true)
+      sheet.set(
+        'container.published_ports',
+        'all_interfaces',
+        listenAt,
+        `hostNetwork and ${listen.flag} ${listen.value}: a host port on every interface`,
+      );
     secretsFacts(sheet, w, configMaps, secrets);
     const image = String(w.main.c['image'] ?? '');
     if (w.dockerfile)

@@ -1554,3 +1554,38 @@ describe('a server started with its Host check off', () => {
     expect(fact(listed, 'http.allowed_hosts_configured')).toBeUndefined();
   });
 });
+
+describe("the server's own listen flag", () => {
+  const service = (lines: string, env = '') =>
+    collectWith(
+      inline({
+        'compose.yaml': `services:\n  server-mcp:\n    build: .\n${lines}`,
+        Dockerfile: 'FROM python:3.12-slim\nRUN pip install mcp==1.20.0\nCMD ["python", "server.py"]\n',
+        ...(env ? { '.env': env } : {}),
+      }),
+    ).deployments[0]!;
+
+  it('--host 127.0.0.1 listens on loopback only; on the host network, a loopback host port', () => {
+    // rb58853/simple-mcp-server's dockerfile.mcp: `uvicorn src.app:app --host 127.0.0.1 --port 8000`.
+    const d = service('    command: ["uvicorn", "src.app:app", "--host", "127.0.0.1", "--port", "8000"]\n    ports: ["8000:8000"]\n');
+    expect(fact(d, 'exposure.bind_address_class')).toBe('loopback');
+    expect(d.sources['exposure.bind_address_class']![0]).toMatchObject({
+      line: 4,
+      why: '--host 127.0.0.1: the server listens on loopback only',
+    });
+    const host = service('    network_mode: host\n    command: ["uvicorn", "app:app", "--host", "127.0.0.1"]\n');
+    expect(fact(host, 'container.published_ports')).toBe('loopback');
+  });
+
+  it('every interface, on the host network, is a host port on every interface; a value set elsewhere decides nothing', () => {
+    // chaoscode/MCPO: network_mode host, `--host ${HOST_IP:-0.0.0.0}` with HOST_IP=0.0.0.0 in its committed .env.
+    const host = (env: string) =>
+      service(
+        '    network_mode: host\n    command: ["mcpo", "--host", "${HOST_IP:-0.0.0.0}", "--port", "18021"]\n    env_file: [.env]\n',
+        env,
+      );
+    expect(fact(host('HOST_IP=0.0.0.0\n'), 'container.published_ports')).toBe('all_interfaces');
+    expect(fact(host(''), 'container.published_ports')).toBeUndefined();
+    expect(fact(service('    command: ["gunicorn", "-b", "0.0.0.0:8000", "app:app"]\n'), 'exposure.bind_address_class')).toBe('private');
+  });
+});

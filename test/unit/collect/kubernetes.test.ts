@@ -1380,3 +1380,18 @@ describe('ingress-nginx CORS', () => {
     expect(fact(listed, 'http.cors_allow_any_origin')).toBeUndefined();
   });
 });
+
+describe("a pod's own listen flag", () => {
+  it('--host 127.0.0.1 listens on loopback only; with hostNetwork, 0.0.0.0 is a host port on every interface', () => {
+    const pod = (spec: string, args: string) =>
+      collectWith(
+        inline({
+          'k8s/deployment.yaml': `apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: mcp }\nspec:\n  selector: { matchLabels: { app: mcp } }\n  template:\n    metadata: { labels: { app: mcp } }\n    spec:\n${spec}      containers:\n        - name: mcp\n          image: ghcr.io/acme/mcp-server:1.0.0\n          args: ${args}\n          ports: [{ containerPort: 8000 }]\n`,
+        }),
+      ).deployments[0]!;
+    expect(fact(pod('', '["--host", "127.0.0.1", "--port", "8000"]'), 'exposure.bind_address_class')).toBe('loopback');
+    const host = pod('      hostNetwork: true\n', '["--host=0.0.0.0", "--port", "8000"]');
+    expect(fact(host, 'container.published_ports')).toBe('all_interfaces');
+    expect(host.sources['container.published_ports']![0]!.why).toBe('hostNetwork and --host 0.0.0.0: a host port on every interface');
+  });
+});
