@@ -1,10 +1,26 @@
 // What a server's own command line says about its transport, where the launch names it
 // (`--transport=sse`, `--transport sse`, mcp-proxy's `--sse-port`): read, never run.
 import type { At, FactSheet } from './sheet.js';
+import { commandsOf, unwrap } from './shell.js';
+
+/**
+ * The command a shell runs for `sh -c '…'` (MagneticDogSon/fixflow-mcp's `CMD ["sh", "-c", "uvicorn
+ * … --host 0.0.0.0 --port ${PORT}"]`): the script's last command, where the server's flags are.
+ */
+function asRun(words: string[]): string[] {
+  const w = unwrap(words);
+  if (!/^(\/usr)?(\/bin\/)?(ba|da|z)?sh$/.test(w[0] ?? '') || w[1] !== '-c' || w[2] === undefined) return words;
+  // A shell-form line split at spaces keeps the script's quotes: `sh -c "python server.py --transport sse"`.
+  const script = w
+    .slice(2)
+    .join(' ')
+    .replace(/^(["'])([\s\S]*)\1$/, '$2');
+  return unwrap(commandsOf(script).at(-1) ?? []);
+}
 
 /** `parts`: what runs, in order (an entrypoint, then a command), each an array or a shell-form string. */
 export function legacySse(sheet: FactSheet, at: At, ...parts: unknown[]): void {
-  const words = parts.flatMap((p) => (Array.isArray(p) ? p : typeof p === 'string' ? p.split(/\s+/) : [])).map(String);
+  const words = asRun(parts.flatMap((p) => (Array.isArray(p) ? p : typeof p === 'string' ? p.split(/\s+/) : [])).map(String));
   if (transportFlag(words) === 'sse')
     sheet.set('transport.legacy_sse', true, at, `the server is started with ${said(words)}: the deprecated HTTP+SSE transport`);
   else if (words.some((w) => w.startsWith('--sse-port')))
@@ -19,7 +35,8 @@ export function legacySse(sheet: FactSheet, at: At, ...parts: unknown[]): void {
  * (uvicorn's, rb58853/simple-mcp-server's), `--bind 0.0.0.0:8000` (gunicorn's), `--listen`;
  * loopback or every interface, null where no flag says or the value is another address.
  */
-export function listenHost(words: string[]): { flag: string; value: string; loopback: boolean } | null {
+export function listenHost(command: string[]): { flag: string; value: string; loopback: boolean } | null {
+  const words = asRun(command);
   const i = words.findLastIndex((w) => /^(--host|--bind|-b|--listen|--bind-address)(=|$)/.test(w));
   if (i < 0) return null;
   const w = words[i]!;
@@ -138,8 +155,18 @@ export function startsNetworkServer(words: string[]): string | null {
  * port to listen on, an ASGI server, `MCP_TRANSPORT=stdio`. The command line first (it overrides
  * what a variable sets in the servers that read both); null when neither says.
  */
-export function transportNamed(words: string[], env: ReadonlyMap<string, string>): TransportNamed | null {
+export function transportNamed(command: string[], env: ReadonlyMap<string, string>): TransportNamed | null {
+  const words = asRun(command);
   const value = transportFlag(words);
+  // `--transport=$MCP_CRON_SERVER_TRANSPORT` in a shell line (phildougherty/mcp-compose): the variable's value.
+  const ref = value === null ? undefined : /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(value)?.[1];
+  const given = ref === undefined ? undefined : env.get(ref);
+  if (ref !== undefined && given !== undefined && (given.toLowerCase() === 'stdio' || NETWORK_TRANSPORT.test(given))) {
+    const why = `started with --transport $${ref}, and ${ref}=${given}`;
+    return given.toLowerCase() === 'stdio'
+      ? { kind: 'stdio', why, variable: ref }
+      : { kind: 'http', why, variable: ref, ...(/^sse$/i.test(given) ? { sse: true } : {}) };
+  }
   if (value === 'stdio') return { kind: 'stdio', why: `started with ${said(words)}` };
   if (value !== null && NETWORK_TRANSPORT.test(value)) return { kind: 'http', why: `started with ${said(words)}` };
   const port = words.find((w) => /^--(port|sse-port|http-port|listen)(=|$)/.test(w));
@@ -161,7 +188,8 @@ export function transportNamed(words: string[], env: ReadonlyMap<string, string>
  * `--tls-cert … --tls-key …`, uvicorn's `--ssl-certfile`/`--ssl-keyfile`, gunicorn's
  * `--certfile`/`--keyfile`). The flag naming the certificate, or null.
  */
-export function tlsFlags(words: string[]): string | null {
+export function tlsFlags(command: string[]): string | null {
+  const words = asRun(command);
   const cert = words.find((w) => /^--(tls-cert(-file)?|tls-crt|tls-certificate|ssl-certfile|ssl-cert|certfile|cert-file)(=|$)/.test(w));
   const key = words.some((w) => /^--(tls-key(-file)?|tls-private-key|ssl-keyfile|ssl-key|keyfile|key-file)(=|$)/.test(w));
   return cert && key ? cert.split('=')[0]! : null;

@@ -1589,3 +1589,30 @@ describe("the server's own listen flag", () => {
     expect(fact(service('    command: ["gunicorn", "-b", "0.0.0.0:8000", "app:app"]\n'), 'exposure.bind_address_class')).toBe('private');
   });
 });
+
+describe('a command a shell runs', () => {
+  it("reads the script's last command for the transport, and a flag's variable from the image's ENV", () => {
+    // WebSurfinMurf/mcp's postgres: `entrypoint: ["/bin/sh", "-c"]` and the server's line as the command.
+    const sse = collectWith(
+      inline({
+        'compose.yaml':
+          'services:\n  mcp-postgres:\n    image: crystaldba/postgres-mcp:0.3.0\n    entrypoint: ["/bin/sh", "-c"]\n    command: ["postgres-mcp --access-mode restricted --transport sse --sse-port 8686 \\"$$DATABASE_URI\\""]\n',
+      }),
+    ).deployments[0]!;
+    expect(fact(sse, 'transport.kind')).toBe('http');
+    expect(fact(sse, 'transport.legacy_sse')).toBe(true);
+    // MagneticDogSon/fixflow-mcp: `CMD ["sh", "-c", "uvicorn … --port ${PORT}"]`; guolisen/mcp_k8s_server:
+    // a shell-form CMD with `--transport "$TRANSPORT"` and `ENV TRANSPORT=sse`.
+    const image = (df: string) =>
+      collectWith(inline({ Dockerfile: `FROM python:3.12-slim\nRUN pip install mcp==1.20.0\n${df}` })).deployments[0]!;
+    expect(fact(image('CMD ["sh", "-c", "uvicorn fixflow_mcp.server:app --host 0.0.0.0 --port ${PORT}"]\n'), 'transport.kind')).toBe(
+      'http',
+    );
+    const variable = image('ENV TRANSPORT=sse\nCMD "python" "-m" "mcp_k8s_server.main" --transport "$TRANSPORT"\n');
+    expect(fact(variable, 'transport.legacy_sse')).toBe(true);
+    expect(variable.sources['transport.kind']![0]).toMatchObject({
+      line: 3,
+      why: 'started with --transport $TRANSPORT, and TRANSPORT=sse, as the image starts',
+    });
+  });
+});
