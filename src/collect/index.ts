@@ -21,10 +21,10 @@ import { configurations, type LocationCtx, proxiedLocations } from './nginx.js';
 import { mcpRoutes, nginxFacts } from './nginx-facts.js';
 import { contextOfDockerfile, isMcpPackage, mcpEvidenceOfBuild } from './packages.js';
 import { firstLine } from './parse-errors.js';
-import { namesMcpHost, namesMcpRoute, repository } from './roles.js';
+import { namesMcpHost, namesMcpRoute, repository, runsMcpClient } from './roles.js';
 import { legacySse, transportNamed } from './server-args.js';
 import { FactSheet } from './sheet.js';
-import { startRelease } from './start-release.js';
+import { startImage, startRelease } from './start-release.js';
 import type { CollectedFile, CollectionNote, CollectionOut, FileKind, SkippedFile } from './types.js';
 import { addressOf } from './upstream-address.js';
 import { readYaml } from './yaml-lines.js';
@@ -358,6 +358,11 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
     ctx.note(f.path, `the image is started with the MCP endpoint ${calls} to call: a client of that server, and no deployment of its own`);
     return [];
   }
+  // mcp-use/mcp-use's inspector image (`npx @mcp-use/inspector --port …`): the MCP Inspector, a client.
+  if (runsMcpClient(null, df.entrypoint)) {
+    ctx.note(f.path, `the image runs an MCP client (${df.entrypoint.join(' ')}): no server, and no deployment of its own`);
+    return [];
+  }
   // `FROM scratch` with neither ENTRYPOINT nor CMD cannot start as a container: it carries an
   // artifact (higress-group/higress's Wasm and Go filter plugins) for another program to load.
   if (df.scratch && !df.entrypoint.length) {
@@ -394,10 +399,13 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
   const script = scriptCommand(df, ctx.inputs, dir);
   privilegeDrop(sheet, script);
   if (df.commandAt)
-    startRelease(sheet, script?.words ?? df.entrypoint, script?.at ?? df.commandAt, script ? 'its entrypoint script' : 'the image', {
-      base: df.base?.image ?? null,
-      installed: df.installs.flatMap((i) => i.packages ?? []),
-    });
+    startRelease(
+      sheet,
+      script?.words ?? df.entrypoint,
+      script?.at ?? df.commandAt,
+      script ? 'its entrypoint script' : 'the image',
+      startImage(df, null),
+    );
   // What the image runs when started as it is (`docker run IMAGE`): a transport its command names
   // (aRustyDev/zettelkasten-mcp's `CMD ["--transport", "http"]`), or its entrypoint script's.
   const ownCommand = transportNamed(df.entrypoint, scriptEnv(df.env, script));

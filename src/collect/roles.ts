@@ -36,7 +36,8 @@ export function runsMcpClient(image: string | null, ...commands: unknown[]): boo
   // The same adapter as an image whose entrypoint is socat (ofayese/mcp's alpine/socat with
   // `command: STDIO TCP:localhost:8811`).
   if (image && /(^|\/)socat$/.test(repository(image)) && /^\s*(STDIO|-)\s+TCP4?6?:/i.test(words.join(' '))) return true;
-  return words.some((c) => /@modelcontextprotocol\/inspector\b/.test(c));
+  // The MCP Inspector, the SDK team's or mcp-use's: a client that debugs servers.
+  return words.some((c) => /@(modelcontextprotocol|mcp-use)\/inspector\b/.test(c));
 }
 
 /** The repository part of an image reference: no registry port confusion, no tag, no digest. */

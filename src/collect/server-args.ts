@@ -49,6 +49,25 @@ export function listenHost(command: string[]): { flag: string; value: string; lo
 }
 
 /**
+ * What the server's own listen flag decides: loopback only (nothing past its own network namespace
+ * reaches it); on the host's network (`hostNetwork`, the way the deployment says it), the host port
+ * too, loopback or every interface.
+ */
+export function listenFacts(sheet: FactSheet, words: string[], at: At, hostNetwork: string | null): void {
+  const listen = listenHost(words);
+  if (!listen) return;
+  const flag = `${listen.flag} ${listen.value}`;
+  if (listen.loopback) sheet.set('exposure.bind_address_class', 'loopback', at, `${flag}: the server listens on loopback only`);
+  if (hostNetwork !== null)
+    sheet.set(
+      'container.published_ports',
+      listen.loopback ? 'loopback' : 'all_interfaces',
+      at,
+      `${hostNetwork} and ${flag}: a host port on ${listen.loopback ? 'loopback only' : 'every interface'}`,
+    );
+}
+
+/**
  * A server started with its Host check switched off: `--allowed-hosts '*'` (Playwright MCP's, in
  * scottlz0310/Mcp-Docker's compose file) takes requests for any Host name, which DNS rebinding needs.
  */

@@ -3,6 +3,7 @@
 // pnparadise/fetch-mcp-server's pod, on a checkout mounted from the host). The image's tag or
 // build then does not fix the server's release.
 import { installStep } from './dockerfile/install-step.js';
+import type { DockerfileInfo } from './dockerfile/read.js';
 import { analyseLaunch } from './launch.js';
 import { repository } from './roles.js';
 import type { At, FactSheet } from './sheet.js';
@@ -32,6 +33,11 @@ export interface StartImage {
   base: string | null;
   /** The registry packages the build installs into it. */
   installed: string[];
+}
+
+/** The image a container starts from: its build's final base and installs, or the image it names. */
+export function startImage(df: DockerfileInfo | null | undefined, image: string | null): StartImage {
+  return df ? { base: df.base?.image ?? null, installed: df.installs.flatMap((i) => i.packages ?? []) } : { base: image, installed: [] };
 }
 
 /**

@@ -6,9 +6,9 @@ import { HOST_NETWORK } from '../docker-defaults.js';
 import { scriptCommand } from '../entrypoint-script.js';
 import { isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { imagePin, repository } from '../roles.js';
-import { hostCheckOff, legacySse, listenHost, tlsFlags } from '../server-args.js';
+import { hostCheckOff, legacySse, listenFacts, tlsFlags } from '../server-args.js';
 import { FactSheet } from '../sheet.js';
-import { startRelease } from '../start-release.js';
+import { startImage, startRelease } from '../start-release.js';
 import { fileMiddlewares, traefikEnabled, traefikFacts } from '../traefik.js';
 import { callsByUrl, mentions } from './calls.js';
 import { containerFacts, plainHealthcheck, replicas } from './container.js';
@@ -238,35 +238,20 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
         ? scriptCommand(srv.df, ctx.inputs, srv.contextDir ?? '', spec['command'] !== undefined)
         : null;
     if (spec['user'] === undefined) privilegeDrop(sheet, script);
-    // The server's own listen flag: loopback only (nothing past its own network namespace reaches it),
-    // or on the host's network every interface, which is then a host port.
-    const listen = listenHost(script?.words ?? commandWordsOf(run.parts, '\u0000'));
-    const listenAt = script?.at ?? run.at;
-    if (listen?.loopback) {
-      sheet.set('exposure.bind_address_class', 'loopback', listenAt, `${listen.flag} ${listen.value}: the server listens on loopback only`);
-      if (spec['network_mode'] === 'host')
-        sheet.set(
-          'container.published_ports',
-          'loopback',
-          listenAt,
-          `network_mode: host and ${listen.flag} ${listen.value}: a host port on loopback only`,
-        );
-    } else if (listen && spec['network_mode'] === 'host')
-      sheet.set(
-        'container.published_ports',
-        'all_interfaces',
-        listenAt,
-        `network_mode: host and ${listen.flag} ${listen.value}: a host port on every interface`,
-      );
+    // The server's own listen flag: loopback only, or on the host's network a host port.
+    listenFacts(
+      sheet,
+      script?.words ?? commandWordsOf(run.parts, '\u0000'),
+      script?.at ?? run.at,
+      spec['network_mode'] === 'host' ? 'network_mode: host' : null,
+    );
     // A runner or an install as the container starts fetches the server then.
     startRelease(
       sheet,
       script?.words ?? commandWordsOf(run.parts),
       script?.at ?? run.at,
       script ? 'its entrypoint script' : 'the container',
-      srv.df
-        ? { base: srv.df.base?.image ?? null, installed: srv.df.installs.flatMap((i) => i.packages ?? []) }
-        : { base: srv.image ?? null, installed: [] },
+      startImage(srv.df, srv.image),
     );
     // The server's own published port shows it serves the network best; else the proxy's.
     transport(sheet, srv, svcs, published.kind !== 'none' || !proxy ? published : entryPorts, proxy, run, script);

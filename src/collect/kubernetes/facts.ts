@@ -5,9 +5,9 @@ import { scriptCommand } from '../entrypoint-script.js';
 import { contextOfDockerfile, manifestsOfBuild, mcpEvidenceOfBuild } from '../packages.js';
 import { isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { namesMcpRoute, runsAuthenticator } from '../roles.js';
-import { hostCheckOff, legacySse, listenHost, tlsFlags } from '../server-args.js';
+import { hostCheckOff, legacySse, listenFacts, tlsFlags } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
-import { startRelease } from '../start-release.js';
+import { startImage, startRelease } from '../start-release.js';
 import { configMapsOf, endpoint, ingressFacts, knativeFacts, proxyFacts } from './front.js';
 import { clusterAddress, namesService } from './linked-dirs.js';
 import { getPath, isKnative, type K8sSet } from './load.js';
@@ -195,25 +195,13 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
       );
     }
     podFacts(sheet, w, set);
-    // The server's own listen flag: loopback only, or on the host's network every interface.
-    const listen = listenHost(script?.words ?? runWords(w));
-    const listenAt = script?.at ?? at(...w.main.path);
-    if (listen?.loopback) {
-      sheet.set('exposure.bind_address_class', 'loopback', listenAt, `${listen.flag} ${listen.value}: the server listens on loopback only`);
-      if (w.pod['hostNetwork'] === true)
-        sheet.set(
-          'container.published_ports',
-          'loopback',
-          listenAt,
-          `hostNetwork and ${listen.flag} ${listen.value}: a host port on loopback only`,
-        );
-    } else if (listen && w.pod['hostNetwork'] === true)
-      sheet.set(
-        'container.published_ports',
-        'all_interfaces',
-        listenAt,
-        `hostNetwork and ${listen.flag} ${listen.value}: a host port on every interface`,
-      );
+    // The server's own listen flag: loopback only, or on the host's network a host port.
+    listenFacts(
+      sheet,
+      script?.words ?? runWords(w),
+      script?.at ?? at(...w.main.path),
+      w.pod['hostNetwork'] === true ? 'hostNetwork' : null,
+    );
     secretsFacts(sheet, w, configMaps, secrets);
     const image = String(w.main.c['image'] ?? '');
     if (w.dockerfile)
@@ -231,9 +219,7 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
       script?.words ?? runWords(w),
       script?.at ?? at(...w.main.path),
       script ? 'its entrypoint script' : 'the container',
-      w.dockerfile
-        ? { base: w.dockerfile.base?.image ?? null, installed: w.dockerfile.installs.flatMap((i) => i.packages ?? []) }
-        : { base: image || null, installed: [] },
+      startImage(w.dockerfile, image || null),
     );
     // The image reference in the manifest, whatever built it. None (a rendered file whose image
     // line was filtered out, a patch) decides nothing about it.

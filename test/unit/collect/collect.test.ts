@@ -509,6 +509,22 @@ describe('an image started with an MCP endpoint to call', () => {
   });
 });
 
+describe('an image that runs the MCP Inspector', () => {
+  it('is a client: a note, no deployment', () => {
+    // mcp-use/mcp-use's libraries/typescript/packages/inspector/Dockerfile.
+    const out = collectWith(
+      inline({
+        'inspector/Dockerfile':
+          'FROM node:22-slim\nENV PORT=8080\nCMD ["sh", "-c", "exec npx @mcp-use/inspector --port \\"${PORT:-8080}\\" --no-open"]\n',
+      }),
+    );
+    expect(out.deployments).toEqual([]);
+    expect(out.notes.map((n) => n.what)).toContainEqual(
+      expect.stringMatching(/^the image runs an MCP client \(sh -c exec npx @mcp-use\/inspector/),
+    );
+  });
+});
+
 describe("a walk reads an image's launcher script", () => {
   it('so the user it drops to decides, as when the script is named', () => {
     // nordeim/Security-MCP-Server: USER root, tini starting docker/entrypoint.sh, whose exec_app()
