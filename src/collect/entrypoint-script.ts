@@ -2,7 +2,7 @@
 // the script the Dockerfile writes or copies. Read, never run; what the script computes on the
 // way (a variable set from the environment) stays as written.
 import type { DockerfileInfo } from './dockerfile/read.js';
-import { type Inputs, normalise } from './inputs.js';
+import { type Inputs, normalise, type TextFile } from './inputs.js';
 import type { At } from './sheet.js';
 import { commandsOf, unwrap } from './shell.js';
 
@@ -11,6 +11,25 @@ import { commandsOf, unwrap } from './shell.js';
  * line, or else its last command; null when the image starts no script the files hold.
  * `contextDir`: where the build's COPY sources are found.
  */
+/** The text of the script the image's launcher runs, where the files hold it. */
+function launcherText(df: DockerfileInfo, inputs: Inputs, contextDir: string): { text: string; file: TextFile | undefined } | null {
+  const l = df.launcher;
+  if (!l) return null;
+  const file = l.source === null ? undefined : inputs.get(normalise(`${contextDir ? `${contextDir}/` : ''}${l.source}`));
+  const text = l.text ?? file?.text ?? null;
+  return text === null ? null : { text, file };
+}
+
+/** Every command the launcher script hands over to with `exec`, on any branch (`if …; then exec /bin/altinity-mcp "$@"; else exec "$@"; fi`). */
+export function scriptExecs(df: DockerfileInfo, inputs: Inputs, contextDir: string): string[][] {
+  const t = launcherText(df, inputs, contextDir);
+  if (!t) return [];
+  return t.text
+    .split('\n')
+    .filter((r) => /^\s*exec\s/.test(r))
+    .map((r) => unwrap(commandsOf(r.trim()).at(-1) ?? []));
+}
+
 export function scriptCommand(
   df: DockerfileInfo,
   inputs: Inputs,
@@ -20,9 +39,9 @@ export function scriptCommand(
 ): ScriptCommand | null {
   const l = df.launcher;
   if (!l || (cmdReplaced && !l.byEntrypoint)) return null;
-  const file = l.source === null ? null : inputs.get(normalise(`${contextDir ? `${contextDir}/` : ''}${l.source}`));
-  const text = l.text ?? file?.text ?? null;
-  if (text === null) return null;
+  const t = launcherText(df, inputs, contextDir);
+  if (!t) return null;
+  const { text, file } = t;
   const rows = text.split('\n');
   const last = (test: (row: string) => boolean) => rows.findLastIndex((r) => test(r.trim()));
   let i = last((r) => /^exec\s/.test(r));

@@ -13,7 +13,7 @@ import { clientDeployments } from './clients.js';
 import { composeDeployments } from './compose/facts.js';
 import { loadCompose } from './compose/load.js';
 import { type CollectOptions, Context } from './context.js';
-import { scriptCommand, scriptEnv } from './entrypoint-script.js';
+import { scriptCommand, scriptEnv, scriptExecs } from './entrypoint-script.js';
 import { dirOf, Inputs, normalise, type TextFile } from './inputs.js';
 import { kubernetesDeployments } from './kubernetes/facts.js';
 import { kubernetesSets } from './kubernetes/sets.js';
@@ -345,7 +345,8 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
   const mcp = mcpEvidenceOfBuild(ctx.inputs, dir, df.copied);
   // MCP as a word of its own (`mcp-server`, `server_mcp.py`, `/mcp`), not inside another name (`@mcpjam/discord-app`).
   const mcpWord = (s: string) => /(^|[^a-z])mcp([^a-z]|$)/i.test(s);
-  const named = mcpWord(f.path) || df.entrypoint.some(mcpWord);
+  // So too a command its launcher script hands over to (Altinity/altinity-mcp's `exec /bin/altinity-mcp "$@"`).
+  const named = mcpWord(f.path) || df.entrypoint.some(mcpWord) || scriptExecs(df, ctx.inputs, dir).some((w) => w.some(mcpWord));
   // `npm install -g supergateway`: the image installs an MCP server or bridge from a registry.
   const installed = df.installs.flatMap((i) => (i.packages ?? []).filter(isMcpPackage).map((name) => ({ name, at: i.at })))[0];
   // `COPY --from=docker/mcp-gateway /docker-mcp /`: the server's binary out of its published image.
@@ -394,7 +395,7 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
   if (mcp) sheet.set('container.used', true, at, `an image of an MCP server (${mcp.name})`);
   else if (installed) sheet.set('container.used', true, installed.at, `the image installs an MCP package (${installed.name})`);
   else if (copiedFrom) sheet.set('container.used', true, at, `the image copies from the MCP image ${copiedFrom}`);
-  else sheet.set('container.used', true, at, 'an image whose command names MCP');
+  else sheet.set('container.used', true, at, 'an image whose command, or the script it starts, names MCP');
   dockerfileFacts(sheet, df, ctx.inputs, dir, at);
   const script = scriptCommand(df, ctx.inputs, dir);
   privilegeDrop(sheet, script);

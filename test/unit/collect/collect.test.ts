@@ -352,6 +352,19 @@ describe('an image whose command names MCP', () => {
     expect(image('["node", "dist/mcp-server.js"]')).toEqual(['image:app/Dockerfile']);
     expect(image('["python", "-m", "weather_mcp"]')).toEqual(['image:app/Dockerfile']);
   });
+
+  it('or a command its launcher script hands over to, on any branch', () => {
+    // Altinity/altinity-mcp: COPY of a prebuilt binary, and docker/entrypoint.sh's `exec /bin/altinity-mcp "$@"`.
+    const files = (exec: string) => ({
+      Dockerfile:
+        'FROM alpine:3.20\nCOPY altinity-mcp /bin/\nCOPY docker/entrypoint.sh /docker/entrypoint.sh\nENTRYPOINT ["/docker/entrypoint.sh"]\n',
+      'docker/entrypoint.sh': `#!/bin/sh\nif [ -z "$1" ]; then\n    ${exec} "$@"\nelse\n    exec "$@"\nfi\n`,
+    });
+    const d = collectWith(inline(files('exec /bin/altinity-mcp'))).deployments;
+    expect(d.map((x) => x.name)).toEqual(['image:Dockerfile']);
+    expect(d[0]!.sources['container.used']![0]!.why).toBe('an image whose command, or the script it starts, names MCP');
+    expect(collectWith(inline(files('exec /bin/altinity-server'))).deployments).toEqual([]);
+  });
 });
 
 describe('the transport an image starts with', () => {
