@@ -5,7 +5,7 @@ import { checksNothing, checksOnlyWhen, failsAlways } from './docker-defaults.js
 import type { InstallStep } from './dockerfile/install-step.js';
 import type { DockerfileInfo } from './dockerfile/read.js';
 import { type Inputs, normalise } from './inputs.js';
-import { isMcpPackage, lockfilesIgnored, lockfilesOfBuild } from './packages.js';
+import { isMcpPackage, lockfilesIgnored, lockfilesOfBuild, yarnScriptsOff } from './packages.js';
 import { imagePin, repository } from './roles.js';
 import type { At, FactSheet } from './sheet.js';
 
@@ -240,7 +240,9 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
           : `${worst.text} installs an exact version; its dependencies resolve from their ranges at build time`,
       );
     }
-    const npmish = steps.filter((i) => i.scriptsDisabled !== true);
+    // Yarn Berry's `.yarnrc.yml` with `enableScripts: false`, copied in before the install.
+    const yarnOff = (i: InstallStep) => i.tool === 'yarn' && yarnScriptsOff(inputs, contextDir, i.copiedBefore ?? df.copied);
+    const npmish = steps.filter((i) => i.scriptsDisabled !== true && !yarnOff(i));
     const open = own(npmish.filter((i) => i.scriptsDisabled === false && !df.ignoreScriptsEnv));
     const unknown = npmish.find((i) => i.scriptsDisabled === null);
     if (df.scriptsRun)

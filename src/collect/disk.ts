@@ -60,6 +60,8 @@ export function wanted(name: string, parent = ''): boolean {
     n === '.env' ||
     // What a build context keeps out of the build: a lockfile listed there never reaches it.
     n === '.dockerignore' ||
+    // Yarn Berry's settings: `enableScripts: false` turns dependency scripts off.
+    n === '.yarnrc.yml' ||
     /^\.env\.|\.env$/.test(n) ||
     /^(package|package-lock|npm-shrinkwrap)\.json$/.test(n) ||
     MAY_CONFIGURE_CLIENT.test(n) ||

@@ -158,6 +158,16 @@ function copiedFiles(inputs: Inputs, contextDir: string, copied: readonly string
 }
 
 /**
+ * Yarn Berry's project settings, copied into the build, switch dependency scripts off
+ * (`enableScripts: false` in `.yarnrc.yml`, meloncafe/chromadb-remote-mcp's).
+ */
+export function yarnScriptsOff(inputs: Inputs, contextDir: string, copied: readonly string[]): boolean {
+  return copiedFiles(inputs, contextDir, copied, /^\.yarnrc\.ya?ml$/).some((f) =>
+    /^enableScripts\s*:\s*["']?false["']?\s*(#.*)?$/m.test(f.text),
+  );
+}
+
+/**
  * What the build context's `.dockerignore` keeps out of the build, whatever a COPY names
  * (caleb-mabry/postgres-mcp lists package-lock.json there: `COPY package*.json` brings none).
  */

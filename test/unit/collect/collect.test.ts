@@ -808,4 +808,9 @@ describe('which files a walk reads', () => {
       expect(wanted(name), name).toBe(true);
     for (const name of ['nginx.conf.bak', 'nginx.conf.orig', 'notes.template']) expect(wanted(name), name).toBe(false);
   });
+
+  it("takes Yarn Berry's .yarnrc.yml, whose enableScripts a build copies", () => {
+    expect(wanted('.yarnrc.yml')).toBe(true);
+    expect(wanted('.yarnrc')).toBe(false);
+  });
 });

@@ -635,3 +635,24 @@ describe('a .NET build restoring NuGet packages', () => {
     expect(fact(d, 'supply_chain.deployed_release')).toBe('locked');
   });
 });
+
+describe("Yarn Berry's .yarnrc.yml", () => {
+  it('with enableScripts: false, copied in before the install, runs no dependency scripts', () => {
+    // meloncafe/chromadb-remote-mcp: `COPY package.json yarn.lock .yarnrc.yml* ./`, then `yarn install --immutable`.
+    const files = (yarnrc: string) => ({
+      Dockerfile:
+        'FROM node:22-slim\nWORKDIR /app\nCOPY package.json yarn.lock .yarnrc.yml* ./\nRUN corepack enable && yarn install --immutable\nCOPY . .\nUSER node\nCMD ["node", "dist/index.js"]\n',
+      'package.json': JSON.stringify({
+        name: 'chroma-mcp',
+        packageManager: 'yarn@4.5.0',
+        dependencies: { '@modelcontextprotocol/sdk': '1.20.0' },
+      }),
+      'yarn.lock': '__metadata:\n  version: 8\n',
+      '.yarnrc.yml': yarnrc,
+    });
+    const scripts = (yarnrc: string) =>
+      fact(deploymentOf(collectWith(inline(files(yarnrc))), 'Dockerfile'), 'supply_chain.install_scripts_disabled');
+    expect(scripts('nodeLinker: node-modules\nenableScripts: false\n')).toBe(true);
+    expect(scripts('nodeLinker: node-modules\n')).toBe(false);
+  });
+});
