@@ -1,21 +1,15 @@
 // What a server's own command line says about its transport, where the launch names it
 // (`--transport=sse`, `--transport sse`, mcp-proxy's `--sse-port`): read, never run.
 import type { At, FactSheet } from './sheet.js';
-import { commandsOf, unwrap } from './shell.js';
+import { commandsOf, shellScript, unwrap } from './shell.js';
 
 /**
  * The command a shell runs for `sh -c '…'` (MagneticDogSon/fixflow-mcp's `CMD ["sh", "-c", "uvicorn
  * … --host 0.0.0.0 --port ${PORT}"]`): the script's last command, where the server's flags are.
  */
 function asRun(words: string[]): string[] {
-  const w = unwrap(words);
-  if (!/^(\/usr)?(\/bin\/)?(ba|da|z)?sh$/.test(w[0] ?? '') || w[1] !== '-c' || w[2] === undefined) return words;
-  // A shell-form line split at spaces keeps the script's quotes: `sh -c "python server.py --transport sse"`.
-  const script = w
-    .slice(2)
-    .join(' ')
-    .replace(/^(["'])([\s\S]*)\1$/, '$2');
-  return unwrap(commandsOf(script).at(-1) ?? []);
+  const script = shellScript(words);
+  return script === null ? words : unwrap(commandsOf(script).at(-1) ?? []);
 }
 
 /** `parts`: what runs, in order (an entrypoint, then a command), each an array or a shell-form string. */

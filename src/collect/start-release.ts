@@ -7,9 +7,7 @@ import type { DockerfileInfo } from './dockerfile/read.js';
 import { analyseLaunch } from './launch.js';
 import { repository } from './roles.js';
 import type { At, FactSheet } from './sheet.js';
-import { commandsOf, unwrap } from './shell.js';
-
-const SHELL = /^(\/usr)?(\/bin\/)?(ba|da|z)?sh$/;
+import { commandsOf, shellScript, unwrap } from './shell.js';
 
 /**
  * Language runtimes and distributions, which hold no MCP server of their own: a runner started
@@ -21,9 +19,9 @@ const RUNTIME =
 
 /** The commands a container's words run: the script of `sh -c '…'`, else the words themselves. */
 function commandsRun(words: string[]): string[][] {
+  const script = shellScript(words);
+  if (script !== null) return commandsOf(script).map(unwrap);
   const w = unwrap(words);
-  const c = w.indexOf('-c');
-  if (SHELL.test(w[0] ?? '') && c > 0 && w.length > c + 1) return commandsOf(w.slice(c + 1).join(' ')).map(unwrap);
   return w.length ? [w] : [];
 }
 
