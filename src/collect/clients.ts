@@ -27,7 +27,7 @@ import { dirOf, normalise, type TextFile } from './inputs.js';
 import { analyseLaunch, type Launch } from './launch.js';
 import { contextOfDockerfile } from './packages.js';
 import { publishedHere } from './published-here.js';
-import { AUTH_SCHEME, isPlaceholder, passwordInUrl, SECRET_NAME } from './secrets.js';
+import { AUTH_SCHEME, argumentValues, isPlaceholder, passwordInUrl, SECRET_NAME, TOKEN_SHAPES } from './secrets.js';
 import { startsNetworkServer, turnsOffTls } from './server-args.js';
 import { type At, FactSheet } from './sheet.js';
 import { commandsOf } from './shell.js';
@@ -55,8 +55,6 @@ const REFERENCE = new RegExp(
 const DEFAULTED = new RegExp(String.raw`^\s*${AUTH_SCHEME}\$\{([A-Za-z_][A-Za-z0-9_]*):?-([^}]*)\}\s*$`, 'i');
 /** A reference, or `${VAR:-}`: a value that is only ever the variable's. */
 const refersElsewhere = (v: string) => REFERENCE.test(v) || DEFAULTED.exec(v)?.[3]?.trim() === '';
-const TOKEN_SHAPES =
-  /^(Bearer\s+\S{8,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|sk-[A-Za-z0-9-_]{16,}|xox[abpr]-[\w-]{10,}|glpat-[\w-]{16,}|AKIA[0-9A-Z]{16}|sgnk_\S+)$/;
 
 interface Read {
   e: Entry;
@@ -159,16 +157,7 @@ function readEntry(e: Entry, inputIds: Set<string>): Read {
     urlPassword(a, e.at('args', i), 'argument');
   });
   // docker run -e KEY=value and secrets in args (--api-key value, Authorization headers).
-  args.forEach((a, i) => {
-    const kv = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(a);
-    if (kv && (args[i - 1] === '-e' || args[i - 1] === '--env')) look(kv[1]!, kv[2]!, e.at('args', i), 'docker -e');
-    else if (/^--?[\w-]*(token|key|secret|password)[\w-]*$/i.test(a) && args[i + 1] !== undefined && !args[i + 1]!.startsWith('-'))
-      look(a, args[i + 1]!, e.at('args', i + 1), 'argument');
-    else if (/^--?[\w-]*(token|key|secret|password)[\w-]*=/i.test(a))
-      look(a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1), e.at('args', i), 'argument');
-    else if (/^Authorization:\s*/i.test(a)) look('Authorization', a.replace(/^Authorization:\s*/i, ''), e.at('args', i), 'header argument');
-    else if (TOKEN_SHAPES.test(a)) look('argument', a, e.at('args', i), 'argument');
-  });
+  for (const v of argumentValues(args)) look(v.key, v.value, e.at('args', v.index), v.where);
   return { e, stdio: command !== null, launch, secrets, tlsOff };
 }
 

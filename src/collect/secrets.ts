@@ -58,6 +58,56 @@ export function passwordInUrl(value: string): string | null {
 
 const WORST_FIRST = ['baked_into_image', 'manifest_plaintext', 'config_map', 'environment', 'mounted_files', 'secret_manager'];
 
+/** Values shaped like a credential whatever names them: a bearer token, GitHub's, OpenAI's, Slack's, GitLab's, AWS's, ours. */
+export const TOKEN_SHAPES =
+  /^(Bearer\s+\S{8,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|sk-[A-Za-z0-9-_]{16,}|xox[abpr]-[\w-]{10,}|glpat-[\w-]{16,}|AKIA[0-9A-Z]{16}|sgnk_\S+)$/;
+
+/** A secret-looking name, a flag named as a variable is (`--access-token` as ACCESS_TOKEN, `client_secret`). */
+const secretNamed = (key: string) => SECRET_NAME.test(key.replace(/^-+/, '').replace(/-/g, '_'));
+
+/** One argument of a command line that carries a value to judge as a secret: the name it is given under, the value, the word's index. */
+export interface ArgumentValue {
+  key: string;
+  value: string;
+  index: number;
+  where: string;
+}
+
+/**
+ * The values a command line passes under a secret's name: `docker run -e KEY=value`, `--api-key
+ * value`, `--api-key=value`, `Authorization: Bearer …`, a token by its shape, and the `name=value`
+ * lists some flags take (r33drichards/mcp-js's `--fetch-header=…,header=Authorization,value=Bearer
+ * ${GITHUB_TOKEN}` and `…,client_id=mcp-client,client_secret=mcp-client-secret`). Each value is
+ * for the caller to judge: a literal, a placeholder or a reference. `-e` pairs come with every
+ * name, for the caller's other checks (TLS switched off).
+ */
+export function argumentValues(args: readonly string[]): ArgumentValue[] {
+  const out: ArgumentValue[] = [];
+  args.forEach((a, i) => {
+    const kv = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(a);
+    if (kv && (args[i - 1] === '-e' || args[i - 1] === '--env')) out.push({ key: kv[1]!, value: kv[2]!, index: i, where: 'docker -e' });
+    else if (/^--?[\w-]*(token|key|secret|password)[\w-]*$/i.test(a) && args[i + 1] !== undefined && !args[i + 1]!.startsWith('-'))
+      out.push({ key: a, value: args[i + 1]!, index: i + 1, where: 'argument' });
+    else if (/^--?[\w-]*(token|key|secret|password)[\w-]*=/i.test(a))
+      out.push({ key: a.slice(0, a.indexOf('=')), value: a.slice(a.indexOf('=') + 1), index: i, where: 'argument' });
+    else if (/^Authorization:\s*/i.test(a))
+      out.push({ key: 'Authorization', value: a.replace(/^Authorization:\s*/i, ''), index: i, where: 'header argument' });
+    else if (TOKEN_SHAPES.test(a)) out.push({ key: 'argument', value: a, index: i, where: 'argument' });
+    else {
+      // `--flag=k=v,k=v` or `k=v,k=v`: a list of settings, one of them a secret or an Authorization value.
+      const list = a.replace(/^--?[\w-]+=(?=[\w-]+=)/, '');
+      const parts = list.split(',').map((p) => /^([A-Za-z_][\w-]*)=(.*)$/s.exec(p));
+      if (parts.length < 2 || parts.some((p) => p === null)) return;
+      for (const p of parts) {
+        const [, k, v] = p!;
+        if (secretNamed(k!) || /^(Bearer|Basic|Token)\s+\S/i.test(v!))
+          out.push({ key: secretNamed(k!) ? k! : 'Authorization', value: v!, index: i, where: 'argument list' });
+      }
+    }
+  });
+  return out;
+}
+
 export function worstSecrets<T extends { kind: string; at: At; why: string }>(found: T[]): T {
   return [...found].sort((a, b) => WORST_FIRST.indexOf(a.kind) - WORST_FIRST.indexOf(b.kind))[0]!;
 }

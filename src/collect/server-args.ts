@@ -74,6 +74,24 @@ export function hostCheckOff(sheet: FactSheet, at: At, ...parts: unknown[]): voi
 }
 
 /**
+ * The same switch as a variable: `MCP_V8_ALLOWED_HOSTS=*` (r33drichards/mcp-js's image, the
+ * environment form of its --allowed-hosts), Django's `ALLOWED_HOSTS=*`.
+ */
+export function hostCheckOffByVariable(sheet: FactSheet, env: Record<string, unknown>, at: (key: string) => At): void {
+  for (const [k, v] of Object.entries(env).sort(([a], [b]) => (a < b ? -1 : 1)))
+    if (
+      /(^|_)ALLOWED_HOSTS$/i.test(k) &&
+      String(v)
+        .trim()
+        .replace(/^["']|["']$/g, '') === '*' &&
+      !sheet.has('http.allowed_hosts_configured')
+    ) {
+      sheet.set('http.allowed_hosts_configured', false, at(k), `${k}=* takes requests for any Host name`);
+      return;
+    }
+}
+
+/**
  * The value of the server's --transport flag, or null. The last --transport wins, as in argparse,
  * Go's flag package and commander; a short -t after it may be the same flag (mcp-grafana's), so
  * then the files no longer say which transport runs.
@@ -93,12 +111,16 @@ const said = (words: string[]): string =>
 
 /**
  * A transport given as a word of its own, not a flag's value: server-everything's `sse` and
- * `streamableHttp`, skymoore/perplexica-mcp-open-webui's `python server.py sse`. Only names no
- * other argument would take (`http` alone could be a subcommand or a scheme).
+ * `streamableHttp`, skymoore/perplexica-mcp-open-webui's `python server.py sse`. `http` only as
+ * the subcommand the options follow (elastic/mcp-server-elasticsearch's `CMD ["http"]` after its
+ * binary): elsewhere it could be a scheme or another command's word.
  */
 function transportWord(words: string[]): string | null {
   const i = words.findLastIndex(
-    (w, j) => j > 0 && /^(sse|stdio|streamable-?http|streamable_http)$/i.test(w) && !words[j - 1]!.startsWith('-'),
+    (w, j) =>
+      j > 0 &&
+      !words[j - 1]!.startsWith('-') &&
+      (/^(sse|stdio|streamable-?http|streamable_http)$/i.test(w) || (w === 'http' && words.slice(j + 1).every((x) => x.startsWith('-')))),
   );
   return i < 0 ? null : words[i]!;
 }
@@ -147,7 +169,8 @@ export interface TransportNamed {
 
 /** TRANSPORT, MCP_TRANSPORT, K8S_MCP_TRANSPORT: not a logger's or a mailer's LOG_TRANSPORT. */
 export const isTransportVariable = (k: string): boolean =>
-  /(^|_)TRANSPORT(_TYPE|_MODE)?$/i.test(k) && (/^TRANSPORT/i.test(k) || /MCP/i.test(k));
+  // `APOLLO_MCP_TRANSPORT__TYPE`: a nested setting, `__` between the levels (figment, config-rs, pydantic-settings).
+  /(^|_)TRANSPORT(__?TYPE|__?MODE|__?KIND)?$/i.test(k) && (/^TRANSPORT/i.test(k) || /MCP/i.test(k));
 
 /**
  * Whether a launch line starts a server of the network rather than one on stdio: an ASGI/WSGI

@@ -6,7 +6,7 @@ import { HOST_NETWORK } from '../docker-defaults.js';
 import { scriptCommand } from '../entrypoint-script.js';
 import { isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { imagePin, repository } from '../roles.js';
-import { hostCheckOff, legacySse, listenFacts, tlsFlags } from '../server-args.js';
+import { hostCheckOff, hostCheckOffByVariable, legacySse, listenFacts, tlsFlags } from '../server-args.js';
 import { FactSheet } from '../sheet.js';
 import { startImage, startRelease } from '../start-release.js';
 import { fileMiddlewares, traefikEnabled, traefikFacts } from '../traefik.js';
@@ -387,6 +387,8 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     const srvDf = srv.df;
     legacySse(sheet, run.at, ...run.parts);
     hostCheckOff(sheet, run.at, ...run.parts);
+    const ownEnv = envView(srv.df, srv);
+    hostCheckOffByVariable(sheet, Object.fromEntries([...ownEnv].map(([k, v]) => [k, v.value])), (k) => ownEnv.get(k)!.at);
     if (script && !sheet.has('transport.legacy_sse')) legacySse(sheet, script.at, script.words);
     if (signet) {
       ctx.note(srvDf!.path, signet);

@@ -3,12 +3,22 @@
 import type { Context } from '../context.js';
 import { imageMayHoldSecrets } from '../docker-defaults.js';
 import { isHostPath } from '../host-paths.js';
-import { isPlaceholder, passwordInUrl, SECRET_NAME, saysNoSecret, secretInConfig, worstSecrets } from '../secrets.js';
+import {
+  AUTH_SCHEME,
+  argumentValues,
+  isPlaceholder,
+  passwordInUrl,
+  SECRET_NAME,
+  saysNoSecret,
+  secretInConfig,
+  TOKEN_SHAPES,
+  worstSecrets,
+} from '../secrets.js';
 import type { At, FactSheet } from '../sheet.js';
 import { readYaml, type YamlDoc } from '../yaml-lines.js';
 import { parseDotenv, Unresolved } from './interpolate.js';
 import { type ComposeProject, isObj, type Obj } from './load.js';
-import { type Svc, str, volumesOf } from './service.js';
+import { type Svc, str, templateWordsOf, volumesOf } from './service.js';
 
 /** A path segment that names secrets, keys or certificates. */
 const SECRET_DIR = /^(secrets?|credentials?|creds|certs?|certificates|tls|ssl|keys?|private|\.ssh|\.aws|\.kube|\.gnupg|\.docker)$/i;
@@ -139,6 +149,29 @@ export function composeSecrets(ctx: Context, sheet: FactSheet, srv: Svc, project
       at: srv.s.at('secrets'),
       why: `compose secret ${name}${committed ? ` from the file ${file}${inRepo ? ', which is among the files read' : ''}` : ''}`,
     });
+  }
+  // A secret on the command line (`--api-key top-secret`, `--fetch-header=…,client_secret=…`): written
+  // in the compose file, or the operator's where it is a variable the files leave unset.
+  for (const a of argumentValues(templateWordsOf([spec['entrypoint'], spec['command']]))) {
+    const value = a.value.trim().replace(new RegExp(`^${AUTH_SCHEME}`, 'i'), '');
+    const secretish =
+      SECRET_NAME.test(a.key.replace(/^-+/, '').replace(/-/g, '_')) || a.key === 'Authorization' || TOKEN_SHAPES.test(a.value.trim());
+    if (!secretish || value === '' || saysNoSecret(value)) continue;
+    const where = `the ${a.where} ${a.key}`;
+    const at = srv.s.at(spec['command'] !== undefined ? 'command' : 'entrypoint');
+    if (value.includes('${'))
+      found.push({
+        kind: 'environment',
+        at,
+        why: `${where} on the command line comes from the operator's environment (${value}), not from the files`,
+      });
+    else if (isPlaceholder(value))
+      found.push({
+        kind: 'environment',
+        at,
+        why: `${where} on the command line is a placeholder ("${value.slice(0, 40)}") the operator replaces`,
+      });
+    else found.push({ kind: 'manifest_plaintext', at, why: `${where} on the command line has a value written in the compose file` });
   }
   // An env_file among the files is read like a committed .env; one that is not may hold anything. A
   // dotenv file bind-mounted for the server to read itself (mcp_agent_mail's `./.env:/app/.env:ro`) too.

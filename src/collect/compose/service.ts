@@ -108,6 +108,18 @@ export const commandWordsOf = (parts: unknown[], unresolved?: string): string[] 
           : [],
   );
 
+/** What a service runs as words, with each variable the files leave unset written `${NAME}`: whose value it is stays visible. */
+export const templateWordsOf = (parts: unknown[]): string[] =>
+  parts.flatMap((p) =>
+    Array.isArray(p)
+      ? p.map((w) => (w instanceof Unresolved ? w.template : String(w)))
+      : p instanceof Unresolved
+        ? wordsOfLine(p.template)
+        : typeof p === 'string'
+          ? wordsOfLine(p)
+          : [],
+  );
+
 export const wordsOf = (parts: unknown[]) =>
   parts
     .flatMap((p) => (Array.isArray(p) ? p : p instanceof Unresolved ? p.asEmpty.split(/\s+/) : typeof p === 'string' ? p.split(/\s+/) : []))

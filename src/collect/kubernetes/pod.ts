@@ -1,6 +1,6 @@
 import { checksNothing, HOST_NETWORK } from '../docker-defaults.js';
 import type { EnvValue } from '../profiles/signet.js';
-import { tlsVerification } from '../server-args.js';
+import { hostCheckOffByVariable, tlsVerification } from '../server-args.js';
 import type { FactSheet } from '../sheet.js';
 import { getPath, type K8sObject, type K8sSet } from './load.js';
 import { arr, isObj, type Obj } from './values.js';
@@ -173,13 +173,14 @@ export function podFacts(sheet: FactSheet, w: Workload, set: K8sSet): void {
       .filter((e) => typeof e['value'] === 'string')
       .map((e) => [String(e['name']), e['value']]),
   );
-  tlsVerification(sheet, env, (k) =>
+  const envAt = (k: string) =>
     at(
       ...cp,
       'env',
       arr(c['env']).findIndex((e) => e['name'] === k),
-    ),
-  );
+    );
+  tlsVerification(sheet, env, envAt);
+  hostCheckOffByVariable(sheet, env, envAt);
   const vols = arr(w.pod['volumes']);
   const mounted = new Set(arr(c['volumeMounts']).map((m) => String(m['name'])));
   const hostPaths = vols.filter((v) => isObj(v['hostPath']) && mounted.has(String(v['name'])));

@@ -387,6 +387,21 @@ describe('the transport an image starts with', () => {
     // Nothing named: an EXPOSE alone does not say the server serves MCP there.
     expect(fact(image('EXPOSE 8000\nCMD ["python", "mcp_server.py"]\n'), 'transport.kind')).toBeUndefined();
   });
+
+  it('the subcommand http after the binary; a nested TRANSPORT__TYPE setting', () => {
+    // elastic/mcp-server-elasticsearch's Dockerfile-8000: `ENTRYPOINT [".../elasticsearch-core-mcp-server"]`, `CMD ["http"]`.
+    const sub = image('ENTRYPOINT ["/usr/local/bin/elasticsearch-core-mcp-server"]\nCMD ["http"]\n');
+    expect(sub.sources['transport.kind']![0]).toMatchObject({ line: 4, why: 'started with the transport word http, as the image starts' });
+    expect(fact(image('ENTRYPOINT ["/usr/local/bin/srv"]\nCMD ["http", "--sse"]\n'), 'transport.kind')).toBe('http');
+    // `http` as some argument's value, not the subcommand, says nothing.
+    expect(fact(image('CMD ["python", "server.py", "http", "extra"]\n'), 'transport.kind')).toBeUndefined();
+    // apollographql/apollo-mcp-server's Dockerfile: `ENV APOLLO_MCP_TRANSPORT__TYPE=streamable_http`.
+    const nested = image('ENV APOLLO_MCP_TRANSPORT__TYPE=streamable_http\nENTRYPOINT ["/apollo-mcp-server"]\n');
+    expect(nested.sources['transport.kind']![0]).toMatchObject({
+      line: 3,
+      why: 'APOLLO_MCP_TRANSPORT__TYPE=streamable_http, as the image starts',
+    });
+  });
 });
 
 describe('npm rebuild after an install without scripts', () => {

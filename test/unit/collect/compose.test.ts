@@ -1553,6 +1553,60 @@ describe('a server started with its Host check off', () => {
     ).deployments[0]!;
     expect(fact(listed, 'http.allowed_hosts_configured')).toBeUndefined();
   });
+
+  it('the same switch as a variable, in the image or the service: MCP_V8_ALLOWED_HOSTS=*', () => {
+    // r33drichards/mcp-js's Dockerfile: `ENV MCP_V8_ALLOWED_HOSTS=*`, the env form of --allowed-hosts.
+    const files = (env: string) =>
+      inline({
+        'compose.yaml': `services:\n  mcp-js:\n    build: .\n    command: ["--http-port=3000"]\n    ports: ["3000:3000"]\n${env}`,
+        Dockerfile: 'FROM rust:1.88\nRUN cargo install rmcp --locked\nENV MCP_V8_ALLOWED_HOSTS=*\nENTRYPOINT ["/usr/local/bin/server"]\n',
+      });
+    const d = collectWith(files('')).deployments[0]!;
+    expect(fact(d, 'http.allowed_hosts_configured')).toBe(false);
+    expect(d.sources['http.allowed_hosts_configured']![0]).toMatchObject({
+      file: 'Dockerfile',
+      line: 3,
+      why: 'MCP_V8_ALLOWED_HOSTS=* takes requests for any Host name',
+    });
+    const listed = collectWith(files('    environment:\n      MCP_V8_ALLOWED_HOSTS: mcp.example.com\n')).deployments[0]!;
+    expect(fact(listed, 'http.allowed_hosts_configured')).toBeUndefined();
+  });
+});
+
+describe('secrets on the command line', () => {
+  const server = (command: string, extra: Record<string, string> = {}) =>
+    collectWith(
+      inline({
+        'compose.yaml': `services:\n  mcp-js:\n    build: .\n    ports: ["3000:3000"]\n    command:\n${command}`,
+        Dockerfile: 'FROM python:3.12-slim\nRUN pip install mcp==1.20.0\nCMD ["python", "server.py", "--port", "3000"]\n',
+        ...extra,
+      }),
+    ).deployments[0]!;
+
+  it("a client secret written in a flag's list of settings is written in the compose file", () => {
+    // r33drichards/mcp-js's docker-compose.secure-sessions.yml.
+    const d = server(
+      '      - --http-port=3000\n      - --fetch-header=host=x,token_url=http://keycloak:8080/token,client_id=mcp-client,client_secret=mcp-client-secret\n',
+    );
+    expect(fact(d, 'container.secrets_source')).toBe('manifest_plaintext');
+    expect(d.sources['container.secrets_source']![0]).toMatchObject({
+      line: 5,
+      why: 'the argument list client_secret on the command line has a value written in the compose file',
+    });
+  });
+
+  it("--api-key with a literal is in the file; a bearer token from an unset variable is the operator's", () => {
+    expect(fact(server('      - --api-key\n      - top-secret-value\n'), 'container.secrets_source')).toBe('manifest_plaintext');
+    // docker-compose.yml:18 of mcp-js: `value=Bearer ${GITHUB_TOKEN}`, set nowhere in the files.
+    const env = server('      - --fetch-header=host=api.github.com,header=Authorization,value=Bearer ${GITHUB_TOKEN}\n');
+    expect(fact(env, 'container.secrets_source')).toBeUndefined();
+    expect(env.reasons['container.secrets_source']).toMatch(/Authorization on the command line comes from the operator's environment/);
+    // Set in a committed .env, the token is written in the files.
+    const committed = server('      - --token=${MCP_TOKEN}\n', { '.env': 'MCP_TOKEN=s3cr3t-0123456789\n' });
+    expect(fact(committed, 'container.secrets_source')).toBe('manifest_plaintext');
+    // A placeholder or a word that says no secret decides nothing against the file.
+    expect(fact(server('      - --api-key=unused\n'), 'container.secrets_source')).toBe('none');
+  });
 });
 
 describe("the server's own listen flag", () => {
