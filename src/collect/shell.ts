@@ -11,10 +11,13 @@ export function commandsOf(line: string): string[][] {
     for (const t of parse(row, (name) => `$${name}`)) {
       if (typeof t === 'string') current.push(t);
       else if ('op' in t && t.op !== 'glob') {
+        const redirect = ['>', '>>', '<', '>&', '<&', '>|'].includes(t.op);
+        // `2>/dev/null`, `2>&1`: the descriptor's number belongs to the redirection, not to the command.
+        if (redirect && /^\d+$/.test(current.at(-1) ?? '') && row.includes(`${current.at(-1)}${t.op}`)) current.pop();
         if (current.length) out.push(current);
         current = [];
         // A redirection's target is not a command.
-        if (t.op === '>' || t.op === '>>' || t.op === '<') current = ['#redirect'];
+        if (redirect) current = ['#redirect'];
       } else if ('pattern' in t) current.push(t.pattern);
       else if ('comment' in t) break;
     }

@@ -5,6 +5,7 @@ import { checksNothing, checksOnlyWhen, DAEMON_NNP, failsAlways } from '../docke
 import { isHostPath, worstHostPaths } from '../host-paths.js';
 import { tlsVerification } from '../server-args.js';
 import type { At, FactSheet } from '../sheet.js';
+import { Unresolved } from './interpolate.js';
 import { isObj, type Obj } from './load.js';
 import { healthcheckOf, publishedPorts, type Svc, str, volumesOf } from './service.js';
 
@@ -25,9 +26,22 @@ export function replicas(sheet: FactSheet, srv: Svc): void {
     );
 }
 
+/**
+ * A `user:` whose value is the operator's: `user: ${UID:-}` (apiwat-chantawibul/mcp-anon, whose
+ * launchers `export UID`) runs as whoever starts it, root included, whatever the image's USER says.
+ */
+export function userFromOperator(srv: Svc): string | null {
+  const u = srv.s.spec['user'];
+  // `${UID:-}` resolves to nothing while UID is unset: the image's USER, until the operator exports it.
+  const vars = u instanceof Unresolved ? u.variables : u === '' ? srv.s.varsAt('user') : [];
+  if (!vars.length) return null;
+  return `user: is set from ${vars.join(', ')}, which the files leave to the operator's environment: who runs the server is not in them`;
+}
+
 export function containerFacts(sheet: FactSheet, srv: Svc): void {
   const spec = srv.s.spec;
   const at = (...p: (string | number)[]) => srv.s.at(...p);
+  // `user: ${UID:-1000}` is the default the file writes while UID is unset, as Compose resolves it.
   const user = str(spec['user']);
   if (user !== null) {
     const root = userIsRoot(user);

@@ -11,7 +11,7 @@ import { FactSheet } from '../sheet.js';
 import { startImage, startRelease } from '../start-release.js';
 import { fileMiddlewares, traefikEnabled, traefikFacts } from '../traefik.js';
 import { callsByUrl, mentions } from './calls.js';
-import { containerFacts, plainHealthcheck, replicas } from './container.js';
+import { containerFacts, plainHealthcheck, replicas, userFromOperator } from './container.js';
 import type { ComposeProject } from './load.js';
 import { egress, hostProxyInFront, ingressRestricted } from './network.js';
 import { composeSecrets } from './secrets.js';
@@ -100,6 +100,8 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
         sheet.set('container.image_pinned_by_digest', true, at('image'), `image: ${spec['image']}`);
       else sheet.set('container.image_pinned_by_digest', false, at('build'), 'build: runs what the build produced, named by no digest');
     } else if (srv.image) imageFacts(sheet, srv.image, at('image'));
+    const operatorUser = userFromOperator(srv);
+    if (operatorUser) sheet.reopen('container.runs_as_root', operatorUser);
     // A Dockerfile without HEALTHCHECK inherits its base image's, which is the image's, not the files'
     // (as its default USER is); FROM scratch has none.
     const built = srv.df;

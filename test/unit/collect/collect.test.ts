@@ -275,6 +275,20 @@ describe('a package manager installed to install the rest', () => {
   });
 });
 
+describe('a redirection on an install line', () => {
+  it("`2>/dev/null` and `2>&1` are the shell's, not packages to install", () => {
+    // dickens88/dify-db-search-mcp's Dockerfile:7: `pip install --no-cache-dir -e . 2>/dev/null || …`.
+    const release = (line: string) => {
+      const d = collectWith(inline({ Dockerfile: `FROM python:3.12-slim\nRUN ${line}\nUSER 1000\nCMD ["python", "server.py"]\n` }))
+        .deployments[0]!;
+      return [fact(d, 'supply_chain.deployed_release'), d.sources['supply_chain.deployed_release']?.[0]?.why];
+    };
+    expect(release('pip install --no-cache-dir mcp==1.9.0 uvicorn==0.30.0 2>/dev/null')[0]).toBe('exact_version');
+    expect(release('pip install mcp==1.9.0 2>&1 | tee /tmp/log')[0]).toBe('exact_version');
+    expect(release('pip install mcp 2>/dev/null')).toEqual(['floating', 'pip install mcp resolves versions at build time']);
+  });
+});
+
 describe('an installer fetched and piped to a shell', () => {
   // pulumi/mcp-server's Dockerfile: `curl -fsSL https://get.pulumi.com | sh` in the final stage,
   // after `npm ci`; oraios/serena's uv installer before its own `uv pip install`.

@@ -179,6 +179,28 @@ describe('Compose rules', () => {
     expect(fact(open, 'supply_chain.deployed_release')).toBe('digest');
   });
 
+  it("a user: set from the operator's environment leaves who runs undecided, whatever the image's USER", () => {
+    // apiwat-chantawibul/mcp-anon: `user: ${UID:-}` over a Dockerfile's `USER 1000:1000`; its launchers `export UID`.
+    const user = (line: string, env: Record<string, string> = {}) => {
+      const d = collectWith(
+        inline({
+          'compose.yaml': `services:\n  mcp-server:\n    build: .\n    user: ${line}\n`,
+          Dockerfile: 'FROM python:3.13-slim\nRUN pip install mcp==1.9.0\nUSER 1000:1000\nENTRYPOINT ["python", "/app/server.py"]\n',
+        }),
+        { env },
+      ).deployments[0]!;
+      return fact(d, 'container.runs_as_root') ?? d.reasons['container.runs_as_root'];
+    };
+    expect(user('${UID:-}')).toBe(
+      "user: is set from UID, which the files leave to the operator's environment: who runs the server is not in them",
+    );
+    expect(user('${UID}:${GID}')).toMatch(/is set from UID, GID/);
+    // A default the file writes is what Compose uses while the variable is unset; --env gives it.
+    expect(user('${UID:-0}')).toBe(true);
+    expect(user('${UID:-1000}')).toBe(false);
+    expect(user('${UID}', { UID: '0' })).toBe(true);
+  });
+
   it('profiles, include, extends and !reset', () => {
     const c = collectWith(
       inline({
