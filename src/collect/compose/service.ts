@@ -2,7 +2,7 @@
 // ports and health check, written where the project's files say.
 import { posix } from 'node:path';
 import type { Context } from '../context.js';
-import type { DockerfileInfo } from '../dockerfile/read.js';
+import { type DockerfileInfo, readDockerfile } from '../dockerfile/read.js';
 import { volumeParts } from '../host-paths.js';
 import { dirOf } from '../inputs.js';
 import type { EnvValue } from '../profiles/signet.js';
@@ -41,7 +41,17 @@ export function describe(ctx: Context, project: ComposeProject, s: ComposeServic
     const name = isObj(build) ? (str(build['dockerfile']) ?? 'Dockerfile') : 'Dockerfile';
     dockerfile = posix.join(contextDir, name).replace(/^\.\//, '');
   }
-  const df = dockerfile ? ctx.dockerfile(dockerfile, buildArgs(build), isObj(build) ? str(build['target']) : null) : null;
+  const inline = isObj(build) ? str(build['dockerfile_inline']) : null;
+  const target = isObj(build) ? str(build['target']) : null;
+  let df: DockerfileInfo | null;
+  if (inline !== null) {
+    // `dockerfile_inline:` (docker/mcp-gateway's interceptors example) wins over any Dockerfile in the
+    // context: read as written in the compose file, its lines counted from there.
+    const at = s.at('build', 'dockerfile_inline');
+    const block = /:\s*[|>][+-]?\d*\s*(#.*)?$/.test(ctx.inputs.get(at.file)?.text.split('\n')[at.line - 1] ?? '');
+    dockerfile = at.file;
+    df = readDockerfile(at.file, '\n'.repeat(block ? at.line : at.line - 1) + inline, buildArgs(build), target);
+  } else df = dockerfile ? ctx.dockerfile(dockerfile, buildArgs(build), target) : null;
   // The project describes what its services build, a client or a proxy as much as the server.
   if (df && dockerfile) ctx.claimed.add(dockerfile);
   const image = str(spec['image']) ?? df?.base?.image ?? null;

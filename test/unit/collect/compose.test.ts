@@ -1595,6 +1595,27 @@ describe('a server started with its Host check off', () => {
   });
 });
 
+describe('a build written inline', () => {
+  it("dockerfile_inline is the service's build, not the context's Dockerfile; lines counted in the compose file", () => {
+    // docker/mcp-gateway's examples/interceptors/compose.yaml builds the gateway inline beside a client's ./Dockerfile.
+    const files = inline({
+      'compose.yaml':
+        'services:\n  gateway:\n    build:\n      context: .\n      dockerfile_inline: |\n        FROM docker/mcp-gateway:v2\n        RUN apk add jq\n        USER 0\n    command: ["--transport=streaming", "--port=8811"]\n',
+      Dockerfile: 'FROM python:3.12-slim\nRUN pip install "mcp[cli]"\nUSER 1000\nCMD ["python", "client.py"]\n',
+    });
+    const d = deploymentOf(collectWith(files), ':gateway');
+    expect(fact(d, 'container.runs_as_root')).toBe(true);
+    expect(d.sources['container.runs_as_root']![0]).toMatchObject({ file: 'compose.yaml', line: 8 });
+    expect(d.sources['supply_chain.deployed_release']![0]).toMatchObject({ file: 'compose.yaml', line: 6 });
+    // A one-line inline build, quoted on the key's own line.
+    const oneLine = inline({
+      'compose.yaml':
+        'services:\n  gateway:\n    build:\n      dockerfile_inline: "FROM docker/mcp-gateway:v2"\n    command: ["--port=8811"]\n',
+    });
+    expect(deploymentOf(collectWith(oneLine), ':gateway').sources['supply_chain.deployed_release']![0]).toMatchObject({ line: 4 });
+  });
+});
+
 describe('secrets on the command line', () => {
   const server = (command: string, extra: Record<string, string> = {}) =>
     collectWith(
