@@ -132,7 +132,12 @@ const TLS_OFF: [RegExp, RegExp][] = [
   [/^GIT_SSL_NO_VERIFY$/, /^(1|true)$/i],
   [/^CURL_INSECURE$/, /^(1|true)$/i],
   // A server's own switch, named for it (22syn/crm's OBSIDIAN_VERIFY_SSL=false, SOME_TLS_SKIP_VERIFY=true).
-  [/(^|_)(VERIFY_SSL|SSL_VERIFY|TLS_VERIFY|VERIFY_TLS|VERIFY_CERTS?|SSL_CERT_VERIFY)$/i, /^(0|false|no|off)$/i],
+  // SAP_VALIDATE_SSL=false (Gheorghe-Valer/mcp), PG_SSL_REJECT_UNAUTHORIZED=false.
+  [
+    // Node reads only NODE_TLS_REJECT_UNAUTHORIZED=0 (above); `false` there keeps verification on.
+    /^(?!NODE_TLS_REJECT_UNAUTHORIZED$).*(^|_)(VERIFY_SSL|SSL_VERIFY|TLS_VERIFY|VERIFY_TLS|VERIFY_CERTS?|SSL_CERT_VERIFY|VALIDATE_SSL|SSL_VALIDATE|VALIDATE_TLS|VALIDATE_CERTS?|VERIFY_CERTIFICATES?|REJECT_UNAUTHORIZED)$/i,
+    /^(0|false|no|off)$/i,
+  ],
   [
     /(^|_)(SKIP_TLS_VERIFY|TLS_SKIP_VERIFY|SKIP_SSL_VERIFY|INSECURE_SKIP_VERIFY|TLS_INSECURE|SSL_INSECURE|DISABLE_SSL_VERIFICATION|DISABLE_TLS_VERIFICATION)$/i,
     /^(1|true|yes|on)$/i,

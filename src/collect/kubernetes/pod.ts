@@ -23,7 +23,14 @@ export function containerEnv(w: Workload, configMaps: K8sObject[]): Map<string, 
   }
   for (const [i, e] of arr(w.main.c['env']).entries()) {
     if (typeof e['value'] === 'string') out.set(String(e['name']), { value: e['value'], at: w.o.at(...w.main.path, 'env', i) });
-    else if (isObj(e['valueFrom'])) out.set(String(e['name']), { value: '(from a reference)', at: w.o.at(...w.main.path, 'env', i) });
+    else if (isObj(e['valueFrom'])) {
+      // `valueFrom.configMapKeyRef`: the value the ConfigMap among the files writes (Gheorghe-Valer/mcp's SAP_VALIDATE_SSL).
+      const ref = getPath(e, ['valueFrom', 'configMapKeyRef']);
+      const cm = isObj(ref) ? configMaps.find((m) => m.name === ref['name']) : undefined;
+      const v = cm && isObj(ref) ? ((cm.value['data'] ?? {}) as Obj)[String(ref['key'])] : undefined;
+      if (cm && typeof v === 'string') out.set(String(e['name']), { value: v, at: cm.at('data', String((ref as Obj)['key'])) });
+      else out.set(String(e['name']), { value: '(from a reference)', at: w.o.at(...w.main.path, 'env', i) });
+    }
   }
   return out;
 }
@@ -168,17 +175,13 @@ export function podFacts(sheet: FactSheet, w: Workload, set: K8sSet): void {
     at(...w.spec, shared[0] ?? ''),
     shared.length ? shared.map((k) => `${k}: true`).join(', ') : 'no hostNetwork, hostPID or hostIPC',
   );
-  const env = Object.fromEntries(
-    arr(c['env'])
-      .filter((e) => typeof e['value'] === 'string')
-      .map((e) => [String(e['name']), e['value']]),
+  // The container's environment as the files give it: env values, the ConfigMaps they and envFrom name, the image's ENV.
+  const given = containerEnv(
+    w,
+    set.objects.filter((o) => o.kind === 'ConfigMap'),
   );
-  const envAt = (k: string) =>
-    at(
-      ...cp,
-      'env',
-      arr(c['env']).findIndex((e) => e['name'] === k),
-    );
+  const env = Object.fromEntries([...given].filter(([, v]) => v.value !== '(from a reference)').map(([k, v]) => [k, v.value]));
+  const envAt = (k: string) => given.get(k)!.at;
   tlsVerification(sheet, env, envAt);
   hostCheckOffByVariable(sheet, env, envAt);
   const vols = arr(w.pod['volumes']);

@@ -986,6 +986,9 @@ describe("a server's own switch that turns off certificate verification", () => 
       "NODE_TLS_REJECT_UNAUTHORIZED=0 turns off the server's certificate verification",
     );
     expect(off({ OBSIDIAN_VERIFY_SSL: 'true' }).value).toBeUndefined();
+    expect(off({ PG_SSL_REJECT_UNAUTHORIZED: 'false' }).value).toBe(true);
+    // Node reads NODE_TLS_REJECT_UNAUTHORIZED only as 0: `false` keeps verification on.
+    expect(off({ NODE_TLS_REJECT_UNAUTHORIZED: 'false' }).value).toBeUndefined();
   });
 });
 

@@ -1039,6 +1039,26 @@ describe("an MCP project's controller", () => {
   });
 });
 
+describe("a switch that turns off the server's certificate verification", () => {
+  it('read through configMapKeyRef from a ConfigMap among the files, cited there', () => {
+    // Gheorghe-Valer/mcp's k8s/configmap.yaml `SAP_VALIDATE_SSL: "false"`, read by deployment.yaml's configMapKeyRef.
+    const files = (value: string) =>
+      inline({
+        'k8s/configmap.yaml': `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: mcp-config }\ndata:\n  SAP_URL: https://sap.example.com\n  SAP_VALIDATE_SSL: "${value}"\n`,
+        'k8s/deployment.yaml':
+          'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: sap-mcp }\nspec:\n  selector: { matchLabels: { app: sap-mcp } }\n  template:\n    metadata: { labels: { app: sap-mcp } }\n    spec:\n      containers:\n        - name: sap-mcp\n          image: gvaler/mcp:1.0.0\n          env:\n            - name: SAP_VALIDATE_SSL\n              valueFrom:\n                configMapKeyRef: { name: mcp-config, key: SAP_VALIDATE_SSL }\n',
+      });
+    const d = collectWith(files('false')).deployments[0]!;
+    expect(fact(d, 'egress.tls_verification_disabled')).toBe(true);
+    expect(d.sources['egress.tls_verification_disabled']![0]).toMatchObject({
+      file: 'k8s/configmap.yaml',
+      line: 6,
+      why: 'SAP_VALIDATE_SSL=false turns off certificate verification',
+    });
+    expect(fact(collectWith(files('true')).deployments[0]!, 'egress.tls_verification_disabled')).toBeUndefined();
+  });
+});
+
 describe('a server that serves TLS itself', () => {
   it('with a certificate and its key on its command line, nothing in front', () => {
     // nirmata/kyverno-mcp's k8s-manifests/deployment.yaml: --tls-cert and --tls-key, a ClusterIP Service.
