@@ -298,7 +298,9 @@ function routeFacts(sheet: FactSheet, cfg: NginxConfig, loc: LocationCtx, pc: Pr
   }
 
   // The edge's error log: at info or debug nginx writes rejected header lines with their values.
-  const el = effective(loc, 'error_log');
+  // An error_log of the main context (LAB271/mcp-studies' `error_log … warn;` above `http {}`) is inherited too.
+  const ownLog = effective(loc, 'error_log');
+  const el = ownLog.length ? ownLog : loc.mainLevel.filter((d) => d.name === 'error_log');
   if (el.length) {
     const levels = el.map((d) => d.args[1] ?? 'error');
     if (!levels.some(unresolved)) {

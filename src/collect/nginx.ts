@@ -212,6 +212,8 @@ export interface LocationCtx {
    * `sites-enabled` file), the http level that includes it may set what the server leaves out.
    */
   httpLevelKnown: boolean;
+  /** The main context's directives around the `http` block (its `error_log`, inherited below), when the files hold it. */
+  mainLevel: Directive[];
 }
 
 /** Every location (and server without locations) that proxies somewhere. */
@@ -219,13 +221,14 @@ export function proxiedLocations(cfg: NginxConfig): LocationCtx[] {
   const roots = cfg.roots();
   const http = roots.filter((d) => d.name === 'http').flatMap((d) => cfg.expand(d.block ?? []));
   const httpLevel = http.length ? http : roots;
+  const mainLevel = http.length ? cfg.expand(roots.filter((d) => d.name !== 'http')) : [];
   const servers = httpLevel.filter((d) => d.name === 'server');
   const out: LocationCtx[] = [];
   for (const server of servers) {
     const sLevel = cfg.expand(server.block ?? []);
     const visit = (level: Directive[], chain: Directive[][], loc: Directive | null) => {
       const pp = level.find((d) => d.name === 'proxy_pass') ?? null;
-      if (pp && loc) out.push({ server, location: loc, levels: chain, proxyPass: pp, httpLevelKnown: http.length > 0 });
+      if (pp && loc) out.push({ server, location: loc, levels: chain, proxyPass: pp, httpLevelKnown: http.length > 0, mainLevel });
       for (const l of level.filter((d) => d.name === 'location')) {
         const inner = cfg.expand(l.block ?? []);
         visit(inner, [...chain, inner], l);
@@ -233,7 +236,7 @@ export function proxiedLocations(cfg: NginxConfig): LocationCtx[] {
     };
     visit(sLevel, [httpLevel, sLevel], null);
     const pp = sLevel.find((d) => d.name === 'proxy_pass');
-    if (pp) out.push({ server, location: null, levels: [httpLevel, sLevel], proxyPass: pp, httpLevelKnown: http.length > 0 });
+    if (pp) out.push({ server, location: null, levels: [httpLevel, sLevel], proxyPass: pp, httpLevelKnown: http.length > 0, mainLevel });
   }
   return out;
 }

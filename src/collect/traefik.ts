@@ -146,3 +146,34 @@ export function traefikFacts(sheet: FactSheet, labels: Labels, pc: ProxyContext,
   if (pc.platform === 'compose')
     sheet.set('tls.backend_hop', 'same_host', anyAt, 'Traefik reaches the service over a bridge network of one Compose host');
 }
+
+/**
+ * Traefik's access log with the request headers kept: `--accesslog.fields.headers.defaultmode=keep`
+ * (atrawog/mcp-oauth-gateway's traefik service) writes every header, the bearer token in
+ * Authorization too, unless `--accesslog.fields.headers.names.Authorization` drops or redacts it.
+ * Traefik drops headers by default. Its static options as flags or as TRAEFIK_* variables.
+ */
+export function traefikAccessLog(
+  sheet: FactSheet,
+  flags: string[],
+  env: ReadonlyMap<string, string>,
+  at: (flag: number | null) => At,
+): void {
+  const opts = new Map<string, { value: string; i: number | null }>();
+  for (const [k, v] of env)
+    if (/^TRAEFIK_ACCESSLOG(_|$)/i.test(k)) opts.set(k.slice('TRAEFIK_'.length).toLowerCase().replace(/_/g, '.'), { value: v, i: null });
+  flags.forEach((w, i) => {
+    const m = /^--(accesslog(?:\.[\w.-]+)?)(?:=(.*))?$/i.exec(w);
+    if (m) opts.set(m[1]!.toLowerCase(), { value: m[2] ?? 'true', i });
+  });
+  const on =
+    opts.get('accesslog')?.value.toLowerCase() !== 'false' && [...opts.keys()].some((k) => k === 'accesslog' || k.startsWith('accesslog.'));
+  const mode = opts.get('accesslog.fields.headers.names.authorization') ?? opts.get('accesslog.fields.headers.defaultmode');
+  if (on && mode?.value.toLowerCase() === 'keep')
+    sheet.set(
+      'logging.logs_authorization_header',
+      true,
+      at(mode.i),
+      "Traefik's access log keeps the request headers, Authorization among them",
+    );
+}

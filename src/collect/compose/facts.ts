@@ -9,7 +9,7 @@ import { imagePin, repository } from '../roles.js';
 import { hostCheckOff, hostCheckOffByVariable, legacySse, listenFacts, tlsFlags } from '../server-args.js';
 import { FactSheet } from '../sheet.js';
 import { startImage, startRelease } from '../start-release.js';
-import { fileMiddlewares, traefikEnabled, traefikFacts } from '../traefik.js';
+import { fileMiddlewares, traefikAccessLog, traefikEnabled, traefikFacts } from '../traefik.js';
 import { callsByUrl, mentions } from './calls.js';
 import { containerFacts, plainHealthcheck, replicas, userFromOperator } from './container.js';
 import type { ComposeProject } from './load.js';
@@ -190,11 +190,16 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
         closed: closedFor(project, proxy),
         answersInOnePiece: signet !== null,
       });
-      if (proxy.role?.kind === 'proxy' && proxy.role.product === 'traefik')
+      if (proxy.role?.kind === 'proxy' && proxy.role.product === 'traefik') {
+        const cmd = proxy.s.spec['command'];
+        traefikAccessLog(sheet, commandWordsOf([cmd]), containerEnv(proxy), (i) =>
+          i !== null && Array.isArray(cmd) ? proxy.s.at('command', i) : proxy.s.at(cmd === undefined ? 'environment' : 'command'),
+        );
         traefikFacts(sheet, labels, { targets: [srv.s.name], platform: 'compose', facesClients: publishedPorts(proxy).kind !== 'none' }, [
           ...svcs.map(labelsOf),
           fileMiddlewares(ctx.proxyFiles(proxy.contextDir, volumesOf(proxy), composeDir(project), ['traefik'])),
         ]);
+      }
       if (sheet.get('exposure.behind_reverse_proxy') === true && published.kind !== 'none')
         sheet.set(
           'exposure.behind_reverse_proxy',

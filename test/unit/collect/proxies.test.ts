@@ -188,13 +188,13 @@ describe('Caddy in front', () => {
 });
 
 describe('Traefik in front (docker labels)', () => {
-  const stack = (serverPorts: string) =>
+  const stack = (serverPorts: string, flags = '"--entrypoints.websecure.address=:443"', env = '') =>
     inline({
       'compose.yaml': [
         'services:',
         '  traefik:',
         '    image: traefik:v3.1',
-        '    command: ["--providers.docker=true", "--entrypoints.websecure.address=:443"]',
+        `    command: ["--providers.docker=true", ${flags}]${env}`,
         '    ports: ["443:443"]',
         '    volumes: ["/var/run/docker.sock:/var/run/docker.sock:ro"]',
         '  mcp:',
@@ -220,6 +220,26 @@ describe('Traefik in front (docker labels)', () => {
     expect(d.facts['tls']).toMatchObject({ enabled: true, hsts: true, backend_hop: 'same_host' });
     expect(d.facts['rate_limit']).toEqual({ enabled: true, per_minute: 100, scope: 'ip' });
     expect(d.sources['rate_limit.per_minute']![0]).toMatchObject({ file: 'compose.yaml', line: 15 });
+  });
+
+  it("an access log that keeps the request headers logs the bearer token; Traefik's default drops them", () => {
+    // atrawog/mcp-oauth-gateway's traefik/docker-compose.yml: --accesslog=true, --accesslog.fields.headers.defaultmode=keep.
+    const logged = (flags: string, env = '') => {
+      const d = deploymentOf(collectWith(stack('', flags, env)), ':mcp');
+      return [
+        fact(d, 'logging.logs_authorization_header'),
+        (d.sources['logging.logs_authorization_header']?.[0] as { line?: number } | undefined)?.line,
+      ];
+    };
+    expect(logged('"--accesslog=true", "--accesslog.fields.headers.defaultmode=keep"')).toEqual([true, 4]);
+    // Authorization dropped by name, headers left at Traefik's default, or no access log: nothing decided here.
+    expect(
+      logged('"--accesslog=true", "--accesslog.fields.headers.defaultmode=keep", "--accesslog.fields.headers.names.Authorization=drop"')[0],
+    ).toBeUndefined();
+    expect(logged('"--accesslog=true"')[0]).toBeUndefined();
+    expect(logged('"--accesslog=false", "--accesslog.fields.headers.defaultmode=keep"')[0]).toBeUndefined();
+    // The same options as TRAEFIK_* variables.
+    expect(logged('"--accesslog=true"', '\n    environment:\n      TRAEFIK_ACCESSLOG_FIELDS_HEADERS_DEFAULTMODE: keep')[0]).toBe(true);
   });
 
   it('a plain router that only redirects to https serves nothing over HTTP; one that serves does', () => {
@@ -374,6 +394,25 @@ describe('nginx on a host: each configuration on its own', () => {
     expect(fact(named('allinone'), 'logging.edge_logs_rejected_header_values')).toBe(false);
     expect(fact(named('multi'), 'logging.edge_logs_rejected_header_values')).toBe(true);
     expect(fact(named('elsewhere'), 'transport.legacy_sse')).toBe(true);
+  });
+});
+
+describe("an error_log in nginx's main context", () => {
+  it('is inherited by every server below it, as nginx inherits it', () => {
+    // LAB271/mcp-studies' nginx-gateway.conf:7: `error_log /var/log/nginx/error.log warn;` above `events` and `http`.
+    const level = (main: string) => {
+      const d = collectWith(
+        inline({
+          'nginx.conf': `${main}events {}\nhttp {\n    server {\n        listen 80;\n        location /mcp {\n            proxy_pass http://127.0.0.1:8000;\n        }\n    }\n}\n`,
+        }),
+      ).deployments[0]!;
+      return [fact(d, 'logging.edge_logs_rejected_header_values'), d.sources['logging.edge_logs_rejected_header_values']?.[0]];
+    };
+    expect(level('error_log /var/log/nginx/error.log warn;\n')).toEqual([
+      false,
+      { file: 'nginx.conf', line: 1, why: 'error_log level warn' },
+    ]);
+    expect(level('error_log /var/log/nginx/error.log debug;\n')[0]).toBe(true);
   });
 });
 
