@@ -95,6 +95,8 @@ export function readStages(path: string, text: string, buildArgs: ReadonlyMap<st
   const auditIn: { stage: number; at: At }[] = [];
   const sbomIn: { stage: number; at: At }[] = [];
   const fetchedIn: { stage: number; at: At; text: string }[] = [];
+  // Files `ADD https://…` fetched into a stage, by stage and path: a script run from there is an installer.
+  const addedUrls = new Map<string, string>();
   const ignoreScriptsIn: { stage: number; at: At }[] = [];
   const rebuildIn: { stage: number; at: At; text: string }[] = [];
 
@@ -186,6 +188,14 @@ export function readStages(path: string, text: string, buildArgs: ReadonlyMap<st
             s.copied.push(substIn(stage, /(?:^|,)(?:source|src)=([^,]+)/.exec(mount)?.[1] ?? '.'));
         }
         for (const step of fetchedInstallers(substIn(stage, shellOf(content)), at(ins))) install(stage, step);
+        // deslicer/mcp-for-splunk: `ADD https://astral.sh/uv/install.sh /uv-installer.sh`, then `RUN sh /uv-installer.sh`.
+        for (const words of commandsOf(substIn(stage, shellOf(content)))) {
+          const w = unwrap(words);
+          const script = /^(\/usr)?(\/bin\/)?(ba|da|z)?sh$/.test(w[0] ?? '') ? w.find((x, j) => j > 0 && !x.startsWith('-')) : w[0];
+          const url = script === undefined ? undefined : addedUrls.get(`${stage}:${script}`);
+          if (url)
+            install(stage, { at: at(ins), tool: 'script', text: `${w.join(' ')} (ADD ${url})`, locked: false, scriptsDisabled: null });
+        }
         // As written: the parsed content drops the `\n` escapes inside quotes that echo turns into lines.
         for (const w of writtenFiles(
           shellOf((ins as { getRawArgumentsContent?: () => string | null }).getRawArgumentsContent?.() ?? content),
@@ -254,9 +264,13 @@ export function readStages(path: string, text: string, buildArgs: ReadonlyMap<st
           // `ADD https://…/main/tool /usr/local/bin/tool`: fetched at build time, as curl would.
           const words = ins.getArguments().map((a) => a.getValue());
           const target = substIn(stage, words.at(-1) ?? '');
-          for (const url of kw === 'ADD' ? words.slice(0, -1).filter((w) => /^https?:\/\//.test(w)) : [])
+          for (const url of kw === 'ADD' ? words.slice(0, -1).filter((w) => /^https?:\/\//.test(w)) : []) {
             if (fetchedFromMovingRef([url], target.endsWith('/') ? posix.basename(url) : target))
               fetchedIn.push({ stage, at: at(ins), text: `ADD ${url}` });
+            // `ADD --checksum=sha256:…` fixes the content; without it the file is whatever the URL serves.
+            if (!flags.some((f) => f.getName() === 'checksum'))
+              addedUrls.set(`${stage}:${target.endsWith('/') ? `${target}${posix.basename(url)}` : target}`, url);
+          }
           const sources = copySources(
             ins.getArguments().map((a) => a.getValue()),
             content,

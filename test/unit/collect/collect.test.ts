@@ -328,6 +328,23 @@ describe('an installer fetched and piped to a shell', () => {
     ).toBe('locked');
   });
 
+  it('an installer fetched with ADD and run from its file is one too, unless ADD --checksum fixes it', () => {
+    // deslicer/mcp-for-splunk's mcp_itsi/Dockerfile:16-18.
+    const added = (add: string) => image(`${add}\nENV UV_INSTALL_DIR=/usr/local/bin\nRUN sh /uv-installer.sh && rm /uv-installer.sh`);
+    const d = added('ADD https://astral.sh/uv/install.sh /uv-installer.sh');
+    expect([fact(d, 'supply_chain.deployed_release'), fact(d, 'supply_chain.lockfile_enforced')]).toEqual(['floating', false]);
+    expect(d.sources['supply_chain.deployed_release']![0]).toMatchObject({
+      line: 6,
+      why: 'sh /uv-installer.sh (ADD https://astral.sh/uv/install.sh) resolves versions at build time',
+    });
+    expect(
+      fact(
+        added(`ADD --checksum=sha256:${'a'.repeat(64)} https://astral.sh/uv/install.sh /uv-installer.sh`),
+        'supply_chain.deployed_release',
+      ),
+    ).toBe('locked');
+  });
+
   it("before the server's own unpinned install, the server's install is named", () => {
     const d = collectWith(
       inline({
