@@ -104,6 +104,15 @@ export function installStep(w: string[], at: At): InstallStep | null {
   const [cmd, sub, ...rest] = w;
   const text = w.join(' ');
   const has = (...flags: string[]) => w.some((x) => flags.some((f) => x === f || x.startsWith(`${f}=`)));
+  // `uv pip install -e . --no-deps` (pab1it0/prometheus-mcp-server, after `uv sync --frozen`): the
+  // project's own code, with no dependency resolved; what is locked stays locked.
+  const pipLike =
+    cmd === 'pip' ||
+    cmd === 'pip3' ||
+    (cmd === 'uv' && sub === 'pip') ||
+    (cmd?.startsWith('python') && sub === '-m' && rest[0]?.startsWith('pip'));
+  if (pipLike && w.includes('install') && has('--no-deps', '--no-dependencies') && projectOnly(w.slice(w.indexOf('install') + 1)))
+    return null;
   if (cmd === 'npm' && (sub === 'ci' || sub === 'clean-install' || sub === 'install-clean'))
     return { at, tool: 'npm', text, locked: true, scriptsDisabled: has('--ignore-scripts') };
   if (cmd === 'npm' && (sub === 'install' || sub === 'i' || sub === 'add'))

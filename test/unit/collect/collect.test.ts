@@ -472,6 +472,17 @@ describe('YAML with a top-level services: that is no Compose file', () => {
     ]);
     expect(out.notes).toEqual([]);
   });
+
+  it("an include: that names one file is Dart's analysis options; Compose's include is a list", () => {
+    // 0x1D-1983/book-api-mcp-docker-compose-bundle's analysis_options.yaml.
+    const dart = 'include: package:lints/recommended.yaml\nlinter:\n  rules:\n    - prefer_const_constructors\n';
+    const compose = 'include:\n  - ./db/compose.yaml\n';
+    const out = collectWith(inline({ 'analysis_options.yaml': dart, 'stack/compose.yaml': compose }));
+    expect(out.files.map((f) => [f.path, f.kind])).toEqual([
+      ['analysis_options.yaml', 'other'],
+      ['stack/compose.yaml', 'compose'],
+    ]);
+  });
 });
 
 describe('Java, .NET and older Rust builds of an MCP server', () => {

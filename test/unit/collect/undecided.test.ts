@@ -315,6 +315,9 @@ describe('misreadings the broadened corpus found, each on a small file', () => {
     // An upgrade, or another package beside the project, resolves anew.
     expect(release('uv pip install --upgrade .').value).toBe('floating');
     expect(release('pip install . httpx').value).toBe('floating');
+    // With --no-deps it resolves nothing: the locked install stands (pab1it0/prometheus-mcp-server's Dockerfile:15).
+    for (const install of ['uv pip install -e . --no-deps', 'pip install --no-deps .'])
+      expect(release(install), install).toMatchObject({ value: 'locked', enforced: true });
   });
 
   it('an install in a stage that holds no lockfile floats, whatever another stage locked', () => {
