@@ -163,6 +163,8 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       sheet.reopen('exposure.bind_address_class', HOST_NETWORK('network_mode: host'));
       sheet.reopen('container.published_ports', HOST_NETWORK('network_mode: host'));
     }
+    // A service of the stack that calls the MCP endpoint past the proxy.
+    let caller: Svc | undefined;
     if (proxy) {
       const pAt = proxy.s.at();
       if (published.kind !== 'none') {
@@ -209,7 +211,7 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
         );
       // A service of the stack that calls the MCP endpoint itself reaches the server past the proxy
       // (doctrine: exposure.behind_reverse_proxy); a health check or a metrics scraper names no MCP path.
-      const caller = svcs.find((v) => v !== srv && v !== proxy && callsByUrl(v, srv.s.name, true));
+      caller = svcs.find((v) => v !== srv && v !== proxy && callsByUrl(v, srv.s.name, true));
       if (caller && sheet.get('exposure.behind_reverse_proxy') === true)
         sheet.set(
           'exposure.behind_reverse_proxy',
@@ -352,8 +354,9 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       if (sheet.get('exposure.reachable_from_internet') === false) sheet.reopen('exposure.reachable_from_internet', why);
       if (['private', 'loopback'].includes(String(sheet.get('exposure.endpoint_address_class'))))
         sheet.reopen('exposure.endpoint_address_class', why);
-      // A port of its own on the host still reaches it past any proxy: that stays "no proxy in front".
-      if (sheet.get('exposure.behind_reverse_proxy') === false && published.kind === 'none')
+      // A port of its own on the host, or a service of the stack that calls it past the proxy
+      // (deslicer/mcp-for-splunk's Inspector), still reaches it past any proxy: that stays "no proxy in front".
+      if (sheet.get('exposure.behind_reverse_proxy') === false && published.kind === 'none' && !caller)
         sheet.reopen('exposure.behind_reverse_proxy', why);
       // "No proxy to restrict ingress to" holds only where no proxy can be (Maicon-Bartoski-Saas/mcp-server's Traefik on `cloud`).
       if (!proxy && published.kind === 'none' && sheet.get('exposure.ingress_restricted_to_proxy') === false)

@@ -450,6 +450,12 @@ describe('misreadings the broadened corpus found, each on a small file', () => {
     expect(d.sources['exposure.behind_reverse_proxy']![0]!.why).toBe(
       "service mcp-inspector calls mcp-server's MCP endpoint directly, not through edge",
     );
+    // On an external network (deslicer/mcp-for-splunk's docker-compose-dev.yml) a proxy outside the files
+    // may reach the server too; the Inspector still goes past it.
+    const external = collectWith(
+      inline({ 'compose.yaml': `${compose}\nnetworks:\n  default:\n    name: splunk-network\n    external: true\n` }),
+    ).deployments[0]!;
+    expect(fact(external, 'exposure.behind_reverse_proxy')).toBe(false);
   });
 
   it('an OpenShift Route in front, and a securityContext the manifest leaves to admission', () => {
