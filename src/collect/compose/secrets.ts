@@ -30,7 +30,11 @@ const CONNECTION_URL_NAME =
 export function composeSecrets(ctx: Context, sheet: FactSheet, srv: Svc, project: ComposeProject): void {
   const spec = srv.s.spec;
   const env = isObj(spec['environment']) ? (spec['environment'] as Obj) : {};
-  const found: { kind: string; at: At; why: string }[] = [];
+  // What the build writes into the image (`ENV MCP_API_KEY=test-key`, TheLukasHenry/proxy-server's
+  // mcp-proxy/Dockerfile) is in every container of it, whatever the service sets over it.
+  const found: { kind: string; at: At; why: string }[] = (srv.df?.secretsInImage ?? [])
+    .slice(0, 1)
+    .map((s) => ({ kind: 'baked_into_image', at: s.at, why: s.how }));
   for (const [k, v] of Object.entries(env)) {
     // `DB_PASSWORD_FILE=/run/secrets/db`: a secret read from a mounted file (`LOG_FILE` is no secret).
     if (/_FILE$/.test(k) && SECRET_NAME.test(k.replace(/_FILE$/, '')) && typeof v === 'string' && v.startsWith('/')) {

@@ -5,6 +5,15 @@ import { getPath, type K8sObject, KUSTOMIZE_HASH } from './load.js';
 import { arr, isObj, type Obj } from './values.js';
 import type { Workload } from './workloads.js';
 
+/**
+ * A connection URL's password written in the manifest; `postgresql://app:$(DB_PASSWORD)@db/x`
+ * (Quazmoz/K8SHomelab) is another variable Kubernetes expands there, judged on its own.
+ */
+const writtenUrlPassword = (value: string): boolean => {
+  const password = passwordInUrl(value);
+  return password !== null && !/^\$\([A-Za-z_][A-Za-z0-9_]*\)$/.test(password);
+};
+
 export function secretsFacts(sheet: FactSheet, w: Workload, configMaps: K8sObject[], secrets: K8sObject[]): void {
   const found: { kind: string; at: At; why: string }[] = [];
   // Values written as placeholders (`PLACEHOLDER_DO_NOT_USE`, `your-api-key-here`) the operator replaces.
@@ -27,7 +36,7 @@ export function secretsFacts(sheet: FactSheet, w: Workload, configMaps: K8sObjec
           placeholders.push(`${name} is a placeholder ("${e['value'].slice(0, 40)}")`);
         else if (typeof e['value'] === 'string' && e['value'] !== '' && !saysNoSecret(e['value']))
           found.push({ kind: 'manifest_plaintext', at: eAt, why: `${name} has a literal value in the manifest` });
-      } else if (typeof e['value'] === 'string' && passwordInUrl(e['value']))
+      } else if (typeof e['value'] === 'string' && writtenUrlPassword(e['value']))
         found.push({ kind: 'manifest_plaintext', at: eAt, why: `${name} is a connection URL with a password written in the manifest` });
     });
     arr(c['envFrom']).forEach((e, ei) => {
@@ -59,7 +68,10 @@ export function secretsFacts(sheet: FactSheet, w: Workload, configMaps: K8sObjec
     // named with its content hash.
     const values = secretValues(s);
     // kubectl's output names a generated Secret with its content hash: written in the files only when made from literals.
-    const literal = (s.value['__literal'] === true || (!s.value['__generated'] && !KUSTOMIZE_HASH.test(s.name))) && values.length > 0;
+    // A SOPS-encrypted Secret (Flux decrypts it as it applies it): the files hold ciphertext, not the values.
+    const encrypted = isObj(s.value['sops']) || (values.length > 0 && values.every(([, v, raw]) => /^ENC\[/.test(raw) || /^ENC\[/.test(v)));
+    const literal =
+      !encrypted && (s.value['__literal'] === true || (!s.value['__generated'] && !KUSTOMIZE_HASH.test(s.name))) && values.length > 0;
     // sapientpants/sonarqube-mcp-server's base Secret: `SONARQUBE_TOKEN: "PLACEHOLDER_DO_NOT_USE"`.
     const secretOnes = values.filter(([k]) => !NOT_SECRET_KEY.test(k));
     const filledIn = ([k, v, raw]: [string, string, string]) => placeholder(v) || placeholder(raw) || unfilled(k, v);

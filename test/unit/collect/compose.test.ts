@@ -1616,6 +1616,22 @@ describe('a build written inline', () => {
   });
 });
 
+describe("a secret the service's build writes into its image", () => {
+  it('is baked into the image, whatever the service sets over it', () => {
+    // TheLukasHenry/proxy-server's mcp-proxy/Dockerfile:33 `ENV MCP_API_KEY=test-key`, built by its compose file.
+    const d = (environment: string) =>
+      collectWith(
+        inline({
+          'compose.yaml': `services:\n  mcp-proxy:\n    build: .\n    ports: ["8000:8000"]\n${environment}`,
+          Dockerfile: 'FROM python:3.11-slim\nRUN pip install fastmcp==2.3.0\nENV MCP_API_KEY=test-key\nCMD ["python", "mcp_server.py"]\n',
+        }),
+      ).deployments[0]!;
+    expect(fact(d(''), 'container.secrets_source')).toBe('baked_into_image');
+    expect(d('').sources['container.secrets_source']![0]).toMatchObject({ file: 'Dockerfile', line: 3 });
+    expect(fact(d('    environment:\n      MCP_API_KEY: ${MCP_API_KEY}\n'), 'container.secrets_source')).toBe('baked_into_image');
+  });
+});
+
 describe('secrets on the command line', () => {
   const server = (command: string, extra: Record<string, string> = {}) =>
     collectWith(

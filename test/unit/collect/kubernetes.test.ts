@@ -964,6 +964,19 @@ describe('a committed Secret the pod reads', () => {
     );
   });
 
+  it("a SOPS-encrypted Secret holds ciphertext, not the values; a $(VAR) in a URL is another variable's", () => {
+    // Quazmoz/K8SHomelab: mcpo-config.secret.enc.yaml (Flux decrypts it) and context-forge.yaml's `$(DB_PASSWORD)`.
+    const sops =
+      'apiVersion: v1\nkind: Secret\nmetadata: { name: mcp-hub-secrets }\nstringData:\n  mysql-password: ENC[AES256_GCM,data:q8k=,iv:a,tag:b,type:str]\nsops:\n  age:\n    - recipient: age1xyz\n  version: 3.9.0\n';
+    expect(source({ 'k8s/deployment.yaml': deployment(keyRef), 'k8s/secrets.yaml': sops })).toEqual({
+      value: 'environment',
+      why: 'MYSQL_PASSWORD from a Secret (secretKeyRef)',
+    });
+    const url = `${keyRef}            - name: DATABASE_URL\n              value: postgresql://app:$(MYSQL_PASSWORD)@db:5432/mcp\n`;
+    expect(source({ 'k8s/deployment.yaml': deployment(url) }).value).toBe('environment');
+    expect(source({ 'k8s/deployment.yaml': deployment(url.replace('$(MYSQL_PASSWORD)', 'hunter22')) }).value).toBe('manifest_plaintext');
+  });
+
   it('another Secret, even one whose name is part of the read one, says nothing of it', () => {
     expect(source({ 'k8s/deployment.yaml': deployment(keyRef), 'k8s/secrets.yaml': secret('mcp-hub') }).value).toBe('environment');
   });
