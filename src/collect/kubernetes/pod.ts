@@ -114,7 +114,20 @@ export function podFacts(sheet: FactSheet, w: Workload, set: K8sSet): void {
   // ServiceAccount of the same name in namespace kubectl-ai.
   const nsOf = (o: K8sObject) => String(getPath(o.value, ['metadata', 'namespace']) ?? '');
   const sa = set.objects.find((o) => o.kind === 'ServiceAccount' && o.name === saName && nsOf(o) === nsOf(w.o));
-  if (automount !== undefined)
+  // A projected serviceAccountToken volume the server mounts (giantswarm/mcp-kubernetes, beside
+  // `automountServiceAccountToken: false`) gives it a token all the same.
+  const mountedHere = new Set(arr(c['volumeMounts']).map((m) => String(m['name'])));
+  const projectedToken = arr(w.pod['volumes']).findIndex(
+    (v) => mountedHere.has(String(v['name'])) && arr(getPath(v, ['projected', 'sources'])).some((src) => isObj(src['serviceAccountToken'])),
+  );
+  if (projectedToken >= 0)
+    sheet.set(
+      'container.service_account_token_mounted',
+      true,
+      at(...w.spec, 'volumes', projectedToken),
+      `volume ${String(arr(w.pod['volumes'])[projectedToken]!['name'])} projects a ServiceAccount token into the container`,
+    );
+  else if (automount !== undefined)
     sheet.set(
       'container.service_account_token_mounted',
       automount !== false,

@@ -56,7 +56,8 @@ export function secretsFacts(sheet: FactSheet, w: Workload, configMaps: K8sObjec
     });
   });
   for (const v of arr(w.pod['volumes'])) {
-    if (isObj(v['secret']) || isObj(v['projected']))
+    // A projected volume is a secret one when it projects a Secret; a ConfigMap or the API token alone is none.
+    if (isObj(v['secret']) || arr(getPath(v, ['projected', 'sources'])).some((src) => isObj(src['secret'])))
       found.push({ kind: 'mounted_files', at: at(...w.spec, 'volumes'), why: `Secret volume ${String(v['name'])}` });
     if (isObj(v['secret'])) referenced.add(String(v['secret']['secretName'] ?? ''));
     for (const src of arr(getPath(v, ['projected', 'sources'])))

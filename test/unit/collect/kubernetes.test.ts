@@ -1117,6 +1117,28 @@ describe("a pod's ServiceAccount", () => {
     expect(fact(d, 'container.service_account_token_mounted')).toBe(true);
     expect(d.sources['container.service_account_token_mounted']![0]).toMatchObject({ file: 'k8s/all.yaml', line: 22 });
   });
+
+  it('a projected token volume mounts one whatever automountServiceAccountToken says; a projected ConfigMap is no secret', () => {
+    // giantswarm/mcp-kubernetes' chart: automountServiceAccountToken: false, then a projected serviceAccountToken volume.
+    const pod = (sources: string) =>
+      `apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: mcp-kubernetes }\nspec:\n  selector: { matchLabels: { app: mcp } }\n  template:\n    metadata: { labels: { app: mcp } }\n    spec:\n      automountServiceAccountToken: false\n      containers:\n        - name: mcp-kubernetes\n          image: gsoci.azurecr.io/giantswarm/mcp-kubernetes:0.0.42\n          volumeMounts: [{ name: kube-api, mountPath: /var/run/secrets/kubernetes.io/serviceaccount }]\n      volumes:\n        - name: kube-api\n          projected:\n            sources:\n${sources}`;
+    const token = collectWith(
+      inline({
+        'k8s/deployment.yaml': pod(
+          '              - serviceAccountToken: { path: token, expirationSeconds: 3600 }\n              - configMap: { name: kube-root-ca.crt }\n',
+        ),
+      }),
+    ).deployments[0]!;
+    expect(fact(token, 'container.service_account_token_mounted')).toBe(true);
+    expect(token.sources['container.service_account_token_mounted']![0]).toMatchObject({
+      line: 15,
+      why: 'volume kube-api projects a ServiceAccount token into the container',
+    });
+    expect(fact(token, 'container.secrets_source')).toBeUndefined();
+    const configOnly = collectWith(inline({ 'k8s/deployment.yaml': pod('              - configMap: { name: settings }\n') }))
+      .deployments[0]!;
+    expect(fact(configOnly, 'container.service_account_token_mounted')).toBe(false);
+  });
 });
 
 describe('manifests kept by kind in sibling directories', () => {
