@@ -45,10 +45,11 @@ const FILE_PATH =
   /^(\/|~\/|\.{1,2}\/|\$\{?(HOME|workspaceFolder|CLAUDE_PROJECT_DIR)\}?\/|%USERPROFILE%\\|[A-Za-z]:\\)[^\s]*[/\\][^\s]*\.[A-Za-z0-9]{2,5}$/;
 /**
  * A value that refers to a secret kept elsewhere, after an auth scheme or none: ${input:x}, ${env:X},
- * ${X}, $X, OpenCode's {env:X} and {file:path}, Continue's ${{ secrets.X }}, an MCP Bundle's ${user_config.x}.
+ * ${X}, $X, OpenCode's {env:X} and {file:path}, Continue's ${{ secrets.X }}, an MCP Bundle's ${user_config.x},
+ * LibreChat's {{GITHUB_PAT}} (a customUserVars value each user enters).
  */
 const REFERENCE = new RegExp(
-  String.raw`^\s*${AUTH_SCHEME}(\$\{(input|env):[^}]+\}|\$\{user_config\.[\w.-]+\}|\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{(env|file):[^}]+\}|\$\{\{\s*(secrets|inputs)\.[\w.-]+\s*\}\})\s*$`,
+  String.raw`^\s*${AUTH_SCHEME}(\$\{(input|env):[^}]+\}|\$\{user_config\.[\w.-]+\}|\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{(env|file):[^}]+\}|\$\{\{\s*(secrets|inputs)\.[\w.-]+\s*\}\}|\{\{\s*[A-Za-z_][\w.]*\s*\}\})\s*$`,
   'i',
 );
 /** `${VAR:-default}` (or `${VAR-default}`) as Claude Code expands it: the default is a value written in the file. */

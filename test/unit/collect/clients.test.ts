@@ -1204,6 +1204,18 @@ describe('YAML with servers keyed by name under mcpServers', () => {
     const local = deploymentOf(c, ':filesystem');
     expect(fact(local, 'client.stdio_servers_release')).toBe('exact_version');
   });
+
+  it("LibreChat's {{VAR}} is a value each user enters (customUserVars), no secret written in the file", () => {
+    // faktenforum/ai-chat-interface's librechat.yaml: `Authorization: "Bearer {{GITHUB_PAT}}"` with customUserVars GITHUB_PAT.
+    const perUser = (value: string) =>
+      fact(
+        collectWith(inline({ 'librechat.yaml': yaml.replace('"Bearer ${MCP_TOKEN}"', value) })).deployments[0]!,
+        'client.config_secrets_plaintext',
+      );
+    expect(perUser('"Bearer {{GITHUB_PAT}}"')).toBe(false);
+    expect(perUser("'{{MAIL_PASSWORD}}'")).toBe(false);
+    expect(perUser('"Bearer ghp_0123456789abcdefghij0123456789abcdef"')).toBe(true);
+  });
 });
 
 describe('a launch inside a container the entry does not define', () => {
