@@ -184,9 +184,17 @@ export function clientDeployments(ctx: Context, file: TextFile): FactSheet[] {
   const wanted = ctx.options.servers ?? [];
   // An entry switched off (`"disabled": true` in Cline, Roo Code and Kiro; `enabled = false` in
   // Codex) is never started: no deployment, unless named with --server.
-  const off = (r: (typeof reads)[number]) => r.e.spec['disabled'] === true || r.e.spec['enabled'] === false;
+  // Claude Code and Claude Desktop document no such key: Claude Code has been seen starting such
+  // entries all the same (anthropics/claude-code#33958, #32119), so they are reviewed, with a note.
+  const claude = /(^|\/)(\.mcp\.json|\.claude\.json|claude_desktop_config\.json)$/.test(file.path);
+  const off = (r: (typeof reads)[number]) => !claude && (r.e.spec['disabled'] === true || r.e.spec['enabled'] === false);
   for (const r of reads)
-    if (off(r) && !wanted.includes(r.e.name))
+    if (claude && r.e.spec['disabled'] === true)
+      ctx.note(
+        file.path,
+        `server entry "${r.e.name}" says "disabled": true, a key Claude's clients do not document (Claude Code turns servers off in its settings or /mcp): reviewed as one it starts`,
+      );
+    else if (off(r) && !wanted.includes(r.e.name))
       ctx.note(
         file.path,
         `server entry "${r.e.name}" is switched off (${r.e.spec['disabled'] === true ? '"disabled": true' : 'enabled = false'}): the client does not start it`,

@@ -199,6 +199,18 @@ describe('what a client starts: uvx versions and entries switched off', () => {
     ]);
   });
 
+  it('Claude Code\'s .mcp.json: "disabled": true is no key Claude documents, so the entry is reviewed', () => {
+    // Chisanan232/ai-development-config's claude-code-config/.mcp.json; anthropics/claude-code#33958 and #32119.
+    for (const path of ['claude-code-config/.mcp.json', 'claude_desktop_config.json']) {
+      const c = collectWith(inline({ [path]: kiro }));
+      expect(c.deployments.map((d) => d.name)).toEqual([`client:${path}:aurora-dsql`, `client:${path}:aws-core`]);
+      expect(c.notes).toContainEqual({
+        file: path,
+        what: 'server entry "aws-core" says "disabled": true, a key Claude\'s clients do not document (Claude Code turns servers off in its settings or /mcp): reviewed as one it starts',
+      });
+    }
+  });
+
   it('Codex: enabled = false switches an entry off', () => {
     const toml = ['[mcp_servers.fetch]', 'command = "uvx"', 'args = ["mcp-server-fetch==2025.4.7"]', 'enabled = false', ''].join('\n');
     const c = collectWith(inline({ '.codex/config.toml': toml }));
