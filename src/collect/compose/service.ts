@@ -38,8 +38,11 @@ export function describe(ctx: Context, project: ComposeProject, s: ComposeServic
   if (build !== undefined) {
     const context = str(build) ?? (isObj(build) ? (str(build['context']) ?? '.') : '.');
     contextDir = ctx.inputs.resolve(`${composeDir ? `${composeDir}/` : ''}x`, context);
-    const name = isObj(build) ? (str(build['dockerfile']) ?? 'Dockerfile') : 'Dockerfile';
-    dockerfile = posix.join(contextDir, name).replace(/^\.\//, '');
+    const named = isObj(build) ? str(build['dockerfile']) : null;
+    dockerfile = posix.join(contextDir, named ?? 'Dockerfile').replace(/^\.\//, '');
+    // With no Dockerfile in the context, Docker builds a lower-case `dockerfile` (TheLukasHenry/proxy-server's uvx/dockerfile).
+    const lower = posix.join(contextDir, 'dockerfile').replace(/^\.\//, '');
+    if (named === null && !ctx.inputs.get(dockerfile) && ctx.inputs.get(lower)) dockerfile = lower;
   }
   const inline = isObj(build) ? str(build['dockerfile_inline']) : null;
   const target = isObj(build) ? str(build['target']) : null;

@@ -1595,6 +1595,21 @@ describe('a server started with its Host check off', () => {
   });
 });
 
+describe('a build context whose only Dockerfile is spelled in lower case', () => {
+  it('is the one Docker builds', () => {
+    // TheLukasHenry/proxy-server's uvx/dockerfile, built by `build: ./uvx`.
+    const d = collectWith(
+      inline({
+        'compose.yaml': 'services:\n  mcpo:\n    build: ./uvx\n    ports: ["8000:8000"]\n',
+        'uvx/dockerfile': 'FROM python:3.12-slim\nRUN pip install mcpo==0.0.17\nUSER 1000\nCMD ["mcpo", "--port", "8000"]\n',
+      }),
+    ).deployments[0]!;
+    expect(fact(d, 'container.runs_as_root')).toBe(false);
+    expect(d.sources['container.runs_as_root']![0]).toMatchObject({ file: 'uvx/dockerfile', line: 3 });
+    expect(fact(d, 'supply_chain.deployed_release')).toBe('exact_version');
+  });
+});
+
 describe('a build written inline', () => {
   it("dockerfile_inline is the service's build, not the context's Dockerfile; lines counted in the compose file", () => {
     // docker/mcp-gateway's examples/interceptors/compose.yaml builds the gateway inline beside a client's ./Dockerfile.
