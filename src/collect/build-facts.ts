@@ -5,7 +5,7 @@ import { checksNothing, checksOnlyWhen, failsAlways } from './docker-defaults.js
 import type { InstallStep } from './dockerfile/install-step.js';
 import type { DockerfileInfo } from './dockerfile/read.js';
 import { type Inputs, normalise } from './inputs.js';
-import { isMcpPackage, lockfilesIgnored, lockfilesOfBuild, yarnScriptsOff } from './packages.js';
+import { isMcpPackage, lockfilesIgnored, lockfilesOfBuild, pnpmScripts, yarnScriptsOff } from './packages.js';
 import { imagePin, repository } from './roles.js';
 import type { At, FactSheet } from './sheet.js';
 
@@ -242,7 +242,17 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
     }
     // Yarn Berry's `.yarnrc.yml` with `enableScripts: false`, copied in before the install.
     const yarnOff = (i: InstallStep) => i.tool === 'yarn' && yarnScriptsOff(inputs, contextDir, i.copiedBefore ?? df.copied);
-    const npmish = steps.filter((i) => i.scriptsDisabled !== true && !yarnOff(i));
+    // pnpm's policy follows its version, where the files name it (packageManager, or an exact pnpm@X installed first).
+    const pnpmStep = df.installs.find((i) => i.exact && i.packages?.includes('pnpm') && /\bpnpm@\d/.test(i.text));
+    const pnpmInstalled = pnpmStep ? { version: /\bpnpm@(\d+(?:\.\d+)*)/.exec(pnpmStep.text)![1]!, at: pnpmStep.at } : null;
+    const pnpm = steps.some((i) => i.tool === 'pnpm' && i.scriptsDisabled === null)
+      ? pnpmScripts(inputs, contextDir, df.copied, pnpmInstalled)
+      : null;
+    const policyOf = (i: InstallStep): InstallStep =>
+      i.tool === 'pnpm' && i.scriptsDisabled === null && pnpm
+        ? { ...i, scriptsDisabled: pnpm.off, text: `${i.text} under ${pnpm.under}` }
+        : i;
+    const npmish = steps.map(policyOf).filter((i) => i.scriptsDisabled !== true && !yarnOff(i));
     const open = own(npmish.filter((i) => i.scriptsDisabled === false && !df.ignoreScriptsEnv));
     const unknown = npmish.find((i) => i.scriptsDisabled === null);
     if (df.scriptsRun)
@@ -274,8 +284,8 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
       sheet.set(
         'supply_chain.install_scripts_disabled',
         true,
-        (df.ignoreScriptsEnv ?? steps[0]!.at) as At,
-        'every install runs without dependency scripts',
+        (df.ignoreScriptsEnv ?? (pnpm?.off ? pnpm.at : steps[0]!.at)) as At,
+        pnpm?.off ? `every install runs without dependency scripts: ${pnpm.why}` : 'every install runs without dependency scripts',
       );
     // A CI step that runs `npm audit signatures` on the same lockfile checks the same tarballs
     // (their integrity hashes are the lockfile's): its absence from the Dockerfile decides nothing.

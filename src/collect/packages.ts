@@ -168,6 +168,44 @@ export function yarnScriptsOff(inputs: Inputs, contextDir: string, copied: reado
 }
 
 /**
+ * The install-script policy of the pnpm a build runs, where the files name its version: the
+ * `packageManager` of a package.json it copies (corepack, and pnpm 9.7 and later, switch to that
+ * version; bytebase/dbhub's `pnpm@10.17.1`), else an exact `pnpm@X` installed before. pnpm 10 and
+ * later run no dependency's build scripts unless allowed (an allow list, `onlyBuiltDependencies`,
+ * is enforced); `dangerouslyAllowAllBuilds` turns that off; pnpm 9 and earlier run them all.
+ */
+export function pnpmScripts(
+  inputs: Inputs,
+  contextDir: string,
+  copied: readonly string[],
+  installed: { version: string; at: At } | null,
+): { off: boolean; at: At; why: string; under: string } | null {
+  let found: { version: string; at: At } | null = null;
+  for (const f of copiedFiles(inputs, contextDir, copied, /^package\.json$/)) {
+    const m = /"packageManager"\s*:\s*"pnpm@(\d+)[^"]*"/.exec(f.text);
+    if (m) {
+      found = { version: m[1]!, at: { file: f.path, line: f.text.slice(0, m.index).split('\n').length } };
+      break;
+    }
+  }
+  found ??= installed;
+  if (!found) return null;
+  const major = Number(found.version.split('.')[0]);
+  if (major < 10) return { off: false, at: found.at, why: `pnpm ${major} runs dependency install scripts`, under: `pnpm ${major}` };
+  const allowAll = copiedFiles(inputs, contextDir, copied, /^(pnpm-workspace\.yaml|\.npmrc)$/).find((f) =>
+    /^\s*(dangerouslyAllowAllBuilds\s*:\s*true|dangerously-allow-all-builds\s*=\s*true)\s*$/m.test(f.text),
+  );
+  if (allowAll)
+    return {
+      off: false,
+      at: { file: allowAll.path, line: 1 },
+      why: `${allowAll.path} lets every dependency run its build scripts`,
+      under: `pnpm ${major} and dangerouslyAllowAllBuilds`,
+    };
+  return { off: true, at: found.at, why: `pnpm ${major} runs no dependency's build scripts unless allowed`, under: `pnpm ${major}` };
+}
+
+/**
  * What the build context's `.dockerignore` keeps out of the build, whatever a COPY names
  * (caleb-mabry/postgres-mcp lists package-lock.json there: `COPY package*.json` brings none).
  */

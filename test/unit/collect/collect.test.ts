@@ -242,6 +242,39 @@ describe('a package manager installed to install the rest', () => {
     expect(fact(d, 'supply_chain.install_scripts_disabled')).toBe(true);
   });
 
+  it("pnpm's version decides its install-script policy: packageManager, or the exact pnpm installed", () => {
+    // bytebase/dbhub: package.json `"packageManager": "pnpm@10.17.1"`, corepack enabled, `RUN pnpm install`.
+    const scripts = (packageJson: string, bootstrap = 'corepack enable', extra: Record<string, string> = {}) => {
+      const d = collectWith(
+        inline({
+          'package.json': packageJson,
+          'pnpm-lock.yaml': "lockfileVersion: '9.0'\n",
+          Dockerfile: `FROM node:22-slim\nRUN ${bootstrap}\nCOPY package.json pnpm-*.yaml ./\nRUN pnpm install --frozen-lockfile\nUSER node\n`,
+          ...extra,
+        }),
+      ).deployments[0]!;
+      return [fact(d, 'supply_chain.install_scripts_disabled') ?? 'undecided', d.sources['supply_chain.install_scripts_disabled']?.[0]];
+    };
+    const sdk = '"dependencies": {"@modelcontextprotocol/sdk": "1.0.0"}';
+    expect(scripts(`{\n  "packageManager": "pnpm@10.17.1",\n  ${sdk}\n}`)).toEqual([
+      true,
+      {
+        file: 'package.json',
+        line: 2,
+        why: "every install runs without dependency scripts: pnpm 10 runs no dependency's build scripts unless allowed",
+      },
+    ]);
+    expect(scripts(`{\n  "packageManager": "pnpm@9.15.0",\n  ${sdk}\n}`)[0]).toBe(false);
+    expect(scripts(`{${sdk}}`, 'npm install -g pnpm@10.12.0')[0]).toBe(true);
+    expect(scripts(`{${sdk}}`)[0]).toBe('undecided');
+    // dangerouslyAllowAllBuilds lets every dependency run its scripts again.
+    expect(
+      scripts(`{"packageManager": "pnpm@10.17.1", ${sdk}}`, 'corepack enable', {
+        'pnpm-workspace.yaml': 'dangerouslyAllowAllBuilds: true\n',
+      })[0],
+    ).toBe(false);
+  });
+
   it('unpinned, it floats the build', () => {
     const d = image('npm install -g pnpm');
     expect(fact(d, 'supply_chain.lockfile_enforced')).toBe(false);
