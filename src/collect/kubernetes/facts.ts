@@ -321,17 +321,40 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
       // the cloud's load balancer to terminate TLS: plain HTTP (CDataSoftware/cdata-sync-mcp-server),
       // whatever an Ingress beside it serves.
       else if (!flag) {
-        const plain = exposed.find(
-          (svc) =>
-            arr(getPath(svc.value, ['spec', 'ports'])).some((p) => p['port'] === 80) &&
-            !Object.keys((getPath(svc.value, ['metadata', 'annotations']) ?? {}) as Obj).some((k) => /ssl|tls|cert/i.test(k)),
-        );
+        // Or on a port the pod's own probe fetches in plain HTTP (rohitg00/kubectl-mcp-server's NodePort
+        // 30800 onto 8000, which its httpGet probe checks without scheme HTTPS).
+        const plainProbed = (p: Obj) => {
+          const target = p['targetPort'] ?? p['port'];
+          const c = w.main.c;
+          const named = arr(c['ports']).find((cp) => cp['name'] === target)?.['containerPort'];
+          return (['livenessProbe', 'readinessProbe', 'startupProbe'] as const).some((k) => {
+            const get = getPath(c[k], ['httpGet']);
+            if (!isObj(get) || String(get['scheme'] ?? 'HTTP').toUpperCase() !== 'HTTP') return false;
+            const port = get['port'];
+            return (
+              port === target ||
+              (named !== undefined && port === named) ||
+              (typeof port === 'string' && arr(c['ports']).find((cp) => cp['name'] === port)?.['containerPort'] === target)
+            );
+          });
+        };
+        let why = '';
+        const plain = exposed.find((svc) => {
+          if (Object.keys((getPath(svc.value, ['metadata', 'annotations']) ?? {}) as Obj).some((k) => /ssl|tls|cert/i.test(k)))
+            return false;
+          const ports = arr(getPath(svc.value, ['spec', 'ports']));
+          if (ports.some((p) => p['port'] === 80)) why = 'takes clients on port 80, with no certificate for its load balancer: plain HTTP';
+          else if (ports.some(plainProbed))
+            why = "takes clients on a port the pod's own probe fetches in plain HTTP, with no certificate for its load balancer";
+          else return false;
+          return true;
+        });
         if (plain)
           sheet.set(
             'tls.enabled',
             false,
             plain.at('spec', 'ports'),
-            `Service ${plain.name} (${String(getPath(plain.value, ['spec', 'type']))}) takes clients on port 80, with no certificate for its load balancer: plain HTTP`,
+            `Service ${plain.name} (${String(getPath(plain.value, ['spec', 'type']))}) ${why}`,
           );
       }
     }

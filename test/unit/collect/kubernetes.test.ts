@@ -763,6 +763,25 @@ describe('a NodePort or LoadBalancer Service that selects the server', () => {
     expect(published('LoadBalancer').value).toBe('all_interfaces');
     expect(published('ClusterIP').value).toBe('none');
   });
+
+  it("on a port the pod's own probe fetches in plain HTTP: no TLS; a probe with scheme HTTPS says nothing of it", () => {
+    // rohitg00/kubectl-mcp-server's deployment.yaml:52-55: an httpGet probe on 8000, the NodePort's target.
+    const tls = (probe: string) => {
+      const text = manifests('NodePort').replace(
+        '          ports: [{ containerPort: 8000 }]',
+        `          ports: [{ name: http, containerPort: 8000 }]\n          readinessProbe: { httpGet: ${probe} }`,
+      );
+      const d = collectWith(inline({ 'deploy/all.yaml': text })).deployments[0]!;
+      return [fact(d, 'tls.enabled'), d.sources['tls.enabled']?.[0]?.why];
+    };
+    expect(tls('{ path: /health, port: 8000 }')).toEqual([
+      false,
+      "Service kubectl-mcp-server (NodePort) takes clients on a port the pod's own probe fetches in plain HTTP, with no certificate for its load balancer",
+    ]);
+    expect(tls('{ path: /health, port: http }')[0]).toBe(false);
+    expect(tls('{ path: /health, port: 8000, scheme: HTTPS }')[0]).toBeUndefined();
+    expect(tls('{ path: /health, port: 9090 }')[0]).toBeUndefined();
+  });
 });
 
 describe("a kustomization's namePrefix, as kubectl kustomize applies it", () => {
