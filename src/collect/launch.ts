@@ -109,6 +109,30 @@ export function analyseLaunch(command: string, args: string[]): Launch {
       };
     return { ...none, target: spec, ...pyRelease(spec, `${runner} ${spec}`), bridgeUrl: BRIDGES.test(pyPin(spec).name) ? url : null };
   }
+  // .NET 10's `dnx NuGet.Mcp.Server@1.1.29 --yes` (`dotnet tool exec`): a NuGet tool fetched at launch, as npx fetches a package.
+  if (runner === 'dnx' || (runner === 'dotnet' && args[0] === 'tool' && args[1] === 'exec')) {
+    const rest = runner === 'dnx' ? args : args.slice(2);
+    let spec: string | undefined;
+    let flagVersion: string | undefined;
+    // The tool's own options come before or after the package; its arguments only after `--`.
+    for (let i = 0; i < rest.length && rest[i] !== '--'; i++) {
+      const a = rest[i]!;
+      if (a === '--version') flagVersion = rest[++i];
+      else if (/^--(source|add-source|configfile|verbosity|framework|arch)$/.test(a) || a === '-v') i++;
+      else if (!a.startsWith('-')) spec ??= a;
+    }
+    if (!spec) return none;
+    const version = spec.includes('@') ? spec.slice(spec.indexOf('@') + 1) : flagVersion;
+    const exact = version !== undefined && /^\d+\.\d+\.\d+(\.\d+)?(-[0-9A-Za-z.-]+)?$/.test(version);
+    return {
+      ...none,
+      target: spec,
+      release: exact ? 'exact_version' : 'floating',
+      releaseWhy: exact
+        ? `${runner} ${spec}${flagVersion && !spec.includes('@') ? ` --version ${flagVersion}` : ''}: an exact version, its dependencies resolved at launch`
+        : `${runner} ${spec}: ${version ? `the range "${version}"` : 'no version'}, whatever is newest at launch`,
+    };
+  }
   // `uv run --with pkg pkg`: the program is the package uv installs for the run, as uvx would.
   // Anything else uv runs (a script, a project's entry point) is a local program.
   if (runner === 'uv' && args[0] === 'run') {

@@ -246,6 +246,17 @@ describe('what a client starts: uvx versions and entries switched off', () => {
     expect(l.release).toBe(release);
   });
 
+  // .NET 10's dnx, as NuGet's MCP server README configures it: `dnx NuGet.Mcp.Server@1.1.29 --yes`.
+  it.each([
+    ['dnx', ['NuGet.Mcp.Server@1.1.29', '--yes'], 'NuGet.Mcp.Server@1.1.29', 'exact_version'],
+    ['dnx', ['--yes', 'NuGet.Mcp.Server', '--version', '1.1.29-preview.1'], 'NuGet.Mcp.Server', 'exact_version'],
+    ['dnx', ['NuGet.Mcp.Server', '--yes'], 'NuGet.Mcp.Server', 'floating'],
+    ['dotnet', ['tool', 'exec', 'NuGet.Mcp.Server@1.*'], 'NuGet.Mcp.Server@1.*', 'floating'],
+  ])('%s %j fetches %s: %s', (command, args, target, release) => {
+    const l = analyseLaunch(command, args);
+    expect([l.target, l.release]).toEqual([target, release]);
+  });
+
   // motherduckdb/mcp-server-motherduck's manifest.json: uv run --with mcp-server-motherduck mcp-server-motherduck.
   it.each([
     [['run', '--with', 'mcp-server-motherduck', 'mcp-server-motherduck'], 'floating'],
