@@ -30,6 +30,8 @@ export function classify(path: string, text: string): FileKind {
   if (base === 'Cargo.toml') return 'cargo_manifest';
   if (base === 'Cargo.lock') return 'cargo_lockfile';
   if (lower === 'config.toml' && /^\s*\[mcp_servers\./m.test(text)) return 'mcp_client_config';
+  // GitHub Copilot's custom agents (`.github/agents/*.agent.md`): servers in the YAML front matter.
+  if (lower.endsWith('.agent.md')) return /^mcp-servers\s*:/m.test(frontMatter(text)) ? 'mcp_client_config' : 'other';
   if (lower.endsWith('.json') || lower.endsWith('.jsonc')) {
     // `kubectl get -o json` and `kubectl create --dry-run=client -o json`: an object or a List.
     if (lower.endsWith('.json') && isKubernetesJson(text)) return 'kubernetes';
@@ -178,4 +180,15 @@ export function looksBinary(bytes: Uint8Array): boolean {
   const n = Math.min(bytes.length, 8192);
   for (let i = 0; i < n; i++) if (bytes[i] === 0) return true;
   return false;
+}
+
+/**
+ * A Markdown file's YAML front matter, between its opening `---` line and the next, with the
+ * opening line left blank so YAML's line numbers are the file's; empty when it has none.
+ */
+export function frontMatter(text: string): string {
+  const lines = text.split('\n');
+  if (lines[0]?.trim() !== '---') return '';
+  const end = lines.findIndex((l, i) => i > 0 && /^(---|\.\.\.)\s*$/.test(l));
+  return end < 0 ? '' : ['', ...lines.slice(1, end)].join('\n');
 }

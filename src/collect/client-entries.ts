@@ -2,6 +2,7 @@
 import { findNodeAtLocation, type Node, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser/lib/esm/main.js';
 import { parse as parseToml } from 'smol-toml';
 import { literal } from '../shared/regexp.js';
+import { frontMatter } from './classify.js';
 import type { TextFile } from './inputs.js';
 import type { At } from './sheet.js';
 import { commandsOf } from './shell.js';
@@ -188,14 +189,16 @@ function nodeValue(node: Node): unknown {
  * of entries that carry their own `name`, with `command`/`args`/`env` or `type` and `url`.
  */
 export function yamlEntries(file: TextFile): Entry[] {
-  const doc = readYaml(file.text)[0];
+  const doc = readYaml(file.path.endsWith('.md') ? frontMatter(file.text) : file.text)[0];
   if (doc && isObj(doc.value) && isObj(doc.value['extensions'])) return gooseEntries(doc.value['extensions'], doc, file);
   // A Goose recipe lists its extensions, each with its name.
   if (doc && isObj(doc.value) && Array.isArray(doc.value['extensions']))
     return gooseEntries(doc.value['extensions'] as unknown[], doc, file);
   const mcp = doc && isObj(doc.value) ? doc.value['mcp'] : undefined;
   if (doc && isObj(mcp) && isObj(mcp['servers'])) return agentEntries(mcp['servers'], doc, file);
-  const list = doc && isObj(doc.value) ? doc.value['mcpServers'] : undefined;
+  // GitHub Copilot's custom agents write `mcp-servers:`, by name, `type: local` for a command.
+  const key = doc && isObj(doc.value) && isObj(doc.value['mcp-servers']) ? 'mcp-servers' : 'mcpServers';
+  const list = doc && isObj(doc.value) ? doc.value[key] : undefined;
   // LibreChat's librechat.yaml (and kubectl-mcp-server's evals/mcp-config.yaml): servers keyed by
   // name, `type: stdio | sse | streamable-http`, as the JSON clients write them.
   if (doc && isObj(list))
@@ -207,7 +210,7 @@ export function yamlEntries(file: TextFile): Entry[] {
         return {
           name,
           spec: normalised(t === 'streamable-http' || t === 'streamable_http' ? { ...x, type: 'http' } : x, false),
-          at: (...p: (string | number)[]) => ({ file: file.path, line: doc.line(['mcpServers', name, ...p]) }),
+          at: (...p: (string | number)[]) => ({ file: file.path, line: doc.line([key, name, ...p]) }),
         };
       });
   if (!doc || !Array.isArray(list)) return [];

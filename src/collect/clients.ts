@@ -166,7 +166,7 @@ export function clientDeployments(ctx: Context, file: TextFile): FactSheet[] {
   let entries: Entry[];
   let inputs: Obj[] = [];
   if (file.path.endsWith('.toml')) entries = tomlEntries(file);
-  else if (/\.ya?ml$/.test(file.path)) entries = yamlEntries(file);
+  else if (/\.(ya?ml|md)$/.test(file.path)) entries = yamlEntries(file);
   else {
     const r = jsonEntries(file);
     if (!r) throw new Error('not a JSON object');

@@ -77,7 +77,9 @@ export function wanted(name: string, parent = ''): boolean {
     /^(pom\.xml|build\.gradle(\.kts)?)$|\.csproj$/.test(n) ||
     // An image's launcher script (`COPY docker/entrypoint.sh /entrypoint.sh`): the command it ends
     // in, and the user it drops to, decide facts of the image that starts it.
-    /^(docker-)?(entrypoint|start|run|launch|serve|boot)[\w.-]*\.sh$/.test(n)
+    /^(docker-)?(entrypoint|start|run|launch|serve|boot)[\w.-]*\.sh$/.test(n) ||
+    // GitHub Copilot's custom agents: MCP servers under `mcp-servers:` in the front matter.
+    n.endsWith('.agent.md')
   );
 }
 

@@ -1241,6 +1241,51 @@ describe('YAML with servers keyed by name under mcpServers', () => {
   });
 });
 
+describe("GitHub Copilot's custom agents", () => {
+  it('read the servers in an .agent.md front matter, cited at their lines; an agent with none is no client file', () => {
+    // github/awesome-copilot's agents/terraform.agent.md: `mcp-servers:` in the YAML front matter.
+    const agent = [
+      '---',
+      'name: terraform',
+      "tools: ['*']",
+      'mcp-servers:',
+      '  terraform:',
+      "    type: 'local'",
+      "    command: 'docker'",
+      "    args: ['run', '-i', '--rm', 'hashicorp/terraform-mcp-server:0.3.0']",
+      '    env:',
+      '      TFE_TOKEN: ${{ secrets.COPILOT_MCP_TFE_TOKEN }}',
+      '  neo4j:',
+      "    command: 'uvx'",
+      "    args: ['mcp-neo4j-cypher@0.2.4']",
+      '    env:',
+      '      NEO4J_PASSWORD: hunter2hunter2',
+      '---',
+      '# Terraform',
+      '',
+      'A body with its own rule:',
+      '---',
+      '',
+    ].join('\n');
+    const c = collectWith(
+      inline({ '.github/agents/terraform.agent.md': agent, '.github/agents/plain.agent.md': '---\nname: plain\n---\nBody\n' }),
+    );
+    expect(c.files.map((f) => [f.path, f.kind])).toEqual([
+      ['.github/agents/plain.agent.md', 'other'],
+      ['.github/agents/terraform.agent.md', 'mcp_client_config'],
+    ]);
+    expect(c.deployments.map((d) => d.name)).toEqual([
+      'client:.github/agents/terraform.agent.md:neo4j',
+      'client:.github/agents/terraform.agent.md:terraform',
+    ]);
+    const neo4j = deploymentOf(c, ':neo4j');
+    expect(fact(neo4j, 'client.config_secrets_plaintext')).toBe(true);
+    expect(neo4j.sources['client.config_secrets_plaintext']![0]).toMatchObject({ line: 15 });
+    expect(fact(deploymentOf(c, ':terraform'), 'client.config_secrets_plaintext')).toBe(false);
+    expect(fact(deploymentOf(c, ':terraform'), 'container.used')).toBe(true);
+  });
+});
+
 describe('a launch inside a container the entry does not define', () => {
   const read = (command: string, args: string[] = []) =>
     collectWith(inline({ '.roo/mcp.json': JSON.stringify({ mcpServers: { s: { command, args } } }) })).deployments[0]!;
