@@ -27,7 +27,7 @@ import { dirOf, normalise, type TextFile } from './inputs.js';
 import { analyseLaunch, type Launch } from './launch.js';
 import { contextOfDockerfile } from './packages.js';
 import { publishedHere } from './published-here.js';
-import { AUTH_SCHEME, argumentValues, isPlaceholder, passwordInUrl, SECRET_NAME, TOKEN_SHAPES } from './secrets.js';
+import { AUTH_SCHEME, argumentValues, isPlaceholder, passwordInUrl, SECRET_MANAGER_REF, SECRET_NAME, TOKEN_SHAPES } from './secrets.js';
 import { startsNetworkServer, turnsOffTls } from './server-args.js';
 import { type At, FactSheet } from './sheet.js';
 import { commandsOf } from './shell.js';
@@ -124,6 +124,10 @@ function readEntry(e: Entry, inputIds: Set<string>): Read {
     // where the secret is kept, a file outside this one.
     if (FILE_PATH.test(value.trim())) {
       secrets.push({ kind: 'reference', at, why: `${where} ${key} names the file that holds it (${value.trim()})` });
+      return;
+    }
+    if (SECRET_MANAGER_REF.test(value)) {
+      secrets.push({ kind: 'reference', at, why: `${where} ${key} refers to ${value.trim()}, a secret manager's item` });
       return;
     }
     if (REFERENCE.test(value)) {

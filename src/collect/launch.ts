@@ -232,46 +232,29 @@ const UV_VALUE_FLAGS = new Set([
   '--config-file',
 ]);
 
-const VALUE_FLAGS = new Set([
-  '-e',
-  '--env',
-  '--env-file',
-  '-v',
-  '--volume',
-  '--mount',
-  '-p',
-  '--publish',
-  '--network',
-  '--net',
-  '-u',
-  '--user',
-  '--name',
-  '-w',
-  '--workdir',
-  '--security-opt',
-  '--cap-drop',
-  '--cap-add',
-  '--memory',
-  '-m',
-  '--cpus',
-  '--pids-limit',
-  '--pid',
-  '--ipc',
-  '--entrypoint',
-  '--platform',
-  '--tmpfs',
-  '-l',
-  '--label',
-  '--add-host',
-  '--userns',
-  '--device',
-  '--hostname',
-  '-h',
-  '--restart',
-  '--shm-size',
-  '--ulimit',
-  '--gpus',
-]);
+/**
+ * Every `docker run` option that takes a value, as `docker run --help` lists them (podman's
+ * extras too): a value read as the image would drop every flag after it (aRustyDev/dotfiles'
+ * `--annotation scope:global`, `--pull always`).
+ */
+const VALUE_FLAGS = new Set(
+  [
+    '-a -c -e -h -l -m -p -u -v -w',
+    '--add-host --annotation --attach --blkio-weight --blkio-weight-device --cap-add --cap-drop --cgroup-parent --cgroupns',
+    '--cidfile --cpu-count --cpu-percent --cpu-period --cpu-quota --cpu-rt-period --cpu-rt-runtime --cpu-shares --cpus',
+    '--cpuset-cpus --cpuset-mems --detach-keys --device --device-cgroup-rule --device-read-bps --device-read-iops',
+    '--device-write-bps --device-write-iops --dns --dns-option --dns-opt --dns-search --domainname --entrypoint --env',
+    '--env-file --expose --gpus --group-add --health-cmd --health-interval --health-retries --health-start-interval',
+    '--health-start-period --health-timeout --hostname --io-maxbandwidth --io-maxiops --ip --ip6 --ipc --isolation',
+    '--kernel-memory --label --label-file --link --link-local-ip --log-driver --log-opt --mac-address --memory',
+    '--memory-reservation --memory-swap --memory-swappiness --mount --name --net --net-alias --network --network-alias',
+    '--oom-score-adj --pid --pids-limit --platform --publish --pull --restart --runtime --security-opt --shm-size',
+    '--stop-signal --stop-timeout --storage-opt --sysctl --tmpfs --ulimit --user --userns --uts --volume --volume-driver',
+    '--volumes-from --workdir --secret --arch --os --variant --hooks-dir --pod --cgroups --sdnotify --systemd',
+  ]
+    .join(' ')
+    .split(' '),
+);
 
 /** `docker run [flags] IMAGE [args]`: the flags (by long name) and the image. */
 export function dockerRun(args: string[]): DockerRun | null {

@@ -52,6 +52,8 @@ export type Role = { kind: 'proxy'; product: string } | { kind: 'tunnel' } | { k
 
 export function imageRole(image: string): Role {
   const repo = repository(image);
+  // Docker's MCP catalog (`mcp/grafana`, `mcp/postgres`, `mcp/redis`): MCP servers for those products, not the products.
+  if (/(^|\/)mcp\/[^/]+$/.test(repo)) return null;
   for (const [re, product] of PROXIES) if (re.test(repo)) return { kind: 'proxy', product };
   if (TUNNELS.test(repo)) return { kind: 'tunnel' };
   if (DATASTORES.test(repo)) return { kind: 'datastore' };

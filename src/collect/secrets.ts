@@ -45,6 +45,9 @@ export const isPlaceholder = (value: string): boolean => {
   return saysNoSecret(value) || PLACEHOLDER.test(value) || (WORDS.test(v) && NAMES_SECRET.test(v));
 };
 
+/** A secret manager's reference, resolved where it runs: 1Password's `op://vault/item/field` (`op run`, `op inject`). */
+export const SECRET_MANAGER_REF = new RegExp(String.raw`^\s*${AUTH_SCHEME}op://[^\s/]+/[^\s]+\s*$`, 'i');
+
 /** The password of a connection URL (`postgres://app:hunter22@db/shop`), or null where it has none. */
 export function passwordInUrl(value: string): string | null {
   const m = /^[a-z][\w+.-]*:\/\/[^/\s:@]*:([^@\s/]+)@/i.exec(value.trim());

@@ -8,6 +8,7 @@ import {
   argumentValues,
   isPlaceholder,
   passwordInUrl,
+  SECRET_MANAGER_REF,
   SECRET_NAME,
   saysNoSecret,
   secretInConfig,
@@ -115,6 +116,15 @@ export function composeSecrets(ctx: Context, sheet: FactSheet, srv: Svc, project
       continue;
     }
     const value = str(v) ?? '';
+    // `GRAFANA_API_KEY: op://employee/grafana/token` (aRustyDev/dotfiles): `op run` puts the item's value there.
+    if (SECRET_MANAGER_REF.test(value)) {
+      found.push({
+        kind: 'secret_manager',
+        at: srv.s.at('environment', k),
+        why: `${k} refers to ${value.trim()}, a secret manager's item`,
+      });
+      continue;
+    }
     // `APIFY_API_TOKEN: ${APIFY_API_TOKEN:-}` (tas-mcp): empty unless the operator's environment sets it;
     // so with a default that says no key is needed (chromato99/krx-rule-mcp's `${OPENAI_API_KEY:-local}`).
     if ((!value || isPlaceholder(value)) && vars.length && vars.every((n) => project.envAt(n) === null)) {

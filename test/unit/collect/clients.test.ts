@@ -1076,6 +1076,36 @@ describe("docker run's --network and the server's egress", () => {
   });
 });
 
+describe("docker run's options that take a value", () => {
+  it('are never the image: the flags after them still count', () => {
+    // aRustyDev/dotfiles' Zed context servers: `--annotation scope:global`, and `--pull always` before `--privileged`.
+    const run = (flags: string[]) => {
+      const d = collectWith(
+        inline({
+          '.mcp.json': JSON.stringify({
+            mcpServers: { s: { command: 'docker', args: ['run', '-i', '--rm', ...flags, 'mcp/mongodb:1.0.0'] } },
+          }),
+        }),
+      ).deployments[0]!;
+      return {
+        privileged: fact(d, 'container.privileged'),
+        host: fact(d, 'container.host_namespaces'),
+        mounts: fact(d, 'container.host_path_mounts'),
+        release: fact(d, 'supply_chain.deployed_release'),
+      };
+    };
+    expect(run(['--pull', 'always', '--privileged', '--network', 'host', '-v', '/:/host'])).toEqual({
+      privileged: true,
+      host: true,
+      mounts: 'host_system',
+      release: 'exact_version',
+    });
+    expect(run(['--annotation', 'scope:global', '--log-driver', 'none', '--dns', '1.1.1.1', '-v', '/etc:/host-etc']).mounts).toBe(
+      'host_system',
+    );
+  });
+});
+
 describe('a Windows path mounted by docker run', () => {
   const mounts = (volume: string) => {
     const d = collectWith(
@@ -1226,6 +1256,17 @@ describe('YAML with servers keyed by name under mcpServers', () => {
     expect(remote.sources['tls.enabled']![0]).toMatchObject({ file: 'librechat.yaml', line: 5 });
     const local = deploymentOf(c, ':filesystem');
     expect(fact(local, 'client.stdio_servers_release')).toBe('exact_version');
+  });
+
+  it("1Password's op:// is a secret manager's item, no secret written in the file", () => {
+    // aRustyDev/dotfiles' Zed context servers: `"GRAFANA_API_KEY": "op://employee/grafana/mcp-global/token"`.
+    const written = (value: string) =>
+      fact(
+        collectWith(inline({ 'librechat.yaml': yaml.replace('"Bearer ${MCP_TOKEN}"', value) })).deployments[0]!,
+        'client.config_secrets_plaintext',
+      );
+    expect(written('"op://employee/grafana/mcp-global/token"')).toBe(false);
+    expect(written('"Bearer op://employee/grafana/token"')).toBe(false);
   });
 
   it("LibreChat's {{VAR}} is a value each user enters (customUserVars), no secret written in the file", () => {

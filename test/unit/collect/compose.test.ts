@@ -1647,6 +1647,31 @@ describe("a secret the service's build writes into its image", () => {
   });
 });
 
+describe("Docker's MCP catalog images", () => {
+  it('mcp/grafana and mcp/postgres are MCP servers for those products, not the products', () => {
+    const c = collectWith(
+      inline({
+        'compose.yaml':
+          'services:\n  db:\n    image: postgres:16\n  pg:\n    image: mcp/postgres:latest\n    command: ["postgresql://db/app"]\n  dashboards:\n    image: mcp/grafana:1.0.0\n',
+      }),
+    );
+    expect(c.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:dashboards', 'compose:compose.yaml:pg']);
+  });
+});
+
+describe("a secret manager's reference in the environment", () => {
+  it("1Password's op:// is resolved by op run: secret_manager", () => {
+    const d = collectWith(
+      inline({
+        'compose.yaml':
+          'services:\n  grafana-mcp:\n    image: mcp/grafana:1.0.0\n    environment:\n      GRAFANA_API_KEY: op://employee/grafana/mcp-global/token\n',
+      }),
+    ).deployments[0]!;
+    expect(fact(d, 'container.secrets_source')).toBe('secret_manager');
+    expect(d.sources['container.secrets_source']![0]).toMatchObject({ line: 5 });
+  });
+});
+
 describe('secrets on the command line', () => {
   const server = (command: string, extra: Record<string, string> = {}) =>
     collectWith(
