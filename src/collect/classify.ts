@@ -135,7 +135,9 @@ export function isDockerfileName(lower: string): boolean {
  * `Dockerfile.dockerignore`; and templates that become one when a tool fills them in
  * (kagent-dev/kagent's `Dockerfile.tmpl`, Jinja's `Dockerfile.j2`): no Dockerfile yet.
  */
-const NOT_DOCKERFILE = /\.(md|txt|json|ya?ml|toml|sh|py|js|ts|dockerignore|lock|tmpl|tpl|j2|jinja2?|mustache|hbs|erb|template)$/;
+// An editor's grammar for the format (continuedev/continue's `Dockerfile.tmLanguage`) is none either.
+const NOT_DOCKERFILE =
+  /\.(md|txt|json|ya?ml|toml|sh|py|js|ts|dockerignore|lock|tmpl|tpl|j2|jinja2?|mustache|hbs|erb|template|tmlanguage|sublime-syntax|plist|xml|vim|el|ps1|bat)$/;
 
 /** A JSON Schema document: `$schema` naming a json-schema.org draft at its top level. */
 function isJsonSchema(text: string): boolean {
@@ -167,8 +169,12 @@ function isNginx(lower: string, text: string): boolean {
   if (/^# configuration file \S+:$/m.test(text) || /^nginx: the configuration file/m.test(text)) return true;
   // nginx.conf, site.conf, *.conf.template, and the copies projects ship as nginx.conf.example.
   const named = /\.conf(\.(template|example|sample|tmpl))?$/.test(lower) || lower.endsWith('.nginx') || lower.includes('nginx');
+  if (!named) return false;
+  // nginx's own blocks decide it, whatever a directive continued over lines looks like
+  // (IBM/mcp-context-forge's `proxy_cache_path …` with `levels=1:2` on the next line).
+  if (/^\s*(http|events|stream|server|upstream\s+[\w.-]+)\s*\{/m.test(text) && /^\s*(server|http)\s*\{/m.test(text)) return true;
   // Blocks, or snippets of directives nginx includes (`name args;` lines), not INI-style files.
-  if (!named || /^\s*\[[^\]]+\]\s*$/m.test(text) || /^\s*[\w.-]+\s*=\s*[^\s{][^{]*$/m.test(text)) return false;
+  if (/^\s*\[[^\]]+\]\s*$/m.test(text) || /^\s*[\w.-]+\s*=\s*[^\s{][^{]*$/m.test(text)) return false;
   return (
     /^\s*(server|http|upstream|location\s+[^{]+|events|map\s+\S+\s+\S+|if\s*\(.*\))\s*\{/m.test(text) ||
     /^\s*[a-z][a-z0-9_]*\s+[^\n;{]*;\s*(#.*)?$/m.test(text)

@@ -189,6 +189,8 @@ describe('a Rust MCP server built with Cargo', () => {
         'templates/Dockerfile.tmpl':
           '# {{.ProjectName}} MCP server\nFROM python:3.12-slim\nRUN uv sync\nCMD ["python", "-m", "mcp_server"]\n',
         'templates/Dockerfile.j2': 'FROM {{ base_image }}\n',
+        // continuedev/continue's syntax grammar for the format.
+        'syntaxes/Dockerfile.tmLanguage': '<?xml version="1.0"?>\n<plist version="1.0"><dict/></plist>\n',
       }),
     );
     expect(out.files.filter((f) => f.kind === 'dockerfile').map((f) => f.path)).toEqual(['Dockerfile', 'Dockerfile-8000']);

@@ -397,6 +397,22 @@ describe('nginx on a host: each configuration on its own', () => {
   });
 });
 
+describe('an nginx configuration with a directive continued over lines', () => {
+  it('is nginx by its blocks, though a continued line looks like key=value; an INI file is not', () => {
+    // IBM/mcp-context-forge's infra/nginx/nginx.conf:122-126.
+    const conf =
+      'events {}\nhttp {\n    proxy_cache_path /var/cache/nginx/api\n                     levels=1:2\n                     keys_zone=api_cache:10m;\n    server {\n        listen 80;\n        location /mcp {\n            proxy_pass http://127.0.0.1:4444;\n        }\n    }\n}\n';
+    const out = collectWith(
+      inline({ 'infra/nginx/nginx.conf': conf, 'supervisor/app.conf': '[program:app]\ncommand=python server.py\nautostart=true\n' }),
+    );
+    expect(out.files.map((f) => [f.path, f.kind])).toEqual([
+      ['infra/nginx/nginx.conf', 'nginx'],
+      ['supervisor/app.conf', 'other'],
+    ]);
+    expect(fact(out.deployments[0]!, 'tls.enabled')).toBe(false);
+  });
+});
+
 describe("an error_log in nginx's main context", () => {
   it('is inherited by every server below it, as nginx inherits it', () => {
     // LAB271/mcp-studies' nginx-gateway.conf:7: `error_log /var/log/nginx/error.log warn;` above `events` and `http`.
