@@ -62,6 +62,8 @@ export function wanted(name: string, parent = ''): boolean {
     n === '.dockerignore' ||
     // Yarn Berry's settings: `enableScripts: false` turns dependency scripts off.
     n === '.yarnrc.yml' ||
+    // npm's and pnpm's settings: `ignore-scripts=true` turns dependency scripts off.
+    n === '.npmrc' ||
     /^\.env\.|\.env$/.test(n) ||
     /^(package|package-lock|npm-shrinkwrap)\.json$/.test(n) ||
     MAY_CONFIGURE_CLIENT.test(n) ||

@@ -167,6 +167,11 @@ export function yarnScriptsOff(inputs: Inputs, contextDir: string, copied: reado
   );
 }
 
+/** An `.npmrc` the build copies in before the install with `ignore-scripts=true` (docker/hub-mcp's): npm and pnpm run no dependency scripts. */
+export function npmrcScriptsOff(inputs: Inputs, contextDir: string, copied: readonly string[]): boolean {
+  return copiedFiles(inputs, contextDir, copied, /^\.npmrc$/).some((f) => /^\s*ignore-scripts\s*=\s*true\s*(#.*)?$/m.test(f.text));
+}
+
 /**
  * The install-script policy of the pnpm a build runs, where the files name its version: the
  * `packageManager` of a package.json it copies (corepack, and pnpm 9.7 and later, switch to that

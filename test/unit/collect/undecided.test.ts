@@ -665,3 +665,28 @@ describe("Yarn Berry's .yarnrc.yml", () => {
     expect(scripts('nodeLinker: node-modules\n')).toBe(false);
   });
 });
+
+describe("npm's .npmrc", () => {
+  it('with ignore-scripts=true, copied in before the install, runs no dependency scripts', () => {
+    // docker/hub-mcp: `.npmrc:1 ignore-scripts=true`, copied beside package.json before `npm ci`.
+    const scripts = (npmrc: string, copy = 'COPY package*.json .npmrc ./') =>
+      fact(
+        deploymentOf(
+          collectWith(
+            inline({
+              Dockerfile: `FROM node:22-slim\nWORKDIR /app\n${copy}\nRUN npm ci\nCOPY . .\nUSER node\nCMD ["node", "dist/index.js"]\n`,
+              'package.json': JSON.stringify({ name: 'hub-mcp', dependencies: { '@modelcontextprotocol/sdk': '1.20.0' } }),
+              'package-lock.json': '{"lockfileVersion":3}',
+              '.npmrc': npmrc,
+            }),
+          ),
+          'Dockerfile',
+        ),
+        'supply_chain.install_scripts_disabled',
+      );
+    expect(scripts('ignore-scripts=true\n')).toBe(true);
+    expect(scripts('fund=false\n')).toBe(false);
+    // Copied only after the install: the install ran with scripts.
+    expect(scripts('ignore-scripts=true\n', 'COPY package*.json ./')).toBe(false);
+  });
+});
