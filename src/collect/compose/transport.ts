@@ -24,14 +24,21 @@ export function transport(
   script: ScriptCommand | null,
 ): void {
   const spec = srv.s.spec;
-  if (proxy) {
-    sheet.set('transport.kind', 'http', srv.s.at(), 'a network service: a port is published or a proxy forwards to it');
-    return;
-  }
   // What the launcher script exports reaches the command it hands over to, over the container's.
   const env = scriptEnv(containerEnv(srv), script);
   const ownWords = transportNamed(wordsOf(run.parts), env);
   const named = ownWords ?? (script ? transportNamed(script.words, scriptEnv(new Map(), script)) : null);
+  if (proxy) {
+    // A proxy routes to a server its own command starts on stdio (aRustyDev/dotfiles' Traefik label
+    // beside `--transport=stdio`): the files write both, and nothing says which one runs.
+    if (named?.kind === 'stdio' && !named.variable)
+      sheet.undecided(
+        'transport.kind',
+        `${proxy.s.name} forwards to ${srv.s.name}, which is ${named.why}: the files write both, and which transport runs is not in them`,
+      );
+    else sheet.set('transport.kind', 'http', srv.s.at(), 'a network service: a port is published or a proxy forwards to it');
+    return;
+  }
   // `TRANSPORT=${TRANSPORT:-sse}` with the .env it reads not among the files (devopsifyco/check-mcp,
   // whose server takes stdio too), or a switch set from the operator's environment
   // (zereight/gitlab-mcp's `SSE=${SSE}`, `STREAMABLE_HTTP=${STREAMABLE_HTTP}`): the transport is the

@@ -222,6 +222,22 @@ describe('Traefik in front (docker labels)', () => {
     expect(d.sources['rate_limit.per_minute']![0]).toMatchObject({ file: 'compose.yaml', line: 15 });
   });
 
+  it('a router to a server its own command starts on stdio leaves the transport undecided', () => {
+    // aRustyDev/dotfiles' .ai/mcp/deploy/global.yaml: a Traefik label beside `command: ["--transport=stdio"]`.
+    const transport = (command: string) => {
+      const files = stack('');
+      const text = new TextDecoder()
+        .decode(files[0]!.bytes)
+        .replace('    image: ghcr.io/acme/mcp:2.1.0', `    image: ghcr.io/acme/mcp:2.1.0\n    command: ${command}`);
+      const d = deploymentOf(collectWith(inline({ 'compose.yaml': text })), ':mcp');
+      return fact(d, 'transport.kind') ?? d.reasons['transport.kind'];
+    };
+    expect(transport('["--transport=stdio"]')).toBe(
+      'traefik forwards to mcp, which is started with --transport stdio: the files write both, and which transport runs is not in them',
+    );
+    expect(transport('["--transport=http"]')).toBe('http');
+  });
+
   it("an access log that keeps the request headers logs the bearer token; Traefik's default drops them", () => {
     // atrawog/mcp-oauth-gateway's traefik/docker-compose.yml: --accesslog=true, --accesslog.fields.headers.defaultmode=keep.
     const logged = (flags: string, env = '') => {
