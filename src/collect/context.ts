@@ -130,7 +130,8 @@ export class Context {
       if (m.matchedBy.startsWith('its proxy_pass') && m.mcpRoute) return true;
     }
     const caddy = this.proxyFiles(contextDir, volumes, baseDir, ['caddyfile']);
-    return caddy.some((f) => targets.some((t) => new RegExp(`reverse_proxy\\s+(https?://)?${literal(t)}\\b`).test(f.text)));
+    // After a matcher too: `reverse_proxy @mcp mcp-server:8000`, `reverse_proxy /mcp* mcp-server:8000`.
+    return caddy.some((f) => targets.some((t) => new RegExp(`reverse_proxy\\s+((@|/)\\S*\\s+)*(https?://)?${literal(t)}\\b`).test(f.text)));
   }
 
   /**

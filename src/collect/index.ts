@@ -288,15 +288,27 @@ function hostProxies(ctx: Context, files: TextFile[]): FactSheet[] {
 /** Caddy on a host: one deployment per upstream an MCP route forwards to. */
 function hostCaddy(f: TextFile): FactSheet[] {
   const out = new Map<string, FactSheet>();
+  // Named matchers (`@sse path /sse /sse/*`, or `@mcp { path /mcp* }`): a route that uses one takes its paths.
+  const matchers = new Map<string, string[]>();
+  const collect = (nodes: CaddyNode[]) => {
+    for (const n of nodes) {
+      if (n.words[0]?.startsWith('@'))
+        matchers.set(n.words[0], [
+          ...(n.words[1] === 'path' ? n.words.slice(2) : []),
+          ...(n.block ?? []).filter((m) => m.words[0] === 'path').flatMap((m) => m.words.slice(1)),
+        ]);
+      else if (n.block) collect(n.block);
+    }
+  };
+  const paths = (words: string[]) => words.flatMap((w) => (w.startsWith('@') ? (matchers.get(w) ?? []) : [w]));
   const visit = (nodes: CaddyNode[], route: string, mcpSite: boolean) => {
     for (const n of nodes) {
       const here =
         n.words[0] === 'handle' || n.words[0] === 'handle_path' || n.words[0] === 'route'
-          ? `${route} ${n.words.slice(1).join(' ')}`
+          ? `${route} ${paths(n.words.slice(1)).join(' ')}`
           : route;
       if (n.words[0] === 'reverse_proxy') {
-        const path = `${here} ${n.words
-          .slice(1)
+        const path = `${here} ${paths(n.words.slice(1))
           .filter((w) => w.startsWith('/'))
           .join(' ')}`;
         const upstream = upstreamsOf(n)[0];
@@ -323,7 +335,11 @@ function hostCaddy(f: TextFile): FactSheet[] {
     }
   };
   // A site whose address names MCP (`mcp.example.com { reverse_proxy … }`) serves it on every route.
-  for (const site of parseCaddyfile(f)) visit([site], '', site.words.some(namesMcpHost));
+  for (const site of parseCaddyfile(f)) {
+    matchers.clear();
+    collect(site.block ?? []);
+    visit([site], '', site.words.some(namesMcpHost));
+  }
   return [...out.values()];
 }
 

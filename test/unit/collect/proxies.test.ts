@@ -693,6 +693,31 @@ describe('a proxy on a host whose server or site is named for MCP', () => {
   });
 });
 
+describe("Caddy's named matchers on a host", () => {
+  it('a route through @name takes the paths the matcher names', () => {
+    // trufnetwork/node's docs/examples/mcp-reverse-proxy/Caddyfile.windows.example:10-11.
+    const d = (site: string) => collectWith(inline({ 'Caddyfile.windows.example': site })).deployments;
+    const oneLine = d(':8080 {\n    @sse path /sse /sse/*\n    reverse_proxy @sse 127.0.0.1:8000\n}\n');
+    expect(oneLine.map((x) => x.name)).toEqual(['proxy:Caddyfile.windows.example:127.0.0.1:8000']);
+    expect(fact(oneLine[0]!, 'transport.legacy_sse')).toBe(true);
+    const block = d(
+      ':8080 {\n    @mcp {\n        path /mcp /mcp/*\n    }\n    handle @mcp {\n        reverse_proxy 127.0.0.1:8000\n    }\n}\n',
+    );
+    expect(block.map((x) => x.name)).toEqual(['proxy:Caddyfile.windows.example:127.0.0.1:8000']);
+    // In a compose stack: the service a named matcher's route forwards to is the server, behind the proxy.
+    const stack = collectWith(
+      inline({
+        'compose.yml': compose('caddy:2.8', './Caddyfile:/etc/caddy/Caddyfile').replace(/mcp/g, 'tools'),
+        Caddyfile: 'example.com {\n    @mcp path /mcp /mcp/*\n    reverse_proxy @mcp tools:8000\n}\n',
+      }),
+    );
+    expect(stack.deployments.map((x) => x.name)).toEqual(['compose:compose.yml:tools']);
+    expect(fact(stack.deployments[0]!, 'exposure.behind_reverse_proxy')).toBe(true);
+    // A matcher that names no MCP path forwards no MCP route.
+    expect(d(':8080 {\n    @api path /api/*\n    reverse_proxy @api 127.0.0.1:8000\n}\n')).toEqual([]);
+  });
+});
+
 describe('Caddy sites that forward to one server, read as one deployment', () => {
   // Jacques-Murray/mcp-qbit-server's examples/Caddyfile: three sites in front of localhost:8000, HSTS
   // and basic_auth on some of them only.
