@@ -72,6 +72,14 @@ export function routeTls(r: K8sObject): { on: boolean | null; at: At; why: strin
   const tls = getPath(r.value, ['spec', 'tls']);
   if (r.kind === 'Ingress') {
     const on = arr(tls).length > 0;
+    // ingress-nginx's `ssl-redirect: "false"` serves the hosts of a tls section in plain HTTP too.
+    const redirect = (getPath(r.value, ['metadata', 'annotations']) as Obj | undefined)?.['nginx.ingress.kubernetes.io/ssl-redirect'];
+    if (on && String(redirect).toLowerCase() === 'false')
+      return {
+        on: false,
+        at: r.at('metadata', 'annotations', 'nginx.ingress.kubernetes.io/ssl-redirect'),
+        why: `Ingress ${r.name}: ssl-redirect "false" serves its hosts in plain HTTP beside TLS`,
+      };
     return { on, at: r.at('spec', on ? 'tls' : 'rules'), why: on ? 'the Ingress terminates TLS' : 'the Ingress has no tls section' };
   }
   if (r.kind === 'Route') {

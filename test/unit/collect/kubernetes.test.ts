@@ -459,6 +459,22 @@ describe('a workload an Ingress routes to', () => {
     expect(mcp.sources['container.used']![0]!.why).toBe('Deployment backend (an Ingress of an MCP route routes to it)');
   });
 
+  it('a tls section with ingress-nginx\'s ssl-redirect "false" serves plain HTTP too', () => {
+    // Hawaiideveloper/mcp-kubernetes-platform-engineer's k8s/ingress.yaml: ssl-redirect "false".
+    const tls = (annotations: string) => {
+      const text = manifests('/mcp')
+        .replace('metadata: {name: hello-world}', `metadata:\n  name: hello-world\n  annotations:\n${annotations}`)
+        .replace('spec:\n  rules:', 'spec:\n  tls: [{hosts: [mcp.example.com], secretName: mcp-tls}]\n  rules:');
+      const d = collectWith(inline({ 'samples/quickstart.yaml': text })).deployments[0]!;
+      return [fact(d, 'tls.enabled'), d.sources['tls.enabled']?.[0]?.why];
+    };
+    expect(tls('    nginx.ingress.kubernetes.io/ssl-redirect: "false"\n')).toEqual([
+      false,
+      'Ingress hello-world: ssl-redirect "false" serves its hosts in plain HTTP beside TLS',
+    ]);
+    expect(tls('    nginx.ingress.kubernetes.io/ssl-redirect: "true"\n')).toEqual([true, 'the Ingress terminates TLS']);
+  });
+
   it("ingress-nginx's limit-rps and limit-rpm both apply: the lower per minute binds", () => {
     // sapientpants/sonarqube-mcp-server's base/ingress.yaml: limit-rps 100 and limit-rpm 1000.
     const limited = (annotations: string) => {
