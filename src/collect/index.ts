@@ -252,7 +252,11 @@ function chartTemplate(charts: string[], path: string): boolean {
  */
 function helmActions(path: string, text: string): boolean {
   return (
-    /\.ya?ml$/i.test(path) && /\{\{-?\s*(?:[^}]*?[\s(|])?(?:\$?\.(?:Values|Release|Chart|Capabilities|Template)\b|include\s+")/.test(text)
+    /\.ya?ml$/i.test(path) &&
+    // A chart's values file is data: strings for the chart's own `tpl` (containers/kubernetes-mcp-server's
+    // `port: "{{ .Values.service.port }}"`), no object of its own.
+    /^(apiVersion|kind)\s*:/m.test(text) &&
+    /\{\{-?\s*(?:[^}]*?[\s(|])?(?:\$?\.(?:Values|Release|Chart|Capabilities|Template)\b|include\s+")/.test(text)
   );
 }
 

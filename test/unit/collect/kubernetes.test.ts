@@ -353,6 +353,15 @@ describe("a Helm chart's sources: templates are not manifests until Helm renders
     const copied = collectWith(inline({ 'k8s/parses.yaml': parses }));
     expect(copied.deployments).toEqual([]);
     expect(copied.files).toEqual([expect.objectContaining({ path: 'k8s/parses.yaml', kind: 'helm_template' })]);
+    // A chart's values file with strings for the chart's own tpl is data, no template (containers/kubernetes-mcp-server).
+    const values = collectWith(
+      inline({
+        'charts/mcp/values.yaml':
+          'service:\n  port: 8080\nconfig:\n  port: "{{ .Values.service.port }}"\n  name: "{{ .Release.Name }}-gateway"\n',
+      }),
+    );
+    expect(values.skipped).toEqual([]);
+    expect(values.files).toEqual([expect.objectContaining({ path: 'charts/mcp/values.yaml', kind: 'other' })]);
     // Other Go templates in YAML are data: an Alertmanager message in a ConfigMap beside an MCP server.
     const data = collectWith(
       inline({
