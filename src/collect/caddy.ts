@@ -5,6 +5,7 @@
 import { basicAuthMethod, CNI_HOP } from './docker-defaults.js';
 import type { TextFile } from './inputs.js';
 import type { ProxyContext } from './nginx-facts.js';
+import { namesMcpHost } from './roles.js';
 import { type At, FactSheet } from './sheet.js';
 import { addressOf } from './upstream-address.js';
 import { weakestOf } from './weakest.js';
@@ -183,6 +184,49 @@ function siteFacts(sheet: FactSheet, site: Node, rp: Node, snippets: Map<string,
   else if (pc.platform === 'kubernetes') sheet.undecided('tls.backend_hop', CNI_HOP);
   else if (/^(localhost|127\.[\d.]+|\[::1\]|unix\/)/.test(upstream.replace(/^h2c:\/\/|^http:\/\//, '')))
     sheet.set('tls.backend_hop', 'same_host', rp.at, `plain reverse_proxy to ${upstream} on the same host`);
+}
+
+/**
+ * Every `reverse_proxy` of a Caddyfile with the paths its route takes (a `handle`/`route` around
+ * it, the paths on its own line, and those of a named matcher, `@sse path /sse /sse/*` or a
+ * matcher block, used by either) and whether its site's address names MCP.
+ */
+export function caddyRoutes(f: TextFile): { upstream: string; path: string; mcpSite: boolean; at: At }[] {
+  const out: { upstream: string; path: string; mcpSite: boolean; at: At }[] = [];
+  const matchers = new Map<string, string[]>();
+  const collect = (nodes: Node[]) => {
+    for (const n of nodes) {
+      if (n.words[0]?.startsWith('@'))
+        matchers.set(n.words[0], [
+          ...(n.words[1] === 'path' ? n.words.slice(2) : []),
+          ...(n.block ?? []).filter((m) => m.words[0] === 'path').flatMap((m) => m.words.slice(1)),
+        ]);
+      else if (n.block) collect(n.block);
+    }
+  };
+  const paths = (words: string[]) => words.flatMap((w) => (w.startsWith('@') ? (matchers.get(w) ?? []) : [w]));
+  const visit = (nodes: Node[], route: string, mcpSite: boolean) => {
+    for (const n of nodes) {
+      const here = ['handle', 'handle_path', 'route'].includes(n.words[0] ?? '') ? `${route} ${paths(n.words.slice(1)).join(' ')}` : route;
+      const upstream = n.words[0] === 'reverse_proxy' ? upstreamsOf(n)[0] : undefined;
+      if (upstream)
+        out.push({
+          upstream,
+          path: `${here} ${paths(n.words.slice(1))
+            .filter((w) => w.startsWith('/'))
+            .join(' ')}`,
+          mcpSite,
+          at: n.at,
+        });
+      if (n.block) visit(n.block, here, mcpSite);
+    }
+  };
+  for (const site of parseCaddyfile(f)) {
+    matchers.clear();
+    collect(site.block ?? []);
+    visit([site], '', site.words.some(namesMcpHost));
+  }
+  return out;
 }
 
 /** The upstreams of a `reverse_proxy` line: its words after the directive that are not a matcher. */

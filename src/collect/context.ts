@@ -1,12 +1,12 @@
 // What every collector shares during one collection: the files, parsed Dockerfiles, the
 // options, notes about the collection, and the proxies' configurations.
 import { literal } from '../shared/regexp.js';
-import { caddyFacts } from './caddy.js';
+import { caddyFacts, caddyRoutes } from './caddy.js';
 import { type DockerfileInfo, readDockerfile } from './dockerfile/read.js';
 import { dirOf, type Inputs, type TextFile } from './inputs.js';
 import { NginxConfig } from './nginx.js';
 import { mcpLocations, nginxFacts, type ProxyContext } from './nginx-facts.js';
-import type { Role } from './roles.js';
+import { namesMcpRoute, type Role } from './roles.js';
 import type { FactSheet } from './sheet.js';
 import type { CollectionNote, FileKind } from './types.js';
 
@@ -123,15 +123,22 @@ export class Context {
     targets: string[],
     baseDir = '',
     env: Map<string, string> = new Map(),
+    mcpOnly = false,
   ): boolean {
     const nginx = this.proxyFiles(contextDir, volumes, baseDir, ['nginx']).map((f) => render(f, env));
     if (nginx.length) {
       const m = mcpLocations(this.nginxConfig(nginx), targets);
-      if (m.matchedBy.startsWith('its proxy_pass') && m.mcpRoute) return true;
+      if (m.matchedBy.startsWith('its proxy_pass') && (mcpOnly ? m.namesMcp : m.mcpRoute)) return true;
     }
     const caddy = this.proxyFiles(contextDir, volumes, baseDir, ['caddyfile']);
     // After a matcher too: `reverse_proxy @mcp mcp-server:8000`, `reverse_proxy /mcp* mcp-server:8000`.
-    return caddy.some((f) => targets.some((t) => new RegExp(`reverse_proxy\\s+((@|/)\\S*\\s+)*(https?://)?${literal(t)}\\b`).test(f.text)));
+    return caddy.some((f) =>
+      caddyRoutes(f).some(
+        (r) =>
+          targets.some((t) => new RegExp(`^(https?://)?${literal(t)}\\b`).test(r.upstream)) &&
+          (!mcpOnly || namesMcpRoute(r.path) || r.mcpSite),
+      ),
+    );
   }
 
   /**

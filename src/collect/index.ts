@@ -7,7 +7,7 @@ import { posix } from 'node:path';
 import type { Doctrine } from '../doctrine/types.js';
 import { SignetError } from '../errors.js';
 import { dockerfileFacts, privilegeDrop } from './build-facts.js';
-import { type CaddyNode, caddyFacts, parseCaddyfile, upstreamsOf } from './caddy.js';
+import { caddyFacts, caddyRoutes } from './caddy.js';
 import { classify, looksBinary } from './classify.js';
 import { clientDeployments } from './clients.js';
 import { composeDeployments } from './compose/facts.js';
@@ -292,57 +292,15 @@ function hostProxies(ctx: Context, files: TextFile[]): FactSheet[] {
 /** Caddy on a host: one deployment per upstream an MCP route forwards to. */
 function hostCaddy(f: TextFile): FactSheet[] {
   const out = new Map<string, FactSheet>();
-  // Named matchers (`@sse path /sse /sse/*`, or `@mcp { path /mcp* }`): a route that uses one takes its paths.
-  const matchers = new Map<string, string[]>();
-  const collect = (nodes: CaddyNode[]) => {
-    for (const n of nodes) {
-      if (n.words[0]?.startsWith('@'))
-        matchers.set(n.words[0], [
-          ...(n.words[1] === 'path' ? n.words.slice(2) : []),
-          ...(n.block ?? []).filter((m) => m.words[0] === 'path').flatMap((m) => m.words.slice(1)),
-        ]);
-      else if (n.block) collect(n.block);
-    }
-  };
-  const paths = (words: string[]) => words.flatMap((w) => (w.startsWith('@') ? (matchers.get(w) ?? []) : [w]));
-  const visit = (nodes: CaddyNode[], route: string, mcpSite: boolean) => {
-    for (const n of nodes) {
-      const here =
-        n.words[0] === 'handle' || n.words[0] === 'handle_path' || n.words[0] === 'route'
-          ? `${route} ${paths(n.words.slice(1)).join(' ')}`
-          : route;
-      if (n.words[0] === 'reverse_proxy') {
-        const path = `${here} ${paths(n.words.slice(1))
-          .filter((w) => w.startsWith('/'))
-          .join(' ')}`;
-        const upstream = upstreamsOf(n)[0];
-        if (upstream && (namesMcpRoute(path) || mcpSite) && !out.has(upstream)) {
-          const sheet = new FactSheet(`proxy:${f.path}:${upstream}`);
-          sheet.set(
-            'transport.kind',
-            'http',
-            n.at,
-            `Caddy forwards ${path.trim() || 'every path of a site named for MCP'} to an MCP server`,
-          );
-          if (/sse/i.test(path))
-            sheet.set('transport.legacy_sse', true, n.at, 'the proxied route is the /sse endpoint of the HTTP+SSE transport');
-          caddyFacts(sheet, f, {
-            targets: [addressOf(upstream)],
-            platform: 'host',
-            facesClients: true,
-          });
-          mayBeBypassed(sheet, upstream);
-          out.set(upstream, sheet);
-        }
-      }
-      if (n.block) visit(n.block, here, mcpSite);
-    }
-  };
-  // A site whose address names MCP (`mcp.example.com { reverse_proxy … }`) serves it on every route.
-  for (const site of parseCaddyfile(f)) {
-    matchers.clear();
-    collect(site.block ?? []);
-    visit([site], '', site.words.some(namesMcpHost));
+  for (const r of caddyRoutes(f)) {
+    if (!(namesMcpRoute(r.path) || r.mcpSite) || out.has(r.upstream)) continue;
+    const sheet = new FactSheet(`proxy:${f.path}:${r.upstream}`);
+    sheet.set('transport.kind', 'http', r.at, `Caddy forwards ${r.path.trim() || 'every path of a site named for MCP'} to an MCP server`);
+    if (/sse/i.test(r.path))
+      sheet.set('transport.legacy_sse', true, r.at, 'the proxied route is the /sse endpoint of the HTTP+SSE transport');
+    caddyFacts(sheet, f, { targets: [addressOf(r.upstream)], platform: 'host', facesClients: true });
+    mayBeBypassed(sheet, r.upstream);
+    out.set(r.upstream, sheet);
   }
   return [...out.values()];
 }

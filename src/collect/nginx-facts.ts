@@ -15,7 +15,7 @@ import {
   walkAll,
   zones,
 } from './nginx.js';
-import { namesMcpRoute } from './roles.js';
+import { namesMcpHost, namesMcpRoute } from './roles.js';
 import { type At, FactSheet } from './sheet.js';
 import { addressOf } from './upstream-address.js';
 import { weakestOf } from './weakest.js';
@@ -46,7 +46,7 @@ export function mcpLocations(
   targets: string[],
   elsewhere: string[] = [],
   closed = false,
-): { locs: LocationCtx[]; matchedBy: string; mcpRoute: boolean } {
+): { locs: LocationCtx[]; matchedBy: string; mcpRoute: boolean; namesMcp: boolean } {
   const ups = upstreams(cfg);
   const hostOf = (s: string) => s.replace(/^[^/]*:\/\//, '').split(/[/:]/)[0] ?? '';
   // A target with a port (a server on a host, `127.0.0.1:9445`) is that address only: another port
@@ -96,7 +96,8 @@ export function mcpLocations(
   });
   // A block with no MCP route and no catch-all serves other paths of the server: it counts only where no block names one.
   const named = chosen.filter((c) => c.named);
-  return { locs: (named.length ? named : chosen).flatMap((c) => c.locs), matchedBy, mcpRoute: named.length > 0 };
+  const namesMcp = locs.some((l) => isMcp(l) || (l.server.block ?? []).some((d) => d.name === 'server_name' && d.args.some(namesMcpHost)));
+  return { locs: (named.length ? named : chosen).flatMap((c) => c.locs), matchedBy, mcpRoute: named.length > 0, namesMcp };
 }
 
 /**

@@ -55,7 +55,9 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
     if (wanted.includes(name)) evidence.set(name, 'named with --server');
     else if (
       proxies.some(
-        (p) => mentions(p, name) || ctx.proxyConfigNames(p.contextDir, volumesOf(p), hostNames(c, p), composeDir(project), containerEnv(p)),
+        (p) =>
+          mentions(p, name) ||
+          ctx.proxyConfigNames(p.contextDir, volumesOf(p), hostNames(c, p), composeDir(project), containerEnv(p), true),
       )
     )
       evidence.set(name, 'a proxy of the project forwards to it');

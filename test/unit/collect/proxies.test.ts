@@ -693,6 +693,28 @@ describe('a proxy on a host whose server or site is named for MCP', () => {
   });
 });
 
+describe('a proxy of a compose project that forwards only a catch-all', () => {
+  it('makes no service an MCP server on a walk; a route or site named for MCP does', () => {
+    // trufnetwork/node's dev-gateway: nginx `location / { proxy_pass http://kwil-gateway:8090; }`, and
+    // deployments/indexer/Caddyfile's `:80 { reverse_proxy http://indexer:1337 }`: REST services.
+    const stack = (proxy: string, mount: string, conf: string) =>
+      collectWith(
+        inline({
+          'compose.yaml': `services:\n  gateway:\n    image: acme/gateway:1.0.0\n  edge:\n    image: ${proxy}\n    ports: ["80:80"]\n    volumes: ["./${mount}"]\n`,
+          [mount.split(':')[0]!]: conf,
+        }),
+        { named: [] },
+      ).deployments.map((d) => d.name);
+    const nginx = (path: string) => `server {\n    listen 80;\n    location ${path} {\n        proxy_pass http://gateway:8090;\n    }\n}\n`;
+    expect(stack('nginx:1.27', 'default.conf:/etc/nginx/conf.d/default.conf', nginx('/'))).toEqual([]);
+    expect(stack('nginx:1.27', 'default.conf:/etc/nginx/conf.d/default.conf', nginx('/mcp'))).toEqual(['compose:compose.yaml:gateway']);
+    expect(stack('caddy:2.8', 'Caddyfile:/etc/caddy/Caddyfile', ':80 {\n    reverse_proxy http://gateway:8090\n}\n')).toEqual([]);
+    expect(stack('caddy:2.8', 'Caddyfile:/etc/caddy/Caddyfile', 'mcp.example.com {\n    reverse_proxy http://gateway:8090\n}\n')).toEqual([
+      'compose:compose.yaml:gateway',
+    ]);
+  });
+});
+
 describe("Caddy's named matchers on a host", () => {
   it('a route through @name takes the paths the matcher names', () => {
     // trufnetwork/node's docs/examples/mcp-reverse-proxy/Caddyfile.windows.example:10-11.
