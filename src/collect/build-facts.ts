@@ -20,9 +20,18 @@ export function userIsRoot(user: string): boolean | null {
  * `exec gosu mcp:mcp python -m server` as the entrypoint script's command (nordeim/Security-MCP-Server):
  * the server runs as that user, whatever the image's USER; gosu, su-exec, runuser -u and setpriv --reuid.
  */
-export function privilegeDrop(sheet: FactSheet, launched: { words: string[]; at: At; drop?: { words: string[]; at: At } } | null): void {
+export function privilegeDrop(
+  sheet: FactSheet,
+  launched: { words: string[]; at: At; drop?: { words: string[]; at: At; conditional?: string } } | null,
+): void {
   const script = launched?.drop ?? launched;
   if (!script || sheet.get('container.runs_as_root') === false) return;
+  if (launched?.drop?.conditional) {
+    const why = `the entrypoint script drops to another user only under \`${launched.drop.conditional}\`; otherwise it runs the server as the image's user`;
+    if (sheet.has('container.runs_as_root')) sheet.reopen('container.runs_as_root', why);
+    else sheet.undecided('container.runs_as_root', why);
+    return;
+  }
   const [tool = '', ...rest] = script.words;
   const name = tool.split('/').pop()!;
   const user =

@@ -54,8 +54,24 @@ export function scriptCommand(
   // `if [ "$(id -u)" = 0 ]; then exec gosu mcp:mcp …; else exec …; fi` (nordeim/Security-MCP-Server):
   // started as root, the script takes its privilege drop, wherever that exec line stands.
   const d = last((r) => /^exec\s+(\S*\/)?(gosu|su-exec|runuser|setpriv)\s/.test(r));
-  const drop = d < 0 ? undefined : { words: unwrap(commandsOf(rows[d]!).at(-1) ?? []), at: at(d) };
+  // Under any other condition (createthis/diffcalculia_mcp's `if [ "$SANDBOX_USER_ID" != 0 ]`, or
+  // `if command -v su-exec`), the other branch may run the server as the image's user.
+  const condition = d < 0 ? null : enclosingCondition(rows, d);
+  const conditional = condition !== null && !/\bid\s+-u\b|\bwhoami\b|\$\{?E?UID\}?/.test(condition) ? condition : undefined;
+  const drop = d < 0 ? undefined : { words: unwrap(commandsOf(rows[d]!).at(-1) ?? []), at: at(d), ...(conditional ? { conditional } : {}) };
   return { words, at: at(i), env: exported(rows.slice(0, i), at), ...(drop?.words.length ? { drop } : {}) };
+}
+
+/** The condition of the innermost `if` or `case` around row `n`, or null where it runs whatever the environment holds. */
+function enclosingCondition(rows: string[], n: number): string | null {
+  const open: string[] = [];
+  for (const raw of rows.slice(0, n)) {
+    const row = raw.trim();
+    if (/^(if|case)\b/.test(row) && !/(^|;\s*)(fi|esac)$/.test(row)) open.push(row);
+    else if (/^elif\b/.test(row) && open.length) open[open.length - 1] = row;
+    else if (/(^|;\s*)(fi|esac)$/.test(row)) open.pop();
+  }
+  return open.at(-1) ?? null;
 }
 
 /**
@@ -83,7 +99,8 @@ export interface ScriptCommand {
   words: string[];
   at: At;
   env: Map<string, { value: string; at: At }>;
-  drop?: { words: string[]; at: At };
+  /** The privilege drop the script takes, and the condition it takes it under when that is not the user's id. */
+  drop?: { words: string[]; at: At; conditional?: string };
 }
 
 /** The environment the script's command starts with: the container's, then what the script exports. */

@@ -653,6 +653,30 @@ describe("a walk reads an image's launcher script", () => {
   });
 });
 
+describe('a privilege drop under a condition other than the user id', () => {
+  it('leaves who runs the server undecided: the other branch runs it as the image user', () => {
+    // createthis/diffcalculia_mcp's entrypoint.sh: su-exec only when SANDBOX_USER_ID is not 0, no USER in the image.
+    const runs = (script: string, user = '') => {
+      const d = collectWith(
+        inline({
+          Dockerfile: `FROM node:22-slim\nRUN npm install -g @modelcontextprotocol/server-everything@2025.8.4\nCOPY entrypoint.sh /entrypoint.sh\n${user}ENTRYPOINT ["/entrypoint.sh"]\nCMD ["mcp-server-everything"]\n`,
+          'entrypoint.sh': script,
+        }),
+      ).deployments[0]!;
+      return fact(d, 'container.runs_as_root') ?? d.reasons['container.runs_as_root'];
+    };
+    expect(runs('#!/bin/sh\nif [ "$SANDBOX_USER_ID" != "0" ]; then\n  exec su-exec mcpuser "$@"\nelse\n  exec "$@"\nfi\n')).toBe(
+      'the entrypoint script drops to another user only under `if [ "$SANDBOX_USER_ID" != "0" ]; then`; otherwise it runs the server as the image\'s user',
+    );
+    expect(runs('#!/bin/sh\nif command -v su-exec >/dev/null; then\n  exec su-exec mcpuser "$@"\nfi\nexec "$@"\n', 'USER root\n')).toMatch(
+      /^the entrypoint script drops to another user only under `if command -v su-exec/,
+    );
+    // Unconditional, or when the script runs as root: the drop decides.
+    expect(runs('#!/bin/sh\nexec su-exec mcpuser "$@"\n')).toBe(false);
+    expect(runs('#!/bin/sh\nif [ "$(id -u)" = 0 ]; then\n  exec su-exec mcpuser "$@"\nfi\nexec "$@"\n')).toBe(false);
+  });
+});
+
 describe('a walk reads settings.json only where an editor or agent keeps MCP servers in it', () => {
   it("a Claude Code or Codex plugin's plugin.json, not any plugin.json", () => {
     // jmagar/unraid-mcp ships both, each listing the server inline.
