@@ -172,10 +172,16 @@ export interface TransportNamed {
   sse?: boolean;
 }
 
-/** TRANSPORT, MCP_TRANSPORT, K8S_MCP_TRANSPORT: not a logger's or a mailer's LOG_TRANSPORT. */
+/**
+ * TRANSPORT, MCP_TRANSPORT, K8S_MCP_TRANSPORT, the product's own NEO4J_TRANSPORT
+ * (neo4j-contrib/mcp-neo4j): not a logger's, a mailer's, a tracer's or a broker's LOG_TRANSPORT.
+ */
 export const isTransportVariable = (k: string): boolean =>
   // `APOLLO_MCP_TRANSPORT__TYPE`: a nested setting, `__` between the levels (figment, config-rs, pydantic-settings).
-  /(^|_)TRANSPORT(__?TYPE|__?MODE|__?KIND)?$/i.test(k) && (/^TRANSPORT/i.test(k) || /MCP/i.test(k));
+  /(^|_)TRANSPORT(__?TYPE|__?MODE|__?KIND)?$/i.test(k) &&
+  !/(^|_)(LOGS?|LOGGER|LOGGING|SYSLOG|MAIL|SMTP|EMAIL|OTEL|OTLP|TRACES?|TRACING|METRICS|SENTRY|CELERY|KAFKA|AMQP|NATS|BROKER|GRPC)(_|$)/i.test(
+    k,
+  );
 
 /**
  * Whether a launch line starts a server of the network rather than one on stdio: an ASGI/WSGI

@@ -55,6 +55,11 @@ export function describe(ctx: Context, project: ComposeProject, s: ComposeServic
     dockerfile = at.file;
     df = readDockerfile(at.file, '\n'.repeat(block ? at.line : at.line - 1) + inline, buildArgs(build), target);
   } else df = dockerfile ? ctx.dockerfile(dockerfile, buildArgs(build), target) : null;
+  if (df?.missingTarget)
+    ctx.note(
+      s.at('build', 'target').file,
+      `service ${s.name} builds target ${df.missingTarget}, which is no stage of ${dockerfile}: the build fails as written, and its last stage is read`,
+    );
   // The project describes what its services build, a client or a proxy as much as the server.
   if (df && dockerfile) ctx.claimed.add(dockerfile);
   const image = str(spec['image']) ?? df?.base?.image ?? null;

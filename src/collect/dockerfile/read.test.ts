@@ -57,6 +57,15 @@ describe('Dockerfiles, read with dockerfile-ast', () => {
     expect(df.user).toEqual({ value: '0:0', written: '0:0', at: { file: 'x/Dockerfile', line: 8 } });
     expect(df.healthcheck?.disabled).toBe(true);
     expect(df.secretsInImage.map((s) => s.name)).toEqual(['PYPI_TOKEN', 'OPENAI_API_KEY']);
+    // A stage the final one only copies files from keeps its ENV and ARG to itself.
+    const builder = readDockerfile(
+      'Dockerfile',
+      'FROM python:3.12-slim AS build\nENV PYPI_TOKEN=pypi-AgEIcHlwaS5vcmc\nRUN pip wheel -w /w .\nFROM python:3.12-slim\nCOPY --from=build /w /w\n',
+    );
+    expect(builder.secretsInImage).toEqual([]);
+    // A target that names no stage: said, and the last stage read (oraios/serena's `target: production`).
+    expect(readDockerfile('Dockerfile', 'FROM python:3.11-slim AS base\n', new Map(), 'production').missingTarget).toBe('production');
+    expect(readDockerfile('Dockerfile', 'FROM python:3.11-slim AS base\n', new Map(), 'base').missingTarget).toBeNull();
     expect(df.installs.map((i) => [i.tool, i.locked])).toEqual([
       ['pip', false],
       ['npm', false],

@@ -25,6 +25,8 @@ export interface DockerfileInfo {
   /** EXPOSE in the final image (its own stage or one it is built on): the ports it says it serves on. */
   expose: { ports: string; at: At } | null;
   secretsInImage: { name: string; at: At; how: string }[];
+  /** A build target that names no stage of the file: the build fails. */
+  missingTarget: string | null;
   installs: InstallStep[];
   /** A reverse proxy the final image installs from the distribution's packages (`microdnf install -y nginx`). */
   proxyInstalled: { product: string; at: At } | null;
@@ -75,10 +77,26 @@ export function readDockerfile(
   /** The stage a build stops at (`--target`, Compose's `build.target`); the last stage without one. */
   target: string | null = null,
 ): DockerfileInfo {
-  const { stages, stageNames, externalBases, secretsInImage, installsIn, auditIn, sbomIn, ignoreScriptsIn, rebuildIn, fetchedIn } =
-    readStages(path, text, buildArgs);
-  // The final stage, its USER and HEALTHCHECK inherited from the stages it is built on.
-  const last = (target !== null ? stageNames.get(target.toLowerCase()) : undefined) ?? stages.length - 1;
+  const {
+    stages,
+    stageNames,
+    externalBases,
+    secretsInImage: written,
+    installsIn,
+    auditIn,
+    sbomIn,
+    ignoreScriptsIn,
+    rebuildIn,
+    fetchedIn,
+  } = readStages(path, text, buildArgs);
+  // The final stage, its USER and HEALTHCHECK inherited from the stages it is built on. A target
+  // that names no stage fails the build (oraios/serena's `target: production`): said, and the last stage read.
+  const named = target !== null ? stageNames.get(target.toLowerCase()) : undefined;
+  const last = named ?? stages.length - 1;
+  // ENV and ARG reach the final image through the stages it is built on, not those it copies files from.
+  const line = new Set<number>();
+  for (let i: number | null = last; i !== null && i >= 0 && !line.has(i); i = stages[i]!.parent) line.add(i);
+  const secretsInImage: DockerfileInfo['secretsInImage'] = written.filter((x) => line.has(x.stage)).map(({ stage: _, ...x }) => x);
   // What the final image holds from other stages: their outputs, and any secret linked into them.
   const reached = new Set<number>();
   const reach = (i: number | null) => {
@@ -133,6 +151,7 @@ export function readDockerfile(
     copied,
     copiedImages,
     secretsInImage,
+    missingTarget: target !== null && named === undefined ? target : null,
     installs,
     proxyInstalled,
     auditSignatures,

@@ -53,7 +53,8 @@ export interface Stages {
   stageNames: Map<string, number>;
   externalBases: DockerfileInfo['externalBases'];
   /** Secrets ENV or ARG write into any stage (a value in a layer is in the image's history). */
-  secretsInImage: DockerfileInfo['secretsInImage'];
+  /** Secrets written in a stage's ENV or ARG, by stage: only those of the final image's own line of stages reach it. */
+  secretsInImage: (DockerfileInfo['secretsInImage'][number] & { stage: number })[];
   installsIn: { stage: number; step: InstallStep }[];
   auditIn: InStage[];
   sbomIn: InStage[];
@@ -89,7 +90,7 @@ export function readStages(path: string, text: string, buildArgs: ReadonlyMap<st
   const froms = df.getFROMs();
   const stages: Stage[] = [];
   const externalBases: DockerfileInfo['externalBases'] = [];
-  const secretsInImage: DockerfileInfo['secretsInImage'] = [];
+  const secretsInImage: (DockerfileInfo['secretsInImage'][number] & { stage: number })[] = [];
   // Steps by stage: BuildKit builds only the stages the final one needs, so the others never run.
   const installsIn: { stage: number; step: InstallStep }[] = [];
   const auditIn: { stage: number; at: At }[] = [];
@@ -169,9 +170,14 @@ export function readStages(path: string, text: string, buildArgs: ReadonlyMap<st
           if (/^npm_config_ignore_scripts$/i.test(name) && /^(true|1)$/i.test(value ?? '')) ignoreScriptsIn.push({ stage, at: at(ins) });
           // `ENV TAVILY_API_KEY=your-api-key-here` (tavily-ai/tavily-mcp) is a placeholder the run replaces, not a secret.
           if (SECRET_NAME.test(name) && value && !/^\$/.test(value) && !/_FILE$/i.test(name) && !isPlaceholder(value))
-            secretsInImage.push({ name, at: at(ins), how: `${kw} ${name} has a value in the Dockerfile` });
+            secretsInImage.push({ stage, name, at: at(ins), how: `${kw} ${name} has a value in the Dockerfile` });
           else if (value && passwordInUrl(value))
-            secretsInImage.push({ name, at: at(ins), how: `${kw} ${name} is a connection URL with a password written in the Dockerfile` });
+            secretsInImage.push({
+              stage,
+              name,
+              at: at(ins),
+              how: `${kw} ${name} is a connection URL with a password written in the Dockerfile`,
+            });
         }
         break;
       }
@@ -203,7 +209,8 @@ export function readStages(path: string, text: string, buildArgs: ReadonlyMap<st
           s.files.push({ ...w, source: null, at: at(ins) });
         // The shell sees the stage's ARGs and ENV in its environment: `npm install -g pkg@${VERSION}`.
         for (const words of commandsOf(substIn(stage, shellOf(content)))) {
-          const w = unwrap(words);
+          // `su-exec mcpuser npm install`, `gosu app pip install …` (createthis/diffcalculia_mcp): the install after the user.
+          const w = ((x: string[]) => (/(^|\/)(gosu|su-exec)$/.test(x[0] ?? '') && x.length > 2 ? unwrap(x.slice(2)) : x))(unwrap(words));
           const step = installStep(w, at(ins));
           // GOFLAGS=-mod=mod, on the command or in the stage's ENV, lets the build rewrite go.mod and
           // go.sum as a `-mod=mod` flag does (stackrox/stackrox-mcp's konflux.Dockerfile uses the flag).

@@ -310,6 +310,20 @@ describe('a package manager installed to install the rest', () => {
   });
 });
 
+describe('an install run as another user', () => {
+  it('su-exec and gosu before npm or pip are the install they run', () => {
+    // createthis/diffcalculia_mcp's Dockerfile: `RUN su-exec mcpuser npm install`.
+    const d = collectWith(
+      inline({
+        'package.json': '{"dependencies":{"@modelcontextprotocol/sdk":"1.20.0"}}',
+        'package-lock.json': '{"lockfileVersion":3}',
+        Dockerfile: 'FROM node:22-alpine\nCOPY package*.json ./\nRUN su-exec mcpuser npm ci --ignore-scripts\nUSER node\n',
+      }),
+    ).deployments[0]!;
+    expect([fact(d, 'supply_chain.lockfile_enforced'), fact(d, 'supply_chain.install_scripts_disabled')]).toEqual([true, true]);
+  });
+});
+
 describe('a redirection on an install line', () => {
   it("`2>/dev/null` and `2>&1` are the shell's, not packages to install", () => {
     // dickens88/dify-db-search-mcp's Dockerfile:7: `pip install --no-cache-dir -e . 2>/dev/null || …`.
@@ -452,6 +466,12 @@ describe('the transport an image starts with', () => {
     expect(env.sources['transport.kind']![0]).toMatchObject({ line: 3, why: 'MCP_TRANSPORT=stdio, as the image starts' });
     // Nothing named: an EXPOSE alone does not say the server serves MCP there.
     expect(fact(image('EXPOSE 8000\nCMD ["python", "mcp_server.py"]\n'), 'transport.kind')).toBeUndefined();
+  });
+
+  it("the product's own transport variable, not a logger's", () => {
+    // neo4j-contrib/mcp-neo4j's Dockerfile: `ENV NEO4J_TRANSPORT="stdio"`.
+    expect(fact(image('ENV NEO4J_TRANSPORT="stdio"\nCMD ["mcp-neo4j-cypher"]\n'), 'transport.kind')).toBe('stdio');
+    expect(fact(image('ENV LOG_TRANSPORT=http\nCMD ["python", "server.py"]\n'), 'transport.kind')).toBeUndefined();
   });
 
   it('the subcommand http after the binary; a nested TRANSPORT__TYPE setting', () => {

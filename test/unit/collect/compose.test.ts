@@ -1595,6 +1595,22 @@ describe('a server started with its Host check off', () => {
   });
 });
 
+describe('a build target that names no stage', () => {
+  it('is said in a note: the build fails as written', () => {
+    // oraios/serena's compose.yaml: `target: production` after the Dockerfile lost that stage.
+    const out = collectWith(
+      inline({
+        'compose.yaml': 'services:\n  serena:\n    build:\n      context: .\n      target: production\n',
+        Dockerfile: 'FROM python:3.11-slim AS base\nRUN pip install mcp==1.20.0\nCMD ["serena-mcp-server"]\n',
+      }),
+    );
+    expect(out.notes).toContainEqual({
+      file: 'compose.yaml',
+      what: 'service serena builds target production, which is no stage of Dockerfile: the build fails as written, and its last stage is read',
+    });
+  });
+});
+
 describe('a build context whose only Dockerfile is spelled in lower case', () => {
   it('is the one Docker builds', () => {
     // TheLukasHenry/proxy-server's uvx/dockerfile, built by `build: ./uvx`.
