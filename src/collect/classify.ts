@@ -80,7 +80,13 @@ export function classify(path: string, text: string): FileKind {
       return 'traefik';
     return 'other';
   }
-  if (lower.endsWith('.toml') && (/^\[(entryPoints|http\.routers|providers)/m.test(text) || /^\[http\]/m.test(text))) return 'traefik';
+  // Cargo's `.cargo/config.toml` has an `[http]` table of its own (seanchatmangpt/erlmcp): Traefik's has routers or services under it.
+  if (
+    lower.endsWith('.toml') &&
+    (/^\[(entryPoints|http\.routers|http\.services|http\.middlewares|providers)/m.test(text) ||
+      (/^\[http\]/m.test(text) && /^\s*\[http\.(routers|services|middlewares)\b/m.test(text)))
+  )
+    return 'traefik';
   if (isNginx(lower, text)) return 'nginx';
   return 'other';
 }

@@ -9,7 +9,19 @@ import { commandsOf, shellScript, unwrap } from './shell.js';
  */
 function asRun(words: string[]): string[] {
   const script = shellScript(words);
-  return script === null ? words : unwrap(commandsOf(script).at(-1) ?? []);
+  return ownPart(script === null ? words : unwrap(commandsOf(script).at(-1) ?? []));
+}
+
+/** Programs that start another server as their child: what follows their `--` is the child's command line. */
+const BRIDGE_PROGRAM = /^(mcpo|mcp-proxy|supergateway|mcp-bridge)(@\S*)?$/;
+
+/**
+ * The bridge's own words: `mcpo --port 8000 -- github-mcp-server stdio` (TheLukasHenry/proxy-server)
+ * listens on 8000 over HTTP; the `stdio` after `--` is its child's.
+ */
+function ownPart(words: string[]): string[] {
+  const i = words.indexOf('--');
+  return i > 0 && words.slice(0, i).some((w) => BRIDGE_PROGRAM.test(w.split('/').pop() ?? '')) ? words.slice(0, i) : words;
 }
 
 /** `parts`: what runs, in order (an entrypoint, then a command), each an array or a shell-form string. */
@@ -75,12 +87,13 @@ export function hostCheckOff(sheet: FactSheet, at: At, ...parts: unknown[]): voi
 
 /**
  * The same switch as a variable: `MCP_V8_ALLOWED_HOSTS=*` (r33drichards/mcp-js's image, the
- * environment form of its --allowed-hosts), Django's `ALLOWED_HOSTS=*`.
+ * environment form of its --allowed-hosts), Django's `ALLOWED_HOSTS=*`; not an outbound allowlist such as `CLIENT_ENDPOINT_ALLOWED_HOSTS`.
  */
 export function hostCheckOffByVariable(sheet: FactSheet, env: Record<string, unknown>, at: (key: string) => At): void {
   for (const [k, v] of Object.entries(env).sort(([a], [b]) => (a < b ? -1 : 1)))
     if (
-      /(^|_)ALLOWED_HOSTS$/i.test(k) &&
+      // The server's own Host list: ALLOWED_HOSTS or one named for MCP, not an outbound allowlist (CLIENT_ENDPOINT_ALLOWED_HOSTS).
+      /^(ALLOWED_HOSTS|\w*MCP\w*_ALLOWED_HOSTS)$/i.test(k) &&
       String(v)
         .trim()
         .replace(/^["']|["']$/g, '') === '*' &&

@@ -145,7 +145,20 @@ export function containerFacts(sheet: FactSheet, srv: Svc): void {
     // A string test is a shell line (CMD-SHELL): flyfox666/Mcpo-Docker's `test: CMD curl -f …` runs a
     // command named CMD, which no image has, so the check fails whatever the server does.
     const shellCmd = typeof hc['test'] === 'string' && /^\s*CMD(-SHELL)?\s/.test(hc['test']) ? hc['test'].trim().split(/\s+/)[0] : null;
+    // A list must start with NONE, CMD or CMD-SHELL: Docker starts no probe for any other first word
+    // (seanchatmangpt/erlmcp's `test: ["/opt/erlmcp/bin/erlmcp", "ping"]`; moby's daemon/health.go).
+    const noProbe =
+      Array.isArray(hc['test']) && hc['test'].length > 0 && !['NONE', 'CMD', 'CMD-SHELL'].includes(String(hc['test'][0]))
+        ? String(hc['test'][0])
+        : null;
     if (off) sheet.set('container.healthcheck', false, at('healthcheck'), 'healthcheck disabled');
+    else if (noProbe)
+      sheet.set(
+        'container.healthcheck',
+        false,
+        at('healthcheck', 'test'),
+        `the test list starts with \`${noProbe}\`, not CMD or CMD-SHELL: Docker runs no probe for it`,
+      );
     else if (shellCmd)
       sheet.set(
         'container.healthcheck',

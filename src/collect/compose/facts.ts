@@ -41,7 +41,7 @@ import { transport } from './transport.js';
  * registry name may be the project's published image, and a digest names exactly one. What only the
  * build's files decide then stays open, unless the pulled image gives the same value.
  */
-function pulledFirst(sheet: FactSheet, srv: Svc, project: ComposeProject): void {
+function pulledFirst(ctx: Context, sheet: FactSheet, srv: Svc, project: ComposeProject): void {
   const image = str(srv.s.spec['image']);
   if (!image || str(srv.s.spec['pull_policy']) === 'build') return;
   const pin = imagePin(image);
@@ -51,7 +51,12 @@ function pulledFirst(sheet: FactSheet, srv: Svc, project: ComposeProject): void 
     ? `Compose runs ${image} (a digest names one image) and builds ${srv.dockerfile} only when the registry has none: the image's own build decides, not these files`
     : `Compose pulls ${image} first and builds ${srv.dockerfile} only when the registry has none (pull_policy: build always builds): the published image's build decides, not these files`;
   // The compose files and the env files they read hold either way; the build's files only for the build.
-  const composeSide = (file: string) => project.files.includes(file) || project.extended.includes(file) || /\.env$/.test(file);
+  // A proxy's configuration is neither (IBM/mcp-context-forge's nginx.conf in front of its gateway).
+  const composeSide = (file: string) =>
+    project.files.includes(file) ||
+    project.extended.includes(file) ||
+    /\.env$/.test(file) ||
+    ['nginx', 'caddyfile', 'traefik'].includes(ctx.kinds.get(file) ?? '');
   for (const d of sheet.decisions()) {
     const buildOnly = d.sources.every((s) => 'file' in s && !composeSide(s.file));
     // "No secret" rests on the build being the files' (derekslenk/airis-mcp-gateway pulls airis/mcp-gateway first).
@@ -424,7 +429,7 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
           : null,
       );
     }
-    if (srv.dockerfile) pulledFirst(sheet, srv, project);
+    if (srv.dockerfile) pulledFirst(ctx, sheet, srv, project);
     return sheet;
   });
 }

@@ -344,7 +344,8 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
             return false;
           const ports = arr(getPath(svc.value, ['spec', 'ports']));
           if (ports.some((p) => p['port'] === 80)) why = 'takes clients on port 80, with no certificate for its load balancer: plain HTTP';
-          else if (ports.some(plainProbed))
+          // Only a Service of one port: beside others, the probed one may be a health port, not MCP's.
+          else if (ports.length === 1 && plainProbed(ports[0]!))
             why = "takes clients on a port the pod's own probe fetches in plain HTTP, with no certificate for its load balancer";
           else return false;
           return true;

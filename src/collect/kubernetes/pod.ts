@@ -118,7 +118,12 @@ export function podFacts(sheet: FactSheet, w: Workload, set: K8sSet): void {
   // `automountServiceAccountToken: false`) gives it a token all the same.
   const mountedHere = new Set(arr(c['volumeMounts']).map((m) => String(m['name'])));
   const projectedToken = arr(w.pod['volumes']).findIndex(
-    (v) => mountedHere.has(String(v['name'])) && arr(getPath(v, ['projected', 'sources'])).some((src) => isObj(src['serviceAccountToken'])),
+    (v) =>
+      mountedHere.has(String(v['name'])) &&
+      arr(getPath(v, ['projected', 'sources'])).some(
+        // With no audience the token is the API server's; one for another audience (Vault's) is refused there.
+        (src) => isObj(src['serviceAccountToken']) && src['serviceAccountToken']['audience'] === undefined,
+      ),
   );
   if (projectedToken >= 0)
     sheet.set(

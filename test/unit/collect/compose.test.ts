@@ -1592,6 +1592,14 @@ describe('a server started with its Host check off', () => {
     });
     const listed = collectWith(files('    environment:\n      MCP_V8_ALLOWED_HOSTS: mcp.example.com\n')).deployments[0]!;
     expect(fact(listed, 'http.allowed_hosts_configured')).toBeUndefined();
+    // An outbound allowlist named so is no Host check of the server's.
+    const outbound = collectWith(
+      inline({
+        'compose.yaml':
+          'services:\n  fetch-mcp:\n    image: acme/fetch-mcp:1.0.0\n    ports: ["3000:3000"]\n    environment:\n      CLIENT_ENDPOINT_ALLOWED_HOSTS: "*"\n',
+      }),
+    ).deployments[0]!;
+    expect(fact(outbound, 'http.allowed_hosts_configured')).toBeUndefined();
   });
 });
 

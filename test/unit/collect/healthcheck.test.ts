@@ -74,6 +74,13 @@ describe('a Compose health check written as a string that starts with CMD', () =
     });
     expect(fact(check('curl -f http://localhost:8000/docs'), 'container.healthcheck')).toBe(true);
     expect(fact(check('["CMD", "curl", "-f", "http://localhost:8000/docs"]'), 'container.healthcheck')).toBe(true);
+    // A list whose first word is not NONE, CMD or CMD-SHELL (seanchatmangpt/erlmcp's `["/opt/erlmcp/bin/erlmcp", "ping"]`): no probe runs.
+    const list = check('["/opt/erlmcp/bin/erlmcp", "ping"]');
+    expect(fact(list, 'container.healthcheck')).toBe(false);
+    expect(list.sources['container.healthcheck']![0]!.why).toBe(
+      'the test list starts with `/opt/erlmcp/bin/erlmcp`, not CMD or CMD-SHELL: Docker runs no probe for it',
+    );
+    expect(fact(check('["CMD-SHELL", "curl -f http://localhost:8000/docs || exit 1"]'), 'container.healthcheck')).toBe(true);
   });
 });
 

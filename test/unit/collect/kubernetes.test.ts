@@ -806,6 +806,17 @@ describe('a NodePort or LoadBalancer Service that selects the server', () => {
     expect(tls('{ path: /health, port: http }')[0]).toBe(false);
     expect(tls('{ path: /health, port: 8000, scheme: HTTPS }')[0]).toBeUndefined();
     expect(tls('{ path: /health, port: 9090 }')[0]).toBeUndefined();
+    // Beside another port, the probed one may be a health port, not MCP's: it decides nothing.
+    const two = manifests('NodePort')
+      .replace(
+        '          ports: [{ containerPort: 8000 }]',
+        '          ports: [{ containerPort: 8443 }, { containerPort: 8081 }]\n          readinessProbe: { httpGet: { path: /health, port: 8081 } }',
+      )
+      .replace(
+        '  ports: [{ port: 8000, targetPort: 8000 }]',
+        '  ports: [{ name: https, port: 443, targetPort: 8443 }, { name: health, port: 8081, targetPort: 8081 }]',
+      );
+    expect(fact(collectWith(inline({ 'deploy/all.yaml': two })).deployments[0]!, 'tls.enabled')).toBeUndefined();
   });
 });
 
@@ -1179,6 +1190,11 @@ describe("a pod's ServiceAccount", () => {
       why: 'volume kube-api projects a ServiceAccount token into the container',
     });
     expect(fact(token, 'container.secrets_source')).toBeUndefined();
+    // A token for another audience (Vault's) is no API token: automountServiceAccountToken: false stands.
+    const vault = collectWith(
+      inline({ 'k8s/deployment.yaml': pod('              - serviceAccountToken: { path: token, audience: vault }\n') }),
+    ).deployments[0]!;
+    expect(fact(vault, 'container.service_account_token_mounted')).toBe(false);
     const configOnly = collectWith(inline({ 'k8s/deployment.yaml': pod('              - configMap: { name: settings }\n') }))
       .deployments[0]!;
     expect(fact(configOnly, 'container.service_account_token_mounted')).toBe(false);

@@ -693,6 +693,44 @@ describe('a proxy on a host whose server or site is named for MCP', () => {
   });
 });
 
+describe('a bridge in front of a stdio server, behind a proxy', () => {
+  it("serves HTTP itself: the stdio after its -- is its child's", () => {
+    // TheLukasHenry/proxy-server's mcp-github: `mcpo --port 8000 … -- github-mcp-server stdio` behind Caddy.
+    const d = deploymentOf(
+      collectWith(
+        inline({
+          'compose.yaml':
+            'services:\n  caddy:\n    image: caddy:2.8\n    ports: ["443:443"]\n    volumes: ["./Caddyfile:/etc/caddy/Caddyfile:ro"]\n  mcp-github:\n    build: .\n    command: ["mcp-proxy", "--port=8000", "--host=0.0.0.0", "--", "/usr/local/bin/github-mcp-server", "stdio"]\n',
+          Dockerfile: 'FROM python:3.12-slim\nRUN pip install mcp-proxy==0.8.2\nUSER 1000\n',
+          Caddyfile: 'mcp.example.com {\n\treverse_proxy mcp-github:8000\n}\n',
+        }),
+      ),
+      ':mcp-github',
+    );
+    expect(fact(d, 'transport.kind')).toBe('http');
+  });
+});
+
+describe('nginx in front of a service that names an image and a build', () => {
+  it("keeps what the proxy's configuration decides when the pulled image reopens the build's facts", () => {
+    // IBM/mcp-context-forge: nginx's infra/nginx/nginx.conf in front of `image: mcpgateway/mcpgateway:latest` with a build.
+    const d = deploymentOf(
+      collectWith(
+        inline({
+          'docker-compose.yml':
+            'services:\n  nginx:\n    image: nginx:1.27\n    ports: ["8080:80"]\n    volumes: ["./nginx/nginx.conf:/etc/nginx/nginx.conf:ro"]\n  gateway:\n    image: acme/mcpgateway:latest\n    build:\n      context: .\n      dockerfile: Containerfile\n    command: ["mcpgateway", "--host", "0.0.0.0", "--port", "4444"]\n',
+          'nginx/nginx.conf':
+            'events {}\nhttp {\n  server {\n    listen 80;\n    location /mcp { proxy_pass http://gateway:4444; }\n  }\n}\n',
+          Containerfile: 'FROM python:3.12-slim\nRUN pip install mcp==1.9.0\nUSER 1000\n',
+        }),
+      ),
+      ':gateway',
+    );
+    expect([fact(d, 'exposure.behind_reverse_proxy'), fact(d, 'tls.enabled')]).toEqual([true, false]);
+    expect(fact(d, 'supply_chain.builds_server')).toBeUndefined();
+  });
+});
+
 describe('a proxy of a compose project that forwards only a catch-all', () => {
   it('makes no service an MCP server on a walk; a route or site named for MCP does', () => {
     // trufnetwork/node's dev-gateway: nginx `location / { proxy_pass http://kwil-gateway:8090; }`, and
