@@ -62,6 +62,7 @@ const LOCKFILE_OF: Partial<Record<InstallStep['tool'], RegExp>> = {
   cargo: /^Cargo\.lock$/,
   go: /^go\.sum$/,
   dotnet: /^packages\.lock\.json$/,
+  bun: /^bun\.lockb?$/,
 };
 
 /** The install that refuses a lockfile out of step with its manifest, by tool. */
@@ -74,6 +75,7 @@ const STRICT: Partial<Record<InstallStep['tool'], string>> = {
   cargo: '--locked',
   go: 'go build with its default -mod=readonly, without go mod tidy or -mod=mod',
   dotnet: 'dotnet restore --locked-mode',
+  bun: 'bun install --frozen-lockfile',
 };
 
 /** Package managers, build front-ends and backends, installed to install the rest. */

@@ -151,7 +151,8 @@ export function installStep(w: string[], at: At): InstallStep | null {
     };
   if (cmd === 'bun' && (sub === 'install' || sub === 'i'))
     // Bun runs no dependency's lifecycle scripts unless it is listed in trustedDependencies.
-    return { at, tool: 'bun', text, locked: has('--frozen-lockfile'), scriptsDisabled: true };
+    // Without --frozen-lockfile it keeps bun.lock's versions while package.json still matches them, as npm install does.
+    return { at, tool: 'bun', text, locked: has('--frozen-lockfile'), scriptsDisabled: true, followsLockfile: true };
   if (
     (cmd === 'pip' || cmd === 'pip3' || (cmd?.startsWith('python') && sub === '-m' && rest[0]?.startsWith('pip'))) &&
     w.includes('install')

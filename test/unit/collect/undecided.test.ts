@@ -666,6 +666,29 @@ describe("Yarn Berry's .yarnrc.yml", () => {
   });
 });
 
+describe('bun install with a committed bun.lock', () => {
+  it('keeps its versions while package.json matches them, as npm install does; --frozen-lockfile holds it', () => {
+    // kailashAppDev/graphql-mcp-toolkit's Dockerfile:11,14: `COPY package.json bun.lockb ./`, `RUN bun install`.
+    const d = (install: string) =>
+      deploymentOf(
+        collectWith(
+          inline({
+            Dockerfile: `FROM oven/bun:1.2.0\nCOPY package.json bun.lockb ./\nRUN ${install}\nUSER bun\nCMD ["bun", "run", "src/index.ts"]\n`,
+            'package.json': JSON.stringify({ name: 'gql-mcp', dependencies: { '@modelcontextprotocol/sdk': '1.20.0' } }),
+            'bun.lockb': 'lockfile',
+          }),
+        ),
+        'Dockerfile',
+      );
+    const plain = d('bun install');
+    expect(fact(plain, 'supply_chain.deployed_release')).toBeUndefined();
+    expect(plain.reasons['supply_chain.deployed_release']).toMatch(/bun install --frozen-lockfile makes that an error/);
+    expect(fact(plain, 'supply_chain.lockfile_enforced')).toBe(false);
+    const frozen = d('bun install --frozen-lockfile');
+    expect([fact(frozen, 'supply_chain.deployed_release'), fact(frozen, 'supply_chain.lockfile_enforced')]).toEqual(['locked', true]);
+  });
+});
+
 describe("npm's .npmrc", () => {
   it('with ignore-scripts=true, copied in before the install, runs no dependency scripts', () => {
     // docker/hub-mcp: `.npmrc:1 ignore-scripts=true`, copied beside package.json before `npm ci`.
