@@ -40,6 +40,10 @@ const PROJECT_CONFIG =
 /** Names that resolve only inside a network: mDNS, cloud-internal and cluster DNS. */
 const INTERNAL_NAME = /\.(internal|local|svc|cluster\.local)$/;
 
+/** A tool named for what changes things: writing, deleting, running (not get_, list_, search_). */
+const WRITING_TOOL =
+  /(^|[_-])(execute|exec|run|apply|write|create|update|delete|remove|drop|insert|upsert|push|merge|deploy|send|post|put|patch|set|kill|move|rename|commit|install|upload|edit)([_-]|$)/i;
+
 /** A file's path, absolute, from home or the project, with no spaces: where a secret is kept, not the secret. */
 const FILE_PATH =
   /^(\/|~\/|\.{1,2}\/|\$\{?(HOME|workspaceFolder|CLAUDE_PROJECT_DIR)\}?\/|%USERPROFILE%\\|[A-Za-z]:\\)[^\s]*[/\\][^\s]*\.[A-Za-z0-9]{2,5}$/;
@@ -349,6 +353,21 @@ function clientEntryFacts(sheet: FactSheet, r: Read): void {
       r.e.at('trust'),
       'trust: true: Gemini CLI runs every tool of this server without asking for confirmation',
     );
+  // Roo Code's `alwaysAllow` and Cline's `autoApprove` (seanchatmangpt/erlmcp's .roo/mcp.json lists
+  // execute_sql and apply_migration): the listed tools run without asking. A name that writes,
+  // deletes or runs decides; one that only reads (get_, list_) may be read-only.
+  for (const key of ['alwaysAllow', 'autoApprove']) {
+    const list = r.e.spec[key];
+    if (!Array.isArray(list)) continue;
+    const writes = list.map(String).find((t) => t === '*' || WRITING_TOOL.test(t.replace(/([a-z])([A-Z])/g, '$1_$2')));
+    if (writes)
+      sheet.set(
+        'client.destructive_calls_confirmed',
+        false,
+        r.e.at(key),
+        `${key} lists ${writes === '*' ? 'every tool' : writes}, which the client then runs without asking`,
+      );
+  }
   if (r.stdio) {
     const l = r.launch;
     if (l?.release) sheet.set('client.stdio_servers_release', l.release, releaseAt(r), l.releaseWhy);

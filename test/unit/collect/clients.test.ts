@@ -1282,6 +1282,30 @@ describe('YAML with servers keyed by name under mcpServers', () => {
   });
 });
 
+describe('tools a client runs without asking', () => {
+  it("Roo's alwaysAllow or Cline's autoApprove of a tool that writes: destructive calls are not confirmed", () => {
+    // seanchatmangpt/erlmcp's .roo/mcp.json: alwaysAllow lists execute_sql and apply_migration.
+    const confirmed = (entry: Record<string, unknown>) => {
+      const d = collectWith(
+        inline({
+          '.roo/mcp.json': JSON.stringify({
+            mcpServers: { db: { command: 'npx', args: ['-y', '@supabase/mcp-server-supabase@0.4.5'], ...entry } },
+          }),
+        }),
+      ).deployments[0]!;
+      return [fact(d, 'client.destructive_calls_confirmed'), d.sources['client.destructive_calls_confirmed']?.[0]?.why];
+    };
+    expect(confirmed({ alwaysAllow: ['list_tables', 'execute_sql', 'apply_migration'] })).toEqual([
+      false,
+      'alwaysAllow lists execute_sql, which the client then runs without asking',
+    ]);
+    expect(confirmed({ autoApprove: ['createIssue'] })[0]).toBe(false);
+    expect(confirmed({ autoApprove: ['*'] })[0]).toBe(false);
+    // Tools named for reading may be read-only: that decides nothing.
+    expect(confirmed({ alwaysAllow: ['list_tables', 'get_project', 'search_docs'] })[0]).toBeUndefined();
+  });
+});
+
 describe("GitHub Copilot's custom agents", () => {
   it('read the servers in an .agent.md front matter, cited at their lines; an agent with none is no client file', () => {
     // github/awesome-copilot's agents/terraform.agent.md: `mcp-servers:` in the YAML front matter.
