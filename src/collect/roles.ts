@@ -11,8 +11,14 @@ const PROXIES: [RegExp, string][] = [
   [/(^|\/)(kong|apache\/apisix|httpd)$/, 'other'],
 ];
 const TUNNELS = /(^|\/)(cloudflared|ngrok|tailscale)$/;
-const DATASTORES =
-  /(^|\/)(redis|valkey|postgres|postgresql|pgvector|mysql|mariadb|mongo|mongodb|memcached|elasticsearch|opensearch|qdrant|chroma|chromadb|weaviate|milvus|rabbitmq|minio|neo4j|clickhouse-server|keycloak|etcd|nats|kafka|zookeeper|ollama|otel\/opentelemetry-collector|prometheus|grafana|jaeger)$/;
+const DATASTORE_NAMES =
+  'redis|valkey|postgres|postgresql|pgvector|mysql|mariadb|mongo|mongodb|memcached|elasticsearch|opensearch|qdrant|chroma|chromadb|weaviate|milvus|rabbitmq|minio|neo4j|clickhouse-server|keycloak|etcd|nats|kafka|zookeeper|ollama|prometheus|grafana|jaeger|loki|alertmanager|thanos|vault';
+const DATASTORES = new RegExp(`(^|\\/)(${DATASTORE_NAMES}|otel\\/opentelemetry-collector)$`);
+/**
+ * A project's own build of one, named with its prefix (seanchatmangpt/erlmcp's `erlmcp-redis`,
+ * `erlmcp-prometheus`); after `mcp` the name is an MCP server for the product (`mcp-redis`).
+ */
+const PREFIXED_DATASTORE = new RegExp(`^(.+)[-_](${DATASTORE_NAMES})$`);
 
 /**
  * A container that runs an MCP server's authenticator beside its proxy (`signet auth-check`, which
@@ -57,6 +63,8 @@ export function imageRole(image: string): Role {
   for (const [re, product] of PROXIES) if (re.test(repo)) return { kind: 'proxy', product };
   if (TUNNELS.test(repo)) return { kind: 'tunnel' };
   if (DATASTORES.test(repo)) return { kind: 'datastore' };
+  const prefixed = PREFIXED_DATASTORE.exec(repo.split('/').pop() ?? '');
+  if (prefixed && !/(^|[-_])mcp$/i.test(prefixed[1]!)) return { kind: 'datastore' };
   return null;
 }
 

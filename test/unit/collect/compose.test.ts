@@ -1681,6 +1681,17 @@ describe("Docker's MCP catalog images", () => {
     );
     expect(c.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:dashboards', 'compose:compose.yaml:pg']);
   });
+
+  it("a project's own build of a datastore, named with its prefix, is that datastore; after mcp- it is an MCP server", () => {
+    // seanchatmangpt/erlmcp's docker-swarm/docker-compose.yml: `image: erlmcp-redis:v3-prod`, `erlmcp-prometheus`.
+    const c = collectWith(
+      inline({
+        'compose.yaml':
+          'services:\n  erlmcp:\n    image: erlmcp/erlmcp:3.0.0\n    ports: ["8080:8080"]\n  erlmcp-redis:\n    image: erlmcp-redis:v3-prod\n  erlmcp-prometheus:\n    image: erlmcp-prometheus:v3-prod\n  redis-tools:\n    image: redis/mcp-redis:0.2.0\n',
+      }),
+    );
+    expect(c.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:erlmcp', 'compose:compose.yaml:redis-tools']);
+  });
 });
 
 describe("a secret manager's reference in the environment", () => {
