@@ -66,6 +66,8 @@ export function wanted(name: string, parent = ''): boolean {
     n === '.npmrc' ||
     /^\.env\.|\.env$/.test(n) ||
     /^(package|package-lock|npm-shrinkwrap)\.json$/.test(n) ||
+    // Deno's manifest: whether it imports an MCP SDK.
+    /^deno\.jsonc?$/.test(n) ||
     MAY_CONFIGURE_CLIENT.test(n) ||
     n === 'kustomization' ||
     // `nginx.conf.oauth.template` too (HarderBetterFasterStronger/config-1mcp mounts it as the nginx image's template).

@@ -53,6 +53,12 @@ export function mcpDependency(file: TextFile): { at: At; name: string } | null {
       }
       return null;
     }
+    // Deno's deno.json(c) imports npm and JSR packages by specifier (wyattjoh/jmap-mcp's `npm:@modelcontextprotocol/sdk@1`).
+    if (base === 'deno.json' || base === 'deno.jsonc') {
+      for (const m of file.text.matchAll(/["'](?:npm|jsr):(@?[\w.-]+(?:\/[\w.-]+)?)/g))
+        if (NPM_SDKS.test(m[1]!)) return { at: { file: file.path, line: file.text.slice(0, m.index).split('\n').length }, name: m[1]! };
+      return null;
+    }
     if (base === 'pyproject.toml') {
       const t = parseToml(file.text) as {
         project?: { dependencies?: string[] };
@@ -116,7 +122,7 @@ export function mcpDependency(file: TextFile): { at: At; name: string } | null {
 
 /** Package manifests and lockfiles, by their lower-cased name. */
 const MANIFEST =
-  /^(package\.json|pyproject\.toml|go\.mod|cargo\.toml|pom\.xml|build\.gradle(\.kts)?)$|^requirements.*\.(txt|in)$|\.csproj$/;
+  /^(package\.json|deno\.jsonc?|pyproject\.toml|go\.mod|cargo\.toml|pom\.xml|build\.gradle(\.kts)?)$|^requirements.*\.(txt|in)$|\.csproj$/;
 const LOCKFILE =
   /^(package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|yarn\.lock|uv\.lock|poetry\.lock|go\.sum|bun\.lockb?|cargo\.lock|packages\.lock\.json)$/;
 

@@ -310,6 +310,24 @@ describe('a package manager installed to install the rest', () => {
   });
 });
 
+describe('a Deno server', () => {
+  it("is an MCP server by its deno.json's imports", () => {
+    // wyattjoh/jmap-mcp: deno.json imports `npm:@modelcontextprotocol/sdk`, the Dockerfile copies it.
+    const image = (imports: string) =>
+      collectWith(
+        inline({
+          'deno.json': `{\n  "imports": {\n    ${imports}\n  }\n}\n`,
+          Dockerfile:
+            'FROM denoland/deno:2.1.4\nWORKDIR /app\nCOPY deno.json deno.lock ./\nCOPY src ./src\nUSER deno\nCMD ["deno", "run", "-A", "src/index.ts"]\n',
+        }),
+      ).deployments;
+    const d = image('"@modelcontextprotocol/sdk": "npm:@modelcontextprotocol/sdk@^1.20.0"');
+    expect(d.map((x) => x.name)).toEqual(['image:Dockerfile']);
+    expect(d[0]!.sources['container.used']![0]!.why).toBe('an image of an MCP server (@modelcontextprotocol/sdk)');
+    expect(image('"@std/assert": "jsr:@std/assert@^1.0.0"')).toEqual([]);
+  });
+});
+
 describe('an install run as another user', () => {
   it('su-exec and gosu before npm or pip are the install they run', () => {
     // createthis/diffcalculia_mcp's Dockerfile: `RUN su-exec mcpuser npm install`.
