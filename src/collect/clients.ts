@@ -27,7 +27,7 @@ import { dirOf, normalise, type TextFile } from './inputs.js';
 import { analyseLaunch, type Launch } from './launch.js';
 import { contextOfDockerfile } from './packages.js';
 import { publishedHere } from './published-here.js';
-import { AUTH_SCHEME, argumentValues, isPlaceholder, passwordInUrl, SECRET_MANAGER_REF, SECRET_NAME, TOKEN_SHAPES } from './secrets.js';
+import { AUTH_SCHEME, argumentValues, holdsSecret, isPlaceholder, passwordInUrl, SECRET_MANAGER_REF, SECRET_NAME } from './secrets.js';
 import { startsNetworkServer, turnsOffTls } from './server-args.js';
 import { type At, FactSheet } from './sheet.js';
 import { commandsOf } from './shell.js';
@@ -113,9 +113,7 @@ function readEntry(e: Entry, inputIds: Set<string>): Read {
   const look = (key: string, value: string, at: At, where: string) => {
     if (turnsOffTls(key, value)) tlsOff = { ...at, what: `${key}=${value.trim()}` };
     // A flag is named as a variable is: `--access-token` as ACCESS_TOKEN, `--figma-api-key` as FIGMA_API_KEY.
-    const name = key.replace(/^-+/, '').replace(/-/g, '_');
-    const secretish = SECRET_NAME.test(name) || /^authorization$/i.test(key) || /^x-api-key$/i.test(key) || TOKEN_SHAPES.test(value.trim());
-    if (!secretish || value.trim() === '') return;
+    if (!holdsSecret(key, value) || value.trim() === '') return;
     // Claude Code's `${VAR:-default}`: the variable, or the default written here when it is unset.
     const fallback = DEFAULTED.exec(value);
     if (fallback) {

@@ -68,6 +68,10 @@ export const TOKEN_SHAPES =
 /** A secret-looking name, a flag named as a variable is (`--access-token` as ACCESS_TOKEN, `client_secret`). */
 const secretNamed = (key: string) => SECRET_NAME.test(key.replace(/^-+/, '').replace(/-/g, '_'));
 
+/** A value given under a secret's name, as an Authorization or API-key header, or shaped like a credential. */
+export const holdsSecret = (key: string, value: string): boolean =>
+  secretNamed(key) || /^(authorization|x-api-key)$/i.test(key) || TOKEN_SHAPES.test(value.trim());
+
 /** One argument of a command line that carries a value to judge as a secret: the name it is given under, the value, the word's index. */
 export interface ArgumentValue {
   key: string;

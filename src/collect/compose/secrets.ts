@@ -6,13 +6,13 @@ import { isHostPath } from '../host-paths.js';
 import {
   AUTH_SCHEME,
   argumentValues,
+  holdsSecret,
   isPlaceholder,
   passwordInUrl,
   SECRET_MANAGER_REF,
   SECRET_NAME,
   saysNoSecret,
   secretInConfig,
-  TOKEN_SHAPES,
   worstSecrets,
 } from '../secrets.js';
 import type { At, FactSheet } from '../sheet.js';
@@ -168,9 +168,7 @@ export function composeSecrets(ctx: Context, sheet: FactSheet, srv: Svc, project
   // in the compose file, or the operator's where it is a variable the files leave unset.
   for (const a of argumentValues(templateWordsOf([spec['entrypoint'], spec['command']]))) {
     const value = a.value.trim().replace(new RegExp(`^${AUTH_SCHEME}`, 'i'), '');
-    const secretish =
-      SECRET_NAME.test(a.key.replace(/^-+/, '').replace(/-/g, '_')) || a.key === 'Authorization' || TOKEN_SHAPES.test(a.value.trim());
-    if (!secretish || value === '' || saysNoSecret(value)) continue;
+    if (!holdsSecret(a.key, a.value) || value === '' || saysNoSecret(value)) continue;
     const where = `the ${a.where} ${a.key}`;
     const at = srv.s.at(spec['command'] !== undefined ? 'command' : 'entrypoint');
     if (value.includes('${'))
