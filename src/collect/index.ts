@@ -137,11 +137,25 @@ export function collect(files: InputFile[], options: Options = {}): CollectionOu
       t.path,
       "an nginx image template (the image's envsubst step fills in its variables) that no container among the files mounts: not read",
     );
-  const hostNginx = texts.filter((t) => kinds.get(t.path) === 'nginx' && !used.has(t.path) && !imageTemplate(t));
+  // A configuration a Dockerfile among the files copies into its image (firecrawl/firecrawl-mcp-server's
+  // docker/nginx.conf, beside the server in one container): that image's proxy, not a host's.
+  const baked = new Map<string, string>();
+  for (const t of texts.filter((x) => kinds.get(x.path) === 'dockerfile')) {
+    const df = ctx.dockerfile(t.path);
+    const dir = df ? contextOfDockerfile(ctx.inputs, t.path, df.copied) : '';
+    for (const c of df?.copied ?? []) if (!/[*?[]/.test(c)) baked.set(normalise(posix.join(dir, c)), t.path);
+  }
+  for (const t of texts.filter((x) => ['nginx', 'caddyfile'].includes(kinds.get(x.path) ?? '') && !used.has(x.path) && baked.has(x.path)))
+    ctx.note(
+      t.path,
+      `a proxy configuration ${baked.get(t.path)} copies into its image: that container's proxy, not one on a host; not read as a host's`,
+    );
+  const hostNginx = texts.filter((t) => kinds.get(t.path) === 'nginx' && !used.has(t.path) && !imageTemplate(t) && !baked.has(t.path));
   // A fragment two nginx.conf include is read with each: its route is one deployment, the first configuration's.
   for (const group of configurations(hostNginx))
     guard(group[0]!.path, () => hostProxies(ctx, group).filter((p) => !sheets.some((s) => s.name === p.name)));
-  for (const f of texts.filter((t) => kinds.get(t.path) === 'caddyfile' && !used.has(t.path))) guard(f.path, () => hostCaddy(f));
+  for (const f of texts.filter((t) => kinds.get(t.path) === 'caddyfile' && !used.has(t.path) && !baked.has(t.path)))
+    guard(f.path, () => hostCaddy(f));
 
   const names = new Map<string, number>();
   const deployments = sheets

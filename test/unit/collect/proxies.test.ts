@@ -693,6 +693,26 @@ describe('a proxy on a host whose server or site is named for MCP', () => {
   });
 });
 
+describe('an nginx configuration a Dockerfile copies into its image', () => {
+  it("is that container's proxy, not one on a host", () => {
+    // firecrawl/firecrawl-mcp-server's Dockerfile.service installs nginx and copies docker/nginx.conf beside the server.
+    const out = collectWith(
+      inline({
+        'package.json': '{"dependencies":{"@modelcontextprotocol/sdk":"1.20.0"}}',
+        'Dockerfile.service':
+          'FROM node:22-slim\nRUN apt-get update && apt-get install -y nginx\nCOPY package.json ./\nRUN npm install\nCOPY docker/nginx.conf /etc/nginx/nginx.conf\nCMD ["sh", "-c", "nginx && node dist/index.js"]\n',
+        'docker/nginx.conf':
+          'events {}\nhttp {\n  upstream app { server 127.0.0.1:3000; }\n  server {\n    listen 8080;\n    location /mcp { proxy_pass http://app; }\n  }\n}\n',
+      }),
+    );
+    expect(out.deployments.map((d) => d.name)).toEqual(['image:Dockerfile.service']);
+    expect(out.notes).toContainEqual({
+      file: 'docker/nginx.conf',
+      what: "a proxy configuration Dockerfile.service copies into its image: that container's proxy, not one on a host; not read as a host's",
+    });
+  });
+});
+
 describe('a bridge in front of a stdio server, behind a proxy', () => {
   it("serves HTTP itself: the stdio after its -- is its child's", () => {
     // TheLukasHenry/proxy-server's mcp-github: `mcpo --port 8000 … -- github-mcp-server stdio` behind Caddy.
