@@ -42,7 +42,10 @@ export function classify(path: string, text: string): FileKind {
     // OpenCode's opencode.json(c): its servers under `mcp`.
     if (/^opencode\.jsonc?$/.test(lower) && /"mcp"\s*:\s*\{/.test(text)) return 'mcp_client_config';
     // The servers are an object keyed by name (an OpenAPI document's `servers` is a list).
-    if (CLIENT_NAMES.has(lower) || /"(mcpServers|context_servers)"\s*:\s*\{/.test(text)) return 'mcp_client_config';
+    // A client's own file name with no server key in it is something else (wandb's `.badges/mcp.json`, a badge;
+    // getsentry/sentry-mcp's OpenTelemetry conventions in `mcp.json`).
+    if ((CLIENT_NAMES.has(lower) && !namesNoServer(text)) || /"(mcpServers|context_servers)"\s*:\s*\{/.test(text))
+      return 'mcp_client_config';
     // VS Code's `servers` (mcp.json, or `mcp.servers` in settings.json): a word too common to
     // decide alone, so only in a file whose name says MCP or an editor's settings.json.
     if ((lower.includes('mcp') || lower === 'settings.json') && /"servers"\s*:\s*\{/.test(text) && /"(command|url|type)"\s*:/.test(text))
@@ -203,4 +206,19 @@ export function frontMatter(text: string): string {
   if (lines[0]?.trim() !== '---') return '';
   const end = lines.findIndex((l, i) => i > 0 && /^(---|\.\.\.)\s*$/.test(l));
   return end < 0 ? '' : ['', ...lines.slice(1, end)].join('\n');
+}
+
+/**
+ * A file with a client's name that is JSON naming no server: no `command`, `url` or server key
+ * (wandb's `.badges/mcp.json`, a badge; getsentry/sentry-mcp's OpenTelemetry conventions). One that
+ * is no JSON is still read as a client's file, so its parse error is reported.
+ */
+function namesNoServer(text: string): boolean {
+  if (/"(mcpServers|servers|inputs|context_servers|projects|command|url|serverUrl|httpUrl)"\s*:/.test(text)) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1282,6 +1282,24 @@ describe('YAML with servers keyed by name under mcpServers', () => {
   });
 });
 
+describe("a file with a client's name that names no server", () => {
+  it('is no client configuration: a badge, a telemetry convention', () => {
+    // wandb/wandb-mcp-server's .badges/mcp.json (a shields.io badge); getsentry/sentry-mcp's conventions file.
+    const out = collectWith(
+      inline({
+        '.badges/mcp.json': '{"schemaVersion": 1, "label": "MCP", "message": "ready", "color": "green"}',
+        'semconv/mcp.json': '{"namespace": "mcp", "attributes": [{"key": "mcp.method.name", "type": "string"}]}',
+        '.cursor/mcp.json': '{"mcpServers": {}}',
+      }),
+    );
+    expect(out.files.map((f) => [f.path, f.kind])).toEqual([
+      ['.badges/mcp.json', 'other'],
+      ['.cursor/mcp.json', 'mcp_client_config'],
+      ['semconv/mcp.json', 'other'],
+    ]);
+  });
+});
+
 describe('tools a client runs without asking', () => {
   it("Roo's alwaysAllow or Cline's autoApprove of a tool that writes: destructive calls are not confirmed", () => {
     // seanchatmangpt/erlmcp's .roo/mcp.json: alwaysAllow lists execute_sql and apply_migration.
