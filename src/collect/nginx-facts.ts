@@ -357,7 +357,10 @@ function routeFacts(sheet: FactSheet, cfg: NginxConfig, loc: LocationCtx, pc: Pr
   } else if (pc.platform === 'compose') {
     sheet.set('tls.backend_hop', 'same_host', loc.proxyPass!.at, 'plain proxy_pass over a bridge network of one Compose host');
   } else if (pc.platform === 'host') {
-    if (/^https?:\/\/(127\.[\d.]+|localhost|\[::1\])(:|\/|$)|^https?:\/\/unix:/.test(pass))
+    const local = (a: string) => /^(https?:\/\/)?(127\.[\d.]+|localhost|\[::1\])(:|\/|$)|^(https?:\/\/)?unix:/.test(a);
+    // Through an `upstream` block (firecrawl's `upstream app { server 127.0.0.1:3000; }`): its servers' addresses.
+    const servers = upstreams(cfg).get(pass.replace(/^https?:\/\//, '').split(/[/:]/)[0] ?? '') ?? [];
+    if (local(pass) || (servers.length > 0 && servers.every((x) => local(x.args[0] ?? ''))))
       sheet.set('tls.backend_hop', 'same_host', loc.proxyPass!.at, `plain proxy_pass to ${pass} on the same host`);
   } else if (pc.platform === 'kubernetes') {
     sheet.undecided('tls.backend_hop', CNI_HOP);

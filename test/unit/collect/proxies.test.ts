@@ -429,6 +429,22 @@ describe('an nginx configuration with a directive continued over lines', () => {
   });
 });
 
+describe('nginx on a host forwarding through an upstream block', () => {
+  it("reaches the server on the same host when the upstream's servers are loopback", () => {
+    const hop = (server: string) =>
+      fact(
+        collectWith(
+          inline({
+            'nginx.conf': `events {}\nhttp {\n  upstream app { server ${server}; }\n  server {\n    listen 80;\n    location /mcp { proxy_pass http://app; }\n  }\n}\n`,
+          }),
+        ).deployments[0]!,
+        'tls.backend_hop',
+      );
+    expect(hop('127.0.0.1:3000')).toBe('same_host');
+    expect(hop('10.0.0.7:3000')).toBeUndefined();
+  });
+});
+
 describe("an error_log in nginx's main context", () => {
   it('is inherited by every server below it, as nginx inherits it', () => {
     // LAB271/mcp-studies' nginx-gateway.conf:7: `error_log /var/log/nginx/error.log warn;` above `events` and `http`.
