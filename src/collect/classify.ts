@@ -64,6 +64,8 @@ export function classify(path: string, text: string): FileKind {
     if (/^extensions\s*:/m.test(text) && /^\s+type\s*:\s*["']?(stdio|sse|streamable_http)\b/m.test(text) && /^\s+(cmd|uri)\s*:/m.test(text))
       return 'mcp_client_config';
     if (
+      // A chart's values file (`values.yaml`, `values-prod.yaml`, `ci/x-values.yaml`) is Helm's data, whatever keys it holds.
+      !/^values([.-][\w.-]+)?\.ya?ml$|[.-]values\.ya?ml$/.test(lower) &&
       // Compose's include is a list; Dart's analysis_options.yaml writes `include: package:lints/recommended.yaml`.
       (/^services\s*:/m.test(text) || /^include\s*:\s*(\[|(#.*)?\n(\s*(#.*)?\n)*\s*-)/m.test(text)) &&
       !/^kind\s*:/m.test(text) &&

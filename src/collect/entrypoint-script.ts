@@ -57,7 +57,7 @@ export function scriptCommand(
   // Under any other condition (createthis/diffcalculia_mcp's `if [ "$SANDBOX_USER_ID" != 0 ]`, or
   // `if command -v su-exec`), the other branch may run the server as the image's user.
   const condition = d < 0 ? null : enclosingCondition(rows, d);
-  const conditional = condition !== null && !/\bid\s+-u\b|\bwhoami\b|\$\{?E?UID\}?/.test(condition) ? condition : undefined;
+  const conditional = condition !== null && !/\bid\s+-u[nr]*\b|\bwhoami\b|\$\{?E?UID\}?/.test(condition) ? condition : undefined;
   const drop = d < 0 ? undefined : { words: unwrap(commandsOf(rows[d]!).at(-1) ?? []), at: at(d), ...(conditional ? { conditional } : {}) };
   return { words, at: at(i), env: exported(rows.slice(0, i), at), ...(drop?.words.length ? { drop } : {}) };
 }
@@ -66,7 +66,11 @@ export function scriptCommand(
 function enclosingCondition(rows: string[], n: number): string | null {
   const open: string[] = [];
   for (const raw of rows.slice(0, n)) {
-    const row = raw.trim();
+    // `fi # done`, `fi;`: a comment or a trailing `;` closes all the same.
+    const row = raw
+      .replace(/\s#.*$/, '')
+      .trim()
+      .replace(/;$/, '');
     if (/^(if|case)\b/.test(row) && !/(^|;\s*)(fi|esac)$/.test(row)) open.push(row);
     else if (/^elif\b/.test(row) && open.length) open[open.length - 1] = row;
     else if (/(^|;\s*)(fi|esac)$/.test(row)) open.pop();

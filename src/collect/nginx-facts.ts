@@ -8,6 +8,7 @@ import {
   type Directive,
   effective,
   type LocationCtx,
+  mapValues,
   type NginxConfig,
   proxiedLocations,
   unresolved,
@@ -55,6 +56,9 @@ export function mcpLocations(
     t.includes(':') ? addressOf(written) === t : hostOf(written) === t || addressOf(written).startsWith(`${t}.`);
   const reaches = (pass: string): boolean => {
     if (targets.some((t) => same(pass, t))) return true;
+    // A variable a `map` sets: any place it maps to.
+    const variable = /^(https?:\/\/)?(\$\w+)/.exec(pass)?.[2];
+    if (variable) return (mapValues(cfg, variable) ?? []).some((v) => !v.startsWith('$') && reaches(v));
     const servers = ups.get(hostOf(pass)) ?? [];
     return servers.some((s) => targets.some((t) => same(s.args[0] ?? '', t)));
   };
@@ -65,7 +69,11 @@ export function mcpLocations(
     // No proxy_pass names the server: it may be reached by an alias, but not through a location that
     // goes to the proxy's own container (loopback), to another service of the project or to a public name
     // (agentic-community/mcp-gateway-registry's nginx forwards to its registry and its auth service only).
-    const notServer = (pass: string) => {
+    const notServer = (pass: string): boolean => {
+      // A variable a `map` sets (IBM/mcp-context-forge's `$gateway_backend_url`): the places it maps to.
+      const variable = /^(https?:\/\/)?(\$\w+)/.exec(pass)?.[2];
+      const mapped = variable ? mapValues(cfg, variable) : null;
+      if (mapped?.length) return mapped.every((v) => (v === '' || v.startsWith('$') ? false : notServer(v)));
       const host = hostOf(pass);
       const upstream = ups.get(host);
       const hosts = upstream ? upstream.map((x) => hostOf(x.args[0] ?? '')) : [host];

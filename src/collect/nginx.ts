@@ -271,6 +271,24 @@ export function upstreams(cfg: NginxConfig): Map<string, Directive[]> {
   return out;
 }
 
+/**
+ * The values a `map` block gives a variable (`map $host $gateway_backend_url { default
+ * http://gateway:4444; }`, IBM/mcp-context-forge), or null where no map sets it.
+ */
+export function mapValues(cfg: NginxConfig, variable: string): string[] | null {
+  let out: string[] | null = null;
+  walkAll(cfg.roots(), (d) => {
+    if (d.name === 'map' && d.args[1] === variable)
+      out = [
+        ...(out ?? []),
+        ...(d.block ?? [])
+          .filter((x) => x.name !== 'hostnames' && x.name !== 'volatile')
+          .map((x) => (x.args.at(-1) ?? '').replace(/^(["'])(.*)\1$/, '$2')),
+      ];
+  });
+  return out;
+}
+
 /** zones declared with limit_req_zone / limit_conn_zone: key and rate. */
 export function zones(
   cfg: NginxConfig,

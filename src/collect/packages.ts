@@ -175,7 +175,11 @@ export function yarnScriptsOff(inputs: Inputs, contextDir: string, copied: reado
 
 /** An `.npmrc` the build copies in before the install with `ignore-scripts=true` (docker/hub-mcp's): npm and pnpm run no dependency scripts. */
 export function npmrcScriptsOff(inputs: Inputs, contextDir: string, copied: readonly string[]): boolean {
-  return copiedFiles(inputs, contextDir, copied, /^\.npmrc$/).some((f) => /^\s*ignore-scripts\s*=\s*true\s*(#.*)?$/m.test(f.text));
+  // The project's own, at the context's top: a workspace package's .npmrc is not the install's.
+  const own = contextDir ? `${contextDir}/.npmrc` : '.npmrc';
+  return copiedFiles(inputs, contextDir, copied, /^\.npmrc$/).some(
+    (f) => f.path === own && /^\s*ignore-scripts\s*=\s*true\s*(#.*)?$/m.test(f.text),
+  );
 }
 
 /**

@@ -129,9 +129,12 @@ const said = (words: string[]): string =>
  * binary): elsewhere it could be a scheme or another command's word.
  */
 function transportWord(words: string[]): string | null {
+  // After a bridge (`mcp-proxy --port=8000 server stdio`) the words are its child's command line.
+  const bridge = words.findIndex((w) => BRIDGE_PROGRAM.test(w.split('/').pop() ?? ''));
   const i = words.findLastIndex(
     (w, j) =>
       j > 0 &&
+      (bridge < 0 || j < bridge) &&
       !words[j - 1]!.startsWith('-') &&
       (/^(sse|stdio|streamable-?http|streamable_http)$/i.test(w) || (w === 'http' && words.slice(j + 1).every((x) => x.startsWith('-')))),
   );
@@ -192,9 +195,11 @@ export interface TransportNamed {
 export const isTransportVariable = (k: string): boolean =>
   // `APOLLO_MCP_TRANSPORT__TYPE`: a nested setting, `__` between the levels (figment, config-rs, pydantic-settings).
   /(^|_)TRANSPORT(__?TYPE|__?MODE|__?KIND)?$/i.test(k) &&
-  !/(^|_)(LOGS?|LOGGER|LOGGING|SYSLOG|MAIL|SMTP|EMAIL|OTEL|OTLP|TRACES?|TRACING|METRICS|SENTRY|CELERY|KAFKA|AMQP|NATS|BROKER|GRPC)(_|$)/i.test(
-    k,
-  );
+  // EMAIL_MCP_TRANSPORT is an MCP server's all the same.
+  (/MCP/i.test(k) ||
+    !/(^|_)(LOGS?|LOGGER|LOGGING|SYSLOG|MAIL|SMTP|EMAIL|OTEL|OTLP|TRACES?|TRACING|METRICS|SENTRY|CELERY|KAFKA|AMQP|NATS|BROKER|GRPC)(_|$)/i.test(
+      k,
+    ));
 
 /**
  * Whether a launch line starts a server of the network rather than one on stdio: an ASGI/WSGI

@@ -338,14 +338,18 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
             );
           });
         };
+        const aside = (p: Obj) =>
+          [p['name'], p['targetPort']].some((x) => typeof x === 'string' && /health|metrics|probe|status|admin|monitor/i.test(x));
+        const serving = (ports: Obj[]) => ports.filter((p) => !aside(p));
         let why = '';
         const plain = exposed.find((svc) => {
           if (Object.keys((getPath(svc.value, ['metadata', 'annotations']) ?? {}) as Obj).some((k) => /ssl|tls|cert/i.test(k)))
             return false;
           const ports = arr(getPath(svc.value, ['spec', 'ports']));
           if (ports.some((p) => p['port'] === 80)) why = 'takes clients on port 80, with no certificate for its load balancer: plain HTTP';
-          // Only a Service of one port: beside others, the probed one may be a health port, not MCP's.
-          else if (ports.length === 1 && plainProbed(ports[0]!))
+          // Only the one port left when health and metrics ports are set aside (aRustyDev/pcf-mcp's http
+          // beside metrics): beside others, the probed one may be a health port, not MCP's.
+          else if (serving(ports).length === 1 && plainProbed(serving(ports)[0]!))
             why = "takes clients on a port the pod's own probe fetches in plain HTTP, with no certificate for its load balancer";
           else return false;
           return true;

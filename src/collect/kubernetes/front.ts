@@ -73,8 +73,11 @@ export function routeTls(r: K8sObject): { on: boolean | null; at: At; why: strin
   if (r.kind === 'Ingress') {
     const on = arr(tls).length > 0;
     // ingress-nginx's `ssl-redirect: "false"` serves the hosts of a tls section in plain HTTP too.
-    const redirect = (getPath(r.value, ['metadata', 'annotations']) as Obj | undefined)?.['nginx.ingress.kubernetes.io/ssl-redirect'];
-    if (on && String(redirect).toLowerCase() === 'false')
+    const notes = (getPath(r.value, ['metadata', 'annotations']) as Obj | undefined) ?? {};
+    const redirect = notes['nginx.ingress.kubernetes.io/ssl-redirect'];
+    // force-ssl-redirect "true" redirects whatever ssl-redirect says.
+    const forced = String(notes['nginx.ingress.kubernetes.io/force-ssl-redirect']).toLowerCase() === 'true';
+    if (on && String(redirect).toLowerCase() === 'false' && !forced)
       return {
         on: false,
         at: r.at('metadata', 'annotations', 'nginx.ingress.kubernetes.io/ssl-redirect'),

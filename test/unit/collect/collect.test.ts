@@ -490,6 +490,8 @@ describe('the transport an image starts with', () => {
     // neo4j-contrib/mcp-neo4j's Dockerfile: `ENV NEO4J_TRANSPORT="stdio"`.
     expect(fact(image('ENV NEO4J_TRANSPORT="stdio"\nCMD ["mcp-neo4j-cypher"]\n'), 'transport.kind')).toBe('stdio');
     expect(fact(image('ENV LOG_TRANSPORT=http\nCMD ["python", "server.py"]\n'), 'transport.kind')).toBeUndefined();
+    // One named for MCP is an MCP server's whatever else it names.
+    expect(fact(image('ENV EMAIL_MCP_TRANSPORT=http\nCMD ["python", "server.py"]\n'), 'transport.kind')).toBe('http');
   });
 
   it('the subcommand http after the binary; a nested TRANSPORT__TYPE setting', () => {
@@ -712,6 +714,10 @@ describe('a privilege drop under a condition other than the user id', () => {
     // Unconditional, or when the script runs as root: the drop decides.
     expect(runs('#!/bin/sh\nexec su-exec mcpuser "$@"\n')).toBe(false);
     expect(runs('#!/bin/sh\nif [ "$(id -u)" = 0 ]; then\n  exec su-exec mcpuser "$@"\nfi\nexec "$@"\n')).toBe(false);
+    expect(runs('#!/bin/sh\nif [ "$(id -un)" = root ]; then\n  exec su-exec mcpuser "$@"\nfi\nexec "$@"\n')).toBe(false);
+    // A block closed with a comment or a `;` ends there: the drop after it is unconditional.
+    expect(runs('#!/bin/sh\nif [ -n "$DEBUG" ]; then\n  set -x\nfi # debug\nexec su-exec mcpuser "$@"\n')).toBe(false);
+    expect(runs('#!/bin/sh\nif [ -n "$DEBUG" ]; then\n  set -x\nfi;\nexec su-exec mcpuser "$@"\n')).toBe(false);
   });
 });
 

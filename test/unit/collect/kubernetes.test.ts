@@ -361,6 +361,10 @@ describe("a Helm chart's sources: templates are not manifests until Helm renders
       }),
     );
     expect(values.skipped).toEqual([]);
+    // Nor Compose, whatever keys it holds (seanchatmangpt/erlmcp's kubernetes/helm/values.yaml has `services:`).
+    const composeKeys = collectWith(inline({ 'chart/values.yaml': 'services:\n  mcp-server:\n    image: "{{ .Values.image }}"\n' }));
+    expect(composeKeys.files).toEqual([expect.objectContaining({ path: 'chart/values.yaml', kind: 'other' })]);
+    expect(composeKeys.deployments).toEqual([]);
     expect(values.files).toEqual([expect.objectContaining({ path: 'charts/mcp/values.yaml', kind: 'other' })]);
     // Other Go templates in YAML are data: an Alertmanager message in a ConfigMap beside an MCP server.
     const data = collectWith(
@@ -482,6 +486,10 @@ describe('a workload an Ingress routes to', () => {
       'Ingress hello-world: ssl-redirect "false" serves its hosts in plain HTTP beside TLS',
     ]);
     expect(tls('    nginx.ingress.kubernetes.io/ssl-redirect: "true"\n')).toEqual([true, 'the Ingress terminates TLS']);
+    // force-ssl-redirect redirects whatever ssl-redirect says.
+    expect(
+      tls('    nginx.ingress.kubernetes.io/ssl-redirect: "false"\n    nginx.ingress.kubernetes.io/force-ssl-redirect: "true"\n')[0],
+    ).toBe(true);
   });
 
   it("ingress-nginx's limit-rps and limit-rpm both apply: the lower per minute binds", () => {
@@ -817,6 +825,17 @@ describe('a NodePort or LoadBalancer Service that selects the server', () => {
         '  ports: [{ name: https, port: 443, targetPort: 8443 }, { name: health, port: 8081, targetPort: 8081 }]',
       );
     expect(fact(collectWith(inline({ 'deploy/all.yaml': two })).deployments[0]!, 'tls.enabled')).toBeUndefined();
+    // A metrics port beside the probed one is set aside (aRustyDev/pcf-mcp: http and metrics, the probe on http).
+    const metrics = manifests('LoadBalancer')
+      .replace(
+        '          ports: [{ containerPort: 8000 }]',
+        '          ports: [{ name: http, containerPort: 8000 }, { name: metrics, containerPort: 9090 }]\n          readinessProbe: { httpGet: { path: /health, port: http } }',
+      )
+      .replace(
+        '  ports: [{ port: 8000, targetPort: 8000 }]',
+        '  ports: [{ name: http, port: 8080, targetPort: http }, { name: metrics, port: 9090, targetPort: metrics }]',
+      );
+    expect(fact(collectWith(inline({ 'deploy/all.yaml': metrics })).deployments[0]!, 'tls.enabled')).toBe(false);
   });
 });
 

@@ -744,6 +744,36 @@ describe('a bridge in front of a stdio server, behind a proxy', () => {
       ':mcp-github',
     );
     expect(fact(d, 'transport.kind')).toBe('http');
+    // Without `--` too: mcp-proxy takes its child's command line after its own flags.
+    const plain = deploymentOf(
+      collectWith(
+        inline({
+          'compose.yaml':
+            'services:\n  caddy:\n    image: caddy:2.8\n    ports: ["443:443"]\n    volumes: ["./Caddyfile:/etc/caddy/Caddyfile:ro"]\n  mcp-github:\n    image: acme/github-mcp:1.0.0\n    command: ["mcp-proxy", "--port=8000", "--host=0.0.0.0", "github-mcp-server", "stdio"]\n',
+          Caddyfile: 'mcp.example.com {\n\treverse_proxy mcp-github:8000\n}\n',
+        }),
+      ),
+      ':mcp-github',
+    );
+    expect(fact(plain, 'transport.kind')).toBe('http');
+  });
+});
+
+describe('nginx whose proxy_pass is a variable a map sets', () => {
+  it('forwards to the places the map names, and to no other service', () => {
+    // IBM/mcp-context-forge's nginx.conf: `proxy_pass $gateway_backend_url`, mapped to http://gateway:4444.
+    const out = collectWith(
+      inline({
+        'compose.yaml':
+          'services:\n  nginx:\n    image: nginx:1.27\n    ports: ["8080:80"]\n    volumes: ["./nginx/nginx.conf:/etc/nginx/nginx.conf:ro"]\n  gateway:\n    image: acme/mcp-gateway:1.0.0\n  time_mcp:\n    image: acme/time-mcp-server:1.0.0\n    ports: ["8888:9080"]\n',
+        'nginx/nginx.conf':
+          'events {}\nhttp {\n    map "" $gateway_backend_url {\n        default "http://gateway:4444";\n    }\n    server {\n        listen 80;\n        location /mcp {\n            proxy_pass $gateway_backend_url;\n        }\n    }\n}\n',
+      }),
+    );
+    expect(fact(deploymentOf(out, ':gateway'), 'exposure.behind_reverse_proxy')).toBe(true);
+    const time = deploymentOf(out, ':time_mcp');
+    expect(fact(time, 'exposure.behind_reverse_proxy')).toBe(false);
+    expect(fact(time, 'tls.backend_hop')).toBeUndefined();
   });
 });
 

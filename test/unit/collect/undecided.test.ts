@@ -701,6 +701,7 @@ describe("npm's .npmrc", () => {
               'package.json': JSON.stringify({ name: 'hub-mcp', dependencies: { '@modelcontextprotocol/sdk': '1.20.0' } }),
               'package-lock.json': '{"lockfileVersion":3}',
               '.npmrc': npmrc,
+              'packages/ui/.npmrc': 'ignore-scripts=true\n',
             }),
           ),
           'Dockerfile',
@@ -711,5 +712,7 @@ describe("npm's .npmrc", () => {
     expect(scripts('fund=false\n')).toBe(false);
     // Copied only after the install: the install ran with scripts.
     expect(scripts('ignore-scripts=true\n', 'COPY package*.json ./')).toBe(false);
+    // A workspace package's own .npmrc is not the install's.
+    expect(scripts('fund=false\n', 'COPY package*.json ./\nCOPY packages/ui/.npmrc packages/ui/')).toBe(false);
   });
 });
