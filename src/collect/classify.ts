@@ -204,7 +204,8 @@ export function looksBinary(bytes: Uint8Array): boolean {
  * opening line left blank so YAML's line numbers are the file's; empty when it has none.
  */
 export function frontMatter(text: string): string {
-  const lines = text.split('\n');
+  // CRLF files too: a `\r` left after a quoted value ends no YAML line.
+  const lines = text.split('\n').map((l) => l.replace(/\r$/, ''));
   if (lines[0]?.trim() !== '---') return '';
   const end = lines.findIndex((l, i) => i > 0 && /^(---|\.\.\.)\s*$/.test(l));
   return end < 0 ? '' : ['', ...lines.slice(1, end)].join('\n');

@@ -1366,6 +1366,12 @@ describe("GitHub Copilot's custom agents", () => {
     expect(neo4j.sources['client.config_secrets_plaintext']![0]).toMatchObject({ line: 15 });
     expect(fact(deploymentOf(c, ':terraform'), 'client.config_secrets_plaintext')).toBe(false);
     expect(fact(deploymentOf(c, ':terraform'), 'container.used')).toBe(true);
+    // Written with CRLF line ends, a quoted value last in the front matter.
+    const crlf = collectWith(
+      inline({ '.github/agents/x.agent.md': agent.replace('hunter2hunter2', '"hunter2hunter2"').replace(/\n/g, '\r\n') }),
+    );
+    expect(crlf.skipped).toEqual([]);
+    expect(fact(deploymentOf(crlf, ':neo4j'), 'client.config_secrets_plaintext')).toBe(true);
   });
 });
 
