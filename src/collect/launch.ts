@@ -147,7 +147,8 @@ export function analyseLaunch(command: string, args: string[]): Launch {
       else if (!a.startsWith('-')) program = a;
     }
     // `uv run --with mcp[cli] mcp run server.py` (1mb4dr/mcp-forti): the SDK's CLI runs a local script, the server.
-    if (program === 'mcp' && (args[at] === 'run' || args[at] === 'dev')) return none;
+    // FastMCP's CLI the same (`uv run --with fastmcp fastmcp run main.py`).
+    if ((program === 'mcp' || program === 'fastmcp') && (args[at] === 'run' || args[at] === 'dev')) return none;
     const norm = (n: string) => n.toLowerCase().replace(/[-_.]+/g, '-');
     const spec = withs.find((w) => program !== undefined && norm(pyPin(w).name.replace(/\[.*$/, '')) === norm(program));
     return spec ? { ...none, target: spec, ...pyRelease(spec, `uv run --with ${spec}`) } : none;

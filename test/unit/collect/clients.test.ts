@@ -267,6 +267,8 @@ describe('what a client starts: uvx versions and entries switched off', () => {
     // 1mb4dr/mcp-forti's .vscode/mcp.json: the SDK's CLI runs the server, a local script.
     [['run', '--with', 'mcp', 'mcp', 'run', '/home/badr/Desktop/mcp_server_fortigate/mcp-forti/main.py'], null],
     [['run', '--with', 'mcp[cli]', 'mcp', 'dev', 'server.py'], null],
+    // diffblue's: FastMCP's CLI runs a local script just so.
+    [['run', '--with', 'fastmcp', 'fastmcp', 'run', 'main.py'], null],
   ])('uv %j runs a package it installs, or a local program', (args, release) => {
     expect(analyseLaunch('uv', args).release).toBe(release);
   });
