@@ -306,6 +306,7 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
     else sheet.undecided('supply_chain.provenance_verified', 'no signature check in the Dockerfile; a CI step outside it may verify');
   } else {
     sheet.undecided('supply_chain.lockfile_enforced', `${df.path} installs no dependencies the collector recognises`);
+    sheet.undecided('supply_chain.install_scripts_disabled', `${df.path} installs no dependencies the collector recognises`);
   }
   copiedServerRelease(sheet, df);
   // Code fetched from a branch is whatever the branch holds at build time: the image floats with it.
