@@ -41,8 +41,9 @@ const PROJECT_CONFIG =
 const INTERNAL_NAME = /\.(internal|local|svc|cluster\.local)$/;
 
 /** A tool named for what changes things: writing, deleting, running (not get_, list_, search_). */
+// The verb leads the name: `get_commit` and `get_workflow_run` read.
 const WRITING_TOOL =
-  /(^|[_-])(execute|exec|run|apply|write|create|update|delete|remove|drop|insert|upsert|push|merge|deploy|send|post|put|patch|set|kill|move|rename|commit|install|upload|edit)([_-]|$)/i;
+  /^(execute|exec|run|apply|write|create|update|delete|remove|drop|insert|upsert|push|merge|deploy|send|post|put|patch|set|kill|move|rename|commit|install|upload|edit)([_-]|$)/i;
 
 /** A file's path, absolute, from home or the project, with no spaces: where a secret is kept, not the secret. */
 const FILE_PATH =
@@ -354,7 +355,9 @@ function clientEntryFacts(sheet: FactSheet, r: Read): void {
   // Roo Code's `alwaysAllow` and Cline's `autoApprove` (seanchatmangpt/erlmcp's .roo/mcp.json lists
   // execute_sql and apply_migration): the listed tools run without asking. A name that writes,
   // deletes or runs decides; one that only reads (get_, list_) may be read-only.
-  for (const key of ['alwaysAllow', 'autoApprove']) {
+  // Only the clients that read these keys: Roo Code, Kilo Code and Cline.
+  const approves = /(^|\/)(\.roo|\.kilocode)\/|(^|\/)(cline_mcp_settings|mcp_settings)\.json$/.test(r.e.at().file);
+  for (const key of approves ? ['alwaysAllow', 'autoApprove'] : []) {
     const list = r.e.spec[key];
     if (!Array.isArray(list)) continue;
     const writes = list.map(String).find((t) => t === '*' || WRITING_TOOL.test(t.replace(/([a-z])([A-Z])/g, '$1_$2')));

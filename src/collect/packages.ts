@@ -175,10 +175,12 @@ export function yarnScriptsOff(inputs: Inputs, contextDir: string, copied: reado
 
 /** An `.npmrc` the build copies in before the install with `ignore-scripts=true` (docker/hub-mcp's): npm and pnpm run no dependency scripts. */
 export function npmrcScriptsOff(inputs: Inputs, contextDir: string, copied: readonly string[]): boolean {
-  // The project's own, at the context's top: a workspace package's .npmrc is not the install's.
+  // The project's own: at the context's top, or beside the package.json the build copies
+  // (`COPY server/package.json server/.npmrc ./`); a workspace package's alone is not the install's.
   const own = contextDir ? `${contextDir}/.npmrc` : '.npmrc';
+  const manifests = new Set(copiedFiles(inputs, contextDir, copied, /^package\.json$/).map((f) => dirOf(f.path)));
   return copiedFiles(inputs, contextDir, copied, /^\.npmrc$/).some(
-    (f) => f.path === own && /^\s*ignore-scripts\s*=\s*true\s*(#.*)?$/m.test(f.text),
+    (f) => (f.path === own || manifests.has(dirOf(f.path))) && /^\s*ignore-scripts\s*=\s*true\s*(#.*)?$/m.test(f.text),
   );
 }
 

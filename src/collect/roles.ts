@@ -16,7 +16,7 @@ const DATASTORE_NAMES =
 const DATASTORES = new RegExp(`(^|\\/)(${DATASTORE_NAMES}|otel\\/opentelemetry-collector)$`);
 /**
  * A project's own build of one, named with its prefix (seanchatmangpt/erlmcp's `erlmcp-redis`,
- * `erlmcp-prometheus`); after `mcp` the name is an MCP server for the product (`mcp-redis`).
+ * `erlmcp-prometheus`); with `mcp` a word of the prefix it is an MCP server for the product (`mcp-redis`, `mcp-server-qdrant`).
  */
 const PREFIXED_DATASTORE = new RegExp(`^(.+)[-_](${DATASTORE_NAMES})$`);
 
@@ -64,7 +64,7 @@ export function imageRole(image: string): Role {
   if (TUNNELS.test(repo)) return { kind: 'tunnel' };
   if (DATASTORES.test(repo)) return { kind: 'datastore' };
   const prefixed = PREFIXED_DATASTORE.exec(repo.split('/').pop() ?? '');
-  if (prefixed && !/(^|[-_])mcp$/i.test(prefixed[1]!)) return { kind: 'datastore' };
+  if (prefixed && !/(^|[-_])mcp([-_]|$)/i.test(prefixed[1]!)) return { kind: 'datastore' };
   return null;
 }
 

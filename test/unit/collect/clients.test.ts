@@ -1321,8 +1321,15 @@ describe('tools a client runs without asking', () => {
     ]);
     expect(confirmed({ autoApprove: ['createIssue'] })[0]).toBe(false);
     expect(confirmed({ autoApprove: ['*'] })[0]).toBe(false);
-    // Tools named for reading may be read-only: that decides nothing.
-    expect(confirmed({ alwaysAllow: ['list_tables', 'get_project', 'search_docs'] })[0]).toBeUndefined();
+    // Tools named for reading may be read-only: that decides nothing, a verb after get_ included.
+    expect(confirmed({ alwaysAllow: ['list_tables', 'get_project', 'search_docs', 'get_commit', 'get_workflow_run'] })[0]).toBeUndefined();
+    // A client that reads no such key (Claude Code's .mcp.json) starts no tool unasked for it.
+    const claude = collectWith(
+      inline({
+        '.mcp.json': JSON.stringify({ mcpServers: { db: { command: 'npx', args: ['-y', 'pkg@1.0.0'], autoApprove: ['execute_sql'] } } }),
+      }),
+    ).deployments[0]!;
+    expect(fact(claude, 'client.destructive_calls_confirmed')).toBeUndefined();
   });
 });
 

@@ -1687,10 +1687,14 @@ describe("Docker's MCP catalog images", () => {
     const c = collectWith(
       inline({
         'compose.yaml':
-          'services:\n  erlmcp:\n    image: erlmcp/erlmcp:3.0.0\n    ports: ["8080:8080"]\n  erlmcp-redis:\n    image: erlmcp-redis:v3-prod\n  erlmcp-prometheus:\n    image: erlmcp-prometheus:v3-prod\n  redis-tools:\n    image: redis/mcp-redis:0.2.0\n',
+          'services:\n  erlmcp:\n    image: erlmcp/erlmcp:3.0.0\n    ports: ["8080:8080"]\n  erlmcp-redis:\n    image: erlmcp-redis:v3-prod\n  erlmcp-prometheus:\n    image: erlmcp-prometheus:v3-prod\n  redis-tools:\n    image: redis/mcp-redis:0.2.0\n  vectors:\n    image: ghcr.io/qdrant/mcp-server-qdrant:0.8.0\n',
       }),
     );
-    expect(c.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:erlmcp', 'compose:compose.yaml:redis-tools']);
+    expect(c.deployments.map((d) => d.name)).toEqual([
+      'compose:compose.yaml:erlmcp',
+      'compose:compose.yaml:redis-tools',
+      'compose:compose.yaml:vectors',
+    ]);
   });
 });
 

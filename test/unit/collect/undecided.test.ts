@@ -702,6 +702,7 @@ describe("npm's .npmrc", () => {
               'package-lock.json': '{"lockfileVersion":3}',
               '.npmrc': npmrc,
               'packages/ui/.npmrc': 'ignore-scripts=true\n',
+              'packages/ui/package.json': JSON.stringify({ name: 'ui', dependencies: { '@modelcontextprotocol/sdk': '1.20.0' } }),
             }),
           ),
           'Dockerfile',
@@ -714,5 +715,7 @@ describe("npm's .npmrc", () => {
     expect(scripts('ignore-scripts=true\n', 'COPY package*.json ./')).toBe(false);
     // A workspace package's own .npmrc is not the install's.
     expect(scripts('fund=false\n', 'COPY package*.json ./\nCOPY packages/ui/.npmrc packages/ui/')).toBe(false);
+    // Beside the package.json the build copies, it is the install's (`COPY server/package.json server/.npmrc ./`).
+    expect(scripts('fund=false\n', 'COPY packages/ui/package.json packages/ui/.npmrc ./')).toBe(true);
   });
 });
