@@ -224,7 +224,12 @@ export function caddyRoutes(f: TextFile): { upstream: string; path: string; mcpS
   for (const site of parseCaddyfile(f)) {
     matchers.clear();
     collect(site.block ?? []);
-    visit([site], '', site.words.some(namesMcpHost));
+    // `{$MCP_DOMAIN}`: a site address the environment fills in, named for MCP all the same.
+    visit(
+      [site],
+      '',
+      site.words.some((w) => namesMcpHost(w) || /^\{\$[\w]*MCP[\w]*(:[^}]*)?\}$/i.test(w)),
+    );
   }
   return out;
 }

@@ -104,7 +104,13 @@ export function mcpLocations(
   });
   // A block with no MCP route and no catch-all serves other paths of the server: it counts only where no block names one.
   const named = chosen.filter((c) => c.named);
-  const namesMcp = locs.some((l) => isMcp(l) || (l.server.block ?? []).some((d) => d.name === 'server_name' && d.args.some(namesMcpHost)));
+  // A route, a server name, or the upstream block it forwards through (`upstream mcp_backend`) named for MCP.
+  const namesMcp = locs.some(
+    (l) =>
+      isMcp(l) ||
+      (l.server.block ?? []).some((d) => d.name === 'server_name' && d.args.some(namesMcpHost)) ||
+      (ups.has(hostOf(l.proxyPass?.args[0] ?? '')) && namesMcpHost(hostOf(l.proxyPass?.args[0] ?? ''))),
+  );
   return { locs: (named.length ? named : chosen).flatMap((c) => c.locs), matchedBy, mcpRoute: named.length > 0, namesMcp };
 }
 

@@ -813,6 +813,17 @@ describe('a proxy of a compose project that forwards only a catch-all', () => {
     expect(stack('nginx:1.27', 'default.conf:/etc/nginx/conf.d/default.conf', nginx('/'))).toEqual([]);
     expect(stack('nginx:1.27', 'default.conf:/etc/nginx/conf.d/default.conf', nginx('/mcp'))).toEqual(['compose:compose.yaml:gateway']);
     expect(stack('caddy:2.8', 'Caddyfile:/etc/caddy/Caddyfile', ':80 {\n    reverse_proxy http://gateway:8090\n}\n')).toEqual([]);
+    // An upstream block or a site address from the environment named for MCP names it too.
+    expect(
+      stack(
+        'nginx:1.27',
+        'default.conf:/etc/nginx/conf.d/default.conf',
+        'upstream mcp_backend { server gateway:8090; }\nserver {\n    listen 80;\n    location / {\n        proxy_pass http://mcp_backend;\n    }\n}\n',
+      ),
+    ).toEqual(['compose:compose.yaml:gateway']);
+    expect(stack('caddy:2.8', 'Caddyfile:/etc/caddy/Caddyfile', '{$MCP_DOMAIN} {\n    reverse_proxy gateway:8090\n}\n')).toEqual([
+      'compose:compose.yaml:gateway',
+    ]);
     expect(stack('caddy:2.8', 'Caddyfile:/etc/caddy/Caddyfile', 'mcp.example.com {\n    reverse_proxy http://gateway:8090\n}\n')).toEqual([
       'compose:compose.yaml:gateway',
     ]);
