@@ -142,6 +142,9 @@ export function containerFacts(sheet: FactSheet, srv: Svc): void {
   if (isObj(hc)) {
     const off = hc['disable'] === true || (Array.isArray(hc['test']) && hc['test'][0] === 'NONE');
     const broken = failsAlways(hc['test']);
+    // The test as one line, list or string, for the readers of its command.
+    const testLine = hc['test'] === undefined ? null : [hc['test']].flat().map(String).join(' ');
+    const onlyWhen = testLine === null ? null : checksOnlyWhen(testLine);
     // A string test is a shell line (CMD-SHELL): flyfox666/Mcpo-Docker's `test: CMD curl -f …` runs a
     // command named CMD, which no image has, so the check fails whatever the server does.
     const shellCmd = typeof hc['test'] === 'string' && /^\s*CMD(-SHELL)?\s/.test(hc['test']) ? hc['test'].trim().split(/\s+/)[0] : null;
@@ -173,17 +176,17 @@ export function containerFacts(sheet: FactSheet, srv: Svc): void {
         at('healthcheck', 'test'),
         `the healthcheck's exec form passes \`${broken}\` as an argument (no shell runs it): the check fails whatever the server does`,
       );
-    else if (hc['test'] !== undefined && checksNothing([hc['test']].flat().map(String).join(' ')))
+    else if (testLine !== null && checksNothing(testLine))
       sheet.set(
         'container.healthcheck',
         false,
         at('healthcheck', 'test'),
         'the healthcheck can never fail: it checks nothing of the server',
       );
-    else if (hc['test'] !== undefined && checksOnlyWhen([hc['test']].flat().map(String).join(' ')))
+    else if (testLine !== null && onlyWhen)
       sheet.undecided(
         'container.healthcheck',
-        `the healthcheck checks the server only when ${checksOnlyWhen([hc['test']].flat().map(String).join(' '))}, and runs a command that cannot fail otherwise: the environment it runs in decides`,
+        `the healthcheck checks the server only when ${onlyWhen}, and runs a command that cannot fail otherwise: the environment it runs in decides`,
       );
     else if (hc['test'] !== undefined) sheet.set('container.healthcheck', true, at('healthcheck'), 'healthcheck in the service');
   }
