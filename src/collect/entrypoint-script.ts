@@ -15,7 +15,7 @@ import { commandsOf, unwrap } from './shell.js';
 function launcherText(df: DockerfileInfo, inputs: Inputs, contextDir: string): { text: string; file: TextFile | undefined } | null {
   const l = df.launcher;
   if (!l) return null;
-  const file = l.source === null ? undefined : inputs.get(normalise(`${contextDir ? `${contextDir}/` : ''}${l.source}`));
+  const file = l.sources.map((src) => inputs.get(normalise(`${contextDir ? `${contextDir}/` : ''}${src}`))).find((f) => f !== undefined);
   const text = l.text ?? file?.text ?? null;
   return text === null ? null : { text, file };
 }

@@ -35,3 +35,39 @@ export function copySources(args: string[], content: string): string[] {
   if (words.some((w) => w.startsWith('<<'))) return [];
   return words.slice(0, -1).filter((w) => !/^[a-z][\w+.-]*:\/\//i.test(w));
 }
+
+/** One COPY or ADD from the build context: a source, and the absolute path it lands at in the image. */
+export interface ContextCopy {
+  source: string;
+  dest: string;
+  /** Into a directory: the destination ends in `/`, is the working directory, or the instruction has several sources. */
+  into: boolean;
+}
+
+/** What COPY and ADD from the context land where: each source and its absolute destination, WORKDIR applied. */
+export function contextCopies(sources: string[], dest: string, workdir: string): ContextCopy[] {
+  if (dest === '') return [];
+  const into = dest.endsWith('/') || /^\.\/?$/.test(dest) || sources.length > 1;
+  return sources.filter((s) => !/[*?[]/.test(s)).map((source) => ({ source, dest: posix.resolve(workdir, dest), into }));
+}
+
+/** A source written as a directory: the context (`.`), a trailing `/`, or a name without an extension (`scripts`). */
+const asDirectory = (source: string) => source === '.' || source.endsWith('/') || !posix.basename(source).includes('.');
+
+/**
+ * Where an image path may come from in the build context, the latest copy first: a file copied to
+ * that name, or a file under a directory copied whole (`COPY . /app` puts each file of the context
+ * at the same place under `/app`; Docker copies a directory's contents, not the directory).
+ */
+export function contextPathsOf(copies: readonly ContextCopy[], path: string): string[] {
+  const out: string[] = [];
+  for (const c of [...copies].reverse()) {
+    const src = c.source.replace(/\/+$/, '') || '.';
+    if (c.into ? path === posix.join(c.dest, posix.basename(src)) : path === c.dest) out.push(src);
+    if (!asDirectory(c.source)) continue;
+    if (path === c.dest) out.push(src);
+    const rest = c.dest === '/' ? path.slice(1) : path.startsWith(`${c.dest}/`) ? path.slice(c.dest.length + 1) : null;
+    if (rest) out.push(posix.join(src, rest));
+  }
+  return [...new Set(out.map((p) => posix.normalize(p)))];
+}

@@ -5,6 +5,7 @@
 import { posix } from 'node:path';
 import type { At } from '../sheet.js';
 import { unwrap } from '../shell.js';
+import { type ContextCopy, contextPathsOf } from './copies.js';
 import type { InstallStep } from './install-step.js';
 import { readStages } from './stages.js';
 
@@ -45,7 +46,8 @@ export interface DockerfileInfo {
   launcher: {
     path: string;
     text: string | null;
-    source: string | null;
+    /** Where in the context it may come from, the latest copy first; the first the files hold is it. */
+    sources: string[];
     at: At;
     /** Started by the ENTRYPOINT: a compose `command` or a pod's `args` (which replace the CMD) keep it. */
     byEntrypoint: boolean;
@@ -141,6 +143,9 @@ export function readDockerfile(
     if (s.parent === null) base = { image: s.image, at: s.at, digest: /@sha256:[0-9a-f]{64}$/.test(s.image) };
   }
   const files = [...reached].sort((a, b) => a - b).flatMap((i) => stages[i]!.files);
+  // What the final image's own line of stages copied from the context (not what another stage's output carries).
+  const finalCopies: ContextCopy[] = [];
+  for (let i: number | null = last; i !== null && i >= 0; i = stages[i]!.parent) finalCopies.unshift(...stages[i]!.contextCopies);
   return {
     path,
     base,
@@ -159,7 +164,14 @@ export function readDockerfile(
     ignoreScriptsEnv,
     scriptsRun: rebuild ? { at: rebuild.at, text: rebuild.text } : null,
     fetchedFromBranch: fetched ? { at: fetched.at, text: fetched.text } : null,
-    launcher: launcherOf(ep?.words ?? [], cmd?.words ?? [], files),
+    launcher: launcherOf(
+      ep?.words ?? [],
+      cmd?.words ?? [],
+      files,
+      finalCopies,
+      stages[last]?.workdir ?? '/',
+      later(ep?.at ?? null, cmd?.at ?? null),
+    ),
     entrypoint: [...(ep?.words ?? []), ...(cmd?.words ?? [])],
     entrypointOnly: ep?.words ?? [],
     entrypointAt: ep?.at ?? null,
@@ -175,6 +187,10 @@ function launcherOf(
   entrypoint: string[],
   cmd: string[],
   files: { path: string; text: string | null; source: string | null; at: At }[],
+  copies: readonly ContextCopy[],
+  workdir: string,
+  /** Where the command is written: a script found only by its copy is cited there. */
+  commandAt: At | null,
 ): DockerfileInfo['launcher'] {
   const script = (written: string[]) => {
     // An init in front (`tini --`, `dumb-init`) starts the script as its child.
@@ -184,7 +200,13 @@ function launcherOf(
     if (!program || program.startsWith('-')) return undefined;
     const name = posix.basename(program);
     // The last write wins, as the layers do; a relative program is matched by its name.
-    return files.findLast((f) => f.path === program || (!program.startsWith('/') && posix.basename(f.path) === name));
+    const f = files.findLast((f) => f.path === program || (!program.startsWith('/') && posix.basename(f.path) === name));
+    if (f) return { path: f.path, text: f.text, sources: f.source === null ? [] : [f.source], at: f.at };
+    // A script inside a directory copied whole (`COPY . /app`, then `ENTRYPOINT ["/app/scripts/run.sh"]`).
+    if (!program.includes('/') && !program.endsWith('.sh')) return undefined;
+    const path = posix.resolve(workdir, program);
+    const sources = contextPathsOf(copies, path);
+    return sources.length && commandAt ? { path, text: null, sources, at: commandAt } : undefined;
   };
   const own = entrypoint.length ? script(entrypoint) : undefined;
   const found = own ?? script([...entrypoint, ...cmd]);

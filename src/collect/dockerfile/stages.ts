@@ -6,7 +6,7 @@ import { DockerfileParser, type Instruction } from 'dockerfile-ast';
 import { isPlaceholder, passwordInUrl, SECRET_NAME } from '../secrets.js';
 import type { At } from '../sheet.js';
 import { commandsOf, unwrap } from '../shell.js';
-import { carries, copySources } from './copies.js';
+import { type ContextCopy, carries, contextCopies, contextPathsOf, copySources } from './copies.js';
 import { fetchedFromMovingRef } from './fetched-code.js';
 import { fetchedInstallers, type InstallStep, installStep } from './install-step.js';
 import { proxyPackage } from './proxy-package.js';
@@ -36,6 +36,10 @@ export interface Stage {
   inherited: string[];
   /** Files this stage writes (`echo '…' > PATH`) or copies from the context, one source to one path. */
   files: { path: string; text: string | null; source: string | null; at: At }[];
+  /** The stage's working directory so far (WORKDIR, its parent stage's to start with). */
+  workdir: string;
+  /** What COPY and ADD from the context land where, in order. */
+  contextCopies: ContextCopy[];
   proxy: DockerfileInfo['proxyInstalled'];
   /** ARGs declared in this stage, with their values (a build arg, the default, or the global default; null: unknown). */
   args: Map<string, string | null>;
@@ -124,6 +128,8 @@ export function readStages(path: string, text: string, buildArgs: ReadonlyMap<st
         envAt: new Map(),
         linked: [],
         files: [],
+        workdir: parent === null ? '/' : stages[parent]!.workdir,
+        contextCopies: [],
         copiesFrom: [],
         copied: [],
         copiedImages: [],
@@ -145,6 +151,9 @@ export function readStages(path: string, text: string, buildArgs: ReadonlyMap<st
     const content = ins.getArgumentsContent() ?? '';
     if (kw === 'RUN' || kw === 'COPY' || kw === 'ADD') s.built = true;
     switch (kw) {
+      case 'WORKDIR':
+        s.workdir = posix.resolve(s.workdir, substIn(stage, content.trim()));
+        break;
       case 'USER':
         s.user = { value: substIn(stage, content.trim()), written: content.trim(), at: at(ins) };
         break;
@@ -181,7 +190,7 @@ export function readStages(path: string, text: string, buildArgs: ReadonlyMap<st
         }
         break;
       }
-      case 'RUN':
+      case 'RUN': {
         // `RUN --mount=…,from=builder` needs that stage as COPY --from does.
         for (const f of (ins as { getFlags?: () => { getName(): string; getValue(): string | null }[] }).getFlags?.() ?? []) {
           const from = f.getName() === 'mount' ? /(?:^|,)from=([^,]+)/.exec(f.getValue() ?? '')?.[1]?.toLowerCase() : undefined;
@@ -208,7 +217,9 @@ export function readStages(path: string, text: string, buildArgs: ReadonlyMap<st
         ))
           s.files.push({ ...w, source: null, at: at(ins) });
         // The shell sees the stage's ARGs and ENV in its environment: `npm install -g pkg@${VERSION}`.
+        let cwd = s.workdir;
         for (const words of commandsOf(substIn(stage, shellOf(content)))) {
+          if (words[0] === 'cd' && words[1] !== undefined && !words[1].startsWith('-')) cwd = posix.resolve(cwd, words[1]);
           // `su-exec mcpuser npm install`, `gosu app pip install …` (createthis/diffcalculia_mcp): the install after the user.
           const w = ((x: string[]) => (/(^|\/)(gosu|su-exec)$/.test(x[0] ?? '') && x.length > 2 ? unwrap(x.slice(2)) : x))(unwrap(words));
           const step = installStep(w, at(ins));
@@ -221,6 +232,8 @@ export function readStages(path: string, text: string, buildArgs: ReadonlyMap<st
           // scripts (meloncafe/chromadb-remote-mcp's `YARN_ENABLE_SCRIPTS=false yarn install --immutable`).
           const yarnScripts = words.find((x) => x.startsWith('YARN_ENABLE_SCRIPTS='))?.slice(20) ?? envOf(stage, 'YARN_ENABLE_SCRIPTS');
           if (step?.tool === 'yarn' && /^(false|0)$/i.test(yarnScripts ?? '')) step.scriptsDisabled = true;
+          if (step && step.tool !== 'script' && (!step.packages?.length || step.projectOnly))
+            s.copied.push(...projectFilesAt(s.contextCopies, cwd, w));
           if (step) install(stage, step);
           const proxy = proxyPackage(w);
           if (proxy) s.proxy ??= { product: proxy, at: at(ins) };
@@ -245,6 +258,7 @@ export function readStages(path: string, text: string, buildArgs: ReadonlyMap<st
             sbomIn.push({ stage, at: at(ins) });
         }
         break;
+      }
       case 'COPY':
       case 'ADD': {
         // dockerfile-ast keeps flags apart from the arguments: --from is one of them.
@@ -284,6 +298,7 @@ export function readStages(path: string, text: string, buildArgs: ReadonlyMap<st
           ).map((x) => substIn(stage, x));
           s.copied.push(...sources);
           const dest = substIn(stage, ins.getArguments().at(-1)?.getValue() ?? '');
+          s.contextCopies.push(...contextCopies(sources, dest, s.workdir));
           if (sources.length === 1 && !/[*?[]/.test(sources[0]!) && dest !== '')
             s.files.push({
               path: dest.endsWith('/') ? `${dest}${posix.basename(sources[0]!)}` : dest,
@@ -305,4 +320,21 @@ export function readStages(path: string, text: string, buildArgs: ReadonlyMap<st
     }
   }
   return { stages, stageNames, externalBases, secretsInImage, installsIn, auditIn, sbomIn, ignoreScriptsIn, rebuildIn, fetchedIn };
+}
+
+/**
+ * What an install that reads the project sees of the context where it runs: the top of the context
+ * directory copied to its working directory (SimpleMem's `COPY . .` then `WORKDIR /app/MCP` and
+ * `pip install -r requirements.txt` reads MCP/requirements.txt), and the requirement files it names.
+ */
+function projectFilesAt(copies: readonly ContextCopy[], cwd: string, words: string[]): string[] {
+  // The context's own top is what copying it brings in already.
+  const out = contextPathsOf(copies, cwd)
+    .filter((dir) => dir !== '.')
+    .map((dir) => `${dir}/*`);
+  for (const [i, w] of words.entries()) {
+    const named = /^(-r|-c|--requirement|--constraint)$/.test(w) ? words[i + 1] : /^--(requirement|constraint)=(.+)$/.exec(w)?.[2];
+    if (named) out.push(...contextPathsOf(copies, posix.resolve(cwd, named)));
+  }
+  return out;
 }

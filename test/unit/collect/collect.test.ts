@@ -465,6 +465,51 @@ describe('an image whose command names MCP', () => {
   });
 });
 
+describe('a build that copies its context whole and works in a folder of it', () => {
+  // aiming-lab/SimpleMem: `COPY . .`, `WORKDIR /app/MCP`, `pip install -r requirements.txt`; the
+  // top's requirements.txt is a research project's, MCP/requirements.txt the server's.
+  const files = (extra: Record<string, string> = {}) => ({
+    Dockerfile: [
+      'FROM python:3.11-slim',
+      'WORKDIR /app',
+      'RUN adduser --disabled-password --gecos "" appuser',
+      'COPY . .',
+      'WORKDIR /app/MCP',
+      'RUN pip install --no-cache-dir -r requirements.txt',
+      'ENTRYPOINT ["/app/scripts/docker-entrypoint.sh"]',
+      'CMD ["python", "run.py", "--host", "0.0.0.0", "--port", "8000"]',
+      '',
+    ].join('\n'),
+    'requirements.txt': 'fastapi==0.115.0\nuvicorn==0.32.0\n',
+    'MCP/requirements.txt': 'mcp>=1.0.0\nfastapi>=0.109.0\n',
+    'scripts/docker-entrypoint.sh': '#!/bin/sh\nset -e\nchown -R appuser:appuser /app/data\nexec gosu appuser "$@"\n',
+    'docker-compose.yml': 'services:\n  memsvc:\n    build: .\n    ports: ["8000:8000"]\n',
+    ...extra,
+  });
+
+  it('reads the manifest where the install runs, and the script the ENTRYPOINT names in the copied tree', () => {
+    const d = collectWith(inline(files())).deployments;
+    expect(d.map((x) => x.name)).toEqual(['compose:docker-compose.yml:memsvc']);
+    expect(d[0]!.sources['container.used']![0]!.why).toBe(
+      'service memsvc runs in a container (its build copies a manifest that depends on mcp)',
+    );
+    expect(fact(d[0]!, 'container.runs_as_root')).toBe(false);
+    expect(d[0]!.sources['container.runs_as_root']![0]).toMatchObject({ file: 'scripts/docker-entrypoint.sh', line: 4 });
+  });
+
+  it('a script outside what the build copies is not the one it starts', () => {
+    const other = files({
+      Dockerfile: files().Dockerfile.replace('COPY . .', 'COPY MCP/ ./MCP/'),
+    });
+    const d = collectWith(inline(other)).deployments;
+    expect(d.map((x) => x.name)).toEqual(['compose:docker-compose.yml:memsvc']);
+    expect(fact(d[0]!, 'container.runs_as_root')).toBeUndefined();
+    // Installed at the top, the build is the top's project: its manifest names no MCP SDK.
+    const top = files({ Dockerfile: files().Dockerfile.replace('WORKDIR /app/MCP\n', '') });
+    expect(collectWith(inline(top)).deployments[0]!.sources['container.used']![0]!.why).not.toMatch(/depends on mcp/);
+  });
+});
+
 describe('the transport an image starts with', () => {
   const image = (lines: string, files: Record<string, string> = {}) =>
     collectWith(inline({ Dockerfile: `FROM python:3.13-slim\nRUN pip install mcp==1.20.0\n${lines}`, ...files })).deployments[0]!;
