@@ -179,21 +179,24 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
   const installs = steps.filter((i) => i.tool !== 'go' || lockfiles.some((l) => l.path.endsWith('go.sum')));
   const goWithoutSum = steps.find((i) => i.tool === 'go' && !installs.includes(i));
   if (steps.length) {
-    // A `cargo fetch --locked` has checked Cargo.lock against the manifest: the builds after it keep to it.
-    const cargoChecked = installs.some((i) => i.tool === 'cargo' && i.locked);
-    const held = (i: InstallStep) => i.locked || (i.tool === 'cargo' && cargoChecked && i.followsLockfile === true);
-    const unlocked = [...installs.filter((i) => !held(i)), ...(goWithoutSum ? [goWithoutSum] : [])];
-    // Cited at the server's own install where one decides, before a package manager's bootstrap
-    // (`pip install --require-hashes -r uv-requirements.txt` before `uv sync --frozen`).
-    const bootstrap = (i: InstallStep) => i.tool === 'script' || (!!i.packages?.length && i.packages.every((p) => PACKAGE_MANAGERS.has(p)));
-    const own = (list: InstallStep[]) => list.find((i) => !bootstrap(i)) ?? list[0];
-    const first = own(unlocked) ?? own(installs)!;
     // The lockfile must be in the install's own stage: n8n-mcp's runtime stage writes a package.json and
     // runs `npm install` there with no lockfile, while an earlier stage ran `npm ci` with one.
     const hasLock = (i: InstallStep) =>
       lockfilesOfBuild(inputs, contextDir, i.copiedBefore ?? df.copied).some(
         (l) => LOCKFILE_OF[i.tool]?.test(l.path.split('/').pop()!) === true,
       );
+    // `poetry install` with no poetry.lock in the build resolves and writes one (vulnersCom/vulners-mcp
+    // copies `poetry.lock*`, which matches nothing it commits): held to nothing.
+    const lockless = (i: InstallStep) => i.tool === 'poetry' && i.locked && !hasLock(i);
+    // A `cargo fetch --locked` has checked Cargo.lock against the manifest: the builds after it keep to it.
+    const cargoChecked = installs.some((i) => i.tool === 'cargo' && i.locked);
+    const held = (i: InstallStep) => (i.locked && !lockless(i)) || (i.tool === 'cargo' && cargoChecked && i.followsLockfile === true);
+    const unlocked = [...installs.filter((i) => !held(i)), ...(goWithoutSum ? [goWithoutSum] : [])];
+    // Cited at the server's own install where one decides, before a package manager's bootstrap
+    // (`pip install --require-hashes -r uv-requirements.txt` before `uv sync --frozen`).
+    const bootstrap = (i: InstallStep) => i.tool === 'script' || (!!i.packages?.length && i.packages.every((p) => PACKAGE_MANAGERS.has(p)));
+    const own = (list: InstallStep[]) => list.find((i) => !bootstrap(i)) ?? list[0];
+    const first = own(unlocked) ?? own(installs)!;
     // caleb-mabry/postgres-mcp: `npm ci` after `COPY package*.json`, with package-lock.json in
     // .dockerignore: a frozen install with no lockfile fails, so the build as written never completes.
     // CasualClark/OpenSpec's `COPY package.json pnpm-lock.yaml ./` with pnpm-lock.yaml there: the COPY itself fails.
@@ -201,11 +204,18 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
       (k) => LOCKFILE_OF[first.tool]?.test(k.path.split('/').pop()!) === true,
     );
     const named = keptOut.find((k) => k.named);
-    const brokenBuild = !!named || (!unlocked.length && keptOut.length > 0 && !hasLock(first));
+    // A frozen install whose lockfile the build never copies (andkirby/markdown-ticket's `bun install
+    // --frozen-lockfile` after `COPY package*.json`): npm ci and the others refuse to run without
+    // one. Unless the build copies out of an image, whose files may hold one.
+    const uncopied =
+      !unlocked.length && !keptOut.length && !df.copiedImages.length && first.tool !== 'go' && LOCKFILE_OF[first.tool] && !hasLock(first);
+    const brokenBuild = !!named || (!unlocked.length && keptOut.length > 0 && !hasLock(first)) || !!uncopied;
     if (brokenBuild) {
       const why = named
         ? `a COPY names ${named.path}, which .dockerignore keeps out of the build: the build as written fails there, and what a working one installs is not in the files`
-        : `${first.text} needs ${keptOut[0]!.path}, which .dockerignore keeps out of the build: the build as written fails, and what a working one installs is not in the files`;
+        : uncopied
+          ? `${first.text} needs a lockfile the build does not copy in before it: what it installs is not in the files`
+          : `${first.text} needs ${keptOut[0]!.path}, which .dockerignore keeps out of the build: the build as written fails, and what a working one installs is not in the files`;
       sheet.undecided('supply_chain.lockfile_enforced', why);
       sheet.undecided('supply_chain.deployed_release', why);
     } else

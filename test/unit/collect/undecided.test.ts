@@ -600,6 +600,43 @@ describe('a lockfile the build context keeps out with .dockerignore', () => {
   });
 });
 
+describe('a lockfile the repository does not hold', () => {
+  it('a frozen install cannot be held to it: what the build installs is open', () => {
+    // andkirby/markdown-ticket's mcp-server: `COPY package*.json ./`, then `bun install --frozen-lockfile`, bun.lock never copied.
+    const files = (install: string, lock: Record<string, string>) => ({
+      Dockerfile: `FROM node:22-slim\nWORKDIR /app\nCOPY package*.json ./\nRUN ${install}\nCOPY . .\nCMD ["node", "mcp-server.js"]\n`,
+      'package.json': JSON.stringify({ name: 'x', dependencies: { '@modelcontextprotocol/sdk': '1.0.0' } }),
+      ...lock,
+    });
+    for (const install of ['npm ci', 'bun install --frozen-lockfile', 'pnpm install --frozen-lockfile']) {
+      const d = deploymentOf(collectWith(inline(files(install, {}))), 'Dockerfile');
+      expect(fact(d, 'supply_chain.lockfile_enforced'), install).toBeUndefined();
+      expect(fact(d, 'supply_chain.deployed_release'), install).toBeUndefined();
+      expect(d.reasons['supply_chain.deployed_release']).toBe(
+        `${install} needs a lockfile the build does not copy in before it: what it installs is not in the files`,
+      );
+    }
+    const kept = deploymentOf(collectWith(inline(files('npm ci', { 'package-lock.json': '{}' }))), 'Dockerfile');
+    expect(fact(kept, 'supply_chain.deployed_release')).toBe('locked');
+  });
+
+  it('poetry install resolves anew without poetry.lock', () => {
+    // vulnersCom/vulners-mcp: `COPY pyproject.toml poetry.lock* ./` matches no lockfile it commits.
+    const files = (lock: Record<string, string>) => ({
+      Dockerfile:
+        'FROM python:3.12-slim\nRUN pip install poetry==2.1.3\nWORKDIR /app\nCOPY pyproject.toml poetry.lock* ./\nRUN poetry install --no-root --only main\nCOPY . .\nCMD ["python", "-m", "vulners_mcp"]\n',
+      'pyproject.toml': '[project]\nname = "x"\ndependencies = ["mcp>=1.9"]\n',
+      ...lock,
+    });
+    const d = deploymentOf(collectWith(inline(files({}))), 'Dockerfile');
+    expect(fact(d, 'supply_chain.lockfile_enforced')).toBe(false);
+    expect(fact(d, 'supply_chain.deployed_release')).toBe('floating');
+    const locked = deploymentOf(collectWith(inline(files({ 'poetry.lock': '# lock\n' }))), 'Dockerfile');
+    expect(fact(locked, 'supply_chain.lockfile_enforced')).toBe(true);
+    expect(fact(locked, 'supply_chain.deployed_release')).toBe('locked');
+  });
+});
+
 describe('a .NET build restoring NuGet packages', () => {
   // lauchacarro/LatinoNETOnline-MCP: `dotnet restore` then `dotnet publish`, no packages.lock.json.
   const dockerfile = (restore: string) =>
