@@ -5,7 +5,15 @@ import { checksNothing, checksOnlyWhen, failsAlways } from './docker-defaults.js
 import type { InstallStep } from './dockerfile/install-step.js';
 import type { DockerfileInfo } from './dockerfile/read.js';
 import { type Inputs, normalise } from './inputs.js';
-import { isMcpPackage, lockfilesIgnored, lockfilesOfBuild, npmrcScriptsOff, pnpmScripts, yarnScriptsOff } from './packages.js';
+import {
+  bunTrustsNone,
+  isMcpPackage,
+  lockfilesIgnored,
+  lockfilesOfBuild,
+  npmrcScriptsOff,
+  pnpmScripts,
+  yarnScriptsOff,
+} from './packages.js';
 import { imagePin, repository } from './roles.js';
 import type { At, FactSheet } from './sheet.js';
 
@@ -264,7 +272,8 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
     // Yarn Berry's `.yarnrc.yml` with `enableScripts: false`, copied in before the install.
     const yarnOff = (i: InstallStep) =>
       (i.tool === 'yarn' && yarnScriptsOff(inputs, contextDir, i.copiedBefore ?? df.copied)) ||
-      ((i.tool === 'npm' || i.tool === 'pnpm') && npmrcScriptsOff(inputs, contextDir, i.copiedBefore ?? df.copied));
+      ((i.tool === 'npm' || i.tool === 'pnpm') && npmrcScriptsOff(inputs, contextDir, i.copiedBefore ?? df.copied)) ||
+      (i.tool === 'bun' && bunTrustsNone(inputs, contextDir, i.copiedBefore ?? df.copied));
     // pnpm's policy follows its version, where the files name it (packageManager, or an exact pnpm@X installed first).
     const pnpmStep = df.installs.find((i) => i.exact && i.packages?.includes('pnpm') && /\bpnpm@\d/.test(i.text));
     const pnpmInstalled = pnpmStep ? { version: /\bpnpm@(\d+(?:\.\d+)*)/.exec(pnpmStep.text)![1]!, at: pnpmStep.at } : null;
@@ -294,7 +303,9 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
           ? `${open.text} runs its dependencies' build scripts and procedural macros`
           : open.tool === 'dotnet'
             ? `${open.text}: the build imports its packages' MSBuild props and targets, code of the dependencies`
-            : `${open.text} runs dependency install scripts`,
+            : open.tool === 'bun'
+              ? `${open.text} runs the install scripts of the packages on Bun's default trusted list and in trustedDependencies`
+              : `${open.text} runs dependency install scripts`,
       );
     else if (unknown)
       sheet.undecided(

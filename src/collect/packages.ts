@@ -173,6 +173,17 @@ export function yarnScriptsOff(inputs: Inputs, contextDir: string, copied: reado
   );
 }
 
+/**
+ * A package.json the build copies with `"trustedDependencies": []`: Bun then trusts no package,
+ * its default list included (a list of its own replaces the default one), and runs no dependency's scripts.
+ */
+export function bunTrustsNone(inputs: Inputs, contextDir: string, copied: readonly string[]): boolean {
+  const own = contextDir ? `${contextDir}/package.json` : 'package.json';
+  return copiedFiles(inputs, contextDir, copied, /^package\.json$/).some(
+    (f) => f.path === own && /"trustedDependencies"\s*:\s*\[\s*\]/.test(f.text),
+  );
+}
+
 /** An `.npmrc` the build copies in before the install with `ignore-scripts=true` (docker/hub-mcp's): npm and pnpm run no dependency scripts. */
 export function npmrcScriptsOff(inputs: Inputs, contextDir: string, copied: readonly string[]): boolean {
   // The project's own: at the context's top, or beside the package.json the build copies

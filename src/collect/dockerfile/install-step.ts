@@ -150,9 +150,10 @@ export function installStep(w: string[], at: At): InstallStep | null {
       followsLockfile: (specsOf(rest) ?? []).length === 0,
     };
   if (cmd === 'bun' && (sub === 'install' || sub === 'i'))
-    // Bun runs no dependency's lifecycle scripts unless it is listed in trustedDependencies.
+    // Bun runs the lifecycle scripts of the packages on its default trusted list (esbuild, sharp, …)
+    // and of those package.json lists in trustedDependencies; --ignore-scripts runs none.
     // Without --frozen-lockfile it keeps bun.lock's versions while package.json still matches them, as npm install does.
-    return { at, tool: 'bun', text, locked: has('--frozen-lockfile'), scriptsDisabled: true, followsLockfile: true };
+    return { at, tool: 'bun', text, locked: has('--frozen-lockfile'), scriptsDisabled: has('--ignore-scripts'), followsLockfile: true };
   if (
     (cmd === 'pip' || cmd === 'pip3' || (cmd?.startsWith('python') && sub === '-m' && rest[0]?.startsWith('pip'))) &&
     w.includes('install')

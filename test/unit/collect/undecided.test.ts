@@ -637,6 +637,32 @@ describe('a lockfile the repository does not hold', () => {
   });
 });
 
+describe("Bun's install scripts", () => {
+  it('run for the packages on its default trusted list, unless --ignore-scripts or an empty trustedDependencies', () => {
+    // andkirby/markdown-ticket: `bun install --frozen-lockfile` with esbuild and sharp in bun.lock, no trustedDependencies.
+    const scripts = (install: string, pkg: Record<string, unknown> = {}) => {
+      const d = deploymentOf(
+        collectWith(
+          inline({
+            Dockerfile: `FROM oven/bun:1.2\nWORKDIR /app\nCOPY package.json bun.lock ./\nRUN ${install}\nCOPY . .\nCMD ["bun", "mcp-server.ts"]\n`,
+            'package.json': JSON.stringify({ name: 'x', dependencies: { '@modelcontextprotocol/sdk': '1.0.0' }, ...pkg }),
+            'bun.lock': '{}',
+          }),
+        ),
+        'Dockerfile',
+      );
+      return { value: fact(d, 'supply_chain.install_scripts_disabled'), why: d.sources['supply_chain.install_scripts_disabled']?.[0]?.why };
+    };
+    expect(scripts('bun install --frozen-lockfile')).toEqual({
+      value: false,
+      why: "bun install --frozen-lockfile runs the install scripts of the packages on Bun's default trusted list and in trustedDependencies",
+    });
+    expect(scripts('bun install --frozen-lockfile', { trustedDependencies: ['sharp'] }).value).toBe(false);
+    expect(scripts('bun install --frozen-lockfile --ignore-scripts').value).toBe(true);
+    expect(scripts('bun install --frozen-lockfile', { trustedDependencies: [] }).value).toBe(true);
+  });
+});
+
 describe('a .NET build restoring NuGet packages', () => {
   // lauchacarro/LatinoNETOnline-MCP: `dotnet restore` then `dotnet publish`, no packages.lock.json.
   const dockerfile = (restore: string) =>
