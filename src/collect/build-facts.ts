@@ -145,7 +145,7 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
   else if (!sheet.looked('container.healthcheck') && df.healthcheck && !df.healthcheck.disabled && checksOnlyWhen(df.healthcheck.test))
     sheet.undecided(
       'container.healthcheck',
-      `HEALTHCHECK in ${df.path} checks the server only when ${checksOnlyWhen(df.healthcheck.test)}, and runs a command that cannot fail otherwise: the environment it runs in decides`,
+      `HEALTHCHECK in ${df.path} checks the server only when ${checksOnlyWhen(df.healthcheck.test)}, and passes without a look otherwise: the environment it runs in decides`,
     );
   else if (!sheet.looked('container.healthcheck') && df.healthcheck)
     sheet.set(

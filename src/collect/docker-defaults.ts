@@ -76,7 +76,10 @@ function nothingChecked(t: string): boolean {
     // succeeds whether the server runs or not, and printing after it too (datanexum/databridge-mcp's
     // `import fastmcp; print('ok')`).
     /^python[\d.]* -c import [\w.]+( ?, ?[\w.]+)*(; ?print\([^()]*\))?;?$/.test(t) ||
-    /^node -e (process\.exit\(0?\)|console\.log\([^()]*\))$/.test(t)
+    /^node -e (process\.exit\(0?\)|console\.log\([^()]*\))$/.test(t) ||
+    // A program asked for its version or help answers whether the server runs or not
+    // (basicmachines-co/basic-memory's `basic-memory --version`).
+    /^[\w./-]+ (--version|-V|version|--help|-h)$/.test(t)
   );
 }
 
@@ -86,6 +89,12 @@ function nothingChecked(t: string): boolean {
  * else echo "STDIO mode - no healthcheck needed"; fi`): the condition, as written, or null.
  */
 export function checksOnlyWhen(test: string): string | null {
+  // `[ "${TRANSPORT_MODE:-stdio}" = "stdio" ] || curl -f …` (topoteretes/cognee's cognee-mcp): healthy
+  // without a look while the test holds.
+  const or = /(?:^|CMD(?:-SHELL)?\s+|["'])(\[ [^\]]+ \]|test [^|;&]+?)\s*\|\|\s*(.+)$/.exec(test.replace(/\\\s*\n/g, ' ').trim());
+  const rest = or ? plainTest(or[2]!) : '';
+  // `[ -f /tmp/ready ] || exit 1` checks the test itself.
+  if (or && !/^(exit\b|false$)/.test(rest) && !nothingChecked(rest)) return `${or[1]!.replace(/\\"/g, '"').trim()} fails`;
   const m = /^if (.+?); then (.+?);? else (.+?);? fi$/.exec(plainTest(test).replace(/;\s*;/g, ';'));
   if (!m) return null;
   const [, condition, yes, no] = m;

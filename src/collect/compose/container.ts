@@ -186,7 +186,7 @@ export function containerFacts(sheet: FactSheet, srv: Svc): void {
     else if (testLine !== null && onlyWhen)
       sheet.undecided(
         'container.healthcheck',
-        `the healthcheck checks the server only when ${onlyWhen}, and runs a command that cannot fail otherwise: the environment it runs in decides`,
+        `the healthcheck checks the server only when ${onlyWhen}, and passes without a look otherwise: the environment it runs in decides`,
       );
     else if (hc['test'] !== undefined) sheet.set('container.healthcheck', true, at('healthcheck'), 'healthcheck in the service');
   }

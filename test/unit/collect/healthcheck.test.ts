@@ -22,6 +22,9 @@ describe('a health check that checks nothing', () => {
       'CMD python -c "import pagerduty_mcp" || exit 1',
       // datanexum/databridge-mcp's Dockerfile.mcp: importing, then printing, still calls nothing that can fail.
       'CMD python -c "import fastmcp; print(\'ok\')"',
+      // basicmachines-co/basic-memory's Dockerfile and docker-compose.yml: a version answers without the server.
+      'CMD basic-memory --version',
+      '["CMD", "basic-memory", "--version"]',
     ])
       expect(checksNothing(t), t).toBe(true);
     for (const t of [
@@ -98,6 +101,21 @@ describe('a health check that checks the server on one branch only', () => {
     expect(checksOnlyWhen(check)).toBe('$MCP_MODE = http');
     expect(checksOnlyWhen('CMD if [ -f /ready ]; then echo ok; else echo no; fi')).toBeNull();
     expect(checksOnlyWhen('CMD curl -f http://localhost:8000/health')).toBeNull();
+  });
+
+  it('or a test before `||` that passes without a look while it holds', () => {
+    // topoteretes/cognee's cognee-mcp/Dockerfile.
+    expect(
+      checksOnlyWhen(
+        'HEALTHCHECK --interval=30s CMD [ "${TRANSPORT_MODE:-stdio}" = "stdio" ] || curl -f http://localhost:8000/health || exit 1',
+      ),
+    ).toBe('[ "${TRANSPORT_MODE:-stdio}" = "stdio" ] fails');
+    expect(checksOnlyWhen('["CMD-SHELL", "[ \\"$X\\" = \\"stdio\\" ] || curl -f http://localhost:8000/health"]')).toBe(
+      '[ "$X" = "stdio" ] fails',
+    );
+    // A test that fails the check itself is the check.
+    expect(checksOnlyWhen('HEALTHCHECK CMD [ -f /tmp/ready ] || exit 1')).toBeNull();
+    expect(checksOnlyWhen('HEALTHCHECK CMD curl -f http://localhost:8000/health || exit 1')).toBeNull();
   });
 
   it('leaves container.healthcheck undecided in the image and in a Compose service', () => {
