@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: shell ${VAR} references in health checks, not JavaScript templates
 // A health check that can never fail says nothing of the server's health.
 import { describe, expect, it } from 'vitest';
 import { checksNothing, checksOnlyWhen, failsAlways } from '../../../src/collect/docker-defaults.js';
