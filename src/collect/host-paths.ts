@@ -27,7 +27,8 @@ export function hostPathClass(source: string): HostPathClass {
     .replace(/\\/g, '/');
   if (/^(~|\$HOME|\$\{HOME\}|%USERPROFILE%)/.test(s)) return 'host_system';
   if (/\.sock$/.test(s)) return 'host_system';
-  if (/^\.{1,2}(\/|$)/.test(s)) return 'deployment_files';
+  // Compose reads a source that starts with `.` as a path of the project (topoteretes/cognee's `.env:/app/.env:ro`).
+  if (/^\.{1,2}(\/|$)/.test(s) || (/^\.[^./]/.test(s) && !/(^|\/)\.\.(\/|$)/.test(s))) return 'deployment_files';
   // The project an editor or Claude Code has open (siakhooi/mcp-mariadb's
   // `${workspaceFolder}/example-config.yaml`), unless the path climbs out of it.
   if (/^\$\{(workspaceFolder|workspaceRoot|CLAUDE_PROJECT_DIR)\}(\/|$)/.test(s) && !/(^|\/)\.\.(\/|$)/.test(s)) return 'deployment_files';

@@ -1117,6 +1117,13 @@ describe('bind mounts and the host paths they expose', () => {
     expect(mounts('      - /tmp:/tmp\n')).toBe('host_system');
     expect(mounts('      - ./tmp:/tmp\n')).toBe('deployment_files');
   });
+
+  it('a source that starts with a dot is a path of the project, as Compose reads it', () => {
+    // topoteretes/cognee's docker-compose.yml: `.env:/app/.env:ro`.
+    expect(mounts('      - .env:/app/.env:ro\n')).toBe('deployment_files');
+    expect(mounts('      - .config/app:/config\n')).toBe('deployment_files');
+    expect(mounts('      - ../shared:/shared\n')).toBe('deployment_files');
+  });
 });
 
 describe('a service that extends one in a file the project does not otherwise load', () => {
