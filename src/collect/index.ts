@@ -19,7 +19,7 @@ import { kubernetesDeployments } from './kubernetes/facts.js';
 import { kubernetesSets } from './kubernetes/sets.js';
 import { configurations, type LocationCtx, proxiedLocations } from './nginx.js';
 import { mcpRoutes, nginxFacts } from './nginx-facts.js';
-import { contextOfDockerfile, isMcpPackage, mcpEvidenceOfBuild } from './packages.js';
+import { contextOfDockerfile, isMcpPackage, mcpEvidenceOfBuild, npmDeclared } from './packages.js';
 import { firstLine } from './parse-errors.js';
 import { namesMcpHost, namesMcpRoute, repository, runsMcpClient } from './roles.js';
 import { legacySse, transportNamed } from './server-args.js';
@@ -397,7 +397,7 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
       script?.words ?? df.entrypoint,
       script?.at ?? df.commandAt,
       script ? 'its entrypoint script' : 'the image',
-      startImage(df, null),
+      startImage(df, null, npmDeclared(ctx.inputs, dir, df.copied)),
     );
   // What the image runs when started as it is (`docker run IMAGE`): a transport its command names
   // (aRustyDev/zettelkasten-mcp's `CMD ["--transport", "http"]`), or its entrypoint script's.

@@ -3,6 +3,7 @@
 // a bridge to a remote server (mcp-remote, supergateway, mcp-proxy), or a local program.
 
 import { repository } from './roles.js';
+import { wordsOfLine } from './shell.js';
 
 export type Release = 'floating' | 'exact_version' | 'locked' | 'digest';
 
@@ -58,8 +59,12 @@ function pyRelease(spec: string, what: string): { release: Release; releaseWhy: 
 }
 
 export function analyseLaunch(command: string, args: string[]): Launch {
-  // Windows: `cmd /c npx ...` launches what follows.
-  if (/^cmd(\.exe)?$/i.test(command) && /^\/c$/i.test(args[0] ?? '') && args[1]) return analyseLaunch(args[1], args.slice(2));
+  // Windows: `cmd /c npx ...` launches what follows, as words or as one command line
+  // (taewook486/real-estate-mcp's `["/c", "npx -y @upstash/context7-mcp@latest"]`).
+  if (/^cmd(\.exe)?$/i.test(command) && /^\/c$/i.test(args[0] ?? '') && args[1]) {
+    const line = args.length === 2 && /\s/.test(args[1].trim()) ? wordsOfLine(args[1]) : args.slice(1);
+    if (line[0]) return analyseLaunch(line[0], line.slice(1));
+  }
   const runner = command
     .split(/[\\/]/)
     .pop()!

@@ -173,6 +173,20 @@ export function yarnScriptsOff(inputs: Inputs, contextDir: string, copied: reado
   );
 }
 
+/** The npm packages the package.json files a build copies declare (dependencies of every kind): what a project install puts in node_modules. */
+export function npmDeclared(inputs: Inputs, contextDir: string, copied: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const f of copiedFiles(inputs, contextDir, copied, /^package\.json$/))
+    try {
+      const pkg = JSON.parse(f.text) as Record<string, unknown>;
+      for (const key of ['dependencies', 'devDependencies', 'optionalDependencies'])
+        if (pkg[key] && typeof pkg[key] === 'object') out.push(...Object.keys(pkg[key]));
+    } catch {
+      // Not JSON: it declares nothing readable.
+    }
+  return out;
+}
+
 /**
  * A package.json the build copies with `"trustedDependencies": []`: Bun then trusts no package,
  * its default list included (a list of its own replaces the default one), and runs no dependency's scripts.

@@ -33,9 +33,15 @@ export interface StartImage {
   installed: string[];
 }
 
-/** The image a container starts from: its build's final base and installs, or the image it names. */
-export function startImage(df: DockerfileInfo | null | undefined, image: string | null): StartImage {
-  return df ? { base: df.base?.image ?? null, installed: df.installs.flatMap((i) => i.packages ?? []) } : { base: image, installed: [] };
+/**
+ * The image a container starts from: its build's final base and installs, or the image it names.
+ * `declared`: the packages the project's package.json files name, which a project install (`npm
+ * install`, `npm ci`) puts in node_modules, where npx finds them (carlosjperez/SOLARIA-DFO's `npx tsx`).
+ */
+export function startImage(df: DockerfileInfo | null | undefined, image: string | null, declared: readonly string[] = []): StartImage {
+  if (!df) return { base: image, installed: [] };
+  const project = df.installs.some((i) => ['npm', 'yarn', 'pnpm', 'bun'].includes(i.tool) && !i.packages?.length);
+  return { base: df.base?.image ?? null, installed: [...df.installs.flatMap((i) => i.packages ?? []), ...(project ? declared : [])] };
 }
 
 /**

@@ -4,6 +4,7 @@ import { dockerfileFacts, imageFacts, privilegeDrop } from '../build-facts.js';
 import type { Context } from '../context.js';
 import { HOST_NETWORK } from '../docker-defaults.js';
 import { scriptCommand } from '../entrypoint-script.js';
+import { npmDeclared } from '../packages.js';
 import { isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { imagePin, repository } from '../roles.js';
 import { hostCheckOff, hostCheckOffByVariable, legacySse, listenFacts, tlsFlags } from '../server-args.js';
@@ -265,7 +266,7 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       script?.words ?? commandWordsOf(run.parts),
       script?.at ?? run.at,
       script ? 'its entrypoint script' : 'the container',
-      startImage(srv.df, srv.image),
+      startImage(srv.df, srv.image, srv.df && srv.contextDir !== null ? npmDeclared(ctx.inputs, srv.contextDir, srv.df.copied) : []),
     );
     // The server's own published port shows it serves the network best; else the proxy's.
     transport(sheet, srv, svcs, published.kind !== 'none' || !proxy ? published : entryPorts, proxy, run, script);

@@ -2,7 +2,7 @@ import { literal } from '../../shared/regexp.js';
 import { dockerfileFacts, imageFacts, privilegeDrop } from '../build-facts.js';
 import type { Context } from '../context.js';
 import { scriptCommand } from '../entrypoint-script.js';
-import { contextOfDockerfile, manifestsOfBuild, mcpEvidenceOfBuild } from '../packages.js';
+import { contextOfDockerfile, manifestsOfBuild, mcpEvidenceOfBuild, npmDeclared } from '../packages.js';
 import { isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { namesMcpRoute, runsAuthenticator } from '../roles.js';
 import { hostCheckOff, legacySse, listenFacts, tlsFlags } from '../server-args.js';
@@ -219,7 +219,13 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
       script?.words ?? runWords(w),
       script?.at ?? at(...w.main.path),
       script ? 'its entrypoint script' : 'the container',
-      startImage(w.dockerfile, image || null),
+      startImage(
+        w.dockerfile,
+        image || null,
+        w.dockerfile
+          ? npmDeclared(ctx.inputs, contextOfDockerfile(ctx.inputs, w.dockerfile.path, w.dockerfile.copied), w.dockerfile.copied)
+          : [],
+      ),
     );
     // The image reference in the manifest, whatever built it. None (a rendered file whose image
     // line was filtered out, a patch) decides nothing about it.

@@ -246,6 +246,16 @@ describe('what a client starts: uvx versions and entries switched off', () => {
     expect(l.release).toBe(release);
   });
 
+  // Windows' `cmd /c`: what follows, as words or as one command line (taewook486/real-estate-mcp's .mcp.json).
+  it.each([
+    [['/c', 'npx', '-y', '@upstash/context7-mcp@latest'], '@upstash/context7-mcp@latest', 'floating'],
+    [['/c', 'npx -y @upstash/context7-mcp@latest'], '@upstash/context7-mcp@latest', 'floating'],
+    [['/C', 'npx -y "@scope/pkg@1.2.3"'], '@scope/pkg@1.2.3', 'exact_version'],
+  ])('cmd %j runs %s', (args, target, release) => {
+    const l = analyseLaunch('cmd.exe', args);
+    expect([l.target, l.release]).toEqual([target, release]);
+  });
+
   // .NET 10's dnx, as NuGet's MCP server README configures it: `dnx NuGet.Mcp.Server@1.1.29 --yes`.
   it.each([
     ['dnx', ['NuGet.Mcp.Server@1.1.29', '--yes'], 'NuGet.Mcp.Server@1.1.29', 'exact_version'],

@@ -63,6 +63,26 @@ describe('a package runner in what the container runs', () => {
     expect(installed.value).toBe('exact_version');
     expect(installed.source).toMatchObject({ line: 2 });
   });
+
+  it("nor a package the project's own install puts in node_modules", () => {
+    // carlosjperez/SOLARIA-DFO's docker/dev/Dockerfile.mcp: `npm install`, then `npx tsx watch src/http-server.ts`,
+    // tsx among the package.json's devDependencies.
+    const files = (install: string) => ({
+      Dockerfile: `FROM node:22-slim\nWORKDIR /app\nCOPY package*.json ./\nRUN ${install}\nCOPY . .\nCMD ["npx", "tsx", "watch", "src/http-server.ts"]\n`,
+      'package.json': JSON.stringify({
+        name: 'x',
+        dependencies: { '@modelcontextprotocol/sdk': '^1.0.0' },
+        devDependencies: { tsx: '^4.21.0' },
+      }),
+      'compose.yaml': compose,
+    });
+    expect(release(files('npm install'), ':everything').source?.why).not.toMatch(/npx tsx/);
+    // An install of other packages puts no tsx there: npx fetches it.
+    expect(release(files('npm install -g typescript@5.6.3'), ':everything')).toMatchObject({
+      value: 'floating',
+      source: { why: 'the container starts npx tsx: no version, whatever is newest at launch' },
+    });
+  });
 });
 
 describe('an install as the container starts', () => {
