@@ -47,5 +47,7 @@ export function callsMcpOf(svc: Svc, server: string): boolean {
   if (callsByUrl(svc, server, true)) return true;
   const env = Object.entries(isObj(svc.s.spec['environment']) ? svc.s.spec['environment'] : {});
   const re = new RegExp(`://${literal(server)}(:\\d+)?(/|$)`);
-  return env.some(([k, v]) => /MCP/i.test(k) && re.test(v instanceof Unresolved ? v.asEmpty : String(v ?? '')));
+  // MCP as a word of the name (`MCP_GATEWAY_URL`, `GITHUB_MCP_URL`), not inside a project's prefix
+  // (homeassistant-ai/ha-mcp's `HAMCP_DASHBOARD_SCREENSHOT_ENGINE_URL` names a screenshot engine).
+  return env.some(([k, v]) => /(^|_)MCP(_|$)/i.test(k) && re.test(v instanceof Unresolved ? v.asEmpty : String(v ?? '')));
 }

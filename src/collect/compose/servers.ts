@@ -85,10 +85,14 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
   // "mcp" in a service's name alone, its image another product's, while a server of the stack
   // depends on it: that server's backend (WebSurfinMurf/mcp's mcp-ib-gateway runs
   // ghcr.io/gnzsnz/ib-gateway for mcp-ib), not a server of its own.
+  // So too a service built from files that show no MCP SDK, its `image:` only the tag its build
+  // gets (homeassistant-ai/ha-mcp's ha-mcp-screenshot, `image: ha-mcp-screenshot:latest`, a
+  // headless-Chromium engine ha-mcp fetches dashboards from).
   const backends = new Map<string, string>();
   for (const c of candidates) {
     if (wanted.length || evidence.get(c.s.name) !== 'its name, image or command names MCP') continue;
-    if (/mcp/i.test(`${c.image ?? ''} ${JSON.stringify(c.s.spec['command'] ?? '')}`)) continue;
+    const ownTag = c.s.spec['build'] !== undefined;
+    if (/mcp/i.test(`${ownTag ? '' : (c.image ?? '')} ${JSON.stringify(c.s.spec['command'] ?? '')}`)) continue;
     // An image a variable names (`${VECTOR_MCP_MCP_IMAGE:?…}`, Knuckles-Team/vector-mcp) may be anyone's.
     if (c.s.spec['image'] !== undefined && str(c.s.spec['image']) === null) continue;
     const user = candidates.find(
@@ -127,7 +131,9 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
     evidence.delete(backend);
     ctx.note(
       project.entry,
-      `service ${backend} names MCP only in its name and runs another product's image, which ${user} depends on: a backend of that server, not read as one; name it with --server if it serves MCP`,
+      project.services.get(backend)?.spec['build'] !== undefined
+        ? `service ${backend} names MCP only in its name and the tag its build gets, is built from files that show no MCP SDK, and ${user} uses it: a backend of that server, not read as one; name it with --server if it serves MCP`
+        : `service ${backend} names MCP only in its name and runs another product's image, which ${user} depends on: a backend of that server, not read as one; name it with --server if it serves MCP`,
     );
   }
   let servers = candidates.filter((c) => (wanted.length ? wanted.includes(c.s.name) : evidence.has(c.s.name)));

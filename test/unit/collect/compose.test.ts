@@ -1364,6 +1364,38 @@ describe('services that are not MCP servers, however named', () => {
     // An image that names MCP is a server of its own, whoever depends on it.
     expect(collectWith(inline({ 'compose.yaml': compose('ghcr.io/acme/mcp-gateway:2.0') })).deployments).toHaveLength(2);
   });
+
+  it('so too one built from files with no MCP SDK, its image only the tag of its build', () => {
+    // homeassistant-ai/ha-mcp's docker-compose.screenshot.yml: ha-mcp fetches dashboard screenshots
+    // from ha-mcp-screenshot (`image: ha-mcp-screenshot:latest`, built from a headless-Chromium add-on).
+    const compose = (engine: string) =>
+      [
+        'services:',
+        '  ha-mcp:',
+        '    build: .',
+        '    environment:',
+        `      - ${engine}=http://ha-mcp-screenshot:10000`,
+        '  ha-mcp-screenshot:',
+        '    build:',
+        '      context: ./puppet',
+        '    image: ha-mcp-screenshot:latest',
+        '',
+      ].join('\n');
+    const files = (engine: string) => ({
+      'compose.yaml': compose(engine),
+      Dockerfile: 'FROM python:3.13-slim\nCOPY pyproject.toml .\nRUN pip install .\nCMD ["fastmcp", "run", "fastmcp.json"]\n',
+      'pyproject.toml': '[project]\nname = "ha-mcp"\ndependencies = ["fastmcp>=2.12"]\n',
+      'puppet/Dockerfile': 'FROM node:22-slim\nCOPY package.json .\nRUN npm install\nCMD ["node", "http.js"]\n',
+      'puppet/package.json': JSON.stringify({ name: 'puppet', dependencies: { puppeteer: '^23.0.0' } }),
+    });
+    // The project's prefix in a variable's name (`HAMCP_`) does not make the URL an MCP endpoint.
+    const out = collectWith(inline(files('HAMCP_DASHBOARD_SCREENSHOT_ENGINE_URL')));
+    expect(out.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:ha-mcp']);
+    expect(out.notes).toContainEqual({
+      file: 'compose.yaml',
+      what: 'service ha-mcp-screenshot names MCP only in its name and the tag its build gets, is built from files that show no MCP SDK, and ha-mcp uses it: a backend of that server, not read as one; name it with --server if it serves MCP',
+    });
+  });
 });
 
 describe('a Compose server that serves TLS itself', () => {
