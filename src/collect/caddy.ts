@@ -234,6 +234,19 @@ export function caddyRoutes(f: TextFile): { upstream: string; path: string; mcpS
   return out;
 }
 
+/** The hosts a Caddyfile asks about each request before proxying it: `forward_auth auth:9000 { uri /verify }`. */
+export function caddyAuthenticators(f: TextFile): string[] {
+  const out: string[] = [];
+  const visit = (nodes: Node[]) => {
+    for (const n of nodes) {
+      if (n.words[0] === 'forward_auth') out.push(...upstreamsOf(n).map(hostOf));
+      if (n.block) visit(n.block);
+    }
+  };
+  visit(parseCaddyfile(f));
+  return out;
+}
+
 /** The upstreams of a `reverse_proxy` line: its words after the directive that are not a matcher. */
 export function upstreamsOf(n: { words: string[] }): string[] {
   return n.words.slice(1).filter((w) => !w.startsWith('/') && !w.startsWith('@') && w !== '*');

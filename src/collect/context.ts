@@ -1,10 +1,10 @@
 // What every collector shares during one collection: the files, parsed Dockerfiles, the
 // options, notes about the collection, and the proxies' configurations.
 import { literal } from '../shared/regexp.js';
-import { caddyFacts, caddyRoutes } from './caddy.js';
+import { caddyAuthenticators, caddyFacts, caddyRoutes } from './caddy.js';
 import { type DockerfileInfo, readDockerfile } from './dockerfile/read.js';
 import { dirOf, type Inputs, type TextFile } from './inputs.js';
-import { NginxConfig } from './nginx.js';
+import { authRequestHosts, NginxConfig } from './nginx.js';
 import { mcpLocations, nginxFacts, type ProxyContext } from './nginx-facts.js';
 import { namesMcpRoute, type Role } from './roles.js';
 import type { FactSheet } from './sheet.js';
@@ -123,12 +123,13 @@ export class Context {
     targets: string[],
     baseDir = '',
     env: Map<string, string> = new Map(),
-    mcpOnly = false,
+    /** Only a route, site or upstream named for MCP counts (`route`: only a route's path). */
+    mcpOnly: boolean | 'route' = false,
   ): boolean {
     const nginx = this.proxyFiles(contextDir, volumes, baseDir, ['nginx']).map((f) => render(f, env));
     if (nginx.length) {
       const m = mcpLocations(this.nginxConfig(nginx), targets);
-      if (m.matchedBy.startsWith('its proxy_pass') && (mcpOnly ? m.namesMcp : m.mcpRoute)) return true;
+      if (m.matchedBy.startsWith('its proxy_pass') && (mcpOnly === true ? m.namesMcp : m.mcpRoute)) return true;
     }
     const caddy = this.proxyFiles(contextDir, volumes, baseDir, ['caddyfile']);
     // After a matcher too: `reverse_proxy @mcp mcp-server:8000`, `reverse_proxy /mcp* mcp-server:8000`.
@@ -136,9 +137,25 @@ export class Context {
       caddyRoutes(f).some(
         (r) =>
           targets.some((t) => new RegExp(`^(https?://)?${literal(t)}\\b`).test(r.upstream)) &&
-          (!mcpOnly || namesMcpRoute(r.path) || r.mcpSite),
+          (!mcpOnly || namesMcpRoute(r.path) || (mcpOnly === true && r.mcpSite)),
       ),
     );
+  }
+
+  /** Whether a proxy's configuration asks `target` about each request (nginx `auth_request`, Caddy `forward_auth`): its authenticator. */
+  proxyAuthenticates(
+    contextDir: string | null,
+    volumes: { source: string; target: string }[],
+    targets: string[],
+    baseDir = '',
+    env: Map<string, string> = new Map(),
+  ): boolean {
+    const nginx = this.proxyFiles(contextDir, volumes, baseDir, ['nginx']).map((f) => render(f, env));
+    const hosts = [
+      ...(nginx.length ? authRequestHosts(this.nginxConfig(nginx)) : []),
+      ...this.proxyFiles(contextDir, volumes, baseDir, ['caddyfile']).flatMap(caddyAuthenticators),
+    ];
+    return hosts.some((h) => targets.includes(h));
   }
 
   /**

@@ -258,6 +258,26 @@ export function absenceKnown(ctx: LocationCtx, name: string): boolean {
   return ctx.httpLevelKnown || ctx.levels.slice(1).some((l) => l.some((d) => d.name === name));
 }
 
+/**
+ * The hosts an nginx configuration asks about each request before proxying it: what the
+ * locations its `auth_request` lines name proxy to (`auth_request /oauth/verify;` with `location
+ * = /oauth/verify { proxy_pass http://auth:9000; }`), upstream blocks resolved to their servers.
+ */
+export function authRequestHosts(cfg: NginxConfig): string[] {
+  const uris = new Set<string>();
+  walkAll(cfg.roots(), (d) => {
+    if (d.name === 'auth_request' && d.args[0] && d.args[0] !== 'off') uris.add(d.args[0]);
+  });
+  const ups = upstreams(cfg);
+  const hostOf = (address: string) => address.replace(/^\[([^\]]+)\].*$/, '$1').split(/[:/]/)[0] ?? '';
+  return proxiedLocations(cfg)
+    .filter((l) => l.location && uris.has(l.location.args.at(-1) ?? ''))
+    .flatMap((l) => {
+      const host = hostOf((l.proxyPass?.args[0] ?? '').replace(/^https?:\/\//, ''));
+      return ups.has(host) ? ups.get(host)!.map((d) => hostOf(d.args[0] ?? '')) : [host];
+    });
+}
+
 /** upstream blocks by name: their `server` addresses. */
 export function upstreams(cfg: NginxConfig): Map<string, Directive[]> {
   const out = new Map<string, Directive[]>();

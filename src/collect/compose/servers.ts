@@ -1,5 +1,7 @@
 // Which services of a Compose project are MCP servers and which are proxies: named by the caller,
 // or shown by the files (a proxy forwards to it, an MCP SDK in its build, "mcp" in its name).
+
+import { literal } from '../../shared/regexp.js';
 import type { Context } from '../context.js';
 import { manifestsOfBuild, mcpEvidenceOfBuild, webUi } from '../packages.js';
 import { runsAuthenticator, runsMcpClient } from '../roles.js';
@@ -30,9 +32,34 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
     ctx.note(i.at.file, `service ${i.name} is left out: its profiles (${i.profiles.join(', ')}) are not enabled`);
   for (const n of project.notes) ctx.note(project.entry, n);
   const proxies = svcs.filter((v) => v.role?.kind === 'proxy');
+  // The proxy's authenticator (taewook486/real-estate-mcp's Caddy `forward_auth auth:9000`, an
+  // nginx `auth_request`, a Traefik forwardAuth middleware) is part of the edge, whatever SDK its
+  // build shares with the server, unless a route named for MCP reaches it too.
+  const authenticators = new Map<string, string>();
+  for (const v of svcs) {
+    if (v.role !== null) continue;
+    const by = proxies.find(
+      (p) =>
+        ctx.proxyAuthenticates(p.contextDir, volumesOf(p), hostNames(v, p), composeDir(project), containerEnv(p)) &&
+        !ctx.proxyConfigNames(p.contextDir, volumesOf(p), hostNames(v, p), composeDir(project), containerEnv(p), 'route'),
+    );
+    const forwardAuth = svcs.find((o) =>
+      Object.entries(isObj(o.s.spec['labels']) ? o.s.spec['labels'] : {}).some(
+        ([k, val]) => /\.forwardauth\.address$/i.test(k) && new RegExp(`://${literal(v.s.name)}([:/]|$)`).test(String(val)),
+      ),
+    );
+    if (by ?? forwardAuth) authenticators.set(v.s.name, (by ?? forwardAuth)!.s.name);
+  }
+  if (!(ctx.options.servers ?? []).length)
+    for (const [name, proxy] of authenticators)
+      ctx.note(
+        project.entry,
+        `service ${name} is the authenticator ${proxy} asks about each request (forward_auth, auth_request): part of the edge, not read as a server; name it with --server if it serves MCP`,
+      );
   const candidates = svcs.filter(
     (v) =>
       !v.oneShot &&
+      (!authenticators.has(v.s.name) || (ctx.options.servers ?? []).includes(v.s.name)) &&
       v.role === null &&
       !runsAuthenticator(v.s.spec['entrypoint'], v.s.spec['command']) &&
       !runsMcpClient(str(v.s.spec['image']) ?? null, v.s.spec['entrypoint'], v.s.spec['command']) &&

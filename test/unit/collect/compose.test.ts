@@ -1398,6 +1398,104 @@ describe('services that are not MCP servers, however named', () => {
   });
 });
 
+describe("the proxy's authenticator", () => {
+  // taewook486/real-estate-mcp's docker/: Caddy sends /.well-known/* and /oauth/* to auth:9000 and
+  // asks it about every /mcp request (forward_auth); auth's build copies the same pyproject.toml.
+  const files = (edge: Record<string, string>, proxy: string) => ({
+    'compose.yaml': [
+      'services:',
+      proxy,
+      '  mcp:',
+      '    build: { context: ., dockerfile: Dockerfile }',
+      '  auth:',
+      '    build: { context: ., dockerfile: Dockerfile.auth }',
+      '',
+    ].join('\n'),
+    Dockerfile: 'FROM python:3.12-slim\nCOPY pyproject.toml .\nRUN pip install .\nCMD ["python", "-m", "real_estate.mcp_server"]\n',
+    'Dockerfile.auth':
+      'FROM python:3.12-slim\nCOPY pyproject.toml .\nRUN pip install .\nCMD ["uvicorn", "auth_server:app", "--port", "9000"]\n',
+    'pyproject.toml': '[project]\nname = "real-estate"\ndependencies = ["mcp[cli]>=1.9"]\n',
+    ...edge,
+  });
+  const caddy = '  caddy:\n    image: caddy:2.10\n    ports: ["443:443"]\n    volumes: ["./Caddyfile:/etc/caddy/Caddyfile:ro"]';
+  const nginx = '  nginx:\n    image: nginx:1.30\n    ports: ["443:443"]\n    volumes: ["./nginx.conf:/etc/nginx/nginx.conf:ro"]';
+
+  it('is part of the edge, not a server: Caddy forward_auth, nginx auth_request', () => {
+    const viaCaddy = collectWith(
+      inline(
+        files(
+          {
+            Caddyfile: [
+              'mcp.example.com {',
+              '  handle /.well-known/* {',
+              '    reverse_proxy auth:9000',
+              '  }',
+              '  handle /mcp* {',
+              '    forward_auth auth:9000 {',
+              '      uri /oauth/verify',
+              '    }',
+              '    reverse_proxy mcp:8000',
+              '  }',
+              '}',
+              '',
+            ].join('\n'),
+          },
+          caddy,
+        ),
+      ),
+    );
+    expect(viaCaddy.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:mcp']);
+    expect(viaCaddy.notes).toContainEqual({
+      file: 'compose.yaml',
+      what: 'service auth is the authenticator caddy asks about each request (forward_auth, auth_request): part of the edge, not read as a server; name it with --server if it serves MCP',
+    });
+    const viaNginx = collectWith(
+      inline(
+        files(
+          {
+            'nginx.conf': [
+              'events {}',
+              'http {',
+              '  upstream oauth { server auth:9000; }',
+              '  server {',
+              '    listen 443 ssl;',
+              '    location = /_verify { internal; proxy_pass http://oauth/verify; }',
+              '    location /mcp { auth_request /_verify; proxy_pass http://mcp:8000; }',
+              '  }',
+              '}',
+              '',
+            ].join('\n'),
+          },
+          nginx,
+        ),
+      ),
+    );
+    expect(viaNginx.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:mcp']);
+    // Traefik: a forwardAuth middleware's address on the server's labels.
+    const traefik: Record<string, string> = files({}, '  traefik:\n    image: traefik:v3.4\n    ports: ["443:443"]');
+    traefik['compose.yaml'] = traefik['compose.yaml']!.replace(
+      '    build: { context: ., dockerfile: Dockerfile }\n',
+      '    build: { context: ., dockerfile: Dockerfile }\n    labels:\n      - traefik.http.middlewares.oauth.forwardauth.address=http://auth:9000/oauth/verify\n',
+    );
+    expect(collectWith(inline(traefik)).deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:mcp']);
+  });
+
+  it('unless a route named for MCP reaches it too', () => {
+    const both = collectWith(
+      inline(
+        files(
+          {
+            Caddyfile:
+              'mcp.example.com {\n  forward_auth auth:9000 {\n    uri /verify\n  }\n  reverse_proxy /mcp* mcp:8000\n  reverse_proxy /auth-mcp* auth:9000\n}\n',
+          },
+          caddy,
+        ),
+      ),
+    );
+    expect(both.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:auth', 'compose:compose.yaml:mcp']);
+  });
+});
+
 describe('a Compose server that serves TLS itself', () => {
   it("uvicorn's --ssl-certfile and --ssl-keyfile, nothing in front", () => {
     const d = collectWith(
