@@ -263,11 +263,43 @@ function ignoredBy(inputs: Inputs, contextDir: string): (path: string) => boolea
 
 /** The MCP SDK evidence of the manifests a build copies from its context, if any. */
 export function mcpEvidenceOfBuild(inputs: Inputs, contextDir: string, copied: readonly string[]): { at: At; name: string } | null {
-  for (const m of [...copiedFiles(inputs, contextDir, copied, MANIFEST), ...jarProjects(inputs, contextDir, copied)]) {
+  const members = workspaceManifestsOnly(inputs, contextDir, copied);
+  const manifests = copiedFiles(inputs, contextDir, copied, MANIFEST);
+  // A project nested in a copied directory whose own manifest, of the same kind and no workspace
+  // root, is the directory's program (andkirby/markdown-ticket's `COPY server ./server`, an Express
+  // backend, holds server/mcp-dev-tools/package.json): a sub-project, not what the image runs.
+  const nested = (m: TextFile) =>
+    manifests.some(
+      (n) =>
+        posix.basename(n.path) === posix.basename(m.path) &&
+        dirOf(n.path) !== contextDir &&
+        dirOf(m.path).startsWith(`${dirOf(n.path)}/`) &&
+        !/"workspaces"\s*:/.test(n.text),
+    );
+  for (const m of [...manifests, ...jarProjects(inputs, contextDir, copied)]) {
+    if (members.has(m.path) || nested(m)) continue;
     const found = mcpDependency(m);
     if (found) return found;
   }
   return null;
+}
+
+/**
+ * A workspace install's manifests: a build that copies the package.json of several workspace
+ * members for one install, then the code of only one (andkirby/markdown-ticket's frontend and
+ * backend images copy `mcp-server/package.json` so that `bun install` resolves the workspace, and
+ * not mcp-server's code). The manifests of members whose directory no COPY brings in are those.
+ */
+function workspaceManifestsOnly(inputs: Inputs, contextDir: string, copied: readonly string[]): Set<string> {
+  const manifests = copiedFiles(inputs, contextDir, copied, /^package\.json$/);
+  if (manifests.length < 3) return new Set();
+  const rel = (p: string) => (contextDir ? posix.relative(contextDir, p) : p);
+  const dirs = copied.map((c) => normalise(c)).filter((c) => !/[*?[]/.test(c) && !MANIFEST.test(posix.basename(c).toLowerCase()));
+  const whole = (dir: string) => dirs.some((d) => d === '' || d === '.' || d === dir || dir.startsWith(`${d}/`));
+  const members = manifests.map((m) => dirOf(rel(m.path))).filter((d) => d !== '');
+  // Only where the build brings in some member's code whole: the one it runs.
+  if (!members.some(whole)) return new Set();
+  return new Set(manifests.filter((m) => dirOf(rel(m.path)) !== '' && !whole(dirOf(rel(m.path)))).map((m) => m.path));
 }
 
 /**

@@ -917,6 +917,47 @@ describe('what a build copies decides whose image it is', () => {
   const sdk = '[project]\nname = "x"\ndependencies = ["mcp>=1.9.3"]\n';
   const plain = '[project]\nname = "auth"\ndependencies = ["fastapi>=0.110"]\n';
 
+  it("a workspace member's manifest copied for the install, or a project nested in the copied code, is not the image's", () => {
+    // andkirby/markdown-ticket: every image copies each member's package.json for one `bun install`,
+    // then one member's code; the backend's server/ holds an MCP dev tool of its own.
+    const pkg = (name: string, deps: Record<string, string>) => JSON.stringify({ name, dependencies: deps });
+    const image = (member: string) =>
+      [
+        'FROM oven/bun:1.2',
+        'WORKDIR /app',
+        'COPY package.json bun.lock ./',
+        'COPY server/package.json ./server/',
+        'COPY mcp-server/package.json ./mcp-server/',
+        'COPY frontend/package.json ./frontend/',
+        'RUN bun install --frozen-lockfile',
+        `COPY ${member} ./${member}`,
+        `WORKDIR /app/${member}`,
+        'CMD ["bun", "run", "start"]',
+        '',
+      ].join('\n');
+    const out = collectWith(
+      inline({
+        'package.json': JSON.stringify({ name: 'mdt', workspaces: ['server', 'mcp-server', 'frontend'] }),
+        'bun.lock': '{}',
+        'server/package.json': pkg('server', { express: '^4.21.0' }),
+        'server/mcp-dev-tools/package.json': pkg('mcp-dev-tools', { '@modelcontextprotocol/sdk': '^1.17.0' }),
+        'mcp-server/package.json': pkg('mcp-server', { '@modelcontextprotocol/sdk': '^1.17.0' }),
+        'frontend/package.json': pkg('frontend', { react: '^19.0.0', vite: '^7.0.0' }),
+        'server/Dockerfile': image('server'),
+        'mcp-server/Dockerfile': image('mcp-server'),
+        'frontend/Dockerfile': image('frontend'),
+        'docker-compose.yml': [
+          'services:',
+          '  backend: { build: { context: ., dockerfile: server/Dockerfile } }',
+          '  mcp: { build: { context: ., dockerfile: mcp-server/Dockerfile }, ports: ["3002:3002"] }',
+          '  frontend: { build: { context: ., dockerfile: frontend/Dockerfile }, ports: ["5173:5173"] }',
+          '',
+        ].join('\n'),
+      }),
+    );
+    expect(out.deployments.map((d) => d.name)).toEqual(['compose:docker-compose.yml:mcp']);
+  });
+
   it('a service built from the repository root is the project it copies, not the root', () => {
     // agentic-community/mcp-gateway-registry: every image is built from the root, whose pyproject.toml
     // depends on mcp; the auth service copies auth_server/ alone, each MCP server its ${SERVER_PATH}/.
