@@ -7,7 +7,7 @@ import { manifestsOfBuild, mcpEvidenceOfBuild, webUi } from '../packages.js';
 import { runsAuthenticator, runsMcpClient } from '../roles.js';
 import { callsMcpOf, dependsOn, mentions } from './calls.js';
 import { type ComposeProject, isObj } from './load.js';
-import { composeDir, containerEnv, describe, hostNames, type Svc, str, volumesOf } from './service.js';
+import { composeDir, containerEnv, describe, hostNames, type Svc, str, volumesOf, volumesOfSpec } from './service.js';
 
 export interface Selection {
   svcs: Svc[];
@@ -28,8 +28,15 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
     }),
   );
   const svcs = [...project.services.values()].map((s) => describe(ctx, project, s, completed));
-  for (const i of project.inactive)
-    ctx.note(i.at.file, `service ${i.name} is left out: its profiles (${i.profiles.join(', ')}) are not enabled`);
+  for (const i of project.inactive) {
+    // A proxy configuration it mounts is that container's, off with it, never a host's
+    // (carlosjperez/SOLARIA-DFO's nginx under `profiles: [with-proxy]`).
+    const configs = ctx.proxyFiles(null, volumesOfSpec(i.spec), composeDir(project), ['nginx', 'caddyfile', 'traefik']).map((f) => f.path);
+    ctx.note(
+      i.at.file,
+      `service ${i.name} is left out: its profiles (${i.profiles.join(', ')}) are not enabled${configs.length ? `; the proxy configuration it mounts (${configs.join(', ')}) is read with it when they are` : ''}`,
+    );
+  }
   for (const n of project.notes) ctx.note(project.entry, n);
   const proxies = svcs.filter((v) => v.role?.kind === 'proxy');
   // The proxy's authenticator (taewook486/real-estate-mcp's Caddy `forward_auth auth:9000`, an

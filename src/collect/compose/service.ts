@@ -175,8 +175,13 @@ export function containerEnv(svc: Svc): Map<string, string> {
 }
 
 export function volumesOf(svc: Svc): { source: string; target: string }[] {
+  return volumesOfSpec(svc.s.spec);
+}
+
+/** The volumes of a service's definition, as volumesOf reads them. */
+export function volumesOfSpec(spec: Record<string, unknown>): { source: string; target: string }[] {
   const out: { source: string; target: string }[] = [];
-  for (const v of (svc.s.spec['volumes'] as unknown[]) ?? []) {
+  for (const v of (spec['volumes'] as unknown[]) ?? []) {
     // A variable set nowhere stays `${NAME}`: `${HOME}/.cache:/cache` is a home path whatever HOME is.
     const text = v instanceof Unresolved ? v.template : v;
     if (typeof text === 'string') {

@@ -1398,6 +1398,37 @@ describe('services that are not MCP servers, however named', () => {
   });
 });
 
+describe('a proxy left out by its profile', () => {
+  it('keeps the configuration it mounts: no proxy on a host, read with the proxy when the profile is on', () => {
+    // carlosjperez/SOLARIA-DFO: nginx under `profiles: [with-proxy]` mounts nginx.unified.conf, whose upstream is the service mcp.
+    const files = {
+      'docker-compose.yml': [
+        'services:',
+        '  mcp:',
+        '    image: ghcr.io/acme/mcp-server:1.0.0',
+        '    ports: ["3031:3031"]',
+        '  nginx:',
+        '    image: nginx:1.30',
+        '    profiles: [with-proxy]',
+        '    ports: ["443:443"]',
+        '    volumes: ["./infrastructure/nginx/nginx.unified.conf:/etc/nginx/nginx.conf:ro"]',
+        '',
+      ].join('\n'),
+      'infrastructure/nginx/nginx.unified.conf':
+        'events {}\nhttp {\n  upstream mcp { server mcp:3031; }\n  server {\n    listen 443 ssl;\n    location /mcp { proxy_pass http://mcp; }\n  }\n}\n',
+    };
+    const off = collectWith(inline(files));
+    expect(off.deployments.map((d) => d.name)).toEqual(['compose:docker-compose.yml:mcp']);
+    expect(off.notes).toContainEqual({
+      file: 'docker-compose.yml',
+      what: 'service nginx is left out: its profiles (with-proxy) are not enabled; the proxy configuration it mounts (infrastructure/nginx/nginx.unified.conf) is read with it when they are',
+    });
+    const on = collectWith(inline(files), { profiles: ['with-proxy'] });
+    expect(on.deployments.map((d) => d.name)).toEqual(['compose:docker-compose.yml:mcp']);
+    expect(fact(on.deployments[0]!, 'exposure.behind_reverse_proxy')).toBe(false);
+  });
+});
+
 describe("the proxy's authenticator", () => {
   // taewook486/real-estate-mcp's docker/: Caddy sends /.well-known/* and /oauth/* to auth:9000 and
   // asks it about every /mcp request (forward_auth); auth's build copies the same pyproject.toml.
