@@ -272,7 +272,9 @@ function gatewayImageOf(ctx: Context, path: string): string | null {
     const dir = contextOfDockerfile(ctx.inputs, f.path, df.copied);
     const rel = posix.relative(dir || '.', path);
     if (rel.startsWith('..')) continue;
-    const copies = df.copied.some((src) => {
+    // In the final image: a builder stage's copy stays there (carlosjperez/SOLARIA-DFO's
+    // mcp-config.json, copied for the build, out of the image that takes only dist/).
+    const copies = df.finalCopied.some((src) => {
       const n = normalise(src);
       return n === '' || n === rel || rel.startsWith(`${n}/`);
     });

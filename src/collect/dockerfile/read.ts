@@ -21,6 +21,8 @@ export interface DockerfileInfo {
   healthcheck: { at: At; disabled: boolean; test: string } | null;
   /** What the stages the build runs COPY or ADD from the build context: its sources, as written there. */
   copied: string[];
+  /** What the final image's own line of stages copies from the context (not a builder's copies, whose outputs it may take). */
+  finalCopied: string[];
   /** Images those stages COPY --from (docker/mcp-gateway's dind image copies /docker-mcp from docker/mcp-gateway), with the COPY line. */
   copiedImages: { image: string; at: At }[];
   /** EXPOSE in the final image (its own stage or one it is built on): the ports it says it serves on. */
@@ -145,7 +147,11 @@ export function readDockerfile(
   const files = [...reached].sort((a, b) => a - b).flatMap((i) => stages[i]!.files);
   // What the final image's own line of stages copied from the context (not what another stage's output carries).
   const finalCopies: ContextCopy[] = [];
-  for (let i: number | null = last; i !== null && i >= 0; i = stages[i]!.parent) finalCopies.unshift(...stages[i]!.contextCopies);
+  const finalCopied: string[] = [];
+  for (let i: number | null = last; i !== null && i >= 0; i = stages[i]!.parent) {
+    finalCopies.unshift(...stages[i]!.contextCopies);
+    finalCopied.unshift(...stages[i]!.copied);
+  }
   return {
     path,
     base,
@@ -154,6 +160,7 @@ export function readDockerfile(
     healthcheck,
     expose,
     copied,
+    finalCopied,
     copiedImages,
     secretsInImage,
     missingTarget: target !== null && named === undefined ? target : null,

@@ -732,6 +732,13 @@ describe("a gateway's configuration its image copies in", () => {
     expect(used({ 'examples/mcp_config.json': settings, Dockerfile: dockerfile }, 'examples/mcp_config.json').value).toBe(false);
   });
 
+  it("not one a builder stage copies, where the final image takes only the build's output", () => {
+    // carlosjperez/SOLARIA-DFO's docker/prod/Dockerfile.mcp: the builder copies mcp-server/, the image only /build/dist.
+    const builder =
+      'FROM node:22-slim AS builder\nWORKDIR /build\nCOPY . .\nRUN npm ci && npm run build\nFROM node:22-slim\nCOPY --from=builder /build/dist /app/dist\nCMD ["node", "/app/dist/index.js"]\n';
+    expect(used({ 'mcp_settings.json': settings, Dockerfile: builder }, 'mcp_settings.json').value).toBe(false);
+  });
+
   it('or a Compose service bind-mounts it: the gateway there launches them in its container', () => {
     // WebSurfinMurf/mcp's proxy/: ghcr.io/tbxark/mcp-proxy with `./config.json:/config/config.json:ro`.
     const compose =
