@@ -196,9 +196,11 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
     // `poetry install` with no poetry.lock in the build resolves and writes one (vulnersCom/vulners-mcp
     // copies `poetry.lock*`, which matches nothing it commits): held to nothing.
     const lockless = (i: InstallStep) => i.tool === 'poetry' && i.locked && !hasLock(i);
-    // A `cargo fetch --locked` has checked Cargo.lock against the manifest: the builds after it keep to it.
-    const cargoChecked = installs.some((i) => i.tool === 'cargo' && i.locked);
-    const held = (i: InstallStep) => (i.locked && !lockless(i)) || (i.tool === 'cargo' && cargoChecked && i.followsLockfile === true);
+    // A `cargo fetch --locked` has checked Cargo.lock against the manifest: the builds after it keep
+    // to it. Not those before it: a `cargo fetch` first may rewrite the lockfile a later `--locked`
+    // then checks (tuananh/hyper-mcp's order).
+    const cargoChecked = (i: InstallStep) => installs.slice(0, installs.indexOf(i)).some((j) => j.tool === 'cargo' && j.locked);
+    const held = (i: InstallStep) => (i.locked && !lockless(i)) || (i.tool === 'cargo' && cargoChecked(i) && i.followsLockfile === true);
     const unlocked = [...installs.filter((i) => !held(i)), ...(goWithoutSum ? [goWithoutSum] : [])];
     // Cited at the server's own install where one decides, before a package manager's bootstrap
     // (`pip install --require-hashes -r uv-requirements.txt` before `uv sync --frozen`).

@@ -858,6 +858,10 @@ describe('an install that follows a committed lockfile without being held to it'
     expect(fact(d, 'supply_chain.lockfile_enforced')).toBe(true);
     expect(fact(d, 'supply_chain.deployed_release')).toBe('locked');
     expect(fact(rust('RUN cargo build --release'), 'supply_chain.lockfile_enforced')).toBe(false);
+    // A cargo fetch without --locked first may rewrite Cargo.lock; the --locked build then checks the rewritten one (tuananh/hyper-mcp).
+    const after = rust('RUN cargo fetch\nRUN cargo build --release --locked');
+    expect(fact(after, 'supply_chain.lockfile_enforced')).toBe(false);
+    expect(fact(after, 'supply_chain.deployed_release')).toBeUndefined();
   });
 });
 
