@@ -90,8 +90,9 @@ export class Context {
       }
     };
     if (contextDir !== null) add(contextDir);
-    // Bind mounts only (./, ../, /): a named volume's content is not in the files.
-    for (const v of volumes) if (/^\.{0,2}\//.test(v.source)) add(this.inputs.resolve(`${baseDir ? `${baseDir}/` : ''}x`, v.source));
+    // Bind mounts of the project only (./, ../): a named volume's content is not in the files, and
+    // a host path is not either (`/:/rootfs:ro`, a node exporter's, is no mount of every file read).
+    for (const v of volumes) if (/^\.{1,2}\//.test(v.source)) add(this.inputs.resolve(`${baseDir ? `${baseDir}/` : ''}x`, v.source));
     for (const p of out.keys()) this.claimed.add(p);
     return [...out.values()].sort((a, b) => (a.path < b.path ? -1 : 1));
   }

@@ -129,8 +129,15 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
     if (/mcp/i.test(`${ownTag ? '' : (c.image ?? '')} ${JSON.stringify(c.s.spec['command'] ?? '')}`)) continue;
     // An image a variable names (`${VECTOR_MCP_MCP_IMAGE:?…}`, Knuckles-Team/vector-mcp) may be anyone's.
     if (c.s.spec['image'] !== undefined && str(c.s.spec['image']) === null) continue;
+    // A built one only beside a server the files show better than by name: seanchatmangpt/erlmcp's
+    // cluster peers and load-test client, all named for MCP, use one another.
     const user = candidates.find(
-      (o) => o !== c && evidence.has(o.s.name) && (dependsOn(o, c.s.name) || mentions(o, c.s.name)) && !backends.has(o.s.name),
+      (o) =>
+        o !== c &&
+        evidence.has(o.s.name) &&
+        (!ownTag || evidence.get(o.s.name) !== 'its name, image or command names MCP') &&
+        (dependsOn(o, c.s.name) || mentions(o, c.s.name)) &&
+        !backends.has(o.s.name),
     );
     if (user) backends.set(c.s.name, user.s.name);
   }

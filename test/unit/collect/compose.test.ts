@@ -1395,6 +1395,17 @@ describe('services that are not MCP servers, however named', () => {
       file: 'compose.yaml',
       what: 'service ha-mcp-screenshot names MCP only in its name and the tag its build gets, is built from files that show no MCP SDK, and ha-mcp uses it: a backend of that server, not read as one; name it with --server if it serves MCP',
     });
+    // Peers that the files show only by their names (seanchatmangpt/erlmcp's cluster, an Erlang server
+    // with no SDK the collector knows) are servers alike, whichever uses the other.
+    const peers = [
+      'services:',
+      '  erlmcp-region1: { build: ., image: "erlmcp:3.0.0" }',
+      '  erlmcp-region2: { build: ., image: "erlmcp:3.0.0", environment: [PEER=erlmcp-region1], depends_on: [erlmcp-region1] }',
+      '',
+    ].join('\n');
+    expect(
+      collectWith(inline({ 'compose.yaml': peers, Dockerfile: 'FROM erlang:27\nCOPY . .\nCMD ["rebar3", "shell"]\n' })).deployments,
+    ).toHaveLength(2);
   });
 });
 
