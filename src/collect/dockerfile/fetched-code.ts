@@ -27,3 +27,25 @@ export function fetchedFromMovingRef(words: string[], dest?: string): string | n
   const file = add ? dest : o >= 0 ? (words[o + 1] ?? '') : path.split('/').pop()!;
   return DATA.test(file) || file === '-' ? null : url;
 }
+
+/** Branch names that move with every push. */
+const BRANCH = /^(main|master|trunk|develop|dev|HEAD|latest|next|nightly)$/;
+
+/**
+ * The repository a `git clone` fetches at a branch (its default one, or `-b main`) rather than a
+ * tag (`--branch v1.4.2`) or a commit a `git checkout` or `git reset --hard` anywhere in the
+ * Dockerfile (`dockerfile`, its text) moves to afterwards: private-llm-aas's
+ * `git clone https://github.com/manusa/kubernetes-mcp-server.git && … make build`. Null otherwise.
+ */
+export function clonedFromBranch(words: string[], dockerfile: string): string | null {
+  if (words[0] !== 'git' || words[1] !== 'clone') return null;
+  const url = words.slice(2).find((w) => /^(https?|ssh|git):\/\/|^git@/.test(w));
+  if (!url) return null;
+  const b = words.findIndex((w) => w === '-b' || w === '--branch');
+  const branch = b >= 0 ? words[b + 1] : words.find((w) => w.startsWith('--branch='))?.slice(9);
+  if (branch !== undefined && !BRANCH.test(branch)) return null;
+  // A checkout or hard reset to a ref that is not a moving branch fixes what the build holds.
+  const moves = [...dockerfile.matchAll(/\bgit\b[^\n;&|]*?\b(?:checkout|reset\s+--hard|switch\s+--detach)\s+(?:-q\s+)?([^\s;&|\\]+)/g)];
+  if (moves.some((m) => !BRANCH.test(m[1]!.replace(/^origin\//, '')))) return null;
+  return url;
+}

@@ -7,7 +7,7 @@ import { isPlaceholder, passwordInUrl, SECRET_NAME } from '../secrets.js';
 import type { At } from '../sheet.js';
 import { commandsOf, unwrap } from '../shell.js';
 import { type ContextCopy, carries, contextCopies, contextPathsOf, copySources } from './copies.js';
-import { fetchedFromMovingRef } from './fetched-code.js';
+import { clonedFromBranch, fetchedFromMovingRef } from './fetched-code.js';
 import { fetchedInstallers, type InstallStep, installStep } from './install-step.js';
 import { proxyPackage } from './proxy-package.js';
 import type { DockerfileInfo } from './read.js';
@@ -239,7 +239,7 @@ export function readStages(path: string, text: string, buildArgs: ReadonlyMap<st
           if (proxy) s.proxy ??= { product: proxy, at: at(ins) };
           const line = w.join(' ');
           if (/^npm audit signatures\b/.test(line)) auditIn.push({ stage, at: at(ins) });
-          const moving = fetchedFromMovingRef(w);
+          const moving = fetchedFromMovingRef(w) ?? clonedFromBranch(w, text);
           if (moving) fetchedIn.push({ stage, at: at(ins), text: line });
           // `npm rebuild` runs the lifecycle scripts `--ignore-scripts` skipped (pnpm's too, and
           // Yarn's `rebuild`), unless told to skip them again.

@@ -75,4 +75,28 @@ describe('code a build downloads from a branch', () => {
     expect(fact(d, 'supply_chain.deployed_release')).toBe('floating');
     expect(d.sources['supply_chain.deployed_release']![0]).toMatchObject({ file: 'Dockerfile', line: 6 });
   });
+
+  it('so does a git clone of a branch, not of a tag or a checked-out commit', () => {
+    // redhat-gpte-devopsautomation/private-llm-aas's Containerfile: the server cloned from its default branch and built.
+    const release = (run: string) => {
+      const d = collectWith(
+        inline({
+          Containerfile: `FROM golang:1.24 AS build\nWORKDIR /src\n${run}\nFROM registry.access.redhat.com/ubi9/ubi-minimal\nCOPY --from=build /src/kubernetes-mcp-server/kubernetes-mcp-server /usr/local/bin/\nUSER 1001\nENTRYPOINT ["/usr/local/bin/kubernetes-mcp-server"]\n`,
+        }),
+      ).deployments[0]!;
+      return { value: fact(d, 'supply_chain.deployed_release'), why: d.sources['supply_chain.deployed_release']?.[0]?.why };
+    };
+    expect(release('RUN git clone https://github.com/manusa/kubernetes-mcp-server.git && cd kubernetes-mcp-server && make build')).toEqual({
+      value: 'floating',
+      why: 'git clone https://github.com/manusa/kubernetes-mcp-server.git fetches what a branch or a "latest" link holds when the image is built',
+    });
+    expect(
+      release('RUN git clone -b main https://github.com/manusa/kubernetes-mcp-server.git && make -C kubernetes-mcp-server build').value,
+    ).toBe('floating');
+    for (const pinned of [
+      'RUN git clone --branch v0.0.50 https://github.com/manusa/kubernetes-mcp-server.git && make -C kubernetes-mcp-server build',
+      'RUN git clone https://github.com/manusa/kubernetes-mcp-server.git\nRUN cd kubernetes-mcp-server && git checkout 3f2c1a9 && make build',
+    ])
+      expect(release(pinned).value, pinned).not.toBe('floating');
+  });
 });
