@@ -11,7 +11,7 @@ export const CNI_HOP =
 
 /** On the host's network nothing is published: the server's own listen address decides (doctrine 1.3). */
 export const HOST_NETWORK = (how: string) =>
-  `${how}: nothing is published and every port the server opens is a host port; its own listen address decides (loopback only, or every interface), and that is in the server's configuration, not in the files`;
+  `${how}: nothing is published and every port the server opens is a host port; its own listen address decides (loopback only, or every interface) on the host's interfaces, and which of those are public is the host's, not in the files`;
 
 /** What an image built elsewhere holds (files, ENV lines) is not in the files that run it. */
 export const imageMayHoldSecrets = (image: string) =>
