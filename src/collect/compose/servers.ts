@@ -155,6 +155,33 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
     );
     if (server) siblings.set(c.s.name, server.s.name);
   }
+  // Two images built from one context (hyperion14/docx-mcp-service's requirements.txt lists Flask
+  // and fastmcp): the one whose Dockerfile or command names MCP (`Dockerfile.mcp`, `CMD ["python3",
+  // "mcp_server_v2.py"]`) is the server, and the other, which it depends on or names and which runs
+  // another program (`python app.py`), its backend, whatever SDK the shared manifest lists.
+  const runsMcp = (v: Svc) =>
+    namesMcp(v) || /(^|[^a-z])mcp([^a-z]|$)/i.test(`${v.dockerfile ?? ''} ${JSON.stringify(v.df?.entrypoint ?? [])}`);
+  const sameContext = new Map<string, string>();
+  for (const c of candidates) {
+    if (wanted.length || siblings.has(c.s.name) || !evidence.get(c.s.name)?.startsWith('its build copies')) continue;
+    if (runsMcp(c) || /mcp/i.test(c.s.name)) continue;
+    const server = candidates.find(
+      (o) =>
+        o !== c &&
+        evidence.has(o.s.name) &&
+        o.contextDir === c.contextDir &&
+        runsMcp(o) &&
+        (dependsOn(o, c.s.name) || mentions(o, c.s.name)),
+    );
+    if (server) sameContext.set(c.s.name, server.s.name);
+  }
+  for (const [backend, server] of sameContext) {
+    evidence.delete(backend);
+    ctx.note(
+      project.entry,
+      `service ${backend} is built from the same files as ${server}, runs another program, and ${server} depends on it or names it: its backend, not read as a server (the MCP SDK the shared manifest lists is ${server}'s); name it with --server if it serves MCP`,
+    );
+  }
   for (const [sibling, server] of siblings) {
     evidence.delete(sibling);
     ctx.note(

@@ -1409,6 +1409,42 @@ describe('services that are not MCP servers, however named', () => {
   });
 });
 
+describe('a backend built from the same files as the server', () => {
+  it('runs another program, and the server depends on it: not a server, whatever SDK the shared manifest lists', () => {
+    // hyperion14/docx-mcp-service: requirements.txt lists Flask and fastmcp; Dockerfile runs the Flask
+    // app, Dockerfile.mcp the MCP server, which calls it at DOCKER_IP=http://docx-generator:5000.
+    const files = (mcpDockerfile: string) => ({
+      'docker-compose.yml': [
+        'services:',
+        '  docx-generator:',
+        '    build: { context: ., dockerfile: Dockerfile }',
+        '    ports: ["5000:5000"]',
+        '  mcp-server:',
+        `    build: { context: ., dockerfile: ${mcpDockerfile} }`,
+        '    ports: ["7860:7860"]',
+        '    environment: [DOCKER_IP=http://docx-generator:5000]',
+        '    depends_on: [docx-generator]',
+        '',
+      ].join('\n'),
+      'requirements.txt': 'flask==3.0.3\nfastmcp>=2.13.0\n',
+      Dockerfile:
+        'FROM python:3.11-slim\nCOPY requirements.txt .\nRUN pip install -r requirements.txt\nCOPY . .\nCMD ["python", "app.py"]\n',
+      [mcpDockerfile]:
+        mcpDockerfile === 'Dockerfile.mcp'
+          ? 'FROM python:3.11-slim\nRUN pip install fastmcp==2.13.0\nCOPY mcp_server_v2.py .\nCMD ["python3", "mcp_server_v2.py"]\n'
+          : 'FROM python:3.11-slim\nRUN pip install fastmcp==2.13.0\nCOPY server.py .\nCMD ["python3", "server.py"]\n',
+    });
+    const out = collectWith(inline(files('Dockerfile.mcp')));
+    expect(out.deployments.map((d) => d.name)).toEqual(['compose:docker-compose.yml:mcp-server']);
+    expect(out.notes).toContainEqual({
+      file: 'docker-compose.yml',
+      what: "service docx-generator is built from the same files as mcp-server, runs another program, and mcp-server depends on it or names it: its backend, not read as a server (the MCP SDK the shared manifest lists is mcp-server's); name it with --server if it serves MCP",
+    });
+    // Where nothing names MCP in what the other image runs, both stay servers.
+    expect(collectWith(inline(files('Dockerfile.server'))).deployments).toHaveLength(2);
+  });
+});
+
 describe('a proxy left out by its profile', () => {
   it('keeps the configuration it mounts: no proxy on a host, read with the proxy when the profile is on', () => {
     // carlosjperez/SOLARIA-DFO: nginx under `profiles: [with-proxy]` mounts nginx.unified.conf, whose upstream is the service mcp.
