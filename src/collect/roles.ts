@@ -98,6 +98,28 @@ export function imagePin(image: string): 'digest' | 'exact_version' | 'floating'
  * `/mcp`, `/sse`. OAuth metadata under /.well-known/ (`/.well-known/oauth-protected-resource/mcp`)
  * names the server, but is no way to call it.
  */
+/** The last word of a name that says its role is not serving MCP: an authenticator, a UI, a client, a backend. */
+const OTHER_ROLE =
+  /^(auth|oauth2?|authz|authn|sso|login|frontend|web|webapp|ui|dashboard|playground|client|console|admin|docs|backend|worker)$/;
+
+/**
+ * Whether a service's or workload's name, or an image's repository, names an MCP server: `mcp`
+ * in it, unless its last word gives it another role (oidebrett/mcpauth's `mcpauth`, boltmcp's
+ * `boltmcp-platform-web` and `boltmcp-platform-playground`, 4eyedengineer/mcp-everything's
+ * `mcp-backend`).
+ */
+export function namesMcpServer(nameOrImage: string): boolean {
+  const image = nameOrImage.includes('/') || nameOrImage.includes(':');
+  if (!/mcp/i.test(image ? repository(nameOrImage) : nameOrImage)) return false;
+  const last = image ? repository(nameOrImage).split('/').pop()! : nameOrImage;
+  const words = last
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+  const end = words.at(-1) ?? '';
+  return !OTHER_ROLE.test(end) && !OTHER_ROLE.test(end.replace(/^.*mcp/, ''));
+}
+
 export const namesMcpRoute = (path: string): boolean => /mcp|sse/i.test(path) && !/\.well-known\//.test(path);
 
 /**

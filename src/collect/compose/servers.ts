@@ -4,7 +4,7 @@
 import { literal } from '../../shared/regexp.js';
 import type { Context } from '../context.js';
 import { manifestsOfBuild, mcpEvidenceOfBuild, webUi } from '../packages.js';
-import { runsAuthenticator, runsMcpClient } from '../roles.js';
+import { namesMcpServer, runsAuthenticator, runsMcpClient } from '../roles.js';
 import { callsMcpOf, dependsOn, mentions } from './calls.js';
 import { type ComposeProject, isObj } from './load.js';
 import { composeDir, containerEnv, describe, hostNames, type Svc, str, volumesOf, volumesOfSpec } from './service.js';
@@ -108,8 +108,20 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
       // without an SDK (express, FastAPI) looks like any web app, so only a UI framework decides.
       const manifests = c.contextDir !== null && c.df ? manifestsOfBuild(ctx.inputs, c.contextDir, c.df.copied) : [];
       const ui = manifests.map(webUi).find((u) => u !== null);
-      if (ui && !svcs.some((v) => v !== c && callsMcpOf(v, name))) namedOnly.set(name, ui);
-      else evidence.set(name, 'its name, image or command names MCP');
+      const called = svcs.some((v) => v !== c && callsMcpOf(v, name));
+      if (ui && !called) namedOnly.set(name, ui);
+      else if (
+        namesMcpServer(name) ||
+        (c.image !== null && namesMcpServer(c.image)) ||
+        /mcp/i.test(JSON.stringify(c.s.spec['command'] ?? ''))
+      )
+        evidence.set(name, 'its name, image or command names MCP');
+      else if (called) evidence.set(name, `service ${svcs.find((v) => v !== c && callsMcpOf(v, name))!.s.name} calls its MCP endpoint`);
+      else if (!wanted.length)
+        ctx.note(
+          project.entry,
+          `service ${name} names MCP only in a name whose last word gives it another role (${[name, c.image ?? ''].filter((x) => /mcp/i.test(x)).join(', ')}): not read as a server; name it with --server if it serves MCP`,
+        );
     }
     // Another service calls its MCP endpoint (emergingrobotics/genai-toolbox-testing's agent:
     // `MCP_URL=http://toolbox:5000/mcp/sse`): what it serves there is MCP.

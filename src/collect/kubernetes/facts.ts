@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import { scriptCommand } from '../entrypoint-script.js';
 import { contextOfDockerfile, manifestsOfBuild, mcpEvidenceOfBuild, npmDeclared } from '../packages.js';
 import { isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
-import { namesMcpRoute, runsAuthenticator } from '../roles.js';
+import { namesMcpRoute, namesMcpServer, runsAuthenticator } from '../roles.js';
 import { hostCheckOff, legacySse, listenFacts, tlsFlags } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
 import { startImage, startRelease } from '../start-release.js';
@@ -73,7 +73,11 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
       evidence.set(w, 'an Ingress of an MCP route routes to it');
     else if (mcpResources.some((m) => servicesOf(w).some((s) => JSON.stringify(m.value['spec']).includes(`"${s.name}"`))))
       evidence.set(w, `an ${mcpResources[0]!.kind} resource names its Service`);
-    else if (/mcp/i.test(`${w.o.name} ${programOf(String(w.main.c['image']))} ${JSON.stringify(w.main.c['args'] ?? '')}`)) {
+    else if (
+      namesMcpServer(w.o.name) ||
+      namesMcpServer(programOf(String(w.main.c['image'] ?? ''))) ||
+      /mcp/i.test(JSON.stringify(w.main.c['args'] ?? ''))
+    ) {
       // Every port it declares is for health or metrics: a controller or operator of the MCP
       // project (kagenti/mcp-gateway's mcp-controller, `--controller` on ports health and metrics), no server.
       const ports = arr(w.main.c['ports']);

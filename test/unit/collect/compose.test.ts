@@ -4,6 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { namesMcpServer } from '../../../src/collect/roles.js';
 import { collectWith, deploymentOf, fact, inline, lineOf, repoFiles } from '../../helpers/collect.js';
 import { ROOT } from '../../helpers/paths.js';
 
@@ -1406,6 +1407,43 @@ describe('services that are not MCP servers, however named', () => {
     expect(
       collectWith(inline({ 'compose.yaml': peers, Dockerfile: 'FROM erlang:27\nCOPY . .\nCMD ["rebar3", "shell"]\n' })).deployments,
     ).toHaveLength(2);
+  });
+});
+
+describe('a name whose last word gives it another role', () => {
+  it('names no MCP server: an authenticator, a web app, a client playground, a backend', () => {
+    // oidebrett/mcpauth's `mcpauth` (a Traefik forwardAuth checker); boltmcp/boltmcp's platform web app
+    // and MCP client playground beside its server; 4eyedengineer/mcp-everything's REST `mcp-backend`.
+    const out = collectWith(
+      inline({
+        'compose.yaml': [
+          'services:',
+          '  mcpauth: { image: "ghcr.io/oidebrett/mcpauth:1.2.0", command: ["-port=11000", "-path=/sse"] }',
+          '  platform: { image: "ghcr.io/boltmcp/boltmcp-platform-web:latest", ports: ["3000:3000"] }',
+          '  playground: { image: "ghcr.io/boltmcp/boltmcp-platform-playground:latest", ports: ["3002:3002"] }',
+          '  mcp-backend: { image: "ghcr.io/acme/api:1.0.0", ports: ["3001:3001"] }',
+          '  mcp-server: { image: "ghcr.io/boltmcp/boltmcp-mcp-server:latest", ports: ["3003:3003"] }',
+          '',
+        ].join('\n'),
+      }),
+    );
+    for (const server of [
+      'mcp',
+      'mcp-server',
+      'github-mcp-server',
+      'mcp-web-search',
+      'fastmcp',
+      'mcp/grafana',
+      'ghcr.io/x/mcp-ui-server:1.0',
+    ])
+      expect(namesMcpServer(server), server).toBe(true);
+    for (const other of ['mcpauth', 'mcp-oauth', 'mcp_backend', 'mcp-gateway-ui', 'ghcr.io/x/boltmcp-platform-web:2', 'grafana'])
+      expect(namesMcpServer(other), other).toBe(false);
+    expect(out.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:mcp-server']);
+    expect(out.notes).toContainEqual({
+      file: 'compose.yaml',
+      what: 'service platform names MCP only in a name whose last word gives it another role (ghcr.io/boltmcp/boltmcp-platform-web:latest): not read as a server; name it with --server if it serves MCP',
+    });
   });
 });
 
