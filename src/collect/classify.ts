@@ -59,7 +59,7 @@ export function classify(path: string, text: string): FileKind {
     if (/^mcpServers\s*:\s*(#.*)?\n(\s*(#.*)?\n)*\s+[\w.@-]+\s*:/m.test(text) && /^\s+(command|url)\s*:/m.test(text))
       return 'mcp_client_config';
     // mcp-agent's and fast-agent's: servers by name under `mcp: servers:`.
-    if (/^mcp\s*:\s*(#.*)?\n(\s*(#.*)?\n)*\s+servers\s*:/m.test(text)) return 'mcp_client_config';
+    if (hasChild(text, 'mcp', 'servers')) return 'mcp_client_config';
     // Goose's config.yaml: extensions that are MCP servers (stdio, sse, streamable_http).
     if (/^extensions\s*:/m.test(text) && /^\s+type\s*:\s*["']?(stdio|sse|streamable_http)\b/m.test(text) && /^\s+(cmd|uri)\s*:/m.test(text))
       return 'mcp_client_config';
@@ -224,4 +224,21 @@ function namesNoServer(text: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Whether a YAML text has the top-level mapping `parent` with `child` among its own keys, after
+ * any others (fast-agent's template writes `mcp:` with `targets:` before `servers:`).
+ */
+function hasChild(text: string, parent: string, child: string): boolean {
+  const rows = text.split(/\r?\n/);
+  const start = rows.findIndex((r) => new RegExp(`^${parent}\\s*:\\s*(#.*)?$`).test(r));
+  if (start < 0) return false;
+  const block: string[] = [];
+  for (const r of rows.slice(start + 1)) {
+    if (/^\S/.test(r) && !r.startsWith('#')) break;
+    if (r.trim() !== '' && !r.trim().startsWith('#')) block.push(r);
+  }
+  const indent = Math.min(...block.map((r) => r.length - r.trimStart().length));
+  return block.some((r) => r.length - r.trimStart().length === indent && new RegExp(`^\\s*${child}\\s*:`).test(r));
 }

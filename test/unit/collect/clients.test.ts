@@ -710,6 +710,18 @@ describe("mcp-agent's and fast-agent's YAML: servers by name under mcp.servers",
     expect(fact(remote, 'transport.legacy_sse')).toBeUndefined();
     expect(fact(remote, 'client.config_secrets_plaintext')).toBe(false);
   });
+
+  it('finds servers: after other keys of mcp:, not a servers: nested deeper', () => {
+    // evalstate/fast-agent's setup template: `mcp:` with `targets:` before `servers:`.
+    const fast = (mcp: string) =>
+      collectWith(inline({ 'fastagent.config.yaml': `default_model: haiku\nmcp:\n${mcp}logger:\n  level: info\n` })).deployments.map(
+        (d) => d.name,
+      );
+    expect(fast('  targets:\n    - fetch\n  servers:\n    fetch:\n      command: uvx\n      args: ["mcp-server-fetch"]\n')).toEqual([
+      'client:fastagent.config.yaml:fetch',
+    ]);
+    expect(fast('  client:\n    servers:\n      fetch:\n        command: uvx\n')).toEqual([]);
+  });
 });
 
 describe("a gateway's configuration its image copies in", () => {
