@@ -9,7 +9,7 @@ import type { At } from './sheet.js';
 
 const NPM_SDKS =
   /^(@modelcontextprotocol\/(sdk|server|server-[\w-]+)|fastmcp|mcp-framework|@mastra\/mcp|mcp-proxy|supergateway|@cloudflare\/mcp-agent|agents|xmcp)$/;
-const PY_SDKS = /^(mcp|fastmcp|mcp-proxy|mcpo)(\[.*\])?$/i;
+const PY_SDKS = /^(mcp|fastmcp|fastmcp-slim|mcp-proxy|mcpo)(\[.*\])?$/i;
 /** rmcp: the official Rust SDK (mcp-server and mcp-core its crates before it); rust-mcp-sdk: its main alternative. */
 const RUST_SDKS = /^(rmcp|rust-mcp-sdk|mcp-server|mcp-core)$/;
 /**

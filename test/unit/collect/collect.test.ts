@@ -921,6 +921,19 @@ describe('what a build copies decides whose image it is', () => {
   const sdk = '[project]\nname = "x"\ndependencies = ["mcp>=1.9.3"]\n';
   const plain = '[project]\nname = "auth"\ndependencies = ["fastapi>=0.110"]\n';
 
+  it("fastmcp-slim is FastMCP's SDK too", () => {
+    // Arize-ai/phoenix's pyproject.toml: `fastmcp-slim[client,server]`.
+    const out = collectWith(
+      inline({
+        'pyproject.toml': '[project]\nname = "phoenix"\ndependencies = ["fastmcp-slim[client,server]>=3.0"]\n',
+        Dockerfile: 'FROM python:3.12-slim\nCOPY . .\nRUN pip install .\nCMD ["python", "-m", "phoenix.server.main"]\n',
+      }),
+    );
+    expect(out.deployments.map((d) => [d.name, d.sources['container.used']?.[0]?.why])).toEqual([
+      ['image:Dockerfile', 'an image of an MCP server (fastmcp-slim[client,server])'],
+    ]);
+  });
+
   it("a workspace member's manifest copied for the install, or a project nested in the copied code, is not the image's", () => {
     // andkirby/markdown-ticket: every image copies each member's package.json for one `bun install`,
     // then one member's code; the backend's server/ holds an MCP dev tool of its own.
