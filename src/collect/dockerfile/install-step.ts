@@ -57,7 +57,11 @@ function projectOnly(args: string[]): boolean {
     return false;
   // `-e .` is the project too; specsOf skips the flags that take a value (`--target /opt`).
   const specs = specsOf(args.filter((a) => a !== '-e' && a !== '--editable'));
-  return !!specs?.length && specs.every((s) => /^(\.{1,2}|\.{1,2}\/\S*|\/\S*|\.\[[^\]]*\])$/.test(s));
+  // A wheel or source archive the build made (`uv pip install dist/*.whl`, Arize-ai/phoenix) is the project too.
+  return (
+    !!specs?.length &&
+    specs.every((s) => /^(\.{1,2}|\.{1,2}\/\S*|\/\S*|\.\[[^\]]*\])$/.test(s) || (!s.includes('://') && /\.(whl|tar\.gz)$/.test(s)))
+  );
 }
 
 /** What an install names, flags left out; null when it installs from a file list (`-r`, `-c`, `-e`). */

@@ -316,7 +316,8 @@ describe('misreadings the broadened corpus found, each on a small file', () => {
     expect(release('uv pip install --upgrade .').value).toBe('floating');
     expect(release('pip install . httpx').value).toBe('floating');
     // With --no-deps it resolves nothing: the locked install stands (pab1it0/prometheus-mcp-server's Dockerfile:15).
-    for (const install of ['uv pip install -e . --no-deps', 'pip install --no-deps .'])
+    // So does a wheel the build made from the project (Arize-ai/phoenix's `uv pip install dist/*.whl --no-deps`).
+    for (const install of ['uv pip install -e . --no-deps', 'pip install --no-deps .', 'uv pip install dist/*.whl --no-deps'])
       expect(release(install), install).toMatchObject({ value: 'locked', enforced: true });
   });
 
