@@ -44,6 +44,25 @@ function dockerfileFor(ctx: Context, image: string): DockerfileInfo | null {
   return null;
 }
 
+/**
+ * The Dockerfile an OpenShift BuildConfig of the set builds `image` from: its output ImageStreamTag
+ * (or image) named like the image, its `dockerStrategy.dockerfilePath` under `source.contextDir`,
+ * where the files hold it (rdwj/mcp-server-template's openshift.yaml builds `mcp-server:latest`
+ * from Containerfile, and its Deployment runs that image).
+ */
+function builtByBuildConfig(ctx: Context, set: K8sSet, image: string): DockerfileInfo | null {
+  const base = posix.basename(repository(image));
+  for (const b of set.objects.filter((x) => x.kind === 'BuildConfig')) {
+    const to = getPath(b.value, ['spec', 'output', 'to', 'name']);
+    if (typeof to !== 'string' || posix.basename(repository(to)) !== base) continue;
+    const dir = String(getPath(b.value, ['spec', 'source', 'contextDir']) ?? '').replace(/^\/+/, '');
+    const file = String(getPath(b.value, ['spec', 'strategy', 'dockerStrategy', 'dockerfilePath']) ?? 'Dockerfile');
+    const path = posix.normalize(posix.join(dir || '.', file));
+    if (ctx.kinds.get(path) === 'dockerfile') return ctx.dockerfile(path);
+  }
+  return null;
+}
+
 export function workloads(ctx: Context, set: K8sSet): Workload[] {
   const out: Workload[] = [];
   for (const o of set.objects) {
@@ -61,7 +80,7 @@ export function workloads(ctx: Context, set: K8sSet): Workload[] {
     );
     const c = containers[mainIndex]!;
     const image = String(c['image'] ?? '');
-    const df = dockerfileFor(ctx, image);
+    const df = builtByBuildConfig(ctx, set, image) ?? dockerfileFor(ctx, image);
     if (df) ctx.claimed.add(df.path);
     const role = df ? builtRole(df.base?.image ?? null, df.proxyInstalled?.product ?? null, image) : imageRole(image);
     const tmplLabels = podLabels(o, spec);

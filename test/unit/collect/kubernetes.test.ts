@@ -1529,3 +1529,43 @@ describe("a pod's own listen flag", () => {
     expect(host.sources['container.published_ports']![0]!.why).toBe('hostNetwork and --host 0.0.0.0: a host port on every interface');
   });
 });
+
+describe('an OpenShift BuildConfig', () => {
+  it('ties the image a Deployment runs to the Dockerfile it builds from', () => {
+    // rdwj/mcp-server-template's openshift.yaml: a BuildConfig builds ImageStreamTag mcp-server:latest
+    // from Containerfile (USER 1001); the Deployment runs image mcp-server:latest.
+    const manifest = [
+      'apiVersion: build.openshift.io/v1',
+      'kind: BuildConfig',
+      'metadata: { name: mcp-server }',
+      'spec:',
+      '  source: { type: Binary }',
+      '  strategy: { type: Docker, dockerStrategy: { dockerfilePath: Containerfile } }',
+      '  output: { to: { kind: ImageStreamTag, name: "mcp-server:latest" } }',
+      '---',
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      'metadata: { name: mcp-server }',
+      'spec:',
+      '  selector: { matchLabels: { app: mcp-server } }',
+      '  template:',
+      '    metadata: { labels: { app: mcp-server } }',
+      '    spec:',
+      '      containers:',
+      '        - name: mcp-server',
+      '          image: image-registry.openshift-image-registry.svc:5000/demo/mcp-server:latest',
+      '',
+    ].join('\n');
+    const out = collectWith(
+      inline({
+        'openshift.yaml': manifest,
+        Containerfile:
+          'FROM registry.access.redhat.com/ubi9/python-311\nRUN pip install fastmcp==2.12.0\nCOPY . .\nUSER 1001\nCMD ["python", "server.py"]\n',
+      }),
+    );
+    expect(out.deployments.map((d) => d.name)).toEqual(['kubernetes:openshift.yaml:Deployment/mcp-server']);
+    const d = out.deployments[0]!;
+    expect(fact(d, 'container.runs_as_root')).toBe(false);
+    expect(d.sources['container.runs_as_root']![0]).toMatchObject({ file: 'Containerfile', line: 4 });
+  });
+});
