@@ -274,7 +274,8 @@ export function mcpEvidenceOfBuild(inputs: Inputs, contextDir: string, copied: r
         posix.basename(n.path) === posix.basename(m.path) &&
         dirOf(n.path) !== contextDir &&
         dirOf(m.path).startsWith(`${dirOf(n.path)}/`) &&
-        !/"workspaces"\s*:/.test(n.text),
+        !/"workspaces"\s*:/.test(n.text) &&
+        !inputs.get(`${dirOf(n.path)}/pnpm-workspace.yaml`),
     );
   for (const m of [...manifests, ...jarProjects(inputs, contextDir, copied)]) {
     if (members.has(m.path) || nested(m)) continue;

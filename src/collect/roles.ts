@@ -93,14 +93,8 @@ export function imagePin(image: string): 'digest' | 'exact_version' | 'floating'
   return /\d/.test(tag) ? 'exact_version' : 'floating';
 }
 
-/**
- * A proxy route (a location, a Caddy matcher, an Ingress path) whose path names the MCP endpoint:
- * `/mcp`, `/sse`. OAuth metadata under /.well-known/ (`/.well-known/oauth-protected-resource/mcp`)
- * names the server, but is no way to call it.
- */
 /** The last word of a name that says its role is not serving MCP: an authenticator, a UI, a client, a backend. */
-const OTHER_ROLE =
-  /^(auth|oauth2?|authz|authn|sso|login|frontend|web|webapp|ui|dashboard|playground|client|console|admin|docs|backend|worker)$/;
+const OTHER_ROLE = /^(auth|oauth2?|authz|authn|sso|login|frontend|web|webapp|ui|dashboard|playground|client|backend|worker)$/;
 
 /**
  * Whether a service's or workload's name, or an image's repository, names an MCP server: `mcp`
@@ -117,9 +111,16 @@ export function namesMcpServer(nameOrImage: string): boolean {
     .split(/[^a-z0-9]+/)
     .filter(Boolean);
   const end = words.at(-1) ?? '';
+  // Right after `mcp`, `web` is what the server is for (`mcp-web`, a browsing server), not a web app.
+  if (end === 'web' && /mcp/.test(words.at(-2) ?? '')) return true;
   return !OTHER_ROLE.test(end) && !OTHER_ROLE.test(end.replace(/^.*mcp/, ''));
 }
 
+/**
+ * A proxy route (a location, a Caddy matcher, an Ingress path) whose path names the MCP endpoint:
+ * `/mcp`, `/sse`. OAuth metadata under /.well-known/ (`/.well-known/oauth-protected-resource/mcp`)
+ * names the server, but is no way to call it.
+ */
 export const namesMcpRoute = (path: string): boolean => /mcp|sse/i.test(path) && !/\.well-known\//.test(path);
 
 /**

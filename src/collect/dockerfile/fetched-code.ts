@@ -2,6 +2,8 @@
 // https://media.githubusercontent.com/media/kelindar/search/main/dist/…`, ethpandaops/xatu-mcp):
 // whatever that ref holds when the image is built, which no lockfile or version fixes.
 
+import { posix } from 'node:path';
+
 /** A path segment that names a moving ref: a branch, HEAD, or a "latest" release link. */
 const MOVING = /\/(main|master|trunk|develop|HEAD|latest)(\/|$)/;
 /** Files that hold data a program reads, not code it runs: models, documents, certificates. */
@@ -41,6 +43,13 @@ export function clonedFromBranch(words: string[], dockerfile: string): string | 
   if (words[0] !== 'git' || words[1] !== 'clone') return null;
   const url = words.slice(2).find((w) => /^(https?|ssh|git):\/\/|^git@/.test(w));
   if (!url) return null;
+  // A repository of data, not code (infiniflow/ragflow's `infiniflow/resource`: NLTK data, models).
+  if (
+    /(^|[-_])(resources?|models?|data|datasets?|weights|assets|fonts|dictionar(y|ies)|corpus)$/i.test(
+      posix.basename(url.replace(/\.git$|\/+$/g, '')),
+    )
+  )
+    return null;
   const b = words.findIndex((w) => w === '-b' || w === '--branch');
   const branch = b >= 0 ? words[b + 1] : words.find((w) => w.startsWith('--branch='))?.slice(9);
   if (branch !== undefined && !BRANCH.test(branch)) return null;

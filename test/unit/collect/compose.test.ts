@@ -1427,10 +1427,13 @@ describe('a name whose last word gives it another role', () => {
         ].join('\n'),
       }),
     );
+    // faktenforum/ai-chat-interface's mcp-docs serves documentation over MCP; `mcp-web` browses the web.
     for (const server of [
       'mcp',
       'mcp-server',
       'github-mcp-server',
+      'mcp-web',
+      'mcp-docs',
       'mcp-web-search',
       'fastmcp',
       'mcp/grafana',

@@ -96,6 +96,8 @@ describe('code a build downloads from a branch', () => {
     for (const pinned of [
       'RUN git clone --branch v0.0.50 https://github.com/manusa/kubernetes-mcp-server.git && make -C kubernetes-mcp-server build',
       'RUN git clone https://github.com/manusa/kubernetes-mcp-server.git\nRUN cd kubernetes-mcp-server && git checkout 3f2c1a9 && make build',
+      // A repository of data (infiniflow/ragflow's resource: NLTK data, models) is no code of the image.
+      'RUN git clone --depth 1 https://github.com/infiniflow/resource /tmp/resource\nRUN git clone --branch v0.0.50 https://github.com/manusa/kubernetes-mcp-server.git',
     ])
       expect(release(pinned).value, pinned).not.toBe('floating');
   });
