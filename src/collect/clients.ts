@@ -83,11 +83,14 @@ function hiddenLaunch(r: Read): string | null {
   if (runner === 'docker' && args[0] === 'mcp')
     return 'docker mcp gateway starts each server in a container of its own, with the settings of its catalogue, which are not in this file';
   const script = /\.(sh|bash|bat|cmd|ps1)$/i;
-  const wrapper = script.test(command)
-    ? command
-    : /^(ba|z|da)?sh$|^(powershell|pwsh)(\.exe)?$/i.test(runner)
-      ? args.find((a) => script.test(a))
-      : undefined;
+  // npm's Windows shims (`npx.cmd`, `pnpm.cmd`) start the runner they are named for, read as that runner.
+  const shim = /(^|[\\/])(npx|npm|pnpm|yarn|bunx|corepack)\.cmd$/i.test(command);
+  const wrapper =
+    script.test(command) && !shim
+      ? command
+      : /^(ba|z|da)?sh$|^(powershell|pwsh)(\.exe)?$/i.test(runner)
+        ? args.find((a) => script.test(a))
+        : undefined;
   if (wrapper) return `${wrapper} is a script: what it starts, and whether in a container, is in the script, not in this file`;
   // 23min/FlowTime's `"cwd": "/workspaces/flowtime-vnext/tools/mcp-server"`: a dev container's (or
   // Codespaces') workspace, where VS Code attached to the container runs the server.

@@ -71,6 +71,12 @@ export function analyseLaunch(command: string, args: string[]): Launch {
     .replace(/\.(cmd|exe)$/i, '');
   const none: Launch = { runner, target: null, release: null, releaseWhy: '', docker: null, bridgeUrl: null, exposesPort: false };
   const url = args.find((a) => /^https?:\/\//.test(a)) ?? null;
+  // mcp-remote's first argument is the server's URL, written or a reference (`${SWAG_MCP_URL}`, jmagar/swag-mcp).
+  const remoteUrl = (name: string) =>
+    url ??
+    (/^(@modelcontextprotocol\/)?mcp-remote$/.test(name) ? (args.find((a) => /^\$\{[^}]+\}|^\$[A-Za-z_]\w*$/.test(a)) ?? null) : null);
+  // A bridge installed on the machine (`"command": "mcp-remote"`): a local program in front of a remote server.
+  if (BRIDGES.test(runner) && !/supergateway|mcp-proxy/.test(runner)) return { ...none, bridgeUrl: remoteUrl(runner) };
   if (runner === 'npx' || runner === 'bunx' || (runner === 'pnpm' && args[0] === 'dlx') || (runner === 'yarn' && args[0] === 'dlx')) {
     const rest = runner === 'pnpm' || runner === 'yarn' ? args.slice(1) : args;
     const p = rest.findIndex((a) => a === '-p' || a === '--package');
@@ -91,7 +97,7 @@ export function analyseLaunch(command: string, args: string[]): Launch {
       releaseWhy: exact
         ? `${runner} ${spec}: an exact version, its dependencies resolved at launch`
         : `${runner} ${spec}: ${version ? `the range or tag "${version}"` : 'no version'}, whatever is newest at launch`,
-      bridgeUrl: BRIDGES.test(name) ? url : null,
+      bridgeUrl: BRIDGES.test(name) ? remoteUrl(name) : null,
       exposesPort: /^(supergateway)$/.test(name) && rest.some((a) => a === '--port' || a === '--outputTransport'),
     };
   }

@@ -99,6 +99,30 @@ describe('MCP client configurations', () => {
     expect(r.undecided).toContain('supply_chain.deployed_release');
   });
 
+  it('mcp-remote installed on the machine, or given its URL by a reference, is still an adapter; npx.cmd is npx', () => {
+    // jmagar/swag-mcp's .mcp.json: `"command": "mcp-remote", "args": ["${SWAG_MCP_URL}"]`.
+    const out = collectWith(
+      inline({
+        '.mcp.json': JSON.stringify({
+          mcpServers: {
+            bare: { command: 'mcp-remote', args: ['https://mcp.example.com/mcp'] },
+            ref: { command: 'mcp-remote', args: ['${SWAG_MCP_URL}'] },
+            npx: { command: 'npx', args: ['-y', 'mcp-remote', '${SWAG_MCP_URL}'] },
+            shim: { command: 'npx.cmd', args: ['-y', '@upstash/context7-mcp@1.0.14'] },
+          },
+        }),
+      }),
+    );
+    expect(fact(deploymentOf(out, ':bare'), 'transport.kind')).toBe('http');
+    expect(fact(deploymentOf(out, ':bare'), 'tls.enabled')).toBe(true);
+    for (const name of [':ref', ':npx']) {
+      expect(fact(deploymentOf(out, name), 'transport.kind'), name).toBe('http');
+      expect(fact(deploymentOf(out, name), 'tls.enabled'), name).toBeUndefined();
+    }
+    const shim = deploymentOf(out, ':shim');
+    expect([fact(shim, 'client.stdio_servers_sandboxed'), fact(shim, 'client.stdio_servers_release')]).toEqual([false, 'exact_version']);
+  });
+
   it('VS Code .vscode/mcp.json (JSONC): a secret through ${input:...} is a reference, a literal header is plaintext', () => {
     const jsonc = [
       '{',
