@@ -217,7 +217,7 @@ export function frontMatter(text: string): string {
  * is no JSON is still read as a client's file, so its parse error is reported.
  */
 function namesNoServer(text: string): boolean {
-  if (/"(mcpServers|servers|inputs|context_servers|projects|command|url|serverUrl|httpUrl)"\s*:/.test(text)) return false;
+  if (/"(mcpServers|servers|inputs|context_servers|projects|command|url|serverUrl|httpUrl|baseUrl)"\s*:/.test(text)) return false;
   try {
     JSON.parse(text);
     return true;

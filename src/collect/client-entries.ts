@@ -120,12 +120,12 @@ export function jsonEntries(file: TextFile): { entries: Entry[]; inputs: Obj[]; 
 export const isScalar = (v: unknown): v is string | number | boolean => ['string', 'number', 'boolean'].includes(typeof v);
 
 /** An object that reads as a server entry: what to start or where to connect. */
-const isServerSpec = (v: unknown) => isObj(v) && ['command', 'url', 'httpUrl', 'serverUrl', 'type'].some((k) => k in v);
+const isServerSpec = (v: unknown) => isObj(v) && ['command', 'url', 'httpUrl', 'serverUrl', 'baseUrl', 'type'].some((k) => k in v);
 
 /**
  * One shape for every client's entry: Zed's older `"command": {"path", "args", "env"}` as
  * command, args and env; the remote URL under `url`, whatever the client calls it (Windsurf's
- * `serverUrl`, Gemini CLI's `httpUrl` for streamable HTTP, where its `url` is SSE).
+ * `serverUrl`, Gemini CLI's `httpUrl` for streamable HTTP, where its `url` is SSE, MCPorter's `baseUrl`).
  */
 function normalised(spec: Obj, gemini: boolean): Obj {
   const out: Obj = { ...spec };
@@ -144,6 +144,9 @@ function normalised(spec: Obj, gemini: boolean): Obj {
   } else if (typeof spec['httpUrl'] === 'string') {
     out['url'] = spec['httpUrl'];
     out[URL_KEY] = 'httpUrl';
+  } else if (out['url'] === undefined && typeof spec['baseUrl'] === 'string') {
+    out['url'] = spec['baseUrl'];
+    out[URL_KEY] = 'baseUrl';
   } else if (gemini && typeof spec['url'] === 'string')
     out[SSE_BY_CLIENT] = "Gemini CLI's url is its SSE transport (httpUrl is streamable HTTP)";
   return out;

@@ -99,6 +99,14 @@ describe('MCP client configurations', () => {
     expect(r.undecided).toContain('supply_chain.deployed_release');
   });
 
+  it("MCPorter's baseUrl is the remote server's URL", () => {
+    // jmagar/swag-mcp's config/mcporter.json.
+    const d = collectWith(
+      inline({ 'config/mcporter.json': JSON.stringify({ mcpServers: { 'swag-mcp': { baseUrl: 'http://localhost:8012' } } }) }),
+    ).deployments[0]!;
+    expect([d.name, fact(d, 'transport.kind'), fact(d, 'tls.enabled')]).toEqual(['client:config/mcporter.json:swag-mcp', 'http', false]);
+  });
+
   it('mcp-remote installed on the machine, or given its URL by a reference, is still an adapter; npx.cmd is npx', () => {
     // jmagar/swag-mcp's .mcp.json: `"command": "mcp-remote", "args": ["${SWAG_MCP_URL}"]`.
     const out = collectWith(
