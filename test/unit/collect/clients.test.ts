@@ -740,7 +740,17 @@ describe("mcp-agent's and fast-agent's YAML: servers by name under mcp.servers",
     expect(fact(deploymentOf(out, ':events'), 'transport.legacy_sse')).toBe(true);
     const remote = deploymentOf(out, ':remote');
     expect(fact(remote, 'transport.legacy_sse')).toBeUndefined();
-    expect(fact(remote, 'client.config_secrets_plaintext')).toBe(false);
+    // mcp-agent merges mcp_agent.secrets.yaml into the entry: not among the files, a secret may be there.
+    expect(fact(remote, 'client.config_secrets_plaintext')).toBeUndefined();
+    expect(remote.reasons['client.config_secrets_plaintext']).toBe(
+      'mcp-agent merges mcp_agent.secrets.yaml (not among the files) into this configuration: a secret for remote may be written there',
+    );
+    const merged = (secrets: string) =>
+      deploymentOf(collectWith(inline({ 'mcp_agent.config.yaml': config, 'mcp_agent.secrets.yaml': secrets })), ':remote');
+    const token = merged('mcp:\n  servers:\n    remote:\n      headers:\n        Authorization: "Bearer ghp_a1b2c3d4e5f6g7h8i9j0"\n');
+    expect(fact(token, 'client.config_secrets_plaintext')).toBe(true);
+    expect(token.sources['client.config_secrets_plaintext']![0]).toMatchObject({ file: 'mcp_agent.secrets.yaml', line: 5 });
+    expect(fact(merged('openai:\n  api_key: sk-test\n'), 'client.config_secrets_plaintext')).toBe(false);
   });
 
   it('finds servers: after other keys of mcp:, not a servers: nested deeper', () => {
