@@ -31,7 +31,7 @@ export const saysNoSecret = (value: string): boolean => NO_SECRET.test(value) ||
 
 /** A placeholder for the user to replace, or a value that says none is needed: <your-token>, YOUR_API_KEY, your-api-key-here, xxx, unused, ... */
 const PLACEHOLDER = new RegExp(
-  String.raw`^\s*${AUTH_SCHEME}(<[^>]*>|\[[^\]]*\]|your[_-]?\S*|\S*(YOUR|_HERE|REPLACE|CHANGE_?ME|PLACEHOLDER)\S*|x{3,}|\.{3}|\*{3,}|ghp_x+|sk-x+|-+)\s*$`,
+  String.raw`^\s*${AUTH_SCHEME}(<[^>]*>|\[[^\]]*\]|your[_-]?\S*|\S*(YOUR|_HERE|REPLACE|CHANGE[_-]?ME|PLACEHOLDER)\S*|x{3,}|\.{3}|\*{3,}|ghp_x+|sk-x+|-+)\s*$`,
   'i',
 );
 /**

@@ -1352,6 +1352,10 @@ describe('YAML with servers keyed by name under mcpServers', () => {
     expect(perUser('"Bearer {{GITHUB_PAT}}"')).toBe(false);
     expect(perUser("'{{MAIL_PASSWORD}}'")).toBe(false);
     expect(perUser('"Bearer ghp_0123456789abcdefghij0123456789abcdef"')).toBe(true);
+    // A Go template's environment lookup (AmoyLab/Unla's `'{{ env "AMAP_MAPS_API_KEY" }}'`) is a reference too.
+    expect(perUser(`'{{ env "AMAP_MAPS_API_KEY" }}'`)).toBe(false);
+    // A hyphenated change-me is a placeholder as changeme is (joaomede/mcp-hub's `change-me-in-prod`).
+    expect(perUser('"change-me-in-prod"')).toBe(false);
   });
 });
 
