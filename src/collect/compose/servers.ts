@@ -3,7 +3,8 @@
 
 import { literal } from '../../shared/regexp.js';
 import type { Context } from '../context.js';
-import { manifestsOfBuild, mcpEvidenceOfBuild, webUi } from '../packages.js';
+import type { DockerfileInfo } from '../dockerfile/read.js';
+import { isMcpPackage, manifestsOfBuild, mcpEvidenceOfBuild, webUi } from '../packages.js';
 import { namesMcpServer, runsAuthenticator, runsMcpClient } from '../roles.js';
 import { callsMcpOf, dependsOn, mentions } from './calls.js';
 import { type ComposeProject, isObj } from './load.js';
@@ -123,6 +124,10 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
           `service ${name} names MCP only in a name whose last word gives it another role (${[name, c.image ?? ''].filter((x) => /mcp/i.test(x)).join(', ')}): not read as a server; name it with --server if it serves MCP`,
         );
     }
+    // Its image installs an MCP server from a registry, or its Dockerfile's command names MCP
+    // (antvis/mcp-server-chart's `npm install -g @antv/mcp-server-chart`, `CMD ["mcp-server-chart", …]`).
+    else if (c.df && c.s.spec['command'] === undefined && imageRunsMcp(c.df) && !candidates.some((o) => o !== c && callsMcpOf(c, o.s.name)))
+      evidence.set(name, `its image ${imageRunsMcp(c.df)}`);
     // Another service calls its MCP endpoint (emergingrobotics/genai-toolbox-testing's agent:
     // `MCP_URL=http://toolbox:5000/mcp/sse`): what it serves there is MCP.
     else if (svcs.some((v) => v !== c && callsMcpOf(v, name)))
@@ -242,4 +247,15 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
     return null;
   }
   return { svcs, proxies, servers, evidence };
+}
+
+/** What shows an image built here runs an MCP server: an MCP package it installs, or MCP as a word of its command. */
+function imageRunsMcp(df: DockerfileInfo): string | null {
+  // An SDK serves clients as well as servers (docker/mcp-gateway's examples/client installs `mcp[cli]`).
+  const pkg = df.installs
+    .flatMap((i) => i.packages ?? [])
+    .find((p) => isMcpPackage(p) && !/^((mcp|fastmcp|fastmcp-slim)(\[.*\])?|@modelcontextprotocol\/sdk)$/i.test(p));
+  if (pkg) return `installs ${pkg}`;
+  const word = df.entrypoint.find((w) => /(^|[^a-z])mcp([^a-z]|$)/i.test(w));
+  return word ? `runs ${word}` : null;
 }

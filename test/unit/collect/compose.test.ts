@@ -691,6 +691,30 @@ describe("where a service's secrets come from, env_file and list-form environmen
   });
 });
 
+describe('a service whose image installs or runs an MCP server', () => {
+  it('is one, however many such services the project has', () => {
+    // antvis/mcp-server-chart's docker/docker-compose.yml: services sse and streamable, each built
+    // from a Dockerfile that runs `npm install -g @antv/mcp-server-chart` and `CMD ["mcp-server-chart", …]`.
+    const dockerfile = (transport: string, port: number) =>
+      `FROM node:22-slim\nRUN npm install -g @antv/mcp-server-chart@0.9.1\nCMD ["mcp-server-chart", "--transport", "${transport}", "--port", "${port}"]\n`;
+    const out = collectWith(
+      inline({
+        'docker/docker-compose.yml':
+          'services:\n  sse:\n    build: { context: ./sse }\n    ports: ["1123:1123"]\n  streamable:\n    build: { context: ./streamable }\n    ports: ["1122:1122"]\n',
+        'docker/sse/Dockerfile': dockerfile('sse', 1123),
+        'docker/streamable/Dockerfile': dockerfile('streamable', 1122),
+      }),
+    );
+    expect(out.deployments.map((d) => [d.name, d.sources['container.used']?.[0]?.why])).toEqual([
+      ['compose:docker/docker-compose.yml:sse', 'service sse runs in a container (its image installs @antv/mcp-server-chart)'],
+      [
+        'compose:docker/docker-compose.yml:streamable',
+        'service streamable runs in a container (its image installs @antv/mcp-server-chart)',
+      ],
+    ]);
+  });
+});
+
 describe('a Dockerfile a Compose service builds belongs to that project', () => {
   // docker/mcp-gateway's examples/client: a service built from a Dockerfile that installs the MCP SDK
   // to be a client of the gateway beside it (commit 2bd20fe83dd04870e8d87dc1ed059d4d19fc7c68).
