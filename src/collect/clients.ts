@@ -653,7 +653,7 @@ function dockerFacts(sheet: FactSheet, r: Read, l: Launch): void {
     );
   else sheet.undecided('container.host_path_mounts', `whether ${sources.join(', ')} belongs to the deployment is not shown`);
   const envs = [...d.env.entries()];
-  const literal = envs.filter(([k, v]) => v !== null && SECRET_NAME.test(k) && !refersElsewhere(v));
+  const literal = envs.filter(([k, v]) => v !== null && SECRET_NAME.test(k) && !refersElsewhere(v) && !isPlaceholder(v));
   const passed = envs.filter(([k, v]) => v === null && SECRET_NAME.test(k));
   // `-e OBSIDIAN_API_KEY=${input:obsidian-api-key}` (15cm/obsidian-rest-mcp): the client resolves it at start.
   const referenced = envs.find(([k, v]) => v !== null && SECRET_NAME.test(k) && refersElsewhere(v));
@@ -665,14 +665,19 @@ function dockerFacts(sheet: FactSheet, r: Read, l: Launch): void {
     const value = isObj(r.e.spec['env']) ? r.e.spec['env'][name] : undefined;
     const file = r.e.at().file;
     const committed = PROJECT_CONFIG.test(file) && typeof value === 'string' && value.trim() !== '' && !refersElsewhere(value);
-    sheet.set(
-      'container.secrets_source',
-      committed ? 'manifest_plaintext' : 'environment',
-      at,
-      committed
-        ? `-e ${name}: its value is written in ${file}, a project's configuration kept with its files`
-        : `-e ${name} takes the client's value: ${value === undefined ? "the user's session" : typeof value === 'string' && refersElsewhere(value) ? `the reference ${value}` : `the entry's env in ${file}, a user's configuration outside any project`}`,
-    );
+    // A placeholder (datalayer/jupyter-mcp-server's `"DOCUMENT_TOKEN": "YOUR_TOKEN"`) is no secret yet:
+    // what the user puts in its place, and where, is not in the files.
+    if (committed && isPlaceholder(value))
+      sheet.undecided('container.secrets_source', `-e ${name}: ${file} holds the placeholder ${value}, which the user replaces`);
+    else
+      sheet.set(
+        'container.secrets_source',
+        committed ? 'manifest_plaintext' : 'environment',
+        at,
+        committed
+          ? `-e ${name}: its value is written in ${file}, a project's configuration kept with its files`
+          : `-e ${name} takes the client's value: ${value === undefined ? "the user's session" : typeof value === 'string' && refersElsewhere(value) ? `the reference ${value}` : `the entry's env in ${file}, a user's configuration outside any project`}`,
+      );
   } else if (referenced)
     sheet.set(
       'container.secrets_source',

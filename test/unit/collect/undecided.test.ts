@@ -212,9 +212,16 @@ describe("doctrine 1.3's answers to what the collectors could not say", () => {
       ':gh',
     );
     expect(fact(reference, 'container.secrets_source')).toBe('environment');
-    const project = deploymentOf(collectWith(inline({ '.mcp.json': entry({ GITHUB_TOKEN: 'YOUR_GITHUB_PAT' }) })), ':gh');
+    const project = deploymentOf(
+      collectWith(inline({ '.mcp.json': entry({ GITHUB_TOKEN: 'ghp_0123456789abcdefghij0123456789abcdef' }) })),
+      ':gh',
+    );
     expect(fact(project, 'container.secrets_source')).toBe('manifest_plaintext');
     expect(project.inexpressible).toEqual([]);
+    // A placeholder there is no secret yet (datalayer/jupyter-mcp-server's `"DOCUMENT_TOKEN": "YOUR_TOKEN"`).
+    const placeholder = deploymentOf(collectWith(inline({ '.mcp.json': entry({ GITHUB_TOKEN: 'YOUR_GITHUB_PAT' }) })), ':gh');
+    open(placeholder, 'container.secrets_source', /^-e GITHUB_TOKEN: \.mcp\.json holds the placeholder YOUR_GITHUB_PAT/);
+    expect(fact(placeholder, 'client.config_secrets_plaintext')).toBe(false);
   });
 
   it("on the host's network the server's own listen address decides what is published", () => {
