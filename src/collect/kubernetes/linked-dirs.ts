@@ -23,9 +23,15 @@ const selectsPod = (svc: K8sObject, labels: Obj) => {
   return isObj(sel) && Object.keys(sel).length > 0 && selects(sel, labels);
 };
 
-/** The Service's cluster address as another object writes it: `NAME.NAMESPACE.svc[.cluster.local]`. */
+/**
+ * The Service's cluster address as another object writes it: `NAME.NAMESPACE.svc[.cluster.local]`.
+ * A Service written without a namespace goes to the one it is applied in: any namespace may be its
+ * (enzokamal/agentgateway-deployment's backend names `mcp-hubspot-service.agentgateway-system.svc`).
+ */
 export const clusterAddress = (svc: K8sObject): RegExp =>
-  new RegExp(`(^|[/@\\s])${svc.name.replace(/[.]/g, '\\.')}\\.${(namespaceOf(svc) || 'default').replace(/[.]/g, '\\.')}\\.svc(\\.|:|/|$)`);
+  new RegExp(
+    `(^|[/@\\s])${svc.name.replace(/[.]/g, '\\.')}\\.${namespaceOf(svc) ? namespaceOf(svc).replace(/[.]/g, '\\.') : '[a-z0-9]([-a-z0-9]*[a-z0-9])?'}\\.svc(\\.|:|/|$)`,
+  );
 
 /**
  * A gateway's or an operator's resource (a group other than Kubernetes' own) that names the

@@ -1276,6 +1276,16 @@ describe('manifests kept by kind in sibling directories', () => {
     expect(d.reasons['exposure.behind_reverse_proxy']).toBe(
       "Backend mcp (manifests/gateway/mcp-backend.yaml) names the server's Service at mcp-website-fetcher.default.svc.cluster.local: a gateway whose resources are not read may front it",
     );
+    // A Service written without a namespace is the one of any namespace it is applied in
+    // (enzokamal/agentgateway-deployment's backend names mcp-hubspot-service.agentgateway-system.svc).
+    const elsewhere = collectWith(
+      inline({
+        'manifests/mcp/url-fetcher.yaml': `${deployment('mcp-website-fetcher', 'mcp-website-fetcher')}---\n${service('mcp-website-fetcher', 'mcp-website-fetcher', 'ClusterIP')}`,
+        'manifests/gateway/mcp-backend.yaml':
+          'apiVersion: agentgateway.dev/v1alpha1\nkind: AgentgatewayBackend\nmetadata: { name: mcp }\nspec:\n  mcp:\n    targets:\n      - name: website\n        static: { host: mcp-website-fetcher.agentgateway-system.svc.cluster.local, port: 8000 }\n',
+      }),
+    );
+    expect(fact(deploymentOf(elsewhere, 'Deployment/mcp-website-fetcher'), 'exposure.behind_reverse_proxy')).toBeUndefined();
   });
 });
 
