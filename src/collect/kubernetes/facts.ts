@@ -66,7 +66,9 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
         servicesOf(w).some(
           (s) =>
             JSON.stringify(i.value['spec']).includes(`"${s.name}"`) &&
-            (namesMcpRoute(i.name) || routeStringsTo(i, s.name).some(namesMcpRoute)),
+            // The route's name, unless its last word gives what it routes to another role (`mcp-backend-ingress`).
+            ((namesMcpRoute(i.name) && namesMcpServer(i.name.replace(/[-_.](ingress|route|httproute|ing)$/i, ''))) ||
+              routeStringsTo(i, s.name).some(namesMcpRoute)),
         ),
       )
     )

@@ -4,6 +4,9 @@
 import { getPath, type K8sObject } from './load.js';
 import { arr, isObj, stringsIn } from './values.js';
 
+/** A path that takes every request: `/`, `/*`, `/(.*)`. */
+const CATCH_ALL = /^\/?(\*|\(\.\*\))?$/;
+
 /** The strings of a route that lead to Service `service`: its name when it is the route's, else the hosts and paths of its rules that send there. */
 export function routeStringsTo(route: K8sObject, service: string): string[] {
   const spec = route.value['spec'];
@@ -14,12 +17,19 @@ export function routeStringsTo(route: K8sObject, service: string): string[] {
     if (to(spec['defaultBackend'] ?? spec['backend'])) out.push('/');
     for (const rule of arr(spec['rules']))
       for (const p of arr(getPath(rule, ['http', 'paths'])))
-        if (to(p['backend'])) out.push(String(rule['host'] ?? ''), String(p['path'] ?? '/'));
+        if (to(p['backend'])) {
+          // A host names what all of it serves; under a path of its own (`mcp.local` with `/api/(.*)`,
+          // Chunkys0up7/MCP's REST backend) the path says what this rule sends there.
+          const path = String(p['path'] ?? '/');
+          out.push(...(CATCH_ALL.test(path) ? [String(rule['host'] ?? '')] : []), path);
+        }
     return out;
   }
   if (route.kind === 'HTTPRoute') {
     const rules = arr(spec['rules']).filter((r) => to(r['backendRefs']));
-    return rules.length ? [...stringsIn(spec['hostnames']), ...rules.flatMap((r) => stringsIn(r['matches']))] : [];
+    const paths = rules.flatMap((r) => stringsIn(r['matches']));
+    const anyPath = rules.some((r) => !arr(r['matches']).length) || paths.every((x) => CATCH_ALL.test(x) || !x.startsWith('/'));
+    return rules.length ? [...(anyPath ? stringsIn(spec['hostnames']) : []), ...paths] : [];
   }
   if (route.kind === 'IngressRoute')
     return arr(spec['routes'])

@@ -472,6 +472,23 @@ describe('a workload an Ingress routes to', () => {
     expect(mcp.sources['container.used']![0]!.why).toBe('Deployment backend (an Ingress of an MCP route routes to it)');
   });
 
+  it('a host named for MCP counts under a catch-all path, not under a path of its own; nor a route named for a backend', () => {
+    // Chunkys0up7/MCP's k8s/ingress.yaml: `mcp-backend-ingress`, host mcp.local, path /api/(.*) to a REST backend.
+    const hosted = (name: string, path: string) =>
+      collectWith(
+        inline({
+          'samples/quickstart.yaml': manifests(path)
+            .replace('metadata: {name: hello-world}', `metadata: {name: ${name}}`)
+            .replace('  - http:', '  - host: mcp.local\n    http:'),
+        }),
+        { named: [] },
+      ).deployments.length;
+    expect(hosted('web', '/api/(.*)')).toBe(0);
+    expect(hosted('mcp-backend-ingress', '/api/(.*)')).toBe(0);
+    expect(hosted('web', '/')).toBe(1);
+    expect(hosted('mcp-server-ingress', '/api/(.*)')).toBe(1);
+  });
+
   it('a tls section with ingress-nginx\'s ssl-redirect "false" serves plain HTTP too', () => {
     // Hawaiideveloper/mcp-kubernetes-platform-engineer's k8s/ingress.yaml: ssl-redirect "false".
     const tls = (annotations: string) => {
