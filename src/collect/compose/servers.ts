@@ -51,12 +51,25 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
         ctx.proxyAuthenticates(p.contextDir, volumesOf(p), hostNames(v, p), composeDir(project), containerEnv(p)) &&
         !ctx.proxyConfigNames(p.contextDir, volumesOf(p), hostNames(v, p), composeDir(project), containerEnv(p), 'route'),
     );
+    const address = new RegExp(`://${literal(v.s.name)}([:/"']|$)`);
     const forwardAuth = svcs.find((o) =>
       Object.entries(isObj(o.s.spec['labels']) ? o.s.spec['labels'] : {}).some(
-        ([k, val]) => /\.forwardauth\.address$/i.test(k) && new RegExp(`://${literal(v.s.name)}([:/]|$)`).test(String(val)),
+        ([k, val]) => /\.forwardauth\.address$/i.test(k) && address.test(String(val)),
       ),
     );
-    if (by ?? forwardAuth) authenticators.set(v.s.name, (by ?? forwardAuth)!.s.name);
+    // Or in a Traefik dynamic configuration the files hold (atrawog/mcp-oauth-gateway's
+    // traefik/dynamic/middlewares.yml: `forwardAuth: address: "http://auth:8000/verify"`).
+    const traefik = proxies.find((p) => p.role?.kind === 'proxy' && p.role.product === 'traefik');
+    const fileAuth =
+      traefik &&
+      ctx.inputs
+        .all()
+        .some(
+          (f) =>
+            ctx.kinds.get(f.path) === 'traefik' &&
+            [...f.text.matchAll(/forwardAuth\s*:\s*\n\s+address\s*:\s*(\S+)/g)].some((m) => address.test(m[1]!)),
+        );
+    if (by ?? forwardAuth ?? (fileAuth ? traefik : undefined)) authenticators.set(v.s.name, (by ?? forwardAuth ?? traefik)!.s.name);
   }
   if (!(ctx.options.servers ?? []).length)
     for (const [name, proxy] of authenticators)

@@ -1621,6 +1621,15 @@ describe("the proxy's authenticator", () => {
       '    build: { context: ., dockerfile: Dockerfile }\n    labels:\n      - traefik.http.middlewares.oauth.forwardauth.address=http://auth:9000/oauth/verify\n',
     );
     expect(collectWith(inline(traefik)).deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:mcp']);
+    // Or a forwardAuth middleware in Traefik's dynamic configuration (atrawog/mcp-oauth-gateway's middlewares.yml).
+    const dynamic = collectWith(
+      inline({
+        ...files({}, '  traefik:\n    image: traefik:v3.4\n    ports: ["443:443"]'),
+        'traefik/dynamic/middlewares.yml':
+          'http:\n  middlewares:\n    mcp-auth:\n      forwardAuth:\n        address: "http://auth:9000/verify"\n        trustForwardHeader: true\n',
+      }),
+    );
+    expect(dynamic.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:mcp']);
   });
 
   it('unless a route named for MCP reaches it too', () => {
