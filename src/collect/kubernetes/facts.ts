@@ -19,8 +19,8 @@ import { runWords, transportFacts } from './transport.js';
 import { arr, isObj, type Obj, selects, stringsIn } from './values.js';
 import { programOf, type Workload, workloads } from './workloads.js';
 
-/** Operators' resources that ask for an MCP server (ToolHive's MCPServer, VirtualMCPServer, MCPRemoteProxy; ARK's, kagent's MCPServer). */
-const OPERATOR_SERVERS = /^(MCPServer|VirtualMCPServer|MCPRemoteProxy)$/i;
+/** Operators' resources that ask for an MCP server (ToolHive's MCPServer, VirtualMCPServer, MCPRemoteProxy; ARK's, kagent's MCPServer and ToolServer). */
+const OPERATOR_SERVERS = /^(MCPServer|VirtualMCPServer|MCPRemoteProxy|ToolServer)$/i;
 
 export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
   const ws = workloads(ctx, set);
@@ -152,15 +152,14 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
   if (!servers.length) {
     // Manifests with no workload at all (CRDs, RBAC, an Issuer) have nothing to name: no note,
     // unless an operator's resource asks for an MCP server whose workload the operator creates.
-    if (!ws.length) {
-      const asked = set.objects.filter((o) => OPERATOR_SERVERS.test(o.kind));
-      if (asked.length)
-        ctx.note(
-          set.root ?? asked[0]!.file,
-          `${asked.map((o) => `${o.kind} ${o.name}`).join(', ')}: an operator creates the workload that runs ${asked.length === 1 ? 'this MCP server' : 'these MCP servers'}, and its facts are not read from the resource; check the workload the operator creates (kubectl get deployment,service -o yaml) or declare its facts`,
-        );
-      return [];
-    }
+    // Whatever else runs beside them (StacklokLabs/toolhive-demo-sandbox's cloudflared tunnel).
+    const asked = set.objects.filter((o) => OPERATOR_SERVERS.test(o.kind));
+    if (asked.length)
+      ctx.note(
+        set.root ?? asked[0]!.file,
+        `${asked.map((o) => `${o.kind} ${o.name}`).join(', ')}: an operator creates the workload that runs ${asked.length === 1 ? 'this MCP server' : 'these MCP servers'}, and its facts are not read from the resource; check the workload the operator creates (kubectl get deployment,service -o yaml) or declare its facts`,
+      );
+    if (!ws.length) return [];
     ctx.note(
       set.root ?? candidates[0]?.o.file ?? ws[0]!.o.file,
       `no workload is recognisably an MCP server (candidates: ${candidates.map((c) => c.o.name).join(', ') || 'none'}); name it with --server`,

@@ -598,6 +598,23 @@ describe("an operator's MCP server resource with no workload among the files", (
         what: 'MCPServer github: an operator creates the workload that runs this MCP server, and its facts are not read from the resource; check the workload the operator creates (kubectl get deployment,service -o yaml) or declare its facts',
       },
     ]);
+    // Beside another workload too (StacklokLabs/toolhive-demo-sandbox's cloudflared tunnel next to a VirtualMCPServer).
+    const tunnel = [
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      'metadata: { name: cloudflared }',
+      'spec:',
+      '  selector: { matchLabels: { app: cloudflared } }',
+      '  template:',
+      '    metadata: { labels: { app: cloudflared } }',
+      '    spec:',
+      '      containers: [{ name: cloudflared, image: "cloudflare/cloudflared:2025.9.0", args: [tunnel, run] }]',
+    ].join('\n');
+    const beside = collectWith(inline({ 'examples/mcpserver_github.yaml': `${github}\n---\n${tunnel}\n` }));
+    expect(beside.deployments).toEqual([]);
+    expect(beside.notes.map((n) => n.what)).toContain(
+      'MCPServer github: an operator creates the workload that runs this MCP server, and its facts are not read from the resource; check the workload the operator creates (kubectl get deployment,service -o yaml) or declare its facts',
+    );
   });
 });
 
