@@ -8,6 +8,7 @@
 import { isIP } from 'node:net';
 import { posix } from 'node:path';
 import { addressClass, isUnspecified } from '../shared/ip-address.js';
+import { dockerfileFacts } from './build-facts.js';
 import {
   type Entry,
   GEMINI,
@@ -551,12 +552,14 @@ function stdioFacts(ctx: Context, sheet: FactSheet, r: Read): void {
       'transport.stdio_bridged_to_network',
       'no bridge in the launch line; whether the program also listens on a port of its own (ss -ltnp, lsof -iTCP -sTCP:LISTEN while it runs) is not in the files',
     );
-  if (l?.docker) dockerFacts(sheet, r, l);
+  if (l?.docker) dockerFacts(ctx, sheet, r, l);
   else if (l) sheet.set('container.used', false, r.e.at('command'), `${l.runner} runs the server on the host`);
 }
 
-function dockerFacts(sheet: FactSheet, r: Read, l: Launch): void {
+function dockerFacts(ctx: Context, sheet: FactSheet, r: Read, l: Launch): void {
   const d = l.docker!;
+  // A tag a Compose file among the files builds: docker run starts that build.
+  const built = ctx.localBuildOf(d.image);
   const f = (k: string) => d.flags.get(k) ?? [];
   const at = r.e.at('args');
   sheet.set('container.used', true, at, `${l.runner} run ${d.image}`);
@@ -607,7 +610,14 @@ function dockerFacts(sheet: FactSheet, r: Read, l: Launch): void {
   );
   const user = f('--user')[0];
   if (user) sheet.set('container.runs_as_root', /^(0|root)(:|$)/.test(user), at, `--user ${user}`);
-  else sheet.undecided('container.runs_as_root', "no --user: the image's default user decides");
+  else if (!built) sheet.undecided('container.runs_as_root', "no --user: the image's default user decides");
+  if (built) {
+    // The build's USER (unless --user), its supply chain and health check are the image's.
+    dockerfileFacts(sheet, built.df, ctx.inputs, built.contextDir, built.at);
+    const release = sheet.get('supply_chain.deployed_release');
+    if (release !== undefined) sheet.set('client.stdio_servers_release', release, built.at, `${d.image} is built from ${built.df.path}`);
+    else sheet.reopen('client.stdio_servers_release', `${d.image} is built from ${built.df.path}, whose release the build decides`);
+  }
   const net = f('--network')[0];
   if (net === 'host') sheet.reopen('container.published_ports', HOST_NETWORK('--network host'));
   if (net === 'none') {
@@ -690,7 +700,14 @@ function dockerFacts(sheet: FactSheet, r: Read, l: Launch): void {
       'container.secrets_source',
       `--env-file ${f('--env-file')[0]}: what it holds and whether it is committed is not in the files`,
     );
-  else sheet.undecided('container.secrets_source', imageMayHoldSecrets(d.image));
+  else if (!built) sheet.undecided('container.secrets_source', imageMayHoldSecrets(d.image));
+  else if (!sheet.has('container.secrets_source'))
+    sheet.set(
+      'container.secrets_source',
+      'none',
+      built.at,
+      `no secret reaches the container from the entry, and ${built.df.path} writes none into the image`,
+    );
   sheet.undecided('container.healthcheck', "a stdio server has no health endpoint; only the image's own HEALTHCHECK could say");
 }
 

@@ -1,14 +1,17 @@
 // What every collector shares during one collection: the files, parsed Dockerfiles, the
 // options, notes about the collection, and the proxies' configurations.
+
+import { posix } from 'node:path';
 import { literal } from '../shared/regexp.js';
 import { caddyAuthenticators, caddyFacts, caddyRoutes } from './caddy.js';
 import { type DockerfileInfo, readDockerfile } from './dockerfile/read.js';
-import { dirOf, type Inputs, type TextFile } from './inputs.js';
+import { dirOf, type Inputs, normalise, type TextFile } from './inputs.js';
 import { authRequestHosts, NginxConfig } from './nginx.js';
 import { mcpLocations, nginxFacts, type ProxyContext } from './nginx-facts.js';
 import { namesMcpRoute, type Role } from './roles.js';
-import type { FactSheet } from './sheet.js';
+import type { At, FactSheet } from './sheet.js';
 import type { CollectionNote, FileKind } from './types.js';
+import { readYaml, type YamlDoc } from './yaml-lines.js';
 
 export interface CollectOptions {
   /** Compose projects made of several files, merged in order (`docker compose -f a -f b`). */
@@ -68,6 +71,39 @@ export class Context {
 
   note(file: string, what: string): void {
     this.notes.push({ file, what });
+  }
+
+  /**
+   * The build a Compose file among the files gives an image tag of its own (`image:
+   * kali-mcp-server:latest` beside `build:`): what `docker run` of that tag, with no registry or
+   * namespace, starts (Alzarak/Kali-Linux-MCP's client entries). Null for any other image.
+   */
+  localBuildOf(image: string): { df: DockerfileInfo; contextDir: string; at: At } | null {
+    const tagged = (ref: string) => (/:[\w.-]+$/.test(ref.split('/').pop()!) ? ref : `${ref}:latest`);
+    if (image.includes('/') || image.includes('@')) return null;
+    for (const f of this.inputs.all()) {
+      if (this.kinds.get(f.path) !== 'compose') continue;
+      let doc: YamlDoc | undefined;
+      try {
+        doc = readYaml(f.text, { composeTags: true })[0];
+      } catch {
+        continue;
+      }
+      const services = (doc?.value as Record<string, unknown> | undefined)?.['services'];
+      if (!services || typeof services !== 'object') continue;
+      for (const [name, spec] of Object.entries(services as Record<string, Record<string, unknown>>)) {
+        const own = spec?.['image'];
+        const build = spec?.['build'];
+        if (typeof own !== 'string' || own.includes('$') || build === undefined || tagged(own) !== tagged(image)) continue;
+        const context = typeof build === 'string' ? build : String((build as Record<string, unknown>)['context'] ?? '.');
+        const contextDir = this.inputs.resolve(f.path, context);
+        const named = typeof build === 'object' && build !== null ? (build as Record<string, unknown>)['dockerfile'] : undefined;
+        const path = normalise(posix.join(contextDir, typeof named === 'string' ? named : 'Dockerfile'));
+        const df = this.kinds.get(path) === 'dockerfile' ? this.dockerfile(path) : null;
+        if (df) return { df, contextDir, at: { file: f.path, line: doc!.line(['services', name, 'build']) } };
+      }
+    }
+    return null;
   }
 
   /** A Dockerfile as a build reads it, with the build's `--build-arg`s where the files give them. */

@@ -99,6 +99,26 @@ describe('MCP client configurations', () => {
     expect(r.undecided).toContain('supply_chain.deployed_release');
   });
 
+  it('docker run of a tag a Compose file builds runs that build', () => {
+    // Alzarak/Kali-Linux-MCP: client entries `docker run -i --rm kali-mcp-server:latest`; docker-compose.yml
+    // builds that tag from its Dockerfile (USER mcpuser).
+    const files = (image: string) => ({
+      'mcp-config.json': JSON.stringify({ mcpServers: { kali: { command: 'docker', args: ['run', '-i', '--rm', image] } } }),
+      'docker-compose.yml': 'services:\n  kali-mcp-server:\n    build: .\n    image: kali-mcp-server:latest\n',
+      Dockerfile:
+        'FROM kalilinux/kali-rolling\nRUN pip install mcp==1.9.0\nRUN useradd -m mcpuser\nUSER mcpuser\nCMD ["python3", "server.py"]\n',
+    });
+    const d = deploymentOf(collectWith(inline(files('kali-mcp-server'))), 'client:mcp-config.json:kali');
+    expect(fact(d, 'container.runs_as_root')).toBe(false);
+    expect(d.sources['container.runs_as_root']![0]).toMatchObject({ file: 'Dockerfile', line: 4 });
+    expect(fact(d, 'supply_chain.builds_server')).toBe(true);
+    expect(fact(d, 'supply_chain.deployed_release')).toBe('exact_version');
+    expect(fact(d, 'client.stdio_servers_release')).toBe('exact_version');
+    // A registry image of another name is not that build.
+    const other = deploymentOf(collectWith(inline(files('ghcr.io/acme/kali-mcp-server:latest'))), 'client:mcp-config.json:kali');
+    expect(fact(other, 'container.runs_as_root')).toBeUndefined();
+  });
+
   it("MCPorter's baseUrl is the remote server's URL", () => {
     // jmagar/swag-mcp's config/mcporter.json.
     const d = collectWith(
