@@ -43,6 +43,7 @@ export class Context {
   readonly notes: CollectionNote[] = [];
   /** Proxy configuration files some container of the files reads (not read again as a host's proxy). */
   readonly claimed = new Set<string>();
+  #localBuilds: Map<string, { df: DockerfileInfo; contextDir: string; at: At }> | undefined;
   readonly #dockerfiles = new Map<string, DockerfileInfo | null>();
   readonly #nginx = new Map<string, NginxConfig>();
 
@@ -79,8 +80,14 @@ export class Context {
    * namespace, starts (Alzarak/Kali-Linux-MCP's client entries). Null for any other image.
    */
   localBuildOf(image: string): { df: DockerfileInfo; contextDir: string; at: At } | null {
-    const tagged = (ref: string) => (/:[\w.-]+$/.test(ref.split('/').pop()!) ? ref : `${ref}:latest`);
     if (image.includes('/') || image.includes('@')) return null;
+    this.#localBuilds ??= this.#composeBuilds();
+    return this.#localBuilds.get(withTag(image)) ?? null;
+  }
+
+  /** Every local tag the Compose files among the files give a build of theirs, read once. */
+  #composeBuilds(): Map<string, { df: DockerfileInfo; contextDir: string; at: At }> {
+    const out = new Map<string, { df: DockerfileInfo; contextDir: string; at: At }>();
     for (const f of this.inputs.all()) {
       if (this.kinds.get(f.path) !== 'compose') continue;
       let doc: YamlDoc | undefined;
@@ -94,16 +101,16 @@ export class Context {
       for (const [name, spec] of Object.entries(services as Record<string, Record<string, unknown>>)) {
         const own = spec?.['image'];
         const build = spec?.['build'];
-        if (typeof own !== 'string' || own.includes('$') || build === undefined || tagged(own) !== tagged(image)) continue;
+        if (typeof own !== 'string' || own.includes('$') || own.includes('/') || build === undefined || out.has(withTag(own))) continue;
         const context = typeof build === 'string' ? build : String((build as Record<string, unknown>)['context'] ?? '.');
         const contextDir = this.inputs.resolve(f.path, context);
         const named = typeof build === 'object' && build !== null ? (build as Record<string, unknown>)['dockerfile'] : undefined;
         const path = normalise(posix.join(contextDir, typeof named === 'string' ? named : 'Dockerfile'));
         const df = this.kinds.get(path) === 'dockerfile' ? this.dockerfile(path) : null;
-        if (df) return { df, contextDir, at: { file: f.path, line: doc!.line(['services', name, 'build']) } };
+        if (df) out.set(withTag(own), { df, contextDir, at: { file: f.path, line: doc!.line(['services', name, 'build']) } });
       }
     }
-    return null;
+    return out;
   }
 
   /** A Dockerfile as a build reads it, with the build's `--build-arg`s where the files give them. */
@@ -231,3 +238,6 @@ export function render<T extends TextFile>(f: T, env: Map<string, string>): T {
   if (!f.path.endsWith('.template') || !env.size) return f;
   return { ...f, text: f.text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (m, n: string) => env.get(n) ?? m) };
 }
+
+/** An image reference with its tag, `latest` where none is written. */
+const withTag = (ref: string) => (/:[\w.-]+$/.test(ref.split('/').pop()!) ? ref : `${ref}:latest`);
