@@ -24,6 +24,7 @@ import { firstLine } from './parse-errors.js';
 import { namesMcpHost, namesMcpRoute, repository, runsMcpClient } from './roles.js';
 import { legacySse, transportNamed } from './server-args.js';
 import { FactSheet } from './sheet.js';
+import { smitheryTransport } from './smithery.js';
 import { startImage, startRelease } from './start-release.js';
 import type { CollectedFile, CollectionNote, CollectionOut, FileKind, SkippedFile } from './types.js';
 import { addressOf } from './upstream-address.js';
@@ -414,6 +415,9 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
     if (df.commandAt) legacySse(sheet, df.commandAt, df.entrypoint);
     if (script && !sheet.has('transport.legacy_sse')) legacySse(sheet, script.at, script.words);
   }
+  // The project's smithery.yaml says how its image is started, where the image's own command does not.
+  const smithery = sheet.has('transport.kind') ? null : smitheryTransport(ctx.inputs, f.path);
+  if (smithery) sheet.set('transport.kind', smithery.kind, smithery.at, smithery.why);
   if (!sheet.looked('container.healthcheck'))
     sheet.undecided('container.healthcheck', 'how the image is run (compose, Kubernetes) decides its health checks');
   return [sheet];

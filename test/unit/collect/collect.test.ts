@@ -465,6 +465,29 @@ describe('an image whose command names MCP', () => {
   });
 });
 
+describe("a project's smithery.yaml", () => {
+  it('gives the transport its image starts with, where the image names none', () => {
+    // tavily-ai/tavily-mcp's smithery.yaml: `startCommand: type: stdio`, building the Dockerfile beside it.
+    const image = (smithery: string, cmd = '["node", "build/index.js"]') =>
+      collectWith(
+        inline({
+          'smithery.yaml': smithery,
+          Dockerfile: `FROM node:22-slim\nRUN npm install -g @modelcontextprotocol/sdk@1.17.0\nCOPY . .\nCMD ${cmd}\n`,
+        }),
+      ).deployments[0]!;
+    const stdio = image('startCommand:\n  type: stdio\n  configSchema: {}\n');
+    expect(fact(stdio, 'transport.kind')).toBe('stdio');
+    expect(stdio.sources['transport.kind']![0]).toMatchObject({ file: 'smithery.yaml', line: 2 });
+    expect(fact(image('runtime: container\nstartCommand:\n  type: http\n'), 'transport.kind')).toBe('http');
+    // Another Dockerfile, a runtime Smithery builds itself, or a command that names its transport: not this.
+    expect(fact(image('build:\n  dockerfile: deploy/Dockerfile\nstartCommand:\n  type: stdio\n'), 'transport.kind')).toBeUndefined();
+    expect(fact(image('runtime: typescript\nstartCommand:\n  type: http\n'), 'transport.kind')).toBeUndefined();
+    expect(fact(image('startCommand:\n  type: stdio\n', '["node", "build/index.js", "--transport", "http"]'), 'transport.kind')).toBe(
+      'http',
+    );
+  });
+});
+
 describe('a build that copies its context whole and works in a folder of it', () => {
   // aiming-lab/SimpleMem: `COPY . .`, `WORKDIR /app/MCP`, `pip install -r requirements.txt`; the
   // top's requirements.txt is a research project's, MCP/requirements.txt the server's.
