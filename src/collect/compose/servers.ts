@@ -267,7 +267,13 @@ function imageRunsMcp(df: DockerfileInfo): string | null {
   // An SDK serves clients as well as servers (docker/mcp-gateway's examples/client installs `mcp[cli]`).
   const pkg = df.installs
     .flatMap((i) => i.packages ?? [])
-    .find((p) => isMcpPackage(p) && !/^((mcp|fastmcp|fastmcp-slim)(\[.*\])?|@modelcontextprotocol\/sdk)$/i.test(p));
+    .find(
+      (p) =>
+        isMcpPackage(p) &&
+        !/^((mcp|fastmcp|fastmcp-slim)(\[.*\])?|@modelcontextprotocol\/sdk)$/i.test(p) &&
+        // A client library (gzhai5/partselect-chatbot's `langchain-mcp-adapters`, `mcp-use`, an `-mcp-client`).
+        !/(^|[-_/])(adapters?|clients?|use)$|^mcp-use$/i.test(p),
+    );
   if (pkg) return `installs ${pkg}`;
   const word = df.entrypoint.find((w) => /(^|[^a-z])mcp([^a-z]|$)/i.test(w));
   return word ? `runs ${word}` : null;

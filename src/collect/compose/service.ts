@@ -80,8 +80,18 @@ export function describe(ctx: Context, project: ComposeProject, s: ComposeServic
     networks,
     // `restart: "no"` is Compose's default: a one-shot also waits on other services, or another waits
     // on it to complete (Signet's key setup, IBM's register_fast_time); whatsapp-mcp-docker's server,
-    // started on its own, says `restart: no` too.
-    oneShot: networkMode === 'none' || (restart === 'no' && !spec['ports'] && (completed.has(s.name) || spec['depends_on'] !== undefined)),
+    // started on its own, says `restart: no` too, and onyx's MCP server (`python -m
+    // onyx.mcp_server_main`, behind nginx) waits on others while it serves: a port it exposes, a
+    // health check or a command that names MCP is a server's.
+    oneShot:
+      networkMode === 'none' ||
+      (restart === 'no' &&
+        !spec['ports'] &&
+        (completed.has(s.name) ||
+          (spec['depends_on'] !== undefined &&
+            !spec['expose'] &&
+            !spec['healthcheck'] &&
+            !/(^|[^a-z])mcp([^a-z]|$)/i.test(JSON.stringify([spec['command'] ?? '', spec['entrypoint'] ?? '']))))),
   };
 }
 

@@ -712,6 +712,26 @@ describe('a service whose image installs or runs an MCP server', () => {
         'service streamable runs in a container (its image installs @antv/mcp-server-chart)',
       ],
     ]);
+    // An MCP client library is no server (gzhai5/partselect-chatbot's agent installs langchain-mcp-adapters).
+    const agent = collectWith(
+      inline({
+        'compose.yaml': 'services:\n  agent:\n    build: .\n    ports: ["8000:8000"]\n  db:\n    image: postgres:16\n',
+        Dockerfile: 'FROM python:3.12-slim\nRUN pip install langchain-mcp-adapters==0.1.9\nCOPY . .\nCMD ["uvicorn", "app:api"]\n',
+      }),
+    );
+    expect(agent.deployments.map((d) => d.sources['container.used']?.[0]?.why)).not.toContainEqual(
+      expect.stringMatching(/langchain-mcp-adapters/),
+    );
+  });
+
+  it('is no one-shot for restart: "no" while it waits on others, when it exposes a port or names MCP', () => {
+    // onyx-dot-app/onyx's mcp_server: `restart: "no"`, depends_on, `command: exec python -m onyx.mcp_server_main`, behind nginx.
+    const compose = (extra: string) =>
+      `services:\n  api: { image: "onyxdotapp/onyx-backend:1.0.0" }\n  mcp_server:\n    image: onyxdotapp/onyx-backend:1.0.0\n    restart: "no"\n    depends_on: [api]\n${extra}`;
+    const names = (extra: string) => collectWith(inline({ 'compose.yaml': compose(extra) })).deployments.map((d) => d.name);
+    expect(names('    command: ["/bin/sh", "-c", "exec python -m onyx.mcp_server_main"]\n')).toEqual(['compose:compose.yaml:mcp_server']);
+    // A job that waits on others and runs once, such as a migration, stays a one-shot.
+    expect(names('    command: ["alembic", "upgrade", "head"]\n')).not.toContain('compose:compose.yaml:mcp_server');
   });
 });
 
