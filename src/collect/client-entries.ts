@@ -147,7 +147,8 @@ function normalised(spec: Obj, gemini: boolean): Obj {
   } else if (out['url'] === undefined && typeof spec['baseUrl'] === 'string') {
     out['url'] = spec['baseUrl'];
     out[URL_KEY] = 'baseUrl';
-  } else if (gemini && typeof spec['url'] === 'string')
+  } else if (gemini && typeof spec['url'] === 'string' && spec['type'] !== 'http')
+    // Unless `"type": "http"` says Streamable HTTP, as current Gemini CLI reads it (jmagar/synapse-rmcp's extension).
     out[SSE_BY_CLIENT] = "Gemini CLI's url is its SSE transport (httpUrl is streamable HTTP)";
   return out;
 }

@@ -36,7 +36,8 @@ const TEST_DIRS = new Set(['test', 'tests', 'testdata', '__tests__']);
 const MAX_DEPTH = 16;
 
 /** Editors and agents whose `settings.json` may hold MCP servers: VS Code (`mcp.servers`), Zed (`context_servers`), Gemini CLI. */
-const SETTINGS_DIRS = new Set(['.vscode', '.zed', '.gemini', '.cursor', '.qwen']);
+// `zed`: Zed's own settings in a dotfiles repository (`config/zed/settings.json`, `.config/zed/`).
+const SETTINGS_DIRS = new Set(['.vscode', '.zed', 'zed', '.gemini', '.cursor', '.qwen']);
 
 /**
  * JSON files that may list MCP servers in the `mcpServers` format the clients share: the

@@ -101,6 +101,23 @@ export function analyseLaunch(command: string, args: string[]): Launch {
       exposesPort: /^(supergateway)$/.test(name) && rest.some((a) => a === '--port' || a === '--outputTransport'),
     };
   }
+  // `deno run -A npm:@playwright/mcp@latest` (fredrikaverpil/dotfiles): Deno fetches the npm package
+  // as npx does (`jsr:` a JSR one); a local script it runs is the user's program.
+  if (runner === 'deno' && args[0] === 'run') {
+    const spec = args.slice(1).find((a) => /^(npm|jsr):/.test(a));
+    if (!spec) return none;
+    const { name, version } = npmSpec(spec.replace(/^(npm|jsr):/, ''));
+    const exact = version !== null && EXACT_NPM.test(version);
+    return {
+      ...none,
+      target: spec,
+      release: exact ? 'exact_version' : 'floating',
+      releaseWhy: exact
+        ? `deno run ${spec}: an exact version, its dependencies resolved at launch`
+        : `deno run ${spec}: ${version ? `the range or tag "${version}"` : 'no version'}, whatever is newest at launch`,
+      bridgeUrl: BRIDGES.test(name) ? remoteUrl(name) : null,
+    };
+  }
   if (runner === 'uvx' || runner === 'pipx' || (runner === 'uv' && args[0] === 'tool' && args[1] === 'run')) {
     let rest = runner === 'pipx' ? args.slice(args[0] === 'run' ? 1 : 0) : runner === 'uv' ? args.slice(2) : args;
     let from: string | undefined;

@@ -20,7 +20,7 @@ export const AUTH_SCHEME = String.raw`((?:Bearer|Token|Basic|Bot|ApiKey|Api-Key|
  * envoyproxy/ai-gateway's compose file): what the container gets is no secret.
  */
 const NO_SECRET = new RegExp(
-  String.raw`^\s*${AUTH_SCHEME}(unused|dummy|none|null|fake|local|not[-_ ]?(needed|used|required|set)|no[-_]?(key|token|auth))\s*$`,
+  String.raw`^\s*${AUTH_SCHEME}(unused|dummy|none|null|undefined|fake|local|not[-_ ]?(needed|used|required|set)|no[-_]?(key|token|auth))\s*$`,
   'i',
 );
 /**
@@ -50,7 +50,12 @@ export const SECRET_MANAGER_REF = new RegExp(String.raw`^\s*${AUTH_SCHEME}op://[
 
 /** The password of a connection URL (`postgres://app:hunter22@db/shop`), or null where it has none. */
 export function passwordInUrl(value: string): string | null {
-  const m = /^[a-z][\w+.-]*:\/\/[^/\s:@]*:([^@\s/]+)@/i.exec(value.trim());
+  // JDBC's URLs put the driver after `jdbc:` (`jdbc:postgresql://u:pw@h/db`) and may pass the
+  // password as a parameter (`?user=u&password=pw`, `;password=pw`).
+  const v = value.trim().replace(/^jdbc:/i, '');
+  const param = /^[a-z][\w+.-]*:\/\/\S*[?&;]password=([^&;\s]+)/i.exec(v);
+  if (param) return param[1]!;
+  const m = /^[a-z][\w+.-]*:\/\/[^/\s:@]*:([^@\s/]+)@/i.exec(v);
   if (!m) return null;
   try {
     return decodeURIComponent(m[1]!);

@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: VS Code input references, not JavaScript templates
 // MCP client configurations: one deployment per server entry, the client's own facts on each.
 import { describe, expect, it } from 'vitest';
+import { wanted } from '../../../src/collect/disk.js';
 import { analyseLaunch } from '../../../src/collect/launch.js';
 import { collectWith, deploymentOf, fact, inline } from '../../helpers/collect.js';
 
@@ -117,6 +118,47 @@ describe('MCP client configurations', () => {
     // A registry image of another name is not that build.
     const other = deploymentOf(collectWith(inline(files('ghcr.io/acme/kali-mcp-server:latest'))), 'client:mcp-config.json:kali');
     expect(fact(other, 'container.runs_as_root')).toBeUndefined();
+  });
+
+  it('dotfiles: passwords in JDBC URLs, a broken "Bearer undefined", Zed\'s own settings, a Gemini extension\'s settings', () => {
+    // msbaek/dotfiles' Goose extension: a MariaDB JDBC URL; edmundmiller/dotfiles' config/zed/settings.json.
+    const plain = (args: string[]) =>
+      fact(
+        collectWith(
+          inline({
+            '.mcp.json': JSON.stringify({
+              mcpServers: { db: { command: 'jbang', args: ['jdbc@quarkiverse/quarkus-mcp-servers', ...args] } },
+            }),
+          }),
+        ).deployments[0]!,
+        'client.config_secrets_plaintext',
+      );
+    expect(plain(['jdbc:postgresql://app:s3cr3t-Pa55@db.example.com/shop'])).toBe(true);
+    expect(plain(['jdbc:mariadb://db.example.com:3306/shop?user=app&password=s3cr3t-Pa55'])).toBe(true);
+    expect(plain(['jdbc:postgresql://db.example.com/shop'])).toBe(false);
+    const zed = collectWith(
+      inline({
+        'config/zed/settings.json': JSON.stringify({
+          context_servers: { remote: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer undefined' } } },
+        }),
+      }),
+    );
+    expect(zed.files.map((f) => f.kind)).toEqual(['mcp_client_config']);
+    expect(fact(zed.deployments[0]!, 'client.config_secrets_plaintext')).toBe(false);
+    expect(wanted('settings.json', 'zed')).toBe(true);
+    // jmagar/synapse-rmcp's gemini-extension.json: `type: http` beside url, a bearer from `${settings.api_token}`.
+    const gemini = collectWith(
+      inline({
+        'gemini-extension.json': JSON.stringify({
+          name: 'synapse',
+          version: '1.0.0',
+          mcpServers: {
+            synapse: { type: 'http', url: 'https://synapse.example.com/mcp', headers: { Authorization: 'Bearer ${settings.api_token}' } },
+          },
+        }),
+      }),
+    ).deployments[0]!;
+    expect([fact(gemini, 'transport.legacy_sse'), fact(gemini, 'client.config_secrets_plaintext')]).toEqual([undefined, false]);
   });
 
   it("MCPorter's baseUrl is the remote server's URL", () => {
@@ -296,6 +338,16 @@ describe('what a client starts: uvx versions and entries switched off', () => {
     const l = analyseLaunch('npx', args);
     expect(l.target).toBe(target);
     expect(l.release).toBe(release);
+  });
+
+  // Deno fetches npm: and jsr: packages as npx does (fredrikaverpil/dotfiles' Copilot and Gemini settings).
+  it.each([
+    [['run', '-A', 'npm:@playwright/mcp@latest'], 'npm:@playwright/mcp@latest', 'floating'],
+    [['run', '-A', 'npm:@upstash/context7-mcp@1.0.14'], 'npm:@upstash/context7-mcp@1.0.14', 'exact_version'],
+    [['run', '-A', 'server.ts'], null, null],
+  ])('deno %j runs %s', (args, target, release) => {
+    const l = analyseLaunch('deno', args);
+    expect([l.target, l.release]).toEqual([target, release]);
   });
 
   // Windows' `cmd /c`: what follows, as words or as one command line (taewook486/real-estate-mcp's .mcp.json).
