@@ -59,7 +59,16 @@ export function scriptCommand(
   const condition = d < 0 ? null : enclosingCondition(rows, d);
   const conditional = condition !== null && !/\bid\s+-u[nr]*\b|\bwhoami\b|\$\{?E?UID\}?/.test(condition) ? condition : undefined;
   const drop = d < 0 ? undefined : { words: unwrap(commandsOf(rows[d]!).at(-1) ?? []), at: at(d), ...(conditional ? { conditional } : {}) };
-  return { words, at: at(i), env: exported(rows.slice(0, i), at), ...(drop?.words.length ? { drop } : {}) };
+  // The last exec on one branch of several (PromptExecution/rust-cargo-docs-rag-mcp's `case
+  // "$CRATEDOCS_MODE" in http) exec … ;; stdio) exec … ;; esac`): which one runs is the environment's.
+  const branch = rows.filter((r) => /^exec\s/.test(r.trim())).length > 1 ? enclosingCondition(rows, i) : null;
+  return {
+    words,
+    at: at(i),
+    env: exported(rows.slice(0, i), at),
+    ...(drop?.words.length ? { drop } : {}),
+    ...(branch ? { branch } : {}),
+  };
 }
 
 /** The condition of the innermost `if` or `case` around row `n`, or null where it runs whatever the environment holds. */
@@ -105,6 +114,8 @@ export interface ScriptCommand {
   env: Map<string, { value: string; at: At }>;
   /** The privilege drop the script takes, and the condition it takes it under when that is not the user's id. */
   drop?: { words: string[]; at: At; conditional?: string };
+  /** The condition the command runs under, where the script hands over to another command on another branch. */
+  branch?: string;
 }
 
 /** The environment the script's command starts with: the container's, then what the script exports. */

@@ -403,7 +403,7 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
   // What the image runs when started as it is (`docker run IMAGE`): a transport its command names
   // (aRustyDev/zettelkasten-mcp's `CMD ["--transport", "http"]`), or its entrypoint script's.
   const ownCommand = transportNamed(df.entrypoint, scriptEnv(df.env, script));
-  const transport = ownCommand ?? (script ? transportNamed(script.words, scriptEnv(new Map(), script)) : null);
+  const transport = ownCommand ?? (script && !script.branch ? transportNamed(script.words, scriptEnv(new Map(), script)) : null);
   const transportAt = transport?.variable
     ? (script?.env.get(transport.variable)?.at ?? df.envAt.get(transport.variable) ?? df.commandAt)
     : ownCommand
@@ -413,7 +413,7 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
     sheet.set('transport.kind', transport.kind, transportAt, `${transport.why}, as the image starts`);
     if (transport.sse) sheet.set('transport.legacy_sse', true, transportAt, `${transport.why}: the deprecated HTTP+SSE transport`);
     if (df.commandAt) legacySse(sheet, df.commandAt, df.entrypoint);
-    if (script && !sheet.has('transport.legacy_sse')) legacySse(sheet, script.at, script.words);
+    if (script && !script.branch && !sheet.has('transport.legacy_sse')) legacySse(sheet, script.at, script.words);
   }
   // The project's smithery.yaml says how its image is started, where the image's own command does not.
   const smithery = sheet.has('transport.kind') ? null : smitheryTransport(ctx.inputs, f.path);

@@ -405,7 +405,7 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     hostCheckOff(sheet, run.at, ...run.parts);
     const ownEnv = envView(srv.df, srv);
     hostCheckOffByVariable(sheet, Object.fromEntries([...ownEnv].map(([k, v]) => [k, v.value])), (k) => ownEnv.get(k)!.at);
-    if (script && !sheet.has('transport.legacy_sse')) legacySse(sheet, script.at, script.words);
+    if (script && !script.branch && !sheet.has('transport.legacy_sse')) legacySse(sheet, script.at, script.words);
     if (signet) {
       ctx.note(srvDf!.path, signet);
       const proxyDf = proxy?.df ?? null;

@@ -27,7 +27,7 @@ export function transport(
   // What the launcher script exports reaches the command it hands over to, over the container's.
   const env = scriptEnv(containerEnv(srv), script);
   const ownWords = transportNamed(wordsOf(run.parts), env);
-  const named = ownWords ?? (script ? transportNamed(script.words, scriptEnv(new Map(), script)) : null);
+  const named = ownWords ?? (script && !script.branch ? transportNamed(script.words, scriptEnv(new Map(), script)) : null);
   if (proxy) {
     // A proxy routes to a server its own command starts on stdio (aRustyDev/dotfiles' Traefik label
     // beside `--transport=stdio`): the files write both, and nothing says which one runs.

@@ -31,7 +31,7 @@ export function transportFacts(
   // What the launcher script exports reaches the command it hands over to, over the container's.
   const values = scriptEnv(new Map([...env].map(([k, v]) => [k, v.value])), script);
   const own = transportNamed(runWords(w), values);
-  const named = own ?? (script ? transportNamed(script.words, scriptEnv(new Map(), script)) : null);
+  const named = own ?? (script && !script.branch ? transportNamed(script.words, scriptEnv(new Map(), script)) : null);
   if (named) {
     const where = named.variable
       ? (script?.env.get(named.variable)?.at ?? env.get(named.variable)?.at ?? at(...w.main.path))

@@ -465,6 +465,31 @@ describe('an image whose command names MCP', () => {
   });
 });
 
+describe('an entrypoint script that hands over on one branch of several', () => {
+  it("names no transport: which branch runs is the environment's", () => {
+    // PromptExecution/rust-cargo-docs-rag-mcp's docker/entrypoint.sh: `case "$CRATEDOCS_MODE" in http) … stdio) …`.
+    const d = collectWith(
+      inline({
+        Dockerfile:
+          'FROM rust:1.85-slim\nRUN cargo install rmcp-docs --version 1.2.3 --locked\nCOPY docker/entrypoint.sh /entrypoint.sh\nENV CRATEDOCS_MODE=http\nENTRYPOINT ["/entrypoint.sh"]\n',
+        'docker/entrypoint.sh': [
+          '#!/bin/sh',
+          'case "${CRATEDOCS_MODE:-http}" in',
+          '  http)',
+          '    exec cratedocs-mcp http --address 0.0.0.0:8080',
+          '    ;;',
+          '  stdio)',
+          '    exec cratedocs-mcp stdio',
+          '    ;;',
+          'esac',
+          '',
+        ].join('\n'),
+      }),
+    ).deployments[0]!;
+    expect(fact(d, 'transport.kind')).not.toBe('stdio');
+  });
+});
+
 describe("a project's smithery.yaml", () => {
   it('gives the transport its image starts with, where the image names none', () => {
     // tavily-ai/tavily-mcp's smithery.yaml: `startCommand: type: stdio`, building the Dockerfile beside it.
