@@ -29,6 +29,9 @@ export interface Svc {
   oneShot: boolean;
 }
 
+/** Words that name a job run once: seeding, initialising, migrating, registering, backing up. */
+const JOB = /(^|[^a-z])(seed|init|migrat\w*|setup|register\w*|bootstrap|populate|backup|restore|import)([^a-z]|$)/i;
+
 export function describe(ctx: Context, project: ComposeProject, s: ComposeService, completed: ReadonlySet<string>): Svc {
   const spec = s.spec;
   const composeDir = dirOf(project.entry);
@@ -91,7 +94,11 @@ export function describe(ctx: Context, project: ComposeProject, s: ComposeServic
           (spec['depends_on'] !== undefined &&
             !spec['expose'] &&
             !spec['healthcheck'] &&
-            !/(^|[^a-z])mcp([^a-z]|$)/i.test(JSON.stringify([spec['command'] ?? '', spec['entrypoint'] ?? '']))))),
+            !(
+              /(^|[^a-z])mcp([^a-z]|$)/i.test(JSON.stringify([spec['command'] ?? '', spec['entrypoint'] ?? ''])) &&
+              // Unless the name or command says a job (TheLukasHenry/proxy-server's db-init runs seed_mcp_servers.py).
+              !JOB.test(`${s.name} ${JSON.stringify([spec['command'] ?? '', spec['entrypoint'] ?? ''])}`)
+            )))),
   };
 }
 

@@ -732,6 +732,10 @@ describe('a service whose image installs or runs an MCP server', () => {
     expect(names('    command: ["/bin/sh", "-c", "exec python -m onyx.mcp_server_main"]\n')).toEqual(['compose:compose.yaml:mcp_server']);
     // A job that waits on others and runs once, such as a migration, stays a one-shot.
     expect(names('    command: ["alembic", "upgrade", "head"]\n')).not.toContain('compose:compose.yaml:mcp_server');
+    // Nor one whose command, naming MCP, says a job (TheLukasHenry/proxy-server's db-init: seed_mcp_servers.py).
+    expect(names('    command: ["python", "/app/scripts/seed_mcp_servers.py", "--clear"]\n')).not.toContain(
+      'compose:compose.yaml:mcp_server',
+    );
   });
 });
 
