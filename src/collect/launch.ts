@@ -58,6 +58,17 @@ function pyRelease(spec: string, what: string): { release: Release; releaseWhy: 
     : { release: 'floating', releaseWhy: `${what}: no exact version, whatever is newest at launch` };
 }
 
+/** How an npm package a runner fetches at launch is fixed; `what` names the launch in the reason. */
+function npmRelease(what: string, version: string | null): { release: Release; releaseWhy: string } {
+  const exact = version !== null && EXACT_NPM.test(version);
+  return exact
+    ? { release: 'exact_version', releaseWhy: `${what}: an exact version, its dependencies resolved at launch` }
+    : {
+        release: 'floating',
+        releaseWhy: `${what}: ${version ? `the range or tag "${version}"` : 'no version'}, whatever is newest at launch`,
+      };
+}
+
 export function analyseLaunch(command: string, args: string[]): Launch {
   // Windows: `cmd /c npx ...` launches what follows, as words or as one command line
   // (taewook486/real-estate-mcp's `["/c", "npx -y @upstash/context7-mcp@latest"]`).
@@ -75,8 +86,8 @@ export function analyseLaunch(command: string, args: string[]): Launch {
   const remoteUrl = (name: string) =>
     url ??
     (/^(@modelcontextprotocol\/)?mcp-remote$/.test(name) ? (args.find((a) => /^\$\{[^}]+\}|^\$[A-Za-z_]\w*$/.test(a)) ?? null) : null);
-  // A bridge installed on the machine (`"command": "mcp-remote"`): a local program in front of a remote server.
-  if (BRIDGES.test(runner) && !/supergateway|mcp-proxy/.test(runner)) return { ...none, bridgeUrl: remoteUrl(runner) };
+  // mcp-remote installed on the machine (`"command": "mcp-remote"`): a local program in front of a remote server.
+  if (runner === 'mcp-remote') return { ...none, bridgeUrl: remoteUrl(runner) };
   if (runner === 'npx' || runner === 'bunx' || (runner === 'pnpm' && args[0] === 'dlx') || (runner === 'yarn' && args[0] === 'dlx')) {
     const rest = runner === 'pnpm' || runner === 'yarn' ? args.slice(1) : args;
     const p = rest.findIndex((a) => a === '-p' || a === '--package');
@@ -88,15 +99,10 @@ export function analyseLaunch(command: string, args: string[]): Launch {
     // starting a file of the project, a local program whose release the runner does not fix.
     const after = rest[rest.indexOf(spec) + 1] ?? '';
     if (!pkgFlag && SCRIPT_RUNNERS.test(name) && /\.(m|c)?[jt]sx?$/.test(after)) return none;
-    const exact = version !== null && EXACT_NPM.test(version);
-    const release: Release = exact ? 'exact_version' : 'floating';
     return {
       ...none,
       target: spec,
-      release,
-      releaseWhy: exact
-        ? `${runner} ${spec}: an exact version, its dependencies resolved at launch`
-        : `${runner} ${spec}: ${version ? `the range or tag "${version}"` : 'no version'}, whatever is newest at launch`,
+      ...npmRelease(`${runner} ${spec}`, version),
       bridgeUrl: BRIDGES.test(name) ? remoteUrl(name) : null,
       exposesPort: /^(supergateway)$/.test(name) && rest.some((a) => a === '--port' || a === '--outputTransport'),
     };
@@ -107,16 +113,7 @@ export function analyseLaunch(command: string, args: string[]): Launch {
     const spec = args.slice(1).find((a) => /^(npm|jsr):/.test(a));
     if (!spec) return none;
     const { name, version } = npmSpec(spec.replace(/^(npm|jsr):/, ''));
-    const exact = version !== null && EXACT_NPM.test(version);
-    return {
-      ...none,
-      target: spec,
-      release: exact ? 'exact_version' : 'floating',
-      releaseWhy: exact
-        ? `deno run ${spec}: an exact version, its dependencies resolved at launch`
-        : `deno run ${spec}: ${version ? `the range or tag "${version}"` : 'no version'}, whatever is newest at launch`,
-      bridgeUrl: BRIDGES.test(name) ? remoteUrl(name) : null,
-    };
+    return { ...none, target: spec, ...npmRelease(`deno run ${spec}`, version), bridgeUrl: BRIDGES.test(name) ? remoteUrl(name) : null };
   }
   if (runner === 'uvx' || runner === 'pipx' || (runner === 'uv' && args[0] === 'tool' && args[1] === 'run')) {
     let rest = runner === 'pipx' ? args.slice(args[0] === 'run' ? 1 : 0) : runner === 'uv' ? args.slice(2) : args;
