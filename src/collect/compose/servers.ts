@@ -1,11 +1,11 @@
 // Which services of a Compose project are MCP servers and which are proxies: named by the caller,
 // or shown by the files (a proxy forwards to it, an MCP SDK in its build, "mcp" in its name).
 
-import { literal } from '../../shared/regexp.js';
 import type { Context } from '../context.js';
 import type { DockerfileInfo } from '../dockerfile/read.js';
 import { isMcpPackage, manifestsOfBuild, mcpEvidenceOfBuild, webUi } from '../packages.js';
 import { namesMcpServer, runsAuthenticator, runsMcpClient } from '../roles.js';
+import { authenticatorsOf } from './authenticators.js';
 import { callsMcpOf, dependsOn, mentions } from './calls.js';
 import { type ComposeProject, isObj } from './load.js';
 import { composeDir, containerEnv, describe, hostNames, type Svc, str, volumesOf, volumesOfSpec } from './service.js';
@@ -40,37 +40,7 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
   }
   for (const n of project.notes) ctx.note(project.entry, n);
   const proxies = svcs.filter((v) => v.role?.kind === 'proxy');
-  // The proxy's authenticator (taewook486/real-estate-mcp's Caddy `forward_auth auth:9000`, an
-  // nginx `auth_request`, a Traefik forwardAuth middleware) is part of the edge, whatever SDK its
-  // build shares with the server, unless a route named for MCP reaches it too.
-  const authenticators = new Map<string, string>();
-  for (const v of svcs) {
-    if (v.role !== null) continue;
-    const by = proxies.find(
-      (p) =>
-        ctx.proxyAuthenticates(p.contextDir, volumesOf(p), hostNames(v, p), composeDir(project), containerEnv(p)) &&
-        !ctx.proxyConfigNames(p.contextDir, volumesOf(p), hostNames(v, p), composeDir(project), containerEnv(p), 'route'),
-    );
-    const address = new RegExp(`://${literal(v.s.name)}([:/"']|$)`);
-    const forwardAuth = svcs.find((o) =>
-      Object.entries(isObj(o.s.spec['labels']) ? o.s.spec['labels'] : {}).some(
-        ([k, val]) => /\.forwardauth\.address$/i.test(k) && address.test(String(val)),
-      ),
-    );
-    // Or in a Traefik dynamic configuration the files hold (atrawog/mcp-oauth-gateway's
-    // traefik/dynamic/middlewares.yml: `forwardAuth: address: "http://auth:8000/verify"`).
-    const traefik = proxies.find((p) => p.role?.kind === 'proxy' && p.role.product === 'traefik');
-    const fileAuth =
-      traefik &&
-      ctx.inputs
-        .all()
-        .some(
-          (f) =>
-            ctx.kinds.get(f.path) === 'traefik' &&
-            [...f.text.matchAll(/forwardAuth\s*:\s*\n\s+address\s*:\s*(\S+)/g)].some((m) => address.test(m[1]!)),
-        );
-    if (by ?? forwardAuth ?? (fileAuth ? traefik : undefined)) authenticators.set(v.s.name, (by ?? forwardAuth ?? traefik)!.s.name);
-  }
+  const authenticators = authenticatorsOf(ctx, project, svcs, proxies);
   if (!(ctx.options.servers ?? []).length)
     for (const [name, proxy] of authenticators)
       ctx.note(
