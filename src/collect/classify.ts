@@ -56,7 +56,7 @@ export function classify(path: string, text: string): FileKind {
     // Continue's configuration and blocks: a list of MCP servers at the top; LibreChat's
     // librechat.yaml and other clients' YAML: servers keyed by name under `mcpServers:`.
     if (/^mcpServers\s*:\s*(#.*)?\n\s*-/m.test(text)) return 'mcp_client_config';
-    if (/^mcpServers\s*:\s*(#.*)?\n(\s*(#.*)?\n)*\s+[\w.@-]+\s*:/m.test(text) && /^\s+(command|url)\s*:/m.test(text))
+    if (/^(mcpServers|mcp_servers)\s*:\s*(#.*)?\n(\s*(#.*)?\n)*\s+[\w.@-]+\s*:/m.test(text) && /^\s+(command|url)\s*:/m.test(text))
       return 'mcp_client_config';
     // mcp-agent's and fast-agent's: servers by name under `mcp: servers:`.
     if (hasChild(text, 'mcp', 'servers')) return 'mcp_client_config';

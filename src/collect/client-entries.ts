@@ -200,8 +200,10 @@ export function yamlEntries(file: TextFile): Entry[] {
     return gooseEntries(doc.value['extensions'] as unknown[], doc, file);
   const mcp = doc && isObj(doc.value) ? doc.value['mcp'] : undefined;
   if (doc && isObj(mcp) && isObj(mcp['servers'])) return agentEntries(mcp['servers'], doc, file);
-  // GitHub Copilot's custom agents write `mcp-servers:`, by name, `type: local` for a command.
-  const key = doc && isObj(doc.value) && isObj(doc.value['mcp-servers']) ? 'mcp-servers' : 'mcpServers';
+  // GitHub Copilot's custom agents write `mcp-servers:`, by name, `type: local` for a command;
+  // Hermes Agent's config.yaml `mcp_servers:` (edmundmiller/dotfiles' config/hermes/config.yml).
+  const key =
+    doc && isObj(doc.value) ? (['mcp-servers', 'mcp_servers'].find((k) => isObj((doc.value as Obj)[k])) ?? 'mcpServers') : 'mcpServers';
   const list = doc && isObj(doc.value) ? doc.value[key] : undefined;
   // LibreChat's librechat.yaml (and kubectl-mcp-server's evals/mcp-config.yaml): servers keyed by
   // name, `type: stdio | sse | streamable-http`, as the JSON clients write them.

@@ -161,6 +161,34 @@ describe('MCP client configurations', () => {
     expect([fact(gemini, 'transport.legacy_sse'), fact(gemini, 'client.config_secrets_plaintext')]).toEqual([undefined, false]);
   });
 
+  it("Hermes Agent's mcp_servers: servers by name, a command or a URL", () => {
+    // edmundmiller/dotfiles' config/hermes/config.yml.
+    const out = collectWith(
+      inline({
+        'config/hermes/config.yml': [
+          'mcp_servers:',
+          '  github:',
+          '    command: "npx"',
+          '    args: ["-y", "@modelcontextprotocol/server-github"]',
+          '    env:',
+          '      GITHUB_PERSONAL_ACCESS_TOKEN: "${GITHUB_TOKEN}"',
+          '  linear:',
+          '    url: https://mcp.linear.app/mcp',
+          'platform_toolsets:',
+          '  cli: [hermes-cli]',
+          '',
+        ].join('\n'),
+      }),
+    );
+    expect(out.deployments.map((d) => d.name)).toEqual([
+      'client:config/hermes/config.yml:github',
+      'client:config/hermes/config.yml:linear',
+    ]);
+    expect(fact(deploymentOf(out, ':github'), 'supply_chain.deployed_release')).toBe('floating');
+    expect(fact(deploymentOf(out, ':github'), 'client.config_secrets_plaintext')).toBe(false);
+    expect(fact(deploymentOf(out, ':linear'), 'transport.kind')).toBe('http');
+  });
+
   it("MCPorter's baseUrl is the remote server's URL", () => {
     // jmagar/swag-mcp's config/mcporter.json.
     const d = collectWith(
