@@ -5,6 +5,10 @@ import { getPath, type K8sObject, KUSTOMIZE_HASH } from './load.js';
 import { arr, isObj, type Obj } from './values.js';
 import type { Workload } from './workloads.js';
 
+/** Names of values that identify rather than authenticate: an app's client or tenant id, a region, a host (not a URL, which may carry a password). */
+const IDENTIFIER =
+  /(^|_)(CLIENT_ID|TENANT_ID|APP_ID|APPLICATION_ID|ACCOUNT_ID|PROJECT_ID|ORG_ID|ORGANIZATION_ID|SUBSCRIPTION_ID|USER|USERNAME|REGION|ENDPOINT|HOST|PORT)$/i;
+
 /**
  * A connection URL's password written in the manifest; `postgresql://app:$(DB_PASSWORD)@db/x`
  * (Quazmoz/K8SHomelab) is another variable Kubernetes expands there, judged on its own.
@@ -27,7 +31,10 @@ export function secretsFacts(sheet: FactSheet, w: Workload, configMaps: K8sObjec
       const eAt = at(...w.spec, 'containers', ci, 'env', ei);
       const keyRef = getPath(e, ['valueFrom', 'secretKeyRef']);
       if (isObj(keyRef)) {
-        found.push({ kind: 'environment', at: eAt, why: `${name} from a Secret (secretKeyRef)` });
+        // An identifier kept in a Secret beside the credentials it goes with (DustHoff/msgraphmcp's
+        // AZURE_CLIENT_ID and AZURE_TENANT_ID, its client secret commented out) is no secret itself.
+        if (SECRET_NAME.test(name) || !IDENTIFIER.test(name))
+          found.push({ kind: 'environment', at: eAt, why: `${name} from a Secret (secretKeyRef)` });
         referenced.add(String(keyRef['name'] ?? ''));
       } else if (SECRET_NAME.test(name) && !/_FILE$/.test(name)) {
         if (isObj(getPath(e, ['valueFrom', 'configMapKeyRef'])))

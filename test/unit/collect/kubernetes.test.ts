@@ -1072,6 +1072,17 @@ describe('a committed Secret the pod reads', () => {
     );
   });
 
+  it('an identifier kept in a Secret is no secret of the pod', () => {
+    // DustHoff/msgraphmcp: AZURE_CLIENT_ID and AZURE_TENANT_ID by secretKeyRef, its client secret commented out.
+    const ids =
+      '          env:\n            - name: AZURE_CLIENT_ID\n              valueFrom: { secretKeyRef: { name: azure, key: client-id } }\n            - name: AZURE_TENANT_ID\n              valueFrom: { secretKeyRef: { name: azure, key: tenant-id } }\n';
+    // The image is built elsewhere: what it holds stays open, but no Secret is the source.
+    expect(source({ 'k8s/deployment.yaml': deployment(ids) }).value).toBeUndefined();
+    // A connection URL may carry a password: still a secret.
+    const url = '          env:\n            - name: DATABASE_URL\n              valueFrom: { secretKeyRef: { name: db, key: url } }\n';
+    expect(source({ 'k8s/deployment.yaml': deployment(url) }).value).toBe('environment');
+  });
+
   it("a SOPS-encrypted Secret holds ciphertext, not the values; a $(VAR) in a URL is another variable's", () => {
     // Quazmoz/K8SHomelab: mcpo-config.secret.enc.yaml (Flux decrypts it) and context-forge.yaml's `$(DB_PASSWORD)`.
     const sops =
