@@ -23,6 +23,7 @@ import {
   composeDir,
   containerEnv,
   envView,
+  healthcheckOf,
   hostNames,
   isExternal,
   labelsOf,
@@ -270,6 +271,19 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     );
     // The server's own published port shows it serves the network best; else the proxy's.
     transport(sheet, srv, svcs, published.kind !== 'none' || !proxy ? published : entryPorts, proxy, run, script);
+    // A stdio server's health check that fetches an HTTP port (DustHoff/msgraphmcp's image checks
+    // http://localhost:8080/health, which only its HTTP mode serves) fails whatever the server does.
+    const hc = healthcheckOf(srv);
+    if (
+      sheet.get('transport.kind') === 'stdio' &&
+      sheet.get('container.healthcheck') === true &&
+      hc &&
+      /\bhttps?:\/\/(localhost|127\.0\.0\.1|\[::1\]|0\.0\.0\.0)\b/.test(hc.test)
+    )
+      sheet.reopen(
+        'container.healthcheck',
+        `the health check fetches an HTTP URL of the container (${hc.at.file}:${hc.at.line}), and the server speaks stdio here: nothing listens there unless another mode does`,
+      );
     // A stdio server listens on no address and clients reach it through the container engine, not a network.
     const stdio = sheet.get('transport.kind') === 'stdio';
     // With the transport open, so is whether the server listens at all (DollhouseMCP's stdio server,

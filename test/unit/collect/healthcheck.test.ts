@@ -88,6 +88,26 @@ describe('a Compose health check written as a string that starts with CMD', () =
   });
 });
 
+describe("a stdio server's health check on an HTTP port", () => {
+  it('fails whatever the server does: undecided, not a health check', () => {
+    // DustHoff/msgraphmcp: the image checks http://localhost:8080/health, which only its HTTP mode serves;
+    // the Compose service keeps stdin open for a stdio client.
+    const files = (service: string) => ({
+      Dockerfile:
+        'FROM node:22-slim\nRUN npm install -g @softeria/ms-365-mcp-server@0.20.0\nUSER node\nHEALTHCHECK CMD curl -f http://localhost:8080/health || exit 1\nCMD ["ms-365-mcp-server"]\n',
+      'compose.yaml': `services:\n  msgraphmcp:\n    build: .\n${service}`,
+    });
+    const stdio = collectWith(inline(files('    stdin_open: true\n'))).deployments[0]!;
+    expect(fact(stdio, 'transport.kind')).toBe('stdio');
+    expect(fact(stdio, 'container.healthcheck')).toBeUndefined();
+    expect(stdio.reasons['container.healthcheck']).toMatch(
+      /^the health check fetches an HTTP URL of the container \(Dockerfile:4\), and the server speaks stdio here/,
+    );
+    const http = collectWith(inline(files('    ports: ["8080:8080"]\n'))).deployments[0]!;
+    expect(fact(http, 'container.healthcheck')).toBe(true);
+  });
+});
+
 describe('a health check that checks the server on one branch only', () => {
   // davidf9999/gx-mcp-server: `ENV MCP_MODE=stdio`, and a HEALTHCHECK that only echoes unless MCP_MODE is http.
   const check = [
