@@ -21,7 +21,7 @@ import { configurations, type LocationCtx, proxiedLocations } from './nginx.js';
 import { mcpRoutes, nginxFacts } from './nginx-facts.js';
 import { contextOfDockerfile, isMcpPackage, mcpEvidenceOfBuild, npmDeclared } from './packages.js';
 import { firstLine } from './parse-errors.js';
-import { namesMcpHost, namesMcpRoute, repository, runsMcpClient } from './roles.js';
+import { mcpWord, namesMcpHost, namesMcpRoute, repository, runsMcpClient } from './roles.js';
 import { legacySse, transportNamed } from './server-args.js';
 import { FactSheet } from './sheet.js';
 import { smitheryTransport } from './smithery.js';
@@ -336,8 +336,6 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
   const df = ctx.dockerfile(f.path)!;
   const dir = contextOfDockerfile(ctx.inputs, f.path, df.copied);
   const mcp = mcpEvidenceOfBuild(ctx.inputs, dir, df.copied);
-  // MCP as a word of its own (`mcp-server`, `server_mcp.py`, `/mcp`), not inside another name (`@mcpjam/discord-app`).
-  const mcpWord = (s: string) => /(^|[^a-z])mcp([^a-z]|$)/i.test(s);
   // So too a command its launcher script hands over to (Altinity/altinity-mcp's `exec /bin/altinity-mcp "$@"`).
   const named = mcpWord(f.path) || df.entrypoint.some(mcpWord) || scriptExecs(df, ctx.inputs, dir).some((w) => w.some(mcpWord));
   // `npm install -g supergateway`: the image installs an MCP server or bridge from a registry.

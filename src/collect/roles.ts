@@ -93,6 +93,9 @@ export function imagePin(image: string): 'digest' | 'exact_version' | 'floating'
   return /\d/.test(tag) ? 'exact_version' : 'floating';
 }
 
+/** MCP as a word of its own (`mcp-server.js`, `server_mcp.py`, `/mcp`), not inside another name (`@mcpjam/discord-app`). */
+export const mcpWord = (s: string): boolean => /(^|[^a-z])mcp([^a-z]|$)/i.test(s);
+
 /** The last word of a name that says its role is not serving MCP: an authenticator, a UI, a client, a backend. */
 const OTHER_ROLE = /^(auth|oauth2?|authz|authn|sso|login|frontend|web|webapp|ui|dashboard|playground|client|backend|worker)$/;
 

@@ -4,7 +4,7 @@
 import type { Context } from '../context.js';
 import type { DockerfileInfo } from '../dockerfile/read.js';
 import { isMcpPackage, manifestsOfBuild, mcpEvidenceOfBuild, webUi } from '../packages.js';
-import { namesMcpServer, runsAuthenticator, runsMcpClient } from '../roles.js';
+import { mcpWord, namesMcpServer, runsAuthenticator, runsMcpClient } from '../roles.js';
 import { authenticatorsOf } from './authenticators.js';
 import { callsMcpOf, dependsOn, mentions } from './calls.js';
 import { type ComposeProject, isObj } from './load.js';
@@ -159,8 +159,7 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
   // and fastmcp): the one whose Dockerfile or command names MCP (`Dockerfile.mcp`, `CMD ["python3",
   // "mcp_server_v2.py"]`) is the server, and the other, which it depends on or names and which runs
   // another program (`python app.py`), its backend, whatever SDK the shared manifest lists.
-  const runsMcp = (v: Svc) =>
-    namesMcp(v) || /(^|[^a-z])mcp([^a-z]|$)/i.test(`${v.dockerfile ?? ''} ${JSON.stringify(v.df?.entrypoint ?? [])}`);
+  const runsMcp = (v: Svc) => namesMcp(v) || mcpWord(`${v.dockerfile ?? ''} ${JSON.stringify(v.df?.entrypoint ?? [])}`);
   const sameContext = new Map<string, string>();
   for (const c of candidates) {
     if (wanted.length || siblings.has(c.s.name) || !evidence.get(c.s.name)?.startsWith('its build copies')) continue;
@@ -245,6 +244,6 @@ function imageRunsMcp(df: DockerfileInfo): string | null {
         !/(^|[-_/])(adapters?|clients?|use)$|^mcp-use$/i.test(p),
     );
   if (pkg) return `installs ${pkg}`;
-  const word = df.entrypoint.find((w) => /(^|[^a-z])mcp([^a-z]|$)/i.test(w));
+  const word = df.entrypoint.find(mcpWord);
   return word ? `runs ${word}` : null;
 }

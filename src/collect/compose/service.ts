@@ -6,7 +6,7 @@ import { type DockerfileInfo, readDockerfile } from '../dockerfile/read.js';
 import { volumeParts } from '../host-paths.js';
 import { dirOf } from '../inputs.js';
 import type { EnvValue } from '../profiles/signet.js';
-import { builtRole, imageRole, type Role } from '../roles.js';
+import { builtRole, imageRole, mcpWord, type Role } from '../roles.js';
 import type { At } from '../sheet.js';
 import { wordsOfLine } from '../shell.js';
 import type { Labels } from '../traefik.js';
@@ -95,7 +95,7 @@ export function describe(ctx: Context, project: ComposeProject, s: ComposeServic
             !spec['expose'] &&
             !spec['healthcheck'] &&
             !(
-              /(^|[^a-z])mcp([^a-z]|$)/i.test(JSON.stringify([spec['command'] ?? '', spec['entrypoint'] ?? ''])) &&
+              mcpWord(JSON.stringify([spec['command'] ?? '', spec['entrypoint'] ?? ''])) &&
               // Unless the name or command says a job (TheLukasHenry/proxy-server's db-init runs seed_mcp_servers.py).
               !JOB.test(`${s.name} ${JSON.stringify([spec['command'] ?? '', spec['entrypoint'] ?? ''])}`)
             )))),
