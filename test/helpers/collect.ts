@@ -40,3 +40,25 @@ export function lineOf(file: string, pattern: RegExp, after?: RegExp): number {
   if (i < 0) throw new Error(`${file}: no line matches ${pattern}`);
   return i + 1;
 }
+
+/**
+ * A Deployment of one container, its pod labelled `app: NAME`, as manifests write it; `container`
+ * holds the container's lines after its image (`command: [...]`, `ports: [...]`), indented for it.
+ */
+export function deploymentYaml(name: string, image: string, container: string[] = []): string {
+  return [
+    'apiVersion: apps/v1',
+    'kind: Deployment',
+    `metadata: { name: ${name} }`,
+    'spec:',
+    `  selector: { matchLabels: { app: ${name} } }`,
+    '  template:',
+    `    metadata: { labels: { app: ${name} } }`,
+    '    spec:',
+    '      containers:',
+    `        - name: ${name}`,
+    `          image: ${image}`,
+    ...container.map((l) => `          ${l}`),
+    '',
+  ].join('\n');
+}

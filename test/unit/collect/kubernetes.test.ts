@@ -5,7 +5,7 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'nod
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { collectWith, deploymentOf, fact, inline, lineOf, repoFiles } from '../../helpers/collect.js';
+import { collectWith, deploymentOf, deploymentYaml, fact, inline, lineOf, repoFiles } from '../../helpers/collect.js';
 import { ROOT } from '../../helpers/paths.js';
 import { tempDir } from '../../helpers/tmp-doctrine.js';
 
@@ -599,18 +599,8 @@ describe("an operator's MCP server resource with no workload among the files", (
       },
     ]);
     // Beside another workload too (StacklokLabs/toolhive-demo-sandbox's cloudflared tunnel next to a VirtualMCPServer).
-    const tunnel = [
-      'apiVersion: apps/v1',
-      'kind: Deployment',
-      'metadata: { name: cloudflared }',
-      'spec:',
-      '  selector: { matchLabels: { app: cloudflared } }',
-      '  template:',
-      '    metadata: { labels: { app: cloudflared } }',
-      '    spec:',
-      '      containers: [{ name: cloudflared, image: "cloudflare/cloudflared:2025.9.0", args: [tunnel, run] }]',
-    ].join('\n');
-    const beside = collectWith(inline({ 'examples/mcpserver_github.yaml': `${github}\n---\n${tunnel}\n` }));
+    const tunnel = deploymentYaml('cloudflared', 'cloudflare/cloudflared:2025.9.0', ['args: [tunnel, run]']);
+    const beside = collectWith(inline({ 'examples/mcpserver_github.yaml': `${github}\n---\n${tunnel}` }));
     expect(beside.deployments).toEqual([]);
     expect(beside.notes.map((n) => n.what)).toContain(
       'MCPServer github: an operator creates the workload that runs this MCP server, and its facts are not read from the resource; check the workload the operator creates (kubectl get deployment,service -o yaml) or declare its facts',
@@ -1598,18 +1588,7 @@ describe('an OpenShift BuildConfig', () => {
       '  strategy: { type: Docker, dockerStrategy: { dockerfilePath: Containerfile } }',
       '  output: { to: { kind: ImageStreamTag, name: "mcp-server:latest" } }',
       '---',
-      'apiVersion: apps/v1',
-      'kind: Deployment',
-      'metadata: { name: mcp-server }',
-      'spec:',
-      '  selector: { matchLabels: { app: mcp-server } }',
-      '  template:',
-      '    metadata: { labels: { app: mcp-server } }',
-      '    spec:',
-      '      containers:',
-      '        - name: mcp-server',
-      '          image: image-registry.openshift-image-registry.svc:5000/demo/mcp-server:latest',
-      '',
+      deploymentYaml('mcp-server', 'image-registry.openshift-image-registry.svc:5000/demo/mcp-server:latest'),
     ].join('\n');
     const out = collectWith(
       inline({

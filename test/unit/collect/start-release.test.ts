@@ -1,7 +1,7 @@
 // A container that fetches its server as it starts (a package runner, an install before the
 // server): the image's tag or build does not fix the release, what runs at start does.
 import { describe, expect, it } from 'vitest';
-import { collectWith, deploymentOf, fact, inline } from '../../helpers/collect.js';
+import { collectWith, deploymentOf, deploymentYaml, fact, inline } from '../../helpers/collect.js';
 
 const release = (files: Record<string, string>, suffix: string) => {
   const d = deploymentOf(collectWith(inline(files)), suffix);
@@ -89,21 +89,7 @@ describe('an install as the container starts', () => {
   // pnparadise/fetch-mcp-server: a Playwright runtime image, the checkout mounted from the host,
   // `npm install --production && npm start` at every start.
   const pod = (image: string, command: string) =>
-    [
-      'apiVersion: apps/v1',
-      'kind: Deployment',
-      'metadata: { name: mcp-server }',
-      'spec:',
-      '  selector: { matchLabels: { app: mcp-server } }',
-      '  template:',
-      '    metadata: { labels: { app: mcp-server } }',
-      '    spec:',
-      '      containers:',
-      '        - name: mcp-server',
-      `          image: ${image}`,
-      `          command: ${command}`,
-      '          ports: [{ containerPort: 3001 }]',
-    ].join('\n');
+    deploymentYaml('mcp-server', image, [`command: ${command}`, 'ports: [{ containerPort: 3001 }]']);
 
   it("leaves the release open: the image's tag does not fix what npm resolves then", () => {
     const r = release(
