@@ -9,7 +9,7 @@ import { SignetError } from '../errors.js';
 import { dockerfileFacts, privilegeDrop } from './build-facts.js';
 import { caddyFacts, caddyRoutes } from './caddy.js';
 import { classify, looksBinary } from './classify.js';
-import { clientDeployments } from './clients.js';
+import { clientDeployments } from './client/deployments.js';
 import { composeDeployments } from './compose/facts.js';
 import { loadCompose } from './compose/load.js';
 import { type CollectOptions, Context } from './context.js';

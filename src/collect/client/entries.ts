@@ -1,12 +1,12 @@
 // The ES module build: the UMD one (package main) loads its parts with a dynamic require the bundler cannot follow.
 import { findNodeAtLocation, type Node, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser/lib/esm/main.js';
 import { parse as parseToml } from 'smol-toml';
-import { literal } from '../shared/regexp.js';
-import { frontMatter } from './classify.js';
-import type { TextFile } from './inputs.js';
-import type { At } from './sheet.js';
-import { commandsOf } from './shell.js';
-import { readYaml, type YamlDoc } from './yaml-lines.js';
+import { literal } from '../../shared/regexp.js';
+import { frontMatter } from '../classify.js';
+import type { TextFile } from '../inputs.js';
+import type { At } from '../sheet.js';
+import { commandsOf } from '../shell.js';
+import { readYaml, type YamlDoc } from '../yaml-lines.js';
 
 export interface Entry {
   name: string;
