@@ -150,12 +150,20 @@ export function isDockerfileName(lower: string): boolean {
 const NOT_DOCKERFILE =
   /\.(md|txt|json|ya?ml|toml|sh|py|js|ts|dockerignore|lock|tmpl|tpl|j2|jinja2?|mustache|hbs|erb|template|tmlanguage|sublime-syntax|plist|xml|vim|el|ps1|bat)$/;
 
-/** A JSON Schema document: `$schema` naming a json-schema.org draft at its top level. */
+/**
+ * A JSON Schema document: `$schema` naming a json-schema.org draft at its top level, with a schema's
+ * own keywords. A configuration that names a draft as its `$schema` (Deivisan/Contexto-Pleno's
+ * kiro-mcp-docker.json, servers under `mcpServers`) is still a configuration.
+ */
 function isJsonSchema(text: string): boolean {
   if (!/"\$schema"\s*:\s*"https?:\/\/json-schema\.org\//.test(text)) return false;
   try {
     const v = JSON.parse(text) as unknown;
-    return v !== null && typeof v === 'object' && /^https?:\/\/json-schema\.org\//.test(String((v as Record<string, unknown>)['$schema']));
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+    const o = v as Record<string, unknown>;
+    if (!/^https?:\/\/json-schema\.org\//.test(String(o['$schema']))) return false;
+    const describes = ['type', 'properties', '$defs', 'definitions', 'allOf', 'anyOf', 'oneOf', '$ref'].some((k) => k in o);
+    return describes && !('mcpServers' in o) && !('context_servers' in o);
   } catch {
     return false;
   }

@@ -29,9 +29,13 @@ const NO_SECRET = new RegExp(
  */
 export const saysNoSecret = (value: string): boolean => NO_SECRET.test(value) || /^\s*(true|false|yes|no|on|off)\s*$/i.test(value);
 
-/** A placeholder for the user to replace, or a value that says none is needed: <your-token>, YOUR_API_KEY, your-api-key-here, xxx, unused, ... */
+/**
+ * A placeholder for the user to replace, or a value that says none is needed: <your-token>, YOUR_API_KEY,
+ * your-api-key-here, xxx, unused, ..., or a token's prefix cut short by an ellipsis (`sk-...`,
+ * `tvly-dev-...`, `github_pat_...` in Deivisan/Contexto-Pleno's configurations): no token ends so.
+ */
 const PLACEHOLDER = new RegExp(
-  String.raw`^\s*${AUTH_SCHEME}(<[^>]*>|\[[^\]]*\]|your[_-]?\S*|\S*(YOUR|_HERE|REPLACE|CHANGE[_-]?ME|PLACEHOLDER)\S*|x{3,}|\.{3}|\*{3,}|ghp_x+|sk-x+|-+)\s*$`,
+  String.raw`^\s*${AUTH_SCHEME}(<[^>]*>|\[[^\]]*\]|your[_-]?\S*|\S*(YOUR|_HERE|REPLACE|CHANGE[_-]?ME|PLACEHOLDER)\S*|x{3,}|[\w-]{0,24}(\.{3,}|\u2026)|\*{3,}|ghp_x+|sk-x+|-+)\s*$`,
   'i',
 );
 /**

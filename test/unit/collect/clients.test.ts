@@ -1224,6 +1224,34 @@ describe('a placeholder in another language', () => {
     expect(plaintext('Xk9fT3mQ2vLp8sRw')).toBe(true);
     expect(plaintext('PROD_TOKEN_2024_A7')).toBe(true);
   });
+
+  it("a token's prefix cut short by an ellipsis is a placeholder; a token with a dot inside is not", () => {
+    // Deivisan/Contexto-Pleno's mcp-config-docker.json and .opencode/opencode.json.
+    for (const cut of ['tvly-dev-...', 'github_pat_...', 'sk-...', 'ghp_\u2026', 'Bearer sk-...']) expect(plaintext(cut), cut).toBe(false);
+    expect(plaintext('tvly-dev-4fQx9...Zk2')).toBe(true);
+    expect(plaintext('sk-proj-Ab12Cd34Ef56Gh78')).toBe(true);
+  });
+});
+
+describe('a configuration that names a JSON Schema draft as its $schema', () => {
+  it('is read for its servers; a schema document itself is not', () => {
+    // Deivisan/Contexto-Pleno's PC/MCPS/configs/kiro-mcp-docker.json.
+    const config = JSON.stringify({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      mcpServers: { fetch: { command: 'uvx', args: ['mcp-server-fetch==2025.4.7'] } },
+    });
+    const schema = JSON.stringify({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: { mcpServers: { type: 'object' } },
+    });
+    const out = collectWith(inline({ 'configs/kiro-mcp-docker.json': config, 'schema/mcp.schema.json': schema }));
+    expect(out.files.map((f) => [f.path, f.kind])).toEqual([
+      ['configs/kiro-mcp-docker.json', 'mcp_client_config'],
+      ['schema/mcp.schema.json', 'other'],
+    ]);
+    expect(out.deployments.map((d) => d.name)).toEqual(['client:configs/kiro-mcp-docker.json:fetch']);
+  });
 });
 
 describe("docker run's --network and the server's egress", () => {
