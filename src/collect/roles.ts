@@ -1,5 +1,6 @@
 // What a container image is, by its repository name: a reverse proxy, a datastore, or neither.
 // Names only, no registry lookups: `nginx:1.27`, `docker.io/library/nginx`, `ghcr.io/x/nginx-foo`.
+import { commandsOf, shellScript, unwrap, wordsOfLine } from './shell.js';
 
 const PROXIES: [RegExp, string][] = [
   [/(^|\/)(nginx|nginx-unprivileged|openresty)$/, 'nginx'],
@@ -27,6 +28,32 @@ const PREFIXED_DATASTORE = new RegExp(`^(.+)[-_](${DATASTORE_NAMES})$`);
  */
 export function runsAuthenticator(...commands: unknown[]): boolean {
   return commands.some((c) => Array.isArray(c) && c.some((w) => w === 'auth-check' || w === 'token-verifier'));
+}
+
+/** A test runner, as the command a container keeps running: it runs the tests and exits. */
+const TEST_RUNNER =
+  /^((npm|yarn|pnpm|bun)( run| run-script)? (test|t)([:-][\w:-]*)?|(uv|poetry|pipenv|hatch) run (pytest|tox)|(python3?|py) -m (pytest|unittest)|pytest|tox|nox|jest|vitest|(npx|bunx|pnpx)( -y| --yes)? (jest|vitest|playwright test|mocha)|mocha|go test|cargo (test|nextest)|make (test|check)|(mvn|gradle|\.\/gradlew) test)( |$)/;
+
+/**
+ * A service that runs tests, or keeps its container idle: no server, whatever its build holds
+ * (1AQuantum/websee-mcp-server's `command: npm test` and `npm run test:watch`,
+ * 1trippycat/courtlistener-mcp's `bash -c "while true; do sleep 30; done"`). The command that
+ * stays running decides, the last of the line: `npm test && node dist/index.js` serves.
+ */
+export function runsTestsOrIdles(...commands: unknown[]): string | null {
+  const parts = commands.filter((c) => c !== undefined && c !== null);
+  if (!parts.length) return null;
+  const words = parts.flatMap((c) => (Array.isArray(c) ? c.map(String) : typeof c === 'string' ? wordsOfLine(c) : []));
+  const script = shellScript(words);
+  const line = script ?? words.map((w) => (/\s/.test(w) ? `'${w}'` : w)).join(' ');
+  // A loop's own words (`while true`, `done`) keep nothing running: the command inside does.
+  const running = commandsOf(line)
+    .map(unwrap)
+    .filter((c) => c.length && !['done', 'fi', 'true', ':', 'wait'].includes(c.join(' ')));
+  const last = running.at(-1)?.join(' ') ?? '';
+  if (TEST_RUNNER.test(last)) return `it runs tests (${last})`;
+  if (/^(sleep( \S+)?|tail -f \/dev\/null)$/.test(last)) return `it stays idle (${last})`;
+  return null;
 }
 
 /**

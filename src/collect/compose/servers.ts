@@ -4,7 +4,7 @@
 import type { Context } from '../context.js';
 import type { DockerfileInfo } from '../dockerfile/read.js';
 import { isMcpPackage, manifestsOfBuild, mcpEvidenceOfBuild, webUi } from '../packages.js';
-import { mcpWord, namesMcpServer, runsAuthenticator, runsMcpClient } from '../roles.js';
+import { mcpWord, namesMcpServer, runsAuthenticator, runsMcpClient, runsTestsOrIdles } from '../roles.js';
 import { authenticatorsOf } from './authenticators.js';
 import { callsMcpOf, dependsOn, mentions } from './calls.js';
 import { type ComposeProject, isObj } from './load.js';
@@ -39,6 +39,14 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
     );
   }
   for (const n of project.notes) ctx.note(project.entry, n);
+  const testsOrIdles = new Set<string>();
+  for (const v of svcs) {
+    const why =
+      v.oneShot || (ctx.options.servers ?? []).includes(v.s.name) ? null : runsTestsOrIdles(v.s.spec['entrypoint'], v.s.spec['command']);
+    if (!why) continue;
+    testsOrIdles.add(v.s.name);
+    ctx.note(v.s.at().file, `service ${v.s.name} is not read as a server: ${why}; name it with --server if it serves MCP`);
+  }
   const proxies = svcs.filter((v) => v.role?.kind === 'proxy');
   const authenticators = authenticatorsOf(ctx, project, svcs, proxies);
   if (!(ctx.options.servers ?? []).length)
@@ -47,9 +55,11 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
         project.entry,
         `service ${name} is the authenticator ${proxy} asks about each request (forward_auth, auth_request): part of the edge, not read as a server; name it with --server if it serves MCP`,
       );
+  const wanted = ctx.options.servers ?? [];
   const candidates = svcs.filter(
     (v) =>
       !v.oneShot &&
+      !testsOrIdles.has(v.s.name) &&
       (!authenticators.has(v.s.name) || (ctx.options.servers ?? []).includes(v.s.name)) &&
       v.role === null &&
       !runsAuthenticator(v.s.spec['entrypoint'], v.s.spec['command']) &&
@@ -62,7 +72,6 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
   // The MCP servers: named by the caller, or with evidence (a proxy forwards to it, an MCP SDK in
   // its build, "mcp" in its name, image or command), or the only long-running service left, in
   // a file the caller named or built from the files (ctx.pointedAt).
-  const wanted = ctx.options.servers ?? [];
   const evidence = new Map<string, string>();
   const clients = new Map<string, string>();
   // Named for MCP only, built from manifests that depend on no MCP SDK: another program.

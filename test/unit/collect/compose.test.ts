@@ -1236,6 +1236,45 @@ describe('restart: "no", Compose\'s default, and a one-shot', () => {
   });
 });
 
+describe('a service that runs tests or stays idle', () => {
+  // 1AQuantum/websee-mcp-server (883b54a8): the server and two services built from the same
+  // package.json (with @modelcontextprotocol/sdk) that run its tests.
+  const files = {
+    'package.json': JSON.stringify({ name: 'websee', dependencies: { '@modelcontextprotocol/sdk': '1.20.0' } }),
+    Dockerfile: 'FROM node:24-trixie-slim\nWORKDIR /app\nCOPY . .\nRUN npm ci\nCMD ["node", "dist/index.js"]\n',
+  };
+  const service = (name: string, command: string) => `  ${name}:\n    build: .\n    stdin_open: true\n    command: ${command}\n`;
+  const collect = (services: string, servers?: string[]) =>
+    collectWith(inline({ ...files, 'compose.yaml': `services:\n  websee:\n    build: .\n    stdin_open: true\n${services}` }), { servers });
+
+  it('is no server, with a note that says why', () => {
+    const out = collect(
+      service('test', 'npm test') +
+        service('watch', '["npm", "run", "test:watch"]') +
+        // 1trippycat/courtlistener-mcp's docker-compose.test.yml.
+        service('dev', 'bash -c "while true; do sleep 30; done"') +
+        service('pytest', 'sh -c "pip install -e . && python -m pytest -q"'),
+    );
+    expect(out.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:websee']);
+    expect(out.notes.map((n) => n.what)).toEqual(
+      expect.arrayContaining([
+        'service test is not read as a server: it runs tests (npm test); name it with --server if it serves MCP',
+        'service watch is not read as a server: it runs tests (npm run test:watch); name it with --server if it serves MCP',
+        'service dev is not read as a server: it stays idle (sleep 30); name it with --server if it serves MCP',
+        'service pytest is not read as a server: it runs tests (python -m pytest -q); name it with --server if it serves MCP',
+      ]),
+    );
+  });
+
+  it('the command that stays running decides, and --server names one all the same', () => {
+    const first = collectWith(
+      inline({ ...files, 'compose.yaml': `services:\n${service('api', 'sh -c "npm test && node dist/index.js"')}` }),
+    );
+    expect(first.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:api']);
+    expect(collect(service('test', 'npm test'), ['test']).deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:test']);
+  });
+});
+
 describe("a socat adapter that carries a client's stdio to a server's port", () => {
   it('is a client, not a stdio server', () => {
     // ofayese/mcp's dhv01mcp-socat-client: `socat STDIO TCP:localhost:8811` with stdin_open.
