@@ -29,11 +29,16 @@ export function legacySse(sheet: FactSheet, at: At, ...parts: unknown[]): void {
   const words = asRun(parts.flatMap((p) => (Array.isArray(p) ? p : typeof p === 'string' ? p.split(/\s+/) : [])).map(String));
   if (transportFlag(words) === 'sse')
     sheet.set('transport.legacy_sse', true, at, `the server is started with ${said(words)}: the deprecated HTTP+SSE transport`);
-  else if (words.some((w) => w.startsWith('--sse-port')))
+  else if (words.some((w) => /^--?sse-port(=|$)/.test(w)))
     sheet.set('transport.legacy_sse', true, at, 'the command serves SSE (--sse-port)');
   // zilliztech/mcp-server-milvus's `mcp-server-milvus --sse --port 8000`.
-  else if (words.includes('--sse'))
-    sheet.set('transport.legacy_sse', true, at, 'the server is started with --sse: the deprecated HTTP+SSE transport');
+  else if (words.some((w) => w === '--sse' || w === '-sse'))
+    sheet.set(
+      'transport.legacy_sse',
+      true,
+      at,
+      `the server is started with ${words.includes('--sse') ? '--sse' : '-sse'}: the deprecated HTTP+SSE transport`,
+    );
 }
 
 /**
@@ -43,7 +48,8 @@ export function legacySse(sheet: FactSheet, at: At, ...parts: unknown[]): void {
  */
 export function listenHost(command: string[]): { flag: string; value: string; loopback: boolean } | null {
   const words = asRun(command);
-  const i = words.findLastIndex((w) => /^(--host|--bind|-b|--listen|--bind-address)(=|$)/.test(w));
+  // Go's flag package takes one dash as two (`-host 0.0.0.0`, `-addr 127.0.0.1:8080`).
+  const i = words.findLastIndex((w) => /^(--?(host|bind|listen|bind-address|addr|http-addr|listen-addr)|-b)(=|$)/.test(w));
   if (i < 0) return null;
   const w = words[i]!;
   const raw = w.includes('=') ? w.slice(w.indexOf('=') + 1) : (words[i + 1] ?? '');
@@ -105,22 +111,35 @@ export function hostCheckOffByVariable(sheet: FactSheet, env: Record<string, unk
 }
 
 /**
+ * A transport flag: `--transport`, or Go's flag package's one-dash `-transport` (`-transport=sse`,
+ * Protobomb/mcp-server-framework's `CMD ["-transport=http-streams"]`); `--mode` only with a
+ * transport's own name for its value (Jpisnice/shadcn-ui-mcp-server's `--mode sse`).
+ */
+const TRANSPORT_FLAG = /^--?transport(=|$)/;
+const MODE_FLAG = /^--mode(=|$)/;
+const TRANSPORT_NAME = /^(sse|stdio|streamable-?http|streamable_http|streamableHttp|http-streams?)$/i;
+const flagValue = (words: string[], i: number) =>
+  words[i]!.includes('=') ? words[i]!.slice(words[i]!.indexOf('=') + 1) : (words[i + 1] ?? '');
+const transportFlagAt = (words: string[]) =>
+  words.findLastIndex((w, j) => TRANSPORT_FLAG.test(w) || (MODE_FLAG.test(w) && TRANSPORT_NAME.test(flagValue(words, j))));
+
+/**
  * The value of the server's --transport flag, or null. The last --transport wins, as in argparse,
  * Go's flag package and commander; a short -t after it may be the same flag (mcp-grafana's), so
  * then the files no longer say which transport runs.
  */
 function transportFlag(words: string[]): string | null {
-  const i = words.findLastIndex((w) => w === '--transport' || w.startsWith('--transport='));
+  const i = transportFlagAt(words);
   if (i < 0) return transportWord(words);
   if (words.slice(i + 1).some((w) => w === '-t' || /^-t=/.test(w))) return null;
-  return words[i]!.includes('=') ? words[i]!.split('=')[1]! : (words[i + 1] ?? '');
+  return flagValue(words, i);
 }
 
 /** How the command line gives its transport: `--transport sse`, or the word `sse` alone. */
-const said = (words: string[]): string =>
-  words.some((w) => w === '--transport' || w.startsWith('--transport='))
-    ? `--transport ${transportFlag(words)!}`
-    : `the transport word ${transportWord(words)!}`;
+const said = (words: string[]): string => {
+  const i = transportFlagAt(words);
+  return i >= 0 ? `${words[i]!.split('=')[0]} ${transportFlag(words)!}` : `the transport word ${transportWord(words)!}`;
+};
 
 /**
  * A transport given as a word of its own, not a flag's value: server-everything's `sse` and
@@ -234,8 +253,17 @@ export function transportNamed(command: string[], env: ReadonlyMap<string, strin
   }
   if (value === 'stdio') return { kind: 'stdio', why: `started with ${said(words)}` };
   if (value !== null && NETWORK_TRANSPORT.test(value)) return { kind: 'http', why: `started with ${said(words)}` };
-  const port = words.find((w) => /^--(port|sse-port|http-port|listen)(=|$)/.test(w));
-  if (port) return { kind: 'http', why: `started with ${port.split('=')[0]}: it listens on a port` };
+  // Go's one-dash flags too (`-port 8080`, `-addr=:8080`).
+  const port = words.find((w) => /^--?(port|sse-port|http-port|listen|addr|http-addr|listen-addr)(=|$)/.test(w));
+  if (port) {
+    // The port says HTTP; a transport variable beside it may say which (`MCP_TRANSPORT_MODE=sse`).
+    const sse = [...env].find(([k, v]) => isTransportVariable(k) && /^sse$/i.test(v));
+    return {
+      kind: 'http',
+      why: `started with ${port.split('=')[0]}: it listens on a port`,
+      ...(sse ? { sse: true, why: `started with ${port.split('=')[0]}: it listens on a port, and ${sse[0]}=${sse[1]}` } : {}),
+    };
+  }
   const program = words[0]?.split('/').pop() ?? '';
   const module = words[0] !== undefined && /^python[\d.]*$/.test(program) && words[1] === '-m' ? (words[2] ?? '') : '';
   const server = HTTP_SERVERS.has(program) ? program : HTTP_SERVERS.has(module) ? module : null;

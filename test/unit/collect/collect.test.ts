@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { collectFromDisk, kubectlError, wanted } from '../../../src/collect/disk.js';
 import { LIMITS } from '../../../src/collect/index.js';
 import { SECRET_NAME } from '../../../src/collect/secrets.js';
+import { listenHost } from '../../../src/collect/server-args.js';
 import { isSignetError } from '../../../src/errors.js';
 import { collectWith, doctrine, fact, inline, repoFiles } from '../../helpers/collect.js';
 import { ROOT } from '../../helpers/paths.js';
@@ -577,6 +578,30 @@ describe('the transport an image starts with', () => {
     expect(env.sources['transport.kind']![0]).toMatchObject({ line: 3, why: 'MCP_TRANSPORT=stdio, as the image starts' });
     // Nothing named: an EXPOSE alone does not say the server serves MCP there.
     expect(fact(image('EXPOSE 8000\nCMD ["python", "mcp_server.py"]\n'), 'transport.kind')).toBeUndefined();
+  });
+
+  it("Go's one-dash flags name the transport and the listen address as two dashes do", () => {
+    // Protobomb/mcp-server-framework's Dockerfile: `CMD ["-transport=http-streams", "-addr=8080"]`.
+    const go = (cmd: string) => image(`ENTRYPOINT ["/app/server"]\nCMD ${cmd}\n`);
+    expect(fact(go('["-transport=http-streams", "-addr=8080"]'), 'transport.kind')).toBe('http');
+    const sse = go('["-transport", "sse", "-host", "0.0.0.0"]');
+    expect([fact(sse, 'transport.kind'), fact(sse, 'transport.legacy_sse')]).toEqual(['http', true]);
+    expect(sse.sources['transport.legacy_sse']![0]!.why).toMatch(/-transport sse/);
+    expect(fact(go('["-transport=stdio"]'), 'transport.kind')).toBe('stdio');
+    expect(fact(go('["-sse", "-port", "9000"]'), 'transport.legacy_sse')).toBe(true);
+    expect(listenHost(['/app/server', '-transport', 'sse', '-host', '127.0.0.1'])).toMatchObject({ flag: '-host', loopback: true });
+    expect(listenHost(['/app/server', '-addr=0.0.0.0:8080'])).toMatchObject({ flag: '-addr', loopback: false });
+  });
+
+  it('--mode with a transport for its value, and a port beside a transport variable', () => {
+    // Jpisnice/shadcn-ui-mcp-server's Dockerfile: `ENV MCP_TRANSPORT_MODE=sse`, then `--mode sse --port 7423`.
+    const shadcn = image('ENV MCP_TRANSPORT_MODE=sse\nCMD ["node", "build/index.js", "--mode", "sse", "--port", "7423"]\n');
+    expect([fact(shadcn, 'transport.kind'), fact(shadcn, 'transport.legacy_sse')]).toEqual(['http', true]);
+    expect(fact(image('ENV MCP_TRANSPORT_MODE=sse\nCMD ["node", "build/index.js", "--port", "7423"]\n'), 'transport.legacy_sse')).toBe(
+      true,
+    );
+    // A mode that names no transport says nothing of one.
+    expect(fact(image('CMD ["node", "build/index.js", "--mode", "production"]\n'), 'transport.kind')).toBeUndefined();
   });
 
   it("the product's own transport variable, not a logger's", () => {
