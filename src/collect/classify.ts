@@ -29,6 +29,7 @@ export function classify(path: string, text: string): FileKind {
   if (lower === 'go.sum') return 'go_sum';
   if (base === 'Cargo.toml') return 'cargo_manifest';
   if (base === 'Cargo.lock') return 'cargo_lockfile';
+  if (lower === 'bun.lock') return 'bun_lockfile';
   if (lower === 'config.toml' && /^\s*\[mcp_servers\./m.test(text)) return 'mcp_client_config';
   // GitHub Copilot's custom agents (`.github/agents/*.agent.md`): servers in the YAML front matter.
   if (lower.endsWith('.agent.md')) return /^mcp-servers\s*:/m.test(frontMatter(text)) ? 'mcp_client_config' : 'other';

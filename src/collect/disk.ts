@@ -76,7 +76,7 @@ export function wanted(name: string, parent = ''): boolean {
     n.startsWith('caddyfile') ||
     n.endsWith('.caddyfile') ||
     /\.toml$/.test(n) ||
-    /^(go\.mod|go\.sum|yarn\.lock|uv\.lock|poetry\.lock|pnpm-lock\.yaml|cargo\.lock|packages\.lock\.json)$/.test(n) ||
+    /^(go\.mod|go\.sum|yarn\.lock|uv\.lock|poetry\.lock|pnpm-lock\.yaml|cargo\.lock|packages\.lock\.json|bun\.lockb?)$/.test(n) ||
     /^requirements.*\.(txt|in)$/.test(n) ||
     // Java and .NET builds: whether they hold an MCP SDK.
     /^(pom\.xml|build\.gradle(\.kts)?)$|\.csproj$/.test(n) ||

@@ -81,7 +81,11 @@ export function collect(files: InputFile[], options: Options = {}): CollectionOu
     const sha256 = `sha256:${createHash('sha256').update(f.bytes).digest('hex')}`;
     let kind: FileKind = 'other';
     if (f.bytes.length > LIMITS.fileBytes) skipped.push({ path, reason: `larger than ${LIMITS.fileBytes} bytes` });
-    else if (looksBinary(f.bytes)) skipped.push({ path, reason: 'binary (a NUL byte)' });
+    // Bun's binary lockfile: a build that copies it is held to it; its bytes are never read.
+    else if (looksBinary(f.bytes) && posix.basename(path) === 'bun.lockb') {
+      kind = 'bun_lockfile';
+      texts.push({ path, text: '' });
+    } else if (looksBinary(f.bytes)) skipped.push({ path, reason: 'binary (a NUL byte)' });
     else {
       let text: string | null = null;
       try {

@@ -24,6 +24,8 @@ export type FileKind =
   | 'go_sum'
   | 'cargo_manifest'
   | 'cargo_lockfile'
+  /** Bun's lockfile: `bun.lock` (text since Bun 1.2) or `bun.lockb` (binary, its presence is what counts). */
+  | 'bun_lockfile'
   /** A template of a Helm chart (`templates/` beside a `Chart.yaml`): not YAML until `helm template` renders it. */
   | 'helm_template'
   | 'other';

@@ -3,6 +3,7 @@
 // shows"). A guessed fact would be signed as evidence, and a person could not correct it: a
 // declared fact that contradicts a collected one is an error.
 import { describe, expect, it } from 'vitest';
+import { wanted } from '../../../src/collect/disk.js';
 import { collectWith, deploymentOf, fact, inline } from '../../helpers/collect.js';
 
 const open = (d: { facts: Record<string, unknown>; reasons: Record<string, string> }, path: string, reason: RegExp) => {
@@ -626,6 +627,33 @@ describe('a lockfile the repository does not hold', () => {
     }
     const kept = deploymentOf(collectWith(inline(files('npm ci', { 'package-lock.json': '{}' }))), 'Dockerfile');
     expect(fact(kept, 'supply_chain.deployed_release')).toBe('locked');
+  });
+
+  it("Bun's lockfile, text or binary, holds a frozen install to it", () => {
+    // kiliczsh/mcp-mongo-server: `COPY package.json bun.lock* ./`, `bun install --frozen-lockfile --ignore-scripts`.
+    const files = (lock: Record<string, string>) =>
+      inline({
+        Dockerfile:
+          'FROM oven/bun:1.2\nWORKDIR /app\nCOPY package.json bun.lock* ./\nRUN bun install --frozen-lockfile --ignore-scripts\nCOPY . .\nCMD ["bun", "run", "start"]\n',
+        'package.json': JSON.stringify({ name: 'x', dependencies: { '@modelcontextprotocol/sdk': '1.0.0' } }),
+        ...lock,
+      });
+    const locks: Record<string, string>[] = [
+      { 'bun.lock': '{"lockfileVersion": 1}\n' },
+      { 'bun.lockb': '#!/usr/bin/env bun\nbun-lockfile-format-v0\n\u0000\u0001' },
+    ];
+    for (const lock of locks) {
+      const out = collectWith(files(lock));
+      expect(out.files.find((f) => f.path.startsWith('bun.lock'))!.kind).toBe('bun_lockfile');
+      expect(out.skipped).toEqual([]);
+      const d = deploymentOf(out, 'Dockerfile');
+      expect(fact(d, 'supply_chain.lockfile_enforced')).toBe(true);
+      expect(fact(d, 'supply_chain.deployed_release')).toBe('locked');
+    }
+    // Another binary file is still skipped, never read as text.
+    expect(collectWith(inline({ 'data.bin': 'a\u0000b' })).skipped).toEqual([{ path: 'data.bin', reason: 'binary (a NUL byte)' }]);
+    // A walk reads both names.
+    expect([wanted('bun.lock'), wanted('bun.lockb')]).toEqual([true, true]);
   });
 
   it('poetry install resolves anew without poetry.lock', () => {
