@@ -52,20 +52,27 @@ export const isPlaceholder = (value: string): boolean => {
 /** A secret manager's reference, resolved where it runs: 1Password's `op://vault/item/field` (`op run`, `op inject`). */
 export const SECRET_MANAGER_REF = new RegExp(String.raw`^\s*${AUTH_SCHEME}op://[^\s/]+/[^\s]+\s*$`, 'i');
 
-/** The password of a connection URL (`postgres://app:hunter22@db/shop`), or null where it has none. */
+/**
+ * The password of a connection URL (`postgres://app:hunter22@db/shop`), or null where it has none
+ * or only a placeholder: `<your-password>`, `YOUR_PASSWORD`, or a documentation's template pair
+ * (kiliczsh/mcp-mongo-server's `mongodb://username:password@localhost:27017/database`).
+ */
 export function passwordInUrl(value: string): string | null {
   // JDBC's URLs put the driver after `jdbc:` (`jdbc:postgresql://u:pw@h/db`) and may pass the
   // password as a parameter (`?user=u&password=pw`, `;password=pw`).
   const v = value.trim().replace(/^jdbc:/i, '');
   const param = /^[a-z][\w+.-]*:\/\/\S*[?&;]password=([^&;\s]+)/i.exec(v);
-  if (param) return param[1]!;
-  const m = /^[a-z][\w+.-]*:\/\/[^/\s:@]*:([^@\s/]+)@/i.exec(v);
+  if (param) return isPlaceholder(param[1]!) ? null : param[1]!;
+  const m = /^[a-z][\w+.-]*:\/\/([^/\s:@]*):([^@\s/]+)@/i.exec(v);
   if (!m) return null;
+  let password = m[2]!;
   try {
-    return decodeURIComponent(m[1]!);
+    password = decodeURIComponent(password);
   } catch {
-    return m[1]!;
+    // Kept as written.
   }
+  const template = /^(user|username|user_?name|login)$/i.test(m[1]!) && /^(password|pass|pwd)$/i.test(password);
+  return template || isPlaceholder(password) ? null : password;
 }
 
 const WORST_FIRST = ['baked_into_image', 'manifest_plaintext', 'config_map', 'environment', 'mounted_files', 'secret_manager'];

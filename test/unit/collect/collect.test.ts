@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { collectFromDisk, kubectlError, wanted } from '../../../src/collect/disk.js';
 import { LIMITS } from '../../../src/collect/index.js';
-import { SECRET_NAME } from '../../../src/collect/secrets.js';
+import { passwordInUrl, SECRET_NAME } from '../../../src/collect/secrets.js';
 import { listenHost } from '../../../src/collect/server-args.js';
 import { isSignetError } from '../../../src/errors.js';
 import { collectWith, doctrine, fact, inline, repoFiles } from '../../helpers/collect.js';
@@ -987,6 +987,24 @@ describe('secrets by name and in connection URLs', () => {
     ).deployments[0]!;
     expect(fact(noPassword, 'container.secrets_source')).toBeUndefined();
     expect(noPassword.reasons['container.secrets_source']).toMatch(/^no secret reaches the container from the files/);
+  });
+
+  it("a placeholder for the password, or a documentation's user:password, is none written", () => {
+    // kiliczsh/mcp-mongo-server's examples/docker-compose.yml.
+    expect(passwordInUrl('mongodb://username:password@localhost:27017/database')).toBeNull();
+    expect(passwordInUrl('postgres://user:<your-password>@db/x')).toBeNull();
+    expect(passwordInUrl('postgres://app:YOUR_PASSWORD@db/x')).toBeNull();
+    expect(passwordInUrl('jdbc:postgresql://db/x?user=app&password=<password>')).toBeNull();
+    // A real (if weak) one stays: mindsdb's postgres:postgres, an app user's password.
+    expect(passwordInUrl('postgresql://postgres:postgres@postgres/mindsdb')).toBe('postgres');
+    expect(passwordInUrl('postgres://app:password@db/x')).toBe('password');
+    const compose = collectWith(
+      inline({
+        'compose.yaml':
+          'services:\n  mcp-server:\n    image: mcp/server:1\n    environment:\n      - MCP_MONGODB_URI=mongodb://username:password@localhost:27017/database\n',
+      }),
+    ).deployments[0]!;
+    expect(fact(compose, 'container.secrets_source')).toBeUndefined();
   });
 });
 
