@@ -81,7 +81,11 @@ export function repository(image: string): string {
   return (colon > slash ? noDigest.slice(0, colon) : noDigest).toLowerCase();
 }
 
-export type Role = { kind: 'proxy'; product: string } | { kind: 'tunnel' } | { kind: 'datastore' } | null;
+/** `files`: an nginx that only serves files (a web UI's build, `try_files`, no `proxy_pass`): neither a proxy nor a server. */
+export type Role = { kind: 'proxy'; product: string } | { kind: 'tunnel' } | { kind: 'datastore' } | { kind: 'files' } | null;
+
+/** An nginx configuration that hands requests on: a `*_pass` upstream, or njs code that may. */
+export const FORWARDS = /(^|[\s;{])((proxy|grpc|fastcgi|uwsgi|scgi|memcached)_pass|js_content)\s/m;
 
 export function imageRole(image: string): Role {
   const repo = repository(image);

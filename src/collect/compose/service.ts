@@ -6,7 +6,7 @@ import { type DockerfileInfo, readDockerfile } from '../dockerfile/read.js';
 import { volumeParts } from '../host-paths.js';
 import { dirOf } from '../inputs.js';
 import type { EnvValue } from '../profiles/signet.js';
-import { builtRole, imageRole, mcpWord, type Role } from '../roles.js';
+import { builtRole, FORWARDS, imageRole, mcpWord, type Role } from '../roles.js';
 import type { At } from '../sheet.js';
 import { wordsOfLine } from '../shell.js';
 import type { Labels } from '../traefik.js';
@@ -69,13 +69,20 @@ export function describe(ctx: Context, project: ComposeProject, s: ComposeServic
   const networkMode = str(spec['network_mode']);
   const networks = networkMode ? [] : Object.keys(networksMap(spec['networks'] ?? ['default']));
   const restart = str(spec['restart']);
+  let role = df
+    ? builtRole(df.base?.image ?? null, df.proxyInstalled?.product ?? null, str(spec['image']) ?? null)
+    : image
+      ? imageRole(image)
+      : null;
+  // ROFIIGANSS/deep-thought-platform's catalog-ui, `FROM nginx:alpine` with a configuration that only
+  // serves files (`try_files`): a web UI, not a proxy in front of anything.
+  if (role?.kind === 'proxy' && role.product === 'nginx') {
+    const confs = ctx.proxyFiles(contextDir, volumesOfSpec(spec), composeDir, ['nginx']);
+    if (confs.length && !confs.some((f) => FORWARDS.test(f.text))) role = { kind: 'files' };
+  }
   return {
     s,
-    role: df
-      ? builtRole(df.base?.image ?? null, df.proxyInstalled?.product ?? null, str(spec['image']) ?? null)
-      : image
-        ? imageRole(image)
-        : null,
+    role,
     image,
     dockerfile: df ? dockerfile : null,
     df,

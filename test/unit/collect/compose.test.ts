@@ -1236,6 +1236,40 @@ describe('restart: "no", Compose\'s default, and a one-shot', () => {
   });
 });
 
+describe('an nginx that only serves files', () => {
+  it('is no proxy: it neither fronts the server nor makes a server of what it names', () => {
+    // ROFIIGANSS/deep-thought-platform: haproxy publishes 3000 for mcp-server; catalog-ui is
+    // `FROM nginx:alpine` serving its build with try_files, and names consul in its environment.
+    const files = (conf: string) =>
+      inline({
+        'compose.yaml': [
+          'services:',
+          '  mcp-server:',
+          '    image: example/weather-mcp:1.0.0',
+          '    environment: [MCP_TRANSPORT=sse]',
+          '  consul:',
+          '    image: hashicorp/consul:1.20',
+          '  catalog-ui:',
+          '    build: catalog-ui',
+          '    ports: ["8080:80"]',
+          '    environment: [CONSUL_HOST=consul]',
+          '',
+        ].join('\n'),
+        'catalog-ui/Dockerfile':
+          'FROM nginx:1.27-alpine\nCOPY nginx.conf /etc/nginx/conf.d/default.conf\nCOPY dist /usr/share/nginx/html\n',
+        'catalog-ui/nginx.conf': conf,
+      });
+    const ui = 'server {\n  listen 80;\n  root /usr/share/nginx/html;\n  location / {\n    try_files $uri $uri/ /index.html;\n  }\n}\n';
+    const out = collectWith(files(ui));
+    expect(out.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:mcp-server']);
+    expect(fact(out.deployments[0]!, 'exposure.behind_reverse_proxy')).toBe(false);
+    // The same image with a proxy_pass is a proxy, read as one.
+    const proxied = ui.replace('try_files $uri $uri/ /index.html;', 'proxy_pass http://mcp-server:8000/sse;');
+    const front = deploymentOf(collectWith(files(proxied)), 'mcp-server');
+    expect(fact(front, 'exposure.behind_reverse_proxy')).toBe(true);
+  });
+});
+
 describe('a service that runs tests or stays idle', () => {
   // 1AQuantum/websee-mcp-server (883b54a8): the server and two services built from the same
   // package.json (with @modelcontextprotocol/sdk) that run its tests.
