@@ -138,8 +138,11 @@ const OTHER_ROLE = /^(auth|oauth2?|authz|authn|sso|login|frontend|web|webapp|ui|
  */
 export function namesMcpServer(nameOrImage: string): boolean {
   const image = nameOrImage.includes('/') || nameOrImage.includes(':');
-  if (!/mcp/i.test(image ? repository(nameOrImage) : nameOrImage)) return false;
-  const last = image ? repository(nameOrImage).split('/').pop()! : nameOrImage;
+  const path = image ? repository(nameOrImage).split('/') : [nameOrImage];
+  const last = path.pop()!;
+  // In the image's own name, or as a word of a namespace (Docker's `mcp/grafana`, `acme/mcp-servers/x`):
+  // a registry namespace that holds `mcp` inside another word names its owner (hyprmcp's `ghcr.io/hyprmcp/dex`, an OIDC provider).
+  if (!/mcp/i.test(last) && !path.some((p) => mcpWord(p))) return false;
   const words = last
     .toLowerCase()
     .split(/[^a-z0-9]+/)

@@ -1559,11 +1559,31 @@ describe('a name whose last word gives it another role', () => {
       'fastmcp',
       'mcp/grafana',
       'ghcr.io/x/mcp-ui-server:1.0',
+      'ghcr.io/acme/mcp-servers/github:1.0',
     ])
       expect(namesMcpServer(server), server).toBe(true);
-    for (const other of ['mcpauth', 'mcp-oauth', 'mcp_backend', 'mcp-gateway-ui', 'ghcr.io/x/boltmcp-platform-web:2', 'grafana'])
+    // hyprmcp/mcp-gateway's examples/who-am-i: its OIDC provider, `ghcr.io/hyprmcp/dex:2.44.0-alpine`.
+    for (const other of [
+      'mcpauth',
+      'mcp-oauth',
+      'mcp_backend',
+      'mcp-gateway-ui',
+      'ghcr.io/x/boltmcp-platform-web:2',
+      'grafana',
+      'ghcr.io/hyprmcp/dex:2.44.0-alpine',
+    ])
       expect(namesMcpServer(other), other).toBe(false);
     expect(out.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:mcp-server']);
+    const dex = collectWith(
+      inline({
+        'compose.yaml':
+          'services:\n  gateway:\n    image: ghcr.io/hyprmcp/mcp-gateway:0.3.0\n    ports: ["9000:9000"]\n  dex:\n    image: ghcr.io/hyprmcp/dex:2.44.0-alpine\n    command: ["dex", "serve", "/config.yaml"]\n',
+      }),
+    );
+    expect(dex.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:gateway']);
+    expect(dex.notes.map((n) => n.what)).toEqual([
+      "service dex names MCP only in its image's registry namespace (ghcr.io/hyprmcp/dex:2.44.0-alpine), which names the image's owner: not read as a server; name it with --server if it serves MCP",
+    ]);
     expect(out.notes).toContainEqual({
       file: 'compose.yaml',
       what: 'service platform names MCP only in a name whose last word gives it another role (ghcr.io/boltmcp/boltmcp-platform-web:latest): not read as a server; name it with --server if it serves MCP',
