@@ -214,7 +214,10 @@ export function volumesOfSpec(spec: Record<string, unknown>): { source: string; 
       if (source && target) out.push({ source, target });
     } else if (isObj(v)) {
       const source = v['source'] instanceof Unresolved ? v['source'].template : v['source'];
-      if (typeof source === 'string') out.push({ source, target: String(v['target'] ?? '') });
+      // The long syntax's bind source is a path whatever it starts with: `source: config.yaml`
+      // (hyprmcp/mcp-gateway) is ./config.yaml beside the compose file, as Compose resolves it.
+      const relative = v['type'] === 'bind' && typeof source === 'string' && /^[\w@+-][^:]*$/.test(source) && !/^[A-Za-z]:/.test(source);
+      if (typeof source === 'string') out.push({ source: relative ? `./${source}` : source, target: String(v['target'] ?? '') });
     }
   }
   return out;

@@ -1173,6 +1173,13 @@ describe('bind mounts and the host paths they expose', () => {
     expect(mounts('      - .config/app:/config\n')).toBe('deployment_files');
     expect(mounts('      - ../shared:/shared\n')).toBe('deployment_files');
   });
+
+  it("the long syntax's bind source is a path of the project whatever it starts with; a short one's is a volume's name", () => {
+    // hyprmcp/mcp-gateway's docker-compose.yaml: `type: bind`, `source: config.yaml`.
+    expect(mounts('      - type: bind\n        source: config.yaml\n        target: /opt/config.yaml\n')).toBe('deployment_files');
+    expect(mounts('      - type: volume\n        source: data\n        target: /data\n')).toBe('none');
+    expect(mounts('      - data:/data\n')).toBe('none');
+  });
 });
 
 describe('a service that extends one in a file the project does not otherwise load', () => {
