@@ -3,7 +3,7 @@
 // a bridge to a remote server (mcp-remote, supergateway, mcp-proxy), or a local program.
 
 import { repository } from './roles.js';
-import { wordsOfLine } from './shell.js';
+import { commandsOf, shellScript, unwrap, wordsOfLine } from './shell.js';
 
 export type Release = 'floating' | 'exact_version' | 'locked' | 'digest';
 
@@ -75,6 +75,13 @@ export function analyseLaunch(command: string, args: string[]): Launch {
   if (/^cmd(\.exe)?$/i.test(command) && /^\/c$/i.test(args[0] ?? '') && args[1]) {
     const line = args.length === 2 && /\s/.test(args[1].trim()) ? wordsOfLine(args[1]) : args.slice(1);
     if (line[0]) return analyseLaunch(line[0], line.slice(1));
+  }
+  // `bash -c "npx -y @stripe/mcp --tools=all"` (derekslenk/airis-mcp-gateway): the script's last
+  // command is the server, after what prepares it (`source ~/.env && exec uvx pkg`).
+  const script = shellScript([command, ...args]);
+  if (script !== null) {
+    const last = unwrap(commandsOf(script).at(-1) ?? []);
+    if (last[0]) return analyseLaunch(last[0], last.slice(1));
   }
   const runner = command
     .split(/[\\/]/)

@@ -50,13 +50,14 @@ export function unwrap(words: string[]): string[] {
 }
 
 /**
- * The script a shell runs for `sh -c '…'` (bash, dash and zsh too, flags before `-c` allowed), or
+ * The script a shell runs for `sh -c '…'` (bash, dash and zsh too, flags before `-c` or with it, `-lc`), or
  * null for any other command. A shell-form line split at spaces keeps the script's quotes
  * (`sh -c "python server.py --transport sse"`): they are dropped.
  */
 export function shellScript(words: string[]): string | null {
   const w = unwrap(words);
-  const c = w.indexOf('-c');
+  // `-c` alone or last of a cluster of flags: `bash -lc`, `sh -ec`.
+  const c = w.findIndex((x) => /^-[a-z]*c$/.test(x));
   if (!/^(\/usr)?(\/bin\/)?(ba|da|z)?sh$/.test(w[0] ?? '') || c < 1 || w[c + 1] === undefined) return null;
   if (w.slice(1, c).some((x) => !x.startsWith('-'))) return null;
   return w

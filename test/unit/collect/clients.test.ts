@@ -388,6 +388,16 @@ describe('what a client starts: uvx versions and entries switched off', () => {
     expect([l.target, l.release]).toEqual([target, release]);
   });
 
+  // A shell's `-c` script: its last command (derekslenk/airis-mcp-gateway's `bash -c "npx -y @stripe/mcp --tools=all"`).
+  it.each([
+    ['bash', ['-c', 'npx -y @stripe/mcp --tools=all'], '@stripe/mcp', 'floating'],
+    ['sh', ['-c', 'source ~/.env && exec uvx mcp-server-fetch==2025.4.7'], 'mcp-server-fetch==2025.4.7', 'exact_version'],
+    ['/bin/zsh', ['-lc', 'npx -y @scope/pkg@1.2.3'], '@scope/pkg@1.2.3', 'exact_version'],
+  ])('%s %j runs %s', (command, args, target, release) => {
+    const l = analyseLaunch(command, args);
+    expect([l.target, l.release]).toEqual([target, release]);
+  });
+
   // .NET 10's dnx, as NuGet's MCP server README configures it: `dnx NuGet.Mcp.Server@1.1.29 --yes`.
   it.each([
     ['dnx', ['NuGet.Mcp.Server@1.1.29', '--yes'], 'NuGet.Mcp.Server@1.1.29', 'exact_version'],
