@@ -89,8 +89,32 @@ export function objectsOf(path: string, text: string): K8sObject[] {
           o.layers[0] = { doc: d, file: path, map: (p) => ['items', i, ...p] };
           return o;
         });
+      // An OpenShift Template (`oc process -f template.yaml | oc apply -f -`, redhat-ai-tools/rosa-mcp-server):
+      // its objects, with each parameter's written default; one without a default stays `${NAME}`, open.
+      if (kind === 'Template' && /^(template\.openshift\.io\/v1|v1)$/.test(String(v['apiVersion'])) && Array.isArray(v['objects'])) {
+        const defaults = new Map(
+          (Array.isArray(v['parameters']) ? v['parameters'] : [])
+            .filter((p): p is Obj => isObj(p) && typeof p['name'] === 'string' && p['value'] !== undefined && p['value'] !== null)
+            .map((p) => [String(p['name']), String(p['value'])]),
+        );
+        return (v['objects'] as unknown[]).flatMap((item, i) => {
+          if (!isObj(item) || typeof item['kind'] !== 'string') return [];
+          const o = new K8sObject(withParameters(item, defaults) as Obj, d, path);
+          o.layers[0] = { doc: d, file: path, map: (p) => ['objects', i, ...p] };
+          return o;
+        });
+      }
       return [new K8sObject(v, d, path)];
     });
+}
+
+/** A Template's object with `${NAME}` and `${{NAME}}` replaced by the parameters' defaults, as `oc process` does. */
+function withParameters(value: unknown, defaults: Map<string, string>): unknown {
+  if (typeof value === 'string')
+    return value.replace(/\$\{\{?([A-Za-z_][A-Za-z0-9_]*)\}?\}/g, (m, name: string) => defaults.get(name) ?? m);
+  if (Array.isArray(value)) return value.map((x) => withParameters(x, defaults));
+  if (isObj(value)) return Object.fromEntries(Object.entries(value).map(([k, x]) => [k, withParameters(x, defaults)]));
+  return value;
 }
 
 const KUSTOMIZATION = /(^|\/)(kustomization\.ya?ml|Kustomization)$/;

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: OpenShift Template parameters and shell variables, not JavaScript templates
 // The Kubernetes collector on Signet's own manifests (kustomize base, overlays, the OAuth
 // component) and on inline workloads; the kustomize reading is compared with kubectl's.
 import { execFileSync } from 'node:child_process';
@@ -1098,7 +1099,6 @@ describe('a committed Secret the pod reads', () => {
     const encoded = `apiVersion: v1\nkind: Secret\nmetadata: { name: mcp-hub-secrets }\ndata:\n  mysql-password: ${Buffer.from('your-api-key-here').toString('base64')}\n`;
     expect(source({ 'k8s/deployment.yaml': deployment(keyRef), 'k8s/secrets.yaml': encoded }).value).toBe('environment');
     // A template's whole-value reference, filled in by a deploy script (microsoft/mcp-gateway's cloud template).
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: a manifest's ${VAR} placeholder, not a JavaScript template
     const template = secret('mcp-hub-secrets').replace('"securepass123"', '"${GATEWAY_SECRET}"');
     expect(source({ 'k8s/deployment.yaml': deployment(keyRef), 'k8s/secrets.yaml': template }).value).toBe('environment');
     // ynotopec/infocepo-infra-mcp's `"{{.values.api_key}}"`, zacharycox-tamu/mcp-checkuptime's `token: ""`
@@ -1601,5 +1601,56 @@ describe('an OpenShift BuildConfig', () => {
     const d = out.deployments[0]!;
     expect(fact(d, 'container.runs_as_root')).toBe(false);
     expect(d.sources['container.runs_as_root']![0]).toMatchObject({ file: 'Containerfile', line: 4 });
+  });
+});
+
+describe('an OpenShift Template', () => {
+  // redhat-ai-tools/rosa-mcp-server's openshift/template.yaml, deployed with `oc process -f … | oc apply -f -`.
+  const template = [
+    'apiVersion: template.openshift.io/v1',
+    'kind: Template',
+    'metadata: { name: foo-mcp }',
+    'parameters:',
+    '  - { name: IMAGE, value: quay.io/acme/foo-mcp }',
+    '  - { name: IMAGE_TAG, value: "1.2.0" }',
+    '  - { name: SLACK_TOKEN, required: true }',
+    'objects:',
+    '- apiVersion: apps/v1',
+    '  kind: Deployment',
+    '  metadata: { name: foo-mcp }',
+    '  spec:',
+    '    selector: { matchLabels: { app: foo-mcp } }',
+    '    template:',
+    '      metadata: { labels: { app: foo-mcp } }',
+    '      spec:',
+    '        containers:',
+    '        - name: foo-mcp',
+    '          image: ${IMAGE}:${IMAGE_TAG}',
+    '          ports: [{ containerPort: 8080 }]',
+    '          env:',
+    '          - { name: SLACK_TOKEN, value: "${SLACK_TOKEN}" }',
+    '- apiVersion: v1',
+    '  kind: Service',
+    '  metadata: { name: foo-mcp }',
+    '  spec: { selector: { app: foo-mcp }, ports: [{ port: 8080, targetPort: 8080 }] }',
+    '- apiVersion: route.openshift.io/v1',
+    '  kind: Route',
+    '  metadata: { name: foo-mcp }',
+    '  spec:',
+    '    to: { kind: Service, name: foo-mcp }',
+    '    tls: { termination: edge, insecureEdgeTerminationPolicy: Redirect }',
+    '',
+  ].join('\n');
+
+  it('is read for its objects, each parameter its written default, one without a default left open', () => {
+    const out = collectWith(inline({ 'openshift/template.yaml': template }));
+    expect(out.deployments.map((d) => d.name)).toEqual(['kubernetes:openshift/template.yaml:Deployment/foo-mcp']);
+    const d = out.deployments[0]!;
+    expect(fact(d, 'supply_chain.deployed_release')).toBe('exact_version');
+    expect(d.sources['supply_chain.deployed_release']![0]).toMatchObject({ file: 'openshift/template.yaml', line: 19 });
+    expect(fact(d, 'tls.enabled')).toBe(true);
+    expect(fact(d, 'exposure.behind_reverse_proxy')).toBe(true);
+    // SLACK_TOKEN is given to `oc process`: where its value is kept is not in the files.
+    expect(fact(d, 'container.secrets_source')).toBeUndefined();
   });
 });
