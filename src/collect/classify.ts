@@ -71,7 +71,9 @@ export function classify(path: string, text: string): FileKind {
       (/^services\s*:/m.test(text) || /^include\s*:\s*(\[|(#.*)?\n(\s*(#.*)?\n)*\s*-)/m.test(text)) &&
       !/^kind\s*:/m.test(text) &&
       !OTHER_SERVICES.test(lower) &&
-      !/^services\s*:\s*\n\s*-/m.test(text)
+      !/^services\s*:\s*\n\s*-/m.test(text) &&
+      // A map of strings is no Compose services' (lazygit's `services: {"git.example.com": "github:…"}`): each service is a mapping.
+      !/^services\s*:\s*(#.*)?\n(\s*(#.*)?\n)*\s+("[^"]*"|'[^']*'|[^\s:#]+)\s*:[ \t]+["']?[^\s{&!|>#"'][^\n]*$/m.test(text)
     )
       return 'compose';
     if (/^kind\s*:/m.test(text) && /^apiVersion\s*:/m.test(text)) {

@@ -47,12 +47,14 @@ const SETTINGS_DIRS = new Set(['.vscode', '.zed', 'zed', '.gemini', '.cursor', '
  * `config.json` (TBXark/mcp-proxy), and an MCP Bundle's `manifest.json`. What they hold decides
  * whether they are one (classify.ts).
  */
-const MAY_CONFIGURE_CLIENT = /^(.*mcp.*|.*claude.*|gemini-extension|config|manifest)\.json$|^opencode\.jsonc?$/;
+const MAY_CONFIGURE_CLIENT = /^(.*mcp.*|.*claude.*)\.jsonc?$|^(gemini-extension|config|manifest)\.json$|^opencode\.jsonc?$/;
 
 /** Names a walk reads: what some collector decides facts from. Files named on the command line are always read. */
 export function wanted(name: string, parent = ''): boolean {
   const n = name.toLowerCase();
   if (n === 'settings.json' && SETTINGS_DIRS.has(parent)) return true;
+  // mcphub.nvim's `~/.config/mcphub/servers.json` (mikedfunk/dots): the `mcpServers` format.
+  if (n === 'servers.json' && parent === 'mcphub') return true;
   // A Claude Code or Codex plugin's manifest may list its servers inline (jmagar/unraid-mcp ships both).
   if (n === 'plugin.json' && (parent === '.claude-plugin' || parent === '.codex-plugin')) return true;
   return (

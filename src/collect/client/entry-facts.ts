@@ -50,8 +50,8 @@ export function clientEntryFacts(sheet: FactSheet, r: Read): void {
   // Roo Code's `alwaysAllow` and Cline's `autoApprove` (seanchatmangpt/erlmcp's .roo/mcp.json lists
   // execute_sql and apply_migration): the listed tools run without asking. A name that writes,
   // deletes or runs decides; one that only reads (get_, list_) may be read-only.
-  // Only the clients that read these keys: Roo Code, Kilo Code and Cline.
-  const approves = /(^|\/)(\.roo|\.kilocode)\/|(^|\/)(cline_mcp_settings|mcp_settings)\.json$/.test(r.e.at().file);
+  // Only the clients that read these keys: Roo Code, Kilo Code, Kiro and Cline.
+  const approves = /(^|\/)(\.roo|\.kilocode|\.kiro\/settings)\/|(^|\/)(cline_mcp_settings|mcp_settings)\.json$/.test(r.e.at().file);
   for (const key of approves ? ['alwaysAllow', 'autoApprove'] : []) {
     const list = r.e.spec[key];
     if (!Array.isArray(list)) continue;

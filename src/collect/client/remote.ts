@@ -3,7 +3,7 @@
 import { isIP } from 'node:net';
 import { addressClass, isUnspecified } from '../../shared/ip-address.js';
 import type { At, FactSheet } from '../sheet.js';
-import { SSE_BY_CLIENT } from './entries.js';
+import { isObj, OPENCODE, SSE_BY_CLIENT } from './entries.js';
 import type { Read } from './read.js';
 
 /** Names that resolve only inside a network: mDNS, cloud-internal and cluster DNS. */
@@ -32,6 +32,16 @@ export function remoteFacts(sheet: FactSheet, r: Read, url: string, uAt: At): vo
         : r.e.spec[SSE_BY_CLIENT]
           ? String(r.e.spec[SSE_BY_CLIENT])
           : 'the URL is an /sse endpoint',
+    );
+  // OpenCode's `oauth` on a remote server (theherk/commons): an object (a client id, scopes) runs
+  // the authorization code flow itself; false turns its OAuth off for the server.
+  const oauth = r.e.spec['oauth'];
+  if (OPENCODE.test(r.e.at().file) && (oauth === false || isObj(oauth)))
+    sheet.set(
+      'client.uses_oauth',
+      oauth !== false,
+      r.e.at('oauth'),
+      oauth === false ? "oauth: false turns OpenCode's OAuth off for the server" : 'oauth: OpenCode runs the OAuth flow for the server',
     );
   if (!u) {
     if (written) {

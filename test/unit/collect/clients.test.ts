@@ -1543,6 +1543,15 @@ describe('tools a client runs without asking', () => {
       }),
     ).deployments[0]!;
     expect(fact(claude, 'client.destructive_calls_confirmed')).toBeUndefined();
+    // Kiro reads autoApprove in its .kiro/settings/mcp.json.
+    const kiro = collectWith(
+      inline({
+        '.kiro/settings/mcp.json': JSON.stringify({
+          mcpServers: { fs: { command: 'npx', args: ['-y', 'pkg@1.0.0'], autoApprove: ['delete_file'] } },
+        }),
+      }),
+    ).deployments[0]!;
+    expect(fact(kiro, 'client.destructive_calls_confirmed')).toBe(false);
   });
 });
 
@@ -1796,5 +1805,37 @@ describe("OpenCode's opencode.json", () => {
     expect(fact(remote, 'tls.enabled')).toBe(true);
     expect(fact(remote, 'client.config_secrets_plaintext')).toBe(true);
     expect(JSON.stringify(out)).not.toContain('ghp_1234567890');
+    // Nothing about OAuth is written: whether the client runs it depends on the server's answer.
+    expect(fact(remote, 'client.uses_oauth')).toBeUndefined();
+  });
+
+  it("a remote entry's oauth: an object runs the flow, false turns it off", () => {
+    // theherk/commons' .config/opencode/opencode.json.
+    const oauth = (value: unknown) =>
+      fact(
+        collectWith(
+          inline({
+            'opencode.json': JSON.stringify({ mcp: { portal: { type: 'remote', url: 'https://mcp.example.com/mcp', oauth: value } } }),
+          }),
+        ).deployments[0]!,
+        'client.uses_oauth',
+      );
+    expect(oauth({ clientId: 'b46c2f7c' })).toBe(true);
+    expect(oauth(false)).toBe(false);
+  });
+});
+
+describe('client configuration files a walk finds', () => {
+  it("a JSONC file named for MCP, and mcphub.nvim's servers.json", () => {
+    // mikedfunk/dots: .config/claude/work_mcps.jsonc and .config/mcphub/servers.json.
+    expect([wanted('work_mcps.jsonc', 'claude'), wanted('servers.json', 'mcphub'), wanted('servers.json', 'api')]).toEqual([
+      true,
+      true,
+      false,
+    ]);
+    const out = collectWith(
+      inline({ '.config/mcphub/servers.json': JSON.stringify({ mcpServers: { fetch: { command: 'uvx', args: ['mcp-server-fetch'] } } }) }),
+    );
+    expect(out.deployments.map((d) => d.name)).toEqual(['client:.config/mcphub/servers.json:fetch']);
   });
 });

@@ -656,13 +656,23 @@ describe('YAML with a top-level services: that is no Compose file', () => {
   const render = 'services:\n  - type: web\n    name: mcp\n    runtime: docker\n';
   const gitlab = 'stages: [test]\nservices:\n  - docker:dind\ntest:\n  script: [npm test]\n';
 
+  // theherk/commons' .config/lazygit/config.yml: its git hosts, a map of strings.
+  const lazygit =
+    'gui:\n  theme: dark\nservices:\n  "dnb.ghe.com": "github:dnb.ghe.com"\n  gitlab.example.com:2222: gitlab:gitlab.example.com\n';
+
   it('is read as other, never as an override or a project', () => {
-    const out = collectWith(inline({ 'azure.yaml': azd, 'render.yaml': render, '.gitlab-ci.yml': gitlab }));
+    const out = collectWith(inline({ 'azure.yaml': azd, 'render.yaml': render, '.gitlab-ci.yml': gitlab, 'lazygit/config.yml': lazygit }));
     expect(out.files.map((f) => [f.path, f.kind])).toEqual([
       ['.gitlab-ci.yml', 'other'],
       ['azure.yaml', 'other'],
+      ['lazygit/config.yml', 'other'],
       ['render.yaml', 'other'],
     ]);
+    // A service written as a flow mapping or an anchor is a Compose service still.
+    const flow = collectWith(inline({ 'compose.yaml': 'services:\n  mcp: { image: "acme/mcp:1.0.0" }\n' }));
+    expect(flow.files[0]!.kind).toBe('compose');
+    const anchored = collectWith(inline({ 'compose.yaml': 'services:\n  mcp: &base\n    image: acme/mcp:1.0.0\n' }));
+    expect(anchored.files[0]!.kind).toBe('compose');
     expect(out.notes).toEqual([]);
   });
 
