@@ -35,12 +35,14 @@ const TEST_RUNNER =
   /^((npm|yarn|pnpm|bun)( run| run-script)? (test|t)([:-][\w:-]*)?|(uv|poetry|pipenv|hatch) run (pytest|tox)|(python3?|py) -m (pytest|unittest)|pytest|tox|nox|jest|vitest|(npx|bunx|pnpx)( -y| --yes)? (jest|vitest|playwright test|mocha)|mocha|go test|cargo (test|nextest)|make (test|check)|(mvn|gradle|\.\/gradlew) test)( |$)/;
 
 /**
- * A service that runs tests, or keeps its container idle: no server, whatever its build holds
- * (1AQuantum/websee-mcp-server's `command: npm test` and `npm run test:watch`,
- * 1trippycat/courtlistener-mcp's `bash -c "while true; do sleep 30; done"`). The command that
- * stays running decides, the last of the line: `npm test && node dist/index.js` serves.
+ * A service that runs tests, keeps its container idle or makes certificates: no server, whatever
+ * its build holds (1AQuantum/websee-mcp-server's `command: npm test` and `npm run test:watch`,
+ * 1trippycat/courtlistener-mcp's `bash -c "while true; do sleep 30; done"`,
+ * ADORSYS-GIS/lightbridge-authz's authz-tls, an alpine script of `openssl req` that writes
+ * `mcp.key`). The command that stays running decides, the last of the line: `npm test && node
+ * dist/index.js` serves.
  */
-export function runsTestsOrIdles(...commands: unknown[]): string | null {
+export function runsNoServer(...commands: unknown[]): string | null {
   const parts = commands.filter((c) => c !== undefined && c !== null);
   if (!parts.length) return null;
   const words = parts.flatMap((c) => (Array.isArray(c) ? c.map(String) : typeof c === 'string' ? wordsOfLine(c) : []));
@@ -53,6 +55,10 @@ export function runsTestsOrIdles(...commands: unknown[]): string | null {
   const last = running.at(-1)?.join(' ') ?? '';
   if (TEST_RUNNER.test(last)) return `it runs tests (${last})`;
   if (/^(sleep( \S+)?|tail -f \/dev\/null)$/.test(last)) return `it stays idle (${last})`;
+  // Certificates made, then file modes set: the last command starts no program that serves.
+  const makes = running.find((c) => (c[0] === 'openssl' && /^(req|x509|genrsa|genpkey|ecparam)$/.test(c[1] ?? '')) || c[0] === 'mkcert');
+  if (makes && /^(chmod|chown|cp|mv|rm|echo|printf|ls|cat|openssl|mkcert|touch|mkdir|exit|fi|done)$/.test(running.at(-1)?.[0] ?? ''))
+    return `it makes certificates (${makes.slice(0, 2).join(' ')}) and serves nothing`;
   return null;
 }
 
@@ -127,8 +133,9 @@ export function imagePin(image: string): 'digest' | 'exact_version' | 'floating'
 /** MCP as a word of its own (`mcp-server.js`, `server_mcp.py`, `/mcp`), not inside another name (`@mcpjam/discord-app`). */
 export const mcpWord = (s: string): boolean => /(^|[^a-z])mcp([^a-z]|$)/i.test(s);
 
-/** The last word of a name that says its role is not serving MCP: an authenticator, a UI, a client, a backend. */
-const OTHER_ROLE = /^(auth|oauth2?|authz|authn|sso|login|frontend|web|webapp|ui|dashboard|playground|client|backend|worker)$/;
+/** The last word of a name that says its role is not serving MCP: an authenticator, a UI, a client, a backend, a certificate maker. */
+const OTHER_ROLE =
+  /^(auth|oauth2?|authz|authn|sso|login|frontend|web|webapp|ui|dashboard|playground|client|backend|worker|certgen|certbot|keygen)$/;
 
 /**
  * Whether a service's or workload's name, or an image's repository, names an MCP server: `mcp`

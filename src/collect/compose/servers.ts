@@ -4,7 +4,7 @@
 import type { Context } from '../context.js';
 import type { DockerfileInfo } from '../dockerfile/read.js';
 import { isMcpPackage, manifestsOfBuild, mcpEvidenceOfBuild, webUi } from '../packages.js';
-import { mcpWord, namesMcpServer, repository, runsAuthenticator, runsMcpClient, runsTestsOrIdles } from '../roles.js';
+import { mcpWord, namesMcpServer, repository, runsAuthenticator, runsMcpClient, runsNoServer } from '../roles.js';
 import { authenticatorsOf } from './authenticators.js';
 import { callsMcpOf, dependsOn, mentions } from './calls.js';
 import { type ComposeProject, isObj } from './load.js';
@@ -42,7 +42,7 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
   const testsOrIdles = new Set<string>();
   for (const v of svcs) {
     const why =
-      v.oneShot || (ctx.options.servers ?? []).includes(v.s.name) ? null : runsTestsOrIdles(v.s.spec['entrypoint'], v.s.spec['command']);
+      v.oneShot || (ctx.options.servers ?? []).includes(v.s.name) ? null : runsNoServer(v.s.spec['entrypoint'], v.s.spec['command']);
     if (!why) continue;
     testsOrIdles.add(v.s.name);
     ctx.note(v.s.at().file, `service ${v.s.name} is not read as a server: ${why}; name it with --server if it serves MCP`);

@@ -959,6 +959,8 @@ describe('secrets by name and in connection URLs', () => {
       'JWT_SIGNING_KEY',
       'GITHUB_PAT',
       'API_KEY',
+      // adibirzu/mcp-oci's .mcp.json: OCI APM's private data key.
+      'OCI_APM_PRIVATE_DATA_KEY',
     ];
     const not = ['LANGFUSE_PUBLIC_KEY', 'CACHE_KEY', 'CACHE_BYPASS', 'MAX_TOKENS', 'PATH', 'PWD', 'SORT_KEY'];
     expect(secret.filter((n) => !SECRET_NAME.test(n))).toEqual([]);

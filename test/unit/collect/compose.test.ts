@@ -1277,7 +1277,7 @@ describe('an nginx that only serves files', () => {
   });
 });
 
-describe('a service that runs tests or stays idle', () => {
+describe('a service that runs tests, stays idle or makes certificates', () => {
   // 1AQuantum/websee-mcp-server (883b54a8): the server and two services built from the same
   // package.json (with @modelcontextprotocol/sdk) that run its tests.
   const files = {
@@ -1294,7 +1294,11 @@ describe('a service that runs tests or stays idle', () => {
         service('watch', '["npm", "run", "test:watch"]') +
         // 1trippycat/courtlistener-mcp's docker-compose.test.yml.
         service('dev', 'bash -c "while true; do sleep 30; done"') +
-        service('pytest', 'sh -c "pip install -e . && python -m pytest -q"'),
+        service('pytest', 'sh -c "pip install -e . && python -m pytest -q"') +
+        // ADORSYS-GIS/lightbridge-authz's authz-tls (shortened): certificates for every service, mcp.key among them.
+        '  authz-tls:\n    image: alpine:3.20\n    command:\n      - sh\n      - -c\n      - |\n        set -e\n        apk add --no-cache openssl\n        openssl req -newkey rsa:2048 -nodes -keyout /tls/mcp.key -out /tls/mcp.csr -subj "/CN=authz-mcp"\n        openssl x509 -req -in /tls/mcp.csr -CA /tls/ca.crt -CAkey /tls/ca.key -out /tls/mcp.crt\n        chmod 644 /tls/mcp.key\n' +
+        // pmcfadin/mcp-observability's mcp-certgen: named for what it does.
+        '  mcp-certgen:\n    image: acme/certgen:1.0.0\n',
     );
     expect(out.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:websee']);
     expect(out.notes.map((n) => n.what)).toEqual(
@@ -1303,6 +1307,7 @@ describe('a service that runs tests or stays idle', () => {
         'service watch is not read as a server: it runs tests (npm run test:watch); name it with --server if it serves MCP',
         'service dev is not read as a server: it stays idle (sleep 30); name it with --server if it serves MCP',
         'service pytest is not read as a server: it runs tests (python -m pytest -q); name it with --server if it serves MCP',
+        'service authz-tls is not read as a server: it makes certificates (openssl req) and serves nothing; name it with --server if it serves MCP',
       ]),
     );
   });
