@@ -82,6 +82,8 @@ export function wanted(name: string, parent = ''): boolean {
     /^requirements.*\.(txt|in)$/.test(n) ||
     // Java and .NET builds: whether they hold an MCP SDK.
     /^(pom\.xml|build\.gradle(\.kts)?)$|\.csproj$/.test(n) ||
+    // Swift, Ruby, PHP and Elixir builds: whether they hold an MCP SDK.
+    /^(package\.swift|gemfile|composer\.json|mix\.exs)$/.test(n) ||
     // An image's launcher script (`COPY docker/entrypoint.sh /entrypoint.sh`): the command it ends
     // in, and the user it drops to, decide facts of the image that starts it.
     /^(docker-)?(entrypoint|start|run|launch|serve|boot)[\w.-]*\.sh$/.test(n) ||

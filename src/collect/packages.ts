@@ -20,6 +20,16 @@ const JVM_SDKS =
   /<groupId>\s*io\.modelcontextprotocol\.sdk\s*<\/groupId>|\bio\.modelcontextprotocol\.sdk:|\bio\.modelcontextprotocol:kotlin-sdk[\w-]*|\bspring-ai-(starter-)?mcp-server[\w-]*|\bquarkus-mcp-server[\w-]*/;
 const DOTNET_SDKS = /<PackageReference\s+Include="(ModelContextProtocol(\.AspNetCore|\.Core)?)"/i;
 const GO_SDKS = /^(github\.com\/mark3labs\/mcp-go|github\.com\/modelcontextprotocol\/go-sdk|github\.com\/metoro-io\/mcp-golang)$/;
+/**
+ * The other official SDKs and their main alternatives, by the manifest that names them: Swift's
+ * package (sassiwalid/spm-analyzer-mcp), Ruby's Gemfile, PHP's composer.json, Elixir's mix.exs.
+ */
+const OTHER_SDKS: Record<string, RegExp> = {
+  'package.swift': /\.package\(\s*url:\s*"https:\/\/github\.com\/(modelcontextprotocol\/swift-sdk)(\.git)?"/,
+  gemfile: /^\s*gem\s+["'](mcp|fast-mcp|mcp-rb)["']/m,
+  'composer.json': /"(mcp\/sdk|php-mcp\/server|php-mcp\/laravel|logiscape\/mcp-sdk-php)"\s*:/,
+  'mix.exs': /\{\s*:(hermes_mcp)\s*,/,
+};
 
 // A CommonJS module whose types declare an ES default export: at run time the import is the function itself.
 const dockerignore = dockerignoreModule as unknown as typeof dockerignoreModule.default;
@@ -104,6 +114,11 @@ export function mcpDependency(file: TextFile): { at: At; name: string } | null {
       if (m) return { at: { file: file.path, line: lineOf(file.text, m[0]) }, name: m[1]! };
       return null;
     }
+    const other = OTHER_SDKS[base];
+    if (other) {
+      const m = other.exec(file.text);
+      return m ? { at: { file: file.path, line: lineOf(file.text, m[0].trimStart()) }, name: m[1]! } : null;
+    }
     if (base === 'go.mod') {
       const rows = file.text.split('\n');
       for (let i = 0; i < rows.length; i++) {
@@ -122,7 +137,7 @@ export function mcpDependency(file: TextFile): { at: At; name: string } | null {
 
 /** Package manifests and lockfiles, by their lower-cased name. */
 const MANIFEST =
-  /^(package\.json|deno\.jsonc?|pyproject\.toml|go\.mod|cargo\.toml|pom\.xml|build\.gradle(\.kts)?)$|^requirements.*\.(txt|in)$|\.csproj$/;
+  /^(package\.json|deno\.jsonc?|pyproject\.toml|go\.mod|cargo\.toml|pom\.xml|build\.gradle(\.kts)?|package\.swift|gemfile|composer\.json|mix\.exs)$|^requirements.*\.(txt|in)$|\.csproj$/;
 const LOCKFILE =
   /^(package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|yarn\.lock|uv\.lock|poetry\.lock|go\.sum|bun\.lockb?|cargo\.lock|packages\.lock\.json)$/;
 

@@ -714,6 +714,27 @@ describe('Java, .NET and older Rust builds of an MCP server', () => {
     expect(image({ Dockerfile: dockerfile('rust:1.88'), 'Cargo.toml': cargo })).toEqual(['image:Dockerfile']);
   });
 
+  it('and by the Swift, Ruby, PHP and Elixir SDKs their manifests name', () => {
+    // sassiwalid/spm-analyzer-mcp's Package.swift, on the official Swift SDK.
+    const swift =
+      'let package = Package(\n  name: "spm-analyzer",\n  dependencies: [\n    .package(url: "https://github.com/modelcontextprotocol/swift-sdk.git", from: "0.9.0"),\n  ]\n)\n';
+    const out = collectWith(inline({ Dockerfile: dockerfile('swift:6.1'), 'Package.swift': swift }));
+    expect(out.deployments.map((d) => d.name)).toEqual(['image:Dockerfile']);
+    expect(out.deployments[0]!.sources['container.used']![0]!.why).toBe('an image of an MCP server (modelcontextprotocol/swift-sdk)');
+    expect(image({ Dockerfile: dockerfile('ruby:3.4'), Gemfile: "source 'https://rubygems.org'\ngem 'mcp', '~> 0.3'\n" })).toEqual([
+      'image:Dockerfile',
+    ]);
+    expect(image({ Dockerfile: dockerfile('php:8.4'), 'composer.json': '{"require": {"php-mcp/server": "^3.3"}}' })).toEqual([
+      'image:Dockerfile',
+    ]);
+    expect(image({ Dockerfile: dockerfile('elixir:1.18'), 'mix.exs': 'defp deps do\n  [{:hermes_mcp, "~> 0.14"}]\nend\n' })).toEqual([
+      'image:Dockerfile',
+    ]);
+    // A Gemfile with no MCP SDK is another program.
+    expect(image({ Dockerfile: dockerfile('ruby:3.4'), Gemfile: "gem 'rails', '~> 8.0'\n" })).toEqual([]);
+    expect([wanted('Package.swift'), wanted('Gemfile'), wanted('composer.json'), wanted('mix.exs')]).toEqual([true, true, true, true]);
+  });
+
   it('or by the jar their build copies, which the Maven or Gradle project of its context builds', () => {
     // bubua12/nacos-mcp-server: `COPY nacos-mcp-server-*.jar app.jar`, the pom.xml beside it on Spring AI's MCP server starter.
     const jar = (copy: string) => `FROM eclipse-temurin:21-jre\nWORKDIR /app\n${copy}\nENTRYPOINT ["java", "-jar", "app.jar"]\n`;
