@@ -269,6 +269,10 @@ export function transportNamed(command: string[], env: ReadonlyMap<string, strin
   const server = HTTP_SERVERS.has(program) ? program : HTTP_SERVERS.has(module) ? module : null;
   if (server) return { kind: 'http', why: `${server} serves HTTP` };
   for (const [k, v] of [...env].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    // ASP.NET Core's listen URLs (estebanjosse/mcp-server-template's `ENV ASPNETCORE_URLS=http://+:5000`):
+    // the C# SDK's HTTP transport is an ASP.NET Core app.
+    if (/^ASPNETCORE_(URLS|HTTP_PORTS|HTTPS_PORTS)$/.test(k) && v.trim() !== '')
+      return { kind: 'http', why: `${k}=${v}: the ASP.NET Core server listens there`, variable: k };
     if (!isTransportVariable(k)) continue;
     if (v.toLowerCase() === 'stdio') return { kind: 'stdio', why: `${k}=${v}`, variable: k };
     if (NETWORK_TRANSPORT.test(v)) return { kind: 'http', why: `${k}=${v}`, variable: k, ...(/^sse$/i.test(v) ? { sse: true } : {}) };

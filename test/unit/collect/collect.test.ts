@@ -604,6 +604,14 @@ describe('the transport an image starts with', () => {
     expect(fact(image('CMD ["node", "build/index.js", "--mode", "production"]\n'), 'transport.kind')).toBeUndefined();
   });
 
+  it("ASP.NET Core's listen URLs: the C# SDK's HTTP transport", () => {
+    // estebanjosse/mcp-server-template's Dockerfile: `ENV ASPNETCORE_URLS=http://+:5000`.
+    const aspnet = image('ENV ASPNETCORE_URLS=http://+:5000\nENTRYPOINT ["dotnet", "Host.Http.dll"]\n');
+    expect(fact(aspnet, 'transport.kind')).toBe('http');
+    expect(aspnet.sources['transport.kind']![0]).toMatchObject({ line: 3 });
+    expect(fact(image('ENV ASPNETCORE_HTTP_PORTS=8080\nENTRYPOINT ["dotnet", "Host.Http.dll"]\n'), 'transport.kind')).toBe('http');
+  });
+
   it("the product's own transport variable, not a logger's", () => {
     // neo4j-contrib/mcp-neo4j's Dockerfile: `ENV NEO4J_TRANSPORT="stdio"`.
     expect(fact(image('ENV NEO4J_TRANSPORT="stdio"\nCMD ["mcp-neo4j-cypher"]\n'), 'transport.kind')).toBe('stdio');
