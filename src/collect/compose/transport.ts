@@ -8,6 +8,39 @@ import { Unresolved } from './interpolate.js';
 import { isObj } from './load.js';
 import { containerEnv, healthcheckOf, type Svc, wordsOf } from './service.js';
 
+/** Container ports of protocols other than HTTP: SSH, VNC, RDP, databases and brokers. */
+const NOT_HTTP: Record<number, string> = {
+  22: 'SSH',
+  3389: 'RDP',
+  5900: 'VNC',
+  5901: 'VNC',
+  5432: 'PostgreSQL',
+  3306: 'MySQL',
+  6379: 'Redis',
+  27017: 'MongoDB',
+  1433: 'SQL Server',
+  5672: 'AMQP',
+  53: 'DNS',
+};
+
+/**
+ * Where every published port is another protocol's (HamCops/omarchy-dotfiles' `"5900:5900"  # VNC
+ * port`, washyu/mcp_python_server's SSH on 22) or UDP, those ports as text; else null.
+ */
+function otherProtocolPorts(ports: unknown): string | null {
+  const list = Array.isArray(ports) ? ports : [];
+  const named: string[] = [];
+  for (const p of list) {
+    const text = p instanceof Unresolved ? null : isObj(p) ? null : String(p);
+    const target = isObj(p) ? Number(p['target']) : Number(/(\d+)(\/\w+)?$/.exec(text ?? '')?.[1]);
+    const udp = isObj(p) ? p['protocol'] === 'udp' : /\/udp$/.test(text ?? '');
+    if (udp) named.push(`${target || '?'}/udp`);
+    else if (NOT_HTTP[target]) named.push(`${target} (${NOT_HTTP[target]})`);
+    else return null;
+  }
+  return named.length ? named.join(', ') : null;
+}
+
 /**
  * Whether the service speaks MCP over the network or on its stdin. A published port or a proxy in
  * front says network; without them, `docker compose run --rm server` attached to a client's stdio
@@ -65,7 +98,13 @@ export function transport(
   // with nothing named, either is written: LAB271/mcp-studies' graphdb spike publishes 8000 and
   // keeps stdin open for a server whose `mcp.run()` defaults to stdio.
   if (entryPorts.kind !== 'none' && !named) {
-    if (spec['stdin_open'] === true)
+    const other = otherProtocolPorts(spec['ports']);
+    if (other)
+      sheet.undecided(
+        'transport.kind',
+        `${srv.s.name} publishes only ${other}, no HTTP port, and its command names no transport: whether it serves MCP on the network is in its code`,
+      );
+    else if (spec['stdin_open'] === true)
       sheet.undecided(
         'transport.kind',
         `${srv.s.name} publishes a port and keeps its stdin open (stdin_open: true), and its command names no transport: which one the server speaks is in its code`,

@@ -788,6 +788,19 @@ describe('the transport of a service no port or proxy shows', () => {
     expect(fact(server('    command: ["python", "server.py", "--transport", "stdio", "-t", "sse"]\n'), 'transport.kind')).toBeUndefined();
   });
 
+  it("a port of another protocol says nothing of HTTP: VNC, SSH, a database's, UDP", () => {
+    // HamCops/omarchy-dotfiles: `"5900:5900"  # VNC port` on a server its clients reach with docker exec -i.
+    const vnc = server('    ports:\n      - "5900:5900"  # VNC port\n');
+    expect(fact(vnc, 'transport.kind')).toBeUndefined();
+    expect(vnc.reasons['transport.kind']).toBe(
+      'mcp publishes only 5900 (VNC), no HTTP port, and its command names no transport: whether it serves MCP on the network is in its code',
+    );
+    expect(fact(server('    ports: ["2222:22", "5353:5353/udp"]\n'), 'transport.kind')).toBeUndefined();
+    // One HTTP-able port beside them decides as before.
+    expect(fact(server('    ports: ["5900:5900", "8000:8000"]\n'), 'transport.kind')).toBe('http');
+    expect(fact(server('    ports:\n      - target: 8000\n        published: 8000\n'), 'transport.kind')).toBe('http');
+  });
+
   it('stdio where the command, a variable or stdin_open says so', () => {
     expect(kind('    command: ["python", "server.py", "--transport", "stdio"]\n')).toMatchObject({ kind: 'stdio', at: { line: 4 } });
     expect(kind('    environment:\n      MCP_TRANSPORT: stdio\n')).toMatchObject({ kind: 'stdio', at: { line: 5 } });
