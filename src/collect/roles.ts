@@ -13,7 +13,7 @@ const PROXIES: [RegExp, string][] = [
 ];
 const TUNNELS = /(^|\/)(cloudflared|ngrok|tailscale)$/;
 const DATASTORE_NAMES =
-  'redis|valkey|postgres|postgresql|pgvector|mysql|mariadb|mongo|mongodb|memcached|elasticsearch|opensearch|qdrant|chroma|chromadb|weaviate|milvus|rabbitmq|minio|neo4j|clickhouse-server|keycloak|etcd|nats|kafka|zookeeper|ollama|prometheus|grafana|jaeger|loki|alertmanager|thanos|vault';
+  'redis|valkey|postgres|postgresql|pgvector|mysql|mariadb|mongo|mongodb|memcached|elasticsearch|opensearch|qdrant|chroma|chromadb|weaviate|milvus|rabbitmq|minio|neo4j|clickhouse-server|keycloak|dex|authelia|zitadel|hydra|kratos|etcd|nats|kafka|zookeeper|ollama|prometheus|grafana|jaeger|loki|alertmanager|thanos|vault';
 const DATASTORES = new RegExp(`(^|\\/)(${DATASTORE_NAMES}|otel\\/opentelemetry-collector)$`);
 /**
  * A project's own build of one, named with its prefix (seanchatmangpt/erlmcp's `erlmcp-redis`,
@@ -34,32 +34,45 @@ export function runsAuthenticator(...commands: unknown[]): boolean {
 const TEST_RUNNER =
   /^((npm|yarn|pnpm|bun)( run| run-script)? (test|t)([:-][\w:-]*)?|(uv|poetry|pipenv|hatch) run (pytest|tox)|(python3?|py) -m (pytest|unittest)|pytest|tox|nox|jest|vitest|(npx|bunx|pnpx)( -y| --yes)? (jest|vitest|playwright test|mocha)|mocha|go test|cargo (test|nextest)|make (test|check)|(mvn|gradle|\.\/gradlew) test)( |$)/;
 
+/** The commands of what a container runs, a `sh -c` script's own; loop words (`while true`, `done`) left out. */
+function runningCommands(commands: unknown[]): string[][] {
+  const parts = commands.filter((c) => c !== undefined && c !== null);
+  if (!parts.length) return [];
+  const words = parts.flatMap((c) => (Array.isArray(c) ? c.map(String) : typeof c === 'string' ? wordsOfLine(c) : []));
+  const script = shellScript(words);
+  const line = script ?? words.map((w) => (/\s/.test(w) ? `'${w}'` : w)).join(' ');
+  // A loop's own words (`while true`, `done`) keep nothing running: the command inside does.
+  return commandsOf(line)
+    .map(unwrap)
+    .filter((c) => c.length && !['done', 'fi', 'true', ':', 'wait'].includes(c.join(' ')));
+}
+
 /**
- * A service that runs tests, keeps its container idle or makes certificates: no server, whatever
- * its build holds (1AQuantum/websee-mcp-server's `command: npm test` and `npm run test:watch`,
- * 1trippycat/courtlistener-mcp's `bash -c "while true; do sleep 30; done"`,
+ * A service that runs tests or makes certificates: no server, whatever its build holds
+ * (1AQuantum/websee-mcp-server's `command: npm test` and `npm run test:watch`,
  * ADORSYS-GIS/lightbridge-authz's authz-tls, an alpine script of `openssl req` that writes
  * `mcp.key`). The command that stays running decides, the last of the line: `npm test && node
  * dist/index.js` serves.
  */
 export function runsNoServer(...commands: unknown[]): string | null {
-  const parts = commands.filter((c) => c !== undefined && c !== null);
-  if (!parts.length) return null;
-  const words = parts.flatMap((c) => (Array.isArray(c) ? c.map(String) : typeof c === 'string' ? wordsOfLine(c) : []));
-  const script = shellScript(words);
-  const line = script ?? words.map((w) => (/\s/.test(w) ? `'${w}'` : w)).join(' ');
-  // A loop's own words (`while true`, `done`) keep nothing running: the command inside does.
-  const running = commandsOf(line)
-    .map(unwrap)
-    .filter((c) => c.length && !['done', 'fi', 'true', ':', 'wait'].includes(c.join(' ')));
+  const running = runningCommands(commands);
   const last = running.at(-1)?.join(' ') ?? '';
   if (TEST_RUNNER.test(last)) return `it runs tests (${last})`;
-  if (/^(sleep( \S+)?|tail -f \/dev\/null)$/.test(last)) return `it stays idle (${last})`;
   // Certificates made, then file modes set: the last command starts no program that serves.
   const makes = running.find((c) => (c[0] === 'openssl' && /^(req|x509|genrsa|genpkey|ecparam)$/.test(c[1] ?? '')) || c[0] === 'mkcert');
   if (makes && /^(chmod|chown|cp|mv|rm|echo|printf|ls|cat|openssl|mkcert|touch|mkdir|exit|fi|done)$/.test(running.at(-1)?.[0] ?? ''))
     return `it makes certificates (${makes.slice(0, 2).join(' ')}) and serves nothing`;
   return null;
+}
+
+/**
+ * A container kept idle (`tail -f /dev/null`, 1trippycat/courtlistener-mcp's `while true; do sleep 30;
+ * done`): a server runs in it only when started there, as a client's `docker exec -i NAME server`
+ * does (Hawaiideveloper/mcp-kubernetes-platform-engineer's), so its own command says no transport.
+ */
+export function idles(...commands: unknown[]): string | null {
+  const last = runningCommands(commands).at(-1)?.join(' ') ?? '';
+  return /^(sleep( \S+)?|tail -f \/dev\/null)$/.test(last) ? last : null;
 }
 
 /**
@@ -145,11 +158,8 @@ const OTHER_ROLE =
  */
 export function namesMcpServer(nameOrImage: string): boolean {
   const image = nameOrImage.includes('/') || nameOrImage.includes(':');
-  const path = image ? repository(nameOrImage).split('/') : [nameOrImage];
-  const last = path.pop()!;
-  // In the image's own name, or as a word of a namespace (Docker's `mcp/grafana`, `acme/mcp-servers/x`):
-  // a registry namespace that holds `mcp` inside another word names its owner (hyprmcp's `ghcr.io/hyprmcp/dex`, an OIDC provider).
-  if (!/mcp/i.test(last) && !path.some((p) => mcpWord(p))) return false;
+  if (!/mcp/i.test(image ? repository(nameOrImage) : nameOrImage)) return false;
+  const last = image ? repository(nameOrImage).split('/').pop()! : nameOrImage;
   const words = last
     .toLowerCase()
     .split(/[^a-z0-9]+/)

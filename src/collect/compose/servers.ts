@@ -4,7 +4,7 @@
 import type { Context } from '../context.js';
 import type { DockerfileInfo } from '../dockerfile/read.js';
 import { isMcpPackage, manifestsOfBuild, mcpEvidenceOfBuild, webUi } from '../packages.js';
-import { mcpWord, namesMcpServer, repository, runsAuthenticator, runsMcpClient, runsNoServer } from '../roles.js';
+import { mcpWord, namesMcpServer, runsAuthenticator, runsMcpClient, runsNoServer } from '../roles.js';
 import { authenticatorsOf } from './authenticators.js';
 import { callsMcpOf, dependsOn, mentions } from './calls.js';
 import { type ComposeProject, isObj } from './load.js';
@@ -113,9 +113,7 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
       else if (!wanted.length)
         ctx.note(
           project.entry,
-          !/mcp/i.test(name) && c.image !== null && !/mcp/i.test(repository(c.image).split('/').pop()!)
-            ? `service ${name} names MCP only in its image's registry namespace (${c.image}), which names the image's owner: not read as a server; name it with --server if it serves MCP`
-            : `service ${name} names MCP only in a name whose last word gives it another role (${[name, c.image ?? ''].filter((x) => /mcp/i.test(x)).join(', ')}): not read as a server; name it with --server if it serves MCP`,
+          `service ${name} names MCP only in a name whose last word gives it another role (${[name, c.image ?? ''].filter((x) => /mcp/i.test(x)).join(', ')}): not read as a server; name it with --server if it serves MCP`,
         );
     }
     // Its image installs an MCP server from a registry, or its Dockerfile's command names MCP

@@ -1,6 +1,7 @@
 // Whether a Compose service speaks MCP over the network or on its stdin.
 
 import { type ScriptCommand, scriptEnv } from '../entrypoint-script.js';
+import { idles } from '../roles.js';
 import { isTransportVariable, transportNamed } from '../server-args.js';
 import type { At, FactSheet } from '../sheet.js';
 import { callsByUrl } from './calls.js';
@@ -61,6 +62,14 @@ export function transport(
   const env = scriptEnv(containerEnv(srv), script);
   const ownWords = transportNamed(wordsOf(run.parts), env);
   const named = ownWords ?? (script && !script.branch ? transportNamed(script.words, scriptEnv(new Map(), script)) : null);
+  const idle = proxy ? null : idles(spec['entrypoint'], spec['command']);
+  if (idle) {
+    sheet.undecided(
+      'transport.kind',
+      `${srv.s.name} only idles (${idle}): a server runs in it when started there, as a client's docker exec -i does, and which transport it then speaks is not in the files`,
+    );
+    return;
+  }
   if (proxy) {
     // A proxy routes to a server its own command starts on stdio (aRustyDev/dotfiles' Traefik label
     // beside `--transport=stdio`): the files write both, and nothing says which one runs.

@@ -1290,7 +1290,7 @@ describe('an nginx that only serves files', () => {
   });
 });
 
-describe('a service that runs tests, stays idle or makes certificates', () => {
+describe('a service that runs tests, makes certificates or only idles', () => {
   // 1AQuantum/websee-mcp-server (883b54a8): the server and two services built from the same
   // package.json (with @modelcontextprotocol/sdk) that run its tests.
   const files = {
@@ -1306,7 +1306,7 @@ describe('a service that runs tests, stays idle or makes certificates', () => {
       service('test', 'npm test') +
         service('watch', '["npm", "run", "test:watch"]') +
         // 1trippycat/courtlistener-mcp's docker-compose.test.yml.
-        service('dev', 'bash -c "while true; do sleep 30; done"') +
+
         service('pytest', 'sh -c "pip install -e . && python -m pytest -q"') +
         // ADORSYS-GIS/lightbridge-authz's authz-tls (shortened): certificates for every service, mcp.key among them.
         '  authz-tls:\n    image: alpine:3.20\n    command:\n      - sh\n      - -c\n      - |\n        set -e\n        apk add --no-cache openssl\n        openssl req -newkey rsa:2048 -nodes -keyout /tls/mcp.key -out /tls/mcp.csr -subj "/CN=authz-mcp"\n        openssl x509 -req -in /tls/mcp.csr -CA /tls/ca.crt -CAkey /tls/ca.key -out /tls/mcp.crt\n        chmod 644 /tls/mcp.key\n' +
@@ -1318,11 +1318,27 @@ describe('a service that runs tests, stays idle or makes certificates', () => {
       expect.arrayContaining([
         'service test is not read as a server: it runs tests (npm test); name it with --server if it serves MCP',
         'service watch is not read as a server: it runs tests (npm run test:watch); name it with --server if it serves MCP',
-        'service dev is not read as a server: it stays idle (sleep 30); name it with --server if it serves MCP',
         'service pytest is not read as a server: it runs tests (python -m pytest -q); name it with --server if it serves MCP',
         'service authz-tls is not read as a server: it makes certificates (openssl req) and serves nothing; name it with --server if it serves MCP',
       ]),
     );
+  });
+
+  it('one that only idles may host a server a client starts with docker exec: its transport is open', () => {
+    // Hawaiideveloper/mcp-kubernetes-platform-engineer: `command: ["/bin/sh", "-lc", "tail -f /dev/null"]` beside
+    // published ports; its documentation runs `docker exec -i k8s-mcp-server python src/main.py --stdio`.
+    const alone = (svc: string) => collectWith(inline({ ...files, 'compose.yaml': `services:\n${svc}` }));
+    const dev = deploymentOf(
+      alone(service('dev', '["/bin/sh", "-lc", "tail -f /dev/null"]').replace('    stdin_open: true\n', '    ports: ["3000:3000"]\n')),
+      ':dev',
+    );
+    expect(fact(dev, 'transport.kind')).toBeUndefined();
+    expect(dev.reasons['transport.kind']).toBe(
+      "dev only idles (tail -f /dev/null): a server runs in it when started there, as a client's docker exec -i does, and which transport it then speaks is not in the files",
+    );
+    // 1trippycat/courtlistener-mcp's docker-compose.test.yml: a loop of sleeps, its stdin open.
+    const loop = deploymentOf(alone(service('dev', 'bash -c "while true; do sleep 30; done"')), ':dev');
+    expect(fact(loop, 'transport.kind')).toBeUndefined();
   });
 
   it('the command that stays running decides, and --server names one all the same', () => {
@@ -1587,18 +1603,10 @@ describe('a name whose last word gives it another role', () => {
       'ghcr.io/acme/mcp-servers/github:1.0',
     ])
       expect(namesMcpServer(server), server).toBe(true);
-    // hyprmcp/mcp-gateway's examples/who-am-i: its OIDC provider, `ghcr.io/hyprmcp/dex:2.44.0-alpine`.
-    for (const other of [
-      'mcpauth',
-      'mcp-oauth',
-      'mcp_backend',
-      'mcp-gateway-ui',
-      'ghcr.io/x/boltmcp-platform-web:2',
-      'grafana',
-      'ghcr.io/hyprmcp/dex:2.44.0-alpine',
-    ])
+    for (const other of ['mcpauth', 'mcp-oauth', 'mcp_backend', 'mcp-gateway-ui', 'ghcr.io/x/boltmcp-platform-web:2', 'grafana'])
       expect(namesMcpServer(other), other).toBe(false);
     expect(out.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:mcp-server']);
+    // hyprmcp/mcp-gateway's examples/who-am-i: its OIDC provider, `ghcr.io/hyprmcp/dex:2.44.0-alpine`.
     const dex = collectWith(
       inline({
         'compose.yaml':
@@ -1606,9 +1614,8 @@ describe('a name whose last word gives it another role', () => {
       }),
     );
     expect(dex.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:gateway']);
-    expect(dex.notes.map((n) => n.what)).toEqual([
-      "service dex names MCP only in its image's registry namespace (ghcr.io/hyprmcp/dex:2.44.0-alpine), which names the image's owner: not read as a server; name it with --server if it serves MCP",
-    ]);
+    // An OIDC provider, read as the backing service it is, whatever namespace publishes it.
+    expect(dex.notes).toEqual([]);
     expect(out.notes).toContainEqual({
       file: 'compose.yaml',
       what: 'service platform names MCP only in a name whose last word gives it another role (ghcr.io/boltmcp/boltmcp-platform-web:latest): not read as a server; name it with --server if it serves MCP',
