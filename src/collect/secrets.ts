@@ -53,16 +53,16 @@ export const isPlaceholder = (value: string): boolean => {
 export const SECRET_MANAGER_REF = new RegExp(String.raw`^\s*${AUTH_SCHEME}op://[^\s/]+/[^\s]+\s*$`, 'i');
 
 /**
- * The password of a connection URL (`postgres://app:hunter22@db/shop`), or null where it has none
- * or only a placeholder: `<your-password>`, `YOUR_PASSWORD`, or a documentation's template pair
- * (kiliczsh/mcp-mongo-server's `mongodb://username:password@localhost:27017/database`).
+ * The password of a connection URL (`postgres://app:hunter22@db/shop`), or null where it has none;
+ * `placeholder` when it is one: `<your-password>`, `YOUR_PASSWORD`, or a documentation's template
+ * pair (kiliczsh/mcp-mongo-server's `mongodb://username:password@localhost:27017/database`).
  */
-export function passwordInUrl(value: string): string | null {
+export function urlPassword(value: string): { password: string; placeholder: boolean } | null {
   // JDBC's URLs put the driver after `jdbc:` (`jdbc:postgresql://u:pw@h/db`) and may pass the
   // password as a parameter (`?user=u&password=pw`, `;password=pw`).
   const v = value.trim().replace(/^jdbc:/i, '');
   const param = /^[a-z][\w+.-]*:\/\/\S*[?&;]password=([^&;\s]+)/i.exec(v);
-  if (param) return isPlaceholder(param[1]!) ? null : param[1]!;
+  if (param) return { password: param[1]!, placeholder: isPlaceholder(param[1]!) };
   const m = /^[a-z][\w+.-]*:\/\/([^/\s:@]*):([^@\s/]+)@/i.exec(v);
   if (!m) return null;
   let password = m[2]!;
@@ -72,7 +72,13 @@ export function passwordInUrl(value: string): string | null {
     // Kept as written.
   }
   const template = /^(user|username|user_?name|login)$/i.test(m[1]!) && /^(password|pass|pwd)$/i.test(password);
-  return template || isPlaceholder(password) ? null : password;
+  return { password, placeholder: template || isPlaceholder(password) };
+}
+
+/** The password a connection URL writes, or null where it has none or only a placeholder. */
+export function passwordInUrl(value: string): string | null {
+  const p = urlPassword(value);
+  return p && !p.placeholder ? p.password : null;
 }
 
 const WORST_FIRST = ['baked_into_image', 'manifest_plaintext', 'config_map', 'environment', 'mounted_files', 'secret_manager'];

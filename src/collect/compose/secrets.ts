@@ -13,6 +13,7 @@ import {
   SECRET_NAME,
   saysNoSecret,
   secretInConfig,
+  urlPassword,
   worstSecrets,
 } from '../secrets.js';
 import type { At, FactSheet } from '../sheet.js';
@@ -72,6 +73,14 @@ export function composeSecrets(ctx: Context, sheet: FactSheet, srv: Svc, project
             : `${k} is a connection URL with a password written in the compose file`,
         });
       }
+      // `mongodb://username:password@localhost:27017/database` (kiliczsh/mcp-mongo-server's example):
+      // a placeholder the operator replaces, as a secret-named variable's is.
+      else if (typeof v === 'string' && urlPassword(v)?.placeholder)
+        found.push({
+          kind: 'environment',
+          at: srv.s.at('environment', k),
+          why: `${k} is a connection URL whose password is a placeholder the operator replaces: where the real value is kept is not in the files`,
+        });
       // `postgresql://mcpuser:${DB_PASSWORD:-changeme}@db/app`: the file's fallback is in the repository.
       else if (v instanceof Unresolved && v.fallback && passwordInUrl(v.asEmpty))
         found.push({

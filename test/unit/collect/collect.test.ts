@@ -1045,7 +1045,11 @@ describe('secrets by name and in connection URLs', () => {
           'services:\n  mcp-server:\n    image: mcp/server:1\n    environment:\n      - MCP_MONGODB_URI=mongodb://username:password@localhost:27017/database\n',
       }),
     ).deployments[0]!;
+    // The operator writes the real one where the files do not show, as for a secret-named placeholder.
     expect(fact(compose, 'container.secrets_source')).toBeUndefined();
+    expect(compose.reasons['container.secrets_source']).toBe(
+      'MCP_MONGODB_URI is a connection URL whose password is a placeholder the operator replaces: where the real value is kept is not in the files',
+    );
   });
 });
 
