@@ -112,7 +112,17 @@ export function jsonEntries(file: TextFile): { entries: Entry[]; inputs: Obj[]; 
   const present = containers.filter((path) => findNodeAtLocation(root, path)?.type === 'object');
   const top = flat ? [] : vscode && present.some((p) => p[0] === 'servers') ? ['servers'] : present[0];
   const ignored = vscode && top?.[0] === 'servers' && present.some((p) => p[0] === 'mcpServers') ? 'mcpServers' : null;
-  const entries = [...(top ? entriesIn(top, '') : []), ...local.flatMap((path) => entriesIn(path, `${path[1]}:`))];
+  // A Claude Code plugin marketplace (perplexityai/modelcontextprotocol's .claude-plugin/marketplace.json):
+  // a plugin listed with its servers inline, named `PLUGIN:SERVER`; one whose source is elsewhere holds none here.
+  const plugins = /(^|\/)\.claude-plugin\/marketplace\.json$/.test(file.path) && Array.isArray(value['plugins']) ? value['plugins'] : [];
+  const listed = plugins.flatMap((p, i) =>
+    isObj(p) && isObj(p['mcpServers']) ? [{ path: ['plugins', i, 'mcpServers'], prefix: `${String(p['name'] ?? i)}:` }] : [],
+  );
+  const entries = [
+    ...(top ? entriesIn(top, '') : []),
+    ...local.flatMap((path) => entriesIn(path, `${path[1]}:`)),
+    ...listed.flatMap((l) => entriesIn(l.path, l.prefix)),
+  ];
   const inputs = Array.isArray(value['inputs']) ? (value['inputs'] as Obj[]) : [];
   return { entries, inputs, ignored };
 }

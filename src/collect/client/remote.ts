@@ -8,6 +8,11 @@ import type { Read } from './read.js';
 
 /** Names that resolve only inside a network: mDNS, cloud-internal and cluster DNS. */
 const INTERNAL_NAME = /\.(internal|local|svc|cluster\.local)$/;
+/**
+ * A container's name for the host it runs on (Kuadrant/mcp-envoy-wasm's `host.docker.internal`): the
+ * client reaches a server on its own host, as on loopback, whatever interfaces that server listens on.
+ */
+const HOST_FROM_CONTAINER = /^(host|gateway)\.(docker|containers)\.internal$/;
 
 export function remoteFacts(sheet: FactSheet, r: Read, url: string, uAt: At): void {
   const type = String(r.e.spec['type'] ?? r.e.spec['transport'] ?? '');
@@ -57,7 +62,7 @@ export function remoteFacts(sheet: FactSheet, r: Read, url: string, uAt: At): vo
     ? isUnspecified(host)
       ? null
       : addressClass(host)
-    : host === 'localhost'
+    : host === 'localhost' || HOST_FROM_CONTAINER.test(host)
       ? 'loopback'
       : INTERNAL_NAME.test(host)
         ? 'private'

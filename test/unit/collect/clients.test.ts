@@ -777,15 +777,36 @@ describe('a Claude Code or Cursor plugin: servers at the top of its (.)mcp.json,
       'plugins/cursor/mcp.json': '{\n  "context7": {\n    "url": "https://mcp.context7.com/mcp/oauth"\n  }\n}\n',
       'odd/.mcp.json': '{ "theme": "dark", "sentry": { "type": "http", "url": "https://mcp.sentry.dev/mcp" } }',
       'list/.mcp.json': '[{ "command": "npx" }]',
+      // wonderwhy-er/DesktopCommanderMCP's plugins/cursor/.cursor-plugin/plugin.json.
+      'plugins/cursor/.cursor-plugin/plugin.json': JSON.stringify({
+        name: 'desktop-commander',
+        mcpServers: { 'desktop-commander': { command: 'npx', args: ['-y', '@wonderwhy-er/desktop-commander@latest'] } },
+      }),
+      // perplexityai/modelcontextprotocol's .claude-plugin/marketplace.json: a plugin with its server inline.
+      '.claude-plugin/marketplace.json': JSON.stringify({
+        name: 'perplexity-mcp-server',
+        plugins: [
+          { name: 'elsewhere', source: { source: 'github', repo: 'acme/x' } },
+          { name: 'perplexity', source: './', mcpServers: { perplexity: { command: 'npx', args: ['-y', '@perplexity-ai/mcp-server'] } } },
+        ],
+      }),
     }),
   );
 
   it('one deployment per server, each at its own line', () => {
     expect(out.deployments.map((d) => d.name)).toEqual([
+      'client:.claude-plugin/marketplace.json:perplexity:perplexity',
       'client:.claude-plugin/plugin.json:grafana',
+      'client:plugins/cursor/.cursor-plugin/plugin.json:desktop-commander',
       'client:plugins/cursor/mcp.json:context7',
       'client:plugins/sentry/.mcp.json:sentry',
     ]);
+    expect(fact(deploymentOf(out, 'marketplace.json:perplexity:perplexity'), 'client.stdio_servers_release')).toBe('floating');
+    expect([
+      wanted('plugin.json', '.cursor-plugin'),
+      wanted('marketplace.json', '.claude-plugin'),
+      wanted('marketplace.json', 'docs'),
+    ]).toEqual([true, true, false]);
     expect(deploymentOf(out, 'cursor/mcp.json:context7').sources['transport.kind']![0]).toMatchObject({ line: 3 });
     const sentry = deploymentOf(out, 'plugins/sentry/.mcp.json:sentry');
     expect(fact(sentry, 'transport.kind')).toBe('http');
@@ -1025,6 +1046,9 @@ describe("a URL's host: the class of its address", () => {
       /^undecided: this client connects to 127\.0\.0\.1; whether the server listens there only/,
     );
     expect(cls('http://[::1]:3000/mcp')).toMatch(/^undecided: this client connects to ::1/);
+    // A container's name for its host (Kuadrant/mcp-envoy-wasm's LibreChat): the server on that host, as on loopback.
+    expect(cls('http://host.docker.internal:8888/mcp')).toMatch(/^undecided: this client connects to host\.docker\.internal;/);
+    expect(cls('http://api.corp.internal/mcp')).toBe('private');
     expect(cls('http://100.101.102.103:3000/mcp')).toBe('private');
     expect(cls('http://[fd00::5]:3000/mcp')).toBe('private');
     expect(cls('https://203.0.113.7/mcp')).toBe('public');
