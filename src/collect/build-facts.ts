@@ -15,6 +15,7 @@ import {
   yarnScriptsOff,
 } from './packages.js';
 import { imagePin, repository } from './roles.js';
+import { isPlaceholder } from './secrets.js';
 import type { At, FactSheet } from './sheet.js';
 
 /** A numeric or named USER: root (uid 0) or not; a `${VAR}` decides nothing. */
@@ -385,6 +386,19 @@ function copiedServerRelease(sheet: FactSheet, df: DockerfileInfo): void {
  * decides nothing about the release.
  */
 export function imageFacts(sheet: FactSheet, image: string, at: At, untied: string[] = []): void {
+  // A reference a deploy step fills in: meetpatel1111/k8s-mcp-infra's `image: ${MCP_IMAGE}` (envsubst),
+  // wontaeJeong/mcp-platform-gitops' `newTag: REPLACE_WITH_GIT_SHA`, which CI sets to each commit.
+  const tag = /:([^/:@]+)$/.exec(image.split('@')[0]!)?.[1] ?? '';
+  const variable = /\$\{?[A-Za-z_]|\$\([A-Za-z_]|\{\{/.test(image);
+  if (variable || (tag !== '' && isPlaceholder(tag))) {
+    const why = `image ${image} is ${variable ? 'a variable' : 'a placeholder'} a deploy step fills in: what it names is not in the files`;
+    if (variable) sheet.undecided('container.image_pinned_by_digest', why);
+    else sheet.set('container.image_pinned_by_digest', false, at, `${image} is named by tag`);
+    sheet.undecided('supply_chain.deployed_release', why);
+    sheet.undecided('supply_chain.builds_server', 'an image reference does not say who built it');
+    if (!sheet.has('container.runs_as_root')) sheet.undecided('container.runs_as_root', "no user set: the image's default user decides");
+    return;
+  }
   const pin = imagePin(image);
   sheet.set(
     'container.image_pinned_by_digest',

@@ -234,7 +234,13 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
     );
     // The image reference in the manifest, whatever built it. None (a rendered file whose image
     // line was filtered out, a patch) decides nothing about it.
-    if (image)
+    // `${MCP_IMAGE}`, filled in by a deploy step, may be a digest or a tag: open (imageFacts says why).
+    if (image && /^\$\{?[A-Za-z_]/.test(image))
+      sheet.undecided(
+        'container.image_pinned_by_digest',
+        `image ${image} is a variable a deploy step fills in: what it names is not in the files`,
+      );
+    else if (image)
       sheet.set('container.image_pinned_by_digest', /@sha256:[0-9a-f]{64}$/.test(image), at(...w.main.path, 'image'), `image: ${image}`);
     else {
       const why = `container ${String(w.main.c['name'] ?? '')} names no image in these files`;

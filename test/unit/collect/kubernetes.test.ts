@@ -1654,3 +1654,27 @@ describe('an OpenShift Template', () => {
     expect(fact(d, 'container.secrets_source')).toBeUndefined();
   });
 });
+
+describe('an image a deploy step fills in', () => {
+  const release = (image: string) => {
+    const d = collectWith(inline({ 'k8s/deployment.yaml': deploymentYaml('mcp-server', image) })).deployments[0]!;
+    return [
+      fact(d, 'container.image_pinned_by_digest') ?? 'undecided',
+      fact(d, 'supply_chain.deployed_release') ?? `undecided: ${d.reasons['supply_chain.deployed_release']}`,
+    ];
+  };
+
+  it('a variable or a placeholder tag names no release', () => {
+    // meetpatel1111/k8s-mcp-infra's `image: ${MCP_IMAGE}`, filled in by envsubst in its workflow.
+    expect(release('${MCP_IMAGE}')).toEqual([
+      'undecided',
+      'undecided: image ${MCP_IMAGE} is a variable a deploy step fills in: what it names is not in the files',
+    ]);
+    // wontaeJeong/mcp-platform-gitops' `newTag: REPLACE_WITH_GIT_SHA`, set to each commit by CI.
+    expect(release('ghcr.io/acme/mcp-server:REPLACE_WITH_GIT_SHA')).toEqual([
+      false,
+      'undecided: image ghcr.io/acme/mcp-server:REPLACE_WITH_GIT_SHA is a placeholder a deploy step fills in: what it names is not in the files',
+    ]);
+    expect(release('ghcr.io/acme/mcp-server:1.4.2')).toEqual([false, 'exact_version']);
+  });
+});
