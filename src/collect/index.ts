@@ -21,7 +21,7 @@ import { configurations, type LocationCtx, proxiedLocations } from './nginx.js';
 import { mcpRoutes, nginxFacts } from './nginx-facts.js';
 import { contextOfDockerfile, isMcpPackage, mcpEvidenceOfBuild, npmDeclared } from './packages.js';
 import { firstLine } from './parse-errors.js';
-import { mcpWord, namesMcpHost, namesMcpRoute, repository, runsMcpClient } from './roles.js';
+import { asksHelp, mcpWord, namesMcpHost, namesMcpRoute, repository, runsMcpClient } from './roles.js';
 import { legacySse, transportNamed } from './server-args.js';
 import { FactSheet } from './sheet.js';
 import { smitheryTransport } from './smithery.js';
@@ -378,10 +378,13 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
     (['npm', 'pnpm', 'yarn', 'go', 'cargo', 'dotnet'].includes(cmd) && sub === 'test') ||
     (/^python[\d.]*$/.test(cmd) && sub === '-m' && third === 'pytest');
   const shellOnly = words.length === 1 && /^(ba|z|da|)sh$/.test(words[0]!);
-  if (runsTests || shellOnly) {
+  // A CMD of its own only: after an ENTRYPOINT, `CMD ["--help"]` is the default a run replaces
+  // (supercorp-ai/supergateway's base image: `ENTRYPOINT ["supergateway"]`, `CMD ["--help"]`).
+  const help = !df.entrypointOnly.length && asksHelp(df.entrypoint);
+  if (runsTests || shellOnly || help) {
     ctx.note(
       f.path,
-      `the image starts ${runsTests ? 'its tests' : 'a shell'} (${df.entrypoint.join(' ')}), not a server: no deployment of its own`,
+      `the image starts ${runsTests ? 'its tests' : help ? 'a program that prints its help' : 'a shell'} (${df.entrypoint.join(' ')}), not a server: no deployment of its own`,
     );
     return [];
   }

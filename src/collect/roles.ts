@@ -65,6 +65,9 @@ export function runsNoServer(...commands: unknown[]): string | null {
   return null;
 }
 
+/** A command that prints its help or version and exits (Dezocode/mcp-system's `CMD ["mcp-universal", "--help"]`). */
+export const asksHelp = (words: string[]): boolean => words.length >= 2 && /^(--help|-h|--version|-V|help|version)$/.test(words.at(-1)!);
+
 /**
  * A container kept idle (`tail -f /dev/null`, 1trippycat/courtlistener-mcp's `while true; do sleep 30;
  * done`): a server runs in it only when started there, as a client's `docker exec -i NAME server`

@@ -1,7 +1,7 @@
 // Whether a Compose service speaks MCP over the network or on its stdin.
 
 import { type ScriptCommand, scriptEnv } from '../entrypoint-script.js';
-import { idles } from '../roles.js';
+import { asksHelp, idles } from '../roles.js';
 import { isTransportVariable, transportNamed } from '../server-args.js';
 import type { At, FactSheet } from '../sheet.js';
 import { callsByUrl } from './calls.js';
@@ -63,6 +63,15 @@ export function transport(
   const ownWords = transportNamed(wordsOf(run.parts), env);
   const named = ownWords ?? (script && !script.branch ? transportNamed(script.words, scriptEnv(new Map(), script)) : null);
   const idle = proxy ? null : idles(spec['entrypoint'], spec['command']);
+  // The whole command line, not arguments after an ENTRYPOINT whose default they are.
+  const ownLine = spec['entrypoint'] === undefined && !srv.df?.entrypointOnly.length;
+  if (!proxy && ownLine && asksHelp(wordsOf(run.parts))) {
+    sheet.undecided(
+      'transport.kind',
+      `${srv.s.name} runs ${wordsOf(run.parts).join(' ')}, which prints its help and exits: no server listens or reads stdin as written`,
+    );
+    return;
+  }
   if (idle) {
     sheet.undecided(
       'transport.kind',

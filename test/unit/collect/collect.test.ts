@@ -786,6 +786,14 @@ describe('an image that starts its tests or a shell', () => {
     expect(test.notes.map((n) => n.what)).toContain('the image starts its tests (mvn clean test), not a server: no deployment of its own');
     const shell = collectWith(inline({ 'mcp-tools/Dockerfile': 'FROM python:3.13-slim\nRUN pip install mcp==1.20.0\nCMD ["bash"]\n' }));
     expect(shell.deployments).toEqual([]);
+    // Dezocode/mcp-system's Dockerfile.production: `CMD ["mcp-universal", "--help"]`.
+    const help = collectWith(
+      inline({ Dockerfile: 'FROM python:3.13-slim\nRUN pip install mcp==1.20.0\nCMD ["mcp-universal", "--help"]\n' }),
+    );
+    expect(help.deployments).toEqual([]);
+    expect(help.notes.map((n) => n.what)).toContain(
+      'the image starts a program that prints its help (mcp-universal --help), not a server: no deployment of its own',
+    );
     // The same image started as a server is one.
     const server = collectWith(
       inline({ 'mcp-tools/Dockerfile': 'FROM python:3.13-slim\nRUN pip install mcp==1.20.0\nCMD ["python", "server.py"]\n' }),

@@ -788,6 +788,14 @@ describe('the transport of a service no port or proxy shows', () => {
     expect(fact(server('    command: ["python", "server.py", "--transport", "stdio", "-t", "sse"]\n'), 'transport.kind')).toBeUndefined();
   });
 
+  it('a command that prints its help serves nothing, whatever port is published', () => {
+    const d = server('    ports: ["8050:8050"]\n    command: ["mcp-universal", "--help"]\n');
+    expect(fact(d, 'transport.kind')).toBeUndefined();
+    expect(d.reasons['transport.kind']).toBe(
+      'mcp runs mcp-universal --help, which prints its help and exits: no server listens or reads stdin as written',
+    );
+  });
+
   it("a port of another protocol says nothing of HTTP: VNC, SSH, a database's, UDP", () => {
     // HamCops/omarchy-dotfiles: `"5900:5900"  # VNC port` on a server its clients reach with docker exec -i.
     const vnc = server('    ports:\n      - "5900:5900"  # VNC port\n');
