@@ -142,12 +142,16 @@ export function containerFacts(sheet: FactSheet, srv: Svc): void {
   if (isObj(hc)) {
     const off = hc['disable'] === true || (Array.isArray(hc['test']) && hc['test'][0] === 'NONE');
     const broken = failsAlways(hc['test']);
-    // The test as one line, list or string, for the readers of its command.
-    const testLine = hc['test'] === undefined ? null : [hc['test']].flat().map(String).join(' ');
-    const onlyWhen = testLine === null ? null : checksOnlyWhen(testLine);
     // A string test is a shell line (CMD-SHELL): flyfox666/Mcpo-Docker's `test: CMD curl -f …` runs a
-    // command named CMD, which no image has, so the check fails whatever the server does.
-    const shellCmd = typeof hc['test'] === 'string' && /^\s*CMD(-SHELL)?\s/.test(hc['test']) ? hc['test'].trim().split(/\s+/)[0] : null;
+    // command named CMD, which no image has, so the check fails whatever the server does; after an
+    // `||` the shell runs the rest (ZanzyTHEbar/mcp-memory-libsql-go's `CMD-SHELL curl … || pgrep -x …`),
+    // which is then the check.
+    const named = typeof hc['test'] === 'string' && /^\s*CMD(-SHELL)?\s/.test(hc['test']) ? hc['test'].trim().split(/\s+/)[0]! : null;
+    const rest = named !== null ? /\|\|([\s\S]*)$/.exec(hc['test'] as string)?.[1]?.trim() : undefined;
+    const shellCmd = named !== null && !rest ? named : null;
+    // The test as one line, list or string, for the readers of its command.
+    const testLine = hc['test'] === undefined ? null : rest ? rest : [hc['test']].flat().map(String).join(' ');
+    const onlyWhen = testLine === null ? null : checksOnlyWhen(testLine);
     // A list must start with NONE, CMD or CMD-SHELL: Docker starts no probe for any other first word
     // (seanchatmangpt/erlmcp's `test: ["/opt/erlmcp/bin/erlmcp", "ping"]`; moby's daemon/health.go).
     const noProbe =

@@ -77,6 +77,12 @@ describe('a Compose health check written as a string that starts with CMD', () =
       why: 'a string test runs in a shell, which takes `CMD` for a command no image has: the check fails whatever the server does',
     });
     expect(fact(check('curl -f http://localhost:8000/docs'), 'container.healthcheck')).toBe(true);
+    // After an `||` the shell runs the rest, which is then the check (ZanzyTHEbar/mcp-memory-libsql-go's folded test).
+    const folded = check(
+      '>\n        CMD-SHELL\n        curl -fsS http://127.0.0.1:8090/healthz ||\n        pgrep -x mcp-memory-libsql-go >/dev/null',
+    );
+    expect(fact(folded, 'container.healthcheck')).toBe(true);
+    expect(fact(check('CMD-SHELL curl -f http://localhost:8000/docs || exit 0'), 'container.healthcheck')).toBe(false);
     expect(fact(check('["CMD", "curl", "-f", "http://localhost:8000/docs"]'), 'container.healthcheck')).toBe(true);
     // A list whose first word is not NONE, CMD or CMD-SHELL (seanchatmangpt/erlmcp's `["/opt/erlmcp/bin/erlmcp", "ping"]`): no probe runs.
     const list = check('["/opt/erlmcp/bin/erlmcp", "ping"]');
