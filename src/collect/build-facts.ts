@@ -109,6 +109,10 @@ const PACKAGE_MANAGERS = new Set([
   'poetry-core',
   'pdm-backend',
   'build',
+  // Cargo's build helpers, installed to build the server (cargo-chef caches its dependencies).
+  'cargo-chef',
+  'cargo-binstall',
+  'sccache',
 ]);
 
 /** Facts the Dockerfile decides about the image this deployment builds and runs. */

@@ -226,6 +226,43 @@ export function installStep(w: string[], at: At): InstallStep | null {
     };
   }
   if (cmd === 'poetry' && sub === 'install') return { at, tool: 'poetry', text, locked: true, scriptsDisabled: false };
+  // `cargo install --locked cargo-chef` (nicholaswilde/syncthing-mcp-rs): a tool from the registry,
+  // built with its own published lockfile, fixed only by --version: a part of the build as a
+  // package manager installed to install the rest is, never the project's lockfile.
+  if (cmd === 'cargo' && sub === 'install' && !has('--path')) {
+    const valued = new Set([
+      '--version',
+      '--vers',
+      '--root',
+      '--git',
+      '--branch',
+      '--tag',
+      '--rev',
+      '--features',
+      '-F',
+      '--target',
+      '-j',
+      '--jobs',
+      '--profile',
+      '--index',
+      '--registry',
+      '--bin',
+      '--example',
+      '--config',
+      '-Z',
+    ]);
+    const crates = rest.filter((x, i) => !x.startsWith('-') && !valued.has(rest[i - 1] ?? '') && x !== '.');
+    if (crates.length)
+      return {
+        at,
+        tool: 'cargo',
+        text,
+        locked: has('--version', '--vers') && !has('--git'),
+        exact: has('--version', '--vers') && !has('--git'),
+        scriptsDisabled: false,
+        packages: crates,
+      };
+  }
   // Cargo holds a build to Cargo.lock only with --locked (or --frozen); `cargo install` ignores the
   // crate's lockfile without it. Dependencies' build scripts and proc macros always run.
   if (cmd === 'cargo' && (sub === 'build' || sub === 'install' || sub === 'fetch' || sub === 'run'))

@@ -818,3 +818,31 @@ describe("npm's .npmrc", () => {
     expect(scripts('fund=false\n', 'COPY packages/ui/package.json packages/ui/.npmrc ./')).toBe(true);
   });
 });
+
+describe('cargo install of a build tool', () => {
+  // nicholaswilde/syncthing-mcp-rs: `cargo install --locked cargo-chef`, then `cargo build --release` without --locked.
+  const image = (tool: string, build = 'cargo build --release --locked') =>
+    deploymentOf(
+      collectWith(
+        inline({
+          Dockerfile: `FROM rust:1.91-slim AS chef\nRUN ${tool}\nWORKDIR /app\nCOPY . .\nRUN ${build}\nFROM debian:trixie-slim\nCOPY --from=chef /app/target/release/srv /srv\nENTRYPOINT ["/srv"]\n`,
+          'Cargo.toml': '[package]\nname = "srv"\n\n[dependencies]\nrmcp = "0.8"\n',
+          'Cargo.lock': '# lock\n',
+        }),
+      ),
+      'Dockerfile',
+    );
+
+  it("is the tool's release, never the project's missing lockfile", () => {
+    const floating = image('cargo install --locked cargo-chef');
+    expect(fact(floating, 'supply_chain.deployed_release')).toBe('floating');
+    expect(floating.sources['supply_chain.deployed_release']![0]).toMatchObject({ line: 2 });
+    // At one version, the tool installs nothing of the server's: the server's own build decides.
+    const pinned = image('cargo install --locked cargo-chef --version 0.1.71');
+    expect(fact(pinned, 'supply_chain.lockfile_enforced')).toBe(true);
+    expect(fact(pinned, 'supply_chain.deployed_release')).toBe('locked');
+    expect(
+      fact(image('cargo install --locked cargo-chef --version 0.1.71', 'cargo build --release'), 'supply_chain.lockfile_enforced'),
+    ).toBe(false);
+  });
+});
