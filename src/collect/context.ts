@@ -135,9 +135,30 @@ export class Context {
     if (contextDir !== null) add(contextDir);
     // Bind mounts of the project only (./, ../): a named volume's content is not in the files, and
     // a host path is not either (`/:/rootfs:ro`, a node exporter's, is no mount of every file read).
-    for (const v of volumes) if (/^\.{1,2}\//.test(v.source)) add(this.inputs.resolve(`${baseDir ? `${baseDir}/` : ''}x`, v.source));
+    for (const v of volumes)
+      if (/^\.{1,2}\//.test(v.source)) add(this.inputs.resolve(`${baseDir ? `${baseDir}/` : ''}x`, v.source));
+      else {
+        const copy = this.deployedCopy(v.source);
+        if (copy !== null) add(copy);
+      }
     for (const p of out.keys()) this.claimed.add(p);
     return [...out.values()].sort((a, b) => (a.path < b.path ? -1 : 1));
+  }
+
+  /**
+   * The path among the inputs an absolute mount names where the project is deployed to a directory
+   * of the host (Cronus87/ProxmoxMCP-Production's `/opt/proxmox-mcp/config/caddy/Caddyfile`, its
+   * repository's config/caddy/Caddyfile): the longest tail of two directories or more that is a file
+   * or directory read. Not a system path (`/etc/nginx/nginx.conf`), which is the host's own.
+   */
+  deployedCopy(source: string): string | null {
+    if (!source.startsWith('/') || /^\/(etc|usr|var|proc|sys|run|dev|lib|bin|sbin)\//.test(source)) return null;
+    const parts = source.replace(/\/+$/, '').split('/').filter(Boolean);
+    for (let i = 1; i <= parts.length - 3; i++) {
+      const tail = parts.slice(i).join('/');
+      if (this.inputs.get(tail) || this.inputs.all().some((f) => f.path.startsWith(`${tail}/`))) return tail;
+    }
+    return null;
   }
 
   /** The configuration a proxy container reads, found among the inputs by its build context and mounts. */

@@ -187,6 +187,24 @@ describe('Caddy in front', () => {
   });
 });
 
+describe("a proxy's configuration mounted from where the project is deployed on the host", () => {
+  it("is the file of the repository at the tail of that path; a system path is the host's own", () => {
+    // Cronus87/ProxmoxMCP-Production: caddy mounts /opt/proxmox-mcp/config/caddy/Caddyfile, the repository's config/caddy/Caddyfile.
+    const caddyfile = ':80 {\n    header Access-Control-Allow-Origin *\n    reverse_proxy mcp:8000\n}\n';
+    const out = (mount: string) =>
+      collectWith(inline({ 'docker/compose.yml': compose('caddy:2.8', mount), 'config/caddy/Caddyfile': caddyfile }));
+    const deployed = out('/opt/proxmox-mcp/config/caddy/Caddyfile:/etc/caddy/Caddyfile:ro');
+    expect(deployed.deployments.map((d) => d.name)).toEqual(['compose:docker/compose.yml:mcp']);
+    const d = deployed.deployments[0]!;
+    expect(fact(d, 'exposure.behind_reverse_proxy')).toBe(true);
+    expect(fact(d, 'tls.enabled')).toBe(false);
+    expect(d.sources['tls.enabled']![0]!.file).toBe('config/caddy/Caddyfile');
+    // The host's own /etc is not where the repository is: its file is not the one mounted.
+    const system = out('/etc/config/caddy/Caddyfile:/etc/caddy/Caddyfile:ro');
+    expect(JSON.stringify(deploymentOf(system, ':mcp').sources)).not.toContain('config/caddy/Caddyfile');
+  });
+});
+
 describe('Traefik in front (docker labels)', () => {
   const stack = (serverPorts: string, flags = '"--entrypoints.websecure.address=:443"', env = '') =>
     inline({
