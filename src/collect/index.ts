@@ -287,8 +287,9 @@ function hostProxies(ctx: Context, files: TextFile[]): FactSheet[] {
   // A server whose name names MCP (`server_name mcp-qbit.example.com`) serves it on every route.
   const mcpServer = (l: LocationCtx) => (l.server.block ?? []).some((d) => d.name === 'server_name' && d.args.some(namesMcpHost));
   for (const l of proxiedLocations(cfg)) {
-    if (!isMcpRoute(l) && !mcpServer(l)) continue;
     const host = addressOf(l.proxyPass?.args[0] ?? '');
+    // Or an upstream named for MCP (Cronus87/ProxmoxMCP-Production's `proxy_pass http://mcp-server:8080`, `upstream mcp_backend`).
+    if (!isMcpRoute(l) && !mcpServer(l) && !mcpWord(host.split(':')[0] ?? '')) continue;
     if (host) byTarget.set(host, [...(byTarget.get(host) ?? []), l]);
   }
   return [...byTarget.entries()].map(([target, routes]) => {
@@ -298,7 +299,9 @@ function hostProxies(ctx: Context, files: TextFile[]): FactSheet[] {
       'transport.kind',
       'http',
       l.location!.at,
-      `nginx forwards ${l.location!.args.join(' ')}${isMcpRoute(l) ? '' : ' of a server named for MCP'} to an MCP server`,
+      isMcpRoute(l) || mcpServer(l)
+        ? `nginx forwards ${l.location!.args.join(' ')}${isMcpRoute(l) ? '' : ' of a server named for MCP'} to an MCP server`
+        : `nginx forwards ${l.location!.args.join(' ')} to ${target}, an MCP server by its name`,
     );
     const sse = routes.find((r) => /sse/i.test(r.location!.args.join(' ')));
     if (sse) sheet.set('transport.legacy_sse', true, sse.location!.at, 'the proxied route is the /sse endpoint of the HTTP+SSE transport');
@@ -312,9 +315,14 @@ function hostProxies(ctx: Context, files: TextFile[]): FactSheet[] {
 function hostCaddy(f: TextFile): FactSheet[] {
   const out = new Map<string, FactSheet>();
   for (const r of caddyRoutes(f)) {
-    if (!(namesMcpRoute(r.path) || r.mcpSite) || out.has(r.upstream)) continue;
+    const named = mcpWord(addressOf(r.upstream).split(':')[0] ?? '');
+    if (!(namesMcpRoute(r.path) || r.mcpSite || named) || out.has(r.upstream)) continue;
     const sheet = new FactSheet(`proxy:${f.path}:${r.upstream}`);
-    sheet.set('transport.kind', 'http', r.at, `Caddy forwards ${r.path.trim() || 'every path of a site named for MCP'} to an MCP server`);
+    const what =
+      namesMcpRoute(r.path) || r.mcpSite
+        ? `${r.path.trim() || 'every path of a site named for MCP'} to an MCP server`
+        : `${r.path.trim() || 'every path'} to ${r.upstream}, an MCP server by its name`;
+    sheet.set('transport.kind', 'http', r.at, `Caddy forwards ${what}`);
     if (/sse/i.test(r.path))
       sheet.set('transport.legacy_sse', true, r.at, 'the proxied route is the /sse endpoint of the HTTP+SSE transport');
     caddyFacts(sheet, f, { targets: [addressOf(r.upstream)], platform: 'host', facesClients: true });

@@ -187,6 +187,27 @@ describe('Caddy in front', () => {
   });
 });
 
+describe('a proxy on a host whose upstream is named for MCP', () => {
+  it('forwards to an MCP server whatever its site or path', () => {
+    // Cronus87/ProxmoxMCP-Production's Caddyfile.prod: `your-domain.com { reverse_proxy mcp-server:8080 }`.
+    const caddy = collectWith(inline({ Caddyfile: 'your-domain.com {\n    reverse_proxy mcp-server:8080\n}\n' }));
+    expect(caddy.deployments.map((d) => [d.name, d.sources['transport.kind']![0]!.why])).toEqual([
+      ['proxy:Caddyfile:mcp-server:8080', 'Caddy forwards every path to mcp-server:8080, an MCP server by its name'],
+    ]);
+    const nginx = collectWith(
+      inline({
+        'nginx.conf':
+          'upstream mcp_backend { server app:8080; }\nserver {\n  listen 443 ssl;\n  server_name example.com;\n  ssl_certificate /c.pem;\n  ssl_certificate_key /k.pem;\n  location / { proxy_pass http://mcp_backend; }\n}\n',
+      }),
+    );
+    expect(nginx.deployments.map((d) => [d.name, d.sources['transport.kind']![0]!.why])).toEqual([
+      ['proxy:nginx.conf:mcp_backend', 'nginx forwards / to mcp_backend, an MCP server by its name'],
+    ]);
+    // An upstream named otherwise, behind a site and path that name nothing: no MCP server shown.
+    expect(collectWith(inline({ Caddyfile: 'example.com {\n    reverse_proxy app:8080\n}\n' })).deployments).toEqual([]);
+  });
+});
+
 describe("a proxy's configuration mounted from where the project is deployed on the host", () => {
   it("is the file of the repository at the tail of that path; a system path is the host's own", () => {
     // Cronus87/ProxmoxMCP-Production: caddy mounts /opt/proxmox-mcp/config/caddy/Caddyfile, the repository's config/caddy/Caddyfile.
@@ -198,7 +219,7 @@ describe("a proxy's configuration mounted from where the project is deployed on 
     const d = deployed.deployments[0]!;
     expect(fact(d, 'exposure.behind_reverse_proxy')).toBe(true);
     expect(fact(d, 'tls.enabled')).toBe(false);
-    expect(d.sources['tls.enabled']![0]!.file).toBe('config/caddy/Caddyfile');
+    expect(d.sources['tls.enabled']![0]).toMatchObject({ file: 'config/caddy/Caddyfile' });
     // The host's own /etc is not where the repository is: its file is not the one mounted.
     const system = out('/etc/config/caddy/Caddyfile:/etc/caddy/Caddyfile:ro');
     expect(JSON.stringify(deploymentOf(system, ':mcp').sources)).not.toContain('config/caddy/Caddyfile');
