@@ -146,7 +146,13 @@ export function collect(files: InputFile[], options: Options = {}): CollectionOu
   // docker/nginx.conf, beside the server in one container): that image's proxy, not a host's.
   const baked = new Map<string, string>();
   for (const t of texts.filter((x) => kinds.get(x.path) === 'dockerfile')) {
-    const df = ctx.dockerfile(t.path);
+    // One that cannot be read was reported where it was read as an image (skipped, with why).
+    let df: ReturnType<typeof ctx.dockerfile> = null;
+    try {
+      df = ctx.dockerfile(t.path);
+    } catch {
+      continue;
+    }
     const dir = df ? contextOfDockerfile(ctx.inputs, t.path, df.copied) : '';
     for (const c of df?.copied ?? []) if (!/[*?[]/.test(c)) baked.set(normalise(posix.join(dir, c)), t.path);
   }

@@ -1,6 +1,27 @@
 // Shell command lines read as words, never run: `RUN` lines, compose `command:`, `sh -c` in
 // client configs. shell-quote splits words and operators; variables stay as written.
-import { parse } from 'shell-quote';
+import { parse as parseShell } from 'shell-quote';
+
+/**
+ * shell-quote's tokens, variables kept as written. It refuses some parameter expansions a shell
+ * takes (`${CONFIG:+--config ${CONFIG}}`, razorpay/razorpay-mcp-server's ENTRYPOINT) with "Bad
+ * substitution": such an expansion is then read as one variable, `$CONFIG`, never an error.
+ */
+function parse(line: string, env: (name: string) => string): ReturnType<typeof parseShell> {
+  try {
+    return parseShell(line, env);
+  } catch {
+    let text = line;
+    // Innermost first: `${A:+x ${B}}` becomes `${A:+x $B}`, then `$A`.
+    for (let i = 0; i < 20 && /\$\{[^{}]*\}/.test(text); i++)
+      text = text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)?[^{}]*\}/g, (_m, n: string | undefined) => `$${n ?? 'VAR'}`);
+    try {
+      return parseShell(text, env);
+    } catch {
+      return text.split(/\s+/).filter(Boolean);
+    }
+  }
+}
 
 /** The simple commands of a shell line (split at &&, ||, ;, | and newlines), each as words. */
 export function commandsOf(line: string): string[][] {

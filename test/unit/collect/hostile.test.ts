@@ -185,6 +185,29 @@ describe('hostile files: a recorded skip with the reason, never a crash, a hang 
     );
     expect(caddy.deployments.length).toBeLessThanOrEqual(1);
   });
+
+  it('a parameter expansion shell-quote refuses is read as the variable, in every form and place', () => {
+    // razorpay/razorpay-mcp-server's Dockerfile: `${CONFIG:+--config ${CONFIG}}` ("Bad substitution" in
+    // shell-quote) made the whole run fail in shell form, and skipped the file in exec form.
+    const go =
+      'FROM golang:1.24 AS b\nWORKDIR /app\nCOPY . .\nRUN go build -o srv ./cmd/x\nFROM alpine:3.20\nCOPY --from=b /app/srv .\nUSER rzp\n';
+    const files = { 'go.mod': 'module x\n\nrequire github.com/mark3labs/mcp-go v0.32.0\n', 'go.sum': 'x\n' };
+    for (const entrypoint of [
+      'ENTRYPOINT ./srv stdio ${CONFIG:+--config ${CONFIG}} ${LOG_FILE:+--log-file ${LOG_FILE}}',
+      'ENTRYPOINT ["sh", "-c", "./srv stdio ${CONFIG:+--config ${CONFIG}}"]',
+    ]) {
+      const out = collectWith(inline({ ...files, Dockerfile: `${go}${entrypoint}\n` }));
+      expect(out.skipped, entrypoint).toEqual([]);
+      expect(
+        out.deployments.map((d) => [d.name, d.facts['transport']]),
+        entrypoint,
+      ).toEqual([['image:Dockerfile', { kind: 'stdio' }]]);
+    }
+    const compose = collectWith(
+      inline({ 'compose.yaml': 'services:\n  mcp:\n    image: acme/mcp:1.0.0\n    command: sh -c "srv ${A:+--a ${A}} ${B:-${C:-x}}"\n' }),
+    );
+    expect(compose.skipped).toEqual([]);
+  });
 });
 
 describe('hostile file lists (the MCP tool gets names from a client)', () => {
