@@ -113,7 +113,12 @@ const PACKAGE_MANAGERS = new Set([
   'cargo-chef',
   'cargo-binstall',
   'sccache',
+  // A compiler the build runs on the server's sources (stripe/agent-toolkit's `npm install -g typescript pnpm`).
+  'typescript',
 ]);
+
+/** An install of package managers or build tools only (`npm install -g pnpm typescript`, `pip install uv`). */
+const tooling = (i: InstallStep) => !!i.packages?.length && i.packages.every((p) => PACKAGE_MANAGERS.has(p));
 
 /** Facts the Dockerfile decides about the image this deployment builds and runs. */
 export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: Inputs, contextDir: string, buildAt: At): void {
@@ -168,8 +173,10 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
 
   // Installs: every one from a lockfile, install scripts off, signatures audited, an SBOM made.
   const lockfiles = lockfilesOfBuild(inputs, contextDir, df.copied);
-  // `npm install -g pnpm@10.12.0` before `pnpm install --frozen-lockfile`: a package manager fixed
-  // at one version installs nothing of the server's; unpinned, it is a floating part of the build.
+  // `npm install -g pnpm` before `pnpm install --frozen-lockfile`, `pip install uv` before `uv sync
+  // --frozen` (confluentinc/mcp-confluent, arunbcodes/maverick-mcp): the installer is the build's
+  // tooling, as its base image is, not the code that runs (doctrine: deployed_release is how that
+  // code is fixed), whatever its version. The server's own installs decide.
   // A step that writes the lockfile (`go mod tidy`, `uv lock`, `poetry lock`) no longer decides
   // once a later install of the same tool gets the committed lockfile back over what it wrote:
   // benCoomes/demo-mcp copies go.mod, tidies, then `COPY . .` before `go build`;
@@ -186,9 +193,7 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
         df.installs.indexOf(j) > df.installs.indexOf(i) &&
         (j.copiedBefore ?? []).slice((i.copiedBefore ?? []).length).some((src) => bringsLock(i.tool, src)),
     );
-  const steps = df.installs.filter(
-    (i) => !(i.exact && i.packages?.length && i.packages.every((p) => PACKAGE_MANAGERS.has(p))) && !undone(i),
-  );
+  const steps = df.installs.filter((i) => !tooling(i) && !undone(i));
   const installs = steps.filter((i) => i.tool !== 'go' || lockfiles.some((l) => l.path.endsWith('go.sum')));
   const goWithoutSum = steps.find((i) => i.tool === 'go' && !installs.includes(i));
   if (steps.length) {
@@ -209,7 +214,7 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
     const unlocked = [...installs.filter((i) => !held(i)), ...(goWithoutSum ? [goWithoutSum] : [])];
     // Cited at the server's own install where one decides, before a package manager's bootstrap
     // (`pip install --require-hashes -r uv-requirements.txt` before `uv sync --frozen`).
-    const bootstrap = (i: InstallStep) => i.tool === 'script' || (!!i.packages?.length && i.packages.every((p) => PACKAGE_MANAGERS.has(p)));
+    const bootstrap = (i: InstallStep) => i.tool === 'script' || tooling(i);
     const own = (list: InstallStep[]) => list.find((i) => !bootstrap(i)) ?? list[0];
     const first = own(unlocked) ?? own(installs)!;
     // caleb-mabry/postgres-mcp: `npm ci` after `COPY package*.json`, with package-lock.json in

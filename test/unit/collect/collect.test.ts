@@ -278,10 +278,14 @@ describe('a package manager installed to install the rest', () => {
     ).toBe(false);
   });
 
-  it('unpinned, it floats the build', () => {
-    const d = image('npm install -g pnpm');
-    expect(fact(d, 'supply_chain.lockfile_enforced')).toBe(false);
-    expect(d.sources['supply_chain.lockfile_enforced']![0]!.why).toBe('npm install -g pnpm: not installed from a lockfile it must match');
+  it("unpinned too, it is the build's tooling, not the code that runs: the lockfile decides", () => {
+    // confluentinc/mcp-confluent's `npm install --global pnpm && pnpm install --frozen-lockfile`.
+    for (const bootstrap of ['npm install -g pnpm', 'npm install -g typescript pnpm', 'pip install uv']) {
+      const d = image(bootstrap);
+      expect(fact(d, 'supply_chain.lockfile_enforced'), bootstrap).toBe(true);
+      expect(fact(d, 'supply_chain.deployed_release'), bootstrap).toBe('locked');
+      expect(d.sources['supply_chain.lockfile_enforced']![0]).toMatchObject({ line: 4 });
+    }
   });
 
   it("unpinned before the server's own unpinned install, the server's install is named", () => {
