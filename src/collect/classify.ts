@@ -30,7 +30,8 @@ export function classify(path: string, text: string): FileKind {
   if (base === 'Cargo.toml') return 'cargo_manifest';
   if (base === 'Cargo.lock') return 'cargo_lockfile';
   if (lower === 'bun.lock') return 'bun_lockfile';
-  if (lower === 'config.toml' && /^\s*\[mcp_servers\./m.test(text)) return 'mcp_client_config';
+  // Codex's config.toml, and profiles of it under other names (influxdata/influxdb3_mcp_server's codex/*.config.toml).
+  if (lower.endsWith('.toml') && /^\s*\[mcp_servers\./m.test(text)) return 'mcp_client_config';
   // GitHub Copilot's custom agents (`.github/agents/*.agent.md`): servers in the YAML front matter.
   if (lower.endsWith('.agent.md')) return /^mcp-servers\s*:/m.test(frontMatter(text)) ? 'mcp_client_config' : 'other';
   if (lower.endsWith('.json') || lower.endsWith('.jsonc')) {

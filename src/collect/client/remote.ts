@@ -3,7 +3,7 @@
 import { isIP } from 'node:net';
 import { addressClass, isUnspecified } from '../../shared/ip-address.js';
 import type { At, FactSheet } from '../sheet.js';
-import { isObj, OPENCODE, SSE_BY_CLIENT } from './entries.js';
+import { GEMINI, isObj, OPENCODE, SSE_BY_CLIENT } from './entries.js';
 import type { Read } from './read.js';
 
 /** Names that resolve only inside a network: mDNS, cloud-internal and cluster DNS. */
@@ -47,6 +47,14 @@ export function remoteFacts(sheet: FactSheet, r: Read, url: string, uAt: At): vo
       oauth !== false,
       r.e.at('oauth'),
       oauth === false ? "oauth: false turns OpenCode's OAuth off for the server" : 'oauth: OpenCode runs the OAuth flow for the server',
+    );
+  // Gemini CLI's `"oauth": {"enabled": true}` (stripe/agent-toolkit's gemini-extension.json).
+  else if (GEMINI.test(r.e.at().file) && isObj(oauth) && typeof oauth['enabled'] === 'boolean')
+    sheet.set(
+      'client.uses_oauth',
+      oauth['enabled'],
+      r.e.at('oauth', 'enabled'),
+      `oauth.enabled: ${String(oauth['enabled'])}: Gemini CLI ${oauth['enabled'] ? 'runs' : 'does not run'} the OAuth flow for the server`,
     );
   if (!u) {
     if (written) {

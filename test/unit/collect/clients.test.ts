@@ -1846,10 +1846,35 @@ describe("OpenCode's opencode.json", () => {
       );
     expect(oauth({ clientId: 'b46c2f7c' })).toBe(true);
     expect(oauth(false)).toBe(false);
+    // Gemini CLI's per-server oauth.enabled (stripe/agent-toolkit's gemini-extension.json).
+    const gemini = (value: unknown) =>
+      fact(
+        collectWith(
+          inline({
+            'gemini-extension.json': JSON.stringify({ name: 's', mcpServers: { s: { httpUrl: 'https://mcp.example.com', oauth: value } } }),
+          }),
+        ).deployments[0]!,
+        'client.uses_oauth',
+      );
+    expect([gemini({ enabled: true }), gemini({ enabled: false }), gemini({})]).toEqual([true, false, undefined]);
   });
 });
 
 describe('client configuration files a walk finds', () => {
+  it("Codex's format in a TOML file of another name", () => {
+    // influxdata/influxdb3_mcp_server's harness-profiles/codex/*.config.toml.
+    const out = collectWith(
+      inline({
+        'harness-profiles/codex/local.config.toml':
+          '[mcp_servers.influxdb]\ncommand = "node"\nargs = ["build/index.js"]\nenabled = false\n',
+      }),
+    );
+    expect(out.files[0]!.kind).toBe('mcp_client_config');
+    expect(out.notes.map((n) => n.what)).toEqual([
+      'server entry "influxdb" is switched off (enabled = false): the client does not start it',
+    ]);
+  });
+
   it("a JSONC file named for MCP, and mcphub.nvim's servers.json", () => {
     // mikedfunk/dots: .config/claude/work_mcps.jsonc and .config/mcphub/servers.json.
     expect([wanted('work_mcps.jsonc', 'claude'), wanted('servers.json', 'mcphub'), wanted('servers.json', 'api')]).toEqual([
