@@ -179,7 +179,8 @@ describe('a repository walked: a lone service is the MCP server when the caller 
     writeFileSync(join(repo, path), text);
   };
   for (const [path, text] of Object.entries(fixture.files)) write(path, text);
-  // The repository's own server: one service built from a Dockerfile among the files, no "mcp" in any name.
+  // The repository's own server: one service built from a Dockerfile among the files, no "mcp" in any name:
+  // a walk cannot tell it from any other lone service.
   write('weather/compose.yaml', 'services:\n  app:\n    build: .\n    ports: ["127.0.0.1:8080:8080"]\n');
   write('weather/Dockerfile', 'FROM node:24-trixie-slim\nUSER node\nCOPY server.js .\nCMD ["node", "server.js"]\n');
   // getzep/graphiti's root compose file: its REST server, built from a manifest with no MCP SDK
@@ -209,17 +210,17 @@ describe('a repository walked: a lone service is the MCP server when the caller 
     return JSON.parse(r.out) as Out;
   };
 
-  it('walked: the third-party lone services are no deployment, each with a note saying how to name it; the built one is', () => {
+  it('walked: a lone service is no deployment, built from the files or not, each with a note saying how to name it', () => {
+    // A repository's lone self-built services are mostly something else (rgryta/homelab's qBittorrent,
+    // instantdb's Clojure backend): with no sign of MCP, a walk names none.
     const out = run('.');
-    expect(out.deployments.map((d) => d.name)).toEqual(['compose:weather/compose.yaml:app']);
-    expect(out.deployments[0]!.sources['container.used']![0]!.why).toBe(
-      'service app runs in a container (the only long-running service that is neither a proxy nor a datastore, built from the files)',
-    );
+    expect(out.deployments).toEqual([]);
     const none = (what: string) => out.notes.filter((n) => n.what.startsWith(what)).map((n) => n.file);
     expect(none('no service of this Compose project is recognisably an MCP server').sort()).toEqual([
       'compose.upgrade.yml',
       'docker-compose.phoenix-simple.yml',
       'rest/compose.yaml',
+      'weather/compose.yaml',
     ]);
     // A directory of tests is not walked (its deployments are fixtures), and a note says so.
     expect(out.notes).toContainEqual({
@@ -232,8 +233,10 @@ describe('a repository walked: a lone service is the MCP server when the caller 
       what: 'not walked: a development container (devcontainer.json), a workstation for developing the project and no deployment of it; name it or its files to check them',
     });
     expect(out.files.some((f) => f.path.startsWith('.devcontainer/'))).toBe(false);
-    // Named, it is read (the root is then the directory named).
-    expect(run('.devcontainer').deployments.map((d) => d.name)).toEqual(['compose:docker-compose.yml:app']);
+    // Named, it is read: its compose file, the lone service of a file named.
+    expect(run('.devcontainer/docker-compose.yml').deployments.map((d) => d.name)).toEqual([
+      'compose:.devcontainer/docker-compose.yml:app',
+    ]);
     expect(out.notes).toContainEqual({
       file: 'templates/go/{{cookiecutter.project_slug}}',
       what: 'not walked: a project template (its name holds {{ … }}), whose files are no deployment until generated',
@@ -255,8 +258,9 @@ describe('a repository walked: a lone service is the MCP server when the caller 
     expect(upgrade.deployments.map((d) => d.name)).toEqual(['compose:compose.upgrade.yml:pg-upgrade']);
     expect(upgrade.deployments[0]!.sources['container.used']![0]!.why).toMatch(/the only long-running service .*, in a file named\)$/);
     expect(run('k8s/docs.yaml').deployments.map((d) => d.name)).toEqual(['kubernetes:k8s/docs.yaml:Deployment/docs']);
-    // A build whose manifests name no MCP SDK counts only when its file is named.
+    // A build whose manifests name no MCP SDK counts only when its file is named, as does the repository's own.
     expect(run('rest/compose.yaml').deployments.map((d) => d.name)).toEqual(['compose:rest/compose.yaml:graph']);
+    expect(run('weather/compose.yaml').deployments.map((d) => d.name)).toEqual(['compose:weather/compose.yaml:app']);
     // --server names it in a walk too.
     expect(run('.', '--server', 'phoenix').deployments.map((d) => d.name)).toContain('compose:docker-compose.phoenix-simple.yml:phoenix');
   });

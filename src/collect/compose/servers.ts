@@ -219,16 +219,13 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
         project.entry,
         `service ${client} calls ${callee}'s MCP endpoint: a client of it (the MCP SDK in its build serves clients too), not read as a server; name it with --server if it serves MCP as well`,
       );
-  // Built from the files, the only service counts unless its build shows what it is: manifests
-  // with no MCP SDK (getzep/graphiti's REST server beside its MCP server's own compose files).
+  // The only service counts in a file the caller names. Not in a walk, even built from the files:
+  // a repository's lone self-built services are mostly something else (rgryta/homelab's qBittorrent,
+  // instantdb's Clojure backend, trufnetwork's indexer), and a note says how to name one.
   const only = candidates.length === 1 ? candidates[0]! : null;
-  const builtAsOther = only?.df && only.contextDir !== null && manifestsOfBuild(ctx.inputs, only.contextDir, only.df.copied).length > 0;
-  if (!servers.length && !wanted.length && only && (ctx.pointedAt(project.files) || (only.dockerfile && !builtAsOther))) {
+  if (!servers.length && !wanted.length && only && ctx.pointedAt(project.files)) {
     servers = candidates;
-    evidence.set(
-      candidates[0]!.s.name,
-      `the only long-running service that is neither a proxy nor a datastore${candidates[0]!.dockerfile ? ', built from the files' : ', in a file named'}`,
-    );
+    evidence.set(candidates[0]!.s.name, 'the only long-running service that is neither a proxy nor a datastore, in a file named');
   }
   if (!servers.length) {
     ctx.note(

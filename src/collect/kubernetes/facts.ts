@@ -2,7 +2,7 @@ import { literal } from '../../shared/regexp.js';
 import { dockerfileFacts, imageFacts, privilegeDrop } from '../build-facts.js';
 import type { Context } from '../context.js';
 import { scriptCommand } from '../entrypoint-script.js';
-import { contextOfDockerfile, manifestsOfBuild, mcpEvidenceOfBuild, npmDeclared } from '../packages.js';
+import { contextOfDockerfile, mcpEvidenceOfBuild, npmDeclared } from '../packages.js';
 import { isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { namesMcpRoute, namesMcpServer, runsAuthenticator } from '../roles.js';
 import { hostCheckOff, legacySse, listenFacts, tlsFlags } from '../server-args.js';
@@ -130,24 +130,11 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
   if (!evidence.size)
     for (const w of candidates) if (proxies.some((p) => forwardsTo(p, w))) evidence.set(w, 'a proxy workload forwards to it');
   let servers = candidates.filter((w) => (wanted.length ? wanted.includes(w.o.name) : evidence.has(w)));
-  // The only workload left, in files the caller named or with an image built from the files (ctx.pointedAt).
+  // The only workload left, in files the caller named (ctx.pointedAt); in a walk, as for Compose, not.
   const only = candidates.length === 1 ? candidates[0]! : null;
-  // Unless its build shows what it is: package manifests with no MCP SDK.
-  const builtAsOther =
-    !!only?.dockerfile &&
-    manifestsOfBuild(ctx.inputs, contextOfDockerfile(ctx.inputs, only.dockerfile.path, only.dockerfile.copied), only.dockerfile.copied)
-      .length > 0;
-  if (
-    !servers.length &&
-    !wanted.length &&
-    only &&
-    (ctx.pointedAt([...new Set(set.objects.map((o) => o.file))], set.root) || (only.dockerfile && !builtAsOther))
-  ) {
+  if (!servers.length && !wanted.length && only && ctx.pointedAt([...new Set(set.objects.map((o) => o.file))], set.root)) {
     servers = candidates;
-    evidence.set(
-      only,
-      `the only workload that is neither a proxy nor a datastore${only.dockerfile ? ', its image built from the files' : ', in files named'}`,
-    );
+    evidence.set(only, 'the only workload that is neither a proxy nor a datastore, in files named');
   }
   if (!servers.length) {
     // Manifests with no workload at all (CRDs, RBAC, an Issuer) have nothing to name: no note,
