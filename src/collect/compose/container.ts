@@ -7,7 +7,7 @@ import { tlsVerification } from '../server-args.js';
 import type { At, FactSheet } from '../sheet.js';
 import { Unresolved } from './interpolate.js';
 import { isObj, type Obj } from './load.js';
-import { healthcheckOf, publishedPorts, type Svc, str, volumesOf } from './service.js';
+import { healthcheckOf, publishedPorts, type Svc, str, volumesOf, volumesOfSpec } from './service.js';
 
 export function replicas(sheet: FactSheet, srv: Svc): void {
   const spec = srv.s.spec;
@@ -74,6 +74,19 @@ export function containerFacts(sheet: FactSheet, srv: Svc): void {
   else sheet.set('container.seccomp', 'runtime_default', at(), 'no seccomp option: Docker applies its default profile');
   const vols = volumesOf(srv);
   const sock = vols.find((v) => /(docker|containerd|podman)\.sock$/.test(v.source));
+  // A mount whose source a .env the files do not hold sets (yonaka15/mcp-server-as-http-go's
+  // `${DOCKER_SOCKET_PATH:-/dev/null}:…`, its example .env the Docker socket): what it mounts is open.
+  const rawVolumes = Array.isArray(spec['volumes']) ? (spec['volumes'] as unknown[]) : [];
+  const opaqueOf = (v: unknown) => {
+    const u = v instanceof Unresolved ? v : isObj(v) && v['source'] instanceof Unresolved ? v['source'] : null;
+    return u?.opaque ? u : null;
+  };
+  const opaque = rawVolumes.map(opaqueOf).find((u) => u !== null);
+  const opaqueWhy = opaque
+    ? `a volume set from ${opaque.variables.map((n) => `\${${n}}`).join(', ')}, which a .env the files do not hold may set: what it mounts is not in the files`
+    : '';
+  // What the other volumes mount is known; the opaque one's default is not what runs.
+  const known = opaque ? volumesOfSpec({ volumes: rawVolumes.filter((v) => !opaqueOf(v)) }) : vols;
   // Compose's `use_api_socket: true` mounts the engine's API socket (and the user's registry
   // credentials) into the container: docker/compose-for-agents runs its MCP gateway so.
   if (spec['use_api_socket'] === true)
@@ -83,6 +96,7 @@ export function containerFacts(sheet: FactSheet, srv: Svc): void {
       at('use_api_socket'),
       "use_api_socket: true mounts the container engine's API socket",
     );
+  else if (!sock && opaque) sheet.undecided('container.docker_socket_mounted', opaqueWhy);
   else
     sheet.set(
       'container.docker_socket_mounted',
@@ -91,7 +105,7 @@ export function containerFacts(sheet: FactSheet, srv: Svc): void {
       sock ? `${sock.source} is mounted` : 'no container runtime socket among the volumes',
     );
   // Bind mounts (a path, not a volume name): the deployment's own files, or the host's.
-  const binds = vols.filter((v) => isHostPath(v.source)).map((v) => v.source);
+  const binds = known.filter((v) => isHostPath(v.source)).map((v) => v.source);
   const mounts = worstHostPaths(binds);
   // The engine's socket, however mounted, is a host system path (docker/compose-for-agents' gateways).
   if (spec['use_api_socket'] === true)
@@ -101,6 +115,7 @@ export function containerFacts(sheet: FactSheet, srv: Svc): void {
       at('use_api_socket'),
       "use_api_socket: true mounts the container engine's API socket from the host",
     );
+  else if (opaque && mounts !== 'host_system') sheet.undecided('container.host_path_mounts', opaqueWhy);
   else if (mounts)
     sheet.set(
       'container.host_path_mounts',

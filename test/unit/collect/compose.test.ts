@@ -457,6 +457,25 @@ describe('a service built to one stage of a multi-stage Dockerfile (build.target
   });
 });
 
+describe('a volume whose source a missing .env sets', () => {
+  it('mounts what the .env says: the socket and host paths are open, the other volumes still read', () => {
+    // yonaka15/mcp-server-as-http-go: `${DOCKER_SOCKET_PATH:-/dev/null}:${DOCKER_SOCKET_MOUNT:-/dev/null}`, its
+    // .env.example setting the Docker socket.
+    const d = (volumes: string) =>
+      collectWith(inline({ 'compose.yaml': `services:\n  mcp:\n    image: acme/mcp:1.0.0\n    env_file: .env\n    volumes:\n${volumes}` }))
+        .deployments[0]!;
+    const open = d('      - ${DOCKER_SOCKET_PATH:-/dev/null}:${DOCKER_SOCKET_MOUNT:-/dev/null}\n      - ./data:/data\n');
+    expect(fact(open, 'container.docker_socket_mounted')).toBeUndefined();
+    expect(open.reasons['container.docker_socket_mounted']).toBe(
+      'a volume set from ${DOCKER_SOCKET_PATH}, ${DOCKER_SOCKET_MOUNT}, which a .env the files do not hold may set: what it mounts is not in the files',
+    );
+    expect(fact(open, 'container.host_path_mounts')).toBeUndefined();
+    // A socket or a system path mounted beside it decides all the same.
+    const sock = d('      - ${DATA:-./data}:/data\n      - /var/run/docker.sock:/var/run/docker.sock\n');
+    expect([fact(sock, 'container.docker_socket_mounted'), fact(sock, 'container.host_path_mounts')]).toEqual([true, 'host_system']);
+  });
+});
+
 describe('a .env that a service requires and the files do not hold', () => {
   // metatool-ai/metamcp's docker-compose.yml: `env_file: [.env]` (only example.env is committed) and
   // `${POSTGRES_PASSWORD:-m3t4mcp}`: Compose refuses to start without .env, and reads it for every ${VAR}.
