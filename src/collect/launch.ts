@@ -95,6 +95,9 @@ export function analyseLaunch(command: string, args: string[]): Launch {
     (/^(@modelcontextprotocol\/)?mcp-remote$/.test(name) ? (args.find((a) => /^\$\{[^}]+\}|^\$[A-Za-z_]\w*$/.test(a)) ?? null) : null);
   // mcp-remote installed on the machine (`"command": "mcp-remote"`): a local program in front of a remote server.
   if (runner === 'mcp-remote') return { ...none, bridgeUrl: remoteUrl(runner) };
+  // Or bundled and run by node (Skyvern-AI/skyvern's MCP Bundle: `node ${__dirname}/node_modules/mcp-remote/dist/proxy.js URL`).
+  if (runner === 'node' && /(^|[\\/])node_modules[\\/]mcp-remote[\\/]/.test(args[0] ?? ''))
+    return { ...none, bridgeUrl: remoteUrl('mcp-remote') };
   if (runner === 'npx' || runner === 'bunx' || (runner === 'pnpm' && args[0] === 'dlx') || (runner === 'yarn' && args[0] === 'dlx')) {
     const rest = runner === 'pnpm' || runner === 'yarn' ? args.slice(1) : args;
     const p = rest.findIndex((a) => a === '-p' || a === '--package');

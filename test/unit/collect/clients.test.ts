@@ -207,12 +207,18 @@ describe('MCP client configurations', () => {
             ref: { command: 'mcp-remote', args: ['${SWAG_MCP_URL}'] },
             npx: { command: 'npx', args: ['-y', 'mcp-remote', '${SWAG_MCP_URL}'] },
             shim: { command: 'npx.cmd', args: ['-y', '@upstash/context7-mcp@1.0.14'] },
+            // Skyvern-AI/skyvern's MCP Bundle runs the mcp-remote it bundles with node.
+            bundled: { command: 'node', args: ['${__dirname}/node_modules/mcp-remote/dist/proxy.js', 'https://api.skyvern.com/mcp/'] },
           },
         }),
       }),
     );
     expect(fact(deploymentOf(out, ':bare'), 'transport.kind')).toBe('http');
     expect(fact(deploymentOf(out, ':bare'), 'tls.enabled')).toBe(true);
+    expect([fact(deploymentOf(out, ':bundled'), 'transport.kind'), fact(deploymentOf(out, ':bundled'), 'tls.enabled')]).toEqual([
+      'http',
+      true,
+    ]);
     for (const name of [':ref', ':npx']) {
       expect(fact(deploymentOf(out, name), 'transport.kind'), name).toBe('http');
       expect(fact(deploymentOf(out, name), 'tls.enabled'), name).toBeUndefined();
