@@ -21,7 +21,7 @@ import { configurations, type LocationCtx, proxiedLocations } from './nginx.js';
 import { mcpRoutes, nginxFacts } from './nginx-facts.js';
 import { contextOfDockerfile, isMcpPackage, mcpEvidenceOfBuild, npmDeclared } from './packages.js';
 import { firstLine } from './parse-errors.js';
-import { asksHelp, mcpWord, namesMcpHost, namesMcpRoute, repository, runsMcpClient } from './roles.js';
+import { asksHelp, mcpWord, namesMcpHost, namesMcpRoute, repository, runsMcpClient, runsTests } from './roles.js';
 import { legacySse, transportNamed } from './server-args.js';
 import { FactSheet } from './sheet.js';
 import { smitheryTransport } from './smithery.js';
@@ -385,20 +385,15 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
   // An image that runs its tests (`CMD ["mvn", "clean", "test"]`, datacline/secure-mcp-gateway's
   // Dockerfile.test) or only a shell (`CMD ["bash"]`, sitbon/magg's user stage) starts no server.
   const words = df.entrypoint.map((w) => w.split('/').pop()!);
-  const [cmd = '', sub = '', third = ''] = words;
-  const runsTests =
-    (['mvn', 'gradle', 'gradlew'].includes(cmd) && words.some((w) => /^(test|verify|check)$/.test(w))) ||
-    ['pytest', 'tox', 'jest', 'vitest'].includes(cmd) ||
-    (['npm', 'pnpm', 'yarn', 'go', 'cargo', 'dotnet'].includes(cmd) && sub === 'test') ||
-    (/^python[\d.]*$/.test(cmd) && sub === '-m' && third === 'pytest');
+  const runsTestsNow = runsTests(df.entrypoint) !== null || runsTests(words) !== null;
   const shellOnly = words.length === 1 && /^(ba|z|da|)sh$/.test(words[0]!);
   // A CMD of its own only: after an ENTRYPOINT, `CMD ["--help"]` is the default a run replaces
   // (supercorp-ai/supergateway's base image: `ENTRYPOINT ["supergateway"]`, `CMD ["--help"]`).
   const help = !df.entrypointOnly.length && asksHelp(df.entrypoint);
-  if (runsTests || shellOnly || help) {
+  if (runsTestsNow || shellOnly || help) {
     ctx.note(
       f.path,
-      `the image starts ${runsTests ? 'its tests' : help ? 'a program that prints its help' : 'a shell'} (${df.entrypoint.join(' ')}), not a server: no deployment of its own`,
+      `the image starts ${runsTestsNow ? 'its tests' : help ? 'a program that prints its help' : 'a shell'} (${df.entrypoint.join(' ')}), not a server: no deployment of its own`,
     );
     return [];
   }

@@ -32,7 +32,16 @@ export function runsAuthenticator(...commands: unknown[]): boolean {
 
 /** A test runner, as the command a container keeps running: it runs the tests and exits. */
 const TEST_RUNNER =
-  /^((npm|yarn|pnpm|bun)( run| run-script)? (test|t)([:-][\w:-]*)?|(uv|poetry|pipenv|hatch) run (pytest|tox)|(python3?|py) -m (pytest|unittest)|pytest|tox|nox|jest|vitest|(npx|bunx|pnpx)( -y| --yes)? (jest|vitest|playwright test|mocha)|mocha|go test|cargo (test|nextest)|make (test|check)|(mvn|gradle|\.\/gradlew) test)( |$)/;
+  /^((npm|yarn|pnpm|bun)( (--filter|-F|-w|--workspace|workspace) \S+| -r| --recursive)?( run| run-script)? (test|t)([:-][\w:-]*)?|(mvn|(\.\/)?mvnw)( \S+)* (test|verify)|(gradle|(\.\/)?gradlew)( \S+)* (test|check)|dotnet test|(uv|poetry|pipenv|hatch) run (pytest|tox)|(python3?|py) -m (pytest|unittest)|pytest|tox|nox|jest|vitest|(npx|bunx|pnpx)( -y| --yes)? (jest|vitest|playwright test|mocha)|mocha|go test|cargo (test|nextest)|make (test|check)|(mvn|gradle|\.\/gradlew) test)( |$)/;
+
+/**
+ * The test run a container's command ends in, or null: `npm test`, `pnpm --filter @inkeep/agents-manage-ui
+ * test` in a `bash -lc` script (inkeep/agents' Dockerfile.manage-ui-test), `mvn clean test`, `pytest`.
+ */
+export function runsTests(...commands: unknown[]): string | null {
+  const last = runningCommands(commands).at(-1)?.join(' ') ?? '';
+  return TEST_RUNNER.test(last) ? last : null;
+}
 
 /** The commands of what a container runs, a `sh -c` script's own; loop words (`while true`, `done`) left out. */
 function runningCommands(commands: unknown[]): string[][] {
@@ -56,8 +65,8 @@ function runningCommands(commands: unknown[]): string[][] {
  */
 export function runsNoServer(...commands: unknown[]): string | null {
   const running = runningCommands(commands);
-  const last = running.at(-1)?.join(' ') ?? '';
-  if (TEST_RUNNER.test(last)) return `it runs tests (${last})`;
+  const tests = runsTests(...commands);
+  if (tests) return `it runs tests (${tests})`;
   // Certificates made, then file modes set: the last command starts no program that serves.
   const makes = running.find((c) => (c[0] === 'openssl' && /^(req|x509|genrsa|genpkey|ecparam)$/.test(c[1] ?? '')) || c[0] === 'mkcert');
   if (makes && /^(chmod|chown|cp|mv|rm|echo|printf|ls|cat|openssl|mkcert|touch|mkdir|exit|fi|done)$/.test(running.at(-1)?.[0] ?? ''))

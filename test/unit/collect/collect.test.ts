@@ -788,6 +788,19 @@ describe('an image that starts its tests or a shell', () => {
     );
     expect(test.deployments).toEqual([]);
     expect(test.notes.map((n) => n.what)).toContain('the image starts its tests (mvn clean test), not a server: no deployment of its own');
+    // inkeep/agents' Dockerfile.manage-ui-test: one workspace's tests in a bash -lc script.
+    for (const cmd of [
+      '["bash", "-lc", "pnpm --filter @inkeep/agents-manage-ui test --run"]',
+      '["./gradlew", "--no-daemon", "check"]',
+      '["pnpm", "-r", "test"]',
+    ]) {
+      const out = collectWith(
+        inline({
+          'mcp/Dockerfile': `FROM node:24-slim\nRUN npm install -g @modelcontextprotocol/server-everything@2025.9.25\nCMD ${cmd}\n`,
+        }),
+      );
+      expect(out.deployments, cmd).toEqual([]);
+    }
     const shell = collectWith(inline({ 'mcp-tools/Dockerfile': 'FROM python:3.13-slim\nRUN pip install mcp==1.20.0\nCMD ["bash"]\n' }));
     expect(shell.deployments).toEqual([]);
     // Dezocode/mcp-system's Dockerfile.production: `CMD ["mcp-universal", "--help"]`.
