@@ -117,6 +117,21 @@ export function installStep(w: string[], at: At): InstallStep | null {
     (cmd?.startsWith('python') && sub === '-m' && rest[0]?.startsWith('pip'));
   if (pipLike && w.includes('install') && has('--no-deps', '--no-dependencies') && projectOnly(w.slice(w.indexOf('install') + 1)))
     return null;
+  // `corepack prepare pnpm@9.15.0 --activate` (jmagar/pulse), `corepack install -g pnpm@9`, `corepack
+  // use pnpm@10.1.0`: the package manager, fetched at that version; tooling, which fixes pnpm's policy.
+  if (cmd === 'corepack' && (sub === 'prepare' || sub === 'install' || sub === 'use')) {
+    const specs = rest.filter((x) => !x.startsWith('-'));
+    if (specs.length)
+      return {
+        at,
+        tool: 'npm',
+        text,
+        locked: false,
+        scriptsDisabled: true,
+        exact: specs.every((x) => /@\d+\.\d+\.\d+/.test(x)),
+        packages: specs.map((x) => x.replace(/@[^@]*$/, '')),
+      };
+  }
   if (cmd === 'npm' && (sub === 'ci' || sub === 'clean-install' || sub === 'install-clean'))
     return { at, tool: 'npm', text, locked: true, scriptsDisabled: has('--ignore-scripts') };
   if (cmd === 'npm' && (sub === 'install' || sub === 'i' || sub === 'add'))
