@@ -149,6 +149,15 @@ const LOCKFILE =
  * directory below the context is copied whole: files two levels under it count too (agentgateway's
  * `COPY crates ./crates` holds crates/agentgateway/Cargo.toml); the context itself, its top only.
  */
+/** A COPY source's file-name pattern (`*.config.json`, `bun.lock*`) as a regular expression of one name. */
+export const nameGlob = (base: string): RegExp =>
+  new RegExp(
+    `^${base
+      .replace(/[.+^${}()|\\]/g, '\\$&')
+      .replace(/\*/g, '[^/]*')
+      .replace(/\?/g, '[^/]')}$`,
+  );
+
 function copiedFiles(inputs: Inputs, contextDir: string, copied: readonly string[], kind: RegExp, keepIgnored = false): TextFile[] {
   const out = new Map<string, TextFile>();
   const ofKind = (f: TextFile) => kind.test(posix.basename(f.path).toLowerCase());
@@ -161,12 +170,7 @@ function copiedFiles(inputs: Inputs, contextDir: string, copied: readonly string
     if (path.startsWith('..')) continue;
     const base = posix.basename(path);
     if (/[*?[]/.test(base)) {
-      const glob = new RegExp(
-        `^${base
-          .replace(/[.+^${}()|\\]/g, '\\$&')
-          .replace(/\*/g, '[^/]*')
-          .replace(/\?/g, '[^/]')}$`,
-      );
+      const glob = nameGlob(base);
       for (const f of inputs.all()) if (under(f, dirOf(path), 0) && ofKind(f) && glob.test(posix.basename(f.path))) out.set(f.path, f);
       continue;
     }

@@ -5,7 +5,7 @@ import { posix } from 'node:path';
 import type { Context } from '../context.js';
 import { volumeParts } from '../host-paths.js';
 import { dirOf, normalise } from '../inputs.js';
-import { contextOfDockerfile } from '../packages.js';
+import { contextOfDockerfile, nameGlob } from '../packages.js';
 import { readYaml } from '../yaml-lines.js';
 import { CLIENT_OWN_FILE, PROJECT_CONFIG } from './paths.js';
 
@@ -26,8 +26,10 @@ export function gatewayImageOf(ctx: Context, path: string): string | null {
     if (rel.startsWith('..')) continue;
     // In the final image: a builder stage's copy stays there (carlosjperez/SOLARIA-DFO's
     // mcp-config.json, copied for the build, out of the image that takes only dist/).
+    // A pattern too (yonaka15/mcp-server-as-http-go's `COPY *.config.json ./`).
     const copies = df.finalCopied.some((src) => {
       const n = normalise(src);
+      if (/[*?[]/.test(posix.basename(n))) return dirOf(n) === dirOf(rel) && nameGlob(posix.basename(n)).test(posix.basename(rel));
       return n === '' || n === rel || rel.startsWith(`${n}/`);
     });
     if (copies) return f.path;

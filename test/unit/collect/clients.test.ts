@@ -918,6 +918,10 @@ describe("a gateway's configuration its image copies in", () => {
       why: 'Dockerfile copies mcp_settings.json into its image: the gateway that reads it there launches npx in that container, and how the image is run is not in this file',
     });
     expect(used({ 'mcp_settings.json': settings }, 'mcp_settings.json').value).toBe(false);
+    // By a pattern too (yonaka15/mcp-server-as-http-go's `COPY *.config.json ./`).
+    const pattern = 'FROM golang:1.24\nWORKDIR /app\nCOPY *.config.json ./\nCMD ["./mcp-http-server"]\n';
+    expect(used({ 'mcp_servers.config.json': settings, Dockerfile: pattern }, 'mcp_servers.config.json').value).toBeUndefined();
+    expect(used({ 'sub/mcp_servers.config.json': settings, Dockerfile: pattern }, 'sub/mcp_servers.config.json').value).toBe(false);
     // A client's own file, or an example for one, copied with the rest of a repository is still read on the user's machine.
     expect(used({ '.mcp.json': settings, Dockerfile: dockerfile }, '.mcp.json').value).toBe(false);
     expect(used({ 'examples/mcp_config.json': settings, Dockerfile: dockerfile }, 'examples/mcp_config.json').value).toBe(false);
