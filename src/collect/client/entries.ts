@@ -18,7 +18,7 @@ export type Obj = Record<string, unknown>;
 export const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Gemini CLI's settings and an extension's manifest, where `url` is SSE and `httpUrl` streamable HTTP. */
-export const GEMINI = /(^|\/)(\.gemini\/settings|gemini-extension)\.json$/;
+export const GEMINI = /(^|\/)(\.gemini\/settings|gemini-extension|[\w.-]*gemini[-_]settings)\.json$/;
 
 export function jsonEntries(file: TextFile): { entries: Entry[]; inputs: Obj[]; ignored?: string | null } | null {
   const errors: ParseError[] = [];
