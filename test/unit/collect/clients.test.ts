@@ -922,6 +922,8 @@ describe("a gateway's configuration its image copies in", () => {
     const pattern = 'FROM golang:1.24\nWORKDIR /app\nCOPY *.config.json ./\nCMD ["./mcp-http-server"]\n';
     expect(used({ 'mcp_servers.config.json': settings, Dockerfile: pattern }, 'mcp_servers.config.json').value).toBeUndefined();
     expect(used({ 'sub/mcp_servers.config.json': settings, Dockerfile: pattern }, 'sub/mcp_servers.config.json').value).toBe(false);
+    // A file named for a client, copied with the rest of a server's repository (cstortz/monorepo_mcp's cursor-mcp-config.json).
+    expect(used({ 'cursor-mcp-config.json': settings, Dockerfile: dockerfile }, 'cursor-mcp-config.json').value).toBe(false);
     // A client's own file, or an example for one, copied with the rest of a repository is still read on the user's machine.
     expect(used({ '.mcp.json': settings, Dockerfile: dockerfile }, '.mcp.json').value).toBe(false);
     expect(used({ 'examples/mcp_config.json': settings, Dockerfile: dockerfile }, 'examples/mcp_config.json').value).toBe(false);
@@ -1229,6 +1231,10 @@ describe("a server's own switch that turns off certificate verification", () => 
     expect(off({ PG_SSL_REJECT_UNAUTHORIZED: 'false' }).value).toBe(true);
     // Node reads NODE_TLS_REJECT_UNAUTHORIZED only as 0: `false` keeps verification on.
     expect(off({ NODE_TLS_REJECT_UNAUTHORIZED: 'false' }).value).toBeUndefined();
+    // A switch that skips verification, set false, keeps it on (structured-world/gitlab-mcp's SKIP_TLS_VERIFY).
+    expect(off({ SKIP_TLS_VERIFY: 'false' }).value).toBeUndefined();
+    expect(off({ SKIP_TLS_VERIFY: 'true' }).value).toBe(true);
+    expect(off({ DISABLE_SSL_VERIFY: 'false' }).value).toBeUndefined();
   });
 });
 
