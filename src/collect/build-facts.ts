@@ -12,6 +12,7 @@ import {
   lockfilesOfBuild,
   npmrcScriptsOff,
   pnpmScripts,
+  requirementsPinned,
   yarnScriptsOff,
 } from './packages.js';
 import { imagePin, repository } from './roles.js';
@@ -270,7 +271,8 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
     else {
       // The release is as loose as its loosest install: one unpinned package floats the image.
       // Named by the server's own packages where one floats, before a package manager's bootstrap.
-      const loose = floating.find((i) => !i.exact && !bootstrap(i)) ?? floating.find((i) => !i.exact);
+      const exact = (i: InstallStep) => i.exact || requirementsPinned(inputs, contextDir, i.copiedBefore ?? df.copied, i.text);
+      const loose = floating.find((i) => !exact(i) && !bootstrap(i)) ?? floating.find((i) => !exact(i));
       const worst = loose ?? floating[0]!;
       sheet.set(
         'supply_chain.deployed_release',

@@ -149,6 +149,35 @@ const LOCKFILE =
  * directory below the context is copied whole: files two levels under it count too (agentgateway's
  * `COPY crates ./crates` holds crates/agentgateway/Cargo.toml); the context itself, its top only.
  */
+/**
+ * Whether every requirements file an install reads (`pip install -r requirements.txt`), as the
+ * build copies it, pins each requirement to one version (`mcp==1.10.1`, redhat-ai-tools/ocm-mcp's):
+ * the top-level packages are then exact, as when they are named `==` on the command line.
+ */
+export function requirementsPinned(inputs: Inputs, contextDir: string, copied: readonly string[], text: string): boolean {
+  const words = text.split(/\s+/);
+  const files = words.flatMap((w, i) =>
+    w === '-r' || w === '--requirement'
+      ? [words[i + 1] ?? '']
+      : w.startsWith('--requirement=')
+        ? [w.slice(14)]
+        : w.startsWith('-r') && w.length > 2
+          ? [w.slice(2)]
+          : [],
+  );
+  if (!files.length) return false;
+  const found = copiedFiles(inputs, contextDir, copied, /^requirements.*\.(txt|in)$|\.txt$/);
+  return files.every((name) => {
+    const f = found.find((x) => x.path.endsWith(`/${posix.basename(name)}`) || x.path === posix.basename(name));
+    if (!f) return false;
+    const rows = f.text
+      .split('\n')
+      .map((r) => r.replace(/\s+#.*$/, '').trim())
+      .filter((r) => r !== '' && !r.startsWith('#'));
+    return rows.length > 0 && rows.every((r) => /^[A-Za-z0-9_.-]+(\[[^\]]*\])?==\d+(\.\d+)*([a-z]+\d*)?(\.post\d+)?(\s*;.*)?$/i.test(r));
+  });
+}
+
 /** A COPY source's file-name pattern (`*.config.json`, `bun.lock*`) as a regular expression of one name. */
 export const nameGlob = (base: string): RegExp =>
   new RegExp(

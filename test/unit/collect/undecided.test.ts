@@ -845,3 +845,27 @@ describe('cargo install of a build tool', () => {
     ).toBe(false);
   });
 });
+
+describe('a requirements file that pins every package', () => {
+  // redhat-ai-tools/ocm-mcp's Containerfile: `pip install --no-cache-dir -r requirements.txt`, httpx==0.28.1 and mcp==1.10.1.
+  const release = (requirements: string) =>
+    fact(
+      deploymentOf(
+        collectWith(
+          inline({
+            Containerfile:
+              'FROM python:3.11-slim\nCOPY requirements.txt ./\nRUN pip install --no-cache-dir -r requirements.txt\nCOPY server.py ./\nCMD ["python", "server.py"]\n',
+            'requirements.txt': requirements,
+          }),
+        ),
+        'Containerfile',
+      ),
+      'supply_chain.deployed_release',
+    );
+
+  it('installs its top-level packages at exact versions, as when they are named ==; one range floats it', () => {
+    expect(release('httpx==0.28.1\nmcp==1.10.1  # the SDK\n\n# pinned\n')).toBe('exact_version');
+    expect(release('httpx==0.28.1\nmcp>=1.10\n')).toBe('floating');
+    expect(release('-e .\nmcp==1.10.1\n')).toBe('floating');
+  });
+});
