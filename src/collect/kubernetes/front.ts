@@ -161,6 +161,19 @@ export function ingressFacts(sheet: FactSheet, routed: K8sObject[]): void {
   const ing = routed[0]!;
   if (ing.kind === 'Route') {
     routeHop(sheet, ing);
+    // cert-manager's OpenShift Routes support (redhat-ai-tools/ocm-mcp's template: `cert-manager.io/issuer-name`
+    // on an edge Route) issues the Route's certificate and renews it.
+    const ann = (getPath(ing.value, ['metadata', 'annotations']) ?? {}) as Obj;
+    if (
+      isObj(getPath(ing.value, ['spec', 'tls'])) &&
+      Object.keys(ann).some((k) => /^cert-manager\.io\/(issuer-name|issuer|cluster-issuer)$/.test(k))
+    )
+      sheet.set(
+        'tls.certificate_auto_renewal',
+        true,
+        ing.at('metadata', 'annotations'),
+        'cert-manager issues and renews the Route certificate',
+      );
     return;
   }
   if (ing.kind === 'IngressRoute') sheet.undecided('tls.backend_hop', CNI_HOP);

@@ -1635,7 +1635,9 @@ describe('an OpenShift Template', () => {
     '  spec: { selector: { app: foo-mcp }, ports: [{ port: 8080, targetPort: 8080 }] }',
     '- apiVersion: route.openshift.io/v1',
     '  kind: Route',
-    '  metadata: { name: foo-mcp }',
+    '  metadata:',
+    '    name: foo-mcp',
+    '    annotations: { cert-manager.io/issuer-kind: ClusterIssuer, cert-manager.io/issuer-name: "${ISSUER}" }',
     '  spec:',
     '    to: { kind: Service, name: foo-mcp }',
     '    tls: { termination: edge, insecureEdgeTerminationPolicy: Redirect }',
@@ -1649,6 +1651,8 @@ describe('an OpenShift Template', () => {
     expect(fact(d, 'supply_chain.deployed_release')).toBe('exact_version');
     expect(d.sources['supply_chain.deployed_release']![0]).toMatchObject({ file: 'openshift/template.yaml', line: 19 });
     expect(fact(d, 'tls.enabled')).toBe(true);
+    // cert-manager's OpenShift Routes support issues and renews the edge certificate (redhat-ai-tools/ocm-mcp).
+    expect(fact(d, 'tls.certificate_auto_renewal')).toBe(true);
     expect(fact(d, 'exposure.behind_reverse_proxy')).toBe(true);
     // SLACK_TOKEN is given to `oc process`: where its value is kept is not in the files.
     expect(fact(d, 'container.secrets_source')).toBeUndefined();
