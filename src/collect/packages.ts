@@ -142,14 +142,6 @@ const LOCKFILE =
   /^(package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|yarn\.lock|uv\.lock|poetry\.lock|go\.sum|bun\.lockb?|cargo\.lock|packages\.lock\.json)$/;
 
 /**
- * The files of one kind a build brings in from its context: what its COPY and ADD lines (and bind
- * mounts) name (`COPY . .`, `COPY package*.json ./`, `COPY servers/time/ /app/`), not whatever
- * the context holds (agentic-community/mcp-gateway-registry builds its auth service from the
- * repository root, whose pyproject.toml is the MCP registry's, and copies only auth_server/). A
- * directory below the context is copied whole: files two levels under it count too (agentgateway's
- * `COPY crates ./crates` holds crates/agentgateway/Cargo.toml); the context itself, its top only.
- */
-/**
  * Whether every requirements file an install reads (`pip install -r requirements.txt`), as the
  * build copies it, pins each requirement to one version (`mcp==1.10.1`, redhat-ai-tools/ocm-mcp's):
  * the top-level packages are then exact, as when they are named `==` on the command line.
@@ -187,6 +179,14 @@ export const nameGlob = (base: string): RegExp =>
       .replace(/\?/g, '[^/]')}$`,
   );
 
+/**
+ * The files of one kind a build brings in from its context: what its COPY and ADD lines (and bind
+ * mounts) name (`COPY . .`, `COPY package*.json ./`, `COPY servers/time/ /app/`), not whatever
+ * the context holds (agentic-community/mcp-gateway-registry builds its auth service from the
+ * repository root, whose pyproject.toml is the MCP registry's, and copies only auth_server/). A
+ * directory below the context is copied whole: files two levels under it count too (agentgateway's
+ * `COPY crates ./crates` holds crates/agentgateway/Cargo.toml); the context itself, its top only.
+ */
 function copiedFiles(inputs: Inputs, contextDir: string, copied: readonly string[], kind: RegExp, keepIgnored = false): TextFile[] {
   const out = new Map<string, TextFile>();
   const ofKind = (f: TextFile) => kind.test(posix.basename(f.path).toLowerCase());

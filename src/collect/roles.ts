@@ -1,5 +1,6 @@
-// What a container image is, by its repository name: a reverse proxy, a datastore, or neither.
-// Names only, no registry lookups: `nginx:1.27`, `docker.io/library/nginx`, `ghcr.io/x/nginx-foo`.
+// What a container is: by its image's repository name, a reverse proxy, a datastore, or neither
+// (names only, no registry lookups: `nginx:1.27`, `docker.io/library/nginx`, `ghcr.io/x/nginx-foo`);
+// by its command, a test run, a certificate maker, an idle container or a client, never a server.
 import { commandsOf, shellScript, unwrap, wordsOfLine } from './shell.js';
 
 const PROXIES: [RegExp, string][] = [
@@ -32,7 +33,7 @@ export function runsAuthenticator(...commands: unknown[]): boolean {
 
 /** A test runner, as the command a container keeps running: it runs the tests and exits. */
 const TEST_RUNNER =
-  /^((npm|yarn|pnpm|bun)( (--filter|-F|-w|--workspace|workspace) \S+| -r| --recursive)?( run| run-script)? (test|t)([:-][\w:-]*)?|(mvn|(\.\/)?mvnw)( \S+)* (test|verify)|(gradle|(\.\/)?gradlew)( \S+)* (test|check)|dotnet test|(uv|poetry|pipenv|hatch) run (pytest|tox)|(python3?|py) -m (pytest|unittest)|pytest|tox|nox|jest|vitest|(npx|bunx|pnpx)( -y| --yes)? (jest|vitest|playwright test|mocha)|mocha|go test|cargo (test|nextest)|make (test|check)|(mvn|gradle|\.\/gradlew) test)( |$)/;
+  /^((npm|yarn|pnpm|bun)( (--filter|-F|-w|--workspace|workspace) \S+| -r| --recursive)?( run| run-script)? (test|t)([:-][\w:-]*)?|(mvn|(\.\/)?mvnw)( \S+)* (test|verify)|(gradle|(\.\/)?gradlew)( \S+)* (test|check)|dotnet test|(uv|poetry|pipenv|hatch) run (pytest|tox)|(python3?|py) -m (pytest|unittest)|pytest|tox|nox|jest|vitest|(npx|bunx|pnpx)( -y| --yes)? (jest|vitest|playwright test|mocha)|mocha|go test|cargo (test|nextest)|make (test|check))( |$)/;
 
 /**
  * The test run a container's command ends in, or null: `npm test`, `pnpm --filter @inkeep/agents-manage-ui

@@ -39,12 +39,12 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
     );
   }
   for (const n of project.notes) ctx.note(project.entry, n);
-  const testsOrIdles = new Set<string>();
+  const jobs = new Set<string>();
   for (const v of svcs) {
     const why =
       v.oneShot || (ctx.options.servers ?? []).includes(v.s.name) ? null : runsNoServer(v.s.spec['entrypoint'], v.s.spec['command']);
     if (!why) continue;
-    testsOrIdles.add(v.s.name);
+    jobs.add(v.s.name);
     ctx.note(v.s.at().file, `service ${v.s.name} is not read as a server: ${why}; name it with --server if it serves MCP`);
   }
   const proxies = svcs.filter((v) => v.role?.kind === 'proxy');
@@ -59,7 +59,7 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
   const candidates = svcs.filter(
     (v) =>
       !v.oneShot &&
-      !testsOrIdles.has(v.s.name) &&
+      !jobs.has(v.s.name) &&
       (!authenticators.has(v.s.name) || (ctx.options.servers ?? []).includes(v.s.name)) &&
       v.role === null &&
       !runsAuthenticator(v.s.spec['entrypoint'], v.s.spec['command']) &&

@@ -65,10 +65,11 @@ export function transport(
   const idle = proxy ? null : idles(spec['entrypoint'], spec['command']);
   // The whole command line, not arguments after an ENTRYPOINT whose default they are.
   const ownLine = spec['entrypoint'] === undefined && !srv.df?.entrypointOnly.length;
-  if (!proxy && ownLine && asksHelp(wordsOf(run.parts))) {
+  const runWords = wordsOf(run.parts);
+  if (!proxy && ownLine && asksHelp(runWords)) {
     sheet.undecided(
       'transport.kind',
-      `${srv.s.name} runs ${wordsOf(run.parts).join(' ')}, which prints its help and exits: no server listens or reads stdin as written`,
+      `${srv.s.name} runs ${runWords.join(' ')}, which prints its help and exits: no server listens or reads stdin as written`,
     );
     return;
   }
