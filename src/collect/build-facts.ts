@@ -288,8 +288,9 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
       (i.tool === 'yarn' && yarnScriptsOff(inputs, contextDir, i.copiedBefore ?? df.copied)) ||
       ((i.tool === 'npm' || i.tool === 'pnpm') && npmrcScriptsOff(inputs, contextDir, i.copiedBefore ?? df.copied)) ||
       (i.tool === 'bun' && bunTrustsNone(inputs, contextDir, i.copiedBefore ?? df.copied));
-    // pnpm's policy follows its version, where the files name it (packageManager, or an exact pnpm@X installed first).
-    const pnpmStep = df.installs.find((i) => i.exact && i.packages?.includes('pnpm') && /\bpnpm@\d/.test(i.text));
+    // pnpm's policy follows its version, where the files name it (packageManager, or pnpm@X installed first).
+    // The major version decides the policy: `pnpm@8` (sparesparrow/mcp-prompts) is pnpm 8, whatever its minor.
+    const pnpmStep = df.installs.find((i) => i.packages?.includes('pnpm') && /\bpnpm@\d/.test(i.text));
     const pnpmInstalled = pnpmStep ? { version: /\bpnpm@(\d+(?:\.\d+)*)/.exec(pnpmStep.text)![1]!, at: pnpmStep.at } : null;
     const pnpm = steps.some((i) => i.tool === 'pnpm' && i.scriptsDisabled === null)
       ? pnpmScripts(inputs, contextDir, df.copied, pnpmInstalled)

@@ -48,7 +48,7 @@ const SETTINGS_DIRS = new Set(['.vscode', '.zed', 'zed', '.gemini', '.cursor', '
  * whether they are one (classify.ts).
  */
 const MAY_CONFIGURE_CLIENT =
-  /^(.*mcp.*|.*claude.*|.*gemini.*|.*zed.*settings.*)\.jsonc?$|^(gemini-extension|config|manifest)\.json$|^opencode\.jsonc?$/;
+  /^(.*mcp.*|.*claude.*|.*(gemini|zed).*settings.*)\.jsonc?$|^(gemini-extension|config|manifest)\.json$|^opencode\.jsonc?$/;
 
 /** Names a walk reads: what some collector decides facts from. Files named on the command line are always read. */
 export function wanted(name: string, parent = ''): boolean {
@@ -92,7 +92,7 @@ export function wanted(name: string, parent = ''): boolean {
     /^(docker-)?(entrypoint|start|run|launch|serve|boot)[\w.-]*\.sh$/.test(n) ||
     // What builds and publishes the project's images (2bytes-org/git-mcp-server's build-docker.sh script
     // runs `docker build -t mcp/git`): a client entry that runs that image runs this project's build.
-    /^(build|release|publish|push)[\w.-]*\.sh$|docker[\w.-]*\.sh$/.test(n) ||
+    /^(build|release|publish|push)[\w.-]*\.sh$|^docker[-_](build|push|publish|release)[\w.-]*\.sh$/.test(n) ||
     n === 'makefile' ||
     // GitHub Copilot's custom agents: MCP servers under `mcp-servers:` in the front matter.
     n.endsWith('.agent.md')

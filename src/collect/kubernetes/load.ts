@@ -26,6 +26,8 @@ export class K8sObject {
 
   value: Obj;
   readonly file: string;
+  /** An object of an OpenShift Template, created by `oc process`, never by applying a directory. */
+  template = false;
 
   constructor(value: Obj, doc: YamlDoc, file: string) {
     this.value = value;
@@ -101,6 +103,7 @@ export function objectsOf(path: string, text: string): K8sObject[] {
           if (!isObj(item) || typeof item['kind'] !== 'string') return [];
           const o = new K8sObject(withParameters(item, defaults) as Obj, d, path);
           o.layers[0] = { doc: d, file: path, map: (p) => ['objects', i, ...p] };
+          o.template = true;
           return o;
         });
       }

@@ -121,6 +121,10 @@ export function kubernetesSets(ctx: Context, texts: TextFile[], kinds: Map<strin
         `${o.kind} ${o.name}: no selector and no image, so it is a patch of another object and not a workload (a kustomization applies it only where it lists it among its patches)`,
       );
     objs = objs.filter((o) => !isPatchFragment(o));
+    // A Template's objects are one set of their own: `oc process -f` creates them, not an apply of the directory.
+    const template = objs.filter((o) => o.template);
+    if (template.length) sets.push({ root: null, objects: template, how: 'an OpenShift Template' });
+    objs = objs.filter((o) => !o.template);
     if (objs.length) loose.set(dirOf(t.path), [...(loose.get(dirOf(t.path)) ?? []), ...objs]);
   }
   for (const g of linkedDirs(loose, (objects) => sameObjectTwice(objects) !== null)) {

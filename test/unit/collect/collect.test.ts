@@ -269,6 +269,8 @@ describe('a package manager installed to install the rest', () => {
     ]);
     expect(scripts(`{\n  "packageManager": "pnpm@9.15.0",\n  ${sdk}\n}`)[0]).toBe(false);
     expect(scripts(`{${sdk}}`, 'npm install -g pnpm@10.12.0')[0]).toBe(true);
+    // A major line is enough: pnpm 8 runs dependency scripts (sparesparrow/mcp-prompts' `npm install -g pnpm@8`).
+    expect(scripts(`{${sdk}}`, 'npm install -g pnpm@8')[0]).toBe(false);
     // corepack fetching pnpm at one version (jmagar/pulse's apps/mcp/Dockerfile: `corepack prepare pnpm@9.15.0 --activate`).
     expect(scripts(`{${sdk}}`, 'corepack enable && corepack prepare pnpm@9.15.0 --activate')[0]).toBe(false);
     expect(scripts(`{${sdk}}`, 'corepack enable && corepack prepare pnpm@10.12.0 --activate')[0]).toBe(true);

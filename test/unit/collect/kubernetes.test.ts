@@ -1657,6 +1657,21 @@ describe('an OpenShift Template', () => {
     // SLACK_TOKEN is given to `oc process`: where its value is kept is not in the files.
     expect(fact(d, 'container.secrets_source')).toBeUndefined();
   });
+
+  it('is a set of its own: plain manifests beside it, applied with kubectl, get none of its objects', () => {
+    // anastasds/openshift-mcp: slack.yaml (Deployment and Service in namespace opendatahub) beside slack_template.yaml.
+    const plain = deploymentYaml('foo-mcp', 'quay.io/acme/foo-mcp:1.2.0').replace(
+      'metadata:\n  name: foo-mcp',
+      'metadata:\n  name: foo-mcp\n  namespace: opendatahub',
+    );
+    const out = collectWith(inline({ 'openshift/template.yaml': template, 'openshift/plain.yaml': plain }));
+    expect(out.deployments.map((d) => d.name)).toEqual([
+      'kubernetes:openshift/plain.yaml:Deployment/foo-mcp',
+      'kubernetes:openshift/template.yaml:Deployment/foo-mcp',
+    ]);
+    expect(fact(deploymentOf(out, 'plain.yaml:Deployment/foo-mcp'), 'exposure.behind_reverse_proxy')).not.toBe(true);
+    expect(fact(deploymentOf(out, 'template.yaml:Deployment/foo-mcp'), 'exposure.behind_reverse_proxy')).toBe(true);
+  });
 });
 
 describe('an image a deploy step fills in', () => {
