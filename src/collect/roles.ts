@@ -40,9 +40,13 @@ const TEST_RUNNER =
  * test` in a `bash -lc` script (inkeep/agents' Dockerfile.manage-ui-test), `mvn clean test`, `pytest`.
  */
 export function runsTests(...commands: unknown[]): string | null {
-  const last = runningCommands(commands).at(-1)?.join(' ') ?? '';
-  return TEST_RUNNER.test(last) ? last : null;
+  return testRun(runningCommands(commands));
 }
+
+const testRun = (running: string[][]): string | null => {
+  const last = running.at(-1)?.join(' ') ?? '';
+  return TEST_RUNNER.test(last) ? last : null;
+};
 
 /** The commands of what a container runs, a `sh -c` script's own; loop words (`while true`, `done`) left out. */
 function runningCommands(commands: unknown[]): string[][] {
@@ -66,7 +70,7 @@ function runningCommands(commands: unknown[]): string[][] {
  */
 export function runsNoServer(...commands: unknown[]): string | null {
   const running = runningCommands(commands);
-  const tests = runsTests(...commands);
+  const tests = testRun(running);
   if (tests) return `it runs tests (${tests})`;
   // Certificates made, then file modes set: the last command starts no program that serves.
   const makes = running.find((c) => (c[0] === 'openssl' && /^(req|x509|genrsa|genpkey|ecparam)$/.test(c[1] ?? '')) || c[0] === 'mkcert');

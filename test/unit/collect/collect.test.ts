@@ -1008,6 +1008,11 @@ describe('an install that follows a committed lockfile without being held to it'
 });
 
 describe('secrets by name and in connection URLs', () => {
+  /** The one deployment of a Compose service with these `environment:` lines. */
+  const withEnvironment = (lines: string) =>
+    collectWith(inline({ 'compose.yaml': `services:\n  mcp-server:\n    image: mcp/server:1\n    environment:\n${lines}` }))
+      .deployments[0]!;
+
   it('names that hold a secret, and names that only look close', () => {
     const secret = [
       'SECRET_KEY',
@@ -1028,12 +1033,9 @@ describe('secrets by name and in connection URLs', () => {
 
   it('a password in a connection URL is written in the compose file, the manifest or the image', () => {
     // mindsdb/mindsdb's docker-compose.yml: MINDSDB_DB_CON: "postgresql://postgres:postgres@postgres/mindsdb".
-    const compose = collectWith(
-      inline({
-        'compose.yaml':
-          'services:\n  mcp-server:\n    image: mcp/server:1\n    environment:\n      MINDSDB_DB_CON: "postgresql://postgres:postgres@postgres/mindsdb"\n      CACHE_URL: "redis://cache:6379/0"\n',
-      }),
-    ).deployments[0]!;
+    const compose = withEnvironment(
+      '      MINDSDB_DB_CON: "postgresql://postgres:postgres@postgres/mindsdb"\n      CACHE_URL: "redis://cache:6379/0"\n',
+    );
     expect(fact(compose, 'container.secrets_source')).toBe('manifest_plaintext');
     expect(compose.sources['container.secrets_source']![0]).toMatchObject({ line: 5 });
     const k8s = collectWith(
@@ -1050,12 +1052,7 @@ describe('secrets by name and in connection URLs', () => {
     expect(image.sources['container.secrets_source']![0]!.why).toBe(
       'ENV DATABASE_URL is a connection URL with a password written in the Dockerfile',
     );
-    const noPassword = collectWith(
-      inline({
-        'compose.yaml':
-          'services:\n  mcp-server:\n    image: mcp/server:1\n    environment:\n      DB: "postgresql://postgres@postgres/x"\n',
-      }),
-    ).deployments[0]!;
+    const noPassword = withEnvironment('      DB: "postgresql://postgres@postgres/x"\n');
     expect(fact(noPassword, 'container.secrets_source')).toBeUndefined();
     expect(noPassword.reasons['container.secrets_source']).toMatch(/^no secret reaches the container from the files/);
   });
@@ -1069,12 +1066,7 @@ describe('secrets by name and in connection URLs', () => {
     // A real (if weak) one stays: mindsdb's postgres:postgres, an app user's password.
     expect(passwordInUrl('postgresql://postgres:postgres@postgres/mindsdb')).toBe('postgres');
     expect(passwordInUrl('postgres://app:password@db/x')).toBe('password');
-    const compose = collectWith(
-      inline({
-        'compose.yaml':
-          'services:\n  mcp-server:\n    image: mcp/server:1\n    environment:\n      - MCP_MONGODB_URI=mongodb://username:password@localhost:27017/database\n',
-      }),
-    ).deployments[0]!;
+    const compose = withEnvironment('      - MCP_MONGODB_URI=mongodb://username:password@localhost:27017/database\n');
     // The operator writes the real one where the files do not show, as for a secret-named placeholder.
     expect(fact(compose, 'container.secrets_source')).toBeUndefined();
     expect(compose.reasons['container.secrets_source']).toBe(
