@@ -557,8 +557,16 @@ describe.runIf(reachable)('compose stack', () => {
       restarts: Number(await docker('inspect', '--format', '{{.RestartCount}}', container)),
     });
     const before = await state();
+    // The clients call the proxy at its address on the frontend network, as a client on another
+    // host reaches the published port: through the kernel's NAT, not docker-proxy, the userland
+    // copier only the host's own loopback clients meet, which took half of one of this
+    // machine's two cores to relay the flood.
+    const proxyIp = (
+      await docker('inspect', '--format', `{{(index .NetworkSettings.Networks "${project}_frontend").IPAddress}}`, `${project}-proxy-1`)
+    ).trim();
     return {
-      baseUrl,
+      baseUrl: `http://${proxyIp}:8080`,
+      host: new URL(baseUrl).host,
       floodKey: created[0]!.out.trim(),
       otherKey: created[1]!.out.trim(),
       // The container's memory as the kernel counts it against mem_limit.

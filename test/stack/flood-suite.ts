@@ -5,6 +5,8 @@
 // key's costly requests, eight in flight, refused after their body was read (malformed 1 MB
 // bodies, batches over the limit) or within its budget (verify_output on the largest text it
 // takes), must be charged and must not stall another key. Run on both stacks.
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest } from '../helpers/http-server.js';
 
@@ -14,6 +16,8 @@ export interface FloodTarget {
   floodKey: string;
   otherKey: string;
   clientAddress?: string;
+  /** The Host header to send when baseUrl names an address the stack does not answer for. */
+  host?: string;
   /** The server's resident memory now, in MiB (process: VmRSS; compose: the container's usage). */
   serverMemoryMiB(): Promise<number>;
   /** The most memory the server may use (the container's limit). */
@@ -28,6 +32,9 @@ export interface FloodTarget {
 const SENDERS = 12;
 const FLOOD_MS = 8000;
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+/** A principal's request headers, with the Host the stack answers for. */
+const headersFor = (t: FloodTarget, key: string) => ({ ...HEADERS, ...(t.host ? { host: t.host } : {}), authorization: `Bearer ${key}` });
 
 /** A call as the victim makes it, timed: its status and its milliseconds. */
 function timed(call: (id: string) => Promise<{ status: number }>): (id: string) => Promise<{ status: number; ms: number }> {
@@ -130,35 +137,35 @@ async function costFlood(label: string, t: FloodTarget, spec: { requests: number
   const floodKey = await t.newKey('cost-flood');
   const victimKeys = await Promise.all([1, 2, 3, 4].map((n) => t.newKey(`cost-victim-${n}`)));
   const send = (key: string, body: string | Buffer) =>
-    rawRequest(`${t.baseUrl}/mcp`, { headers: { ...HEADERS, authorization: `Bearer ${key}` }, body, localAddress: t.clientAddress });
+    rawRequest(`${t.baseUrl}/mcp`, { headers: headersFor(t, key), body, localAddress: t.clientAddress });
   let calls = 0;
   const victim = timed((id) =>
     send(victimKeys[calls++ % victimKeys.length]!, JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list' })),
   );
   const baseline = await baselineOf(victim, 30);
-  // Encoded once: the test's own CPU is the victim's too (the two cores are shared).
-  const bodies = Array.from({ length: spec.requests }, (_, i) => Buffer.from(spec.body(i)));
   const memoryBefore = await t.serverMemoryMiB();
   let peakMiB = memoryBefore;
-  const statuses = new Map<number, number>();
-  // At least `requests`, for at least FLOOD_MIN_MS and VICTIM_SAMPLES victim calls, going round the
-  // bodies again (the key over its budget by then, as a runaway loop would be): a p99 of the victim's.
-  // The whole flood stays inside the limiter's one-minute window, so the budget never refills.
-  let next = 0;
-  let flooding = true;
-  const until = Date.now() + FLOOD_MIN_MS;
-  const deadline = Date.now() + FLOOD_MAX_MS;
-  const during: { status: number; ms: number }[] = [];
-  const sender = async () => {
-    while ((next < bodies.length || Date.now() < until || during.length < VICTIM_SAMPLES) && Date.now() < deadline) {
-      const body = bodies[next++ % bodies.length]!;
-      const r = await send(floodKey, body).catch(() => ({ status: 0 }));
-      statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
-    }
-  };
-  const senders = Promise.all(Array.from({ length: 8 }, sender)).finally(() => {
-    flooding = false;
+  // The flooder on a thread of its own (flood-sender.mjs), eight in flight: at least `requests`,
+  // for at least FLOOD_MIN_MS and until the victim has VICTIM_SAMPLES calls, going round the
+  // bodies again (the key over its budget by then, as a runaway loop would be). The whole
+  // flood stays inside the limiter's one-minute window, so the budget never refills.
+  const stop = new Int32Array(new SharedArrayBuffer(4));
+  const worker = new Worker(new URL('./flood-sender.mjs', import.meta.url), {
+    workerData: {
+      url: `${t.baseUrl}/mcp`,
+      headers: headersFor(t, floodKey),
+      localAddress: t.clientAddress,
+      bodies: Array.from({ length: spec.requests }, (_, i) => Buffer.from(spec.body(i))),
+      inFlight: 8,
+      minUntil: Date.now() + FLOOD_MIN_MS,
+      deadline: Date.now() + FLOOD_MAX_MS,
+      stop,
+    },
   });
+  let flooding = true;
+  const report = once(worker, 'message').finally(() => {
+    flooding = false;
+  }) as Promise<[{ statuses: [number, number][]; answers: [number, string][] }]>;
   const sampler = (async () => {
     while (flooding) {
       peakMiB = Math.max(peakMiB, await t.serverMemoryMiB());
@@ -166,17 +173,22 @@ async function costFlood(label: string, t: FloodTarget, spec: { requests: number
     }
   })();
   // One call after another, 5 ms apart: enough of them (VICTIM_SAMPLES) that their p99 is not simply their worst.
+  const during: { status: number; ms: number }[] = [];
   for (let i = 0; flooding; i++) {
     during.push(await victim(`during-${i}`));
+    if (during.length >= VICTIM_SAMPLES) Atomics.store(stop, 0, 1);
     await new Promise((r) => setTimeout(r, 5));
   }
-  await Promise.all([senders, sampler]);
+  const [[done]] = await Promise.all([report, sampler]);
+  await worker.terminate();
+  const statuses = new Map(done.statuses);
   const flooderAfter = (await send(floodKey, rpcCall(9999, 'doctrine_info', {}))).status;
 
   const base = [...baseline].sort((a, b) => a - b);
   const lat = during.map((d) => d.ms).sort((a, b) => a - b);
   const figures = {
     flood_statuses: Object.fromEntries(statuses),
+    flood_answers: Object.fromEntries(done.answers),
     victim_calls: during.length,
     baseline_p50_ms: +percentile(base, 50).toFixed(1),
     baseline_p99_ms: +percentile(base, 99).toFixed(1),
@@ -205,7 +217,7 @@ async function flood(name: string, t: FloodTarget): Promise<void> {
   const deep = '['.repeat(n) + ']'.repeat(n);
   const ping = (i: number | string) =>
     rawRequest(`${t.baseUrl}/mcp`, {
-      headers: { ...HEADERS, authorization: `Bearer ${t.otherKey}` },
+      headers: headersFor(t, t.otherKey),
       body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/list' }),
       localAddress: t.clientAddress,
     });
@@ -219,7 +231,7 @@ async function flood(name: string, t: FloodTarget): Promise<void> {
   const sender = async () => {
     while (flooding) {
       const r = await rawRequest(`${t.baseUrl}/mcp`, {
-        headers: { ...HEADERS, authorization: `Bearer ${t.floodKey}` },
+        headers: headersFor(t, t.floodKey),
         body: deep,
         localAddress: t.clientAddress,
       }).catch((err: Error) => ({ status: 0, body: err.message }));

@@ -51,3 +51,50 @@ describe('JSON shape bound: escapes', () => {
     }
   });
 });
+
+describe('JSON shape bound: long strings', () => {
+  /** The byte-by-byte reading the guard jumps through strings to match: depth and nodes at each refusal. */
+  const reference = (bytes: Uint8Array, maxDepth: number, maxNodes: number): string | null => {
+    let depth = 0;
+    let nodes = 0;
+    let inString = false;
+    let escaped = false;
+    for (const b of bytes) {
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (b === 0x5c) escaped = true;
+        else if (b === 0x22) inString = false;
+      } else if (b === 0x22) inString = true;
+      else if (b === 0x5b || b === 0x7b) {
+        if (++depth > maxDepth) return `the body nests deeper than ${maxDepth} levels`;
+        if (++nodes > maxNodes) return `the body holds more than ${maxNodes} JSON values`;
+      } else if (b === 0x5d || b === 0x7d) depth--;
+      else if (b === 0x2c && ++nodes > maxNodes) return `the body holds more than ${maxNodes} JSON values`;
+    }
+    return null;
+  };
+
+  it('agrees with the byte-by-byte reading on runs of backslashes and quotes, at every chunk size', () => {
+    // Strings of backslash runs of every length before a quote, brackets and commas inside and out.
+    const pieces = ['\\', '"', '[', ']', ',', 'a', '{', '}', 'é'];
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed;
+    };
+    for (let round = 0; round < 200; round++) {
+      const text = Array.from({ length: 40 + (next() % 40) }, () => pieces[next() % pieces.length]).join('');
+      const bytes = Buffer.from(text);
+      for (const chunk of [1, 2, 3, 5, 8, bytes.length]) {
+        const want = reference(bytes, 3, 12);
+        expect(scan(text, 3, 12, chunk), `${JSON.stringify(text)} in chunks of ${chunk}`).toBe(want);
+      }
+    }
+  });
+
+  it('passes a megabyte string whose escaped quotes and brackets it skips, and still counts what follows', () => {
+    const long = JSON.stringify({ query: `${'x'.repeat(500_000)}"[[[[[[${'\\'.repeat(33)}` });
+    expect(scan(long, 4, 20, 65536)).toBeNull();
+    expect(scan(`${long.slice(0, -1)},"b":[[[[1]]]]}`, 4, 20, 65536)).toBe('the body nests deeper than 4 levels');
+  });
+});
