@@ -24,7 +24,7 @@ import { firstLine } from './parse-errors.js';
 import { asksHelp, mcpWord, namesMcpHost, namesMcpRoute, repository, runsMcpClient, runsTests } from './roles.js';
 import { legacySse, transportNamed } from './server-args.js';
 import { FactSheet } from './sheet.js';
-import { smitheryTransport } from './smithery.js';
+import { smitheryBuild, smitheryTransport } from './smithery.js';
 import { startImage, startRelease } from './start-release.js';
 import type { CollectedFile, CollectionNote, CollectionOut, FileKind, SkippedFile } from './types.js';
 import { addressOf } from './upstream-address.js';
@@ -360,7 +360,9 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
   const installed = df.installs.flatMap((i) => (i.packages ?? []).filter(isMcpPackage).map((name) => ({ name, at: i.at })))[0];
   // `COPY --from=docker/mcp-gateway /docker-mcp /`: the server's binary out of its published image.
   const copiedFrom = df.copiedImages.find((c) => isMcpPackage(repository(c.image)))?.image;
-  if (!mcp && !named && !installed && !copiedFrom) return [];
+  // A smithery.yaml that builds it: the image is published to a registry of MCP servers.
+  const smitheryBuilt = smitheryBuild(ctx.inputs, f.path) !== null;
+  if (!mcp && !named && !installed && !copiedFrom && !smitheryBuilt) return [];
   // Started with a server's MCP URL to call (freemangh/mcp-demo-server's testclient images:
   // `CMD ["-i", "-url", "http://localhost:8080/mcp"]`): a client of that server, not one itself.
   const calls = df.entrypoint.find((w) => /^https?:\/\/[^/\s]+\/(mcp|sse)\/?$/.test(w));

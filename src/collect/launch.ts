@@ -100,15 +100,19 @@ export function analyseLaunch(command: string, args: string[]): Launch {
     return { ...none, bridgeUrl: remoteUrl('mcp-remote') };
   if (runner === 'npx' || runner === 'bunx' || (runner === 'pnpm' && args[0] === 'dlx') || (runner === 'yarn' && args[0] === 'dlx')) {
     const rest = runner === 'pnpm' || runner === 'yarn' ? args.slice(1) : args;
-    const p = rest.findIndex((a) => a === '-p' || a === '--package');
-    const pkgFlag = rest.find((a) => a.startsWith('--package='))?.slice(10) ?? (p >= 0 ? rest[p + 1] : undefined);
+    // npx's own `-p pkg` comes before the command; after it, `-p typescript` is the command's
+    // (growthspace-engineering's `npx -y @mizchi/lsmcp -p typescript`).
+    const first = npxFirstWord(rest);
+    const own = first === -1 ? rest : rest.slice(0, first);
+    const p = own.findIndex((a) => a === '-p' || a === '--package');
+    const pkgFlag = own.find((a) => a.startsWith('--package='))?.slice(10) ?? (p >= 0 ? own[p + 1] : undefined);
     const spec = pkgFlag ?? npxSpec(rest);
     if (!spec) return none;
     const { name, version } = npmSpec(spec);
     // `npx tsx /path/src/server.ts` (martians-sheep/remote-mcpserver-sample): a TypeScript runner
-    // starting a file of the project, a local program whose release the runner does not fix.
-    const after = rest[rest.indexOf(spec) + 1] ?? '';
-    if (!pkgFlag && SCRIPT_RUNNERS.test(name) && /\.(m|c)?[jt]sx?$/.test(after)) return none;
+    // starting a file of the project, a local program whose release the runner does not fix; its
+    // own options may come first (`npx -y ts-node --require tsconfig-paths/register` and the file).
+    if (!pkgFlag && SCRIPT_RUNNERS.test(name) && /\.(m|c)?[jt]sx?$/.test(runnerScript(rest.slice(rest.indexOf(spec) + 1)))) return none;
     return {
       ...none,
       target: spec,
@@ -229,7 +233,19 @@ export function analyseLaunch(command: string, args: string[]): Launch {
   return none;
 }
 
-/** `uv run` options that take the next word as their value. */
+/** Options of node and the TypeScript runners that take the next word as their value. */
+const RUNNER_VALUE_FLAGS = /^(-r|--require|--loader|--import|-P|--project|--tsconfig|--compiler|-O|--compiler-options)$/;
+
+/** The first word a script runner is given that is neither an option nor an option's value: its script, or a subcommand. */
+function runnerScript(words: string[]): string {
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    if (!w.startsWith('-')) return w;
+    if (RUNNER_VALUE_FLAGS.test(w)) i++;
+  }
+  return '';
+}
+
 /** npm's and npx's switches that take no value; any other `--name` takes the next word as its value. */
 const NPX_SWITCHES =
   /^(-y|--yes|--no|-q|--quiet|-s|--silent|--ignore-existing|--prefer-offline|--prefer-online|--offline|--no-install|--legacy-peer-deps|--force|--bun)$/;
@@ -240,15 +256,22 @@ const NPX_SWITCHES =
  * writes it) skips that word; `-c` runs a command line, no package.
  */
 function npxSpec(rest: string[]): string | undefined {
-  for (let i = 0; i < rest.length; i++) {
-    const a = rest[i]!;
-    if (a === '-c' || a === '--call') return undefined;
-    if (!a.startsWith('-')) return a;
-    if (!a.includes('=') && !NPX_SWITCHES.test(a)) i++;
-  }
-  return undefined;
+  const i = npxFirstWord(rest);
+  return i === -1 ? undefined : rest[i];
 }
 
+/** Where npx's own options end: the index of the first word that is not one of them or a value of one (-1: none, or `-c`). */
+function npxFirstWord(rest: string[]): number {
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i]!;
+    if (a === '-c' || a === '--call') return -1;
+    if (!a.startsWith('-')) return i;
+    if (!a.includes('=') && !NPX_SWITCHES.test(a)) i++;
+  }
+  return -1;
+}
+
+/** `uv run` options that take the next word as their value. */
 const UV_VALUE_FLAGS = new Set([
   '--python',
   '-p',

@@ -43,6 +43,31 @@ const lineOf = (text: string, needle: string): number => {
  * A registry package that is an MCP server, SDK or bridge by its name: a known one, or one whose
  * name has `mcp` as a word of its own (`mongodb-mcp-server`, `@playwright/mcp`, `mcp_server_time`).
  */
+/**
+ * The name a directory's manifest gives its project, the name its image usually takes:
+ * package.json's `name` (unscoped), pyproject.toml's `[project]` or `[tool.poetry]` name,
+ * Cargo.toml's `[package]` name, go.mod's module (its last element); null without one.
+ */
+export function projectName(inputs: Inputs, dir: string): string | null {
+  const at = (name: string) => inputs.get(dir ? `${dir}/${name}` : name)?.text;
+  try {
+    const pkg = at('package.json');
+    const npm = pkg === undefined ? undefined : (JSON.parse(pkg) as { name?: unknown }).name;
+    if (typeof npm === 'string' && npm) return npm.split('/').pop()!;
+    const py = at('pyproject.toml');
+    const t = py === undefined ? undefined : (parseToml(py) as { project?: { name?: unknown }; tool?: { poetry?: { name?: unknown } } });
+    const pyName = t?.project?.name ?? t?.tool?.poetry?.name;
+    if (typeof pyName === 'string' && pyName) return pyName;
+    const cargo = at('Cargo.toml');
+    const crate = cargo === undefined ? undefined : (parseToml(cargo) as { package?: { name?: unknown } }).package?.name;
+    if (typeof crate === 'string' && crate) return crate;
+  } catch {
+    // A manifest that does not parse names nothing; the next kind may.
+  }
+  const mod = /^module\s+(\S+)/m.exec(at('go.mod') ?? '')?.[1];
+  return mod ? mod.split('/').pop()! : null;
+}
+
 export function isMcpPackage(name: string): boolean {
   return NPM_SDKS.test(name) || PY_SDKS.test(name) || /(^|[-_/@.])mcp([-_.]|$)/i.test(name);
 }

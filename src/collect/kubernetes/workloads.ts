@@ -4,6 +4,7 @@ import { posix } from 'node:path';
 import type { Context } from '../context.js';
 import type { DockerfileInfo } from '../dockerfile/read.js';
 import { dirOf } from '../inputs.js';
+import { projectName } from '../packages.js';
 import { builtRole, imageRole, type Role, repository } from '../roles.js';
 import { getPath, type K8sObject, type K8sSet, podSpecPath } from './load.js';
 import { arr, isObj, type Obj } from './values.js';
@@ -31,14 +32,8 @@ function dockerfileFor(ctx: Context, image: string): DockerfileInfo | null {
   for (const f of dfs) {
     const dir = dirOf(f.path);
     const dirName = posix.basename(dir);
-    const pkg = ctx.inputs.get(dir ? `${dir}/package.json` : 'package.json');
-    let pkgName = '';
-    try {
-      pkgName = pkg ? String((JSON.parse(pkg.text) as Obj)['name'] ?? '') : '';
-    } catch {
-      pkgName = '';
-    }
-    if ((dirName && (dirName === base || base.endsWith(`-${dirName}`))) || (pkgName && pkgName.split('/').pop() === base))
+    // The image named like the Dockerfile's directory or its project (`name = "mcp-server-x"` in pyproject.toml too).
+    if ((dirName && (dirName === base || base.endsWith(`-${dirName}`))) || projectName(ctx.inputs, dir) === base)
       return ctx.dockerfile(f.path);
   }
   return null;

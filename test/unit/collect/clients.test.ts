@@ -368,6 +368,12 @@ describe('what a client starts: uvx versions and entries switched off', () => {
     [['--yes', '--package', 'pkg@1.2.3', 'pkg-bin'], 'pkg@1.2.3', 'exact_version'],
     [['--bun', 'pkg@1.2.3'], 'pkg@1.2.3', 'exact_version'],
     [['-c', 'pkg serve'], null, null],
+    // growthspace-engineering/gs-mcp-proxy-pii-redactor's .cursor/mcp.json: after the command, `-p` is the command's option.
+    [['-y', '@mizchi/lsmcp', '-p', 'typescript'], '@mizchi/lsmcp', 'floating'],
+    [['-p', '@mizchi/lsmcp@0.10.0', 'lsmcp', '-p', 'typescript'], '@mizchi/lsmcp@0.10.0', 'exact_version'],
+    // ...and a TypeScript runner on the project's own file, its options first: a local program.
+    [['-y', 'ts-node', '--require', 'tsconfig-paths/register', 'src/main.ts', '--config', './.cursor/config.json'], null, null],
+    [['-y', 'ts-node', '--version'], 'ts-node', 'floating'],
   ])('npx %j runs %s', (args, target, release) => {
     const l = analyseLaunch('npx', args);
     expect(l.target).toBe(target);

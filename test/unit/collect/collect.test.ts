@@ -523,6 +523,33 @@ describe("a project's smithery.yaml", () => {
   });
 });
 
+describe('an image a smithery.yaml builds, its server written without an SDK', () => {
+  // kdkiss/mcp-monster-jobs: JSON-RPC answered by hand, `runtime: "container"`, the Dockerfile built
+  // for Smithery's registry of MCP servers; pip install from a requirements.txt of minimum versions.
+  const files = (smithery: string | null) =>
+    inline({
+      ...(smithery === null ? {} : { 'smithery.yaml': smithery }),
+      Dockerfile:
+        'FROM python:3.12-slim\nCOPY . .\nRUN pip install -r requirements.txt\nCMD ["python", "-m", "job_scraper_server.server"]\n',
+      'requirements.txt': 'requests>=2.31.0\nflask>=3.0\n',
+    });
+
+  it('is an MCP server, started as the smithery.yaml says', () => {
+    const c = collectWith(files('runtime: "container"\nbuild:\n  dockerfile: "Dockerfile"\nstartCommand:\n  type: "http"\n'));
+    expect(c.deployments).toHaveLength(1);
+    const d = c.deployments[0]!;
+    expect(fact(d, 'transport.kind')).toBe('http');
+    expect(fact(d, 'supply_chain.lockfile_enforced')).toBe(false);
+    expect(fact(d, 'supply_chain.deployed_release')).toBe('floating');
+  });
+
+  it('not without it, nor when Smithery builds another Dockerfile or a runtime of its own', () => {
+    expect(collectWith(files(null)).deployments).toEqual([]);
+    expect(collectWith(files('build:\n  dockerfile: deploy/Dockerfile\nstartCommand:\n  type: http\n')).deployments).toEqual([]);
+    expect(collectWith(files('runtime: typescript\nstartCommand:\n  type: http\n')).deployments).toEqual([]);
+  });
+});
+
 describe('a build that copies its context whole and works in a folder of it', () => {
   // aiming-lab/SimpleMem: `COPY . .`, `WORKDIR /app/MCP`, `pip install -r requirements.txt`; the
   // top's requirements.txt is a research project's, MCP/requirements.txt the server's.

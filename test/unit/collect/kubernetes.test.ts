@@ -549,6 +549,34 @@ describe('the only workload, its image built from the files', () => {
   });
 });
 
+describe("a workload's image built by a Dockerfile beside a manifest of that name", () => {
+  // douglasqsantos/mcp-server-http-streamable: the Dockerfile at the root, pyproject.toml naming the
+  // project as the Deployment names its image, `uv sync --frozen`.
+  const files = (manifest: Record<string, string>) =>
+    inline({
+      Dockerfile: 'FROM python:3.12-slim\nCOPY . /app\nRUN uv sync --frozen\nUSER 1000\nCMD ["uv", "run", "server.py"]\n',
+      'uv.lock': 'version = 1\n',
+      ...manifest,
+      'k8s/01-deployment.yaml': mcpDeployment('').replace('example/mcp-server:1.0.0', 'acme/mcp-server-streamable:latest'),
+    });
+
+  it.each([
+    ['pyproject.toml', '[project]\nname = "mcp-server-streamable"\ndependencies = ["mcp==1.9.0"]\n'],
+    ['pyproject.toml', '[tool.poetry]\nname = "mcp-server-streamable"\n'],
+    ['Cargo.toml', '[package]\nname = "mcp-server-streamable"\n[dependencies]\nrmcp = "0.8"\n'],
+    ['go.mod', 'module github.com/acme/mcp-server-streamable\n\ngo 1.24\n'],
+  ])('%s naming the project as the image: the build decides its supply chain', (file, text) => {
+    const d = deploymentOf(collectWith(files({ [file]: text })), 'mcp-server');
+    expect(fact(d, 'supply_chain.builds_server')).toBe(true);
+    expect(fact(d, 'container.runs_as_root')).toBe(false);
+  });
+
+  it('a manifest naming another project links nothing', () => {
+    const d = deploymentOf(collectWith(files({ 'pyproject.toml': '[project]\nname = "other-tool"\n' })), 'mcp-server');
+    expect(fact(d, 'supply_chain.builds_server')).toBeUndefined();
+  });
+});
+
 describe("a pod that keeps its image's entrypoint script", () => {
   // A Dockerfile in weather/ builds acme/weather; its ENTRYPOINT is the script it copies in.
   const files = (container: string) =>
