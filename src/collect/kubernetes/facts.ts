@@ -22,6 +22,20 @@ import { programOf, type Workload, workloads } from './workloads.js';
 /** Operators' resources that ask for an MCP server (ToolHive's MCPServer, VirtualMCPServer, MCPRemoteProxy; ARK's, kagent's MCPServer and ToolServer). */
 const OPERATOR_SERVERS = /^(MCPServer|VirtualMCPServer|MCPRemoteProxy|ToolServer)$/i;
 
+/** The container's one serving port (health and metrics ports aside) when a probe of its own fetches it in HTTPS, or null. */
+function httpsProbed(c: Obj): { port: unknown; probe: string } | null {
+  const serving = arr(c['ports']).filter((cp) => !/health|metrics|probe|status|admin|monitor/i.test(String(cp['name'] ?? '')));
+  if (serving.length !== 1) return null;
+  const only = serving[0]!;
+  for (const probe of ['readinessProbe', 'livenessProbe', 'startupProbe'] as const) {
+    const get = getPath(c[probe], ['httpGet']);
+    if (!isObj(get) || String(get['scheme'] ?? 'HTTP').toUpperCase() !== 'HTTPS') continue;
+    if (get['port'] === only['containerPort'] || (only['name'] !== undefined && get['port'] === only['name']))
+      return { port: only['containerPort'], probe };
+  }
+  return null;
+}
+
 export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
   const ws = workloads(ctx, set);
   const tied = new Set(ws.map((w) => w.dockerfile?.path));
@@ -320,7 +334,16 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
     if (!front && !sheet.has('tls.enabled')) {
       const words = [w.main.c['command'], w.main.c['args']].flat().filter((x): x is string => typeof x === 'string');
       const flag = tlsFlags(words);
+      const https = flag ? null : httpsProbed(w.main.c);
       if (flag && !routed.length) sheet.set('tls.enabled', true, at(...w.main.path), `the server serves TLS itself (${flag} and its key)`);
+      // Its own probes fetch its one serving port in HTTPS (CasualClark/OpenSpec's scheme: HTTPS on 8443).
+      else if (https && !routed.length)
+        sheet.set(
+          'tls.enabled',
+          true,
+          at(...w.main.path, https.probe, 'httpGet', 'scheme'),
+          `the pod's ${https.probe} fetches its port ${String(https.port)} in HTTPS: the server serves TLS itself`,
+        );
       // A LoadBalancer or NodePort that clients reach on port 80, with no certificate annotation for
       // the cloud's load balancer to terminate TLS: plain HTTP (CDataSoftware/cdata-sync-mcp-server),
       // whatever an Ingress beside it serves.

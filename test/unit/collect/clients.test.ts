@@ -1909,4 +1909,24 @@ describe('client configuration files a walk finds', () => {
     );
     expect(out.deployments.map((d) => d.name)).toEqual(['client:.config/mcphub/servers.json:fetch']);
   });
+
+  it("Amazon Q Developer CLI's agents", () => {
+    // pauljsnider/ai-config-guide's example agent, at Q's own path: `mcpServers` beside the agent's tools.
+    expect([wanted('reviewer.json', 'cli-agents'), wanted('reviewer.json', 'agents')]).toEqual([true, false]);
+    const agent = {
+      $schema: 'https://raw.githubusercontent.com/aws/amazon-q-developer-cli/refs/heads/main/schemas/agent-v1.json',
+      name: 'reviewer',
+      mcpServers: {
+        fetch: { command: 'uvx', args: ['mcp-server-fetch'] },
+        git: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-git'] },
+      },
+      tools: ['*'],
+    };
+    const out = collectWith(inline({ '.amazonq/cli-agents/reviewer.json': JSON.stringify(agent) }));
+    expect(out.deployments.map((d) => d.name)).toEqual([
+      'client:.amazonq/cli-agents/reviewer.json:fetch',
+      'client:.amazonq/cli-agents/reviewer.json:git',
+    ]);
+    expect(fact(out.deployments[1]!, 'supply_chain.deployed_release')).toBe('floating');
+  });
 });

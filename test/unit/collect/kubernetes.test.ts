@@ -577,6 +577,31 @@ describe("a workload's image built by a Dockerfile beside a manifest of that nam
   });
 });
 
+describe('a pod whose own probes fetch its port in HTTPS', () => {
+  // CasualClark/OpenSpec's k8s/health-checks.yaml: containerPort 8443 named https, all three probes `scheme: HTTPS`.
+  const tls = (probe: string, ports = '[{ containerPort: 8443, name: https }, { containerPort: 9090, name: metrics }]') => {
+    const d = collectWith(inline({ 'k8s/app.yaml': mcpDeployment(`          ports: ${ports}\n          readinessProbe: ${probe}\n`) }))
+      .deployments[0]!;
+    return { value: fact(d, 'tls.enabled'), source: d.sources['tls.enabled']?.[0] };
+  };
+
+  it('serves TLS itself, cited at the probe', () => {
+    expect(tls('{ httpGet: { path: /health, port: https, scheme: HTTPS } }')).toMatchObject({
+      value: true,
+      source: { file: 'k8s/app.yaml', why: "the pod's readinessProbe fetches its port 8443 in HTTPS: the server serves TLS itself" },
+    });
+    expect(tls('{ httpGet: { path: /health, port: 8443, scheme: HTTPS } }').value).toBe(true);
+  });
+
+  it('not from a probe in plain HTTP, of another port, or among several serving ports', () => {
+    expect(tls('{ httpGet: { path: /health, port: 8443 } }').value).toBeUndefined();
+    expect(tls('{ httpGet: { path: /metrics, port: 9090, scheme: HTTPS } }').value).toBeUndefined();
+    expect(
+      tls('{ httpGet: { path: /health, port: 8443, scheme: HTTPS } }', '[{ containerPort: 8443 }, { containerPort: 8080 }]').value,
+    ).toBeUndefined();
+  });
+});
+
 describe("a pod that keeps its image's entrypoint script", () => {
   // A Dockerfile in weather/ builds acme/weather; its ENTRYPOINT is the script it copies in.
   const files = (container: string) =>
@@ -850,7 +875,7 @@ describe('a NodePort or LoadBalancer Service that selects the server', () => {
     expect(published('ClusterIP').value).toBe('none');
   });
 
-  it("on a port the pod's own probe fetches in plain HTTP: no TLS; a probe with scheme HTTPS says nothing of it", () => {
+  it("on a port the pod's own probe fetches in plain HTTP: no TLS; in HTTPS, TLS", () => {
     // rohitg00/kubectl-mcp-server's deployment.yaml:52-55: an httpGet probe on 8000, the NodePort's target.
     const tls = (probe: string) => {
       const text = manifests('NodePort').replace(
@@ -865,7 +890,7 @@ describe('a NodePort or LoadBalancer Service that selects the server', () => {
       "Service kubectl-mcp-server (NodePort) takes clients on a port the pod's own probe fetches in plain HTTP, with no certificate for its load balancer",
     ]);
     expect(tls('{ path: /health, port: http }')[0]).toBe(false);
-    expect(tls('{ path: /health, port: 8000, scheme: HTTPS }')[0]).toBeUndefined();
+    expect(tls('{ path: /health, port: 8000, scheme: HTTPS }')[0]).toBe(true);
     expect(tls('{ path: /health, port: 9090 }')[0]).toBeUndefined();
     // Beside another port, the probed one may be a health port, not MCP's: it decides nothing.
     const two = manifests('NodePort')
