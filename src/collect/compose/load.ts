@@ -311,8 +311,9 @@ export function loadCompose(inputs: Inputs, files: string[], options: ComposeOpt
       for (const field of ['environment', 'labels']) {
         if (!Array.isArray(spec[field])) continue;
         (spec[field] as unknown[]).forEach((item, i) => {
-          if (typeof item === 'string')
-            origins.set([field, item.split('=')[0]!], { file: path, line: doc.line(['services', name, field, i]) });
+          // An item whose value is a variable unset here too (`- PASSWORD=${PASSWORD:-Chang3d!}`): its key is written.
+          const text = typeof item === 'string' ? item : item instanceof Unresolved ? item.asEmpty : null;
+          if (text !== null) origins.set([field, text.split('=')[0]!], { file: path, line: doc.line(['services', name, field, i]) });
         });
         s.spec[field] = asMap(spec[field]);
       }

@@ -509,6 +509,18 @@ describe('a .env that a service requires and the files do not hold', () => {
     expect(d.sources['container.secrets_source']![0]!.why).toBe(
       'POSTGRES_PASSWORD falls back to a value written in the compose file when POSTGRES_PASSWORD is unset',
     );
+    expect(d.sources['container.secrets_source']![0]!.line).toBe(7);
+    // So in list form, cited at its item (hkgnobody/mcp-for-splunk: `- SPLUNK_PASSWORD=${SPLUNK_PASSWORD:-Chang3d!}`).
+    const listed = run({
+      'docker-compose.yml': compose('    env_file: [.env]').replace(
+        '      POSTGRES_PASSWORD: ${POSTGRES_PASSWORD:-m3t4mcp}\n      NODE_TLS_REJECT_UNAUTHORIZED: ${TLS_REJECT:-0}',
+        '      - MCP_TRANSPORT=http\n      - POSTGRES_PASSWORD=${POSTGRES_PASSWORD:-m3t4mcp}',
+      ),
+    }).deployments[0]!;
+    expect(listed.sources['container.secrets_source']![0]).toMatchObject({
+      line: 8,
+      why: expect.stringMatching(/^POSTGRES_PASSWORD falls back/),
+    });
   });
 
   it('with the .env among the files, or not required, the defaults are what Compose uses', () => {
