@@ -422,7 +422,7 @@ export function imageFacts(sheet: FactSheet, image: string, at: At, untied: stri
   else if (untied.length)
     sheet.undecided(
       'supply_chain.deployed_release',
-      `image ${image} is named by tag and ${untied.join(', ')} among the inputs may build it (a self-built image counts as its build): put that Dockerfile in a directory named like the image, or beside a package.json of that name`,
+      `image ${image} is named by tag and ${untied.join(', ')} among the inputs may build it (a self-built image counts as its build): put that Dockerfile in a directory named like the image, or beside a manifest naming its project so (package.json, pyproject.toml, Cargo.toml, go.mod)`,
     );
   else if (!repository(image).includes('/'))
     // docker.io/library holds only Docker's official images: a bare name is built locally, or a
