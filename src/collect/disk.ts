@@ -56,6 +56,8 @@ export function wanted(name: string, parent = ''): boolean {
   if (n === 'settings.json' && SETTINGS_DIRS.has(parent)) return true;
   // mcphub.nvim's `~/.config/mcphub/servers.json` (mikedfunk/dots): the `mcpServers` format.
   if (n === 'servers.json' && parent === 'mcphub') return true;
+  // The MCP Registry's server.json: how the server is published (registry-server.ts).
+  if (n === 'server.json') return true;
   // Amazon Q Developer CLI's agents (`.amazonq/cli-agents/*.json`, `~/.aws/amazonq/cli-agents/`): `mcpServers` each.
   if (n.endsWith('.json') && parent === 'cli-agents') return true;
   // A Claude Code, Codex or Cursor plugin's manifest may list its servers inline (jmagar/unraid-mcp ships two;

@@ -21,6 +21,7 @@ import { configurations, type LocationCtx, proxiedLocations } from './nginx.js';
 import { mcpRoutes, nginxFacts } from './nginx-facts.js';
 import { contextOfDockerfile, isMcpPackage, mcpEvidenceOfBuild, npmDeclared } from './packages.js';
 import { firstLine } from './parse-errors.js';
+import { registryName, registryTransport } from './registry-server.js';
 import { asksHelp, mcpWord, namesMcpHost, namesMcpRoute, repository, runsMcpClient, runsTests } from './roles.js';
 import { legacySse, transportNamed } from './server-args.js';
 import { FactSheet } from './sheet.js';
@@ -360,9 +361,9 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
   const installed = df.installs.flatMap((i) => (i.packages ?? []).filter(isMcpPackage).map((name) => ({ name, at: i.at })))[0];
   // `COPY --from=docker/mcp-gateway /docker-mcp /`: the server's binary out of its published image.
   const copiedFrom = df.copiedImages.find((c) => isMcpPackage(repository(c.image)))?.image;
-  // A smithery.yaml that builds it: the image is published to a registry of MCP servers.
-  const smitheryBuilt = smitheryBuild(ctx.inputs, f.path) !== null;
-  if (!mcp && !named && !installed && !copiedFrom && !smitheryBuilt) return [];
+  // A smithery.yaml that builds it, or the MCP Registry's label: the image is published as an MCP server.
+  const published = smitheryBuild(ctx.inputs, f.path) !== null || registryName(df) !== null;
+  if (!mcp && !named && !installed && !copiedFrom && !published) return [];
   // Started with a server's MCP URL to call (freemangh/mcp-demo-server's testclient images:
   // `CMD ["-i", "-url", "http://localhost:8080/mcp"]`): a client of that server, not one itself.
   const calls = df.entrypoint.find((w) => /^https?:\/\/[^/\s]+\/(mcp|sse)\/?$/.test(w));
@@ -431,9 +432,15 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
     if (df.commandAt) legacySse(sheet, df.commandAt, df.entrypoint);
     if (script && !script.branch && !sheet.has('transport.legacy_sse')) legacySse(sheet, script.at, script.words);
   }
-  // The project's smithery.yaml says how its image is started, where the image's own command does not.
+  // The project's smithery.yaml says how its image is started, where the image's own command does not;
+  // so does the MCP Registry's server.json of the name the image's label gives it.
   const smithery = sheet.has('transport.kind') ? null : smitheryTransport(ctx.inputs, f.path);
   if (smithery) sheet.set('transport.kind', smithery.kind, smithery.at, smithery.why);
+  const registry = sheet.has('transport.kind') ? null : registryTransport(ctx.inputs, df);
+  if (registry) {
+    sheet.set('transport.kind', registry.kind, registry.at, registry.why);
+    if (registry.sse) sheet.set('transport.legacy_sse', true, registry.at, `${registry.why}: the deprecated HTTP+SSE transport`);
+  }
   if (!sheet.looked('container.healthcheck'))
     sheet.undecided('container.healthcheck', 'how the image is run (compose, Kubernetes) decides its health checks');
   return [sheet];

@@ -25,6 +25,8 @@ export interface DockerfileInfo {
   finalCopied: string[];
   /** Images those stages COPY --from (docker/mcp-gateway's dind image copies /docker-mcp from docker/mcp-gateway), with the COPY line. */
   copiedImages: { image: string; at: At }[];
+  /** LABELs of the final image (its own stage and those it is built on, the latest winning), each with its line. */
+  labels: Map<string, { value: string; at: At }>;
   /** EXPOSE in the final image (its own stage or one it is built on): the ports it says it serves on. */
   expose: { ports: string; at: At } | null;
   secretsInImage: { name: string; at: At; how: string }[];
@@ -127,6 +129,7 @@ export function readDockerfile(
   let proxyInstalled: DockerfileInfo['proxyInstalled'] = null;
   const env = new Map<string, string>();
   const envAt = new Map<string, At>();
+  const labels: DockerfileInfo['labels'] = new Map();
   let ep: { words: string[]; at: At } | null = null;
   let cmd: { words: string[]; at: At } | null = null;
   for (let i: number | null = last; i !== null && i >= 0; i = stages[i]!.parent) {
@@ -138,6 +141,7 @@ export function readDockerfile(
         env.set(k, v);
         envAt.set(k, s.envAt.get(k)!);
       }
+    for (const [k, v] of s.labels) if (!labels.has(k)) labels.set(k, v);
     user ??= s.user;
     healthcheck ??= s.healthcheck;
     expose ??= s.expose;
@@ -159,6 +163,7 @@ export function readDockerfile(
     user,
     healthcheck,
     expose,
+    labels,
     copied,
     finalCopied,
     copiedImages,

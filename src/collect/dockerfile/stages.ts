@@ -41,6 +41,8 @@ export interface Stage {
   /** What COPY and ADD from the context land where, in order. */
   contextCopies: ContextCopy[];
   proxy: DockerfileInfo['proxyInstalled'];
+  /** LABELs set in this stage, each with its line. */
+  labels: DockerfileInfo['labels'];
   /** ARGs declared in this stage, with their values (a build arg, the default, or the global default; null: unknown). */
   args: Map<string, string | null>;
   /** ENTRYPOINT and CMD set in this stage; null where the stage inherits them. */
@@ -136,6 +138,7 @@ export function readStages(path: string, text: string, buildArgs: ReadonlyMap<st
         built: false,
         inherited: [],
         proxy: null,
+        labels: new Map(),
         args: new Map(),
         entrypoint: null,
         cmd: null,
@@ -159,6 +162,10 @@ export function readStages(path: string, text: string, buildArgs: ReadonlyMap<st
         break;
       case 'EXPOSE':
         s.expose = { ports: substIn(stage, content.trim()), at: at(ins) };
+        break;
+      case 'LABEL':
+        for (const p of (ins as unknown as { getProperties(): { getName(): string; getValue(): string | null }[] }).getProperties())
+          s.labels.set(p.getName(), { value: substIn(stage, p.getValue() ?? ''), at: at(ins) });
         break;
       case 'HEALTHCHECK':
         s.healthcheck = { at: at(ins), disabled: /^NONE\b/i.test(content.trim()), test: content };

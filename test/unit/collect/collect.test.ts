@@ -550,6 +550,40 @@ describe('an image a smithery.yaml builds, its server written without an SDK', (
   });
 });
 
+describe("an image the MCP Registry's label names, and its server.json", () => {
+  // marmotdata/marmot: `LABEL io.modelcontextprotocol.server.name="io.github.marmotdata/marmot"`, its
+  // server.json's remote a streamable-http endpoint of the operator's own instance.
+  const image = (serverJson: unknown, label = 'io.github.marmotdata/marmot') =>
+    collectWith(
+      inline({
+        Dockerfile: `FROM golang:1.24 AS build\nCOPY . .\nRUN go build -o /marmot .\nFROM debian:trixie-slim\nCOPY --from=build /marmot /marmot\nLABEL io.modelcontextprotocol.server.name="${label}"\nEXPOSE 8080\nCMD ["/marmot", "run"]\n`,
+        'server.json': JSON.stringify(serverJson, null, 2),
+      }),
+    ).deployments;
+  const remote = (type: string) => ({
+    name: 'io.github.marmotdata/marmot',
+    remotes: [{ type, url: 'https://{marmot_host}/api/v1/mcp' }],
+  });
+
+  it('is an MCP server, speaking as its server.json says', () => {
+    const [d] = image(remote('streamable-http'));
+    expect(fact(d!, 'transport.kind')).toBe('http');
+    expect(d!.sources['transport.kind']![0]).toMatchObject({ file: 'server.json', line: 5 });
+    expect(fact(image(remote('sse'))[0]!, 'transport.legacy_sse')).toBe(true);
+    const oci = {
+      name: 'io.github.marmotdata/marmot',
+      packages: [{ registryType: 'oci', identifier: 'ghcr.io/marmotdata/marmot', transport: { type: 'stdio' } }],
+    };
+    expect(fact(image(oci)[0]!, 'transport.kind')).toBe('stdio');
+  });
+
+  it("another server's server.json, or remotes of two kinds, say nothing of it", () => {
+    expect(fact(image(remote('streamable-http'), 'io.github.other/x')[0]!, 'transport.kind')).toBeUndefined();
+    const two = { name: 'io.github.marmotdata/marmot', remotes: [{ type: 'sse' }, { type: 'streamable-http' }] };
+    expect(fact(image(two)[0]!, 'transport.kind')).toBeUndefined();
+  });
+});
+
 describe('a build that copies its context whole and works in a folder of it', () => {
   // aiming-lab/SimpleMem: `COPY . .`, `WORKDIR /app/MCP`, `pip install -r requirements.txt`; the
   // top's requirements.txt is a research project's, MCP/requirements.txt the server's.

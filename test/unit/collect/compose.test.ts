@@ -509,7 +509,7 @@ describe('a .env that a service requires and the files do not hold', () => {
     expect(d.sources['container.secrets_source']![0]!.why).toBe(
       'POSTGRES_PASSWORD falls back to a value written in the compose file when POSTGRES_PASSWORD is unset',
     );
-    expect(d.sources['container.secrets_source']![0]!.line).toBe(7);
+    expect(d.sources['container.secrets_source']![0]).toMatchObject({ line: 7 });
     // So in list form, cited at its item (hkgnobody/mcp-for-splunk: `- SPLUNK_PASSWORD=${SPLUNK_PASSWORD:-Chang3d!}`).
     const listed = run({
       'docker-compose.yml': compose('    env_file: [.env]').replace(
