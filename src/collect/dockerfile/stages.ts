@@ -6,6 +6,7 @@ import { DockerfileParser, type Instruction } from 'dockerfile-ast';
 import { isPlaceholder, passwordInUrl, SECRET_NAME } from '../secrets.js';
 import type { At } from '../sheet.js';
 import { commandsOf, unwrap } from '../shell.js';
+import { withoutContinuedComments } from './continued-comments.js';
 import { type ContextCopy, carries, contextCopies, contextPathsOf, copySources } from './copies.js';
 import { clonedFromBranch, fetchedFromMovingRef } from './fetched-code.js';
 import { fetchedInstallers, type InstallStep, installStep } from './install-step.js';
@@ -58,7 +59,6 @@ export interface Stages {
   /** Stage names (lowercased) to their index. */
   stageNames: Map<string, number>;
   externalBases: DockerfileInfo['externalBases'];
-  /** Secrets ENV or ARG write into any stage (a value in a layer is in the image's history). */
   /** Secrets written in a stage's ENV or ARG, by stage: only those of the final image's own line of stages reach it. */
   secretsInImage: (DockerfileInfo['secretsInImage'][number] & { stage: number })[];
   installsIn: { stage: number; step: InstallStep }[];
@@ -71,7 +71,7 @@ export interface Stages {
 }
 
 export function readStages(path: string, text: string, buildArgs: ReadonlyMap<string, string | null>): Stages {
-  const df = DockerfileParser.parse(text);
+  const df = DockerfileParser.parse(withoutContinuedComments(text));
   const at = (i: Instruction): At => ({ file: path, line: i.getRange().start.line + 1 });
   // null: declared, its value unknown to the files.
   const args = new Map<string, string | null>();

@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { collectFromDisk, kubectlError, wanted } from '../../../src/collect/disk.js';
+import { withoutContinuedComments } from '../../../src/collect/dockerfile/continued-comments.js';
 import { LIMITS } from '../../../src/collect/index.js';
 import { passwordInUrl, SECRET_NAME } from '../../../src/collect/secrets.js';
 import { listenHost } from '../../../src/collect/server-args.js';
@@ -129,6 +130,35 @@ describe('an image that is an MCP server by its registry name', () => {
     const pkg = JSON.parse(files['package.json']!) as Record<string, unknown>;
     delete pkg['mcpName'];
     expect(collectWith(inline({ ...files, 'package.json': JSON.stringify(pkg, null, 2) })).deployments).toEqual([]);
+  });
+});
+
+describe('a comment line inside a continued instruction', () => {
+  // MCP-Manager/MCP-Checklists' ngrok_tunnel/Dockerfile: a `#` line explains the next one inside the
+  // ENTRYPOINT's JSON array; Docker drops it before parsing, and the image runs supergateway on 8000.
+  const dockerfile = [
+    'FROM node:22-slim',
+    'ENTRYPOINT [ \\',
+    '    "bash", \\',
+    '    "-c", \\',
+    '    "ngrok http 8000 --url $NGROK_URL \\',
+    '    # Start Supergateway to proxy stdio from $NPM_MCP as a streamableHttp server',
+    '    & npx supergateway --port 8000 --outputTransport streamableHttp --stdio \\"npx --no $NPM_MCP\\"" \\',
+    ']',
+    'USER node',
+    '',
+  ].join('\n');
+
+  it('is read as Docker reads it, every line keeping its number', () => {
+    expect(withoutContinuedComments(dockerfile).split('\n')).toHaveLength(dockerfile.split('\n').length);
+    const d = collectWith(inline({ Dockerfile: dockerfile })).deployments[0]!;
+    expect(fact(d, 'transport.kind')).toBe('http');
+    expect(d.sources['container.runs_as_root']![0]).toMatchObject({ line: 9 });
+  });
+
+  it('leaves a comment between instructions, and a # in an argument, alone', () => {
+    const text = '# escape=`\nFROM x\n# a comment\nRUN echo `\n  # dropped\n  "#kept"\n';
+    expect(withoutContinuedComments(text)).toBe('# escape=`\nFROM x\n# a comment\nRUN echo `\n`\n  "#kept"\n');
   });
 });
 
