@@ -1116,8 +1116,23 @@ describe('secrets by name and in connection URLs', () => {
       'API_KEY',
       // adibirzu/mcp-oci's .mcp.json: OCI APM's private data key.
       'OCI_APM_PRIVATE_DATA_KEY',
+      // zautke/mcp-proxy-server's compose.yml: a list of bearer tokens, and their kin.
+      'AUTH_TOKENS',
+      'API_KEYS',
+      'ADMIN_PASSWORDS',
+      'CLIENT_SECRETS',
     ];
-    const not = ['LANGFUSE_PUBLIC_KEY', 'CACHE_KEY', 'CACHE_BYPASS', 'MAX_TOKENS', 'PATH', 'PWD', 'SORT_KEY'];
+    const not = [
+      'LANGFUSE_PUBLIC_KEY',
+      'CACHE_KEY',
+      'CACHE_BYPASS',
+      'MAX_TOKENS',
+      'OPENAI_MAX_TOKENS',
+      'PATH',
+      'PWD',
+      'SORT_KEY',
+      'SORT_KEYS',
+    ];
     expect(secret.filter((n) => !SECRET_NAME.test(n))).toEqual([]);
     expect(not.filter((n) => SECRET_NAME.test(n))).toEqual([]);
   });
