@@ -6,11 +6,6 @@ import { type Inputs, normalise, type TextFile } from './inputs.js';
 import type { At } from './sheet.js';
 import { commandsOf, unwrap } from './shell.js';
 
-/**
- * The words of the command the image's launcher script hands the process to: its last `exec`
- * line, or else its last command; null when the image starts no script the files hold.
- * `contextDir`: where the build's COPY sources are found.
- */
 /** The text of the script the image's launcher runs, where the files hold it. */
 function launcherText(df: DockerfileInfo, inputs: Inputs, contextDir: string): { text: string; file: TextFile | undefined } | null {
   const l = df.launcher;
@@ -24,12 +19,39 @@ function launcherText(df: DockerfileInfo, inputs: Inputs, contextDir: string): {
 export function scriptExecs(df: DockerfileInfo, inputs: Inputs, contextDir: string): string[][] {
   const t = launcherText(df, inputs, contextDir);
   if (!t) return [];
-  return t.text
-    .split('\n')
-    .filter((r) => /^\s*exec\s/.test(r))
+  return logicalLines(t.text)
+    .texts.filter((r) => /^\s*exec\s/.test(r))
     .map((r) => unwrap(commandsOf(r.trim()).at(-1) ?? []));
 }
 
+/**
+ * The script's lines as the shell reads them, a line ending in a backslash joined to the next
+ * (`supergateway --stdio … \` and its flags on the lines after, pratp7/chrome-devtools-mcp-http),
+ * each with the index of the line it starts on.
+ */
+function logicalLines(text: string): { texts: string[]; starts: number[] } {
+  const texts: string[] = [];
+  const starts: number[] = [];
+  let open = false;
+  for (const [n, raw] of text.split('\n').entries()) {
+    const row = raw.replace(/\r$/, '');
+    const continues = /(^|[^\\])(\\\\)*\\$/.test(row);
+    const piece = continues ? row.slice(0, -1) : row;
+    if (open) texts[texts.length - 1] += piece;
+    else {
+      texts.push(piece);
+      starts.push(n);
+    }
+    open = continues;
+  }
+  return { texts, starts };
+}
+
+/**
+ * The words of the command the image's launcher script hands the process to: its last `exec`
+ * line, or else its last command; null when the image starts no script the files hold.
+ * `contextDir`: where the build's COPY sources are found.
+ */
 export function scriptCommand(
   df: DockerfileInfo,
   inputs: Inputs,
@@ -42,7 +64,7 @@ export function scriptCommand(
   const t = launcherText(df, inputs, contextDir);
   if (!t) return null;
   const { text, file } = t;
-  const rows = text.split('\n');
+  const { texts: rows, starts } = logicalLines(text);
   const last = (test: (row: string) => boolean) => rows.findLastIndex((r) => test(r.trim()));
   let i = last((r) => /^exec\s/.test(r));
   if (i < 0) i = last((r) => r !== '' && !r.startsWith('#') && !/^(fi|done|esac|\}|;;)$/.test(r));
@@ -50,7 +72,7 @@ export function scriptCommand(
   const words = unwrap(commandsOf(rows[i]!).at(-1) ?? []);
   if (!words.length) return null;
   // A script written by the Dockerfile is cited at its RUN; one copied in, at its own line.
-  const at = (row: number): At => (file ? { file: file.path, line: row + 1 } : l.at);
+  const at = (row: number): At => (file ? { file: file.path, line: starts[row]! + 1 } : l.at);
   // `if [ "$(id -u)" = 0 ]; then exec gosu mcp:mcp …; else exec …; fi` (nordeim/Security-MCP-Server):
   // started as root, the script takes its privilege drop, wherever that exec line stands.
   const d = last((r) => /^exec\s+(\S*\/)?(gosu|su-exec|runuser|setpriv)\s/.test(r));

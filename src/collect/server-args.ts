@@ -39,6 +39,22 @@ export function legacySse(sheet: FactSheet, at: At, ...parts: unknown[]): void {
       at,
       `the server is started with ${words.includes('--sse') ? '--sse' : '-sse'}: the deprecated HTTP+SSE transport`,
     );
+  else {
+    // supergateway serves its stdio child over SSE unless --outputTransport says otherwise ("default:
+    // sse with --stdio", its README; simomagazzu/mcp-shopify's `supergateway --stdio … --port $PORT`).
+    const gateway = words.findIndex((w) => /^supergateway(@\S*)?$/.test(w.split('/').pop() ?? ''));
+    const rest = gateway < 0 ? [] : words.slice(gateway);
+    const o = rest.findIndex((w) => /^--outputTransport(=|$)/.test(w));
+    if (rest.includes('--stdio') && (o < 0 || flagValue(rest, o) === 'sse'))
+      sheet.set(
+        'transport.legacy_sse',
+        true,
+        at,
+        o < 0
+          ? 'supergateway serves its stdio server over SSE when no --outputTransport says otherwise: the deprecated HTTP+SSE transport'
+          : 'supergateway is started with --outputTransport sse: the deprecated HTTP+SSE transport',
+      );
+  }
 }
 
 /**

@@ -162,6 +162,46 @@ describe('a comment line inside a continued instruction', () => {
   });
 });
 
+describe("an entrypoint script's command continued over lines", () => {
+  // pratp7/chrome-devtools-mcp-http's entrypoint.sh: supergateway's flags on the lines after it.
+  const image = (script: string) =>
+    collectWith(
+      inline({
+        Dockerfile:
+          'FROM node:22-slim\nRUN npm install -g supergateway@3.4.3\nCOPY entrypoint.sh /entrypoint.sh\nENTRYPOINT ["/entrypoint.sh"]\n',
+        'entrypoint.sh': script,
+      }),
+    ).deployments[0]!;
+
+  it('is one command, cited at its first line', () => {
+    const d = image(
+      '#!/bin/bash\nset -e\nchromium --headless \\\n  --remote-debugging-port=9222 &\n\nsupergateway --stdio "npx -y chrome-devtools-mcp@0.8.1" \\\n  --outputTransport streamableHttp \\\n  --port 8000 \\\n  --path /mcp\n',
+    );
+    expect(fact(d, 'transport.kind')).toBe('http');
+    expect(fact(d, 'transport.legacy_sse')).toBeUndefined();
+    expect(d.sources['transport.kind']![0]).toMatchObject({ file: 'entrypoint.sh', line: 6 });
+  });
+});
+
+describe("supergateway's default output transport", () => {
+  // simomagazzu/mcp-shopify's Dockerfile: `supergateway --stdio … --port $PORT`, no --outputTransport.
+  const sse = (flags: string) =>
+    fact(
+      collectWith(
+        inline({
+          Dockerfile: `FROM node:22-slim\nRUN npm install -g supergateway@3.4.3 shopify-mcp@1.0.7\nCMD supergateway --stdio "shopify-mcp" --port 8000${flags}\n`,
+        }),
+      ).deployments[0]!,
+      'transport.legacy_sse',
+    );
+
+  it('is SSE with --stdio, unless --outputTransport says another', () => {
+    expect(sse('')).toBe(true);
+    expect(sse(' --outputTransport sse')).toBe(true);
+    expect(sse(' --outputTransport streamableHttp')).toBeUndefined();
+  });
+});
+
 describe('a Rust MCP server built with Cargo', () => {
   // elastic/mcp-server-elasticsearch (test/fixtures/collect-walk names the sources; Cargo.lock shortened).
   const { files } = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/collect-walk/rust-rmcp-cargo.json'), 'utf8')) as {
