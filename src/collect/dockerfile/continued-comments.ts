@@ -9,18 +9,18 @@
 export function withoutContinuedComments(text: string): string {
   const lines = text.split('\n');
   // The escape directive, before any instruction (`# escape=\``); a backslash by default.
-  let escape = '\\';
+  let escapeChar = '\\';
   for (const line of lines) {
     const m = /^#\s*escape\s*=\s*(\S)\s*$/i.exec(line.trim());
-    if (m) escape = m[1]!;
+    if (m) escapeChar = m[1]!;
     else if (!/^#\s*\w+\s*=/.test(line.trim())) break;
   }
   let continued = false;
   return lines
     .map((line) => {
       const trimmed = line.replace(/\r$/, '').trim();
-      if (continued && trimmed.startsWith('#')) return escape;
-      continued = trimmed.endsWith(escape) || (continued && trimmed === '');
+      if (continued && trimmed.startsWith('#')) return escapeChar;
+      continued = trimmed.endsWith(escapeChar) || (continued && trimmed === '');
       return line;
     })
     .join('\n');
