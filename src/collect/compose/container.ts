@@ -1,5 +1,6 @@
 // The container a Compose service runs: replicas, user, capabilities, mounts, namespaces, limits,
 // health check and published ports.
+import { posix } from 'node:path';
 import { userIsRoot } from '../build-facts.js';
 import { checksNothing, checksOnlyWhen, DAEMON_NNP, failsAlways } from '../docker-defaults.js';
 import { isHostPath, worstHostPaths } from '../host-paths.js';
@@ -38,7 +39,8 @@ export function userFromOperator(srv: Svc): string | null {
   return `user: is set from ${vars.join(', ')}, which the files leave to the operator's environment: who runs the server is not in them`;
 }
 
-export function containerFacts(sheet: FactSheet, srv: Svc): void {
+/** `projectDir`: the compose project's directory among the files read, which relative sources start from. */
+export function containerFacts(sheet: FactSheet, srv: Svc, projectDir: string): void {
   const spec = srv.s.spec;
   const at = (...p: (string | number)[]) => srv.s.at(...p);
   // `user: ${UID:-1000}` is the default the file writes while UID is unset, as Compose resolves it.
@@ -106,7 +108,10 @@ export function containerFacts(sheet: FactSheet, srv: Svc): void {
     );
   // Bind mounts (a path, not a volume name): the deployment's own files, or the host's.
   const binds = known.filter((v) => isHostPath(v.source)).map((v) => v.source);
-  const mounts = worstHostPaths(binds);
+  // A relative source that climbs above the files read (`../../` from a compose file one folder
+  // down, WebSurfinMurf/mcp's filesystem-sse) is not the deployment's own: what it holds is not in them.
+  const outside = binds.find((b) => /^\.\.?(\/|$)/.test(b) && /^\.\.(\/|$)/.test(posix.normalize(posix.join(projectDir || '.', b))));
+  const mounts = outside ? (worstHostPaths(binds) === 'host_system' ? 'host_system' : null) : worstHostPaths(binds);
   // The engine's socket, however mounted, is a host system path (docker/compose-for-agents' gateways).
   if (spec['use_api_socket'] === true)
     sheet.set(
@@ -116,6 +121,11 @@ export function containerFacts(sheet: FactSheet, srv: Svc): void {
       "use_api_socket: true mounts the container engine's API socket from the host",
     );
   else if (opaque && mounts !== 'host_system') sheet.undecided('container.host_path_mounts', opaqueWhy);
+  else if (outside && mounts === null)
+    sheet.undecided(
+      'container.host_path_mounts',
+      `${outside} climbs above the files read: what that host directory holds (other projects, their secrets) is not in them`,
+    );
   else if (mounts)
     sheet.set(
       'container.host_path_mounts',

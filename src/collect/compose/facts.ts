@@ -4,6 +4,7 @@ import { dockerfileFacts, imageFacts, privilegeDrop } from '../build-facts.js';
 import type { Context } from '../context.js';
 import { HOST_NETWORK } from '../docker-defaults.js';
 import { scriptCommand } from '../entrypoint-script.js';
+import { dirOf } from '../inputs.js';
 import { npmDeclared } from '../packages.js';
 import { isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { imagePin, repository } from '../roles.js';
@@ -99,7 +100,7 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     sheet.set('container.used', true, at(), `service ${srv.s.name} runs in a container (${evidence.get(srv.s.name)})`);
     sheet.set('container.orchestrator', 'docker', at(), 'a Docker Compose service');
     replicas(sheet, srv);
-    containerFacts(sheet, srv);
+    containerFacts(sheet, srv, dirOf(project.entry));
     if (srv.dockerfile) {
       dockerfileFacts(sheet, srv.df!, ctx.inputs, srv.contextDir ?? '', at('build'));
       // The service runs whatever its build produced: no digest names it (doctrine 1.3), whatever the FROM lines say.

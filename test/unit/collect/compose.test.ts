@@ -1223,7 +1223,24 @@ describe('bind mounts and the host paths they expose', () => {
     // topoteretes/cognee's docker-compose.yml: `.env:/app/.env:ro`.
     expect(mounts('      - .env:/app/.env:ro\n')).toBe('deployment_files');
     expect(mounts('      - .config/app:/config\n')).toBe('deployment_files');
-    expect(mounts('      - ../shared:/shared\n')).toBe('deployment_files');
+  });
+
+  it('a relative source that climbs above the files read is not placed', () => {
+    // WebSurfinMurf/mcp's filesystem-sse/docker-compose.yml: `../../:/workspace:ro`, the folder of every project.
+    const at = (compose: string, volume: string) => {
+      const d = collectWith(
+        inline({
+          [compose]: `services:\n  mcp:\n    image: mcp/filesystem:1.0.0\n    volumes:\n      - ${volume}\n`,
+        }),
+      ).deployments[0]!;
+      return fact(d, 'container.host_path_mounts') ?? d.reasons['container.host_path_mounts'];
+    };
+    expect(at('filesystem-sse/docker-compose.yml', '../../:/workspace:ro')).toBe(
+      '../../ climbs above the files read: what that host directory holds (other projects, their secrets) is not in them',
+    );
+    expect(at('compose.yaml', '../shared:/shared')).toMatch(/^\.\.\/shared climbs above the files read/);
+    expect(at('deploy/compose.yaml', '../shared:/shared')).toBe('deployment_files');
+    expect(at('deploy/compose.yaml', '/var/run/docker.sock:/var/run/docker.sock')).toBe('host_system');
   });
 
   it("the long syntax's bind source is a path of the project whatever it starts with; a short one's is a volume's name", () => {
