@@ -9,12 +9,12 @@ import { npmDeclared } from '../packages.js';
 import { isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { imagePin, repository } from '../roles.js';
 import { hostCheckOff, hostCheckOffByVariable, legacySse, listenFacts, tlsFlags } from '../server-args.js';
-import { FactSheet } from '../sheet.js';
+import { type At, FactSheet } from '../sheet.js';
 import { startImage, startRelease } from '../start-release.js';
 import { fileMiddlewares, traefikAccessLog, traefikEnabled, traefikFacts } from '../traefik.js';
 import { callsByUrl, mentions } from './calls.js';
 import { containerFacts, plainHealthcheck, replicas, userFromOperator } from './container.js';
-import type { ComposeProject } from './load.js';
+import { type ComposeProject, isObj } from './load.js';
 import { egress, hostProxyInFront, ingressRestricted } from './network.js';
 import { composeSecrets } from './secrets.js';
 import { selectServers } from './servers.js';
@@ -89,6 +89,34 @@ function pulledFirst(ctx: Context, sheet: FactSheet, srv: Svc, project: ComposeP
   }
 }
 
+/** A build whose context is a Git repository's URL (`build: https://github.com/o/r.git#main`): the URL, or null. */
+function remoteBuild(build: unknown): string | null {
+  const context = typeof build === 'string' ? build : isObj(build) && typeof build['context'] === 'string' ? build['context'] : null;
+  return context !== null && /^(https?:\/\/|git@|git:\/\/|ssh:\/\/|github\.com\/)/.test(context) ? context : null;
+}
+
+/**
+ * What a build from a Git repository's URL decides: Compose builds the server, and runs what the
+ * build produced; the branch it names, or the default one, moves (rjboer/Openhands-LIST-MCP's
+ * `#main`), while a tag or a commit fixes its source but not what the Dockerfile there installs.
+ */
+function remoteBuildFacts(sheet: FactSheet, url: string, at: At): void {
+  sheet.set('container.image_pinned_by_digest', false, at, `build: ${url}: runs what that build produced, named by no digest`);
+  sheet.set('supply_chain.builds_server', true, at, `Compose builds the server from the Git repository ${url}`);
+  const ref = /#([^:]*)/.exec(url)?.[1] ?? '';
+  const theirs = `the Dockerfile and what it installs are in that repository, not among the files`;
+  if (ref === '' || /^(main|master|develop|dev|trunk|HEAD)$/.test(ref))
+    sheet.set(
+      'supply_chain.deployed_release',
+      'floating',
+      at,
+      `builds ${ref ? `the branch ${ref}` : 'the default branch'} of ${url.replace(/#.*$/, '')}, whatever it holds at build time`,
+    );
+  else sheet.undecided('supply_chain.deployed_release', `builds ${ref} of the repository: ${theirs}`);
+  for (const path of ['supply_chain.lockfile_enforced', 'supply_chain.install_scripts_disabled'])
+    sheet.undecided(path, `built from ${url}: ${theirs}`);
+}
+
 export function composeDeployments(ctx: Context, project: ComposeProject): FactSheet[] {
   const selection = selectServers(ctx, project);
   if (!selection) return [];
@@ -107,7 +135,8 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       if (typeof spec['image'] === 'string' && /@sha256:[0-9a-f]{64}$/.test(spec['image']))
         sheet.set('container.image_pinned_by_digest', true, at('image'), `image: ${spec['image']}`);
       else sheet.set('container.image_pinned_by_digest', false, at('build'), 'build: runs what the build produced, named by no digest');
-    } else if (srv.image) imageFacts(sheet, srv.image, at('image'));
+    } else if (remoteBuild(spec['build'])) remoteBuildFacts(sheet, remoteBuild(spec['build'])!, at('build'));
+    else if (srv.image) imageFacts(sheet, srv.image, at('image'));
     const operatorUser = userFromOperator(srv);
     if (operatorUser) sheet.reopen('container.runs_as_root', operatorUser);
     // A Dockerfile without HEALTHCHECK inherits its base image's, which is the image's, not the files'

@@ -1251,6 +1251,37 @@ describe('bind mounts and the host paths they expose', () => {
   });
 });
 
+describe("a build from a Git repository's URL", () => {
+  // rjboer/Openhands-LIST-MCP's docker-compose.yml: `build: https://github.com/rjboer/Openhands-LIST-MCP.git#main`.
+  const built = (build: string) => {
+    const d = collectWith(inline({ 'docker-compose.yml': `services:\n  mcp-server:\n    build: ${build}\n    ports: ["3002:3002"]\n` }))
+      .deployments[0]!;
+    return {
+      pinned: fact(d, 'container.image_pinned_by_digest'),
+      builds: fact(d, 'supply_chain.builds_server'),
+      release: fact(d, 'supply_chain.deployed_release') ?? d.reasons['supply_chain.deployed_release'],
+      lockfile: d.reasons['supply_chain.lockfile_enforced'],
+    };
+  };
+
+  it('builds the server, runs no digest, and floats on a branch', () => {
+    expect(built('https://github.com/rjboer/Openhands-LIST-MCP.git#main')).toEqual({
+      pinned: false,
+      builds: true,
+      release: 'floating',
+      lockfile:
+        'built from https://github.com/rjboer/Openhands-LIST-MCP.git#main: the Dockerfile and what it installs are in that repository, not among the files',
+    });
+    expect(built('{ context: "git@github.com:acme/mcp.git" }').release).toBe('floating');
+  });
+
+  it('a tag or a commit fixes the source, not what its Dockerfile installs', () => {
+    expect(built('https://github.com/acme/mcp.git#v1.4.0').release).toBe(
+      'builds v1.4.0 of the repository: the Dockerfile and what it installs are in that repository, not among the files',
+    );
+  });
+});
+
 describe('a service that extends one in a file the project does not otherwise load', () => {
   // Tributary-ai-services/tas-mcp's deployments/docker-compose/full-stack.yml: `extends: { file:
   // apify-mcp/docker-compose.yml, service: apify-mcp }`, whose build context is relative to that file.
