@@ -254,7 +254,10 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
     // `uv pip install .` after `uv sync --frozen --no-install-project` (semgrep/mcp): the locked
     // dependencies stay while they satisfy the project's requirements, and only what they miss resolves.
     const lockedBefore = (i: InstallStep) => i.projectOnly === true && installs.slice(0, installs.indexOf(i)).some((j) => j.locked);
-    const floating = unlocked.filter((i) => !(i.followsLockfile && hasLock(i)) && !lockedBefore(i) && !i.resolvesLowest);
+    // Go's versions are go.mod's (minimal version selection picks the ones it requires), go.sum only
+    // their hashes: `go mod tidy` without go.sum resolves as with it (tillkuhn/make-your-mcp-server).
+    const follows = (i: InstallStep) => i.followsLockfile === true && (hasLock(i) || i.tool === 'go');
+    const floating = unlocked.filter((i) => !follows(i) && !lockedBefore(i) && !i.resolvesLowest);
     const lowest = unlocked.find((i) => i.resolvesLowest && !hasLock(i));
     if (brokenBuild) {
       // Both stay open, said above.

@@ -518,6 +518,19 @@ describe('go mod tidy before go build', () => {
       'Dockerfile',
     );
     expect(fact(strict, 'supply_chain.lockfile_enforced')).toBe(true);
+    // go.sum not copied at all (tillkuhn/make-your-mcp-server's `COPY go.mod .`, then tidy): the
+    // versions are still go.mod's, go.sum only their hashes; the release stays open as with it.
+    const sumless = deploymentOf(
+      collectWith(
+        inline({
+          ...files,
+          Dockerfile: files.Dockerfile.replace('COPY go.mod go.sum ./\nCOPY . .\n', 'COPY go.mod ./\nCOPY main.go ./\n'),
+        }),
+      ),
+      'Dockerfile',
+    );
+    expect(fact(sumless, 'supply_chain.lockfile_enforced')).toBe(false);
+    expect(fact(sumless, 'supply_chain.deployed_release')).toBeUndefined();
   });
 
   it('a tidy that the committed go.sum is copied back over no longer decides', () => {
