@@ -29,6 +29,9 @@ const SECRET_DIR = /^(secrets?|credentials?|creds|certs?|certificates|tls|ssl|ke
 const CONNECTION_URL_NAME =
   /(^|_)(DATABASE|DB|POSTGRES(QL)?|PG|MYSQL|MARIADB|MSSQL|SQL|MONGO(DB)?|REDIS|VALKEY|AMQP|RABBITMQ|NEO4J|CLICKHOUSE|ELASTIC(SEARCH)?|KAFKA|BROKER)_?(URL|URI|DSN|CONN(ECTION)?)(_?STR(ING)?)?$|(^|_)DSN$/i;
 
+/** A path that names a file holding a secret, mounted into the container (`/run/secrets/db`, `/etc/app/key.pem`). */
+const SECRET_FILE_PATH = /^\/(run\/secrets\/\S+|\S*\/[^\s/]+\.(json|pem|key|p12|pfx|crt|txt|ya?ml|toml))$/;
+
 export function composeSecrets(ctx: Context, sheet: FactSheet, srv: Svc, project: ComposeProject): void {
   const spec = srv.s.spec;
   const env = isObj(spec['environment']) ? (spec['environment'] as Obj) : {};
@@ -45,11 +48,7 @@ export function composeSecrets(ctx: Context, sheet: FactSheet, srv: Svc, project
     }
     // `GOOGLE_APPLICATION_CREDENTIALS=/root/.config/gcloud/application_default_credentials.json`
     // (osushinekotan/bigquery-mcp-server, beside its bind mount): where the secret is kept, not the secret.
-    if (
-      SECRET_NAME.test(k) &&
-      typeof v === 'string' &&
-      /^\/(run\/secrets\/\S+|\S*\/[^\s/]+\.(json|pem|key|p12|pfx|crt|txt|ya?ml|toml))$/.test(v)
-    ) {
+    if (SECRET_NAME.test(k) && typeof v === 'string' && SECRET_FILE_PATH.test(v)) {
       found.push({
         kind: 'mounted_files',
         at: srv.s.at('environment', k),
@@ -192,6 +191,9 @@ export function composeSecrets(ctx: Context, sheet: FactSheet, srv: Svc, project
         at,
         why: `${where} on the command line is a placeholder ("${value.slice(0, 40)}") the operator replaces`,
       });
+    // docker/mcp-gateway's `--secrets=/run/secrets/mcp_secrets`: where the secret is kept, not the secret.
+    else if (SECRET_FILE_PATH.test(value))
+      found.push({ kind: 'mounted_files', at, why: `${where} on the command line names the file that holds it (${value})` });
     else found.push({ kind: 'manifest_plaintext', at, why: `${where} on the command line has a value written in the compose file` });
   }
   // An env_file among the files is read like a committed .env; one that is not may hold anything. A

@@ -2270,6 +2270,15 @@ describe('secrets on the command line', () => {
     // A placeholder or a word that says no secret decides nothing against the file.
     expect(fact(server('      - --api-key=unused\n'), 'container.secrets_source')).toBe('none');
   });
+
+  it('a flag that names the file holding the secrets is where they are kept, not one of them', () => {
+    // docker/mcp-gateway's examples/config/compose.yaml: `--secrets=/run/secrets/mcp_secrets`.
+    const d = server('      - --secrets=/run/secrets/mcp_secrets\n      - --api-key-file=/etc/mcp/key.pem\n');
+    expect(fact(d, 'container.secrets_source')).toBe('mounted_files');
+    expect(d.sources['container.secrets_source']![0]!.why).toBe(
+      'the argument --secrets on the command line names the file that holds it (/run/secrets/mcp_secrets)',
+    );
+  });
 });
 
 describe("the server's own listen flag", () => {
