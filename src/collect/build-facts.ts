@@ -268,7 +268,9 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
           ? `${lowest.text} resolves the lowest version each package reference allows, with no lockfile: fixed unless a reference floats (\`1.*\`) in the project files or a version leaves the feed`
           : lockedBefore(first)
             ? `${first.text} keeps the dependencies a locked install put there while they satisfy the project's requirements, and resolves anew what they do not`
-            : `${first.text} uses the committed lockfile unless the manifest no longer matches it, and then resolves anew (${STRICT[first.tool] ?? 'a frozen install'} makes that an error)`,
+            : first.tool === 'go' && /^go mod tidy\b/.test(first.text)
+              ? `${first.text} keeps the versions go.mod requires (minimal version selection) and adds any module the code imports that go.mod lacks at its newest: whether it adds one is the code's`
+              : `${first.text} uses the committed lockfile unless the manifest no longer matches it, and then resolves anew (${STRICT[first.tool] ?? 'a frozen install'} makes that an error)`,
       );
     else if (unlocked.length === 0) sheet.set('supply_chain.deployed_release', 'locked', first.at, 'the image is built from the lockfile');
     else {

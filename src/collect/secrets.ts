@@ -88,7 +88,12 @@ export const TOKEN_SHAPES =
   /^(Bearer\s+\S{8,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|sk-[A-Za-z0-9-_]{16,}|xox[abpr]-[\w-]{10,}|glpat-[\w-]{16,}|AKIA[0-9A-Z]{16}|sgnk_\S+)$/;
 
 /** A secret-looking name, a flag named as a variable is (`--access-token` as ACCESS_TOKEN, `client_secret`). */
-const secretNamed = (key: string) => SECRET_NAME.test(key.replace(/^-+/, '').replace(/-/g, '_'));
+// A flag named for many (`--secrets=docker-desktop`, docker/mcp-gateway's) says where secrets come
+// from, not one of them; a variable named so (`AUTH_TOKENS`) holds them.
+const secretNamed = (key: string) =>
+  key.startsWith('-')
+    ? SECRET_NAME.test(key.replace(/^-+/, '').replace(/-/g, '_')) && !/(PASSWORDS|SECRETS|TOKENS|KEYS)$/i.test(key.replace(/-/g, '_'))
+    : SECRET_NAME.test(key);
 
 /** A value given under a secret's name, as an Authorization or API-key header, or shaped like a credential. */
 export const holdsSecret = (key: string, value: string): boolean =>

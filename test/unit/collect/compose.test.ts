@@ -2273,11 +2273,14 @@ describe('secrets on the command line', () => {
 
   it('a flag that names the file holding the secrets is where they are kept, not one of them', () => {
     // docker/mcp-gateway's examples/config/compose.yaml: `--secrets=/run/secrets/mcp_secrets`.
-    const d = server('      - --secrets=/run/secrets/mcp_secrets\n      - --api-key-file=/etc/mcp/key.pem\n');
+    const d = server('      - --api-key=/run/secrets/api_key\n');
     expect(fact(d, 'container.secrets_source')).toBe('mounted_files');
     expect(d.sources['container.secrets_source']![0]!.why).toBe(
-      'the argument --secrets on the command line names the file that holds it (/run/secrets/mcp_secrets)',
+      'the argument --api-key on the command line names the file that holds it (/run/secrets/api_key)',
     );
+    // A flag named for many secrets says where they come from (examples/mcp_toolkit: `--secrets=docker-desktop`).
+    expect(fact(server('      - --secrets=docker-desktop\n'), 'container.secrets_source')).toBe('none');
+    expect(fact(server('      - --db-password\n      - hunter2hunter2\n'), 'container.secrets_source')).toBe('manifest_plaintext');
   });
 });
 
