@@ -40,17 +40,20 @@ export function registryTransport(inputs: Inputs, df: DockerfileInfo): RegistryT
       continue;
     }
     if (doc.name !== named.name) continue;
-    const oci = (doc.packages ?? []).find((p) => p.registryType === 'oci' && typeof p.transport?.type === 'string');
-    const types = oci ? [String(oci.transport!.type)] : [...new Set((doc.remotes ?? []).map((r) => String(r.type)))];
-    // One answer, or none: remotes of two kinds leave it open.
+    // Which OCI package is this image the file does not say: they must agree, as remotes must.
+    const oci = (doc.packages ?? []).filter((p) => p.registryType === 'oci');
+    const types = [...new Set(oci.length ? oci.map((p) => String(p.transport?.type)) : (doc.remotes ?? []).map((r) => String(r.type)))];
     if (types.length !== 1 || !/^(stdio|streamable-http|sse)$/.test(types[0]!)) return null;
     const type = types[0]!;
-    const line = f.text.slice(0, Math.max(0, f.text.indexOf(`"${type}"`))).split('\n').length;
+    // Cited at that transport in the OCI package (or the remotes), not at an npm package's of the same name.
+    const from = oci.length ? f.text.search(/"registryType"\s*:\s*"oci"/) : f.text.indexOf('"remotes"');
+    const at = f.text.indexOf(`"${type}"`, Math.max(0, from));
+    const line = f.text.slice(0, Math.max(0, at)).split('\n').length;
     return {
       kind: type === 'stdio' ? 'stdio' : 'http',
       sse: type === 'sse',
       at: { file: f.path, line },
-      why: `${f.path} publishes ${named.name}, the image's ${SERVER_NAME_LABEL} label, ${oci ? 'as an OCI package' : 'with remotes'} of transport ${type}`,
+      why: `${f.path} publishes ${named.name}, the image's ${SERVER_NAME_LABEL} label, ${oci.length ? 'as an OCI package' : 'with remotes'} of transport ${type}`,
     };
   }
   return null;

@@ -4,6 +4,7 @@
 import type { Context } from '../context.js';
 import type { DockerfileInfo } from '../dockerfile/read.js';
 import { isMcpPackage, manifestsOfBuild, mcpEvidenceOfBuild, webUi } from '../packages.js';
+import { registryName } from '../registry-server.js';
 import { mcpWord, namesMcpServer, runsAuthenticator, runsMcpClient, runsNoServer } from '../roles.js';
 import { authenticatorsOf } from './authenticators.js';
 import { callsMcpOf, dependsOn, mentions } from './calls.js';
@@ -251,5 +252,8 @@ function imageRunsMcp(df: DockerfileInfo): string | null {
     );
   if (pkg) return `installs ${pkg}`;
   const word = df.entrypoint.find(mcpWord);
-  return word ? `runs ${word}` : null;
+  if (word) return `runs ${word}`;
+  // The MCP Registry verifies an image by this label: it is that server's.
+  const registered = registryName(df);
+  return registered ? `carries the MCP Registry label for ${registered.name}` : null;
 }

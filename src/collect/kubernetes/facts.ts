@@ -4,9 +4,11 @@ import type { Context } from '../context.js';
 import { scriptCommand } from '../entrypoint-script.js';
 import { contextOfDockerfile, mcpEvidenceOfBuild, npmDeclared } from '../packages.js';
 import { isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
+import { registryName } from '../registry-server.js';
 import { namesMcpRoute, namesMcpServer, runsAuthenticator } from '../roles.js';
 import { hostCheckOff, legacySse, listenFacts, tlsFlags } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
+import { smitheryBuild } from '../smithery.js';
 import { startImage, startRelease } from '../start-release.js';
 import { configMapsOf, endpoint, ingressFacts, knativeFacts, proxyFacts } from './front.js';
 import { clusterAddress, namesService } from './linked-dirs.js';
@@ -18,6 +20,8 @@ import { secretsFacts } from './secrets.js';
 import { runWords, transportFacts } from './transport.js';
 import { arr, isObj, type Obj, selects, stringsIn } from './values.js';
 import { programOf, type Workload, workloads } from './workloads.js';
+
+const PUBLISHED = 'its image is published as an MCP server (the MCP Registry label, or a smithery.yaml that builds it)';
 
 /** Operators' resources that ask for an MCP server (ToolHive's MCPServer, VirtualMCPServer, MCPRemoteProxy; ARK's, kagent's MCPServer and ToolServer). */
 const OPERATOR_SERVERS = /^(MCPServer|VirtualMCPServer|MCPRemoteProxy|ToolServer)$/i;
@@ -111,13 +115,16 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
       mcpEvidenceOfBuild(ctx.inputs, contextOfDockerfile(ctx.inputs, w.dockerfile.path, w.dockerfile.copied), w.dockerfile.copied)
     )
       evidence.set(w, 'its image is built from an MCP SDK project');
+    // Its image published as an MCP server: the MCP Registry's label, or a smithery.yaml that builds
+    // it (anthony-chaudhary/fak's Go server, its Deployment named for the product).
+    else if (w.dockerfile && (registryName(w.dockerfile) || smitheryBuild(ctx.inputs, w.dockerfile.path))) evidence.set(w, PUBLISHED);
   }
   // Two workloads of one image: the image's own command serves MCP; a sibling whose `command`
   // replaces it with another program (datanexum/databridge-mcp's Celery workers, yskale/
   // redis_mcp_server's `uvicorn agent_api:app`) runs something else from it, unless it names MCP.
   const runNamesMcp = (w: Workload) => /mcp/i.test(JSON.stringify([w.main.c['command'] ?? '', w.main.c['args'] ?? '']));
   const byImageOnly = (w: Workload) =>
-    ['its name, image or arguments name MCP', 'its image is built from an MCP SDK project'].includes(evidence.get(w) ?? '');
+    ['its name, image or arguments name MCP', 'its image is built from an MCP SDK project', PUBLISHED].includes(evidence.get(w) ?? '');
   const siblings = wanted.length
     ? []
     : candidates.flatMap((w) => {

@@ -647,6 +647,51 @@ describe("an image the MCP Registry's label names, and its server.json", () => {
     expect(fact(image(oci)[0]!, 'transport.kind')).toBe('stdio');
   });
 
+  it('cites the OCI package, not an npm package before it; OCI packages that disagree say nothing', () => {
+    const npmFirst = {
+      name: 'io.github.marmotdata/marmot',
+      packages: [
+        { registryType: 'npm', identifier: 'marmot', transport: { type: 'stdio' } },
+        { registryType: 'oci', identifier: 'ghcr.io/marmotdata/marmot', transport: { type: 'streamable-http' } },
+      ],
+    };
+    const [d] = image(npmFirst);
+    expect(fact(d!, 'transport.kind')).toBe('http');
+    const line =
+      JSON.stringify(npmFirst, null, 2)
+        .split('\n')
+        .findIndex((l) => l.includes('"streamable-http"')) + 1;
+    expect(d!.sources['transport.kind']![0]).toMatchObject({ file: 'server.json', line });
+    const two = {
+      name: 'io.github.marmotdata/marmot',
+      packages: [
+        { registryType: 'oci', identifier: 'ghcr.io/marmotdata/sidecar', transport: { type: 'sse' } },
+        { registryType: 'oci', identifier: 'ghcr.io/marmotdata/marmot', transport: { type: 'stdio' } },
+      ],
+    };
+    expect(fact(image(two)[0]!, 'transport.kind')).toBeUndefined();
+  });
+
+  it('makes the workload and the compose service that run its build MCP servers', () => {
+    // anthony-chaudhary/fak: go.mod names the project as the Deployment names its image, and nothing else says MCP.
+    const files = (deploy: Record<string, string>) =>
+      inline({
+        Dockerfile:
+          'FROM golang:1.24\nCOPY . .\nRUN go build -o /fak .\nLABEL io.modelcontextprotocol.server.name="io.github.acme/fak"\nCMD ["/fak", "serve", "--addr", ":8080"]\n',
+        'go.mod': 'module github.com/acme/fak\n\ngo 1.24\n',
+        ...deploy,
+      });
+    const k8s = collectWith(
+      files({
+        'deploy/k8s/fak.yaml':
+          'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: fak}\nspec:\n  template:\n    spec:\n      containers: [{name: fak, image: "ghcr.io/acme/fak:1.0.0"}]\n',
+      }),
+    );
+    expect(k8s.deployments.map((x) => x.name)).toEqual(['kubernetes:deploy/k8s/fak.yaml:Deployment/fak']);
+    const compose = collectWith(files({ 'compose.yaml': 'services:\n  fak:\n    build: .\n    ports: ["8080:8080"]\n' }), { named: [] });
+    expect(compose.deployments.map((x) => x.name)).toEqual(['compose:compose.yaml:fak']);
+  });
+
   it("another server's server.json, or remotes of two kinds, say nothing of it", () => {
     expect(fact(image(remote('streamable-http'), 'io.github.other/x')[0]!, 'transport.kind')).toBeUndefined();
     const two = { name: 'io.github.marmotdata/marmot', remotes: [{ type: 'sse' }, { type: 'streamable-http' }] };

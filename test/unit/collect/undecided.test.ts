@@ -531,7 +531,9 @@ describe('go mod tidy before go build', () => {
     );
     expect(fact(sumless, 'supply_chain.lockfile_enforced')).toBe(false);
     expect(fact(sumless, 'supply_chain.deployed_release')).toBeUndefined();
-    expect(sumless.reasons['supply_chain.deployed_release']).toMatch(/^go mod tidy keeps the versions go\.mod requires \(minimal version selection\)/);
+    expect(sumless.reasons['supply_chain.deployed_release']).toMatch(
+      /^go mod tidy keeps the versions go\.mod requires \(minimal version selection\)/,
+    );
   });
 
   it('a tidy that the committed go.sum is copied back over no longer decides', () => {
