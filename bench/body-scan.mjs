@@ -5,45 +5,11 @@
 // 3,000 short facts, and a 2 KB tools/call as clients send them. Each scanned in 64 KB chunks,
 // as the socket hands them over.
 import { JsonShapeGuard } from '../dist/shared/json-shape.js';
+import { ByteByByteScan } from './byte-by-byte-scan.mjs';
 import { fmt, machine, measure, table, writeSection } from './lib.mjs';
 
 const LIMITS = { maxDepth: 64, maxNodes: 100_000 };
 const CHUNK = 64 * 1024;
-
-/** The scan before it jumped through strings, as it was (every byte through the loop): the baseline. */
-class ByteByByte {
-  depth = 0;
-  nodes = 0;
-  inString = false;
-  escaped = false;
-
-  constructor(limits) {
-    this.limits = limits;
-  }
-
-  push(chunk) {
-    const { maxDepth, maxNodes } = this.limits;
-    let { depth, nodes, inString, escaped } = this;
-    for (let i = 0; i < chunk.length; i++) {
-      const b = chunk[i];
-      if (inString) {
-        if (escaped) escaped = false;
-        else if (b === 0x5c) escaped = true;
-        else if (b === 0x22) inString = false;
-      } else if (b === 0x22) inString = true;
-      else if (b === 0x5b || b === 0x7b) {
-        if (++depth > maxDepth) return 'too deep';
-        if (++nodes > maxNodes) return 'too many';
-      } else if (b === 0x5d || b === 0x7d) depth--;
-      else if (b === 0x2c && ++nodes > maxNodes) return 'too many';
-    }
-    this.depth = depth;
-    this.nodes = nodes;
-    this.inString = inString;
-    this.escaped = escaped;
-    return null;
-  }
-}
 
 /** Scans the chunks with a new guard of the given kind; false if it refused them. */
 function scan(Guard, chunks) {
@@ -66,10 +32,10 @@ for (const [label, text] of BODIES) {
   const bytes = Buffer.from(text);
   const chunks = [];
   for (let i = 0; i < bytes.length; i += CHUNK) chunks.push(bytes.subarray(i, i + CHUNK));
-  if (!scan(JsonShapeGuard, chunks) || !scan(ByteByByte, chunks)) throw new Error(`${label}: refused by a scan`);
+  if (!scan(JsonShapeGuard, chunks) || !scan(ByteByByteScan, chunks)) throw new Error(`${label}: refused by a scan`);
   const n = bytes.length > 100_000 ? 300 : 5000;
   const now = measure(() => scan(JsonShapeGuard, chunks), { n, warmup: n / 5 });
-  const before = measure(() => scan(ByteByByte, chunks), { n, warmup: n / 5 });
+  const before = measure(() => scan(ByteByByteScan, chunks), { n, warmup: n / 5 });
   const parse = measure(() => JSON.parse(text), { n, warmup: n / 5 });
   rows.push([
     label,

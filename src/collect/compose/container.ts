@@ -111,7 +111,8 @@ export function containerFacts(sheet: FactSheet, srv: Svc, projectDir: string): 
   // A relative source that climbs above the files read (`../../` from a compose file one folder
   // down, WebSurfinMurf/mcp's filesystem-sse) is not the deployment's own: what it holds is not in them.
   const outside = binds.find((b) => /^\.\.?(\/|$)/.test(b) && /^\.\.(\/|$)/.test(posix.normalize(posix.join(projectDir || '.', b))));
-  const mounts = outside ? (worstHostPaths(binds) === 'host_system' ? 'host_system' : null) : worstHostPaths(binds);
+  const worst = worstHostPaths(binds);
+  const mounts = outside && worst !== 'host_system' ? null : worst;
   // The engine's socket, however mounted, is a host system path (docker/compose-for-agents' gateways).
   if (spec['use_api_socket'] === true)
     sheet.set(

@@ -129,13 +129,14 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     sheet.set('container.orchestrator', 'docker', at(), 'a Docker Compose service');
     replicas(sheet, srv);
     containerFacts(sheet, srv, dirOf(project.entry));
+    const fromGit = remoteBuild(spec['build']);
     if (srv.dockerfile) {
       dockerfileFacts(sheet, srv.df!, ctx.inputs, srv.contextDir ?? '', at('build'));
       // The service runs whatever its build produced: no digest names it (doctrine 1.3), whatever the FROM lines say.
       if (typeof spec['image'] === 'string' && /@sha256:[0-9a-f]{64}$/.test(spec['image']))
         sheet.set('container.image_pinned_by_digest', true, at('image'), `image: ${spec['image']}`);
       else sheet.set('container.image_pinned_by_digest', false, at('build'), 'build: runs what the build produced, named by no digest');
-    } else if (remoteBuild(spec['build'])) remoteBuildFacts(sheet, remoteBuild(spec['build'])!, at('build'));
+    } else if (fromGit) remoteBuildFacts(sheet, fromGit, at('build'));
     else if (srv.image) imageFacts(sheet, srv.image, at('image'));
     const operatorUser = userFromOperator(srv);
     if (operatorUser) sheet.reopen('container.runs_as_root', operatorUser);

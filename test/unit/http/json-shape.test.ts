@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ByteByByteScan } from '../../../bench/byte-by-byte-scan.mjs';
 import { JsonShapeGuard } from '../../../src/shared/json-shape.js';
 
 const scan = (text: string, maxDepth = 4, maxNodes = 20, chunk = text.length) => {
@@ -53,26 +54,8 @@ describe('JSON shape bound: escapes', () => {
 });
 
 describe('JSON shape bound: long strings', () => {
-  /** The byte-by-byte reading the guard jumps through strings to match: depth and nodes at each refusal. */
-  const reference = (bytes: Uint8Array, maxDepth: number, maxNodes: number): string | null => {
-    let depth = 0;
-    let nodes = 0;
-    let inString = false;
-    let escaped = false;
-    for (const b of bytes) {
-      if (inString) {
-        if (escaped) escaped = false;
-        else if (b === 0x5c) escaped = true;
-        else if (b === 0x22) inString = false;
-      } else if (b === 0x22) inString = true;
-      else if (b === 0x5b || b === 0x7b) {
-        if (++depth > maxDepth) return `the body nests deeper than ${maxDepth} levels`;
-        if (++nodes > maxNodes) return `the body holds more than ${maxNodes} JSON values`;
-      } else if (b === 0x5d || b === 0x7d) depth--;
-      else if (b === 0x2c && ++nodes > maxNodes) return `the body holds more than ${maxNodes} JSON values`;
-    }
-    return null;
-  };
+  /** The byte-by-byte reading the guard jumps through strings to match (bench/byte-by-byte-scan.mjs). */
+  const reference = (bytes: Uint8Array, maxDepth: number, maxNodes: number) => new ByteByByteScan({ maxDepth, maxNodes }).push(bytes);
 
   it('agrees with the byte-by-byte reading on runs of backslashes and quotes, at every chunk size', () => {
     // Strings of backslash runs of every length before a quote, brackets and commas inside and out.
