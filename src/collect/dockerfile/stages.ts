@@ -13,6 +13,7 @@ import { fetchedInstallers, type InstallStep, installStep } from './install-step
 import { proxyPackage } from './proxy-package.js';
 import type { DockerfileInfo } from './read.js';
 import { execForm, shellOf, writtenFiles } from './shell-text.js';
+import { takenBranches } from './taken-branches.js';
 
 export interface Stage {
   image: string;
@@ -209,9 +210,14 @@ export function readStages(path: string, text: string, buildArgs: ReadonlyMap<st
           if (mount !== null && type === 'bind' && from === undefined)
             s.copied.push(substIn(stage, /(?:^|,)(?:source|src)=([^,]+)/.exec(mount)?.[1] ?? '.'));
         }
-        for (const step of fetchedInstallers(substIn(stage, shellOf(content)), at(ins))) install(stage, step);
+        // The branch of each `if` the build's args settle; the shell's text as the build runs it.
+        const run = substIn(
+          stage,
+          takenBranches(shellOf(content), (n) => envOf(stage, n) ?? s.args.get(n) ?? undefined),
+        );
+        for (const step of fetchedInstallers(run, at(ins))) install(stage, step);
         // deslicer/mcp-for-splunk: `ADD https://astral.sh/uv/install.sh /uv-installer.sh`, then `RUN sh /uv-installer.sh`.
-        for (const words of commandsOf(substIn(stage, shellOf(content)))) {
+        for (const words of commandsOf(run)) {
           const w = unwrap(words);
           const script = /^(\/usr)?(\/bin\/)?(ba|da|z)?sh$/.test(w[0] ?? '') ? w.find((x, j) => j > 0 && !x.startsWith('-')) : w[0];
           const url = script === undefined ? undefined : addedUrls.get(`${stage}:${script}`);
@@ -225,7 +231,7 @@ export function readStages(path: string, text: string, buildArgs: ReadonlyMap<st
           s.files.push({ ...w, source: null, at: at(ins) });
         // The shell sees the stage's ARGs and ENV in its environment: `npm install -g pkg@${VERSION}`.
         let cwd = s.workdir;
-        for (const words of commandsOf(substIn(stage, shellOf(content)))) {
+        for (const words of commandsOf(run)) {
           if (words[0] === 'cd' && words[1] !== undefined && !words[1].startsWith('-')) cwd = posix.resolve(cwd, words[1]);
           // `su-exec mcpuser npm install`, `gosu app pip install …` (createthis/diffcalculia_mcp): the install after the user.
           const w = ((x: string[]) => (/(^|\/)(gosu|su-exec)$/.test(x[0] ?? '') && x.length > 2 ? unwrap(x.slice(2)) : x))(unwrap(words));
