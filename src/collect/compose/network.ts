@@ -120,6 +120,8 @@ export function hostProxyInFront(ctx: Context, sheet: FactSheet, srv: Svc, conta
       'exposure.ingress_restricted_to_proxy',
     ])
       if (sheet.has(path)) sheet.reopen(path, why);
+    // Plain HTTP on loopback says nothing of the endpoint clients use: that proxy may terminate TLS.
+    if (sheet.get('tls.enabled') === false) sheet.reopen('tls.enabled', why);
     return;
   }
 }
