@@ -45,6 +45,19 @@ export const traefikEnabled = (labels: Labels) =>
   labels.get('traefik.enable')?.value === 'true' || [...labels.keys()].some((k) => k.startsWith('traefik.http.routers.'));
 
 /**
+ * The label by which Traefik routes HTTP to the container: a `traefik.http.` router or service, or
+ * `traefik.enable=true` alone (the provider's default router is HTTP); null for TCP or UDP routes only.
+ */
+export function traefikHttpLabel(labels: Labels): { key: string; at: At } | null {
+  const keys = [...labels.keys()];
+  const http = keys.find((k) => k.startsWith('traefik.http.'));
+  if (http) return { key: http, at: labels.get(http)!.at };
+  const enable = labels.get('traefik.enable');
+  if (enable?.value === 'true' && !keys.some((k) => /^traefik\.(tcp|udp)\./.test(k))) return { key: 'traefik.enable', at: enable.at };
+  return null;
+}
+
+/**
  * `shared`: the labels of every container of the project, and the file provider's middlewares
  * (fileMiddlewares). Traefik keeps one set of middlewares for all routers: a router may use one
  * another container defines (the Traefik container's `redirect-to-https`, atrawog/mcp-oauth-gateway).

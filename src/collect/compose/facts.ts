@@ -11,7 +11,7 @@ import { imagePin, repository } from '../roles.js';
 import { hostCheckOff, hostCheckOffByVariable, legacySse, listenFacts, tlsFlags } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
 import { startImage, startRelease } from '../start-release.js';
-import { fileMiddlewares, traefikAccessLog, traefikEnabled, traefikFacts } from '../traefik.js';
+import { fileMiddlewares, traefikAccessLog, traefikEnabled, traefikFacts, traefikHttpLabel } from '../traefik.js';
 import { callsByUrl, mentions } from './calls.js';
 import { containerFacts, plainHealthcheck, replicas, userFromOperator } from './container.js';
 import { type ComposeProject, isObj } from './load.js';
@@ -32,6 +32,7 @@ import {
   runOf,
   type Svc,
   str,
+  traefikLabelSource,
   volumesOf,
   wordsOf,
 } from './service.js';
@@ -156,11 +157,10 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     // Signet's own image: its profile decides what the files leave to the server (profiles/signet.ts).
     const signet = recogniseSignet(ctx.inputs, srv.df);
     // Who is in front: a proxy of the project that forwards to it, sharing a network.
-    const labels = labelsOf(srv);
     const front = proxies.filter(
       (p) =>
         p.networks.some((n) => srv.networks.includes(n)) &&
-        ((p.role?.kind === 'proxy' && p.role.product === 'traefik' && traefikEnabled(labels)) ||
+        ((p.role?.kind === 'proxy' && p.role.product === 'traefik' && traefikEnabled(labelsOf(srv, traefikLabelSource(p)))) ||
           mentions(p, srv.s.name) ||
           ctx.proxyConfigNames(p.contextDir, volumesOf(p), hostNames(srv, p), composeDir(project), containerEnv(p))),
     );
@@ -235,10 +235,16 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
         traefikAccessLog(sheet, commandWordsOf([cmd]), containerEnv(proxy), (i) =>
           i !== null && Array.isArray(cmd) ? proxy.s.at('command', i) : proxy.s.at(cmd === undefined ? 'environment' : 'command'),
         );
-        traefikFacts(sheet, labels, { targets: [srv.s.name], platform: 'compose', facesClients: publishedPorts(proxy).kind !== 'none' }, [
-          ...svcs.map(labelsOf),
-          fileMiddlewares(ctx.proxyFiles(proxy.contextDir, volumesOf(proxy), composeDir(project), ['traefik'])),
-        ]);
+        const source = traefikLabelSource(proxy);
+        traefikFacts(
+          sheet,
+          labelsOf(srv, source),
+          { targets: [srv.s.name], platform: 'compose', facesClients: publishedPorts(proxy).kind !== 'none' },
+          [
+            ...svcs.map((v) => labelsOf(v, source)),
+            fileMiddlewares(ctx.proxyFiles(proxy.contextDir, volumesOf(proxy), composeDir(project), ['traefik'])),
+          ],
+        );
       }
       if (sheet.get('exposure.behind_reverse_proxy') === true && published.kind !== 'none')
         sheet.set(
@@ -271,13 +277,36 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
           `the server publishes port ${published.text} itself: plain HTTP past the proxy's TLS`,
         );
     } else {
-      sheet.set('exposure.behind_reverse_proxy', false, at(), 'no proxy of the project forwards to the server');
-      sheet.set('exposure.ingress_restricted_to_proxy', false, at(), 'there is no proxy to restrict ingress to');
+      // Labels that route a Traefik the files do not hold to the server (a Swarm stack on an external
+      // network): that Traefik may be in front, and may terminate TLS.
+      const routed = svcs.some((v) => v.role?.kind === 'proxy' && v.role.product === 'traefik')
+        ? null
+        : traefikHttpLabel(labelsOf(srv, 'both'));
+      const outside = routed && `its label ${routed.key} routes a Traefik the files do not hold to it`;
+      if (outside && published.kind === 'none') {
+        sheet.undecided('exposure.behind_reverse_proxy', outside);
+        sheet.undecided('exposure.ingress_restricted_to_proxy', outside);
+      } else {
+        const none = outside ? `the server publishes port ${published.text} itself: clients can bypass the Traefik its labels name` : null;
+        sheet.set(
+          'exposure.behind_reverse_proxy',
+          false,
+          none ? published.at : at(),
+          none ?? 'no proxy of the project forwards to the server',
+        );
+        sheet.set(
+          'exposure.ingress_restricted_to_proxy',
+          false,
+          none ? published.at : at(),
+          none ? 'a published server port is reachable without the proxy' : 'there is no proxy to restrict ingress to',
+        );
+      }
       // Nothing in front terminates TLS: the server's own certificate flags, or a health check over plain HTTP.
       const flag = tlsFlags(wordsOf(run.parts));
       const plain = flag ? null : plainHealthcheck(srv, published);
       if (flag) sheet.set('tls.enabled', true, run.at, `the server serves TLS itself (${flag} and its key)`);
       else if (plain) sheet.set('tls.enabled', false, plain.at, plain.why);
+      else if (outside) sheet.undecided('tls.enabled', `${outside}, which may terminate TLS`);
     }
     // An image ENTRYPOINT the service keeps may be a script that ends in the server's command.
     const script =

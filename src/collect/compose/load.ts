@@ -317,6 +317,19 @@ export function loadCompose(inputs: Inputs, files: string[], options: ComposeOpt
         });
         s.spec[field] = asMap(spec[field]);
       }
+      // A Swarm stack's `deploy.labels` (what Traefik's swarm provider reads), in list form too.
+      const deploy = spec['deploy'];
+      if (isObj(deploy) && Array.isArray(deploy['labels'])) {
+        (deploy['labels'] as unknown[]).forEach((item, i) => {
+          const text = typeof item === 'string' ? item : item instanceof Unresolved ? item.asEmpty : null;
+          if (text !== null)
+            origins.set(['deploy', 'labels', text.split('=')[0]!], {
+              file: path,
+              line: doc.line(['services', name, 'deploy', 'labels', i]),
+            });
+        });
+        s.spec['deploy'] = { ...(isObj(s.spec['deploy']) ? s.spec['deploy'] : deploy), labels: asMap(deploy['labels']) };
+      }
       services.set(name, s);
     }
     return services;

@@ -168,15 +168,31 @@ export const wordsOf = (parts: unknown[]) =>
     .map((w) => (w instanceof Unresolved ? w.asEmpty : String(w)))
     .filter((w) => w !== '');
 
-/** A service's labels (list or map form) with the line of each. */
-export function labelsOf(svc: Svc): Labels {
+/**
+ * A service's labels (list or map form) with the line of each: its container's, or in a Swarm stack
+ * its `deploy.labels` (the ones Traefik's swarm provider reads), or both where the files do not say
+ * which provider reads them.
+ */
+export function labelsOf(svc: Svc, from: 'container' | 'deploy' | 'both' = 'container'): Labels {
   const out: Labels = new Map();
-  const l = svc.s.spec['labels'];
-  if (isObj(l))
-    for (const [k, v] of Object.entries(l))
-      if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')
-        out.set(k, { value: String(v), at: svc.s.at('labels', k) });
+  const deploy = svc.s.spec['deploy'];
+  const sets: [unknown, string[]][] = [];
+  if (from !== 'deploy') sets.push([svc.s.spec['labels'], ['labels']]);
+  if (from !== 'container' && isObj(deploy)) sets.push([deploy['labels'], ['deploy', 'labels']]);
+  for (const [l, path] of sets)
+    if (isObj(l))
+      for (const [k, v] of Object.entries(l))
+        if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')
+          out.set(k, { value: String(v), at: svc.s.at(...path, k) });
   return out;
+}
+
+/** Traefik's provider for a Traefik service: `swarm` (v3's `--providers.swarm`, v2's `--providers.docker.swarmMode`) reads `deploy.labels`. */
+export function traefikLabelSource(proxy: Svc): 'container' | 'deploy' {
+  const words = wordsOf([proxy.s.spec['command']]).join(' ');
+  return /--providers\.swarm(\.|=true\b|(?![=\w.]))|--providers\.docker\.swarmmode(=true\b|(?![=\w]))/i.test(words)
+    ? 'deploy'
+    : 'container';
 }
 
 /** A container's environment with the line that sets each value: the image's ENV, then the service's (values the files resolve). */

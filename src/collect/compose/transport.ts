@@ -4,10 +4,11 @@ import { type ScriptCommand, scriptEnv } from '../entrypoint-script.js';
 import { asksHelp, idles } from '../roles.js';
 import { isTransportVariable, transportNamed } from '../server-args.js';
 import type { At, FactSheet } from '../sheet.js';
+import { traefikHttpLabel } from '../traefik.js';
 import { callsByUrl } from './calls.js';
 import { Unresolved } from './interpolate.js';
 import { isObj } from './load.js';
-import { containerEnv, healthcheckOf, type Svc, wordsOf } from './service.js';
+import { containerEnv, healthcheckOf, labelsOf, type Svc, wordsOf } from './service.js';
 
 /** Container ports of protocols other than HTTP: SSH, VNC, RDP, databases and brokers. */
 const NOT_HTTP: Record<number, string> = {
@@ -159,6 +160,13 @@ export function transport(
   }
   if (srv.df?.expose) {
     sheet.set('transport.kind', 'http', srv.df.expose.at, `EXPOSE ${srv.df.expose.ports} in its image: it serves on the container network`);
+    return;
+  }
+  // Labels that route a Traefik outside the files to it (Maicon-Bartoski-Saas/mcp-server's docker-stack.yml,
+  // on the external network `cloud`): Traefik forwards HTTP.
+  const routed = traefikHttpLabel(labelsOf(srv, 'both'));
+  if (routed) {
+    sheet.set('transport.kind', 'http', routed.at, `its label ${routed.key} has Traefik forward HTTP to it`);
     return;
   }
   const caller = svcs.find((v) => v !== srv && callsByUrl(v, srv.s.name));

@@ -1122,6 +1122,90 @@ describe('an external network', () => {
   });
 });
 
+describe('labels that route a Traefik the files do not hold', () => {
+  // Maicon-Bartoski-Saas/mcp-server's docker-stack.yml: Traefik in another stack on the external network `cloud`.
+  const stack = (labels: string, ports = '', where = '    labels:\n') =>
+    deploymentOf(
+      collectWith(
+        inline({
+          'docker-stack.yml': `services:\n  mcp-server:\n    image: ghcr.io/acme/mcp-server:1.2.3\n${ports}${where}${labels}    networks: [cloud]\nnetworks:\n  cloud:\n    external: true\n`,
+        }),
+      ),
+      ':mcp-server',
+    );
+  const router =
+    '      - traefik.http.routers.mcp-server.rule=Host(`mcp.example.com`)\n      - traefik.http.services.mcp-server.loadbalancer.server.port=8080\n';
+
+  it('make it an HTTP server that Traefik may front and may terminate TLS for', () => {
+    for (const where of ['    labels:\n', '    deploy:\n      labels:\n']) {
+      const d = stack(router.replace(/ {6}/g, where.startsWith('    deploy') ? '        ' : '      '), '', where);
+      expect(fact(d, 'transport.kind'), where).toBe('http');
+      expect(d.sources['transport.kind']![0]).toEqual({
+        file: 'docker-stack.yml',
+        line: where.startsWith('    deploy') ? 6 : 5,
+        why: 'its label traefik.http.routers.mcp-server.rule has Traefik forward HTTP to it',
+      });
+      expect(fact(d, 'tls.enabled')).toBeUndefined();
+      expect(d.reasons['tls.enabled']).toBe(
+        'its label traefik.http.routers.mcp-server.rule routes a Traefik the files do not hold to it, which may terminate TLS',
+      );
+      expect(fact(d, 'exposure.behind_reverse_proxy')).toBeUndefined();
+    }
+    // A TCP route only says nothing of HTTP; with no label the transport stays open.
+    expect(
+      fact(stack('      - traefik.enable=true\n      - traefik.tcp.routers.db.rule=HostSNI(`*`)\n'), 'transport.kind'),
+    ).toBeUndefined();
+    expect(fact(stack('      - com.example.team=ai\n'), 'transport.kind')).toBeUndefined();
+  });
+
+  it('a port the server publishes itself stays a way past that Traefik', () => {
+    // tomcat65/neural-ai-collaboration-platform's docker-compose.unified-neural-mcp.yml publishes 6174 beside its labels.
+    const d = stack(router, '    ports: ["6174:8080"]\n');
+    expect(fact(d, 'exposure.behind_reverse_proxy')).toBe(false);
+    expect(d.sources['exposure.behind_reverse_proxy']![0]!.why).toBe(
+      'the server publishes port 6174:8080 itself: clients can bypass the Traefik its labels name',
+    );
+  });
+});
+
+describe('Traefik in a Swarm stack reads deploy.labels', () => {
+  const stack = (provider: string, where: 'labels' | 'deploy') => {
+    const labels = [
+      '      - traefik.enable=true',
+      '      - traefik.http.routers.mcp.rule=Host(`mcp.example.org`)',
+      '      - traefik.http.routers.mcp.tls.certresolver=le',
+    ];
+    return deploymentOf(
+      collectWith(
+        inline({
+          'docker-stack.yml': [
+            'services:',
+            '  traefik:',
+            '    image: traefik:v3.1',
+            `    command: ["${provider}", "--entrypoints.websecure.address=:443"]`,
+            '    ports: ["443:443"]',
+            '  mcp:',
+            '    image: ghcr.io/acme/mcp:2.1.0',
+            '    command: ["--transport", "http"]',
+            ...(where === 'deploy' ? ['    deploy:', '      labels:', ...labels.map((l) => `  ${l}`)] : ['    labels:', ...labels]),
+          ].join('\n'),
+        }),
+      ),
+      ':mcp',
+    );
+  };
+
+  it('with the swarm provider, the routers under deploy.labels decide; with the docker provider, the container labels', () => {
+    expect(fact(stack('--providers.swarm=true', 'deploy'), 'tls.enabled')).toBe(true);
+    expect(fact(stack('--providers.swarm.endpoint=unix:///var/run/docker.sock', 'deploy'), 'tls.enabled')).toBe(true);
+    expect(fact(stack('--providers.docker.swarmMode=true', 'deploy'), 'tls.enabled')).toBe(true);
+    expect(fact(stack('--providers.docker=true', 'labels'), 'tls.enabled')).toBe(true);
+    // Each provider reads only its own set: routers it does not read route nothing.
+    expect(fact(stack('--providers.docker=true', 'deploy'), 'tls.enabled')).toBeUndefined();
+    expect(fact(stack('--providers.swarm=true', 'labels'), 'tls.enabled')).toBeUndefined();
+  });
+});
+
 describe('network_mode: host', () => {
   it("egress is the host's own network, open as the host is", () => {
     // Alzarak/Kali-Linux-MCP, as a client entry's `docker run --network host` reads.
@@ -1998,6 +2082,22 @@ describe('a proxy on the host in front of a port published on loopback', () => {
     });
     // A proxy to another port says nothing of this one.
     expect(exposure('127.0.0.1:9000')).toMatchObject({ reachable: false, endpoint: 'loopback', behind: false });
+  });
+
+  it('may terminate TLS: a plain health check on the loopback port no longer says clients speak plain HTTP', () => {
+    // dgarcoe/dx_cluster_mcp_server's docker-compose.host-nginx.yml: 127.0.0.1:8000 checked with curl
+    // http://localhost:8000, and nginx-config-example.conf's `listen 443 ssl` forwards to it.
+    const tls = (target: string) => {
+      const f = files(target);
+      f['docker-compose.yml'] += '    healthcheck:\n      test: ["CMD", "curl", "-f", "http://localhost:9443/health"]\n';
+      const d = deploymentOf(collectWith(inline(f)), 'compose:docker-compose.yml:centerdevice');
+      return { tls: fact(d, 'tls.enabled'), why: d.reasons['tls.enabled'] };
+    };
+    expect(tls('127.0.0.1:9543')).toEqual({
+      tls: undefined,
+      why: 'deploy/nginx/mcp.d/centerdevice.conf:2 forwards to 127.0.0.1:9543, the port centerdevice publishes on loopback: a proxy on the host may put it on the network',
+    });
+    expect(tls('127.0.0.1:9000').tls).toBe(false);
   });
 });
 
