@@ -5,7 +5,7 @@ import { scriptCommand } from '../entrypoint-script.js';
 import { contextOfDockerfile, mcpEvidenceOfBuild, npmDeclared } from '../packages.js';
 import { isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { registryName } from '../registry-server.js';
-import { namesMcpRoute, namesMcpServer, runsAuthenticator } from '../roles.js';
+import { namesMcpRoute, namesMcpServer, runsAuthenticator, runsMcpClient } from '../roles.js';
 import { hostCheckOff, legacySse, listenFacts, tlsFlags } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
 import { smitheryBuild } from '../smithery.js';
@@ -73,7 +73,16 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
     names(w).some((n) => new RegExp(`(^|[^A-Za-z0-9_.-])${literal(n)}(\\.[a-z0-9-]+)*(?![A-Za-z0-9_-]|\\.[a-z0-9])`, 'm').test(text(p)));
 
   const wanted = ctx.options.servers ?? [];
-  const candidates = ws.filter((w) => w.role === null && !runsAuthenticator(w.main.c['args'], w.main.c['command']));
+  const wantedName = (w: Workload) => wanted.includes(w.o.name);
+  // The MCP Inspector is a client, by its image, its command or a name of its own (as in Compose).
+  const inspector = (w: Workload) =>
+    runsMcpClient(String(w.main.c['image'] ?? ''), w.main.c['command'], w.main.c['args']) ||
+    [w.o.name, String(w.main.c['name'] ?? '')].some((n) => /^(mcp[-_]?)?inspector$/i.test(n));
+  const candidates = ws.filter(
+    (w) => w.role === null && !runsAuthenticator(w.main.c['args'], w.main.c['command']) && !(inspector(w) && !wantedName(w)),
+  );
+  for (const w of ws.filter((x) => x.role === null && inspector(x) && !wantedName(x)))
+    ctx.note(w.o.file, `${w.o.kind} ${w.o.name} runs the MCP Inspector, a client that debugs servers: not read as a server`);
   const evidence = new Map<Workload, string>();
   for (const w of candidates) {
     if (wanted.includes(w.o.name)) evidence.set(w, 'named with --server');

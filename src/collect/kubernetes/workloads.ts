@@ -5,7 +5,7 @@ import type { Context } from '../context.js';
 import type { DockerfileInfo } from '../dockerfile/read.js';
 import { dirOf } from '../inputs.js';
 import { projectName } from '../packages.js';
-import { builtRole, imageRole, type Role, repository } from '../roles.js';
+import { builtRole, imageRole, namesMcpServer, type Role, repository } from '../roles.js';
 import { getPath, type K8sObject, type K8sSet, podSpecPath } from './load.js';
 import { arr, isObj, type Obj } from './values.js';
 
@@ -69,10 +69,7 @@ export function workloads(ctx: Context, set: K8sSet): Workload[] {
     if (!isObj(pod)) continue;
     const containers = arr(pod['containers']);
     if (!containers.length) continue;
-    const mainIndex = Math.max(
-      0,
-      containers.findIndex((c) => c['name'] === o.name),
-    );
+    const mainIndex = mainContainer(o.name, containers);
     const c = containers[mainIndex]!;
     const image = String(c['image'] ?? '');
     const df = builtByBuildConfig(ctx, set, image) ?? dockerfileFor(ctx, image);
@@ -90,6 +87,20 @@ export function workloads(ctx: Context, set: K8sSet): Workload[] {
     });
   }
   return out;
+}
+
+/**
+ * The container that is the workload's program: the one named like it, else the one of several
+ * that alone is named for MCP where the first is not (rh-ecosystem-edge/assisted-chat's pod runs
+ * lightspeed-stack first and assisted-service-mcp fifth), else the first.
+ */
+function mainContainer(workload: string, containers: Obj[]): number {
+  const named = containers.findIndex((c) => c['name'] === workload);
+  if (named >= 0) return named;
+  const mcp = containers
+    .map((c, i) => ({ i, on: namesMcpServer(String(c['name'] ?? '')) || namesMcpServer(programOf(String(c['image'] ?? ''))) }))
+    .filter((x) => x.on);
+  return mcp.length === 1 && mcp[0]!.i > 0 ? mcp[0]!.i : 0;
 }
 
 /** The labels of the pods a workload runs: its pod template's, or a Pod's own. */

@@ -1750,3 +1750,49 @@ describe('an image a deploy step fills in', () => {
     expect(release('ghcr.io/acme/mcp-server:1.4.2')).toEqual([false, 'exact_version']);
   });
 });
+
+describe('which container of a pod is the server', () => {
+  const pod = (containers: string) =>
+    collectWith(
+      inline({
+        'chat.yaml': `apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: chat }\nspec:\n  selector: { matchLabels: { app: chat } }\n  template:\n    metadata: { labels: { app: chat } }\n    spec:\n      containers:\n${containers}`,
+      }),
+    );
+  const ui = '        - name: ui\n          image: localhost/ui:latest\n          ports: [{ containerPort: 8080 }]\n';
+  const mcp =
+    '        - name: assisted-service-mcp\n          image: localhost/assisted-service-mcp:latest\n          env:\n            - name: TRANSPORT\n              value: streamable-http\n';
+
+  it('the one container named for MCP, wherever it stands', () => {
+    // rh-ecosystem-edge/assisted-chat's pod: lightspeed-stack first, assisted-service-mcp later.
+    for (const containers of [ui + mcp, mcp + ui]) {
+      const d = deploymentOf(pod(containers), 'chat.yaml:Deployment/chat');
+      expect(fact(d, 'transport.kind')).toBe('http');
+      expect(d.sources['transport.kind']![0]).toMatchObject({
+        line: containers.split('\n').findIndex((l) => l.includes('name: TRANSPORT')) + 10,
+      });
+    }
+    // Two named for MCP: the first, as before (its port decides the transport).
+    const two = deploymentOf(pod(ui.replace('name: ui', 'name: mcp-ui-server') + mcp), 'chat.yaml:Deployment/chat');
+    expect(two.sources['transport.kind']![0]!.why).toMatch(/8080/);
+  });
+
+  it('the MCP Inspector is a client, by its name or its image: a note, no server', () => {
+    // rh-ecosystem-edge/assisted-chat's resources/local-dev-components.yaml: mcp-inspector on 6274 and 6277.
+    const out = collectWith(
+      inline({
+        'k8s/inspector.yaml': deploymentYaml('mcp-inspector', 'quay.io/acme/inspector:latest'),
+        'k8s/other.yaml': deploymentYaml('debugger', 'ghcr.io/acme/mcp/inspector:0.16.0').replace(/debugger/g, 'dbg'),
+        'k8s/server.yaml': deploymentYaml('mcp-server', 'ghcr.io/acme/mcp-server:1.0.0'),
+      }),
+    );
+    expect(out.deployments.map((d) => d.name)).toEqual(['kubernetes:k8s/server.yaml:Deployment/mcp-server']);
+    expect(out.notes.map((n) => n.what)).toContain(
+      'Deployment mcp-inspector runs the MCP Inspector, a client that debugs servers: not read as a server',
+    );
+    // Named with --server, it is read as one.
+    const named = collectWith(inline({ 'k8s/inspector.yaml': deploymentYaml('mcp-inspector', 'quay.io/acme/inspector:latest') }), {
+      servers: ['mcp-inspector'],
+    });
+    expect(named.deployments.map((d) => d.name)).toEqual(['kubernetes:k8s/inspector.yaml:Deployment/mcp-inspector']);
+  });
+});
