@@ -9,7 +9,7 @@ import { commandsOf, shellScript, unwrap } from './shell.js';
  */
 function asRun(words: string[]): string[] {
   const script = shellScript(words);
-  return ownPart(script === null ? words : unwrap(commandsOf(script).at(-1) ?? []));
+  return ownPart(unwrap(script === null ? words : (commandsOf(script).at(-1) ?? [])));
 }
 
 /** Programs that start another server as their child: what follows their `--` is the child's command line. */
@@ -238,6 +238,16 @@ export const isTransportVariable = (k: string): boolean =>
     ));
 
 /**
+ * A mode variable set to a transport (reza-gholizade/k8s-mcp-server's `SERVER_MODE=sse`,
+ * reportportal's `MCP_MODE=stdio`): a transport by its value, `http` only where the name says MCP
+ * (`SERVER_MODE=http` may be anything's).
+ */
+const modeTransport = (k: string, v: string): boolean =>
+  /(^|_)MODE$/i.test(k) &&
+  isTransportVariable(k.replace(/MODE$/i, 'TRANSPORT')) &&
+  (/^(stdio|sse|streamable[-_]?http)$/i.test(v) || (/MCP/i.test(k) && /^https?$/i.test(v)));
+
+/**
  * Whether a launch line starts a server of the network rather than one on stdio: an ASGI/WSGI
  * server (`python -m uvicorn app:app`, `uv run gunicorn`) or `--transport http|sse`. A port alone
  * says nothing here: a stdio server's `--port 3306` is often its database's.
@@ -274,7 +284,7 @@ export function transportNamed(command: string[], env: ReadonlyMap<string, strin
   const port = words.find((w) => /^--?(port|sse-port|http-port|listen|addr|http-addr|listen-addr)(=|$)/.test(w));
   if (port) {
     // The port says HTTP; a transport variable beside it may say which (`MCP_TRANSPORT_MODE=sse`).
-    const sse = [...env].find(([k, v]) => isTransportVariable(k) && /^sse$/i.test(v));
+    const sse = [...env].find(([k, v]) => (isTransportVariable(k) || modeTransport(k, v)) && /^sse$/i.test(v));
     return {
       kind: 'http',
       why: `started with ${port.split('=')[0]}: it listens on a port`,
@@ -290,7 +300,7 @@ export function transportNamed(command: string[], env: ReadonlyMap<string, strin
     // the C# SDK's HTTP transport is an ASP.NET Core app.
     if (/^ASPNETCORE_(URLS|HTTP_PORTS|HTTPS_PORTS)$/.test(k) && v.trim() !== '')
       return { kind: 'http', why: `${k}=${v}: the ASP.NET Core server listens there`, variable: k };
-    if (!isTransportVariable(k)) continue;
+    if (!isTransportVariable(k) && !modeTransport(k, v)) continue;
     if (v.toLowerCase() === 'stdio') return { kind: 'stdio', why: `${k}=${v}`, variable: k };
     if (NETWORK_TRANSPORT.test(v)) return { kind: 'http', why: `${k}=${v}`, variable: k, ...(/^sse$/i.test(v) ? { sse: true } : {}) };
   }

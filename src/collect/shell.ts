@@ -66,7 +66,12 @@ export function unwrap(words: string[]): string[] {
     else if (['env', 'sudo', 'exec', 'nohup', 'time', 'if', 'then', 'else', 'elif', 'do', 'while', 'until', '!'].includes(w[0] ?? ''))
       w = w.slice(1);
     else if (/(^|\/)(tini|dumb-init)$/.test(w[0] ?? '')) w = w.slice(w[1] === '--' ? 2 : 1);
-    else return w;
+    // `dlv exec /app/server --headless --listen=:52202 -- --port 8080` (reportportal's debug.dockerfile):
+    // Delve's flags are the debugger's; the program and what follows `--` are the server's.
+    else if (/(^|\/)dlv$/.test(w[0] ?? '') && w[1] === 'exec' && w[2] !== undefined) {
+      const dash = w.indexOf('--', 3);
+      w = [w[2], ...(dash < 0 ? [] : w.slice(dash + 1))];
+    } else return w;
   }
 }
 

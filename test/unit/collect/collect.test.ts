@@ -805,6 +805,24 @@ describe('the transport an image starts with', () => {
     expect(fact(image('ENV EMAIL_MCP_TRANSPORT=http\nCMD ["python", "server.py"]\n'), 'transport.kind')).toBe('http');
   });
 
+  it("a debugger's flags are not the server's", () => {
+    // reportportal/reportportal-mcp-server's debug.dockerfile: Delve listens on 52202, the server speaks stdio.
+    expect(fact(image('ENTRYPOINT ["dlv", "exec", "/app/server", "--headless", "--listen=:52202"]\n'), 'transport.kind')).toBeUndefined();
+    const after = image('ENTRYPOINT ["dlv", "exec", "/app/server", "--headless", "--listen=:52202", "--", "--transport", "http"]\n');
+    expect(fact(after, 'transport.kind')).toBe('http');
+  });
+
+  it('a mode variable set to a transport, by its value', () => {
+    // reza-gholizade/k8s-mcp-server's docker-compose.yml: `SERVER_MODE=sse`, which main.go reads.
+    const sse = image('ENV SERVER_MODE=sse\nCMD ["./k8s-mcp-server"]\n');
+    expect([fact(sse, 'transport.kind'), fact(sse, 'transport.legacy_sse')]).toEqual(['http', true]);
+    expect(fact(image('ENV MCP_MODE=stdio\nCMD ["./server"]\n'), 'transport.kind')).toBe('stdio');
+    expect(fact(image('ENV MCP_MODE=http\nCMD ["./server"]\n'), 'transport.kind')).toBe('http');
+    // `http` under a name that does not say MCP, a mode that names no transport, a logger's mode: nothing.
+    for (const env of ['SERVER_MODE=http', 'APP_MODE=production', 'LOG_MODE=stdio', 'MODEL=sse'])
+      expect(fact(image(`ENV ${env}\nCMD ["./server"]\n`), 'transport.kind'), env).toBeUndefined();
+  });
+
   it('the subcommand http after the binary; a nested TRANSPORT__TYPE setting', () => {
     // elastic/mcp-server-elasticsearch's Dockerfile-8000: `ENTRYPOINT [".../elasticsearch-core-mcp-server"]`, `CMD ["http"]`.
     const sub = image('ENTRYPOINT ["/usr/local/bin/elasticsearch-core-mcp-server"]\nCMD ["http"]\n');
