@@ -42,7 +42,12 @@ export function classify(path: string, text: string): FileKind {
     // An MCP Bundle's manifest (Claude Desktop's extensions, formerly DXT): how the client launches its one server.
     if (/"mcp_config"\s*:\s*\{/.test(text) && /"(manifest_version|dxt_version)"\s*:/.test(text)) return 'mcp_client_config';
     // OpenCode's opencode.json(c): its servers under `mcp`.
-    if (/^opencode\.jsonc?$/.test(lower) && /"mcp"\s*:\s*\{/.test(text)) return 'mcp_client_config';
+    // Under any name when its `$schema` is OpenCode's.
+    if (
+      (/^opencode\.jsonc?$/.test(lower) || /"\$schema"\s*:\s*"https?:\/\/opencode\.ai\/config\.json"/.test(text)) &&
+      /"mcp"\s*:\s*\{/.test(text)
+    )
+      return 'mcp_client_config';
     // The servers are an object keyed by name (an OpenAPI document's `servers` is a list).
     // A client's own file name with no server key in it is something else (wandb's `.badges/mcp.json`, a badge;
     // getsentry/sentry-mcp's OpenTelemetry conventions in `mcp.json`).

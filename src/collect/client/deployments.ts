@@ -100,7 +100,10 @@ export function clientDeployments(ctx: Context, file: TextFile): FactSheet[] {
     if (r.stdio && r.launch?.bridgeUrl) bridgeFacts(sheet, r);
     else if (r.stdio) stdioFacts(ctx, sheet, r);
     else remoteFacts(sheet, r, String(r.e.spec['url'] ?? ''), r.e.at(String(r.e.spec[URL_KEY] ?? 'url')));
-    if (image && r.stdio && !r.launch?.docker) {
+    // A Windows program (`wsl.exe`, `cmd`: phamhung075/4genthub's template, in a directory an image
+    // copies whole) runs on a Windows host, not in a Linux image.
+    const windows = /(^|[\\/])([^\\/]+\.exe|cmd)$/i.test(String(r.e.spec['command'] ?? ''));
+    if (image && r.stdio && !r.launch?.docker && !windows) {
       const why = `${image} copies ${file.path} into its image: the gateway that reads it there launches ${String(r.e.spec['command'])} in that container, and how the image is run is not in this file`;
       sheet.reopen('container.used', why);
       sheet.reopen('client.stdio_servers_sandboxed', why);

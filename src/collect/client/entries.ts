@@ -88,7 +88,7 @@ export function jsonEntries(file: TextFile): { entries: Entry[]; inputs: Obj[]; 
     };
   }
   // OpenCode's opencode.json(c): servers by name under `mcp`, a local one's command line as one list.
-  if (OPENCODE.test(file.path) && isObj(value['mcp'])) {
+  if ((OPENCODE.test(file.path) || namesOpenCodeSchema(value)) && isObj(value['mcp'])) {
     const servers = value['mcp'];
     return {
       entries: Object.keys(servers)
@@ -102,7 +102,7 @@ export function jsonEntries(file: TextFile): { entries: Entry[]; inputs: Obj[]; 
               : p[0] === 'env'
                 ? at('environment', ...p.slice(1))
                 : at(...p);
-          return { name, spec: openCode(servers[name] as Obj), at: where };
+          return { name, spec: { ...openCode(servers[name] as Obj), [BY_OPENCODE]: true }, at: where };
         }),
       inputs: [],
     };
@@ -164,6 +164,11 @@ function normalised(spec: Obj, gemini: boolean): Obj {
 }
 /** OpenCode's configuration, in a project or the user's ~/.config/opencode/. */
 export const OPENCODE = /(^|\/)opencode\.jsonc?$/;
+/** Under any other name, a file whose `$schema` is OpenCode's (CowboyLogic/ai-dev's sample configurations). */
+export const namesOpenCodeSchema = (value: Obj): boolean =>
+  typeof value['$schema'] === 'string' && /^https?:\/\/opencode\.ai\/config\.json$/.test(value['$schema']);
+/** Set on the spec of an entry read from OpenCode's configuration. */
+export const BY_OPENCODE = '\u0000opencode';
 
 /**
  * An OpenCode entry in the common shape: `"type": "local"` with its command line as one list

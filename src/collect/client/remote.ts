@@ -3,7 +3,7 @@
 import { isIP } from 'node:net';
 import { addressClass, isUnspecified } from '../../shared/ip-address.js';
 import type { At, FactSheet } from '../sheet.js';
-import { GEMINI, isObj, OPENCODE, SSE_BY_CLIENT } from './entries.js';
+import { BY_OPENCODE, GEMINI, isObj, SSE_BY_CLIENT } from './entries.js';
 import type { Read } from './read.js';
 
 /** Names that resolve only inside a network: mDNS, cloud-internal and cluster DNS. */
@@ -41,7 +41,7 @@ export function remoteFacts(sheet: FactSheet, r: Read, url: string, uAt: At): vo
   // OpenCode's `oauth` on a remote server (theherk/commons): an object (a client id, scopes) runs
   // the authorization code flow itself; false turns its OAuth off for the server.
   const oauth = r.e.spec['oauth'];
-  if (OPENCODE.test(r.e.at().file) && (oauth === false || isObj(oauth)))
+  if (r.e.spec[BY_OPENCODE] === true && (oauth === false || isObj(oauth)))
     sheet.set(
       'client.uses_oauth',
       oauth !== false,

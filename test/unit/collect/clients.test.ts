@@ -933,6 +933,11 @@ describe("a gateway's configuration its image copies in", () => {
     // A client's own file, or an example for one, copied with the rest of a repository is still read on the user's machine.
     expect(used({ '.mcp.json': settings, Dockerfile: dockerfile }, '.mcp.json').value).toBe(false);
     expect(used({ 'examples/mcp_config.json': settings, Dockerfile: dockerfile }, 'examples/mcp_config.json').value).toBe(false);
+    // A Windows program runs on a Windows host, not in a Linux image (phamhung075/4genthub's mcp_project_template.json).
+    const wsl = JSON.stringify({
+      mcpServers: { playwright: { command: 'wsl.exe', args: ['--cd', '{{PROJECT_PATH}}', '--exec', 'python'] } },
+    });
+    expect(used({ 'mcp_settings.json': wsl, Dockerfile: dockerfile }, 'mcp_settings.json').value).toBe(false);
   });
 
   it("not one a builder stage copies, where the final image takes only the build's output", () => {
@@ -1723,6 +1728,12 @@ describe('a release the client pulls that these files publish', () => {
       value: undefined,
       why: "the client runs the published siakhooi/mcp-mariadb:latest, and docker-build.env builds or publishes siakhooi/mcp-mariadb (docker-build.env:1): whether the release pulled is this team's own build is not in the files",
     });
+    // phamhung075/4genthub's scripts/publish-docker.sh: the name in IMAGE_NAME, built as "$IMAGE_NAME:latest".
+    const published = builds({
+      '.vscode/mcp.json': entry('docker', ['run', '-i', '--rm', 'agenthub/mcp-server:latest']),
+      'scripts/publish-docker.sh': '#!/bin/bash\nIMAGE_NAME="agenthub/mcp-server"\ndocker build --tag "$IMAGE_NAME:latest" .\n',
+    });
+    expect(published.why).toMatch(/scripts\/publish-docker\.sh builds or publishes agenthub\/mcp-server \(scripts\/publish-docker\.sh:2\)/);
     // GitHub's publishing workflow: the image is named after the repository it runs in.
     const ghcr = entry('docker', ['run', '-i', '--rm', 'ghcr.io/alexw00/obsidian-rest-mcp:latest']);
     const workflow =
@@ -1853,6 +1864,23 @@ describe("OpenCode's opencode.json", () => {
     expect(JSON.stringify(out)).not.toContain('ghp_1234567890');
     // Nothing about OAuth is written: whether the client runs it depends on the server's answer.
     expect(fact(remote, 'client.uses_oauth')).toBeUndefined();
+  });
+
+  it('under another name, by its $schema: the same reading', () => {
+    // CowboyLogic/ai-dev's docs/mcp/sample-configs/sample-npx-mcp.json.
+    const other = collectWith(inline({ 'docs/sample-configs/sample-npx-mcp.json': config }));
+    expect(other.deployments.map((d) => d.name)).toEqual([
+      'client:docs/sample-configs/sample-npx-mcp.json:context7',
+      'client:docs/sample-configs/sample-npx-mcp.json:github',
+    ]);
+    expect(fact(deploymentOf(other, ':context7'), 'supply_chain.deployed_release')).toBe('exact_version');
+    const oauth = JSON.stringify({
+      $schema: 'https://opencode.ai/config.json',
+      mcp: { portal: { type: 'remote', url: 'https://mcp.example.com/mcp', oauth: false } },
+    });
+    expect(fact(collectWith(inline({ 'sample.json': oauth })).deployments[0]!, 'client.uses_oauth')).toBe(false);
+    // Without OpenCode's $schema, `mcp` in a file of another name is not read.
+    expect(collectWith(inline({ 'docs/sample.json': config.replace(/"\$schema".*\n/, '') })).deployments).toEqual([]);
   });
 
   it("a remote entry's oauth: an object runs the flow, false turns it off", () => {
