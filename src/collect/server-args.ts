@@ -312,6 +312,33 @@ export function transportNamed(command: string[], env: ReadonlyMap<string, strin
  * `--tls-cert … --tls-key …`, uvicorn's `--ssl-certfile`/`--ssl-keyfile`, gunicorn's
  * `--certfile`/`--keyfile`). The flag naming the certificate, or null.
  */
+/**
+ * A certificate and its key in the server's environment (dgarcoe/dx_cluster_mcp_server's
+ * `MCP_SSL_CERTFILE` and `MCP_SSL_KEYFILE`, which it hands to uvicorn; uvicorn's own `UVICORN_SSL_*`):
+ * named for the server only, never for a client certificate to a datastore (`PGSSLCERT`,
+ * `DB_SSL_CERT`), and OpenSSL's `SSL_CERT_FILE` is a trust store, not a certificate to serve.
+ */
+export function tlsVariables<V extends { value: string }>(env: ReadonlyMap<string, V>): { name: string; v: V } | null {
+  const SERVER_WORD = /^(MCP\w*|\w*MCP|SERVER|HTTPS?|UVICORN|GUNICORN|HYPERCORN|WEB|APP)$/;
+  const find = (suffix: RegExp) =>
+    [...env].find(([k, v]) => {
+      const m = new RegExp(`^((?:[A-Z0-9]+_)*)(SSL|TLS|HTTPS)_${suffix.source}$`).exec(k);
+      return (
+        m !== null &&
+        !/^SSL_CERT_(FILE|DIR)$/.test(k) &&
+        v.value.trim() !== '' &&
+        !/^\$/.test(v.value) &&
+        m[1]!
+          .split('_')
+          .filter(Boolean)
+          .every((w) => SERVER_WORD.test(w))
+      );
+    });
+  const cert = find(/(CERT|CERTFILE|CERT_FILE|CERT_PATH|CERTIFICATE|CERTIFICATE_FILE|CERTIFICATE_PATH|CRT|CRT_FILE)/);
+  const key = find(/(KEY|KEYFILE|KEY_FILE|KEY_PATH|PRIVATE_KEY|PRIVATE_KEY_FILE|PRIVATE_KEY_PATH)/);
+  return cert && key ? { name: cert[0], v: cert[1] } : null;
+}
+
 export function tlsFlags(command: string[]): string | null {
   const words = asRun(command);
   const cert = words.find((w) => /^--(tls-cert(-file)?|tls-crt|tls-certificate|ssl-certfile|ssl-cert|certfile|cert-file)(=|$)/.test(w));

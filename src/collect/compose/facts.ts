@@ -8,7 +8,7 @@ import { dirOf } from '../inputs.js';
 import { npmDeclared } from '../packages.js';
 import { isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { imagePin, repository } from '../roles.js';
-import { hostCheckOff, hostCheckOffByVariable, legacySse, listenFacts, tlsFlags } from '../server-args.js';
+import { hostCheckOff, hostCheckOffByVariable, legacySse, listenFacts, tlsFlags, tlsVariables } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
 import { startImage, startRelease } from '../start-release.js';
 import { fileMiddlewares, traefikAccessLog, traefikEnabled, traefikFacts, traefikHttpLabel } from '../traefik.js';
@@ -303,10 +303,18 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       }
       // Nothing in front terminates TLS: the server's own certificate flags, or a health check over plain HTTP.
       const flag = tlsFlags(wordsOf(run.parts));
-      const plain = flag ? null : plainHealthcheck(srv, published);
+      const variable = flag ? null : tlsVariables(envView(srv.df, srv));
+      const plain = flag || variable ? null : plainHealthcheck(srv, published);
       if (flag) sheet.set('tls.enabled', true, run.at, `the server serves TLS itself (${flag} and its key)`);
+      else if (variable)
+        sheet.set('tls.enabled', true, variable.v.at, `the server serves TLS itself (${variable.name} and its key in its environment)`);
       else if (plain) sheet.set('tls.enabled', false, plain.at, plain.why);
       else if (outside) sheet.undecided('tls.enabled', `${outside}, which may terminate TLS`);
+      else if (!sheet.looked('tls.enabled'))
+        sheet.undecided(
+          'tls.enabled',
+          'nothing fronts the server, and neither its command nor its environment gives it a certificate, nor does a health check show plain HTTP: whether it serves TLS is in its code',
+        );
     }
     // An image ENTRYPOINT the service keeps may be a script that ends in the server's command.
     const script =

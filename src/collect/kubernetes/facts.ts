@@ -6,7 +6,7 @@ import { contextOfDockerfile, mcpEvidenceOfBuild, npmDeclared } from '../package
 import { isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { registryName } from '../registry-server.js';
 import { namesMcpRoute, namesMcpServer, runsAuthenticator, runsMcpClient } from '../roles.js';
-import { hostCheckOff, legacySse, listenFacts, tlsFlags } from '../server-args.js';
+import { hostCheckOff, legacySse, listenFacts, tlsFlags, tlsVariables } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
 import { smitheryBuild } from '../smithery.js';
 import { startImage, startRelease } from '../start-release.js';
@@ -350,8 +350,11 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
     if (!front && !sheet.has('tls.enabled')) {
       const words = [w.main.c['command'], w.main.c['args']].flat().filter((x): x is string => typeof x === 'string');
       const flag = tlsFlags(words);
-      const https = flag ? null : httpsProbed(w.main.c);
+      const variable = flag ? null : tlsVariables(containerEnv(w, configMaps));
+      const https = flag || variable ? null : httpsProbed(w.main.c);
       if (flag && !routed.length) sheet.set('tls.enabled', true, at(...w.main.path), `the server serves TLS itself (${flag} and its key)`);
+      else if (variable && !routed.length)
+        sheet.set('tls.enabled', true, variable.v.at, `the server serves TLS itself (${variable.name} and its key in its environment)`);
       // Its own probes fetch its one serving port in HTTPS (CasualClark/OpenSpec's scheme: HTTPS on 8443).
       else if (https && !routed.length)
         sheet.set(

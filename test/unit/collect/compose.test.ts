@@ -1122,6 +1122,39 @@ describe('an external network', () => {
   });
 });
 
+describe('a certificate and its key in the environment of a server nothing fronts', () => {
+  const tls = (env: string) => {
+    const d = collectWith(
+      inline({
+        'compose.yaml': `services:\n  mcp:\n    image: ghcr.io/acme/mcp:1.0.0\n    command: ["--transport", "http"]\n    ports: ["443:8000"]\n    environment:\n${env}`,
+      }),
+    ).deployments[0]!;
+    return { tls: fact(d, 'tls.enabled'), why: d.sources['tls.enabled']?.[0]?.why ?? d.reasons['tls.enabled'] };
+  };
+
+  it('serves TLS itself: variables named for the server', () => {
+    // dgarcoe/dx_cluster_mcp_server's docker-compose.production.yml, handed to uvicorn by the server.
+    expect(tls('      - MCP_SSL_CERTFILE=/app/certs/fullchain.pem\n      - MCP_SSL_KEYFILE=/app/certs/privkey.pem\n')).toEqual({
+      tls: true,
+      why: 'the server serves TLS itself (MCP_SSL_CERTFILE and its key in its environment)',
+    });
+    expect(tls('      - TLS_CERT_FILE=/certs/tls.crt\n      - TLS_KEY_FILE=/certs/tls.key\n').tls).toBe(true);
+    expect(tls('      - UVICORN_SSL_CERTFILE=/c.pem\n      - UVICORN_SSL_KEYFILE=/k.pem\n').tls).toBe(true);
+  });
+
+  it("not a client certificate to a datastore, OpenSSL's trust store, a certificate without its key or an empty value", () => {
+    const open =
+      'nothing fronts the server, and neither its command nor its environment gives it a certificate, nor does a health check show plain HTTP: whether it serves TLS is in its code';
+    for (const env of [
+      '      - DB_SSL_CERT=/c.pem\n      - DB_SSL_KEY=/k.pem\n',
+      '      - SSL_CERT_FILE=/etc/ssl/certs/ca.pem\n      - SSL_KEY_FILE=/k.pem\n',
+      '      - MCP_SSL_CERTFILE=/c.pem\n',
+      '      - MCP_SSL_CERTFILE=\n      - MCP_SSL_KEYFILE=\n',
+    ])
+      expect(tls(env), env).toEqual({ tls: undefined, why: open });
+  });
+});
+
 describe('labels that route a Traefik the files do not hold', () => {
   // Maicon-Bartoski-Saas/mcp-server's docker-stack.yml: Traefik in another stack on the external network `cloud`.
   const stack = (labels: string, ports = '', where = '    labels:\n') =>

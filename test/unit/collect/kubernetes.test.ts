@@ -1252,6 +1252,23 @@ describe('a server that serves TLS itself', () => {
     expect(tls('--http-addr, ":8000"').value).toBeUndefined();
   });
 
+  it('with a certificate and its key in its environment, named for the server', () => {
+    const env = (vars: string) =>
+      collectWith(
+        inline({
+          'k8s/deployment.yaml': deploymentYaml('mcp-server', 'ghcr.io/acme/mcp-server:1.0.0', [
+            'env:',
+            ...vars.split(',').flatMap((v) => [`  - name: ${v}`, `    value: /etc/tls/${v.toLowerCase()}`]),
+          ]),
+        }),
+      ).deployments[0]!;
+    const d = env('MCP_TLS_CERT,MCP_TLS_KEY');
+    expect(fact(d, 'tls.enabled')).toBe(true);
+    expect(d.sources['tls.enabled']![0]!.why).toBe('the server serves TLS itself (MCP_TLS_CERT and its key in its environment)');
+    // A client certificate to the database is none.
+    expect(fact(env('POSTGRES_SSL_CERT,POSTGRES_SSL_KEY'), 'tls.enabled')).toBeUndefined();
+  });
+
   it('a LoadBalancer on port 80 with no certificate for it is plain HTTP', () => {
     // CDataSoftware/cdata-sync-mcp-server's k8s/service.yaml: LoadBalancer port 80 to the http port.
     const manifest = (annotations: string) =>
