@@ -179,7 +179,9 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
         o !== c &&
         evidence.has(o.s.name) &&
         o.contextDir === c.contextDir &&
-        runsMcp(o) &&
+        // Its Dockerfile or command names MCP, or its name does (FactrueSolin/codebox-rmcp's mcp-server
+        // beside python-worker, one Cargo.toml with two binaries).
+        (runsMcp(o) || namesMcpServer(o.s.name)) &&
         (dependsOn(o, c.s.name) || mentions(o, c.s.name)),
     );
     if (server) sameContext.set(c.s.name, server.s.name);
