@@ -7,7 +7,7 @@ import { type ScriptCommand, scriptEnv } from '../entrypoint-script.js';
 import { transportNamed } from '../server-args.js';
 import type { At, FactSheet } from '../sheet.js';
 import { getPath, isKnative, type K8sObject } from './load.js';
-import { arr } from './values.js';
+import { arr, forHealthOnly } from './values.js';
 import type { Workload } from './workloads.js';
 
 /** The words the container runs, as the kubelet joins its command and args with the image's ENTRYPOINT and CMD. */
@@ -46,17 +46,30 @@ export function transportFacts(
     sheet.set('transport.kind', 'http', at(), 'a Knative Service serves HTTP requests');
     return;
   }
-  const ports = arr(w.main.c['ports']);
+  // A port named for health or metrics (tas-mcp's postgres server: `health-http` beside a stdio server) is no MCP endpoint.
+  const all = arr(w.main.c['ports']);
+  const ports = all.filter((p) => !forHealthOnly(p));
   if (ports.length) {
     sheet.set('transport.kind', 'http', at(...w.main.path, 'ports'), `the container declares port ${String(ports[0]!['containerPort'])}`);
     return;
   }
-  // A Service's targetPort by number reaches the pod whatever it declares; by name, only a port declared so.
+  // A Service's targetPort by number reaches the pod whatever it declares, unless it is one of those health ports.
+  const healthPorts = new Set(all.map((p) => String(p['containerPort'])));
   const reaching = services.find((s) =>
-    arr(getPath(s.value, ['spec', 'ports'])).some((p) => /^\d+$/.test(String(p['targetPort'] ?? p['port'] ?? ''))),
+    arr(getPath(s.value, ['spec', 'ports'])).some((p) => {
+      const target = String(p['targetPort'] ?? p['port'] ?? '');
+      return /^\d+$/.test(target) && !healthPorts.has(target);
+    }),
   );
   if (reaching) {
     sheet.set('transport.kind', 'http', reaching.at('spec', 'ports'), `Service ${reaching.name} sends traffic to a port of it`);
+    return;
+  }
+  if (all.length) {
+    sheet.undecided(
+      'transport.kind',
+      `the container declares only ports for health or metrics (${all.map((p) => String(p['name'])).join(', ')}), and what it runs names no transport: whether it serves MCP on the network is in its code`,
+    );
     return;
   }
   if (w.dockerfile?.expose) {

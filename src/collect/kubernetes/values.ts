@@ -11,3 +11,7 @@ export const stringsIn = (v: unknown): string[] =>
 
 export const selects = (selector: unknown, labels: Obj) => isObj(selector) && Object.entries(selector).every(([k, v]) => labels[k] === v);
 export const selectorOf = (p: K8sObject) => (getPath(p.value, ['spec', 'podSelector', 'matchLabels']) ?? {}) as Obj;
+
+/** A container port named for health, metrics or probes (`health`, `health-http`, `metrics`): no MCP endpoint. */
+export const forHealthOnly = (port: Obj): boolean =>
+  /^(health[-_a-z]*|metrics[-_a-z]*|probes?|readiness|liveness|webhook|pprof)$/i.test(String(port['name'] ?? ''));

@@ -1813,3 +1813,27 @@ describe('which container of a pod is the server', () => {
     expect(named.deployments.map((d) => d.name)).toEqual(['kubernetes:k8s/inspector.yaml:Deployment/mcp-inspector']);
   });
 });
+
+describe('a port for health only', () => {
+  it('is no MCP endpoint: the transport stays open, unless a Service reaches another port', () => {
+    // Tributary-ai-services/tas-mcp's postgres-mcp-deployment.yaml: `health-http` on 3401 beside a stdio server.
+    const manifest = (service: string) =>
+      collectWith(
+        inline({
+          'k8s/postgres-mcp.yaml': `${deploymentYaml('postgres-mcp', 'ghcr.io/acme/postgres-mcp:1.0.0', [
+            'ports:',
+            '  - { containerPort: 3401, name: health-http }',
+          ])}${service}`,
+        }),
+      ).deployments[0]!;
+    const d = manifest('');
+    expect(fact(d, 'transport.kind')).toBeUndefined();
+    expect(d.reasons['transport.kind']).toBe(
+      'the container declares only ports for health or metrics (health-http), and what it runs names no transport: whether it serves MCP on the network is in its code',
+    );
+    const svc = (port: number) =>
+      `---\napiVersion: v1\nkind: Service\nmetadata: { name: postgres-mcp }\nspec:\n  type: NodePort\n  selector: { app: postgres-mcp }\n  ports:\n    - { port: ${port}, targetPort: ${port} }\n`;
+    expect(fact(manifest(svc(3401)), 'transport.kind')).toBeUndefined();
+    expect(fact(manifest(svc(8080)), 'transport.kind')).toBe('http');
+  });
+});
