@@ -1,3 +1,4 @@
+import { BlockList, isIP } from 'node:net';
 import type { FactSheet } from '../sheet.js';
 import { getPath, type K8sObject } from './load.js';
 import { arr, isObj, selectorOf, selects } from './values.js';
@@ -6,6 +7,59 @@ import type { Workload } from './workloads.js';
 /** NetworkPolicies add up, and a namespace's default-deny policy often lives with the cluster, not the app. */
 const NO_POLICY = (dir: string) =>
   `no NetworkPolicy among the files limits ${dir} for the server; one applied to its namespace elsewhere (a default-deny policy kept with the cluster) would, and that is not in the files`;
+
+/** The clouds' instance metadata services: AWS, GCP, Azure and most others, Alibaba Cloud's, AWS's IPv6 one. */
+const METADATA: [string, 'ipv4' | 'ipv6'][] = [
+  ['169.254.169.254', 'ipv4'],
+  ['100.100.100.200', 'ipv4'],
+  ['fd00:ec2::254', 'ipv6'],
+];
+
+/** A CIDR as a test of addresses of its own family (an IPv6 block holds no IPv4 address); null when it is not one. */
+function block(cidr: unknown): ((address: string, type: 'ipv4' | 'ipv6') => boolean) | null {
+  const m = /^([0-9a-fA-F.:]+)\/(\d{1,3})$/.exec(String(cidr ?? ''));
+  const family = m && isIP(m[1]!) === 6 ? 'ipv6' : 'ipv4';
+  if (!m || !isIP(m[1]!) || Number(m[2]) > (family === 'ipv6' ? 128 : 32)) return null;
+  const list = new BlockList();
+  list.addSubnet(m[1]!, Number(m[2]), family);
+  return (address, type) => type === family && list.check(address, type);
+}
+
+/**
+ * Whether egress reaches a metadata service's address: the ipBlocks of the rules (grafana-mcp's
+ * `0.0.0.0/0` with `except: [169.254.0.0/16]` reaches none). A rule without `to` reaches every address.
+ */
+function metadataFacts(sheet: FactSheet, rules: { p: K8sObject; r: Record<string, unknown> }[], at: K8sObject): void {
+  const WHY = 'whether a metadata service answers depends on the cluster';
+  if (rules.some(({ r }) => !Array.isArray(r['to']) || arr(r['to']).length === 0)) {
+    sheet.undecided('egress.cloud_metadata_credentials_reachable', `egress reaches any address; ${WHY}`);
+    return;
+  }
+  for (const t of rules.flatMap(({ r }) => arr(r['to']))) {
+    const ip = t['ipBlock'];
+    if (!isObj(ip)) continue;
+    const allowed = block(ip['cidr']);
+    const except = Array.isArray(ip['except']) ? ip['except'].map(block) : [];
+    if (!allowed || except.some((e) => e === null)) {
+      sheet.undecided('egress.cloud_metadata_credentials_reachable', `egress allows ${String(ip['cidr'])}, not read as an address block`);
+      return;
+    }
+    const reached = METADATA.find(([a, type]) => allowed(a, type) && !except.some((e) => e!(a, type)));
+    if (reached) {
+      sheet.undecided(
+        'egress.cloud_metadata_credentials_reachable',
+        `egress allows ${String(ip['cidr'])}, which holds ${reached[0]}; ${WHY}`,
+      );
+      return;
+    }
+  }
+  sheet.set(
+    'egress.cloud_metadata_credentials_reachable',
+    false,
+    at.at('spec', 'egress'),
+    `egress allows no metadata service's address (${METADATA.map(([a]) => a).join(', ')}): its address blocks leave them out`,
+  );
+}
 
 export function networkFacts(
   sheet: FactSheet,
@@ -44,10 +98,7 @@ export function networkFacts(
         open.p.at('spec', 'egress'),
         `NetworkPolicy ${open.p.name} allows egress to any address`,
       );
-      sheet.undecided(
-        'egress.cloud_metadata_credentials_reachable',
-        'egress reaches any address; whether a metadata service answers depends on the cluster',
-      );
+      metadataFacts(sheet, rules, open.p);
     } else {
       sheet.set(
         'egress.network_restricted',
@@ -63,11 +114,7 @@ export function networkFacts(
           egress[0]!.at('spec', 'egress'),
           'egress goes to pods and namespaces only, never to an address block',
         );
-      else
-        sheet.undecided(
-          'egress.cloud_metadata_credentials_reachable',
-          'egress allows address blocks; whether they contain a metadata service is not checked',
-        );
+      else metadataFacts(sheet, rules, egress[0]!);
     }
   }
   const ingress = mine.filter((p) => types(p).includes('Ingress'));

@@ -1837,3 +1837,34 @@ describe('a port for health only', () => {
     expect(fact(manifest(svc(8080)), 'transport.kind')).toBe('http');
   });
 });
+
+describe("egress to the clouds' metadata services", () => {
+  const reach = (egress: string) => {
+    const d = collectWith(
+      inline({
+        'k8s/all.yaml': `${deploymentYaml('mcp-server', 'ghcr.io/acme/mcp-server:1.0.0')}---\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: { name: egress }\nspec:\n  podSelector: { matchLabels: { app: mcp-server } }\n  policyTypes: [Egress]\n  egress:\n${egress}`,
+      }),
+    ).deployments[0]!;
+    return { value: fact(d, 'egress.cloud_metadata_credentials_reachable'), why: d.reasons['egress.cloud_metadata_credentials_reachable'] };
+  };
+
+  it('an address block that leaves them out reaches none; one that holds one may', () => {
+    // gpadidala/grafana-mcp's k8s/base/networkpolicy.yaml: 0.0.0.0/0 except 169.254.0.0/16.
+    const except = (list: string) => `    - to:\n        - ipBlock: { cidr: 0.0.0.0/0, except: [${list}] }\n`;
+    expect(reach(except('169.254.0.0/16, 100.100.100.200/32')).value).toBe(false);
+    expect(reach('    - to:\n        - ipBlock: { cidr: 10.0.0.0/8 }\n').value).toBe(false);
+    expect(reach(except('169.254.0.0/16'))).toEqual({
+      value: undefined,
+      why: 'egress allows 0.0.0.0/0, which holds 100.100.100.200; whether a metadata service answers depends on the cluster',
+    });
+    expect(reach(except('10.0.0.0/8')).why).toMatch(/holds 169\.254\.169\.254/);
+    expect(reach('    - to:\n        - ipBlock: { cidr: "::/0" }\n').why).toMatch(/holds fd00:ec2::254/);
+    expect(reach('    - to:\n        - ipBlock: { cidr: not-a-block }\n').why).toBe(
+      'egress allows not-a-block, not read as an address block',
+    );
+    // A rule without `to` reaches every address.
+    expect(reach('    - ports: [{ port: 443 }]\n').why).toBe(
+      'egress reaches any address; whether a metadata service answers depends on the cluster',
+    );
+  });
+});
