@@ -2,7 +2,7 @@
 // Dockerfile a service is built from, or from the image reference alone.
 
 import { checksNothing, checksOnlyWhen, failsAlways } from './docker-defaults.js';
-import type { InstallStep } from './dockerfile/install-step.js';
+import { type InstallStep, tooling } from './dockerfile/install-step.js';
 import type { DockerfileInfo } from './dockerfile/read.js';
 import { type Inputs, normalise } from './inputs.js';
 import {
@@ -87,39 +87,6 @@ const STRICT: Partial<Record<InstallStep['tool'], string>> = {
   dotnet: 'dotnet restore --locked-mode',
   bun: 'bun install --frozen-lockfile',
 };
-
-/** Package managers, build front-ends and backends, installed to install the rest. */
-const PACKAGE_MANAGERS = new Set([
-  'npm',
-  'pnpm',
-  'yarn',
-  'corepack',
-  'bun',
-  'pip',
-  'uv',
-  'poetry',
-  'pipx',
-  'pdm',
-  'hatch',
-  'setuptools',
-  'wheel',
-  // Build backends installed before `pip install -e .` (neo4j-contrib/mcp-neo4j's hatchling).
-  'hatchling',
-  'flit',
-  'flit-core',
-  'poetry-core',
-  'pdm-backend',
-  'build',
-  // Cargo's build helpers, installed to build the server (cargo-chef caches its dependencies).
-  'cargo-chef',
-  'cargo-binstall',
-  'sccache',
-  // A compiler the build runs on the server's sources (stripe/agent-toolkit's `npm install -g typescript pnpm`).
-  'typescript',
-]);
-
-/** An install of package managers or build tools only (`npm install -g pnpm typescript`, `pip install uv`). */
-const tooling = (i: InstallStep) => !!i.packages?.length && i.packages.every((p) => PACKAGE_MANAGERS.has(p));
 
 /** Facts the Dockerfile decides about the image this deployment builds and runs. */
 export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: Inputs, contextDir: string, buildAt: At): void {

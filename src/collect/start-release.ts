@@ -2,7 +2,7 @@
 // `uvx pkg==1.2`), or an install run before the server (`npm install --production && npm start`,
 // pnparadise/fetch-mcp-server's pod, on a checkout mounted from the host). The image's tag or
 // build then does not fix the server's release.
-import { installStep } from './dockerfile/install-step.js';
+import { installStep, tooling } from './dockerfile/install-step.js';
 import type { DockerfileInfo } from './dockerfile/read.js';
 import { analyseLaunch } from './launch.js';
 import { repository } from './roles.js';
@@ -61,7 +61,20 @@ export function startRelease(sheet: FactSheet, words: string[], at: At, what: st
           at,
           `${what} runs \`${step.text}\` as it starts: each package at an exact version`,
         );
-      else
+      // Registry packages by name alone (ajoslin103/MCP-Servers' `npm install -g mcp-server-git &&
+      // mcp-server-git`): the newest release each time the container starts, from no lockfile.
+      else if (step.packages?.length && !step.locked && !step.projectOnly && !tooling(step)) {
+        const why = `${what} runs \`${step.text}\` as it starts`;
+        sheet.set('supply_chain.deployed_release', 'floating', at, `${why}: the newest release each time, no version named`);
+        sheet.set('supply_chain.lockfile_enforced', false, at, `${why}: packages by name, held to no lockfile`);
+        if (step.scriptsDisabled !== null)
+          sheet.set(
+            'supply_chain.install_scripts_disabled',
+            step.scriptsDisabled,
+            at,
+            step.scriptsDisabled ? `${why}, its install scripts off` : `${why}: their install scripts run`,
+          );
+      } else
         sheet.reopen(
           'supply_chain.deployed_release',
           `${what} runs \`${step.text}\` as it starts: what it installs is resolved then, from files the image does not fix`,

@@ -314,3 +314,36 @@ export function installStep(w: string[], at: At): InstallStep | null {
     };
   return null;
 }
+
+/** Package managers, build front-ends and backends, installed to install the rest. */
+const PACKAGE_MANAGERS = new Set([
+  'npm',
+  'pnpm',
+  'yarn',
+  'corepack',
+  'bun',
+  'pip',
+  'uv',
+  'poetry',
+  'pipx',
+  'pdm',
+  'hatch',
+  'setuptools',
+  'wheel',
+  // Build backends installed before `pip install -e .` (neo4j-contrib/mcp-neo4j's hatchling).
+  'hatchling',
+  'flit',
+  'flit-core',
+  'poetry-core',
+  'pdm-backend',
+  'build',
+  // Cargo's build helpers, installed to build the server (cargo-chef caches its dependencies).
+  'cargo-chef',
+  'cargo-binstall',
+  'sccache',
+  // A compiler the build runs on the server's sources (stripe/agent-toolkit's `npm install -g typescript pnpm`).
+  'typescript',
+]);
+
+/** An install of package managers or build tools only (`npm install -g pnpm typescript`, `pip install uv`). */
+export const tooling = (i: InstallStep) => !!i.packages?.length && i.packages.every((p) => PACKAGE_MANAGERS.has(p));

@@ -123,4 +123,19 @@ describe('an install as the container starts', () => {
     expect(r.value).toBeUndefined();
     expect(r.reason).toMatch(/^the container runs `npm install` as it starts/);
   });
+
+  it('of packages by name: the newest release at each start, from no lockfile, their scripts run', () => {
+    // ajoslin103/MCP-Servers: `sh -c "npm install -g mcp-server-git && mcp-server-git"` on node:18.
+    const run = (command: string) => {
+      const d = collectWith(
+        inline({ 'compose.yaml': `services:\n  git-server:\n    image: node:18\n    command: sh -c "${command}"\n` }),
+      ).deployments[0]!;
+      return ['deployed_release', 'lockfile_enforced', 'install_scripts_disabled'].map((k) => fact(d, `supply_chain.${k}`));
+    };
+    expect(run('npm install -g mcp-server-git && mcp-server-git')).toEqual(['floating', false, false]);
+    expect(run('npm install -g --ignore-scripts @acme/mcp@^1.2 && acme-mcp')).toEqual(['floating', false, true]);
+    // At an exact version, as before; a package manager alone is tooling and decides nothing.
+    expect(run('npm install -g @acme/mcp@1.2.3 && acme-mcp')[0]).toBe('exact_version');
+    expect(run('npm install -g pnpm && pnpm start')[0]).toBeUndefined();
+  });
 });
