@@ -127,9 +127,8 @@ describe('an install as the container starts', () => {
   it('of packages by name: the newest release at each start, from no lockfile, their scripts run', () => {
     // ajoslin103/MCP-Servers: `sh -c "npm install -g mcp-server-git && mcp-server-git"` on node:18.
     const run = (command: string) => {
-      const d = collectWith(
-        inline({ 'compose.yaml': `services:\n  git-server:\n    image: node:18\n    command: sh -c "${command}"\n` }),
-      ).deployments[0]!;
+      const d = collectWith(inline({ 'compose.yaml': `services:\n  git-server:\n    image: node:18\n    command: sh -c "${command}"\n` }))
+        .deployments[0]!;
       return ['deployed_release', 'lockfile_enforced', 'install_scripts_disabled'].map((k) => fact(d, `supply_chain.${k}`));
     };
     expect(run('npm install -g mcp-server-git && mcp-server-git')).toEqual(['floating', false, false]);
