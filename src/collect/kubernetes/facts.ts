@@ -154,6 +154,26 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
       `${w.o.kind} ${w.o.name} runs another program (its command) from the image ${server.o.kind} ${server.o.name} serves MCP from: not read as a server; name it with --server if it serves MCP`,
     );
   }
+  // A workload given another MCP server's address to call (Tributary-ai-services/tas-mcp's trigger
+  // handlers, `MCP_GRPC_ENDPOINT=tas-mcp-service:50051`) is its client, as in Compose: `mcp` in its
+  // name is the project's, not what it serves.
+  if (!wanted.length)
+    for (const w of candidates.filter(byImageOnly)) {
+      const own = new Set(names(w));
+      const call = [...containerEnv(w, configMaps)].find(([k, v]) => {
+        if (!/(^|_)MCP(_|$)/i.test(k) || !/(URL|URI|ENDPOINT|HOST|ADDR|ADDRESS|SERVERS?)$/i.test(k)) return false;
+        const host = /^(?:[a-z][a-z0-9+.-]*:\/\/)?([a-z0-9-]+)(\.[a-z0-9-]+)?(\.svc(\.cluster\.local)?)?(:\d+)?(\/\S*)?$/i.exec(
+          v.value.trim(),
+        );
+        return host !== null && !own.has(host[1]!) && !/^(localhost|0|127\.\d+)$/.test(host[1]!) && (!host[2] || !!host[3]);
+      });
+      if (!call) continue;
+      evidence.delete(w);
+      ctx.note(
+        w.o.file,
+        `${w.o.kind} ${w.o.name} is given an MCP server's address to call (${call[0]}=${call[1].value}): a client of that server, not read as one; name it with --server if it serves MCP`,
+      );
+    }
   // A proxy forwarding to a workload marks it only when nothing else names the MCP server: an
   // edge proxy also routes to the admin tools beside it (book-api-mcp-docker-compose-bundle's
   // Envoy sends /pgadmin to pgAdmin).

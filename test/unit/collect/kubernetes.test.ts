@@ -1868,3 +1868,30 @@ describe("egress to the clouds' metadata services", () => {
     );
   });
 });
+
+describe("a workload given another MCP server's address", () => {
+  it('is its client, whatever `mcp` its name holds: a note', () => {
+    // Tributary-ai-services/tas-mcp's examples/triggers/python/sensor.yaml: a FastAPI trigger handler.
+    const handler = (value: string) =>
+      collectWith(
+        inline({
+          'k8s/triggers.yaml': deploymentYaml('tas-mcp-python-triggers', 'tas-mcp/python-triggers:latest', [
+            'ports: [{ containerPort: 8080 }]',
+            'env:',
+            '  - name: MCP_GRPC_ENDPOINT',
+            `    value: "${value}"`,
+          ]),
+          'k8s/server.yaml': deploymentYaml('tas-mcp', 'ghcr.io/acme/tas-mcp:1.0.0'),
+        }),
+      );
+    const out = handler('tas-mcp-service:50051');
+    expect(out.deployments.map((d) => d.name)).toEqual(['kubernetes:k8s/server.yaml:Deployment/tas-mcp']);
+    expect(out.notes.map((n) => n.what)).toContain(
+      "Deployment tas-mcp-python-triggers is given an MCP server's address to call (MCP_GRPC_ENDPOINT=tas-mcp-service:50051): a client of that server, not read as one; name it with --server if it serves MCP",
+    );
+    expect(handler('http://tas-mcp.mcp.svc.cluster.local:8080/mcp').deployments).toHaveLength(1);
+    // Its own public address, or a bind address, is none to call.
+    expect(handler('https://mcp.example.com/mcp').deployments).toHaveLength(2);
+    expect(handler('0.0.0.0').deployments).toHaveLength(2);
+  });
+});
