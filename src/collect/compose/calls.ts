@@ -40,6 +40,21 @@ export function callsByUrl(svc: Svc, server: string, endpoint = false): boolean 
 }
 
 /**
+ * The plain-HTTP URL of another's MCP endpoint a service is given (whales-workshops/mcp-gateway-experiments'
+ * client: `MCP_HOST=http://mcp-gateway:9011/mcp`), or null.
+ */
+export function plainMcpUrl(svc: Svc, server: string): string | null {
+  const spec = svc.s.spec;
+  const env = Object.values(isObj(spec['environment']) ? spec['environment'] : {});
+  const re = new RegExp(`\\bhttp://${literal(server)}(:\\d+)?/(mcp|sse)\\b[^\\s"',]*`);
+  for (const w of [spec['command'], spec['entrypoint'], env].flat(2)) {
+    const m = re.exec(w instanceof Unresolved ? w.asEmpty : String(w ?? ''));
+    if (m) return m[0];
+  }
+  return null;
+}
+
+/**
  * A service that calls another's MCP endpoint: a URL of it with an MCP path, or in a variable
  * named for MCP (`MCP_GATEWAY_URL=http://mcp-gateway:8811`).
  */

@@ -12,7 +12,7 @@ import { hostCheckOff, hostCheckOffByVariable, legacySse, listenFacts, tlsFlags,
 import { type At, FactSheet } from '../sheet.js';
 import { startImage, startRelease } from '../start-release.js';
 import { fileMiddlewares, traefikAccessLog, traefikEnabled, traefikFacts, traefikHttpLabel } from '../traefik.js';
-import { callsByUrl, mentions } from './calls.js';
+import { callsByUrl, mentions, plainMcpUrl } from './calls.js';
 import { containerFacts, plainHealthcheck, replicas, userFromOperator } from './container.js';
 import { type ComposeProject, isObj } from './load.js';
 import { egress, hostProxyInFront, ingressRestricted } from './network.js';
@@ -303,6 +303,10 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       }
       // Nothing in front terminates TLS: the server's own certificate flags, or a health check over plain HTTP.
       const flag = tlsFlags(wordsOf(run.parts));
+      const plainCaller = svcs
+        .filter((v) => v !== srv)
+        .map((v) => ({ v, url: plainMcpUrl(v, srv.s.name) }))
+        .find((x): x is { v: Svc; url: string } => x.url !== null);
       const variable = flag ? null : tlsVariables(envView(srv.df, srv));
       const plain = flag || variable ? null : plainHealthcheck(srv, published);
       if (flag) sheet.set('tls.enabled', true, run.at, `the server serves TLS itself (${flag} and its key)`);
@@ -310,6 +314,13 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
         sheet.set('tls.enabled', true, variable.v.at, `the server serves TLS itself (${variable.name} and its key in its environment)`);
       else if (plain) sheet.set('tls.enabled', false, plain.at, plain.why);
       else if (outside) sheet.undecided('tls.enabled', `${outside}, which may terminate TLS`);
+      else if (plainCaller)
+        sheet.set(
+          'tls.enabled',
+          false,
+          plainCaller.v.s.at(),
+          `service ${plainCaller.v.s.name} calls it at ${plainCaller.url}, with nothing in front: the endpoint speaks plain HTTP`,
+        );
       else if (!sheet.looked('tls.enabled'))
         sheet.undecided(
           'tls.enabled',

@@ -1142,6 +1142,20 @@ describe('a certificate and its key in the environment of a server nothing front
     expect(tls('      - UVICORN_SSL_CERTFILE=/c.pem\n      - UVICORN_SSL_KEYFILE=/k.pem\n').tls).toBe(true);
   });
 
+  it('with none, a service of the stack that calls its MCP endpoint in plain HTTP shows it speaks plain HTTP', () => {
+    // whales-workshops/mcp-gateway-experiments: the client's MCP_HOST=http://mcp-gateway:9011/mcp.
+    const d = collectWith(
+      inline({
+        'compose.yaml':
+          'services:\n  mcp-gateway:\n    image: docker/mcp-gateway:latest\n    command: ["--transport", "streaming", "--port", "9011"]\n  client:\n    image: ghcr.io/acme/agent:1.0.0\n    environment:\n      - MCP_HOST=http://mcp-gateway:9011/mcp\n',
+      }),
+    ).deployments.find((x) => x.name.endsWith(':mcp-gateway'))!;
+    expect(fact(d, 'tls.enabled')).toBe(false);
+    expect(d.sources['tls.enabled']![0]!.why).toBe(
+      'service client calls it at http://mcp-gateway:9011/mcp, with nothing in front: the endpoint speaks plain HTTP',
+    );
+  });
+
   it("not a client certificate to a datastore, OpenSSL's trust store, a certificate without its key or an empty value", () => {
     const open =
       'nothing fronts the server, and neither its command nor its environment gives it a certificate, nor does a health check show plain HTTP: whether it serves TLS is in its code';
