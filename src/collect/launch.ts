@@ -137,7 +137,10 @@ export function analyseLaunch(command: string, args: string[]): Launch {
       from = rest[fi + 1];
       rest = [...rest.slice(0, fi), ...rest.slice(fi + 2)];
     }
-    const spec = from ?? rest.find((a) => !a.startsWith('-'));
+    // The first word that is neither a flag nor a flag's value (`uvx --with 'mcp<2' mcp-server-time`, av/harbor).
+    const spec =
+      from ??
+      rest.find((a, i) => !a.startsWith('-') && !(i > 0 && (UV_VALUE_FLAGS.has(rest[i - 1]!) || UVX_VALUE_FLAGS.has(rest[i - 1]!))));
     if (!spec) return none;
     if (/^git\+|^https?:|^\.|^\//.test(spec))
       return {
@@ -272,6 +275,9 @@ function npxFirstWord(rest: string[]): number {
 }
 
 /** `uv run` options that take the next word as their value. */
+/** uvx's and pipx's own options with a value, beside uv's (`--with mcp<2`, `--spec pkg`). */
+const UVX_VALUE_FLAGS = new Set(['--with', '--spec', '--pip-args', '--python-preference']);
+
 const UV_VALUE_FLAGS = new Set([
   '--python',
   '-p',

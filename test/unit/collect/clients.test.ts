@@ -327,6 +327,17 @@ describe('what a client starts: uvx versions and entries switched off', () => {
     ]);
   });
 
+  it("uvx's --with adds a dependency: the server is the package after it", () => {
+    // av/harbor's services/mcpo/configs/mcpo.mcp-server-time.json: `--with mcp<2 mcp-server-time`.
+    const release = (args: string[]) =>
+      fact(
+        collectWith(inline({ '.mcp.json': JSON.stringify({ mcpServers: { t: { command: 'uvx', args } } }) })).deployments[0]!,
+        'supply_chain.deployed_release',
+      );
+    expect(release(['--with', 'mcp<2', 'mcp-server-time==2025.1.1'])).toBe('exact_version');
+    expect(release(['--python', '3.12', '--with', 'mcp<2', 'mcp-server-time'])).toBe('floating');
+  });
+
   it('Claude Code\'s .mcp.json: "disabled": true is no key Claude documents, so the entry is reviewed', () => {
     // Chisanan232/ai-development-config's claude-code-config/.mcp.json; anthropics/claude-code#33958 and #32119.
     for (const path of ['claude-code-config/.mcp.json', 'claude_desktop_config.json']) {
