@@ -121,6 +121,26 @@ export function analyseLaunch(command: string, args: string[]): Launch {
       exposesPort: /^(supergateway)$/.test(name) && rest.some((a) => a === '--port' || a === '--outputTransport'),
     };
   }
+  // `go run github.com/acme/mcp/cmd/server@latest` (SamMorrowDrums/mcp-go-starter's server.json): Go
+  // fetches that module version at launch, as npx fetches a package; `go run ./cmd/stdio` is a local program.
+  if (runner === 'go' && args[0] === 'run') {
+    const rest = args.slice(1);
+    const spec = rest.find(
+      (a, i) => !a.startsWith('-') && !(i > 0 && /^-(C|exec|tags|ldflags|gcflags|asmflags|mod|modfile|overlay|pgo|p)$/.test(rest[i - 1]!)),
+    );
+    if (!spec?.includes('@') || /^[./]/.test(spec)) return none;
+    const version = spec.slice(spec.lastIndexOf('@') + 1);
+    // A release or pseudo-version, or a commit, names one module version; `latest`, a branch or a query moves.
+    const exact = /^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+incompatible)?$/.test(version) || /^[0-9a-f]{12,40}$/.test(version);
+    return {
+      ...none,
+      target: spec,
+      release: exact ? 'exact_version' : 'floating',
+      releaseWhy: exact
+        ? `go run ${spec}: one module version, its dependencies held by its go.sum`
+        : `go run ${spec}: "${version}" moves, whatever it names at launch`,
+    };
+  }
   // `deno run -A npm:@playwright/mcp@latest` (fredrikaverpil/dotfiles): Deno fetches the npm package
   // as npx does (`jsr:` a JSR one); a local script it runs is the user's program.
   if (runner === 'deno' && args[0] === 'run') {

@@ -57,6 +57,17 @@ export function publishedHere(ctx: Context, l: Launch): { at: At; why: string } 
     }
     return null;
   }
+  // `go run github.com/acme/mcp/cmd/server@latest` in the repository of module github.com/acme/mcp.
+  if (l.runner === 'go') {
+    const path = l.target.slice(0, l.target.lastIndexOf('@'));
+    for (const f of ctx.inputs.all()) {
+      if (ctx.kinds.get(f.path) !== 'go_module') continue;
+      const m = /^module\s+(\S+)/m.exec(f.text);
+      if (m && (path === m[1] || path.startsWith(`${m[1]}/`)))
+        return { at: { file: f.path, line: lineOf(f.text, m.index) }, why: `${f.path} is the module ${m[1]}` };
+    }
+    return null;
+  }
   if (['uvx', 'pipx', 'uv'].includes(l.runner)) {
     const name = pyName(pyPin(l.target).name.replace(/\[.*$/, ''));
     for (const f of ctx.inputs.all()) {

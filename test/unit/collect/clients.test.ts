@@ -1969,3 +1969,30 @@ describe('client configuration files a walk finds', () => {
     expect(fact(out.deployments[1]!, 'supply_chain.deployed_release')).toBe('floating');
   });
 });
+
+describe('go run of a module at a version', () => {
+  // SamMorrowDrums/mcp-go-starter's server.json: `go run github.com/SamMorrowDrums/mcp-go-starter/cmd/stdio@latest`.
+  const entry = (args: string[], files: Record<string, string> = {}) => {
+    const d = collectWith(inline({ '.vscode/mcp.json': JSON.stringify({ servers: { s: { command: 'go', args } } }), ...files }))
+      .deployments[0]!;
+    return {
+      release: fact(d, 'supply_chain.deployed_release'),
+      builds: fact(d, 'supply_chain.builds_server'),
+      why: d.reasons['supply_chain.builds_server'],
+    };
+  };
+
+  it('fetches it at launch: floating at latest or a branch, exact at a release or a commit; a local path is a local program', () => {
+    expect(entry(['run', 'github.com/acme/mcp/cmd/stdio@latest']).release).toBe('floating');
+    expect(entry(['run', '-mod=mod', 'github.com/acme/mcp/cmd/stdio@main']).release).toBe('floating');
+    expect(entry(['run', 'github.com/acme/mcp/cmd/stdio@v1.4.2']).release).toBe('exact_version');
+    expect(entry(['run', 'github.com/acme/mcp/cmd/stdio@v0.0.0-20250101120000-abcdef123456']).release).toBe('exact_version');
+    expect(entry(['run', './cmd/stdio']).release).toBeUndefined();
+  });
+
+  it("in the module's own repository, whether the release run is this team's build is open", () => {
+    const go = { 'go.mod': 'module github.com/acme/mcp\n\ngo 1.23\n' };
+    expect(entry(['run', 'github.com/acme/mcp/cmd/stdio@latest'], go)).toMatchObject({ release: 'floating', builds: undefined });
+    expect(entry(['run', 'github.com/other/mcp/cmd/stdio@latest'], go).builds).toBe(false);
+  });
+});
