@@ -8,14 +8,15 @@ import { dirOf } from '../inputs.js';
 import { npmDeclared } from '../packages.js';
 import { isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { imagePin, repository } from '../roles.js';
-import { hostCheckOff, hostCheckOffByVariable, legacySse, listenFacts, tlsFlags, tlsVariables } from '../server-args.js';
+import { hostCheckOff, hostCheckOffByVariable, legacySse, listenFacts } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
 import { startImage, startRelease } from '../start-release.js';
-import { fileMiddlewares, traefikAccessLog, traefikEnabled, traefikFacts, traefikHttpLabel } from '../traefik.js';
-import { callsByUrl, mentions, plainMcpUrl } from './calls.js';
+import { fileMiddlewares, traefikAccessLog, traefikEnabled, traefikFacts } from '../traefik.js';
+import { callsByUrl, mentions } from './calls.js';
 import { containerFacts, plainHealthcheck, replicas, userFromOperator } from './container.js';
 import { type ComposeProject, isObj } from './load.js';
 import { egress, hostProxyInFront, ingressRestricted } from './network.js';
+import { nothingInFront } from './nothing-in-front.js';
 import { composeSecrets } from './secrets.js';
 import { selectServers } from './servers.js';
 import {
@@ -34,7 +35,6 @@ import {
   str,
   traefikLabelSource,
   volumesOf,
-  wordsOf,
 } from './service.js';
 import { transport } from './transport.js';
 
@@ -276,57 +276,7 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
           published.at,
           `the server publishes port ${published.text} itself: plain HTTP past the proxy's TLS`,
         );
-    } else {
-      // Labels that route a Traefik the files do not hold to the server (a Swarm stack on an external
-      // network): that Traefik may be in front, and may terminate TLS.
-      const routed = svcs.some((v) => v.role?.kind === 'proxy' && v.role.product === 'traefik')
-        ? null
-        : traefikHttpLabel(labelsOf(srv, 'both'));
-      const outside = routed && `its label ${routed.key} routes a Traefik the files do not hold to it`;
-      if (outside && published.kind === 'none') {
-        sheet.undecided('exposure.behind_reverse_proxy', outside);
-        sheet.undecided('exposure.ingress_restricted_to_proxy', outside);
-      } else {
-        const none = outside ? `the server publishes port ${published.text} itself: clients can bypass the Traefik its labels name` : null;
-        sheet.set(
-          'exposure.behind_reverse_proxy',
-          false,
-          none ? published.at : at(),
-          none ?? 'no proxy of the project forwards to the server',
-        );
-        sheet.set(
-          'exposure.ingress_restricted_to_proxy',
-          false,
-          none ? published.at : at(),
-          none ? 'a published server port is reachable without the proxy' : 'there is no proxy to restrict ingress to',
-        );
-      }
-      // Nothing in front terminates TLS: the server's own certificate flags, or a health check over plain HTTP.
-      const flag = tlsFlags(wordsOf(run.parts));
-      const plainCaller = svcs
-        .filter((v) => v !== srv)
-        .map((v) => ({ v, url: plainMcpUrl(v, srv.s.name) }))
-        .find((x): x is { v: Svc; url: string } => x.url !== null);
-      const variable = flag ? null : tlsVariables(envView(srv.df, srv));
-      const plain = flag || variable ? null : plainHealthcheck(srv, published);
-      if (flag) sheet.set('tls.enabled', true, run.at, `the server serves TLS itself (${flag} and its key)`);
-      else if (variable)
-        sheet.set('tls.enabled', true, variable.v.at, `the server serves TLS itself (${variable.name} and its key in its environment)`);
-      else if (plain) sheet.set('tls.enabled', false, plain.at, plain.why);
-      else if (outside) sheet.undecided('tls.enabled', `${outside}, which may terminate TLS`);
-      else if (plainCaller)
-        sheet.set(
-          'tls.enabled',
-          false,
-          plainCaller.v.s.at(),
-          `service ${plainCaller.v.s.name} calls it at ${plainCaller.url}, with nothing in front: the endpoint speaks plain HTTP`,
-        );
-      else if (!sheet.looked('tls.enabled'))
-        sheet.undecided(
-          'tls.enabled',
-          'nothing fronts the server, and neither its command nor its environment gives it a certificate, nor does a health check show plain HTTP: whether it serves TLS is in its code',
-        );
-    }
+    } else nothingInFront(sheet, srv, svcs, published, run);
     // An image ENTRYPOINT the service keeps may be a script that ends in the server's command.
     const script =
       spec['entrypoint'] === undefined && srv.df

@@ -1,0 +1,65 @@
+// A Compose server no proxy of the project forwards to: whether one outside the files may, and
+// whether the server serves TLS itself, from its own command and environment, a health check or
+// a client of the stack.
+
+import { tlsFlags, tlsVariables } from '../server-args.js';
+import type { At, FactSheet } from '../sheet.js';
+import { traefikHttpLabel } from '../traefik.js';
+import { plainMcpUrl } from './calls.js';
+import { plainHealthcheck } from './container.js';
+import { envView, labelsOf, type Svc, wordsOf } from './service.js';
+
+export function nothingInFront(
+  sheet: FactSheet,
+  srv: Svc,
+  svcs: Svc[],
+  published: { kind: string; at: At; text: string },
+  run: { at: At; parts: unknown[] },
+): void {
+  const at = srv.s.at();
+  // Labels that route a Traefik the files do not hold to the server (a Swarm stack on an external
+  // network): that Traefik may be in front, and may terminate TLS.
+  const routed = svcs.some((v) => v.role?.kind === 'proxy' && v.role.product === 'traefik')
+    ? null
+    : traefikHttpLabel(labelsOf(srv, 'both'));
+  const outside = routed && `its label ${routed.key} routes a Traefik the files do not hold to it`;
+  if (outside && published.kind === 'none') {
+    sheet.undecided('exposure.behind_reverse_proxy', outside);
+    sheet.undecided('exposure.ingress_restricted_to_proxy', outside);
+  } else {
+    const none = outside ? `the server publishes port ${published.text} itself: clients can bypass the Traefik its labels name` : null;
+    sheet.set('exposure.behind_reverse_proxy', false, none ? published.at : at, none ?? 'no proxy of the project forwards to the server');
+    sheet.set(
+      'exposure.ingress_restricted_to_proxy',
+      false,
+      none ? published.at : at,
+      none ? 'a published server port is reachable without the proxy' : 'there is no proxy to restrict ingress to',
+    );
+  }
+  // Nothing in front terminates TLS: the server's own certificate flags or variables, or plain HTTP
+  // shown by a health check or by a client of the stack.
+  const flag = tlsFlags(wordsOf(run.parts));
+  const variable = flag ? null : tlsVariables(envView(srv.df, srv));
+  const plain = flag || variable ? null : plainHealthcheck(srv, published);
+  const caller = svcs
+    .filter((v) => v !== srv)
+    .map((v) => ({ v, url: plainMcpUrl(v, srv.s.name) }))
+    .find((x): x is { v: Svc; url: string } => x.url !== null);
+  if (flag) sheet.set('tls.enabled', true, run.at, `the server serves TLS itself (${flag} and its key)`);
+  else if (variable)
+    sheet.set('tls.enabled', true, variable.v.at, `the server serves TLS itself (${variable.name} and its key in its environment)`);
+  else if (plain) sheet.set('tls.enabled', false, plain.at, plain.why);
+  else if (outside) sheet.undecided('tls.enabled', `${outside}, which may terminate TLS`);
+  else if (caller)
+    sheet.set(
+      'tls.enabled',
+      false,
+      caller.v.s.at(),
+      `service ${caller.v.s.name} calls it at ${caller.url}, with nothing in front: the endpoint speaks plain HTTP`,
+    );
+  else if (!sheet.looked('tls.enabled'))
+    sheet.undecided(
+      'tls.enabled',
+      'nothing fronts the server, and neither its command nor its environment gives it a certificate, nor does a health check show plain HTTP: whether it serves TLS is in its code',
+    );
+}
