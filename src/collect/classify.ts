@@ -97,7 +97,9 @@ export function classify(path: string, text: string): FileKind {
   // Cargo's `.cargo/config.toml` has an `[http]` table of its own (seanchatmangpt/erlmcp): Traefik's has routers or services under it.
   if (
     lower.endsWith('.toml') &&
-    (/^\[(entryPoints|http\.routers|http\.services|http\.middlewares|providers)/m.test(text) ||
+    // `[providers.docker]`, not fnox's or Walker's `[providers.X]` of their own (1natsu172/dotfiles).
+    (/^\[(entryPoints|http\.routers|http\.services|http\.middlewares)/m.test(text) ||
+      [...text.matchAll(/^\[providers\.([\w-]+)/gm)].some((m) => TRAEFIK_PROVIDERS.has(m[1]!)) ||
       (/^\[http\]/m.test(text) && /^\s*\[http\.(routers|services|middlewares)\b/m.test(text)))
   )
     return 'traefik';

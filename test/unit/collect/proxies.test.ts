@@ -718,6 +718,24 @@ describe("Traefik's configuration by its own keys", () => {
       ['traefik/traefik.yml', 'traefik'],
     ]);
   });
+
+  it("[providers.docker] in TOML is Traefik's; another tool's [providers.X] table is not", () => {
+    // 1natsu172/dotfiles' .config/fnox/config.toml, voznik/dotfiles' .config/walker/config.toml.
+    const out = collectWith(
+      inline({
+        'traefik.toml': '[entryPoints.web]\n  address = ":80"\n[providers.docker]\n  exposedByDefault = false\n',
+        'static.toml': '[providers.file]\n  directory = "/etc/traefik/dynamic"\n',
+        '.config/fnox/config.toml': '[providers.age]\ntype = "age"\n',
+        '.config/walker/config.toml': '[providers.prefixes]\nprefix = "/"\n',
+      }),
+    );
+    expect(out.files.map((f) => [f.path, f.kind])).toEqual([
+      ['.config/fnox/config.toml', 'other'],
+      ['.config/walker/config.toml', 'other'],
+      ['static.toml', 'traefik'],
+      ['traefik.toml', 'traefik'],
+    ]);
+  });
 });
 
 describe('a proxy on a host whose server or site is named for MCP', () => {
