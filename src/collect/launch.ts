@@ -88,6 +88,19 @@ export function analyseLaunch(command: string, args: string[]): Launch {
     .pop()!
     .replace(/\.(cmd|exe)$/i, '');
   const none: Launch = { runner, target: null, release: null, releaseWhy: '', docker: null, bridgeUrl: null, exposesPort: false };
+  // A secrets injector that runs the server after `--` with the secrets in its environment
+  // (BartlettUSA/config's `infisical run --projectId=… -- npx -y figma-mcp`, 1Password's `op run --
+  // …`, Doppler's, dotenvx's, aws-vault's `exec PROFILE --`): the server is what follows.
+  const dash = args.indexOf('--');
+  if (
+    dash >= 0 &&
+    args[dash + 1] !== undefined &&
+    (((runner === 'infisical' || runner === 'op' || runner === 'doppler' || runner === 'dotenvx' || runner === 'teller') &&
+      args[0] === 'run') ||
+      (runner === 'aws-vault' && args[0] === 'exec') ||
+      runner === 'dotenv')
+  )
+    return analyseLaunch(args[dash + 1]!, args.slice(dash + 2));
   const url = args.find((a) => /^https?:\/\//.test(a)) ?? null;
   // mcp-remote's first argument is the server's URL, written or a reference (`${SWAG_MCP_URL}`, jmagar/swag-mcp).
   const remoteUrl = (name: string) =>

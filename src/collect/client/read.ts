@@ -15,11 +15,12 @@ const FILE_PATH =
  * A value that refers to a secret kept elsewhere, after an auth scheme or none: ${input:x}, ${env:X},
  * ${X}, $X, OpenCode's {env:X} and {file:path}, Continue's ${{ secrets.X }}, an MCP Bundle's ${user_config.x},
  * a Gemini CLI extension's ${settings.x},
- * LibreChat's {{GITHUB_PAT}} (a customUserVars value each user enters), a Go template's
+ * LibreChat's {{GITHUB_PAT}} (a customUserVars value each user enters), an installer's {{SECRET:X}}
+ * (BartlettUSA/config's templates, filled in at install), a Go template's
  * {{ env "X" }} (AmoyLab/Unla's gateway configurations).
  */
 const REFERENCE = new RegExp(
-  String.raw`^\s*${AUTH_SCHEME}(\$\{(input|env):[^}]+\}|\$\{(user_config|settings)\.[\w.-]+\}|\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{(env|file):[^}]+\}|\$\{\{\s*(secrets|inputs)\.[\w.-]+\s*\}\}|\{\{\s*[A-Za-z_][\w.]*\s*\}\}|\{\{\s*(env|getenv)\s+"[A-Za-z_][A-Za-z0-9_]*"\s*\}\}|\{\{\s*\.Env\.[A-Za-z_][A-Za-z0-9_]*\s*\}\})\s*$`,
+  String.raw`^\s*${AUTH_SCHEME}(\$\{(input|env):[^}]+\}|\$\{(user_config|settings)\.[\w.-]+\}|\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{(env|file):[^}]+\}|\$\{\{\s*(secrets|inputs)\.[\w.-]+\s*\}\}|\{\{\s*[A-Za-z_][\w.]*(:[A-Za-z_][\w.-]*)?\s*\}\}|\{\{\s*(env|getenv)\s+"[A-Za-z_][A-Za-z0-9_]*"\s*\}\}|\{\{\s*\.Env\.[A-Za-z_][A-Za-z0-9_]*\s*\}\})\s*$`,
   'i',
 );
 /** `${VAR:-default}` (or `${VAR-default}`) as Claude Code expands it: the default is a value written in the file. */

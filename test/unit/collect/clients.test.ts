@@ -1554,6 +1554,8 @@ describe('YAML with servers keyed by name under mcpServers', () => {
     expect(perUser('"Bearer ghp_0123456789abcdefghij0123456789abcdef"')).toBe(true);
     // A Go template's environment lookup (AmoyLab/Unla's `'{{ env "AMAP_MAPS_API_KEY" }}'`) is a reference too.
     expect(perUser(`'{{ env "AMAP_MAPS_API_KEY" }}'`)).toBe(false);
+    // An installer's {{SECRET:X}}, filled in at install time (BartlettUSA/config's claude-desktop template).
+    expect(perUser('"{{SECRET:FIGMA_API_KEY}}"')).toBe(false);
     // A hyphenated change-me is a placeholder as changeme is (joaomede/mcp-hub's `change-me-in-prod`).
     expect(perUser('"change-me-in-prod"')).toBe(false);
   });
@@ -1967,6 +1969,23 @@ describe('client configuration files a walk finds', () => {
       'client:.amazonq/cli-agents/reviewer.json:git',
     ]);
     expect(fact(out.deployments[1]!, 'supply_chain.deployed_release')).toBe('floating');
+  });
+});
+
+describe('a secrets injector in front of the server', () => {
+  it('runs what follows --: its package and version decide the release', () => {
+    // BartlettUSA/config's cursor template: `infisical run --projectId=… -- npx -y figma-mcp`.
+    const release = (command: string, args: string[]) =>
+      fact(
+        collectWith(inline({ '.mcp.json': JSON.stringify({ mcpServers: { s: { command, args } } }) })).deployments[0]!,
+        'supply_chain.deployed_release',
+      );
+    expect(release('infisical', ['run', '--projectId=abc', '--', 'npx', '-y', 'figma-mcp'])).toBe('floating');
+    expect(release('op', ['run', '--env-file', './.env', '--', 'npx', '-y', '@acme/mcp@1.2.3'])).toBe('exact_version');
+    expect(release('doppler', ['run', '--', 'uvx', 'mcp-server-fetch==2025.4.7'])).toBe('exact_version');
+    expect(release('aws-vault', ['exec', 'dev', '--', 'npx', '-y', 'figma-mcp'])).toBe('floating');
+    // Without `--`, what it runs is not shown.
+    expect(release('infisical', ['run', 'npx -y figma-mcp'])).toBeUndefined();
   });
 });
 
