@@ -68,9 +68,11 @@ export function unwrap(words: string[]): string[] {
     else if (/(^|\/)(tini|dumb-init)$/.test(w[0] ?? '')) w = w.slice(w[1] === '--' ? 2 : 1);
     // `dlv exec /app/server --headless --listen=:52202 -- --port 8080` (reportportal's debug.dockerfile):
     // Delve's flags are the debugger's; the program and what follows `--` are the server's.
-    else if (/(^|\/)dlv$/.test(w[0] ?? '') && w[1] === 'exec' && w[2] !== undefined) {
-      const dash = w.indexOf('--', 3);
-      w = [w[2], ...(dash < 0 ? [] : w.slice(dash + 1))];
+    // Its flags may come first too (inference-gateway's `/dlv --listen=:2345 --headless=true exec /app/inference-gateway`).
+    else if (/(^|\/)dlv$/.test(w[0] ?? '') && w.indexOf('exec') > 0 && w[w.indexOf('exec') + 1] !== undefined) {
+      const e = w.indexOf('exec');
+      const dash = w.indexOf('--', e + 2);
+      w = [w[e + 1]!, ...(dash < 0 ? [] : w.slice(dash + 1))];
     } else return w;
   }
 }

@@ -85,21 +85,19 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
     ctx.note(w.o.file, `${w.o.kind} ${w.o.name} runs the MCP Inspector, a client that debugs servers: not read as a server`);
   const evidence = new Map<Workload, string>();
   for (const w of candidates) {
-    if (wanted.includes(w.o.name)) evidence.set(w, 'named with --server');
     // An Ingress (or route) whose name, host or paths name MCP: one to an echo server says nothing.
     // The route's name speaks for all of it; otherwise the hosts and paths that lead to this workload.
-    else if (
-      ingresses.some((i) =>
-        servicesOf(w).some(
-          (s) =>
-            JSON.stringify(i.value['spec']).includes(`"${s.name}"`) &&
-            // The route's name, unless its last word gives what it routes to another role (`mcp-backend-ingress`).
-            ((namesMcpRoute(i.name) && namesMcpServer(i.name.replace(/[-_.](ingress|route|httproute|ing)$/i, ''))) ||
-              routeStringsTo(i, s.name).some(namesMcpRoute)),
-        ),
-      )
-    )
-      evidence.set(w, 'an Ingress of an MCP route routes to it');
+    const route = ingresses.find((i) =>
+      servicesOf(w).some(
+        (s) =>
+          JSON.stringify(i.value['spec']).includes(`"${s.name}"`) &&
+          // The route's name, unless its last word gives what it routes to another role (`mcp-backend-ingress`).
+          ((namesMcpRoute(i.name) && namesMcpServer(i.name.replace(/[-_.](ingress|route|httproute|ing)$/i, ''))) ||
+            routeStringsTo(i, s.name).some(namesMcpRoute)),
+      ),
+    );
+    if (wanted.includes(w.o.name)) evidence.set(w, 'named with --server');
+    else if (route) evidence.set(w, `${route.kind === 'Route' ? 'a' : 'an'} ${route.kind} of an MCP route routes to it`);
     else if (mcpResources.some((m) => servicesOf(w).some((s) => JSON.stringify(m.value['spec']).includes(`"${s.name}"`))))
       evidence.set(w, `an ${mcpResources[0]!.kind} resource names its Service`);
     else if (

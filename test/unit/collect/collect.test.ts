@@ -810,6 +810,9 @@ describe('the transport an image starts with', () => {
     expect(fact(image('ENTRYPOINT ["dlv", "exec", "/app/server", "--headless", "--listen=:52202"]\n'), 'transport.kind')).toBeUndefined();
     const after = image('ENTRYPOINT ["dlv", "exec", "/app/server", "--headless", "--listen=:52202", "--", "--transport", "http"]\n');
     expect(fact(after, 'transport.kind')).toBe('http');
+    // Delve's flags before `exec` (inference-gateway/inference-gateway's Dockerfile.debug).
+    const before = image('CMD ["/dlv", "--listen=:2345", "--headless=true", "--api-version=2", "exec", "/app/inference-gateway"]\n');
+    expect(fact(before, 'transport.kind')).toBeUndefined();
   });
 
   it('a mode variable set to a transport, by its value', () => {

@@ -1895,3 +1895,22 @@ describe("a workload given another MCP server's address", () => {
     expect(handler('0.0.0.0').deployments).toHaveLength(2);
   });
 });
+
+describe('a route of an MCP route names its kind', () => {
+  it('an OpenShift Route or an HTTPRoute, as written', () => {
+    const why = (route: string) =>
+      collectWith(
+        inline({
+          'k8s/all.yaml': `${deploymentYaml('backend', 'ghcr.io/acme/backend:1.0.0')}---\napiVersion: v1\nkind: Service\nmetadata: { name: backend }\nspec:\n  selector: { app: backend }\n  ports: [{ port: 8080 }]\n---\n${route}`,
+        }),
+      ).deployments[0]!.sources['container.used']![0]!.why;
+    expect(
+      why('apiVersion: route.openshift.io/v1\nkind: Route\nmetadata: { name: mcp }\nspec:\n  to: { kind: Service, name: backend }\n'),
+    ).toBe('Deployment backend (a Route of an MCP route routes to it)');
+    expect(
+      why(
+        'apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: { name: mcp }\nspec:\n  rules:\n    - backendRefs: [{ name: backend, port: 8080 }]\n',
+      ),
+    ).toBe('Deployment backend (an HTTPRoute of an MCP route routes to it)');
+  });
+});
