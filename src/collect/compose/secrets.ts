@@ -13,6 +13,7 @@ import {
   SECRET_NAME,
   saysNoSecret,
   secretInConfig,
+  TOKEN_SHAPES,
   urlPassword,
   worstSecrets,
 } from '../secrets.js';
@@ -72,6 +73,14 @@ export function composeSecrets(ctx: Context, sheet: FactSheet, srv: Svc, project
             : `${k} is a connection URL with a password written in the compose file`,
         });
       }
+      // A value shaped like a credential whatever names it (kagenti/mcp-gateway's test server:
+      // `EXPECTED_AUTH: "Bearer test-api-key-secret-token"`).
+      else if (typeof v === 'string' && TOKEN_SHAPES.test(v.trim()) && !isPlaceholder(v.replace(/^\s*Bearer\s+/i, '')))
+        found.push({
+          kind: 'manifest_plaintext',
+          at: srv.s.at('environment', k),
+          why: `${k} holds a credential by its shape, written in the compose file`,
+        });
       // `mongodb://username:password@localhost:27017/database` (kiliczsh/mcp-mongo-server's example):
       // a placeholder the operator replaces, as a secret-named variable's is.
       else if (typeof v === 'string' && urlPassword(v)?.placeholder)

@@ -1,5 +1,5 @@
 import { imageMayHoldSecrets } from '../docker-defaults.js';
-import { isPlaceholder, passwordInUrl, SECRET_NAME, saysNoSecret, worstSecrets } from '../secrets.js';
+import { isPlaceholder, passwordInUrl, SECRET_NAME, saysNoSecret, TOKEN_SHAPES, worstSecrets } from '../secrets.js';
 import type { At, FactSheet } from '../sheet.js';
 import { getPath, type K8sObject, KUSTOMIZE_HASH } from './load.js';
 import { arr, isObj, type Obj } from './values.js';
@@ -45,6 +45,13 @@ export function secretsFacts(sheet: FactSheet, w: Workload, configMaps: K8sObjec
           found.push({ kind: 'manifest_plaintext', at: eAt, why: `${name} has a literal value in the manifest` });
       } else if (typeof e['value'] === 'string' && writtenUrlPassword(e['value']))
         found.push({ kind: 'manifest_plaintext', at: eAt, why: `${name} is a connection URL with a password written in the manifest` });
+      // A value shaped like a credential whatever names it (kagenti/mcp-gateway's `EXPECTED_AUTH: "Bearer …"`).
+      else if (
+        typeof e['value'] === 'string' &&
+        TOKEN_SHAPES.test(e['value'].trim()) &&
+        !placeholder(e['value'].replace(/^\s*Bearer\s+/i, ''))
+      )
+        found.push({ kind: 'manifest_plaintext', at: eAt, why: `${name} holds a credential by its shape, written in the manifest` });
     });
     arr(c['envFrom']).forEach((e, ei) => {
       if (isObj(e['secretRef'])) referenced.add(String(e['secretRef']['name'] ?? ''));

@@ -1914,3 +1914,36 @@ describe('a route of an MCP route names its kind', () => {
     ).toBe('Deployment backend (an HTTPRoute of an MCP route routes to it)');
   });
 });
+
+describe('a credential by its shape under any name', () => {
+  it('is written in the manifest or the compose file', () => {
+    // kagenti/mcp-gateway's config/test-servers/api-key-server-deployment.yaml: EXPECTED_AUTH.
+    const k8s = (value: string) =>
+      fact(
+        collectWith(
+          inline({
+            'k8s/api-key-server.yaml': deploymentYaml('mcp-server', 'ghcr.io/acme/mcp-server:1.0.0', [
+              'env:',
+              '  - name: EXPECTED_AUTH',
+              `    value: "${value}"`,
+            ]),
+          }),
+        ).deployments[0]!,
+        'container.secrets_source',
+      );
+    expect(k8s('Bearer test-api-key-secret-token')).toBe('manifest_plaintext');
+    expect(k8s('Bearer <your-token>')).not.toBe('manifest_plaintext');
+    const compose = (value: string) =>
+      fact(
+        collectWith(
+          inline({
+            'compose.yaml': `services:\n  mcp:\n    build: .\n    environment:\n      EXPECTED_AUTH: "${value}"\n`,
+            Dockerfile: 'FROM node:22-slim\nCOPY . .\nCMD ["node", "mcp-server.js"]\n',
+          }),
+        ).deployments[0]!,
+        'container.secrets_source',
+      );
+    expect(compose('Bearer test-api-key-secret-token')).toBe('manifest_plaintext');
+    expect(compose('Bearer your-token-here')).not.toBe('manifest_plaintext');
+  });
+});
