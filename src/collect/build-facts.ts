@@ -246,14 +246,24 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
       const exact = (i: InstallStep) => i.exact || requirementsPinned(inputs, contextDir, i.copiedBefore ?? df.copied, i.text);
       const loose = floating.find((i) => !exact(i) && !bootstrap(i)) ?? floating.find((i) => !exact(i));
       const worst = loose ?? floating[0]!;
-      sheet.set(
-        'supply_chain.deployed_release',
-        loose ? 'floating' : 'exact_version',
-        worst.at,
-        loose
-          ? `${worst.text} resolves versions at build time`
-          : `${worst.text} installs an exact version; its dependencies resolve from their ranges at build time`,
-      );
+      // Exact versions beside an install that follows its lockfile only while the manifest matches
+      // (mittwald/mcp-server's `npm install -g @mittwald/cli@1.12.0`, then `npm ci || npm install`):
+      // that one may resolve anew, so the loosest is open.
+      const follower = loose ? undefined : unlocked.find((i) => !floating.includes(i) && follows(i));
+      if (follower)
+        sheet.undecided(
+          'supply_chain.deployed_release',
+          `${worst.text} installs an exact version, but ${follower.text} uses the committed lockfile unless the manifest no longer matches it, and then resolves anew (${STRICT[follower.tool] ?? 'a frozen install'} makes that an error)`,
+        );
+      else
+        sheet.set(
+          'supply_chain.deployed_release',
+          loose ? 'floating' : 'exact_version',
+          worst.at,
+          loose
+            ? `${worst.text} resolves versions at build time`
+            : `${worst.text} installs an exact version; its dependencies resolve from their ranges at build time`,
+        );
     }
     // Yarn Berry's `.yarnrc.yml` with `enableScripts: false`, copied in before the install.
     const yarnOff = (i: InstallStep) =>

@@ -102,3 +102,25 @@ describe('code a build downloads from a branch', () => {
       expect(release(pinned).value, pinned).not.toBe('floating');
   });
 });
+
+describe('an exact version beside an install that follows its lockfile', () => {
+  it('leaves the release open: that install may resolve anew', () => {
+    // mittwald/mcp-server's Dockerfile: `npm install -g @mittwald/cli@1.12.0`, then `npm ci --ignore-scripts || npm install --ignore-scripts`.
+    const release = (second: string) => {
+      const d = collectWith(
+        inline({
+          Dockerfile: `FROM node:22-alpine\nWORKDIR /app\nRUN npm install -g @mittwald/cli@1.12.0\nCOPY package*.json ./\nRUN ${second}\nCOPY . .\nCMD ["node", "build/index.js"]\n`,
+          'package.json': JSON.stringify({ name: 'mcp', dependencies: { '@modelcontextprotocol/sdk': '^1.20.0' } }),
+          'package-lock.json': JSON.stringify({ name: 'mcp', lockfileVersion: 3, packages: {} }),
+        }),
+      ).deployments[0]!;
+      return { value: fact(d, 'supply_chain.deployed_release'), why: d.reasons['supply_chain.deployed_release'] };
+    };
+    expect(release('npm ci --ignore-scripts || npm install --ignore-scripts')).toEqual({
+      value: undefined,
+      why: 'npm install -g @mittwald/cli@1.12.0 installs an exact version, but npm install --ignore-scripts uses the committed lockfile unless the manifest no longer matches it, and then resolves anew (npm ci makes that an error)',
+    });
+    // With the frozen install alone, the exact version is the loosest.
+    expect(release('npm ci --ignore-scripts').value).toBe('exact_version');
+  });
+});
