@@ -8,7 +8,7 @@ import { tlsVerification } from '../server-args.js';
 import type { At, FactSheet } from '../sheet.js';
 import { Unresolved } from './interpolate.js';
 import { isObj, type Obj } from './load.js';
-import { healthcheckOf, publishedPorts, type Svc, str, volumesOf, volumesOfSpec } from './service.js';
+import { containerEnv, healthcheckOf, publishedPorts, type Svc, str, volumesOf, volumesOfSpec } from './service.js';
 
 export function replicas(sheet: FactSheet, srv: Svc): void {
   const spec = srv.s.spec;
@@ -243,12 +243,19 @@ export function plainHealthcheck(
       .map((t) => t.split('/')[0]!.split(':').pop()!)
       .filter((p) => /^\d+$/.test(p)),
   );
-  // One published port: the health check's port is the one that serves the endpoint.
-  if (targets.size !== 1) return null;
   const c = healthcheckOf(srv);
   if (c) {
-    const m = /\bhttp:\/\/(?:localhost|127\.0\.0\.1|\[::1\])(?::(\d+))?/.exec(c.test);
-    if (m && targets.has(m[1] ?? '80'))
+    // The port as the container's environment, or the variable's default, gives it
+    // (agigante80/actual-mcp-server's `http://localhost:${MCP_BRIDGE_PORT:-3600}/health`).
+    const env = containerEnv(srv);
+    const test = c.test.replace(
+      /\$\{([A-Za-z_]\w*)(?::?-([^}]*))?\}|\$([A-Za-z_]\w*)/g,
+      (w, a: string, d?: string, b?: string) => env.get(a ?? b!) ?? d ?? w,
+    );
+    const m = /\bhttp:\/\/(?:localhost|127\.0\.0\.1|\[::1\])(?::(\d+))?(\/(mcp|sse)\b)?/.exec(test);
+    // One published port: the health check's port is the one that serves the endpoint; with several,
+    // only a check of the MCP endpoint itself says so (fyl080801/comfyui-mcp's `http://localhost:8080/mcp`).
+    if (m && targets.has(m[1] ?? '80') && (targets.size === 1 || m[2]))
       return {
         at: c.at,
         why: `the health check fetches http://…:${m[1] ?? '80'} and the service publishes that port (${published.text}) ${front}: clients reach it in plain HTTP`,

@@ -1156,6 +1156,24 @@ describe('a certificate and its key in the environment of a server nothing front
     );
   });
 
+  it("a plain health check on a port a variable's default gives, or on the MCP endpoint beside other ports", () => {
+    const tls = (service: string, dockerfile = 'FROM node:22-slim\nCMD ["node", "server.js"]\n') =>
+      fact(
+        collectWith(inline({ 'compose.yaml': `services:\n  mcp:\n    build: .\n${service}`, Dockerfile: dockerfile })).deployments[0]!,
+        'tls.enabled',
+      );
+    // agigante80/actual-mcp-server: `HEALTHCHECK CMD curl -f http://localhost:${MCP_BRIDGE_PORT:-3600}/health`, 3600:3600.
+    const hc = 'FROM node:22-slim\nHEALTHCHECK CMD curl -f http://localhost:${MCP_BRIDGE_PORT:-3600}/health\nCMD ["node", "server.js"]\n';
+    expect(tls('    ports: ["3600:3600"]\n', hc)).toBe(false);
+    expect(tls('    ports: ["3700:3700"]\n    environment:\n      MCP_BRIDGE_PORT: "3700"\n', hc)).toBe(false);
+    // fyl080801/comfyui-mcp: 3000 and 8080 published, the check fetches http://localhost:8080/mcp.
+    const two = (url: string) =>
+      tls(`    ports: ["3000:3000", "8080:8080"]\n    healthcheck:\n      test: ["CMD", "curl", "-f", "${url}"]\n`);
+    expect(two('http://localhost:8080/mcp')).toBe(false);
+    // A health path beside other ports says nothing of the endpoint's port.
+    expect(two('http://localhost:8080/health')).toBeUndefined();
+  });
+
   it("not a client certificate to a datastore, OpenSSL's trust store, a certificate without its key or an empty value", () => {
     const open =
       'nothing fronts the server, and neither its command nor its environment gives it a certificate, nor does a health check show plain HTTP: whether it serves TLS is in its code';
