@@ -74,6 +74,32 @@ function walk(nodes: Node[], snippets: Map<string, Node[]>, f: (n: Node) => void
   }
 }
 
+/**
+ * `caddy reverse-proxy --from :80 --to mcp-server:3000` (meloncafe/chromadb-remote-mcp's Compose
+ * command) as the Caddyfile it stands for, `:80 { reverse_proxy mcp-server:3000 }`, its lines those of
+ * the command in `at.file` so facts cite it; null for any other command.
+ */
+export function caddyCommandSite(words: string[], at: At): TextFile | null {
+  const i = words.findIndex((w, j) => w === 'reverse-proxy' && /(^|\/)caddy$/.test(words[j - 1] ?? 'caddy'));
+  if (i < 0) return null;
+  let from = 'localhost';
+  const to: string[] = [];
+  const flags: string[] = [];
+  for (let j = i + 1; j < words.length; j++) {
+    const [name, inline] = words[j]!.split(/=(.*)/s) as [string, string | undefined];
+    const value = () => inline ?? words[++j] ?? '';
+    if (name === '--from' || name === '-f') from = value();
+    else if (name === '--to' || name === '-t') to.push(value());
+    else if (name === '--insecure') flags.push('transport http {\n\t\ttls_insecure_skip_verify\n\t}');
+  }
+  if (!to.length) return null;
+  // Caddy's default `--from` is localhost, served in HTTPS with its internal CA, as a name is.
+  // The site's address on the command's line, so what it decides cites the command.
+  const pad = '\n'.repeat(Math.max(0, at.line - 1));
+  const body = flags.length ? ` {\n\t\t${flags.join('\n\t\t')}\n\t}` : '';
+  return { path: at.file, text: `${pad}${from} {\n\treverse_proxy ${to.join(' ')}${body}\n}\n` };
+}
+
 export function caddyFacts(sheet: FactSheet, file: TextFile, pc: ProxyContext): void {
   const top = parseCaddyfile(file);
   const snippets = new Map<string, Node[]>();

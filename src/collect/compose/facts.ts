@@ -1,6 +1,7 @@
 // The deployments a Compose project describes: which service is the MCP server, which proxy is
 // in front of it, and every fact the project's files decide about them.
 import { dockerfileFacts, imageFacts, privilegeDrop } from '../build-facts.js';
+import { caddyCommandSite } from '../caddy.js';
 import type { Context } from '../context.js';
 import { HOST_NETWORK } from '../docker-defaults.js';
 import { scriptCommand } from '../entrypoint-script.js';
@@ -222,7 +223,13 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
         );
         ingressRestricted(sheet, srv, proxy, svcs, project);
       }
-      ctx.proxyFacts(sheet, ctx.proxyConfig(proxy.role, proxy.contextDir, volumesOf(proxy), composeDir(project), containerEnv(proxy)), {
+      const config = ctx.proxyConfig(proxy.role, proxy.contextDir, volumesOf(proxy), composeDir(project), containerEnv(proxy));
+      // A Caddy with no Caddyfile among the files, configured by its command (`caddy reverse-proxy --from :80 --to …`).
+      const site =
+        config?.product === 'caddy' && !config.files.length
+          ? caddyCommandSite(commandWordsOf([proxy.s.spec['entrypoint'], proxy.s.spec['command']]), proxy.s.at('command'))
+          : null;
+      ctx.proxyFacts(sheet, site ? { ...config!, files: [site] } : config, {
         targets: hostNames(srv, proxy),
         platform: 'compose',
         facesClients: true,

@@ -187,6 +187,34 @@ describe('Caddy in front', () => {
   });
 });
 
+describe('Caddy configured by its command', () => {
+  it('caddy reverse-proxy --from --to reads as the Caddyfile it stands for', () => {
+    // meloncafe/chromadb-remote-mcp's docker-compose.yml: `caddy reverse-proxy --from :80 --to mcp-server:3000`.
+    const tls = (from: string) => {
+      const d = deploymentOf(
+        collectWith(
+          inline({
+            'docker-compose.yml': [
+              'services:',
+              '  mcp-server:',
+              '    image: ghcr.io/acme/mcp-server:1.0.0',
+              '  caddy:',
+              '    image: caddy:2',
+              `    command: caddy reverse-proxy --from ${from} --to mcp-server:3000`,
+              '    ports: ["80:80", "443:443"]',
+              '',
+            ].join('\n'),
+          }),
+        ),
+        ':mcp-server',
+      );
+      return { tls: fact(d, 'tls.enabled'), hop: fact(d, 'tls.backend_hop'), at: d.sources['tls.enabled']?.[0] };
+    };
+    expect(tls(':80')).toMatchObject({ tls: false, hop: 'same_host', at: { file: 'docker-compose.yml', line: 6 } });
+    expect(tls('mcp.example.com')).toMatchObject({ tls: true, hop: 'same_host' });
+  });
+});
+
 describe('a proxy on a host whose upstream is named for MCP', () => {
   it('forwards to an MCP server whatever its site or path', () => {
     // Cronus87/ProxmoxMCP-Production's Caddyfile.prod: `your-domain.com { reverse_proxy mcp-server:8080 }`.
