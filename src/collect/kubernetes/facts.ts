@@ -155,8 +155,13 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
   // A workload given another MCP server's address to call (Tributary-ai-services/tas-mcp's trigger
   // handlers, `MCP_GRPC_ENDPOINT=tas-mcp-service:50051`) is its client, as in Compose: `mcp` in its
   // name is the project's, not what it serves.
+  // A gateway is given its backends' addresses and serves MCP itself (TheLukasHenry/proxy-server's
+  // mcp-proxy: MCP_FILESYSTEM_URL, and a port named http-mcp): by its name, or a port named for MCP.
+  const gateway = (w: Workload) =>
+    /[-_](proxy|gateway|router|hub|aggregator|bridge|broker)$/i.test(w.o.name) ||
+    arr(w.main.c['ports']).some((p) => /mcp/i.test(String(p['name'] ?? '')));
   if (!wanted.length)
-    for (const w of candidates.filter(byImageOnly)) {
+    for (const w of candidates.filter((x) => byImageOnly(x) && !gateway(x))) {
       const own = new Set(names(w));
       const call = [...containerEnv(w, configMaps)].find(([k, v]) => {
         if (!/(^|_)MCP(_|$)/i.test(k) || !/(URL|URI|ENDPOINT|HOST|ADDR|ADDRESS|SERVERS?)$/i.test(k)) return false;

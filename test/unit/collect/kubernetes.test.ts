@@ -1893,6 +1893,18 @@ describe("a workload given another MCP server's address", () => {
     // Its own public address, or a bind address, is none to call.
     expect(handler('https://mcp.example.com/mcp').deployments).toHaveLength(2);
     expect(handler('0.0.0.0').deployments).toHaveLength(2);
+    // A gateway is given its backends' addresses and serves MCP itself (TheLukasHenry/proxy-server's mcp-proxy).
+    const gateway = collectWith(
+      inline({
+        'k8s/mcp-proxy.yaml': deploymentYaml('mcp-proxy', 'mcp-proxy:local', [
+          'ports: [{ containerPort: 8001, name: http-mcp }]',
+          'env:',
+          '  - name: MCP_FILESYSTEM_URL',
+          '    value: "http://mcp-filesystem:8001"',
+        ]),
+      }),
+    );
+    expect(gateway.deployments.map((d) => d.name)).toEqual(['kubernetes:k8s/mcp-proxy.yaml:Deployment/mcp-proxy']);
   });
 });
 
