@@ -277,12 +277,15 @@ function chartTemplate(charts: string[], path: string): boolean {
  * YAML (an Alertmanager message's `{{ $labels.instance }}` in a ConfigMap) are data, not this.
  */
 function helmActions(path: string, text: string): boolean {
+  const ACTION = /\{\{-?\s*(?:[^}]*?[\s(|])?(?:\$?\.(?:Values|Release|Chart|Capabilities|Template)\b|include\s+")/;
   return (
     /\.ya?ml$/i.test(path) &&
     // A chart's values file is data: strings for the chart's own `tpl` (containers/kubernetes-mcp-server's
     // `port: "{{ .Values.service.port }}"`), no object of its own.
     /^(apiVersion|kind)\s*:/m.test(text) &&
-    /\{\{-?\s*(?:[^}]*?[\s(|])?(?:\$?\.(?:Values|Release|Chart|Capabilities|Template)\b|include\s+")/.test(text)
+    // A quoted checksum annotation alone, copied from a chart, is a string to `kubectl apply`
+    // (rhel-lightspeed/linux-mcp-server's `checksum/config: "{{ include (print $.Template.BasePath …) … }}"`).
+    text.split('\n').some((l) => ACTION.test(l) && !/^\s*checksum\/[\w.-]+:\s*(["'])\{\{[^\n]*\}\}\1\s*$/.test(l))
   );
 }
 

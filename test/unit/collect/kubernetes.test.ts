@@ -391,6 +391,30 @@ describe("a Helm chart's sources: templates are not manifests until Helm renders
     expect(data.skipped ?? []).toEqual([]);
   });
 
+  it('a plain manifest whose only Helm action is a quoted checksum annotation is read as it is applied', () => {
+    // rhel-lightspeed/linux-mcp-server's deploy/openshift/linux-mcp-server/deployment.yaml, applied with `oc apply -f`.
+    const manifest = (annotation: string) =>
+      deploymentYaml('linux-mcp-server', 'quay.io/acme/linux-mcp-server:1.0.0', [
+        'env:',
+        '  - { name: LINUX_MCP_TRANSPORT, value: streamable-http }',
+      ]).replace(
+        '    metadata: { labels: { app: linux-mcp-server } }',
+        `    metadata:\n      labels: { app: linux-mcp-server }\n      annotations:\n        ${annotation}`,
+      );
+    const quoted = collectWith(
+      inline({
+        'deploy/deployment.yaml': manifest(
+          `checksum/config: "{{ include (print $.Template.BasePath \\"/configmap.yaml\\") . | sha256sum }}"`,
+        ),
+      }),
+    );
+    expect(quoted.skipped).toEqual([]);
+    expect(fact(quoted.deployments[0]!, 'transport.kind')).toBe('http');
+    // Any other Helm action still needs rendering.
+    const other = collectWith(inline({ 'deploy/deployment.yaml': manifest('replicas: "{{ .Values.replicas }}"') }));
+    expect(other.skipped.map((x) => x.path)).toEqual(['deploy/deployment.yaml']);
+  });
+
   it('a templated manifest of another tool that does not parse says it needs rendering', () => {
     // A deployment.yaml.j2-style file: template actions, none of Helm's objects.
     const c = collectWith(
