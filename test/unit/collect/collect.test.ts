@@ -1227,6 +1227,9 @@ describe('secrets by name and in connection URLs', () => {
       'API_KEYS',
       'ADMIN_PASSWORDS',
       'CLIENT_SECRETS',
+      // ArrEssJay/mcp-utc-time-server's compose: numbered keys, each one the server accepts.
+      'API_KEY_1',
+      'AUTH_TOKEN_2',
     ];
     const not = [
       'LANGFUSE_PUBLIC_KEY',
@@ -1238,6 +1241,7 @@ describe('secrets by name and in connection URLs', () => {
       'PWD',
       'SORT_KEY',
       'SORT_KEYS',
+      'PORT_8080',
     ];
     expect(secret.filter((n) => !SECRET_NAME.test(n))).toEqual([]);
     expect(not.filter((n) => SECRET_NAME.test(n))).toEqual([]);
