@@ -343,6 +343,8 @@ const PACKAGE_MANAGERS = new Set([
   'sccache',
   // A compiler the build runs on the server's sources (stripe/agent-toolkit's `npm install -g typescript pnpm`).
   'typescript',
+  // A monorepo's build runner (cloudflare/mcp-server-cloudflare's `pnpm install turbo --global`, to prune).
+  'turbo',
 ]);
 
 /** An install of package managers or build tools only (`npm install -g pnpm typescript`, `pip install uv`). */

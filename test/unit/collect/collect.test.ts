@@ -355,7 +355,8 @@ describe('a package manager installed to install the rest', () => {
 
   it("unpinned too, it is the build's tooling, not the code that runs: the lockfile decides", () => {
     // confluentinc/mcp-confluent's `npm install --global pnpm && pnpm install --frozen-lockfile`.
-    for (const bootstrap of ['npm install -g pnpm', 'npm install -g typescript pnpm', 'pip install uv']) {
+    // cloudflare/mcp-server-cloudflare's `pnpm install turbo --global`, a monorepo's build runner.
+    for (const bootstrap of ['npm install -g pnpm', 'npm install -g typescript pnpm', 'pip install uv', 'npm install -g turbo']) {
       const d = image(bootstrap);
       expect(fact(d, 'supply_chain.lockfile_enforced'), bootstrap).toBe(true);
       expect(fact(d, 'supply_chain.deployed_release'), bootstrap).toBe('locked');
