@@ -17,6 +17,13 @@ import { commandsOf, shellScript, unwrap } from './shell.js';
 const RUNTIME =
   /^((docker\.io\/)?(library\/)?(node|python|debian|ubuntu|alpine|busybox)|oven\/bun|denoland\/deno|ghcr\.io\/astral-sh\/uv|mcr\.microsoft\.com\/playwright|cgr\.dev\/chainguard\/(node|python|wolfi-base))$/;
 
+/** `uv run` that installs what uv.lock holds or nothing: `--frozen`, `--locked`, `--no-sync`, or their variables. */
+function uvRunKeepsLock(w: string[], env: ReadonlyMap<string, string> = new Map()): boolean {
+  const own = w.slice(2, w.includes('--') ? w.indexOf('--') : undefined);
+  if (own.some((a) => /^--(frozen|locked|no-sync|no-project|script)$/.test(a))) return true;
+  return ['UV_FROZEN', 'UV_LOCKED', 'UV_NO_SYNC'].some((k) => /^(1|true|yes)$/i.test(env.get(k) ?? ''));
+}
+
 /** The commands a container's words run: the script of `sh -c '…'`, else the words themselves. */
 function commandsRun(words: string[]): string[][] {
   const script = shellScript(words);
@@ -31,6 +38,10 @@ export interface StartImage {
   base: string | null;
   /** The registry packages the build installs into it. */
   installed: string[];
+  /** uv's installs from uv.lock that do not check it against pyproject.toml (`uv sync --frozen`), none checking it. */
+  uvFrozenOnly?: boolean;
+  /** The image's ENV. */
+  env?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -41,7 +52,13 @@ export interface StartImage {
 export function startImage(df: DockerfileInfo | null | undefined, image: string | null, declared: readonly string[] = []): StartImage {
   if (!df) return { base: image, installed: [] };
   const project = df.installs.some((i) => ['npm', 'yarn', 'pnpm', 'bun'].includes(i.tool) && !i.packages?.length);
-  return { base: df.base?.image ?? null, installed: [...df.installs.flatMap((i) => i.packages ?? []), ...(project ? declared : [])] };
+  const uv = df.installs.filter((i) => i.tool === 'uv' && i.locked);
+  return {
+    base: df.base?.image ?? null,
+    installed: [...df.installs.flatMap((i) => i.packages ?? []), ...(project ? declared : [])],
+    uvFrozenOnly: uv.length > 0 && uv.every((i) => !/--locked\b/.test(i.text)),
+    env: df.env,
+  };
 }
 
 /**
@@ -52,6 +69,15 @@ export function startImage(df: DockerfileInfo | null | undefined, image: string 
  */
 export function startRelease(sheet: FactSheet, words: string[], at: At, what: string, image: StartImage): void {
   for (const w of commandsRun(words)) {
+    // `uv run` syncs the project's environment first (inmydata/AgentMCP's `CMD ["uv", "run", …]` after
+    // `uv sync --frozen`): a uv.lock the build never checked against pyproject.toml is locked anew
+    // at start once they differ, as `uv sync` without --locked would.
+    if (w[0] === 'uv' && w[1] === 'run' && image.uvFrozenOnly && !uvRunKeepsLock(w, image.env)) {
+      const why = `${what} runs \`uv run\` as it starts, which syncs the environment to pyproject.toml: the uv.lock the build installed with --frozen (never checked against it) is resolved anew where they differ (uv run --frozen, or --locked in the build, makes that impossible)`;
+      sheet.set('supply_chain.lockfile_enforced', false, at, why);
+      sheet.reopen('supply_chain.deployed_release', why);
+      return;
+    }
     const step = installStep(w, at);
     if (step && step.tool !== 'script') {
       if (step.exact)

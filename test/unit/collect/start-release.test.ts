@@ -124,6 +124,25 @@ describe('an install as the container starts', () => {
     expect(r.reason).toMatch(/^the container runs `npm install` as it starts/);
   });
 
+  it('uv run after uv sync --frozen: a stale uv.lock is locked anew at start', () => {
+    // inmydata/AgentMCP: `RUN uv sync --frozen`, then `CMD ["uv", "run", "python", "server_remote.py"]`.
+    const image = (sync: string, cmd: string, env = '') => {
+      const d = collectWith(
+        inline({
+          Dockerfile: `FROM python:3.12-slim\nCOPY --from=ghcr.io/astral-sh/uv:0.8.0 /uv /bin/uv\nCOPY pyproject.toml uv.lock ./\nRUN ${sync}\nCOPY . .\n${env}CMD ${cmd}\n`,
+          'pyproject.toml': '[project]\nname = "srv"\nversion = "0.1.0"\ndependencies = ["fastmcp==2.12.4"]\n',
+          'uv.lock': 'version = 1\n[[package]]\nname = "fastmcp"\nversion = "2.12.4"\n',
+        }),
+      ).deployments[0]!;
+      return [fact(d, 'supply_chain.lockfile_enforced'), fact(d, 'supply_chain.deployed_release')];
+    };
+    expect(image('uv sync --frozen', '["uv", "run", "python", "server.py"]')).toEqual([false, undefined]);
+    // Held: uv run --frozen, UV_FROZEN in the image, or a build that checked the lock with --locked.
+    expect(image('uv sync --frozen', '["uv", "run", "--frozen", "python", "server.py"]')).toEqual([true, 'locked']);
+    expect(image('uv sync --frozen', '["uv", "run", "python", "server.py"]', 'ENV UV_FROZEN=1\n')).toEqual([true, 'locked']);
+    expect(image('uv sync --locked', '["uv", "run", "python", "server.py"]')).toEqual([true, 'locked']);
+  });
+
   it('of packages by name: the newest release at each start, from no lockfile, their scripts run', () => {
     // ajoslin103/MCP-Servers: `sh -c "npm install -g mcp-server-git && mcp-server-git"` on node:18.
     const run = (command: string) => {
