@@ -18,6 +18,7 @@ import {
 import { imagePin, repository } from './roles.js';
 import { isPlaceholder } from './secrets.js';
 import type { At, FactSheet } from './sheet.js';
+import { unwrap } from './shell.js';
 
 /** A numeric or named USER: root (uid 0) or not; a `${VAR}` decides nothing. */
 export function userIsRoot(user: string): boolean | null {
@@ -60,6 +61,20 @@ export function privilegeDrop(
       script.at,
       `${name} ${user} starts the server as ${user} (the entrypoint script drops the image's user)`,
     );
+}
+
+/**
+ * supervisord as what the container runs (dx-tooling/maas-webapp's images, `USER root` and
+ * `CMD ["supervisord", …]`): it starts the server as the `user=` of its program section, which its
+ * configuration decides, so root as the image's user says nothing of the server's.
+ */
+export function supervisedRun(sheet: FactSheet, words: string[]): void {
+  const first = unwrap(words)[0]?.split('/').pop();
+  if (first !== 'supervisord' || sheet.get('container.runs_as_root') !== true) return;
+  sheet.reopen(
+    'container.runs_as_root',
+    "the container runs supervisord, which starts the server as the user= its configuration's program section names (root where it names none)",
+  );
 }
 
 /** The lockfile each tool follows when one is committed. */

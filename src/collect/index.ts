@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import type { Doctrine } from '../doctrine/types.js';
 import { SignetError } from '../errors.js';
-import { dockerfileFacts, privilegeDrop } from './build-facts.js';
+import { dockerfileFacts, privilegeDrop, supervisedRun } from './build-facts.js';
 import { caddyFacts, caddyRoutes } from './caddy.js';
 import { classify, looksBinary } from './classify.js';
 import { clientDeployments } from './client/deployments.js';
@@ -412,6 +412,7 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
   dockerfileFacts(sheet, df, ctx.inputs, dir, at);
   const script = scriptCommand(df, ctx.inputs, dir);
   privilegeDrop(sheet, script);
+  supervisedRun(sheet, script?.words ?? df.entrypoint);
   if (df.commandAt)
     startRelease(
       sheet,

@@ -1,6 +1,6 @@
 // The deployments a Compose project describes: which service is the MCP server, which proxy is
 // in front of it, and every fact the project's files decide about them.
-import { dockerfileFacts, imageFacts, privilegeDrop } from '../build-facts.js';
+import { dockerfileFacts, imageFacts, privilegeDrop, supervisedRun } from '../build-facts.js';
 import { caddyCommandSite } from '../caddy.js';
 import type { Context } from '../context.js';
 import { HOST_NETWORK } from '../docker-defaults.js';
@@ -289,7 +289,10 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       spec['entrypoint'] === undefined && srv.df
         ? scriptCommand(srv.df, ctx.inputs, srv.contextDir ?? '', spec['command'] !== undefined)
         : null;
-    if (spec['user'] === undefined) privilegeDrop(sheet, script);
+    if (spec['user'] === undefined) {
+      privilegeDrop(sheet, script);
+      supervisedRun(sheet, script?.words ?? commandWordsOf(run.parts));
+    }
     // The server's own listen flag: loopback only, or on the host's network a host port.
     listenFacts(
       sheet,

@@ -1,5 +1,5 @@
 import { literal } from '../../shared/regexp.js';
-import { dockerfileFacts, imageFacts, privilegeDrop } from '../build-facts.js';
+import { dockerfileFacts, imageFacts, privilegeDrop, supervisedRun } from '../build-facts.js';
 import type { Context } from '../context.js';
 import { scriptCommand } from '../entrypoint-script.js';
 import { contextOfDockerfile, mcpEvidenceOfBuild, npmDeclared } from '../packages.js';
@@ -311,14 +311,14 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
           : [at(...w.main.path), w.main.c['command'], w.main.c['args']];
     legacySse(sheet, ...ownRun);
     hostCheckOff(sheet, ...ownRun);
-    if (script) {
-      if (!sheet.has('transport.legacy_sse')) legacySse(sheet, script.at, script.words);
-      // A runAsUser in the pod decides who runs; else the script's drop does.
-      if (
-        getPath(w.main.c, ['securityContext', 'runAsUser']) === undefined &&
-        getPath(w.pod, ['securityContext', 'runAsUser']) === undefined
-      )
-        privilegeDrop(sheet, script);
+    if (script && !sheet.has('transport.legacy_sse')) legacySse(sheet, script.at, script.words);
+    // A runAsUser in the pod decides who runs; else the script's drop, or supervisord's configuration, does.
+    if (
+      getPath(w.main.c, ['securityContext', 'runAsUser']) === undefined &&
+      getPath(w.pod, ['securityContext', 'runAsUser']) === undefined
+    ) {
+      if (script) privilegeDrop(sheet, script);
+      supervisedRun(sheet, script?.words ?? runWords(w));
     }
 
     // In front: a proxy workload, an Ingress, or a Service of type LoadBalancer/NodePort.

@@ -1452,3 +1452,23 @@ describe('which files a walk reads', () => {
     expect(wanted('.yarnrc')).toBe(false);
   });
 });
+
+describe('supervisord as what the container runs', () => {
+  it("leaves the server's user to its configuration: root as the image's user says nothing", () => {
+    // dx-tooling/maas-webapp's images: `USER root`, supervisord, and `user=mcp` in supervisord.conf.
+    const root = (user: string) => {
+      const d = collectWith(
+        inline({
+          Dockerfile: `FROM node:22-slim\nRUN npm install -g @playwright/mcp@0.0.41\nUSER ${user}\nCMD ["/usr/bin/supervisord", "-c", "/etc/supervisor/conf.d/supervisord.conf"]\n`,
+        }),
+      ).deployments[0]!;
+      return { value: fact(d, 'container.runs_as_root'), why: d.reasons['container.runs_as_root'] };
+    };
+    expect(root('root')).toEqual({
+      value: undefined,
+      why: "the container runs supervisord, which starts the server as the user= its configuration's program section names (root where it names none)",
+    });
+    // A user other than root cannot start it as root.
+    expect(root('app').value).toBe(false);
+  });
+});
