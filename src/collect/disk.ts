@@ -194,7 +194,18 @@ export function readPaths(paths: string[], rootOption?: string): DiskRead {
           });
         else if (!SKIP_DIRS.has(e.name)) walk(abs, depth + 1, inTests);
       } else if (e.isSymbolicLink()) {
-        if (wanted(e.name, basename(dir))) add(abs, false);
+        if (!wanted(e.name, basename(dir))) continue;
+        // Another name for a file the walk reads at its own path (microsoft/azure-devops-mcp's
+        // .vscode/mcp.json, a link to ../mcp.json): read there once, not as a second configuration.
+        const target = realTarget(abs);
+        const relTarget = target && inside(target) ? rel(target) : null;
+        const walked =
+          relTarget !== null &&
+          safeIsFile(target!) &&
+          wanted(basename(target!), basename(resolve(target!, '..'))) &&
+          !relTarget.split('/').some((part) => SKIP_DIRS.has(part) || (TEST_DIRS.has(part) && !inTests));
+        if (walked) notes.push({ file: rel(abs), what: `a symbolic link to ${relTarget}, read at its own path` });
+        else add(abs, false);
       } else if (e.isFile() && wanted(e.name, basename(dir))) add(abs, false);
     }
   };
@@ -221,6 +232,22 @@ export function readPaths(paths: string[], rootOption?: string): DiskRead {
     } else add(abs, true);
   }
   return { root, files, skipped, kustomizations, named, notes };
+}
+
+function realTarget(p: string): string | null {
+  try {
+    return realpathSync(p);
+  } catch {
+    return null;
+  }
+}
+
+function safeIsFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
 }
 
 function safeIsDir(p: string): boolean {

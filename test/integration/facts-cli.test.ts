@@ -62,6 +62,21 @@ describe('signet facts collect', () => {
     expect(out.deployments[0].facts.exposure).toMatchObject({ endpoint_address_class: 'loopback', reachable_from_internet: false });
   });
 
+  it('a link to a file the walk reads at its own path is read once, with a note', () => {
+    // microsoft/azure-devops-mcp: .vscode/mcp.json is a link to ../mcp.json.
+    const dir = tempDir('signet-facts-link-');
+    writeFileSync(
+      join(dir, 'mcp.json'),
+      JSON.stringify({ servers: { ado: { type: 'stdio', command: 'npx', args: ['-y', '@azure-devops/mcp'] } } }),
+    );
+    mkdirSync(join(dir, '.vscode'));
+    symlinkSync('../mcp.json', join(dir, '.vscode', 'mcp.json'));
+    const out = JSON.parse(collect([dir], dir).out);
+    expect(out.files.map((f: { path: string }) => f.path)).toEqual(['mcp.json']);
+    expect(out.deployments.map((d: { name: string }) => d.name)).toEqual(['client:mcp.json:ado']);
+    expect(out.notes).toContainEqual({ file: '.vscode/mcp.json', what: 'a symbolic link to mcp.json, read at its own path' });
+  });
+
   it('hostile trees: symbolic link loops, a FIFO, /dev/zero, thousands of files; a skip or a clear error, never a hang', () => {
     const dir = tempDir('signet-facts-hostile-');
     writeFileSync(join(dir, 'compose.yaml'), 'services:\n  mcp:\n    image: acme/mcp:1.0.0\n');
