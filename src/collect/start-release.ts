@@ -75,7 +75,8 @@ export function startRelease(sheet: FactSheet, words: string[], at: At, what: st
     if (w[0] === 'uv' && w[1] === 'run' && image.uvFrozenOnly && !uvRunKeepsLock(w, image.env)) {
       const why = `${what} runs \`uv run\` as it starts, which syncs the environment to pyproject.toml: the uv.lock the build installed with --frozen (never checked against it) is resolved anew where they differ (uv run --frozen, or --locked in the build, makes that impossible)`;
       sheet.set('supply_chain.lockfile_enforced', false, at, why);
-      sheet.reopen('supply_chain.deployed_release', why);
+      // A release the build already floats stays floating: re-locking can only float it too.
+      if (sheet.get('supply_chain.deployed_release') !== 'floating') sheet.reopen('supply_chain.deployed_release', why);
       return;
     }
     const step = installStep(w, at);

@@ -141,6 +141,8 @@ describe('an install as the container starts', () => {
     expect(image('uv sync --frozen', '["uv", "run", "--frozen", "python", "server.py"]')).toEqual([true, 'locked']);
     expect(image('uv sync --frozen', '["uv", "run", "python", "server.py"]', 'ENV UV_FROZEN=1\n')).toEqual([true, 'locked']);
     expect(image('uv sync --locked', '["uv", "run", "python", "server.py"]')).toEqual([true, 'locked']);
+    // A build that already floats stays floating (deslicer/mcp-for-splunk's `uv add` after `uv sync --frozen`).
+    expect(image('uv sync --frozen && uv add watchdog', '["uv", "run", "python", "server.py"]')).toEqual([false, 'floating']);
   });
 
   it('of packages by name: the newest release at each start, from no lockfile, their scripts run', () => {
