@@ -14,6 +14,7 @@ import { composeDeployments } from './compose/facts.js';
 import { loadCompose } from './compose/load.js';
 import { type CollectOptions, Context } from './context.js';
 import { scriptCommand, scriptEnv, scriptExecs } from './entrypoint-script.js';
+import { imageBridge } from './image-bridge.js';
 import { dirOf, Inputs, normalise, type TextFile } from './inputs.js';
 import { kubernetesDeployments } from './kubernetes/facts.js';
 import { kubernetesSets } from './kubernetes/sets.js';
@@ -423,6 +424,11 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
     );
   // What the image runs when started as it is (`docker run IMAGE`): a transport its command names
   // (aRustyDev/zettelkasten-mcp's `CMD ["--transport", "http"]`), or its entrypoint script's.
+  if (imageBridge(sheet, df)) {
+    if (!sheet.looked('container.healthcheck'))
+      sheet.undecided('container.healthcheck', 'how the image is run (compose, Kubernetes) decides its health checks');
+    return [sheet];
+  }
   const ownCommand = transportNamed(df.entrypoint, scriptEnv(df.env, script));
   const transport = ownCommand ?? (script && !script.branch ? transportNamed(script.words, scriptEnv(new Map(), script)) : null);
   const transportAt = transport?.variable

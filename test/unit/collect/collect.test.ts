@@ -1472,3 +1472,33 @@ describe('supervisord as what the container runs', () => {
     expect(root('app').value).toBe(false);
   });
 });
+
+describe('an image whose command is a bridge to a remote server', () => {
+  it('reaches that server over HTTP; the release is its operator’s, the image fixes only the adapter', () => {
+    // PostHog/mcp's Dockerfile.
+    const dockerfile = (url: string) =>
+      [
+        'FROM node:20-slim',
+        'WORKDIR /usr/src/app',
+        'RUN npm install -g mcp-remote@latest',
+        `ENV POSTHOG_REMOTE_MCP_URL=${url}`,
+        'ENTRYPOINT ["sh", "-c", "mcp-remote \\"${POSTHOG_REMOTE_MCP_URL}\\" --header \\"Authorization:Bearer ${POSTHOG_AUTH_HEADER}\\""]',
+        '',
+      ].join('\n');
+    const d = collectWith(inline({ Dockerfile: dockerfile('https://mcp.posthog.com/mcp') })).deployments[0]!;
+    expect([fact(d, 'transport.kind'), fact(d, 'tls.enabled'), fact(d, 'supply_chain.deployed_release')]).toEqual([
+      'http',
+      true,
+      undefined,
+    ]);
+    expect(d.sources['transport.kind']![0]).toMatchObject({
+      line: 5,
+      why: 'the image runs a bridge to the remote server at https://mcp.posthog.com/mcp: that server speaks HTTP',
+    });
+    expect(d.reasons['supply_chain.deployed_release']).toBe(
+      'the remote server runs a release its operator chose; the image fixes only the adapter',
+    );
+    const sse = collectWith(inline({ Dockerfile: dockerfile('http://mcp.internal:8080/sse') })).deployments[0]!;
+    expect([fact(sse, 'tls.enabled'), fact(sse, 'transport.legacy_sse')]).toEqual([false, true]);
+  });
+});
