@@ -133,7 +133,7 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     containerFacts(sheet, srv, dirOf(project.entry));
     const fromGit = remoteBuild(spec['build']);
     if (srv.dockerfile) {
-      dockerfileFacts(sheet, srv.df!, ctx.inputs, srv.contextDir ?? '', at('build'));
+      dockerfileFacts(sheet, srv.df!, ctx.inputs, srv.contextDir ?? '', srv.builtBy ? at('image') : at('build'));
       // The service runs whatever its build produced: no digest names it (doctrine 1.3), whatever the FROM lines say.
       if (typeof spec['image'] === 'string' && /@sha256:[0-9a-f]{64}$/.test(spec['image']))
         sheet.set('container.image_pinned_by_digest', true, at('image'), `image: ${spec['image']}`);

@@ -23,6 +23,8 @@ export interface Svc {
   dockerfile: string | null;
   /** That Dockerfile as this service's build reads it (its `build.args`). */
   df: DockerfileInfo | null;
+  /** The service whose `build:` makes the image this one runs, where that is another's. */
+  builtBy: string | null;
   contextDir: string | null;
   networks: string[];
   /** Runs once and exits, or has no network: never a server. */
@@ -32,7 +34,12 @@ export interface Svc {
 /** Words that name a job run once: seeding, initialising, migrating, registering, backing up. */
 const JOB = /(^|[^a-z])(seed|init|migrat\w*|setup|register\w*|bootstrap|populate|backup|restore|import)([^a-z]|$)/i;
 
-export function describe(ctx: Context, project: ComposeProject, s: ComposeService, completed: ReadonlySet<string>): Svc {
+/** What a service's `build:` builds: its Dockerfile as that build reads it, and its context. */
+function buildOf(
+  ctx: Context,
+  project: ComposeProject,
+  s: ComposeService,
+): { dockerfile: string | null; contextDir: string | null; df: DockerfileInfo | null } {
   const spec = s.spec;
   const composeDir = dirOf(project.entry);
   let dockerfile: string | null = null;
@@ -63,6 +70,20 @@ export function describe(ctx: Context, project: ComposeProject, s: ComposeServic
       s.at('build', 'target').file,
       `service ${s.name} builds target ${df.missingTarget}, which is no stage of ${dockerfile}: the build fails as written, and its last stage is read`,
     );
+  return { dockerfile, contextDir, df };
+}
+
+export function describe(ctx: Context, project: ComposeProject, s: ComposeService, completed: ReadonlySet<string>): Svc {
+  const spec = s.spec;
+  const composeDir = dirOf(project.entry);
+  // A service that runs the image another service of the project builds and tags
+  // (JoeCotellese/mindgrapes-server's mcp, `image: openbrain-web:local`, which web builds): Compose
+  // builds it once and both run that build.
+  const builder =
+    spec['build'] === undefined && str(spec['image'])
+      ? [...project.services.values()].find((o) => o !== s && o.spec['build'] !== undefined && str(o.spec['image']) === str(spec['image']))
+      : undefined;
+  const { dockerfile, contextDir, df } = buildOf(ctx, project, builder ?? s);
   // The project describes what its services build, a client or a proxy as much as the server.
   if (df && dockerfile) ctx.claimed.add(dockerfile);
   const image = str(spec['image']) ?? df?.base?.image ?? null;
@@ -86,6 +107,7 @@ export function describe(ctx: Context, project: ComposeProject, s: ComposeServic
     image,
     dockerfile: df ? dockerfile : null,
     df,
+    builtBy: builder?.name ?? null,
     contextDir,
     networks,
     // `restart: "no"` is Compose's default: a one-shot also waits on other services, or another waits

@@ -1859,6 +1859,36 @@ describe('a name whose last word gives it another role', () => {
   });
 });
 
+describe('a service that runs the image another service builds', () => {
+  it('runs that build: its Dockerfile decides as for the builder', () => {
+    // JoeCotellese/mindgrapes-server: web builds openbrain-web:local, and mcp runs it with its own command.
+    const d = deploymentOf(
+      collectWith(
+        inline({
+          'docker-compose.yml': [
+            'services:',
+            '  web:',
+            '    build: { context: ./web }',
+            '    image: openbrain-web:local',
+            '  mcp:',
+            '    image: openbrain-web:local',
+            '    command: ["python", "-m", "brain.mcp_server"]',
+            '    expose: ["8001"]',
+            '',
+          ].join('\n'),
+          'web/Dockerfile':
+            'FROM python:3.12-slim\nCOPY requirements.txt .\nRUN pip install --require-hashes -r requirements.txt\nCOPY . .\nUSER appuser\nCMD ["gunicorn", "config.wsgi"]\n',
+          'web/requirements.txt': 'fastmcp==2.12.4 --hash=sha256:0000000000000000000000000000000000000000000000000000000000000000\n',
+        }),
+        { servers: ['mcp'] },
+      ),
+      ':mcp',
+    );
+    expect([fact(d, 'supply_chain.builds_server'), fact(d, 'container.runs_as_root')]).toEqual([true, false]);
+    expect(d.sources['supply_chain.builds_server']![0]).toMatchObject({ file: 'docker-compose.yml', line: 6 });
+  });
+});
+
 describe('a backend built from the same files as the server', () => {
   it('runs another program, and the server depends on it: not a server, whatever SDK the shared manifest lists', () => {
     // hyperion14/docx-mcp-service: requirements.txt lists Flask and fastmcp; Dockerfile runs the Flask
