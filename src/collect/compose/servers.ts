@@ -6,10 +6,11 @@ import type { DockerfileInfo } from '../dockerfile/read.js';
 import { isMcpPackage, manifestsOfBuild, mcpEvidenceOfBuild, webUi } from '../packages.js';
 import { registryName } from '../registry-server.js';
 import { mcpWord, namesMcpServer, runsAuthenticator, runsMcpClient, runsNoServer } from '../roles.js';
+import { transportNamed } from '../server-args.js';
 import { authenticatorsOf } from './authenticators.js';
 import { callsMcpOf, dependsOn, mentions } from './calls.js';
 import { type ComposeProject, isObj } from './load.js';
-import { composeDir, containerEnv, describe, hostNames, type Svc, str, volumesOf, volumesOfSpec } from './service.js';
+import { commandWordsOf, composeDir, containerEnv, describe, hostNames, type Svc, str, volumesOf, volumesOfSpec } from './service.js';
 
 export interface Selection {
   svcs: Svc[];
@@ -77,6 +78,9 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
   const clients = new Map<string, string>();
   // Named for MCP only, built from manifests that depend on no MCP SDK: another program.
   const namedOnly = new Map<string, { path: string; framework: string }>();
+  const servesMcp = (c: Svc) =>
+    svcs.some((v) => v !== c && callsMcpOf(v, c.s.name)) ||
+    transportNamed(commandWordsOf([c.s.spec['entrypoint'], c.s.spec['command']]), containerEnv(c))?.kind === 'http';
   for (const c of candidates) {
     const name = c.s.name;
     const built = c.contextDir !== null && c.df ? mcpEvidenceOfBuild(ctx.inputs, c.contextDir, c.df.copied) : null;
@@ -91,7 +95,9 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
       evidence.set(name, 'a proxy of the project forwards to it');
     // An MCP SDK serves clients and servers alike: a service that calls another's MCP endpoint
     // (`MCPGATEWAY_ENDPOINT=http://mcp-gateway:8811/sse`) is that service's client, not a server.
-    else if (built && candidates.some((o) => o !== c && callsMcpOf(c, o.s.name))) {
+    // Unless it serves MCP itself too, a gateway in the middle: another service calls its MCP endpoint,
+    // or what it runs names a network transport (tchiro88/MCP_CREATOR's mcp-integrator, MCP_TRANSPORT=http).
+    else if (built && candidates.some((o) => o !== c && callsMcpOf(c, o.s.name)) && !servesMcp(c)) {
       const callee = candidates.find((o) => o !== c && callsMcpOf(c, o.s.name))!;
       clients.set(name, callee.s.name);
     } else if (built) evidence.set(name, `its build copies a manifest that depends on ${built.name}`);

@@ -1033,6 +1033,16 @@ describe('an agent that calls the MCP server of its project', () => {
         what: "service critic calls mcp-gateway's MCP endpoint: a client of it (the MCP SDK in its build serves clients too), not read as a server; name it with --server if it serves MCP as well",
       });
     }
+    // Unless it serves MCP too (tchiro88/MCP_CREATOR's mcp-integrator: MCP_TRANSPORT=http beside its backends' URLs).
+    const both = collectWith(
+      inline({
+        'agent/pyproject.toml': '[project]\nname = "critic"\ndependencies = ["mcp>=1.9"]\n',
+        'agent/Dockerfile': 'FROM python:3.13-slim\nCOPY pyproject.toml .\nRUN pip install .\nCMD ["python", "-m", "critic"]\n',
+        'compose.yaml':
+          'services:\n  critic:\n    build: agent\n    environment:\n      - MCP_GATEWAY_URL=http://mcp-gateway:8811\n      - MCP_TRANSPORT=http\n  mcp-gateway:\n    image: docker/mcp-gateway:latest\n    command: [--transport=sse]\n',
+      }),
+    );
+    expect(both.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:critic', 'compose:compose.yaml:mcp-gateway']);
     // Another URL of it (its health, a web page) is no call to its MCP endpoint.
     expect(project('GATEWAY_HEALTH=http://mcp-gateway:8811/health').deployments.map((d) => d.name)).toEqual([
       'compose:compose.yaml:critic',
