@@ -23,7 +23,7 @@ import { mcpRoutes, nginxFacts } from './nginx-facts.js';
 import { contextOfDockerfile, isMcpPackage, mcpEvidenceOfBuild, npmDeclared } from './packages.js';
 import { firstLine } from './parse-errors.js';
 import { registryName, registryTransport } from './registry-server.js';
-import { asksHelp, mcpWord, namesMcpHost, namesMcpRoute, repository, runsMcpClient, runsTests } from './roles.js';
+import { asksHelp, mcpWord, namesMcpHost, namesMcpRoute, namesMcpServer, repository, runsMcpClient, runsTests } from './roles.js';
 import { legacySse, transportNamed } from './server-args.js';
 import { FactSheet } from './sheet.js';
 import { smitheryBuild, smitheryTransport } from './smithery.js';
@@ -367,7 +367,12 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
   const copiedFrom = df.copiedImages.find((c) => isMcpPackage(repository(c.image)))?.image;
   // A smithery.yaml that builds it, or the MCP Registry's label: the image is published as an MCP server.
   const published = smitheryBuild(ctx.inputs, f.path) !== null || registryName(df) !== null;
-  if (!mcp && !named && !installed && !copiedFrom && !published) return [];
+  // `git clone https://github.com/polygon-io/mcp_polygon.git` (stefanosimontacchi/Polygon-mcp-cloudrun):
+  // the build fetches an MCP server's repository, named for MCP, and builds it.
+  const cloned = [...f.text.matchAll(/\bgit\s+clone\b[^\n&;|]*?\s((?:https?|git|ssh):\/\/\S+|git@\S+)/g)]
+    .map((m) => m[1]!.replace(/["']/g, ''))
+    .find((u) => namesMcpServer((u.split(/[/:]/).pop() ?? '').replace(/\.git$/, '')));
+  if (!mcp && !named && !installed && !copiedFrom && !published && !cloned) return [];
   // Started with a server's MCP URL to call (freemangh/mcp-demo-server's testclient images:
   // `CMD ["-i", "-url", "http://localhost:8080/mcp"]`): a client of that server, not one itself.
   const calls = df.entrypoint.find((w) => /^https?:\/\/[^/\s]+\/(mcp|sse)\/?$/.test(w));
@@ -409,6 +414,7 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
   if (mcp) sheet.set('container.used', true, at, `an image of an MCP server (${mcp.name})`);
   else if (installed) sheet.set('container.used', true, installed.at, `the image installs an MCP package (${installed.name})`);
   else if (copiedFrom) sheet.set('container.used', true, at, `the image copies from the MCP image ${copiedFrom}`);
+  else if (cloned) sheet.set('container.used', true, at, `the build clones the MCP server's repository ${cloned}`);
   else sheet.set('container.used', true, at, 'an image whose command, or the script it starts, names MCP');
   dockerfileFacts(sheet, df, ctx.inputs, dir, at);
   const script = scriptCommand(df, ctx.inputs, dir);

@@ -1502,3 +1502,21 @@ describe('an image whose command is a bridge to a remote server', () => {
     expect([fact(sse, 'tls.enabled'), fact(sse, 'transport.legacy_sse')]).toEqual([false, true]);
   });
 });
+
+describe("an image whose build clones an MCP server's repository", () => {
+  it('is that server’s image', () => {
+    // stefanosimontacchi/Polygon-mcp-cloudrun's Dockerfile: git clone of polygon-io/mcp_polygon, then `uv pip install -e .`.
+    const out = (url: string) =>
+      collectWith(
+        inline({
+          Dockerfile: `FROM python:3.11-slim\nRUN pip install --no-cache-dir uv\nRUN git clone ${url} /srv/app\nWORKDIR /srv/app\nRUN uv pip install --system -e .\nEXPOSE 8080\nCMD ["python", "entrypoint.py"]\n`,
+        }),
+      );
+    const d = out('https://github.com/polygon-io/mcp_polygon.git').deployments[0]!;
+    expect(d.sources['container.used']![0]!.why).toBe(
+      "the build clones the MCP server's repository https://github.com/polygon-io/mcp_polygon.git",
+    );
+    // A repository named for something else is no evidence.
+    expect(out('https://github.com/acme/weather-api.git').deployments).toEqual([]);
+  });
+});
