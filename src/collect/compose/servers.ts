@@ -83,7 +83,9 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
     transportNamed(commandWordsOf([c.s.spec['entrypoint'], c.s.spec['command']]), containerEnv(c))?.kind === 'http';
   for (const c of candidates) {
     const name = c.s.name;
-    const built = c.contextDir !== null && c.df ? mcpEvidenceOfBuild(ctx.inputs, c.contextDir, c.df.copied) : null;
+    // Not another service's build it only runs (ADORSYS-GIS/lightbridge-authz's authz-budget runs the
+    // image authz-api builds): the SDK a shared manifest lists says nothing of what it starts.
+    const built = c.contextDir !== null && c.df && !c.builtBy ? mcpEvidenceOfBuild(ctx.inputs, c.contextDir, c.df.copied) : null;
     if (wanted.includes(name)) evidence.set(name, 'named with --server');
     else if (
       proxies.some(
@@ -153,6 +155,9 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
         evidence.has(o.s.name) &&
         (!ownTag || evidence.get(o.s.name) !== 'its name, image or command names MCP') &&
         (dependsOn(o, c.s.name) || mentions(o, c.s.name)) &&
+        // A gateway calls its backends at their MCP endpoints (TheLukasHenry/proxy-server's mcp-proxy,
+        // MCP_GITHUB_URL=http://mcp-github:8000): those are MCP servers behind it.
+        !callsMcpOf(o, c.s.name) &&
         !backends.has(o.s.name),
     );
     if (user) backends.set(c.s.name, user.s.name);

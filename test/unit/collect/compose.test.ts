@@ -1043,6 +1043,17 @@ describe('an agent that calls the MCP server of its project', () => {
       }),
     );
     expect(both.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:critic', 'compose:compose.yaml:mcp-gateway']);
+    // Its backends, named for MCP and built without an SDK, stay servers: it calls them at their MCP endpoints
+    // (TheLukasHenry/proxy-server's mcp-proxy, MCP_GITHUB_URL=http://mcp-github:8000).
+    const gateway = collectWith(
+      inline({
+        'compose.yaml':
+          'services:\n  mcp-proxy:\n    image: ghcr.io/acme/mcp-proxy:1.0.0\n    environment:\n      - MCP_GITHUB_URL=http://mcp-github:8000\n    ports: ["9090:9090"]\n  mcp-github:\n    build: ./github\n    expose: ["8000"]\n',
+        'github/Dockerfile': 'FROM node:22-slim\nCOPY package.json .\nRUN npm install\nCMD ["node", "server.js"]\n',
+        'github/package.json': JSON.stringify({ name: 'github', dependencies: { express: '4.21.0' } }),
+      }),
+    );
+    expect(gateway.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:mcp-github', 'compose:compose.yaml:mcp-proxy']);
     // Another URL of it (its health, a web page) is no call to its MCP endpoint.
     expect(project('GATEWAY_HEALTH=http://mcp-gateway:8811/health').deployments.map((d) => d.name)).toEqual([
       'compose:compose.yaml:critic',
@@ -1896,6 +1907,19 @@ describe('a service that runs the image another service builds', () => {
     );
     expect([fact(d, 'supply_chain.builds_server'), fact(d, 'container.runs_as_root')]).toEqual([true, false]);
     expect(d.sources['supply_chain.builds_server']![0]).toMatchObject({ file: 'docker-compose.yml', line: 6 });
+  });
+
+  it('is no MCP server for the SDK a shared manifest lists: what it starts is its own command', () => {
+    // ADORSYS-GIS/lightbridge-authz: authz-budget runs the image authz-api builds from a Rust workspace with rmcp.
+    const out = collectWith(
+      inline({
+        'compose.yaml':
+          'services:\n  authz-mcp:\n    build: .\n    image: lightbridge-authz\n    command: ["serve-mcp"]\n    ports: ["3000:3000"]\n  authz-budget:\n    image: lightbridge-authz\n    command: ["budget"]\n    expose: ["3001"]\n',
+        Dockerfile: 'FROM rust:1.88\nCOPY Cargo.toml Cargo.lock ./\nCOPY src ./src\nRUN cargo build --locked\nCMD ["serve-mcp"]\n',
+        'Cargo.toml': '[package]\nname = "authz"\nversion = "0.1.0"\n[dependencies]\nrmcp = "0.8"\n',
+      }),
+    );
+    expect(out.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:authz-mcp']);
   });
 });
 
