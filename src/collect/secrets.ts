@@ -4,11 +4,12 @@ import type { At } from './sheet.js';
 /**
  * Variable names that hold a secret: passwords (`DB_PASS`, `SMTP_PWD` too), tokens, API and access
  * keys, and the keys that sign or encrypt (Django's and Flask's `SECRET_KEY`, Supabase's
- * `SERVICE_ROLE_KEY`), numbered too (ArrEssJay/mcp-utc-time-server's `API_KEY_1`); a `PUBLIC_KEY` or a
+ * `SERVICE_ROLE_KEY`), numbered too (ArrEssJay/mcp-utc-time-server's `API_KEY_1`) or as a value
+ * (Proxmox's `PROXMOX_TOKEN_VALUE`); a `PUBLIC_KEY` or a
  * `CACHE_KEY` is none.
  */
 export const SECRET_NAME =
-  /(PASSWORDS?|PASSWD|_PASS|_PWD|SECRETS?|TOKEN|(AUTH|API|ACCESS|BEARER)_TOKENS|CREDENTIALS?|_PAT|(SECRET|API|ACCESS|PRIVATE|PRIVATE_DATA|SIGNING|ENCRYPTION|MASTER|SESSION|AUTH|LICENSE|ROLE)_?KEYS?)(_\d+)?$|^(PAT|.*_PAT_.*)$/i;
+  /(PASSWORDS?|PASSWD|_PASS|_PWD|SECRETS?|TOKEN|(AUTH|API|ACCESS|BEARER)_TOKENS|CREDENTIALS?|_PAT|(SECRET|API|ACCESS|PRIVATE|PRIVATE_DATA|SIGNING|ENCRYPTION|MASTER|SESSION|AUTH|LICENSE|ROLE)_?KEYS?)(_\d+|_VALUE)?$|^(PAT|.*_PAT_.*)$/i;
 
 /**
  * The scheme an `Authorization` value may start with (RFC 9110 credentials: `Bearer`, `Token` as

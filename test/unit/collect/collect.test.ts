@@ -1231,6 +1231,8 @@ describe('secrets by name and in connection URLs', () => {
       // ArrEssJay/mcp-utc-time-server's compose: numbered keys, each one the server accepts.
       'API_KEY_1',
       'AUTH_TOKEN_2',
+      // PureGrain/ProxmoxEmCP's PROXMOX_TOKEN_VALUE, the API token's secret half.
+      'PROXMOX_TOKEN_VALUE',
     ];
     const not = [
       'LANGFUSE_PUBLIC_KEY',
@@ -1243,6 +1245,7 @@ describe('secrets by name and in connection URLs', () => {
       'SORT_KEY',
       'SORT_KEYS',
       'PORT_8080',
+      'DEFAULT_VALUE',
     ];
     expect(secret.filter((n) => !SECRET_NAME.test(n))).toEqual([]);
     expect(not.filter((n) => SECRET_NAME.test(n))).toEqual([]);

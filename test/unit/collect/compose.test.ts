@@ -1596,6 +1596,19 @@ describe('a service that runs tests, makes certificates or only idles', () => {
     // 1trippycat/courtlistener-mcp's docker-compose.test.yml: a loop of sleeps, its stdin open.
     const loop = deploymentOf(alone(service('dev', 'bash -c "while true; do sleep 30; done"')), ':dev');
     expect(fact(loop, 'transport.kind')).toBeUndefined();
+    // The image's CMD idles, the service sets none, whatever the image EXPOSEs (scogonw/mcp-proxmox).
+    const image = deploymentOf(
+      collectWith(
+        inline({
+          'compose.yaml': 'services:\n  mcp-proxmox:\n    build: .\n',
+          Dockerfile: 'FROM node:22-slim\nCOPY . .\nRUN npm ci\nEXPOSE 3000\nCMD ["sleep", "infinity"]\n',
+          'package.json': JSON.stringify({ name: 'mcp-proxmox', dependencies: { '@modelcontextprotocol/sdk': '1.20.0' } }),
+          'package-lock.json': '{}',
+        }),
+      ),
+      ':mcp-proxmox',
+    );
+    expect(image.reasons['transport.kind']).toMatch(/^mcp-proxmox only idles \(sleep infinity\)/);
   });
 
   it('the command that stays running decides, and --server names one all the same', () => {
