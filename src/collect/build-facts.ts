@@ -50,9 +50,12 @@ export function privilegeDrop(
       ? rest[0]
       : name === 'runuser' && rest.includes('-u')
         ? rest[rest.indexOf('-u') + 1]
-        : name === 'setpriv'
-          ? /^--reuid[= ]?(\S+)$/.exec(rest.find((w) => w.startsWith('--reuid')) ?? '')?.[1]
-          : undefined;
+        : // su's form, `runuser mcp -c …` (pgEdge/pgedge-postgres-mcp's init-server.sh): the first word that is no option.
+          name === 'runuser'
+          ? rest.find((w) => !w.startsWith('-'))
+          : name === 'setpriv'
+            ? /^--reuid[= ]?(\S+)$/.exec(rest.find((w) => w.startsWith('--reuid')) ?? '')?.[1]
+            : undefined;
   const root = user === undefined ? null : userIsRoot(user);
   if (root !== null)
     sheet.set(

@@ -79,7 +79,9 @@ function nothingChecked(t: string): boolean {
     /^node -e (process\.exit\(0?\)|console\.log\([^()]*\))$/.test(t) ||
     // A program asked for its version or help answers whether the server runs or not
     // (basicmachines-co/basic-memory's `basic-memory --version`).
-    /^[\w./-]+ (--version|-V|version|--help|-h)$/.test(t)
+    /^[\w./-]+ (--version|-V|version|--help|-h)$/.test(t) ||
+    // A file's presence (pgEdge/pgedge-postgres-mcp's `test -f /app/pgedge-postgres-mcp`) holds whether the server runs or not.
+    /^(test|\[) -[efxrsd] \S+( \])?$/.test(t)
   );
 }
 

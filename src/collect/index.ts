@@ -375,7 +375,13 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
   if (!mcp && !named && !installed && !copiedFrom && !published && !cloned) return [];
   // Started with a server's MCP URL to call (freemangh/mcp-demo-server's testclient images:
   // `CMD ["-i", "-url", "http://localhost:8080/mcp"]`): a client of that server, not one itself.
-  const calls = df.entrypoint.find((w) => /^https?:\/\/[^/\s]+\/(mcp|sse)\/?$/.test(w));
+  // Or any URL given to a flag named for it (pgEdge/pgedge-postgres-mcp's CLI: `-mcp-url http://postgres-mcp:8080`).
+  const MCP_URL_FLAG = /^--?(mcp[-_]?(server[-_]?)?(url|endpoint))(=|$)/i;
+  const calls =
+    df.entrypoint.find((w) => /^https?:\/\/[^/\s]+\/(mcp|sse)\/?$/.test(w)) ??
+    df.entrypoint
+      .map((w, i) => (MCP_URL_FLAG.test(w) ? (w.includes('=') ? w.slice(w.indexOf('=') + 1) : df.entrypoint[i + 1]) : undefined))
+      .find((u): u is string => u !== undefined && /^https?:\/\//.test(u));
   if (calls) {
     ctx.note(f.path, `the image is started with the MCP endpoint ${calls} to call: a client of that server, and no deployment of its own`);
     return [];

@@ -4,7 +4,8 @@
 import { commandsOf, shellScript, unwrap, wordsOfLine } from './shell.js';
 
 const PROXIES: [RegExp, string][] = [
-  [/(^|\/)(nginx|nginx-unprivileged|openresty)$/, 'nginx'],
+  // Red Hat's `ubi9/nginx-124` (pgEdge/pgedge-postgres-mcp's Dockerfile.web) names its version in the repository.
+  [/(^|\/)(nginx|nginx-unprivileged|openresty|nginx-\d+)$/, 'nginx'],
   [/(^|\/)caddy$/, 'caddy'],
   [/(^|\/)traefik$/, 'traefik'],
   [/(^|\/)envoy(proxy)?$|envoyproxy\/envoy/, 'envoy'],

@@ -105,6 +105,15 @@ export function installStep(w: string[], at: At): InstallStep | null {
     const step = installStep(w.slice(2), at);
     return step && { ...step, text: w.join(' ') };
   }
+  // uv's global options before its command (oracle/mcp's `uv --no-cache sync --locked`): the command they precede.
+  if (w[0] === 'uv' && /^-/.test(w[1] ?? '')) {
+    let i = 1;
+    while (i < w.length && w[i]!.startsWith('-')) i += /^--(directory|project|cache-dir|config-file|python|color)$/.test(w[i]!) ? 2 : 1;
+    if (i < w.length) {
+      const step = installStep(['uv', ...w.slice(i)], at);
+      return step && { ...step, text: w.join(' ') };
+    }
+  }
   const [cmd, sub, ...rest] = w;
   const text = w.join(' ');
   const has = (...flags: string[]) => w.some((x) => flags.some((f) => x === f || x.startsWith(`${f}=`)));
@@ -168,6 +177,8 @@ export function installStep(w: string[], at: At): InstallStep | null {
       scriptsDisabled: has('--ignore-scripts') ? true : null,
       followsLockfile: (specsOf(rest) ?? []).length === 0,
     };
+  // `bun ci` (timescale/pg-aiguide): Bun's `bun install --frozen-lockfile`.
+  if (cmd === 'bun' && sub === 'ci') return { at, tool: 'bun', text, locked: true, scriptsDisabled: has('--ignore-scripts') };
   if (cmd === 'bun' && (sub === 'install' || sub === 'i'))
     // Bun runs the lifecycle scripts of the packages on its default trusted list (esbuild, sharp, …)
     // and of those package.json lists in trustedDependencies; --ignore-scripts runs none.

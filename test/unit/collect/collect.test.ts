@@ -1523,3 +1523,53 @@ describe("an image whose build clones an MCP server's repository", () => {
     expect(out('https://github.com/acme/weather-api.git').deployments).toEqual([]);
   });
 });
+
+describe('more of what real images write', () => {
+  const image = (dockerfile: string, files: Record<string, string> = {}) =>
+    collectWith(inline({ Dockerfile: dockerfile, ...files })).deployments[0];
+
+  it("runuser's su form drops to that user; a file's presence checks nothing", () => {
+    // pgEdge/pgedge-postgres-mcp's init-server.sh: `exec runuser mcp /bin/sh -c "exec /app/pgedge-postgres-mcp $ARGS"`.
+    const d = image(
+      'FROM debian:bookworm-slim\nCOPY server /app/mcp-server\nCOPY entrypoint.sh /entrypoint.sh\nHEALTHCHECK CMD test -f /app/mcp-server\nENTRYPOINT ["/entrypoint.sh"]\n',
+      {
+        'entrypoint.sh': '#!/bin/sh\nexec runuser mcp /bin/sh -c "exec /app/mcp-server"\n',
+      },
+    )!;
+    expect(fact(d, 'container.runs_as_root')).toBe(false);
+    expect(fact(d, 'container.healthcheck')).toBe(false);
+  });
+
+  it("uv's global options before its command; bun ci is a frozen install", () => {
+    const uv = (run: string) =>
+      fact(
+        image(`FROM python:3.12-slim\nCOPY pyproject.toml uv.lock ./\nRUN ${run}\nCMD ["mcp-server"]\n`, {
+          'pyproject.toml': '[project]\nname = "s"\nversion = "0.1.0"\ndependencies = ["mcp>=1.9"]\n',
+          'uv.lock': 'version = 1\n',
+        })!,
+        'supply_chain.lockfile_enforced',
+      );
+    // oracle/mcp's `uv --no-cache sync --locked`.
+    expect(uv('uv --no-cache sync --locked')).toBe(true);
+    expect(uv('uv --directory /app --quiet sync --locked')).toBe(true);
+    // timescale/pg-aiguide's `bun ci --production`.
+    const bun = image('FROM oven/bun:1.2\nCOPY package.json bun.lock ./\nRUN bun ci --production\nCMD ["bun", "run", "mcp-server.ts"]\n', {
+      'package.json': JSON.stringify({ name: 's', dependencies: { '@modelcontextprotocol/sdk': '1.20.0' } }),
+      'bun.lock': '{}',
+    })!;
+    expect([fact(bun, 'supply_chain.lockfile_enforced'), fact(bun, 'supply_chain.deployed_release')]).toEqual([true, 'locked']);
+  });
+
+  it('a client started with an MCP URL flag is no server', () => {
+    // pgEdge/pgedge-postgres-mcp's Dockerfile.cli: `-mcp-url http://postgres-mcp:8080`.
+    const out = collectWith(
+      inline({
+        Dockerfile: 'FROM debian:bookworm-slim\nCOPY cli /app/mcp-cli\nCMD ["/app/mcp-cli", "-mcp-url", "http://postgres-mcp:8080"]\n',
+      }),
+    );
+    expect(out.deployments).toEqual([]);
+    expect(out.notes.map((n) => n.what)).toContain(
+      'the image is started with the MCP endpoint http://postgres-mcp:8080 to call: a client of that server, and no deployment of its own',
+    );
+  });
+});

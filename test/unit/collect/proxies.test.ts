@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { readDockerfile } from '../../../src/collect/dockerfile/read.js';
 import { NginxConfig } from '../../../src/collect/nginx.js';
 import { nginxFacts } from '../../../src/collect/nginx-facts.js';
+import { imageRole } from '../../../src/collect/roles.js';
 import { FactSheet } from '../../../src/collect/sheet.js';
 import { collectWith, deploymentOf, fact, inline } from '../../helpers/collect.js';
 import { ROOT } from '../../helpers/paths.js';
@@ -184,6 +185,14 @@ describe('Caddy in front', () => {
     expect(fact(d, 'authentication.required')).toBe(true);
     expect(fact(d, 'authentication.method')).toBeUndefined();
     expect(d.reasons['authentication.method']).toMatch(/auth_basic with \/etc\/nginx\/htpasswd: its password file is not among the files/);
+  });
+});
+
+describe("Red Hat's nginx image", () => {
+  it('ubi9/nginx-124 is nginx, its version in the repository name', () => {
+    // pgEdge/pgedge-postgres-mcp's Dockerfile.web.
+    expect(imageRole('registry.access.redhat.com/ubi9/nginx-124:latest')).toEqual({ kind: 'proxy', product: 'nginx' });
+    expect(imageRole('acme/nginx-exporter:1.0')).toBeNull();
   });
 });
 
