@@ -307,10 +307,10 @@ function npxFirstWord(rest: string[]): number {
   return -1;
 }
 
-/** `uv run` options that take the next word as their value. */
 /** uvx's and pipx's own options with a value, beside uv's (`--with mcp<2`, `--spec pkg`). */
 const UVX_VALUE_FLAGS = new Set(['--with', '--spec', '--pip-args', '--python-preference']);
 
+/** `uv run` options that take the next word as their value. */
 const UV_VALUE_FLAGS = new Set([
   '--python',
   '-p',

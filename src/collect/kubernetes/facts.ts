@@ -152,14 +152,14 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
       `${w.o.kind} ${w.o.name} runs another program (its command) from the image ${server.o.kind} ${server.o.name} serves MCP from: not read as a server; name it with --server if it serves MCP`,
     );
   }
-  // A workload given another MCP server's address to call (Tributary-ai-services/tas-mcp's trigger
-  // handlers, `MCP_GRPC_ENDPOINT=tas-mcp-service:50051`) is its client, as in Compose: `mcp` in its
-  // name is the project's, not what it serves.
   // A gateway is given its backends' addresses and serves MCP itself (TheLukasHenry/proxy-server's
   // mcp-proxy: MCP_FILESYSTEM_URL, and a port named http-mcp): by its name, or a port named for MCP.
   const gateway = (w: Workload) =>
     /[-_](proxy|gateway|router|hub|aggregator|bridge|broker)$/i.test(w.o.name) ||
     arr(w.main.c['ports']).some((p) => /mcp/i.test(String(p['name'] ?? '')));
+  // A workload given another MCP server's address to call (Tributary-ai-services/tas-mcp's trigger
+  // handlers, `MCP_GRPC_ENDPOINT=tas-mcp-service:50051`) is its client, as in Compose: `mcp` in its
+  // name is the project's, not what it serves.
   if (!wanted.length)
     for (const w of candidates.filter((x) => byImageOnly(x) && !gateway(x))) {
       const own = new Set(names(w));
