@@ -64,7 +64,10 @@ export function transport(
   const ownWords = transportNamed(wordsOf(run.parts), env);
   const named = ownWords ?? (script && !script.branch ? transportNamed(script.words, scriptEnv(new Map(), script)) : null);
   // What the container runs, the image's CMD where the service sets none (scogonw/mcp-proxmox's `CMD ["sleep", "infinity"]`).
-  const idle = proxy ? null : idles(...run.parts);
+  const idle = proxy
+    ? null
+    : (idles(spec['entrypoint'], spec['command']) ??
+      (spec['entrypoint'] === undefined && spec['command'] === undefined ? idles(...run.parts) : null));
   // The whole command line, not arguments after an ENTRYPOINT whose default they are.
   const ownLine = spec['entrypoint'] === undefined && !srv.df?.entrypointOnly.length;
   const runWords = wordsOf(run.parts);
