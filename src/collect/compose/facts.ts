@@ -139,7 +139,15 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
         sheet.set('container.image_pinned_by_digest', true, at('image'), `image: ${spec['image']}`);
       else sheet.set('container.image_pinned_by_digest', false, at('build'), 'build: runs what the build produced, named by no digest');
     } else if (fromGit) remoteBuildFacts(sheet, fromGit, at('build'));
-    else if (srv.image) imageFacts(sheet, srv.image, at('image'));
+    // A build whose Dockerfile is not among the files (CtrlAltAdapt/obsidian-mcp-server's example, its
+    // context elsewhere), under no name a registry may hold: Compose builds it, whatever it holds.
+    else if (spec['build'] !== undefined && (!srv.image || !repository(srv.image).includes('/'))) {
+      sheet.set('container.image_pinned_by_digest', false, at('build'), 'build: runs what the build produced, named by no digest');
+      sheet.set('supply_chain.builds_server', true, at('build'), 'Compose builds the image from the build: context');
+      const why = `the build's Dockerfile is not among the files: what it installs is not in them`;
+      for (const k of ['supply_chain.deployed_release', 'supply_chain.lockfile_enforced', 'supply_chain.install_scripts_disabled'])
+        sheet.undecided(k, why);
+    } else if (srv.image) imageFacts(sheet, srv.image, at('image'));
     const operatorUser = userFromOperator(srv);
     if (operatorUser) sheet.reopen('container.runs_as_root', operatorUser);
     // A Dockerfile without HEALTHCHECK inherits its base image's, which is the image's, not the files'

@@ -1893,6 +1893,25 @@ describe('a name whose last word gives it another role', () => {
   });
 });
 
+describe('a build whose Dockerfile is not among the files', () => {
+  it('is built by Compose all the same: no digest names it; what it installs stays open', () => {
+    // CtrlAltAdapt/obsidian-mcp-server's example compose file: `build: ../..`, its context elsewhere.
+    const d = (image: string) =>
+      collectWith(
+        inline({ 'examples/compose.yaml': `services:\n  obsidian-mcp:\n    build: ../../elsewhere\n${image}    stdin_open: true\n` }),
+        { named: ['examples/compose.yaml'] },
+      ).deployments[0]!;
+    const built = d('');
+    expect([fact(built, 'supply_chain.builds_server'), fact(built, 'container.image_pinned_by_digest')]).toEqual([true, false]);
+    expect(built.reasons['supply_chain.deployed_release']).toBe(
+      "the build's Dockerfile is not among the files: what it installs is not in them",
+    );
+    expect(fact(d('    image: obsidian-mcp:local\n'), 'supply_chain.builds_server')).toBe(true);
+    // Under a registry's name, Compose pulls first: the image reference decides as before.
+    expect(fact(d('    image: ghcr.io/acme/obsidian-mcp:1.0.0\n'), 'supply_chain.builds_server')).toBeUndefined();
+  });
+});
+
 describe('a service that runs the image another service builds', () => {
   it('runs that build: its Dockerfile decides as for the builder', () => {
     // JoeCotellese/mindgrapes-server: web builds openbrain-web:local, and mcp runs it with its own command.
