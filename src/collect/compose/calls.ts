@@ -30,13 +30,15 @@ export function mentions(svc: Svc, target: string): boolean {
  * (`http://server:8001/mcp`) where `endpoint`, else any URL of it (`http://server:8000`).
  */
 export function callsByUrl(svc: Svc, server: string, endpoint = false): boolean {
+  const re = new RegExp(`://${literal(server)}(:\\d+)?${endpoint ? '/(mcp|sse)\\b' : '(/|$|[\\s"\'])'}`);
+  return callTexts(svc).some((w) => re.test(w));
+}
+
+/** A service's command, entrypoint and environment values, as text: where it is given another's URL. */
+function callTexts(svc: Svc): string[] {
   const spec = svc.s.spec;
   const env = Object.values(isObj(spec['environment']) ? spec['environment'] : {});
-  const re = new RegExp(`://${literal(server)}(:\\d+)?${endpoint ? '/(mcp|sse)\\b' : '(/|$|[\\s"\'])'}`);
-  return [spec['command'], spec['entrypoint'], env]
-    .flat(2)
-    .map((v) => (v instanceof Unresolved ? v.asEmpty : String(v ?? '')))
-    .some((w) => re.test(w));
+  return [spec['command'], spec['entrypoint'], env].flat(2).map((v) => (v instanceof Unresolved ? v.asEmpty : String(v ?? '')));
 }
 
 /**
@@ -44,11 +46,9 @@ export function callsByUrl(svc: Svc, server: string, endpoint = false): boolean 
  * client: `MCP_HOST=http://mcp-gateway:9011/mcp`), or null.
  */
 export function plainMcpUrl(svc: Svc, server: string): string | null {
-  const spec = svc.s.spec;
-  const env = Object.values(isObj(spec['environment']) ? spec['environment'] : {});
   const re = new RegExp(`\\bhttp://${literal(server)}(:\\d+)?/(mcp|sse)\\b[^\\s"',]*`);
-  for (const w of [spec['command'], spec['entrypoint'], env].flat(2)) {
-    const m = re.exec(w instanceof Unresolved ? w.asEmpty : String(w ?? ''));
+  for (const w of callTexts(svc)) {
+    const m = re.exec(w);
     if (m) return m[0];
   }
   return null;
