@@ -369,7 +369,8 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
   const published = smitheryBuild(ctx.inputs, f.path) !== null || registryName(df) !== null;
   // `git clone https://github.com/polygon-io/mcp_polygon.git` (stefanosimontacchi/Polygon-mcp-cloudrun):
   // the build fetches an MCP server's repository, named for MCP, and builds it.
-  const cloned = [...f.text.matchAll(/\bgit\s+clone\b[^\n&;|]*?\s((?:https?|git|ssh):\/\/\S+|git@\S+)/g)]
+  // A comment line that names one (`# git clone …` in instructions) builds nothing.
+  const cloned = [...f.text.replace(/^\s*#.*$/gm, '').matchAll(/\bgit\s+clone\b[^\n&;|]*?\s((?:https?|git|ssh):\/\/\S+|git@\S+)/g)]
     .map((m) => m[1]!.replace(/["']/g, ''))
     .find((u) => namesMcpServer((u.split(/[/:]/).pop() ?? '').replace(/\.git$/, '')));
   if (!mcp && !named && !installed && !copiedFrom && !published && !cloned) return [];

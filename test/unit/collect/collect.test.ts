@@ -1521,6 +1521,15 @@ describe("an image whose build clones an MCP server's repository", () => {
     );
     // A repository named for something else is no evidence.
     expect(out('https://github.com/acme/weather-api.git').deployments).toEqual([]);
+    // Nor one a comment names.
+    expect(
+      collectWith(
+        inline({
+          Dockerfile:
+            'FROM python:3.11-slim\n# git clone https://github.com/polygon-io/mcp_polygon.git to build locally\nCMD ["python", "app.py"]\n',
+        }),
+      ).deployments,
+    ).toEqual([]);
   });
 });
 
