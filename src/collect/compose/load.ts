@@ -30,7 +30,7 @@ export interface ComposeProject {
   extended: string[];
   services: Map<string, ComposeService>;
   /** Services left out because none of their profiles is enabled. */
-  inactive: { name: string; profiles: string[]; at: At; spec: Record<string, unknown> }[];
+  inactive: { name: string; profiles: string[]; at: At; spec: Record<string, unknown>; service: ComposeService }[];
   networks: Obj;
   networkAt(name: string): At;
   secrets: Obj;
@@ -416,11 +416,12 @@ export function loadCompose(inputs: Inputs, files: string[], options: ComposeOpt
     const s = services.get(name)!;
     const profiles = Array.isArray(s.spec['profiles']) ? (s.spec['profiles'] as unknown[]).map(String) : [];
     const at = (...path: (string | number)[]) => s.origins.get(path) ?? { file: order[0]!, line: 1 };
+    const service: ComposeService = { name, spec: s.spec, at, varsAt: (...path) => s.vars.get(path.join('\u0001')) ?? [] };
     if (profiles.length && !enabled.has('*') && !profiles.some((p) => enabled.has(p))) {
-      inactive.push({ name, profiles, at: at(), spec: s.spec });
+      inactive.push({ name, profiles, at: at(), spec: s.spec, service });
       continue;
     }
-    out.set(name, { name, spec: s.spec, at, varsAt: (...path) => s.vars.get(path.join('\u0001')) ?? [] });
+    out.set(name, service);
   }
   return {
     name: projectName ?? (posix.basename(projectDir) || 'default'),

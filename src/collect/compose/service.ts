@@ -2,6 +2,7 @@
 // ports and health check, written where the project's files say.
 import { posix } from 'node:path';
 import type { Context } from '../context.js';
+import { builtOn } from '../dockerfile/built-on.js';
 import { type DockerfileInfo, readDockerfile } from '../dockerfile/read.js';
 import { volumeParts } from '../host-paths.js';
 import { dirOf } from '../inputs.js';
@@ -83,7 +84,8 @@ export function describe(ctx: Context, project: ComposeProject, s: ComposeServic
     spec['build'] === undefined && str(spec['image'])
       ? [...project.services.values()].find((o) => o !== s && o.spec['build'] !== undefined && str(o.spec['image']) === str(spec['image']))
       : undefined;
-  const { dockerfile, contextDir, df } = buildOf(ctx, project, builder ?? s);
+  const { dockerfile, contextDir, df: own } = buildOf(ctx, project, builder ?? s);
+  const df = own && onProjectBase(ctx, project, builder ?? s, own);
   // The project describes what its services build, a client or a proxy as much as the server.
   if (df && dockerfile) ctx.claimed.add(dockerfile);
   const image = str(spec['image']) ?? df?.base?.image ?? null;
@@ -129,6 +131,27 @@ export function describe(ctx: Context, project: ComposeProject, s: ComposeServic
               !JOB.test(`${s.name} ${JSON.stringify([spec['command'] ?? '', spec['entrypoint'] ?? ''])}`)
             )))),
   };
+}
+
+/**
+ * The build read on the image it starts from where another service of the project builds and tags
+ * that image (`FROM mcp-base:latest` and a service `mcp-base` with `build:` and `image:
+ * mcp-base:latest`, active or in a profile run first): its USER, ENTRYPOINT and installs are in it.
+ */
+function onProjectBase(
+  ctx: Context,
+  project: ComposeProject,
+  s: ComposeService,
+  df: DockerfileInfo,
+  seen: ReadonlySet<string> = new Set(),
+): DockerfileInfo {
+  const base = df.base?.image;
+  if (!base || seen.has(s.name)) return df;
+  const other = [...project.services.values(), ...project.inactive.map((i) => i.service)].find(
+    (o) => o.name !== s.name && !seen.has(o.name) && o.spec['build'] !== undefined && str(o.spec['image']) === base,
+  );
+  const parent = other ? buildOf(ctx, project, other).df : null;
+  return other && parent ? builtOn(df, onProjectBase(ctx, project, other, parent, new Set([...seen, s.name]))) : df;
 }
 
 /** A build's `args` (map or `KEY=VALUE` list); a key without a value, or with an unset variable, comes from outside the files. */

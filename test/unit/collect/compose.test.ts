@@ -1955,6 +1955,49 @@ describe('a service that runs the image another service builds', () => {
   });
 });
 
+describe('a build FROM the image another service builds', () => {
+  // stonediggity/unified-docker-mcps: mcp-base (profile build-base) builds mcp-base:latest, and each
+  // server's Dockerfile starts FROM it.
+  const files = (child: string) =>
+    inline({
+      'docker-compose.yml': [
+        'services:',
+        '  mcp-base:',
+        '    build: { context: ., dockerfile: dockerfiles/Dockerfile.base-node }',
+        '    image: mcp-base:latest',
+        '    profiles: [build-base]',
+        '  puppeteer:',
+        '    build: { context: ., dockerfile: dockerfiles/Dockerfile.puppeteer }',
+        '    container_name: mcp-puppeteer',
+        '    stdin_open: true',
+        '',
+      ].join('\n'),
+      'dockerfiles/Dockerfile.base-node': 'FROM node:20-slim\nRUN useradd -m mcpuser\nUSER mcpuser\nENV NODE_ENV=production\n',
+      'dockerfiles/Dockerfile.puppeteer': child,
+    });
+
+  it("is built on that build: its USER and runtime are the base build's", () => {
+    const d = deploymentOf(collectWith(files('FROM mcp-base:latest\nCMD ["npx", "-y", "puppeteer-mcp-server"]\n')), ':puppeteer');
+    expect(fact(d, 'container.runs_as_root')).toBe(false);
+    expect(d.sources['container.runs_as_root']![0]).toMatchObject({ file: 'dockerfiles/Dockerfile.base-node', line: 3 });
+    expect(fact(d, 'supply_chain.deployed_release')).toBe('floating');
+  });
+
+  it("the child's own USER wins, as over any base", () => {
+    const d = deploymentOf(
+      collectWith(files('FROM mcp-base:latest\nUSER root\nCMD ["npx", "-y", "puppeteer-mcp-server"]\n')),
+      ':puppeteer',
+    );
+    expect(fact(d, 'container.runs_as_root')).toBe(true);
+  });
+
+  it('an image no service builds stays unknown', () => {
+    const d = deploymentOf(collectWith(files('FROM other-base:latest\nCMD ["npx", "-y", "puppeteer-mcp-server"]\n')), ':puppeteer');
+    expect(fact(d, 'container.runs_as_root')).toBeUndefined();
+    expect(fact(d, 'supply_chain.deployed_release')).toBeUndefined();
+  });
+});
+
 describe('a backend built from the same files as the server', () => {
   it('runs another program, and the server depends on it: not a server, whatever SDK the shared manifest lists', () => {
     // hyperion14/docx-mcp-service: requirements.txt lists Flask and fastmcp; Dockerfile runs the Flask
