@@ -198,6 +198,7 @@ function siteFacts(sheet: FactSheet, site: Node, rp: Node, snippets: Map<string,
     if (acao && acao.words[acao.words.length - 1] === '*')
       sheet.set('http.cors_allow_any_origin', true, acao.at, 'header Access-Control-Allow-Origin *');
   });
+  bodyLimit(sheet, site, rp, snippets);
   const upstream = upstreamsOf(rp)[0] ?? '';
   if (upstream.startsWith('https://')) {
     let insecure = false;
@@ -210,6 +211,46 @@ function siteFacts(sheet: FactSheet, site: Node, rp: Node, snippets: Map<string,
   else if (pc.platform === 'kubernetes') sheet.undecided('tls.backend_hop', CNI_HOP);
   else if (/^(localhost|127\.[\d.]+|\[::1\]|unix\/)/.test(upstream.replace(/^h2c:\/\/|^http:\/\//, '')))
     sheet.set('tls.backend_hop', 'same_host', rp.at, `plain reverse_proxy to ${upstream} on the same host`);
+}
+
+/** The blocks from the site down to the node, each with what a snippet it imports adds. */
+function blocksHolding(nodes: Node[], target: Node, snippets: Map<string, Node[]>, depth = 0): Node[][] | null {
+  if (depth > 8) return null;
+  const own = nodes.flatMap((n) => (n.words[0] === 'import' && snippets.has(n.words[1] ?? '') ? snippets.get(n.words[1]!)! : [n]));
+  if (own.includes(target)) return [own];
+  for (const n of own) {
+    const inner = n.block ? blocksHolding(n.block, target, snippets, depth + 1) : null;
+    if (inner) return [own, ...inner];
+  }
+  return null;
+}
+
+/**
+ * `request_body { max_size 10MB }` on the way to the server (the site or a block around its
+ * reverse_proxy, with no matcher of its own): the largest body Caddy passes. Without one Caddy has
+ * no limit, and what the server's own reader allows is not in the Caddyfile.
+ */
+function bodyLimit(sheet: FactSheet, site: Node, rp: Node, snippets: Map<string, Node[]>): void {
+  const on = (blocksHolding(site.block ?? [], rp, snippets) ?? [])
+    .flat()
+    .filter((n) => n.words[0] === 'request_body' && n.words.length === 1);
+  const size = on.at(-1)?.block?.find((n) => n.words[0] === 'max_size');
+  const bytes = size ? humanBytes(size.words[1] ?? '') : null;
+  if (size && bytes !== null && bytes > 0)
+    sheet.set('http.max_body_bytes', bytes, size.at, `request_body max_size ${size.words[1]}: larger bodies are refused`);
+  else
+    sheet.undecided(
+      'http.max_body_bytes',
+      "no request_body max_size on the route: Caddy sets no limit of its own, and the server's body reader is not in these files",
+    );
+}
+
+/** A size as Caddy reads it (go-humanize: `10MB` = 10,000,000, `10MiB` = 10,485,760, a bare number in bytes). */
+function humanBytes(v: string): number | null {
+  const m = /^(\d+(?:\.\d+)?)\s*([kmgt]?)(i?)b?$/i.exec(v.trim());
+  if (!m) return null;
+  const power = ['', 'k', 'm', 'g', 't'].indexOf(m[2]!.toLowerCase());
+  return Math.floor(Number(m[1]) * (m[3] ? 1024 : 1000) ** power);
 }
 
 /**

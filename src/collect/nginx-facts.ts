@@ -277,6 +277,28 @@ function routeFacts(sheet: FactSheet, cfg: NginxConfig, loc: LocationCtx, pc: Pr
     );
   }
 
+  // The largest body that reaches the server: client_max_body_size (nginx default 1m). Off (0), the
+  // server's own reader may still limit it, which the proxy's files do not show.
+  const cmbs = effective(loc, 'client_max_body_size')[0];
+  const limit = cmbs ? nginxSize(cmbs.args[0] ?? '') : 1048576;
+  if (!cmbs && !absenceKnown(loc, 'client_max_body_size')) sheet.undecided('http.max_body_bytes', HTTP_LEVEL('client_max_body_size'));
+  else if (cmbs && unresolved(cmbs.args[0] ?? ''))
+    sheet.undecided('http.max_body_bytes', 'client_max_body_size comes from a template variable');
+  else if (limit === 0)
+    sheet.undecided(
+      'http.max_body_bytes',
+      "client_max_body_size 0 turns the proxy's limit off: what the server's own body reader allows is not in these files",
+    );
+  else if (limit !== null)
+    sheet.set(
+      'http.max_body_bytes',
+      limit,
+      cmbs?.at ?? locAt,
+      cmbs
+        ? `client_max_body_size ${cmbs.args[0]}: larger bodies get 413`
+        : 'no client_max_body_size: nginx refuses bodies over 1m with 413',
+    );
+
   // The deadline of a forwarded call: proxy_read_timeout (nginx default 60 s).
   const prt = effective(loc, 'proxy_read_timeout')[0];
   const secs = prt ? seconds(prt.args[0] ?? '') : 60;
@@ -454,6 +476,13 @@ function authFacts(sheet: FactSheet, loc: LocationCtx, pc: ProxyContext): void {
 /** Why a directive the server block leaves out may still apply: the http level is not among the files. */
 const HTTP_LEVEL = (name: string) =>
   `no ${name} in the server block or the MCP location, and the http block that includes them is not among the files (it may set ${name} for every server)`;
+
+/** An nginx size (`1m`, `512k`, `1048576`) in bytes; null when it is not one. */
+function nginxSize(v: string): number | null {
+  const m = /^(\d+)([kKmMgG])?$/.exec(v);
+  if (!m) return null;
+  return Number(m[1]) * ({ k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[m[2]?.toLowerCase() ?? ''] ?? 1);
+}
 
 function perMinute(rate: string): number | null {
   const m = /^(\d+)r\/(s|m)$/.exec(rate);

@@ -23,6 +23,8 @@ const WEAKER: Record<string, Weaker> = {
   // 0 is no deadline at all: the longest wait there is.
   'http.execution_deadline_seconds': { worse: (a, b) => longer(a) > longer(b), worst: 0 },
   'http.request_read_deadline_seconds': { worse: (a, b) => longer(a) > longer(b), worst: 0 },
+  // 0 is no limit: the largest body there is.
+  'http.max_body_bytes': { worse: (a, b) => longer(a) > longer(b), worst: 0 },
   'http.cors_allow_any_origin': trueIsWeak,
   'logging.logs_authorization_header': trueIsWeak,
   'logging.edge_logs_rejected_header_values': trueIsWeak,

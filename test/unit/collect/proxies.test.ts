@@ -188,6 +188,59 @@ describe('Caddy in front', () => {
   });
 });
 
+describe('the largest body the proxy lets through', () => {
+  const nginxd = (conf: string, mount = './nginx/mcp.conf:/etc/nginx/conf.d/mcp.conf:ro', file = 'nginx/mcp.conf') =>
+    deploymentOf(collectWith(inline({ 'compose.yml': compose('nginx:1.27', mount), [file]: conf })), ':mcp');
+  const route = (extra: string) =>
+    `server {\n    listen 443 ssl;\n${extra}    location /mcp {\n        proxy_pass http://mcp:8000;\n    }\n}\n`;
+
+  it("nginx: client_max_body_size on the route, else nginx's 1m where the http block is among the files", () => {
+    const set = nginxd(route('    client_max_body_size 4m;\n'));
+    expect(fact(set, 'http.max_body_bytes')).toBe(4 * 1024 * 1024);
+    expect(set.sources['http.max_body_bytes']![0]).toMatchObject({ file: 'nginx/mcp.conf', line: 3 });
+    // A conf.d file: the http block that includes it may set a limit for every server.
+    const fragment = nginxd(route(''));
+    expect(fact(fragment, 'http.max_body_bytes')).toBeUndefined();
+    expect(fragment.reasons['http.max_body_bytes']).toMatch(/no client_max_body_size in the server block or the MCP location/);
+    const whole = nginxd(`events {}\nhttp {\n${route('')}}\n`, './nginx.conf:/etc/nginx/nginx.conf:ro', 'nginx.conf');
+    expect(fact(whole, 'http.max_body_bytes')).toBe(1048576);
+    expect(whole.sources['http.max_body_bytes']![0]!.why).toMatch(/nginx refuses bodies over 1m/);
+    // 0 switches nginx's check off: the server's own reader is not in these files.
+    expect(nginxd(route('    client_max_body_size 0;\n')).reasons['http.max_body_bytes']).toMatch(/turns the proxy's limit off/);
+  });
+
+  it('nginx: of two MCP routes, the larger limit stands', () => {
+    const d = nginxd(
+      'server {\n    listen 443 ssl;\n    client_max_body_size 1m;\n    location /mcp {\n        proxy_pass http://mcp:8000;\n    }\n    location /sse {\n        client_max_body_size 20m;\n        proxy_pass http://mcp:8000;\n    }\n}\n',
+    );
+    expect(fact(d, 'http.max_body_bytes')).toBe(20 * 1024 * 1024);
+    expect(d.sources['http.max_body_bytes']![0]).toMatchObject({ line: 8 });
+  });
+
+  it('Caddy: request_body max_size around the reverse_proxy, in go-humanize units; none leaves it to the server', () => {
+    const caddy = (site: string) =>
+      deploymentOf(
+        collectWith(inline({ 'compose.yml': compose('caddy:2.8', './Caddyfile:/etc/caddy/Caddyfile'), Caddyfile: site })),
+        ':mcp',
+      );
+    const limited = caddy('mcp.example.org {\n    request_body {\n        max_size 10MB\n    }\n    reverse_proxy mcp:8000\n}\n');
+    expect(fact(limited, 'http.max_body_bytes')).toBe(10_000_000);
+    expect(limited.sources['http.max_body_bytes']![0]).toMatchObject({ file: 'Caddyfile', line: 3 });
+    expect(
+      fact(
+        caddy(
+          'mcp.example.org {\n    handle /mcp* {\n        request_body {\n            max_size 1MiB\n        }\n        reverse_proxy mcp:8000\n    }\n}\n',
+        ),
+        'http.max_body_bytes',
+      ),
+    ).toBe(1048576);
+    // A limit on another route (its own matcher) is not the MCP route's.
+    const other = caddy('mcp.example.org {\n    request_body /upload* {\n        max_size 1MB\n    }\n    reverse_proxy mcp:8000\n}\n');
+    expect(fact(other, 'http.max_body_bytes')).toBeUndefined();
+    expect(other.reasons['http.max_body_bytes']).toMatch(/Caddy sets no limit of its own/);
+  });
+});
+
 describe("Red Hat's nginx image", () => {
   it('ubi9/nginx-124 is nginx, its version in the repository name', () => {
     // pgEdge/pgedge-postgres-mcp's Dockerfile.web.
