@@ -93,7 +93,8 @@ export function wanted(name: string, parent = ''): boolean {
     /^(package\.swift|gemfile|composer\.json|mix\.exs)$/.test(n) ||
     // An image's launcher script (`COPY docker/entrypoint.sh /entrypoint.sh`): the command it ends
     // in, and the user it drops to, decide facts of the image that starts it.
-    /^(docker-)?(entrypoint|start|run|launch|serve|boot)[\w.-]*\.sh$/.test(n) ||
+    // Named for what it is anywhere in its name too (nanobot's agent-entrypoint.sh).
+    /^(docker-)?(entrypoint|start|run|launch|serve|boot)[\w.-]*\.sh$|[\w.-]entrypoint[\w.-]*\.sh$/.test(n) ||
     // What builds and publishes the project's images (2bytes-org/git-mcp-server's build-docker.sh script
     // runs `docker build -t mcp/git`): a client entry that runs that image runs this project's build.
     /^(build|release|publish|push)[\w.-]*\.sh$|^docker[-_](build|push|publish|release)[\w.-]*\.sh$/.test(n) ||

@@ -88,7 +88,7 @@ function specsOf(args: string[]): string[] | null {
  */
 export function fetchedInstallers(shell: string, at: At): InstallStep[] {
   const PIPED =
-    /\b(curl|wget)\b[^|;&\n]*?(https?:\/\/[^\s|;&"']+)[^|;&\n]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:\/(?:usr\/)?bin\/)?(?:ba|da|z)?sh\b/g;
+    /\b(curl|wget)\b[^|;&\n]*?(https?:\/\/[^\s|;&"']+)[^|;&\n]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:(?:\/usr\/bin\/)?env\s+(?:-\S+\s+)*(?:\w+=\S*\s+)*)?(?:\/(?:usr\/)?bin\/)?(?:ba|da|z)?sh\b/g;
   return [...shell.replace(/\\\n/g, ' ').matchAll(PIPED)]
     .filter((m) => !/^https?:\/\/(deb|rpm)\.nodesource\.com\//.test(m[2]!))
     .map((m) => ({ at, tool: 'script' as const, text: m[0].replace(/\s+/g, ' ').trim(), locked: false, scriptsDisabled: null }));
@@ -100,6 +100,12 @@ const modMod = (args: string[]) =>
 
 /** One install command: which tool, locked or not, install scripts on or off. */
 export function installStep(w: string[], at: At): InstallStep | null {
+  // A tool by its path (nanobot's `/opt/playwright-venv/bin/pip install playwright`) is that tool.
+  const tool = /^\/\S*\/((pip|python)[\d.]*|npm|pnpm|yarn|uv|poetry|bun|go|cargo|dotnet)$/.exec(w[0] ?? '');
+  if (tool) {
+    const step = installStep([tool[1]!.replace(/^pip[\d.]+$/, 'pip3'), ...w.slice(1)], at);
+    return step && { ...step, text: w.join(' ') };
+  }
   // `python -m uv pip install .` is uv's install, `python -m poetry install` poetry's (pip's is read below).
   if (/^python[\d.]*$/.test(w[0] ?? '') && w[1] === '-m' && ['uv', 'poetry', 'pipx'].includes(w[2] ?? '')) {
     const step = installStep(w.slice(2), at);

@@ -464,6 +464,22 @@ describe('an installer fetched and piped to a shell', () => {
     expect(fact(image('RUN wget -qO- https://deno.land/install.sh | sudo -E bash -s -- v2.1.0'), 'supply_chain.deployed_release')).toBe(
       'floating',
     );
+    // nanobot-ai/nanobot's Dockerfile.agent: the shell started through env, with the installer's settings.
+    const viaEnv = image(
+      'RUN curl -LsSf https://astral.sh/uv/install.sh | env UV_INSTALL_DIR=/usr/local/bin INSTALLER_NO_MODIFY_PATH=1 sh',
+    );
+    expect(fact(viaEnv, 'supply_chain.deployed_release')).toBe('floating');
+    expect(viaEnv.sources['supply_chain.deployed_release']![0]!.why).toMatch(/^curl -LsSf https:\/\/astral.sh\/uv\/install.sh \| env /);
+  });
+
+  it("a tool run by its path is that tool: a venv's pip installs as pip does", () => {
+    // nanobot-ai/nanobot's Dockerfile.agent:65-70.
+    const d = image('RUN python3 -m venv /opt/v && /opt/v/bin/pip install playwright');
+    expect([fact(d, 'supply_chain.deployed_release'), fact(d, 'supply_chain.lockfile_enforced')]).toEqual(['floating', false]);
+    expect(d.sources['supply_chain.deployed_release']![0]!.why).toBe('/opt/v/bin/pip install playwright resolves versions at build time');
+    expect(fact(image('RUN /opt/v/bin/pip3.12 install playwright==1.55.0'), 'supply_chain.lockfile_enforced')).toBe(false);
+    // A program that is no install tool is not read as one.
+    expect(fact(image('RUN /opt/v/bin/python -c "print(1)"'), 'supply_chain.deployed_release')).toBe('locked');
   });
 
   it("a download kept as a file, and NodeSource's apt repository (the OS layer), are no such install", () => {
@@ -730,6 +746,17 @@ describe('a build that copies its context whole and works in a folder of it', ()
     );
     expect(fact(d[0]!, 'container.runs_as_root')).toBe(false);
     expect(d[0]!.sources['container.runs_as_root']![0]).toMatchObject({ file: 'scripts/docker-entrypoint.sh', line: 4 });
+  });
+
+  it('a walk reads launcher scripts by their names, a prefix before `entrypoint` too', () => {
+    // nanobot-ai/nanobot's scripts/agent-entrypoint.sh, copied as the image's ENTRYPOINT.
+    expect(['agent-entrypoint.sh', 'docker-entrypoint.sh', 'start-server.sh', 'run.sh'].map((n) => wanted(n))).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(['entrypoint.md', 'test-utils.sh', 'entrypoints.py'].map((n) => wanted(n))).toEqual([false, false, false]);
   });
 
   it('a script outside what the build copies is not the one it starts', () => {
