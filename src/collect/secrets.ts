@@ -153,14 +153,19 @@ export function worstSecrets<T extends { kind: string; at: At; why: string }>(fo
  * literal value, not a placeholder, a reference (`${DB_PASSWORD}`) or a value that says none is
  * needed. siakhooi/mcp-mariadb's example-config.yaml: `password: secret`.
  */
-export function secretInConfig(doc: { value: unknown; line(path: (string | number)[]): number }): { key: string; line: number } | null {
+export function secretInConfig(
+  doc: { value: unknown; line(path: (string | number)[]): number },
+  /** `placeholder`: the first secret-named key whose value is one the operator replaces (`api_key: <api_key>`). */
+  want: 'written' | 'placeholder' = 'written',
+): { key: string; line: number } | null {
   const walk = (v: unknown, path: (string | number)[], depth: number): { key: string; line: number } | null => {
     if (depth > 32 || v === null || typeof v !== 'object') return null;
     for (const [k, x] of Array.isArray(v) ? v.entries() : Object.entries(v as Record<string, unknown>)) {
       const here = [...path, k];
       if (typeof k === 'string' && typeof x === 'string' && SECRET_NAME.test(k.replace(/[-.]/g, '_'))) {
         const t = x.trim();
-        if (t !== '' && !/^\$\{?[A-Za-z_]/.test(t) && !isPlaceholder(t) && !saysNoSecret(t)) return { key: k, line: doc.line(here) };
+        const written = t !== '' && !/^\$\{?[A-Za-z_]/.test(t) && !saysNoSecret(t);
+        if (written && isPlaceholder(t) === (want === 'placeholder')) return { key: k, line: doc.line(here) };
       }
       const inner = walk(x, here, depth + 1);
       if (inner) return inner;

@@ -224,12 +224,16 @@ export function composeSecrets(ctx: Context, sheet: FactSheet, srv: Svc, project
     }
     const { values, lines } = parseDotenv(file.text);
     const secret = [...values].find(([k, v]) => SECRET_NAME.test(k) && v !== '' && !isPlaceholder(v));
+    // `TOKEN=<your_key>`: the operator writes the real value in its place, where the files do not show.
+    const placeholder = [...values].find(([k, v]) => SECRET_NAME.test(k) && v !== '' && isPlaceholder(v));
     if (secret)
       found.push({
         kind: 'manifest_plaintext',
         at: { file: file.path, line: lines.get(secret[0]) ?? 1 },
         why: `${secret[0]} is written in ${what}, which is among the files read`,
       });
+    else if (placeholder)
+      found.push(placeholderIn(placeholder[0], placeholder[1], what, { file: file.path, line: lines.get(placeholder[0]) ?? 1 }));
   }
   // A configuration file bind-mounted for the server to read (siakhooi/mcp-mariadb's
   // `./example-config.yaml:/app/config.yaml`, with `password: secret`): a secret written there is
@@ -247,12 +251,16 @@ export function composeSecrets(ctx: Context, sheet: FactSheet, srv: Svc, project
       doc = undefined;
     }
     const hit = doc ? secretInConfig(doc) : null;
+    const placeholder = doc && !hit ? secretInConfig(doc, 'placeholder') : null;
     if (hit)
       found.push({
         kind: 'manifest_plaintext',
         at: { file: file.path, line: hit.line },
         why: `${hit.key} is written in the bind-mounted ${v.source}, which is among the files read`,
       });
+    // DrDroidLab/signoz-mcp-server's `api_key: <api_key>`, which its README has the operator edit.
+    else if (placeholder)
+      found.push(placeholderIn(placeholder.key, null, `the bind-mounted ${v.source}`, { file: file.path, line: placeholder.line }));
   }
   const environmentOnly = found.filter((f) => f.kind === 'environment');
   if (environmentOnly.length && environmentOnly.length === found.length) {
@@ -288,4 +296,13 @@ export function composeSecrets(ctx: Context, sheet: FactSheet, srv: Svc, project
       'container.secrets_source',
       'no secret reaches the container from the files, but the Dockerfile it is built from is not among them: whether the image holds one is not in them',
     );
+}
+
+/** A secret-named setting a file leaves as a placeholder: its real value is kept where the files do not show. */
+function placeholderIn(key: string, value: string | null, what: string, at: At): { kind: string; at: At; why: string } {
+  return {
+    kind: 'environment',
+    at,
+    why: `${key} in ${what} is a placeholder${value === null ? '' : ` ("${value.slice(0, 40)}")`} the operator replaces: where the real value is kept is not in the files`,
+  };
 }

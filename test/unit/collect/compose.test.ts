@@ -541,7 +541,12 @@ describe("where a service's secrets come from, env_file and list-form environmen
   const build = { Dockerfile: 'FROM node:24-slim\nUSER node\nCMD ["node", "mcp-server.js"]\n' };
   const secrets = (files: Record<string, string>) => {
     const d = collectWith(inline({ ...build, ...files })).deployments[0]!;
-    return { value: fact(d, 'container.secrets_source'), why: d.sources['container.secrets_source']?.[0]?.why, undecided: d.undecided };
+    return {
+      value: fact(d, 'container.secrets_source'),
+      why: d.sources['container.secrets_source']?.[0]?.why,
+      undecided: d.undecided,
+      reason: d.reasons['container.secrets_source'],
+    };
   };
   const service = (extra: string) => `services:\n  mcp:\n    build: .\n${extra}`;
 
@@ -609,6 +614,9 @@ describe("where a service's secrets come from, env_file and list-form environmen
       why: 'HTTP_BEARER_TOKEN is written in the bind-mounted ./.env, which is among the files read',
     });
     expect(secrets({ 'compose.yaml': mount, '.env': 'LOG_LEVEL=info\n' }).value).toBe('none');
+    expect(secrets({ 'compose.yaml': mount, '.env': 'LOG_LEVEL=info\nAPI_TOKEN=<your_token>\n' }).reason).toBe(
+      'API_TOKEN in the bind-mounted ./.env is a placeholder ("<your_token>") the operator replaces: where the real value is kept is not in the files',
+    );
     // A named volume called env is no file of the repository.
     expect(secrets({ 'compose.yaml': service('    volumes:\n      - app.env:/data\n') }).value).toBe('none');
   });
@@ -620,10 +628,17 @@ describe("where a service's secrets come from, env_file and list-form environmen
       value: 'manifest_plaintext',
       why: 'password is written in the bind-mounted ./example-config.yaml, which is among the files read',
       undecided: expect.any(Array),
+      reason: undefined,
     });
-    // A reference or a placeholder there is no secret; a file the files do not hold may hold one.
+    // A reference there is no secret; a file the files do not hold may hold one.
     expect(secrets({ 'compose.yaml': mount, 'example-config.yaml': 'mariadb:\n  password: ${DB_PASSWORD}\n' }).value).toBe('none');
-    expect(secrets({ 'compose.yaml': mount, 'example-config.yaml': '{ "api_key": "<your-api-key>" }\n' }).value).toBe('none');
+    // A placeholder the operator edits (DrDroidLab/signoz-mcp-server's `api_key: <api_key>`): the real
+    // value is then kept where the files do not show, as for one in a committed .env.
+    const placeholder = secrets({ 'compose.yaml': mount, 'example-config.yaml': 'signoz:\n  host: x\n  api_key: <api_key>\n' });
+    expect(placeholder.value).toBeUndefined();
+    expect(placeholder.reason).toBe(
+      'api_key in the bind-mounted ./example-config.yaml is a placeholder the operator replaces: where the real value is kept is not in the files',
+    );
     const unread = secrets({ 'compose.yaml': mount });
     expect(unread.value).toBeUndefined();
     expect(unread.undecided).toContain('container.secrets_source');
