@@ -4,8 +4,9 @@
 // operator's; the image fixes only the adapter.
 
 import type { DockerfileInfo } from './dockerfile/read.js';
-import { analyseLaunch } from './launch.js';
+import { analyseLaunch, npmSpec } from './launch.js';
 import type { FactSheet } from './sheet.js';
+import { unwrap } from './shell.js';
 
 /** Decides the bridge's facts and says whether the image is one. */
 export function imageBridge(sheet: FactSheet, df: DockerfileInfo): boolean {
@@ -23,5 +24,32 @@ export function imageBridge(sheet: FactSheet, df: DockerfileInfo): boolean {
   const why = 'the remote server runs a release its operator chose; the image fixes only the adapter';
   if (sheet.has('supply_chain.deployed_release')) sheet.reopen('supply_chain.deployed_release', why);
   else sheet.undecided('supply_chain.deployed_release', why);
+  return true;
+}
+
+/**
+ * An image that starts a bridge with no words of its own (mcp-cloud-collection/mcp-hn's
+ * `ENTRYPOINT ["mcp-proxy"]`, the server its child named at `docker run`): what the bridge speaks
+ * is its own, not the child's a smithery.yaml describes. npm's mcp-proxy only serves HTTP; Python's
+ * mcp-proxy and supergateway are clients on stdio when the run hands them a URL. Says whether it
+ * decided or left the transport open.
+ */
+export function bareBridge(sheet: FactSheet, df: DockerfileInfo): boolean {
+  const words = unwrap(df.entrypoint);
+  const program = (words[0] ?? '').split('/').pop()!;
+  if (!df.commandAt || words.length !== 1 || !/^(mcp-proxy|supergateway)$/.test(program)) return false;
+  const npm = df.installs.some((i) => i.tool === 'npm' && (i.packages ?? []).some((p) => npmSpec(p).name === 'mcp-proxy'));
+  if (program === 'mcp-proxy' && npm)
+    sheet.set(
+      'transport.kind',
+      'http',
+      df.commandAt,
+      "the image starts npm's mcp-proxy, which serves the stdio server it is given over HTTP",
+    );
+  else
+    sheet.undecided(
+      'transport.kind',
+      `the image starts ${program} with the words of \`docker run\`: given a command it serves HTTP, given a server's URL it is a client on stdio`,
+    );
   return true;
 }

@@ -14,7 +14,7 @@ import { composeDeployments } from './compose/facts.js';
 import { loadCompose } from './compose/load.js';
 import { type CollectOptions, Context } from './context.js';
 import { scriptCommand, scriptEnv, scriptExecs } from './entrypoint-script.js';
-import { imageBridge } from './image-bridge.js';
+import { bareBridge, imageBridge } from './image-bridge.js';
 import { dirOf, Inputs, normalise, type TextFile } from './inputs.js';
 import { kubernetesDeployments } from './kubernetes/facts.js';
 import { kubernetesSets } from './kubernetes/sets.js';
@@ -456,10 +456,11 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
     if (script && !script.branch && !sheet.has('transport.legacy_sse')) legacySse(sheet, script.at, script.words);
   }
   // The project's smithery.yaml says how its image is started, where the image's own command does not;
-  // so does the MCP Registry's server.json of the name the image's label gives it.
-  const smithery = sheet.has('transport.kind') ? null : smitheryTransport(ctx.inputs, f.path);
+  // so does the MCP Registry's server.json of the name the image's label gives it. A bare bridge's does.
+  const bridged = !sheet.has('transport.kind') && bareBridge(sheet, df);
+  const smithery = sheet.has('transport.kind') || bridged ? null : smitheryTransport(ctx.inputs, f.path);
   if (smithery) sheet.set('transport.kind', smithery.kind, smithery.at, smithery.why);
-  const registry = sheet.has('transport.kind') ? null : registryTransport(ctx.inputs, df);
+  const registry = sheet.has('transport.kind') || bridged ? null : registryTransport(ctx.inputs, df);
   if (registry) {
     sheet.set('transport.kind', registry.kind, registry.at, registry.why);
     if (registry.sse) sheet.set('transport.legacy_sse', true, registry.at, `${registry.why}: the deprecated HTTP+SSE transport`);

@@ -608,6 +608,25 @@ describe("a project's smithery.yaml", () => {
       'http',
     );
   });
+
+  it("not over a bridge the image starts bare: that bridge's own transport", () => {
+    // mcp-cloud-collection/mcp-hn: `ENTRYPOINT ["mcp-proxy"]` after `npm install -g mcp-proxy`; smithery.yaml
+    // describes Smithery starting mcp-hn itself on stdio.
+    const bridge = (install: string, entrypoint: string) =>
+      collectWith(
+        inline({
+          'smithery.yaml': 'startCommand:\n  type: stdio\n',
+          Dockerfile: `FROM nikolaik/python-nodejs:python3.13-nodejs24-slim\nRUN ${install}\nRUN uv pip install --system mcp-hn\nUSER 1001\nEXPOSE 8080\nENTRYPOINT ${entrypoint}\n`,
+        }),
+      ).deployments[0]!;
+    const npm = bridge('npm install -g mcp-proxy', '["mcp-proxy"]');
+    expect(fact(npm, 'transport.kind')).toBe('http');
+    expect(npm.sources['transport.kind']![0]).toMatchObject({ file: 'Dockerfile', line: 6 });
+    // Python's mcp-proxy is a stdio client when the run hands it a URL.
+    const python = bridge('pip install mcp-proxy', '["mcp-proxy"]');
+    expect(fact(python, 'transport.kind')).toBeUndefined();
+    expect(python.reasons['transport.kind']).toMatch(/^the image starts mcp-proxy with the words of `docker run`/);
+  });
 });
 
 describe('an image a smithery.yaml builds, its server written without an SDK', () => {
