@@ -1,6 +1,7 @@
 // Whether a Compose service speaks MCP over the network or on its stdin.
 
 import { type ScriptCommand, scriptEnv } from '../entrypoint-script.js';
+import { healthPortVariable } from '../health-ports.js';
 import { asksHelp, idles } from '../roles.js';
 import { isTransportVariable, transportNamed } from '../server-args.js';
 import type { At, FactSheet } from '../sheet.js';
@@ -41,6 +42,20 @@ function otherProtocolPorts(ports: unknown): string | null {
     else return null;
   }
   return named.length ? named.join(', ') : null;
+}
+
+/** Published ports that are each set by a variable named for health (`HEALTH_PORT=8087`), as `8087 (HEALTH_PORT)`; null otherwise. */
+function healthOnlyPorts(ports: unknown, env: ReadonlyMap<string, string>): string | null {
+  const list = Array.isArray(ports) ? ports : [];
+  const named: string[] = [];
+  for (const p of list) {
+    const text = p instanceof Unresolved ? null : isObj(p) ? null : String(p);
+    const target = isObj(p) ? String(p['target'] ?? '') : (/(\d+)(\/\w+)?$/.exec(text ?? '')?.[1] ?? '');
+    const variable = target ? healthPortVariable(target, env) : null;
+    if (!variable) return null;
+    named.push(`${target}, ${variable}`);
+  }
+  return named.length ? named.join('; ') : null;
 }
 
 /**
@@ -123,7 +138,13 @@ export function transport(
   // keeps stdin open for a server whose `mcp.run()` defaults to stdio.
   if (entryPorts.kind !== 'none' && !named) {
     const other = otherProtocolPorts(spec['ports']);
-    if (other)
+    const health = proxy ? null : healthOnlyPorts(spec['ports'], containerEnv(srv));
+    if (health)
+      sheet.undecided(
+        'transport.kind',
+        `${srv.s.name} publishes only its health port (${health}), and its command names no transport: whether it serves MCP on the network is in its code`,
+      );
+    else if (other)
       sheet.undecided(
         'transport.kind',
         `${srv.s.name} publishes only ${other}, no HTTP port, and its command names no transport: whether it serves MCP on the network is in its code`,

@@ -4,6 +4,7 @@
 // server reached with `kubectl exec -i`: the files do not say it serves the network.
 
 import { type ScriptCommand, scriptEnv } from '../entrypoint-script.js';
+import { healthPortVariable } from '../health-ports.js';
 import { transportNamed } from '../server-args.js';
 import type { At, FactSheet } from '../sheet.js';
 import { getPath, isKnative, type K8sObject } from './load.js';
@@ -46,9 +47,12 @@ export function transportFacts(
     sheet.set('transport.kind', 'http', at(), 'a Knative Service serves HTTP requests');
     return;
   }
-  // A port named for health or metrics (tas-mcp's postgres server: `health-http` beside a stdio server) is no MCP endpoint.
+  // A port named for health or metrics (tas-mcp's postgres server: `health-http` beside a stdio server),
+  // or set by a variable so named (its napkin-mcp's `HEALTH_PORT: "8087"`), is no MCP endpoint.
+  const vars = new Map([...(w.dockerfile?.env ?? []), ...[...env].map(([k, v]) => [k, v.value] as const)]);
   const all = arr(w.main.c['ports']);
-  const ports = all.filter((p) => !forHealthOnly(p));
+  const healthVar = (p: Record<string, unknown>) => healthPortVariable(String(p['containerPort']), vars);
+  const ports = all.filter((p) => !forHealthOnly(p) && !healthVar(p));
   if (ports.length) {
     sheet.set('transport.kind', 'http', at(...w.main.path, 'ports'), `the container declares port ${String(ports[0]!['containerPort'])}`);
     return;
@@ -68,7 +72,7 @@ export function transportFacts(
   if (all.length) {
     sheet.undecided(
       'transport.kind',
-      `the container declares only ports for health or metrics (${all.map((p) => String(p['name'])).join(', ')}), and what it runs names no transport: whether it serves MCP on the network is in its code`,
+      `the container declares only ports for health or metrics (${all.map((p) => (healthVar(p) ? `${String(p['containerPort'])}, its ${healthVar(p)}` : String(p['name']))).join('; ')}), and what it runs names no transport: whether it serves MCP on the network is in its code`,
     );
     return;
   }

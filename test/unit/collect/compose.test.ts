@@ -855,6 +855,18 @@ describe('the transport of a service no port or proxy shows', () => {
     expect(fact(server('    ports:\n      - target: 8000\n        published: 8000\n'), 'transport.kind')).toBe('http');
   });
 
+  it('nor does a port a variable named for health sets', () => {
+    // Tributary-ai-services/tas-mcp's napkin-mcp: `HEALTH_PORT: "8087"` and only `"8087:8087"` published.
+    const health = server('    environment:\n      HEALTH_PORT: "8087"\n    ports: ["8087:8087"]\n');
+    expect(fact(health, 'transport.kind')).toBeUndefined();
+    expect(health.reasons['transport.kind']).toBe(
+      'mcp publishes only its health port (8087, HEALTH_PORT), and its command names no transport: whether it serves MCP on the network is in its code',
+    );
+    expect(fact(server('    environment:\n      HEALTH_PORT: "8087"\n    ports: ["8087:8087", "8000:8000"]\n'), 'transport.kind')).toBe(
+      'http',
+    );
+  });
+
   it('stdio where the command, a variable or stdin_open says so', () => {
     expect(kind('    command: ["python", "server.py", "--transport", "stdio"]\n')).toMatchObject({ kind: 'stdio', at: { line: 4 } });
     expect(kind('    environment:\n      MCP_TRANSPORT: stdio\n')).toMatchObject({ kind: 'stdio', at: { line: 5 } });

@@ -1860,6 +1860,27 @@ describe('a port for health only', () => {
     expect(fact(manifest(svc(3401)), 'transport.kind')).toBeUndefined();
     expect(fact(manifest(svc(8080)), 'transport.kind')).toBe('http');
   });
+
+  it('so is a port a variable named for health sets, whatever the port is called', () => {
+    // Tributary-ai-services/tas-mcp's napkin-mcp: port `http` 8087, `HEALTH_PORT: "8087"` from its ConfigMap.
+    const manifest = (env: string) =>
+      collectWith(
+        inline({
+          'k8s/napkin.yaml': `${deploymentYaml('napkin-mcp', 'ghcr.io/acme/napkin-mcp:1.0.0', [
+            'ports:',
+            '  - { containerPort: 8087, name: http }',
+            'envFrom:',
+            '  - configMapRef: { name: napkin-config }',
+          ])}---\napiVersion: v1\nkind: ConfigMap\nmetadata: { name: napkin-config }\ndata:\n${env}`,
+        }),
+      ).deployments[0]!;
+    const d = manifest('  HEALTH_PORT: "8087"\n');
+    expect(fact(d, 'transport.kind')).toBeUndefined();
+    expect(d.reasons['transport.kind']).toMatch(/^the container declares only ports for health or metrics \(8087, its HEALTH_PORT\)/);
+    // The same port set for the server too serves it.
+    expect(fact(manifest('  HEALTH_PORT: "8087"\n  PORT: "8087"\n'), 'transport.kind')).toBe('http');
+    expect(fact(manifest('  LOG_LEVEL: info\n'), 'transport.kind')).toBe('http');
+  });
 });
 
 describe("egress to the clouds' metadata services", () => {
