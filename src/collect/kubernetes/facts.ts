@@ -10,6 +10,7 @@ import { hostCheckOff, legacySse, listenFacts, tlsFlags, tlsVariables } from '..
 import { type At, FactSheet } from '../sheet.js';
 import { smitheryBuild } from '../smithery.js';
 import { startImage, startRelease } from '../start-release.js';
+import { discoveredBy } from './discovery.js';
 import { configMapsOf, endpoint, ingressFacts, knativeFacts, proxyFacts } from './front.js';
 import { clusterAddress, namesService } from './linked-dirs.js';
 import { getPath, isKnative, type K8sSet } from './load.js';
@@ -360,10 +361,16 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
       // A gateway's resource (a kgateway Backend, an Istio VirtualService) that names the Service:
       // what it does with the route is in a form this collector does not read.
       const gateway = servicesOf(w).flatMap((s) => set.objects.filter((o) => namesService(o, s)).map((o) => ({ o, s })))[0];
+      const discovery = gateway ? null : discoveredBy(ctx, [w.o, ...servicesOf(w)]);
       if (gateway)
         sheet.undecided(
           'exposure.behind_reverse_proxy',
           `${gateway.o.kind} ${gateway.o.name} (${gateway.o.file}) names the server's Service at ${stringsIn(gateway.o.value['spec']).find((x) => clusterAddress(gateway.s).test(x)) ?? gateway.s.name}: a gateway whose resources are not read may front it`,
+        );
+      else if (discovery)
+        sheet.undecided(
+          'exposure.behind_reverse_proxy',
+          `the server carries the label ${discovery.key}, which ${discovery.at.file}:${discovery.at.line} names: a gateway that finds its backends by that label may front it`,
         );
       else
         sheet.set('exposure.behind_reverse_proxy', false, at(), 'no proxy workload, Ingress or route in the files forwards to the server');

@@ -1883,6 +1883,28 @@ describe('a port for health only', () => {
   });
 });
 
+describe('a gateway that finds its backends by a label', () => {
+  it('may front a server that carries it: not "nothing in front"', () => {
+    // actual-software/mcp-bridge: the gateway's ConfigMap selects `mcp.bridge/enabled: "true"`, the
+    // label deployment/kubernetes/mcp-servers/k8s-tools-deployment.yaml's Service carries.
+    const server = (label: string) =>
+      `${deploymentYaml('k8s-tools', 'ghcr.io/acme/mcp-k8s-tools:1.0.0', ['ports:', '  - { containerPort: 9000, name: mcp }'])}---\napiVersion: v1\nkind: Service\nmetadata:\n  name: mcp-k8s-tools\n  labels:\n    ${label}\nspec:\n  selector: { app: k8s-tools }\n  ports:\n    - { port: 9000, targetPort: 9000 }\n`;
+    const gateway =
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: gateway-config }\ndata:\n  gateway.yaml: |\n    service_discovery:\n      mode: kubernetes\n      label_selector:\n        mcp.bridge/enabled: "true"\n';
+    const d = (label: string) =>
+      collectWith(inline({ 'servers/k8s-tools.yaml': server(label), 'gateway/configmap.yaml': gateway })).deployments.find((x) =>
+        x.name.includes('k8s-tools'),
+      )!;
+    const found = d('mcp.bridge/enabled: "true"');
+    expect(fact(found, 'exposure.behind_reverse_proxy')).toBeUndefined();
+    expect(found.reasons['exposure.behind_reverse_proxy']).toBe(
+      'the server carries the label mcp.bridge/enabled, which gateway/configmap.yaml:9 names: a gateway that finds its backends by that label may front it',
+    );
+    // A common label selects anything: no gateway is read into it.
+    expect(fact(d('app.kubernetes.io/part-of: tools'), 'exposure.behind_reverse_proxy')).toBe(false);
+  });
+});
+
 describe("egress to the clouds' metadata services", () => {
   const reach = (egress: string) => {
     const d = collectWith(
