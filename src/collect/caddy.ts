@@ -129,6 +129,14 @@ export function caddyFacts(sheet: FactSheet, file: TextFile, pc: ProxyContext): 
     routes.push({ where: `site ${site.words.join(' ')} (${site.at.file}:${site.at.line})`, own });
   }
   weakestOf(sheet, routes);
+  // A route to the server's `/sse` (berTrindade's `handle /sse`): it serves the HTTP+SSE transport.
+  if (routes.length && !sheet.has('transport.legacy_sse')) {
+    const sse = caddyRoutes(file).find(
+      (r) =>
+        /(^|\/)sse(\/|\*|\s|$)/i.test(r.path.trim()) && reachesTarget({ words: ['reverse_proxy', ...r.upstream.split(/\s+/)], at: r.at }),
+    );
+    if (sse) sheet.set('transport.legacy_sse', true, sse.at, 'the proxied route is the /sse endpoint of the HTTP+SSE transport');
+  }
 }
 
 /** The facts one Caddy site that forwards to the server decides. */

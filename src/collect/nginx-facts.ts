@@ -153,6 +153,10 @@ export function nginxFacts(sheet: FactSheet, cfg: NginxConfig, pc: ProxyContext)
     return { where: `${loc.location?.args.join(' ') ?? 'the server block'} (${at.file}:${at.line})`, own };
   });
   weakestOf(sheet, routes);
+  // A route to the server's `/sse` (berTrindade's `location /sse`): it serves the HTTP+SSE transport.
+  const sse = locs.find((l) => /(^|\/)sse(\/|$|\b)/i.test(l.location?.args.at(-1) ?? ''));
+  if (sse && !sheet.has('transport.legacy_sse'))
+    sheet.set('transport.legacy_sse', true, sse.location!.at, 'the proxied route is the /sse endpoint of the HTTP+SSE transport');
 }
 
 /**

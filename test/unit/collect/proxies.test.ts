@@ -241,6 +241,36 @@ describe('the largest body the proxy lets through', () => {
   });
 });
 
+describe("a proxy container's route to the server's /sse", () => {
+  it('says the server serves the HTTP+SSE transport, as a host proxy does', () => {
+    // berTrindade/terraform-infrastructure-blueprints' Caddyfile: `handle /sse` and `/messages*` to mcp-server:3000.
+    const caddy = deploymentOf(
+      collectWith(
+        inline({
+          'compose.yml': compose('caddy:2.8', './Caddyfile:/etc/caddy/Caddyfile'),
+          Caddyfile:
+            'mcp.example.org {\n    handle /sse {\n        reverse_proxy mcp:8000\n    }\n    handle /messages* {\n        reverse_proxy mcp:8000\n    }\n}\n',
+        }),
+      ),
+      ':mcp',
+    );
+    expect(fact(caddy, 'transport.legacy_sse')).toBe(true);
+    expect(caddy.sources['transport.legacy_sse']![0]).toMatchObject({ file: 'Caddyfile', line: 3 });
+    const nginx = (path: string) =>
+      deploymentOf(
+        collectWith(
+          inline({
+            'compose.yml': compose('nginx:1.27', './nginx/mcp.conf:/etc/nginx/conf.d/mcp.conf:ro'),
+            'nginx/mcp.conf': `server {\n    listen 443 ssl;\n    location ${path} {\n        proxy_pass http://mcp:8000;\n    }\n}\n`,
+          }),
+        ),
+        ':mcp',
+      );
+    expect(fact(nginx('/sse'), 'transport.legacy_sse')).toBe(true);
+    expect(fact(nginx('/mcp'), 'transport.legacy_sse')).toBeUndefined();
+  });
+});
+
 describe("Red Hat's nginx image", () => {
   it('ubi9/nginx-124 is nginx, its version in the repository name', () => {
     // pgEdge/pgedge-postgres-mcp's Dockerfile.web.
