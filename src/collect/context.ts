@@ -43,6 +43,12 @@ export class Context {
   readonly notes: CollectionNote[] = [];
   /** Proxy configuration files some container of the files reads (not read again as a host's proxy). */
   readonly claimed = new Set<string>();
+  /**
+   * Compose servers by the names a client reaches their container with: `container_name` (for
+   * `docker exec -i NAME`) and `service NAME` (for `docker compose run NAME`); read by client entries,
+   * which come after every Compose project.
+   */
+  readonly composeContainers = new Map<string, FactSheet>();
   #localBuilds: Map<string, { df: DockerfileInfo; contextDir: string; at: At }> | undefined;
   readonly #dockerfiles = new Map<string, DockerfileInfo | null>();
   readonly #nginx = new Map<string, NginxConfig>();

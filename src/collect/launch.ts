@@ -30,6 +30,8 @@ export interface Launch {
    * NAME cmd` (an existing container) or `docker compose run SERVICE` (a service of a compose file).
    */
   inContainer?: string;
+  /** That container by the name the launch gives it, and whether the launch sets its own user (`docker exec -u`). */
+  container?: { name: string; user: string | null };
 }
 
 /** Packages that run a script file rather than serve anything themselves. */
@@ -67,6 +69,13 @@ function npmRelease(what: string, version: string | null): { release: Release; r
         release: 'floating',
         releaseWhy: `${what}: ${version ? `the range or tag "${version}"` : 'no version'}, whatever is newest at launch`,
       };
+}
+
+/** The user `-u USER`, `--user=USER` names among a docker command's flags; null when none does. */
+function userFlag(flags: string[]): string | null {
+  const i = flags.findIndex((a) => /^(-u|--user)(=|$)/.test(a));
+  if (i < 0) return null;
+  return flags[i]!.includes('=') ? flags[i]!.slice(flags[i]!.indexOf('=') + 1) : (flags[i + 1] ?? null);
 }
 
 export function analyseLaunch(command: string, args: string[]): Launch {
@@ -240,13 +249,18 @@ export function analyseLaunch(command: string, args: string[]): Launch {
       runner,
       docker: null,
       inContainer: `${runner} exec into the container ${name}`,
+      container: { name, user: userFlag(args.slice(1, i)) },
     };
   }
   if ((runner === 'docker' && args[0] === 'compose' && args[1] === 'run') || (runner === 'docker-compose' && args[0] === 'run')) {
     const rest = args.slice(runner === 'docker' ? 2 : 1);
     const service = rest.find((a) => !a.startsWith('-'));
     return service
-      ? { ...none, inContainer: `${runner === 'docker' ? 'docker compose' : 'docker-compose'} run of the service ${service}` }
+      ? {
+          ...none,
+          inContainer: `${runner === 'docker' ? 'docker compose' : 'docker-compose'} run of the service ${service}`,
+          container: { name: `service ${service}`, user: userFlag(rest.slice(0, rest.indexOf(service))) },
+        }
       : none;
   }
   if (runner === 'docker' || runner === 'podman') {

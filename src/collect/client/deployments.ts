@@ -7,7 +7,7 @@
 
 import type { Context } from '../context.js';
 import type { TextFile } from '../inputs.js';
-import { FactSheet } from '../sheet.js';
+import { type At, FactSheet } from '../sheet.js';
 import { agentSecrets } from './agent-secrets.js';
 import { type Entry, jsonEntries, type Obj, tomlEntries, URL_KEY, yamlEntries } from './entries.js';
 import { bridgeFacts, clientEntryFacts, stdioFacts } from './entry-facts.js';
@@ -122,6 +122,9 @@ export function clientDeployments(ctx: Context, file: TextFile): FactSheet[] {
         sheet.reopen('supply_chain.deployed_release', why);
         sheet.reopen('client.stdio_servers_release', why);
       }
+      const c = r.launch?.container;
+      const hosting = c ? ctx.composeContainers.get(c.name) : undefined;
+      if (c && hosting) runsInComposeContainer(sheet, hosting, c.user, r.e.at('args'));
     }
     const hidden = r.stdio ? hiddenLaunch(r) : null;
     if (hidden) {
@@ -131,4 +134,28 @@ export function clientDeployments(ctx: Context, file: TextFile): FactSheet[] {
     if (sheet.get('client.config_secrets_plaintext') === false) agentSecrets(ctx, sheet, file.path, r.e.name);
     return sheet;
   });
+}
+
+/**
+ * The container a `docker exec -i NAME` or `docker compose run SERVICE` entry runs its server in,
+ * where a Compose server among the files is that container (stonediggity/unified-docker-mcps'
+ * `exec -i mcp-puppeteer`, its `container_name`): its container, egress and supply-chain facts are
+ * the entry's too, where the entry does not decide them itself; its user unless the entry sets one.
+ */
+function runsInComposeContainer(sheet: FactSheet, hosting: FactSheet, user: string | null, at: At): void {
+  const lent = (path: string) => /^(container|egress|supply_chain)\./.test(path) && !sheet.has(path);
+  if (user !== null)
+    sheet.set('container.runs_as_root', /^(root|0)(:|$)/.test(user), at, `the entry runs the server as the user ${user} (-u)`);
+  for (const [path, why] of hosting.openFacts()) if (lent(path) && !sheet.looked(path)) sheet.undecided(path, why);
+  for (const d of hosting.decisions()) {
+    if (!lent(d.path)) continue;
+    sheet.adopt(d.path, d.value, d.sources);
+    // The program the client launches is that container's: its release is the entry's.
+    if (d.path === 'supply_chain.deployed_release' && !sheet.has('client.stdio_servers_release'))
+      sheet.adopt('client.stdio_servers_release', d.value, d.sources);
+  }
+  sheet.reopen(
+    'client.stdio_servers_sandboxed',
+    `the server runs in the container of ${hosting.name}: whether that sandboxes it is its settings' question, read there`,
+  );
 }

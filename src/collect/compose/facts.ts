@@ -492,6 +492,10 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       );
     }
     if (srv.dockerfile) pulledFirst(ctx, sheet, srv, project);
+    // The names a client entry reaches this container by: `docker exec -i NAME`, `docker compose run SERVICE`.
+    const named = spec['container_name'];
+    for (const name of [typeof named === 'string' ? named : `${project.name}-${srv.s.name}-1`, `service ${srv.s.name}`])
+      ctx.composeContainers.set(name, sheet);
     return sheet;
   });
 }

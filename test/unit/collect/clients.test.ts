@@ -1699,6 +1699,49 @@ describe('a launch inside a container the entry does not define', () => {
     expect(d.reasons['supply_chain.deployed_release']).toMatch(/^docker compose run of the service mcp-server: that container's settings/);
   });
 
+  it("runs in the Compose server of that container_name or service among the files: its container's facts are the entry's", () => {
+    // stonediggity/unified-docker-mcps: configs/claude_desktop_config.json runs `exec -i mcp-puppeteer`,
+    // docker-compose.yml's puppeteer service (`container_name: mcp-puppeteer`, SYS_ADMIN, seccomp unconfined).
+    const client = (args: string[]) => out(args).deployments.find((d) => d.name.startsWith('client:'))!;
+    const out = (args: string[]) =>
+      collectWith(
+        inline({
+          'claude_desktop_config.json': JSON.stringify({ mcpServers: { puppeteer: { command: 'docker', args } } }),
+          'docker-compose.yml': [
+            'services:',
+            '  puppeteer:',
+            '    build: .',
+            '    container_name: mcp-puppeteer',
+            '    stdin_open: true',
+            '    cap_add: [SYS_ADMIN]',
+            '    security_opt: ["seccomp:unconfined"]',
+            '',
+          ].join('\n'),
+          Dockerfile: 'FROM node:22-slim\nUSER node\nCMD ["npx", "-y", "puppeteer-mcp-server"]\n',
+        }),
+      );
+    const exec = client(['exec', '-i', 'mcp-puppeteer', 'npx', '-y', 'puppeteer-mcp-server@1.2.0']);
+    expect([fact(exec, 'container.seccomp'), fact(exec, 'container.capabilities_dropped'), fact(exec, 'container.runs_as_root')]).toEqual([
+      'unconfined',
+      false,
+      false,
+    ]);
+    expect(exec.sources['container.seccomp']![0]).toMatchObject({ file: 'docker-compose.yml', line: 7 });
+    // What the entry itself decides stays its own: the release it names.
+    expect(fact(exec, 'supply_chain.deployed_release')).toBe('exact_version');
+    expect(exec.reasons['client.stdio_servers_sandboxed']).toMatch(
+      /^the server runs in the container of compose:docker-compose.yml:puppeteer/,
+    );
+    // A user of its own: root by -u.
+    expect(fact(client(['exec', '-i', '-u', 'root', 'mcp-puppeteer', 'node', 'x.js']), 'container.runs_as_root')).toBe(true);
+    // docker compose run SERVICE: the service's container; the program the client launches is the image's.
+    const run = client(['compose', 'run', '--rm', '-i', 'puppeteer']);
+    expect(fact(run, 'container.seccomp')).toBe('unconfined');
+    expect([fact(run, 'supply_chain.deployed_release'), fact(run, 'client.stdio_servers_release')]).toEqual(['floating', 'floating']);
+    // Another container's name is not it.
+    expect(fact(client(['exec', '-i', 'other', 'node', 'x.js']), 'container.seccomp')).toBeUndefined();
+  });
+
   it('a whole command line in "command" is read as the shell would split it', () => {
     // Bzcasper/n8n-mcp-server's .roo/mcp.json.
     const d = read('docker run --rm --env-file /home/bobby/projects/n8n-mcp-server/.env -p 3000:8000 n8n-mcp-server');
