@@ -3,7 +3,8 @@
 
 import type { Context } from '../context.js';
 import type { DockerfileInfo } from '../dockerfile/read.js';
-import { isMcpPackage, manifestsOfBuild, mcpEvidenceOfBuild, webUi } from '../packages.js';
+import { dockerfileFor } from '../own-image.js';
+import { contextOfDockerfile, isMcpPackage, manifestsOfBuild, mcpEvidenceOfBuild, webUi } from '../packages.js';
 import { registryName } from '../registry-server.js';
 import { mcpWord, namesMcpServer, runsAuthenticator, runsMcpClient, runsNoServer } from '../roles.js';
 import { transportNamed } from '../server-args.js';
@@ -133,6 +134,14 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
     // `MCP_URL=http://toolbox:5000/mcp/sse`): what it serves there is MCP.
     else if (svcs.some((v) => v !== c && callsMcpOf(v, name)))
       evidence.set(name, `service ${svcs.find((v) => v !== c && callsMcpOf(v, name))!.s.name} calls its MCP endpoint`);
+    // Its image is the project's own build of an MCP server, from a Dockerfile named like it (alderaan/vps'
+    // `registry.correlion.ai/ai-dev-server:latest`, which ai-dev-server/Dockerfile builds from a FastMCP project).
+    else if (!c.df && c.image && c.s.spec['command'] === undefined) {
+      const own = dockerfileFor(ctx, c.image);
+      const mcp = own ? mcpEvidenceOfBuild(ctx.inputs, contextOfDockerfile(ctx.inputs, own.path, own.copied), own.copied) : null;
+      if (own && mcp && !candidates.some((o) => o !== c && callsMcpOf(c, o.s.name)))
+        evidence.set(name, `its image ${c.image} is named like ${own.path}, a build of an MCP server (${mcp.name}) among the files`);
+    }
   }
   // "mcp" in a service's name alone, its image another product's, while a server of the stack
   // depends on it: that server's backend (WebSurfinMurf/mcp's mcp-ib-gateway runs

@@ -3,8 +3,7 @@
 import { posix } from 'node:path';
 import type { Context } from '../context.js';
 import type { DockerfileInfo } from '../dockerfile/read.js';
-import { dirOf } from '../inputs.js';
-import { projectName } from '../packages.js';
+import { dockerfileFor } from '../own-image.js';
 import { builtRole, imageRole, namesMcpServer, type Role, repository } from '../roles.js';
 import { getPath, type K8sObject, type K8sSet, podSpecPath } from './load.js';
 import { arr, isObj, type Obj } from './values.js';
@@ -24,20 +23,6 @@ export interface Workload {
  * (`ko://github.com/Cali0707/AutoMCP/demo`), whose host, owner and repository name the project, not it.
  */
 export const programOf = (image: string): string => (image.startsWith('ko://') ? image.replace(/^ko:\/\/([^/]+\/){3}/, '') : image);
-
-/** The Dockerfile in the inputs that builds `image`: a directory named like the image, or the package of that name. */
-function dockerfileFor(ctx: Context, image: string): DockerfileInfo | null {
-  const base = posix.basename(repository(image));
-  const dfs = ctx.inputs.all().filter((f) => ctx.kinds.get(f.path) === 'dockerfile');
-  for (const f of dfs) {
-    const dir = dirOf(f.path);
-    const dirName = posix.basename(dir);
-    // The image named like the Dockerfile's directory or its project (`name = "mcp-server-x"` in pyproject.toml too).
-    if ((dirName && (dirName === base || base.endsWith(`-${dirName}`))) || projectName(ctx.inputs, dir) === base)
-      return ctx.dockerfile(f.path);
-  }
-  return null;
-}
 
 /**
  * The Dockerfile an OpenShift BuildConfig of the set builds `image` from: its output ImageStreamTag

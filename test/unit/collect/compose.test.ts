@@ -1982,6 +1982,29 @@ describe('a service that runs the image another service builds', () => {
   });
 });
 
+describe("a service that runs the project's own image by name", () => {
+  it('is an MCP server where a Dockerfile named like the image builds one', () => {
+    // alderaan/vps: docker-compose/ai-dev-server runs registry.correlion.ai/ai-dev-server:latest, which
+    // ai-dev-server/Makefile builds from ai-dev-server/Dockerfile, a FastMCP project; it mounts the Docker socket.
+    const files = (sdk: string) =>
+      inline({
+        'deploy/docker-compose.yml':
+          'services:\n  ai-dev-server:\n    image: registry.example.com/ai-dev-server:latest\n    ports: ["127.0.0.1:8080:8080"]\n    volumes: [/var/run/docker.sock:/var/run/docker.sock]\n',
+        'ai-dev-server/Dockerfile':
+          'FROM python:3.11-slim\nCOPY pyproject.toml uv.lock ./\nRUN pip install uv && uv sync --frozen\nCMD ["uv", "run", "server.py"]\n',
+        'ai-dev-server/pyproject.toml': `[project]\nname = "ai-dev-server"\ndependencies = ["${sdk}"]\n`,
+      });
+    const d = deploymentOf(collectWith(files('fastmcp==2.10.6')), 'compose:deploy/docker-compose.yml:ai-dev-server');
+    expect(d.sources['container.used']![0]!.why).toBe(
+      'service ai-dev-server runs in a container (its image registry.example.com/ai-dev-server:latest is named like ai-dev-server/Dockerfile, a build of an MCP server (fastmcp) among the files)',
+    );
+    expect(fact(d, 'container.docker_socket_mounted')).toBe(true);
+    // A build of no MCP server is no evidence (named, the file's only service is still read, as such).
+    const other = collectWith(files('fastapi==0.115.0')).deployments.find((x) => x.name.startsWith('compose:'));
+    expect(other?.sources['container.used']?.[0]?.why ?? '').not.toMatch(/named like/);
+  });
+});
+
 describe('a build FROM the image another service builds', () => {
   // stonediggity/unified-docker-mcps: mcp-base (profile build-base) builds mcp-base:latest, and each
   // server's Dockerfile starts FROM it.
