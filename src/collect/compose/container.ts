@@ -3,6 +3,7 @@
 import { posix } from 'node:path';
 import { userIsRoot } from '../build-facts.js';
 import { checksNothing, checksOnlyWhen, DAEMON_NNP, failsAlways } from '../docker-defaults.js';
+import { takenBranches } from '../dockerfile/taken-branches.js';
 import { isHostPath, worstHostPaths } from '../host-paths.js';
 import { tlsVerification } from '../server-args.js';
 import type { At, FactSheet } from '../sheet.js';
@@ -224,6 +225,32 @@ export function containerFacts(sheet: FactSheet, srv: Svc, projectDir: string): 
   if (ports.kind === 'unknown')
     sheet.undecided('container.published_ports', `ports: ${ports.text} by default, but a .env the files do not hold may change them`);
   else sheet.set('container.published_ports', ports.kind, ports.at, ports.kind === 'none' ? 'no ports: entry' : `ports: ${ports.text}`);
+}
+
+/**
+ * The image's HEALTHCHECK where its `if` tests a variable the service sets (zx8086/mcp-server-elasticsearch:
+ * `MCP_TRANSPORT=sse` in the service, `if [ "$MCP_TRANSPORT" = "sse" ]; then curl …; else echo …; fi`):
+ * the branch that runs is in the files. A variable an `env_file` may set stays open, as does one set nowhere.
+ */
+export function healthcheckByEnvironment(sheet: FactSheet, srv: Svc): void {
+  const hc = srv.df?.healthcheck;
+  if (!hc || hc.disabled || srv.s.spec['healthcheck'] !== undefined || sheet.has('container.healthcheck') || !checksOnlyWhen(hc.test))
+    return;
+  const env = isObj(srv.s.spec['environment']) ? (srv.s.spec['environment'] as Obj) : {};
+  const fixed = (name: string): string | undefined => {
+    if (name in env) return typeof env[name] === 'string' || typeof env[name] === 'number' ? String(env[name]) : undefined;
+    return srv.s.spec['env_file'] === undefined ? srv.df!.env.get(name) : undefined;
+  };
+  const written = hc.test.replace(/^\s*CMD(-SHELL)?\s+/, '');
+  const settled = takenBranches(written, fixed);
+  if (settled === written.replace(/\\\r?\n/g, ' ')) return;
+  const nothing = checksNothing(settled.trim().replace(/\s*;\s*$/, ''));
+  sheet.set(
+    'container.healthcheck',
+    !nothing,
+    hc.at,
+    `HEALTHCHECK in ${srv.df!.path} takes the branch the service's environment picks${nothing ? ', which checks nothing of the server' : ', which checks the server'}`,
+  );
 }
 
 /**

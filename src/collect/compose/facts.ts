@@ -14,7 +14,7 @@ import { type At, FactSheet } from '../sheet.js';
 import { startImage, startRelease } from '../start-release.js';
 import { fileMiddlewares, traefikAccessLog, traefikEnabled, traefikFacts } from '../traefik.js';
 import { callsByUrl, mentions } from './calls.js';
-import { containerFacts, plainHealthcheck, replicas, userFromOperator } from './container.js';
+import { containerFacts, healthcheckByEnvironment, plainHealthcheck, replicas, userFromOperator } from './container.js';
 import { type ComposeProject, isObj } from './load.js';
 import { egress, hostProxyInFront, ingressRestricted } from './network.js';
 import { nothingInFront } from './nothing-in-front.js';
@@ -133,6 +133,7 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     containerFacts(sheet, srv, dirOf(project.entry));
     const fromGit = remoteBuild(spec['build']);
     if (srv.dockerfile) {
+      healthcheckByEnvironment(sheet, srv);
       dockerfileFacts(sheet, srv.df!, ctx.inputs, srv.contextDir ?? '', srv.builtBy ? at('image') : at('build'));
       // The service runs whatever its build produced: no digest names it (doctrine 1.3), whatever the FROM lines say.
       if (typeof spec['image'] === 'string' && /@sha256:[0-9a-f]{64}$/.test(spec['image']))

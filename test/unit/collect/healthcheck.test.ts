@@ -165,6 +165,22 @@ describe('a health check that checks the server on one branch only', () => {
     expect(fact(compose, 'container.healthcheck')).toBeUndefined();
     expect(compose.reasons['container.healthcheck']).toMatch(/^the healthcheck checks the server only when/);
   });
+
+  it("a Compose service whose environment picks the image's branch decides it", () => {
+    // zx8086/mcp-server-elasticsearch's docker-compose.monitoring.yml: `MCP_TRANSPORT=sse` for the image
+    // whose HEALTHCHECK curls only when MCP_TRANSPORT is sse.
+    const dockerfile = `FROM python:3.12-slim\nRUN pip install mcp==1.20.0\nENV MCP_MODE=stdio\n${check}\nCMD ["python", "server.py"]\n`;
+    const service = (extra: string) =>
+      collectWith(inline({ 'compose.yaml': `services:\n  gx-mcp:\n    build: .\n${extra}`, Dockerfile: dockerfile })).deployments[0]!;
+    const http = service('    environment:\n      - MCP_MODE=http\n');
+    expect(fact(http, 'container.healthcheck')).toBe(true);
+    expect(http.sources['container.healthcheck']![0]).toMatchObject({ file: 'Dockerfile', line: 4 });
+    // Nothing set: the image's own ENV picks the branch that only echoes.
+    expect(fact(service(''), 'container.healthcheck')).toBe(false);
+    // A variable an env_file or the operator may set stays open.
+    expect(fact(service('    env_file: [mcp.env]\n'), 'container.healthcheck')).toBeUndefined();
+    expect(fact(service('    environment:\n      - MCP_MODE=${MODE}\n'), 'container.healthcheck')).toBeUndefined();
+  });
 });
 
 describe('a Kubernetes probe that checks nothing', () => {
