@@ -128,16 +128,20 @@ export function hostCheckOffByVariable(sheet: FactSheet, env: Record<string, unk
 
 /**
  * A transport flag: `--transport`, or Go's flag package's one-dash `-transport` (`-transport=sse`,
- * Protobomb/mcp-server-framework's `CMD ["-transport=http-streams"]`); `--mode` only with a
- * transport's own name for its value (Jpisnice/shadcn-ui-mcp-server's `--mode sse`).
+ * Protobomb/mcp-server-framework's `CMD ["-transport=http-streams"]`); `--mode` and a short `-t`
+ * only with a transport's own name for its value (Jpisnice/shadcn-ui-mcp-server's `--mode sse`,
+ * lreimer/gcp-mcp-server's `-t sse`).
  */
 const TRANSPORT_FLAG = /^--?transport(=|$)/;
 const MODE_FLAG = /^--mode(=|$)/;
 const TRANSPORT_NAME = /^(sse|stdio|streamable-?http|streamable_http|streamableHttp|http-streams?)$/i;
 const flagValue = (words: string[], i: number) =>
   words[i]!.includes('=') ? words[i]!.slice(words[i]!.indexOf('=') + 1) : (words[i + 1] ?? '');
+const SHORT_FLAG = /^-t(=|$)/;
 const transportFlagAt = (words: string[]) =>
-  words.findLastIndex((w, j) => TRANSPORT_FLAG.test(w) || (MODE_FLAG.test(w) && TRANSPORT_NAME.test(flagValue(words, j))));
+  words.findLastIndex(
+    (w, j) => TRANSPORT_FLAG.test(w) || ((MODE_FLAG.test(w) || SHORT_FLAG.test(w)) && TRANSPORT_NAME.test(flagValue(words, j))),
+  );
 
 /**
  * The value of the server's --transport flag, or null. The last --transport wins, as in argparse,

@@ -371,8 +371,13 @@ describe("a service that runs its build's ENTRYPOINT as written", () => {
     expect(debug.sources['transport.legacy_sse']![0]).toMatchObject({ file: 'compose.yaml', line: 5 });
     // A later --transport replaces it (mcp-grafana's README: `--transport streamable-http`).
     expect(fact(run('["--transport", "streamable-http"]'), 'transport.legacy_sse')).toBeUndefined();
-    // Its README's `-t stdio` may be the same flag: then the files no longer say, and nothing is guessed.
-    expect(fact(run('["-t", "stdio"]'), 'transport.legacy_sse')).toBeUndefined();
+    // Its README's `-t stdio`, the short form with a transport's name for its value: the last wins.
+    const short = run('["-t", "stdio"]');
+    expect([fact(short, 'transport.legacy_sse'), fact(short, 'transport.kind')]).toEqual([undefined, 'stdio']);
+    // lreimer/gcp-mcp-server's `CMD ["/gcp-mcp-server", "-t", "sse", "-p", "8000"]`.
+    expect(fact(run('["-t", "sse", "-p", "8000"]'), 'transport.legacy_sse')).toBe(true);
+    // A short -t with any other value may be another flag: after --transport, the files no longer say.
+    expect(fact(run('["-t", "30"]'), 'transport.legacy_sse')).toBeUndefined();
   });
 
   it('a bare --sse flag is the legacy transport too', () => {
@@ -830,8 +835,10 @@ describe('the transport of a service no port or proxy shows', () => {
     const d = server('    read_only: true\n');
     expect(fact(d, 'transport.kind')).toBeUndefined();
     expect(d.undecided).toContain('transport.kind');
-    // A -t after --transport may be the same flag (mcp-grafana's): the command no longer says which.
-    expect(fact(server('    command: ["python", "server.py", "--transport", "stdio", "-t", "sse"]\n'), 'transport.kind')).toBeUndefined();
+    // A -t after --transport may be the same flag (mcp-grafana's): given a transport's name it is, and
+    // the last wins; given anything else, the command no longer says which.
+    expect(fact(server('    command: ["python", "server.py", "--transport", "stdio", "-t", "sse"]\n'), 'transport.kind')).toBe('http');
+    expect(fact(server('    command: ["python", "server.py", "--transport", "stdio", "-t", "x"]\n'), 'transport.kind')).toBeUndefined();
   });
 
   it('a command that prints its help serves nothing, whatever port is published', () => {
