@@ -62,6 +62,7 @@ function pulledFirst(ctx: Context, sheet: FactSheet, srv: Svc, project: ComposeP
     project.extended.includes(file) ||
     /\.env$/.test(file) ||
     ['nginx', 'caddyfile', 'traefik'].includes(ctx.kinds.get(file) ?? '');
+  const hadTransport = sheet.has('transport.kind');
   for (const d of sheet.decisions()) {
     const buildOnly = d.sources.every((s) => 'file' in s && !composeSide(s.file));
     // "No secret" rests on the build being the files' (derekslenk/airis-mcp-gateway pulls airis/mcp-gateway first).
@@ -73,6 +74,12 @@ function pulledFirst(ctx: Context, sheet: FactSheet, srv: Svc, project: ComposeP
     )
       sheet.reopen(d.path, why);
   }
+  // Whether the server listens at all rests on the transport (Prometheus-P/hwp-bridge's image ENV
+  // `HWP_MCP_TRANSPORT=http` beside `stdin_open: true`): where that reopened, so do its address facts.
+  if (hadTransport && !sheet.has('transport.kind'))
+    for (const path of ['exposure.bind_address_class', 'exposure.endpoint_address_class', 'exposure.ingress_restricted_to_proxy'])
+      if (sheet.has(path))
+        sheet.reopen(path, `whether the server listens on the network at all depends on its transport, open here: ${why}`);
   if (digest) imageFacts(sheet, image, srv.s.at('image'));
   else {
     // Either way no digest names what runs; a floating tag floats as a loose build does.

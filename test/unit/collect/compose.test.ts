@@ -1383,6 +1383,25 @@ describe('a service that names a registry image and a build', () => {
     expect(fact(d, 'container.published_ports')).toBe('loopback');
   });
 
+  it("a transport only the build's files gave reopens the addresses that rest on it", () => {
+    // Prometheus-P/hwp-bridge: `ENV HWP_MCP_TRANSPORT=http` in the image, `stdin_open: true` and no port in the service.
+    const d = collectWith(
+      inline({
+        Dockerfile: 'FROM python:3.12-slim\nRUN pip install mcp==1.20.0\nUSER 1000\nENV MCP_TRANSPORT=http\nCMD ["python", "server.py"]\n',
+        'compose.yaml': 'services:\n  mcp:\n    image: acme/mcp-server:latest\n    build: .\n    stdin_open: true\n',
+      }),
+    ).deployments[0]!;
+    for (const path of [
+      'transport.kind',
+      'exposure.bind_address_class',
+      'exposure.endpoint_address_class',
+      'exposure.ingress_restricted_to_proxy',
+    ]) {
+      expect(fact(d, path), path).toBeUndefined();
+      expect(d.reasons[path], path).toMatch(/Compose pulls acme\/mcp-server:latest first/);
+    }
+  });
+
   it('pull_policy: build, a bare local name or a digest decide which runs', () => {
     for (const d of [run('acme/mcp-server:latest', '    pull_policy: build\n'), run('mcp-server:local')]) {
       expect(fact(d, 'supply_chain.builds_server')).toBe(true);
