@@ -180,7 +180,10 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
         (j.copiedBefore ?? []).slice((i.copiedBefore ?? []).length).some((src) => bringsLock(i.tool, src)),
     );
   const steps = df.installs.filter((i) => !tooling(i) && !undone(i));
-  const installs = steps.filter((i) => i.tool !== 'go' || lockfiles.some((l) => l.path.endsWith('go.sum')));
+  // `go install MODULE@VERSION` (acuvity/mcp-servers-registry's minibridge at a commit) needs no go.sum of the
+  // build: that module's own go.mod fixes its tree, checked against the checksum database.
+  const remoteAtVersion = (i: InstallStep) => /^go install\b/.test(i.text) && /\s[^\s@]+@(?!(latest|master|main)\b)[\w.+-]+/.test(i.text);
+  const installs = steps.filter((i) => i.tool !== 'go' || remoteAtVersion(i) || lockfiles.some((l) => l.path.endsWith('go.sum')));
   const goWithoutSum = steps.find((i) => i.tool === 'go' && !installs.includes(i));
   if (steps.length) {
     // The lockfile must be in the install's own stage: n8n-mcp's runtime stage writes a package.json and

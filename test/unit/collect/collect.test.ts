@@ -472,6 +472,20 @@ describe('an installer fetched and piped to a shell', () => {
     expect(viaEnv.sources['supply_chain.deployed_release']![0]!.why).toMatch(/^curl -LsSf https:\/\/astral.sh\/uv\/install.sh \| env /);
   });
 
+  it('go install of a module at a version needs no go.sum of the build; at @latest it floats', () => {
+    // acuvity/mcp-servers-registry's mcp-server-fetch/docker/Dockerfile: minibridge at a commit, then an exact pip pin.
+    const go = (version: string) =>
+      collectWith(
+        inline({
+          Dockerfile: `FROM golang:1.24 AS bridge\nRUN go install go.acuvity.ai/minibridge@${version}\nFROM python:3.12-slim\nCOPY --from=bridge /go/bin/minibridge /usr/bin/minibridge\nRUN pip install mcp-server-fetch==2025.4.7\nUSER 1000\nENTRYPOINT ["minibridge", "frontend", "--", "mcp-server-fetch"]\n`,
+        }),
+      ).deployments[0]!;
+    const pinned = go('5a873664bd1d9b0b3d0c1c2e3f4a5b6c7d8e9f00');
+    expect(fact(pinned, 'supply_chain.deployed_release')).toBe('exact_version');
+    expect(pinned.sources['supply_chain.deployed_release']![0]).toMatchObject({ line: 5 });
+    expect(fact(go('latest'), 'supply_chain.deployed_release')).toBe('floating');
+  });
+
   it("a tool run by its path is that tool: a venv's pip installs as pip does", () => {
     // nanobot-ai/nanobot's Dockerfile.agent:65-70.
     const d = image('RUN python3 -m venv /opt/v && /opt/v/bin/pip install playwright');
