@@ -149,6 +149,13 @@ export function installStep(w: string[], at: At): InstallStep | null {
   }
   if (cmd === 'npm' && (sub === 'ci' || sub === 'clean-install' || sub === 'install-clean'))
     return { at, tool: 'npm', text, locked: true, scriptsDisabled: has('--ignore-scripts') };
+  // `npm install -g .` (PJW2004/mcp-hub-helm-template, after `npm ci`): a folder outside the global root is
+  // linked, its dependencies not installed (npm's install docs, `<folder>`): nothing is resolved.
+  const globalFolders =
+    has('-g', '--global') &&
+    (specsOf(rest) ?? []).length > 0 &&
+    (specsOf(rest) ?? []).every((x) => /^(\.{1,2}|\.{1,2}\/\S*|\/\S*)$/.test(x));
+  if (cmd === 'npm' && (sub === 'install' || sub === 'i' || sub === 'add') && globalFolders) return null;
   if (cmd === 'npm' && (sub === 'install' || sub === 'i' || sub === 'add'))
     return {
       at,

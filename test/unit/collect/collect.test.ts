@@ -472,6 +472,23 @@ describe('an installer fetched and piped to a shell', () => {
     expect(viaEnv.sources['supply_chain.deployed_release']![0]!.why).toMatch(/^curl -LsSf https:\/\/astral.sh\/uv\/install.sh \| env /);
   });
 
+  it('npm install -g of a folder links it: no install of its own', () => {
+    // PJW2004/mcp-hub-helm-template's Dockerfile:26, after `npm ci` from package-lock.json.
+    const d = collectWith(
+      inline({
+        'package.json': '{"name":"mcp-hub","dependencies":{"@modelcontextprotocol/sdk":"1.0.0"}}',
+        'package-lock.json': '{"lockfileVersion":3}',
+        Dockerfile:
+          'FROM node:22-slim\nWORKDIR /app\nCOPY package.json package-lock.json ./\nRUN npm ci --ignore-scripts\nCOPY . .\nRUN npm install -g .\nUSER node\nCMD ["mcp-hub"]\n',
+      }),
+    ).deployments[0]!;
+    expect([fact(d, 'supply_chain.deployed_release'), fact(d, 'supply_chain.lockfile_enforced')]).toEqual(['locked', true]);
+    // A package by name still installs.
+    const named = collectWith(inline({ Dockerfile: 'FROM node:22-slim\nRUN npm install -g mcp-hub\nUSER node\nCMD ["mcp-hub"]\n' }))
+      .deployments[0]!;
+    expect(fact(named, 'supply_chain.deployed_release')).toBe('floating');
+  });
+
   it('go install of a module at a version needs no go.sum of the build; at @latest it floats', () => {
     // acuvity/mcp-servers-registry's mcp-server-fetch/docker/Dockerfile: minibridge at a commit, then an exact pip pin.
     const go = (version: string) =>
