@@ -11,12 +11,12 @@ import type { At } from './sheet.js';
 
 /**
  * Lines that build or publish an image: a workflow's step or `tags:`, a script's or Makefile's
- * command, an image-name variable (`DOCKER_IMAGE_NAME=…`, `IMAGE_NAME=…`). Prose is not read: a README's
+ * command, an image-name variable (`DOCKER_IMAGE_NAME=…`, `IMAGE_NAME=…`, a Makefile's `IMG := …`). Prose is not read: a README's
  * `docker run -t` names what users run, not what is built.
  */
 const PUBLISHES = [
   /docker(\s+buildx)?\s+(build|push)\b|build-push-action|buildah\s+(bud|build|push)|podman\s+(build|push)|\btags?\s*:/i,
-  /\b([A-Z][A-Z0-9_]*)?IMAGE[A-Z0-9_]*\s*[=:]/,
+  /\b([A-Z][A-Z0-9_]*)?IMAGE[A-Z0-9_]*\s*[=:]|\b([A-Z][A-Z0-9_]*_)?IMG(_[A-Z0-9_]*)?\s*[?:+]?=/,
 ];
 const PROSE = /\.(md|mdx|rst|txt|adoc|html?)$/i;
 /** Files a client entry's release cannot be published from. */

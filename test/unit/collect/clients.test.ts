@@ -1790,6 +1790,12 @@ describe('a release the client pulls that these files publish', () => {
       'scripts/publish-docker.sh': '#!/bin/bash\nIMAGE_NAME="agenthub/mcp-server"\ndocker build --tag "$IMAGE_NAME:latest" .\n',
     });
     expect(published.why).toMatch(/scripts\/publish-docker\.sh builds or publishes agenthub\/mcp-server \(scripts\/publish-docker\.sh:2\)/);
+    // redhat-ai-tools/testing-farm-mcp's Makefile: `IMG := localhost/testing-farm-mcp:latest`, `podman build -t $(IMG) .`.
+    const img = builds({
+      '.vscode/mcp.json': entry('podman', ['run', '-i', '--rm', 'localhost/testing-farm-mcp:latest']),
+      Makefile: 'IMG := localhost/testing-farm-mcp:latest\n\nbuild:\n\tpodman build -t $(IMG) .\n',
+    });
+    expect(img.why).toMatch(/Makefile builds or publishes localhost\/testing-farm-mcp \(Makefile:1\)/);
     // GitHub's publishing workflow: the image is named after the repository it runs in.
     const ghcr = entry('docker', ['run', '-i', '--rm', 'ghcr.io/alexw00/obsidian-rest-mcp:latest']);
     const workflow =
