@@ -161,6 +161,7 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
   // A workload given another MCP server's address to call (Tributary-ai-services/tas-mcp's trigger
   // handlers, `MCP_GRPC_ENDPOINT=tas-mcp-service:50051`) is its client, as in Compose: `mcp` in its
   // name is the project's, not what it serves.
+  const clientsNoted = new Set<Workload>();
   if (!wanted.length)
     for (const w of candidates.filter((x) => byImageOnly(x) && !gateway(x))) {
       const own = new Set(names(w));
@@ -171,11 +172,24 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
         );
         return host !== null && !own.has(host[1]!) && !/^(localhost|0|127\.\d+)$/.test(host[1]!) && (!host[2] || !!host[3]);
       });
-      if (!call) continue;
+      // Or it mounts a client's configuration of servers (cfchase/text-to-image-demo's chat backend: a
+      // ConfigMap from mcp-config.json, `mcpServers`, for its fastmcp Client), its image an SDK's only.
+      const config =
+        call || evidence.get(w) !== 'its image is built from an MCP SDK project'
+          ? undefined
+          : configMapsOf(w, configMaps).find((cm) =>
+              Object.values(isObj(cm.value['data']) ? cm.value['data'] : {}).some(
+                (v) => typeof v === 'string' && /"mcpServers"\s*:|^\s*mcpServers:/m.test(v),
+              ),
+            );
+      if (!call && !config) continue;
       evidence.delete(w);
+      clientsNoted.add(w);
       ctx.note(
         w.o.file,
-        `${w.o.kind} ${w.o.name} is given an MCP server's address to call (${call[0]}=${call[1].value}): a client of that server, not read as one; name it with --server if it serves MCP`,
+        call
+          ? `${w.o.kind} ${w.o.name} is given an MCP server's address to call (${call[0]}=${call[1].value}): a client of that server, not read as one; name it with --server if it serves MCP`
+          : `${w.o.kind} ${w.o.name} mounts ConfigMap ${config!.name}, a client's list of MCP servers (mcpServers), and its image holds an MCP SDK only: a client of those servers, not read as one; name it with --server if it serves MCP`,
       );
     }
   // A proxy forwarding to a workload marks it only when nothing else names the MCP server: an
@@ -185,7 +199,8 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
     for (const w of candidates) if (proxies.some((p) => forwardsTo(p, w))) evidence.set(w, 'a proxy workload forwards to it');
   let servers = candidates.filter((w) => (wanted.length ? wanted.includes(w.o.name) : evidence.has(w)));
   // The only workload left, in files the caller named (ctx.pointedAt); in a walk, as for Compose, not.
-  const only = candidates.length === 1 ? candidates[0]! : null;
+  // Not one just read as a client.
+  const only = candidates.length === 1 && !clientsNoted.has(candidates[0]!) ? candidates[0]! : null;
   if (!servers.length && !wanted.length && only && ctx.pointedAt([...new Set(set.objects.map((o) => o.file))], set.root)) {
     servers = candidates;
     evidence.set(only, 'the only workload that is neither a proxy nor a datastore, in files named');

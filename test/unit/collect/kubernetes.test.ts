@@ -1936,6 +1936,32 @@ describe("egress to the clouds' metadata services", () => {
   });
 });
 
+describe("a workload that mounts a client's list of MCP servers", () => {
+  it('is their client where its image holds an MCP SDK only: a note', () => {
+    // cfchase/text-to-image-demo's chatbot backend: FastAPI with a fastmcp Client, mcp-config.json from a ConfigMap.
+    const backend = (config: string) =>
+      collectWith(
+        inline({
+          'k8s/backend.yaml': `${deploymentYaml('backend', 'quay.io/acme/backend:latest', [
+            'ports: [{ containerPort: 8000 }]',
+            'volumeMounts:',
+            '  - { name: mcp-config, mountPath: /app/mcp-config.json, subPath: mcp-config.json }',
+          ])}      volumes:\n        - name: mcp-config\n          configMap: { name: mcp-config }\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: { name: mcp-config }\ndata:\n  mcp-config.json: '${config}'\n`,
+          'backend/Dockerfile':
+            'FROM python:3.12-slim\nCOPY pyproject.toml uv.lock ./\nRUN pip install uv && uv sync --frozen\nCMD ["uvicorn", "app.main:app"]\n',
+          'backend/pyproject.toml': '[project]\nname = "backend"\ndependencies = ["fastapi", "fastmcp>=2"]\n',
+        }),
+      );
+    const out = backend('{"mcpServers": {"image-gen": {"url": "http://image-gen:8080/mcp"}}}');
+    expect(out.deployments.filter((d) => d.name.startsWith('kubernetes:'))).toEqual([]);
+    expect(out.notes.map((n) => n.what)).toContain(
+      "Deployment backend mounts ConfigMap mcp-config, a client's list of MCP servers (mcpServers), and its image holds an MCP SDK only: a client of those servers, not read as one; name it with --server if it serves MCP",
+    );
+    // Another configuration is no such sign.
+    expect(backend('{"logLevel": "info"}').deployments.filter((d) => d.name.startsWith('kubernetes:'))).toHaveLength(1);
+  });
+});
+
 describe("a workload given another MCP server's address", () => {
   it('is its client, whatever `mcp` its name holds: a note', () => {
     // Tributary-ai-services/tas-mcp's examples/triggers/python/sensor.yaml: a FastAPI trigger handler.
