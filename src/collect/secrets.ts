@@ -46,9 +46,11 @@ const PLACEHOLDER = new RegExp(
  */
 const WORDS = /^([A-Z]+_){2,}[A-Z]+$/;
 const NAMES_SECRET = /(^|_)(TOKEN|KEY|SECRET|PASSWORD|PASSWORT|CLE|CLEF|CLAVE|CHAVE|CHIAVE|SCHLUESSEL|SCHLÜSSEL|API)(_|$)/;
+/** A scheme followed by the name of what goes there (cfchase/text-to-image-demo's `"Authorization": "Bearer token"`). */
+const NAMED_ONLY = /^\s*(Bearer|Token|Basic)\s+(token|secret|key|api[-_]?key|access[-_]?token|auth[-_]?token|credentials?)\s*$/i;
 export const isPlaceholder = (value: string): boolean => {
   const v = value.trim().replace(new RegExp(`^${AUTH_SCHEME}`, 'i'), '');
-  return saysNoSecret(value) || PLACEHOLDER.test(value) || (WORDS.test(v) && NAMES_SECRET.test(v));
+  return saysNoSecret(value) || PLACEHOLDER.test(value) || NAMED_ONLY.test(value) || (WORDS.test(v) && NAMES_SECRET.test(v));
 };
 
 /** A secret manager's reference, resolved where it runs: 1Password's `op://vault/item/field` (`op run`, `op inject`). */

@@ -145,6 +145,23 @@ describe('MCP client configurations', () => {
     );
     expect(zed.files.map((f) => f.kind)).toEqual(['mcp_client_config']);
     expect(fact(zed.deployments[0]!, 'client.config_secrets_plaintext')).toBe(false);
+    // cfchase/text-to-image-demo's mcp-config.example.json: `"Bearer token"`, the name of what goes there.
+    const header = (value: string) =>
+      fact(
+        collectWith(
+          inline({
+            '.mcp.json': JSON.stringify({
+              mcpServers: { r: { url: 'https://api.example.com:8123/mcp', headers: { Authorization: value } } },
+            }),
+          }),
+        ).deployments[0]!,
+        'client.config_secrets_plaintext',
+      );
+    expect([header('Bearer token'), header('Bearer api_key'), header('Bearer 9f8e7d6c5b4a39281706f5e4d3c2b1a0')]).toEqual([
+      false,
+      false,
+      true,
+    ]);
     expect(wanted('settings.json', 'zed')).toBe(true);
     // jmagar/synapse-rmcp's gemini-extension.json: `type: http` beside url, a bearer from `${settings.api_token}`.
     const gemini = collectWith(
