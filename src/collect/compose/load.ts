@@ -40,6 +40,9 @@ export interface ComposeProject {
   notes: string[];
 }
 
+/** Service keys the compose spec defines as lists (never a map). */
+const LIST_KEYS = ['volumes', 'ports', 'expose', 'cap_add', 'cap_drop', 'security_opt', 'devices', 'secrets', 'configs', 'links'];
+
 export interface ComposeOptions {
   /** Variables as if set in the shell (they win over .env). */
   env?: Record<string, string>;
@@ -416,6 +419,15 @@ export function loadCompose(inputs: Inputs, files: string[], options: ComposeOpt
     const s = services.get(name)!;
     const profiles = Array.isArray(s.spec['profiles']) ? (s.spec['profiles'] as unknown[]).map(String) : [];
     const at = (...path: (string | number)[]) => s.origins.get(path) ?? { file: order[0]!, line: 1 };
+    // Keys the compose spec makes lists: a map there (Forge-Space/mcp-gateway's config/services.yml,
+    // a catalog with `volumes: {"./w": "/w"}`) is a file Compose refuses, said as such.
+    for (const key of LIST_KEYS) {
+      const v = s.spec[key];
+      if (v !== undefined && v !== null && !Array.isArray(v) && !(key !== 'volumes' && typeof v === 'string'))
+        throw new Error(
+          `service ${name}: ${key} is ${typeof v === 'object' ? 'a map' : `the ${typeof v} ${JSON.stringify(v)}`}, not a list: Compose refuses the file (${at(key).file}:${at(key).line})`,
+        );
+    }
     const service: ComposeService = { name, spec: s.spec, at, varsAt: (...path) => s.vars.get(path.join('\u0001')) ?? [] };
     if (profiles.length && !enabled.has('*') && !profiles.some((p) => enabled.has(p))) {
       inactive.push({ name, profiles, at: at(), spec: s.spec, service });

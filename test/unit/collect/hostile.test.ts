@@ -172,6 +172,20 @@ describe('hostile files: a recorded skip with the reason, never a crash, a hang 
     expect(JSON.stringify(selfExt.skipped) + JSON.stringify(selfExt.notes)).toMatch(/cycle|extends itself/i);
   });
 
+  it('a service key the spec makes a list, written as a map: a skip that says so, not a runtime error', () => {
+    // Forge-Space/mcp-gateway's config/services.yml, a catalog read as Compose: `volumes: {"./w": "/w"}`.
+    const out = collectWith(
+      inline({ 'services.yml': 'services:\n  fs-mcp:\n    image: acme/fs-mcp:1.0.0\n    volumes:\n      "./w": "/w"\n' }),
+    );
+    expect(out.deployments).toEqual([]);
+    expect(out.skipped).toEqual([
+      {
+        path: 'services.yml',
+        reason: 'could not be read as compose: service fs-mcp: volumes is a map, not a list: Compose refuses the file (services.yml:4)',
+      },
+    ]);
+  });
+
   it('an nginx include of itself and a Caddy snippet importing itself', () => {
     const nginx = collectWith(
       inline({
