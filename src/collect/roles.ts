@@ -164,9 +164,13 @@ export function imagePin(image: string): 'digest' | 'exact_version' | 'floating'
 /** MCP as a word of its own (`mcp-server.js`, `server_mcp.py`, `/mcp`), not inside another name (`@mcpjam/discord-app`). */
 export const mcpWord = (s: string): boolean => /(^|[^a-z])mcp([^a-z]|$)/i.test(s);
 
-/** The last word of a name that says its role is not serving MCP: an authenticator, a UI, a client, a backend, a certificate maker. */
+/**
+ * The last word of a name that says its role is not serving MCP: an authenticator, a UI, a client, a
+ * backend, a certificate maker, an operator or controller that reconciles containers or resources
+ * (unrelated-ai/mcp-gateway's `mcp-gateway-operator`).
+ */
 const OTHER_ROLE =
-  /^(auth|oauth2?|authz|authn|sso|login|frontend|web|webapp|ui|dashboard|playground|client|backend|worker|certgen|certbot|keygen)$/;
+  /^(auth|oauth2?|authz|authn|sso|login|frontend|web|webapp|ui|dashboard|playground|client|backend|worker|certgen|certbot|keygen|operator|controller|reconciler)$/;
 
 /**
  * Whether a service's or workload's name, or an image's repository, names an MCP server: `mcp`

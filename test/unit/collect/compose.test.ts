@@ -1926,7 +1926,17 @@ describe('a name whose last word gives it another role', () => {
       'ghcr.io/acme/mcp-servers/github:1.0',
     ])
       expect(namesMcpServer(server), server).toBe(true);
-    for (const other of ['mcpauth', 'mcp-oauth', 'mcp_backend', 'mcp-gateway-ui', 'ghcr.io/x/boltmcp-platform-web:2', 'grafana'])
+    // unrelated-ai/mcp-gateway's `gateway_operator` runs ghcr.io/…/mcp-gateway-operator, a Docker-socket reconciler.
+    for (const other of [
+      'mcpauth',
+      'mcp-oauth',
+      'mcp_backend',
+      'mcp-gateway-ui',
+      'ghcr.io/x/boltmcp-platform-web:2',
+      'grafana',
+      'ghcr.io/acme/mcp-gateway-operator:1.0.0',
+      'mcp-controller',
+    ])
       expect(namesMcpServer(other), other).toBe(false);
     expect(out.deployments.map((d) => d.name)).toEqual(['compose:compose.yaml:mcp-server']);
     // hyprmcp/mcp-gateway's examples/who-am-i: its OIDC provider, `ghcr.io/hyprmcp/dex:2.44.0-alpine`.
