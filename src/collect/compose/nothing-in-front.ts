@@ -7,7 +7,7 @@ import type { At, FactSheet } from '../sheet.js';
 import { traefikHttpLabel } from '../traefik.js';
 import { plainMcpUrl } from './calls.js';
 import { plainHealthcheck } from './container.js';
-import { envView, labelsOf, type Svc, wordsOf } from './service.js';
+import { envView, healthcheckOf, labelsOf, type Svc, wordsOf } from './service.js';
 
 export function nothingInFront(
   sheet: FactSheet,
@@ -57,9 +57,18 @@ export function nothingInFront(
       caller.v.s.at(),
       `service ${caller.v.s.name} calls it at ${caller.url}, with nothing in front: the endpoint speaks plain HTTP`,
     );
-  else if (!sheet.looked('tls.enabled'))
+  else if (!sheet.looked('tls.enabled')) {
+    // A plain health check on one of several published ports (jrmatherly/mcp-hub-gateway's portal:
+    // a UI on 3000, an API on 8080, `curl http://localhost:8080/api/health`) shows that port, not the MCP one.
+    const hc = healthcheckOf(srv);
     sheet.undecided(
       'tls.enabled',
-      'nothing fronts the server, and neither its command nor its environment gives it a certificate, nor does a health check show plain HTTP: whether it serves TLS is in its code',
+      hc &&
+        published.kind !== 'none' &&
+        published.text.split(', ').length > 1 &&
+        /\bhttp:\/\/(localhost|127\.0\.0\.1|\[::1\])\b/.test(hc.test)
+        ? `nothing fronts the server and neither its command nor its environment gives it a certificate; its health check fetches plain HTTP, but it publishes several ports (${published.text}) and which serves MCP is not in the files: whether that one serves TLS is in its code`
+        : 'nothing fronts the server, and neither its command nor its environment gives it a certificate, nor does a health check show plain HTTP: whether it serves TLS is in its code',
     );
+  }
 }

@@ -1225,8 +1225,16 @@ describe('a certificate and its key in the environment of a server nothing front
     const two = (url: string) =>
       tls(`    ports: ["3000:3000", "8080:8080"]\n    healthcheck:\n      test: ["CMD", "curl", "-f", "${url}"]\n`);
     expect(two('http://localhost:8080/mcp')).toBe(false);
-    // A health path beside other ports says nothing of the endpoint's port.
+    // A health path beside other ports says nothing of the endpoint's port, and the reason says so.
     expect(two('http://localhost:8080/health')).toBeUndefined();
+    const reason = collectWith(
+      inline({
+        'compose.yaml':
+          'services:\n  mcp:\n    build: .\n    ports: ["3000:3000", "8080:8080"]\n    healthcheck:\n      test: ["CMD", "curl", "-f", "http://localhost:8080/api/health"]\n',
+        Dockerfile: 'FROM node:22-slim\nCMD ["node", "server.js"]\n',
+      }),
+    ).deployments[0]!.reasons['tls.enabled'];
+    expect(reason).toMatch(/its health check fetches plain HTTP, but it publishes several ports \(3000:3000, 8080:8080\)/);
   });
 
   it("not a client certificate to a datastore, OpenSSL's trust store, a certificate without its key or an empty value", () => {
