@@ -387,8 +387,24 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
           'exposure.behind_reverse_proxy',
           `the server carries the label ${discovery.key}, which ${discovery.at.file}:${discovery.at.line} names: a gateway that finds its backends by that label may front it`,
         );
-      else
-        sheet.set('exposure.behind_reverse_proxy', false, at(), 'no proxy workload, Ingress or route in the files forwards to the server');
+      else {
+        // A NetworkPolicy that admits only the cluster's ingress controller on the server's port: clients come through it.
+        const only = sheet.decisions().find((d) => d.path === 'exposure.ingress_restricted_to_proxy' && d.value === true)?.sources[0];
+        if (only && 'file' in only && /ingress controller/.test(only.why))
+          sheet.set(
+            'exposure.behind_reverse_proxy',
+            true,
+            only,
+            `${only.why}: clients come through it, by an Ingress kept with the cluster, not in the files`,
+          );
+        else
+          sheet.set(
+            'exposure.behind_reverse_proxy',
+            false,
+            at(),
+            'no proxy workload, Ingress or route in the files forwards to the server',
+          );
+      }
       endpoint(sheet, undefined, [], servicesOf(w));
     }
     // Nothing in front terminates TLS: the server's own flags say whether it serves TLS.

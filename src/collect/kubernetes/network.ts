@@ -143,6 +143,28 @@ export function networkFacts(
         arr(r['ports']).some((p) => arr(w.main.c['ports']).some((cp) => cp['containerPort'] === p['port'] || cp['name'] === p['port'])),
     );
     const mcpPorts = arr(w.main.c['ports']);
+    // Only the cluster's ingress controller on the server's port, with no Ingress among the files
+    // (MikkoParkkola/mcp-gateway's policy: namespace ingress-nginx on 39400): that controller is the proxy.
+    const onServerPort = rules.filter(
+      ({ r }) =>
+        !Array.isArray(r['ports']) ||
+        arr(r['ports']).some((p) => mcpPorts[0]?.['containerPort'] === p['port'] || mcpPorts[0]?.['name'] === p['port']),
+    );
+    const controllerOnly =
+      !viaIngress &&
+      fronts.length === 0 &&
+      onServerPort.length > 0 &&
+      onServerPort.every(
+        ({ r }) =>
+          Array.isArray(r['from']) &&
+          arr(r['from']).length > 0 &&
+          arr(r['from']).every((f) => !f['ipBlock'] && JSON.stringify(f).toLowerCase().includes('ingress')),
+      );
+    if (controllerOnly) {
+      const why = `NetworkPolicy ${onServerPort[0]!.p.name} admits only the cluster's ingress controller on the server's port`;
+      sheet.set('exposure.ingress_restricted_to_proxy', true, onServerPort[0]!.p.at('spec', 'ingress'), why);
+      return;
+    }
     const strict =
       (fronts.length > 0 || viaIngress) &&
       onMcpPort.filter(

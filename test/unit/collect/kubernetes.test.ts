@@ -1883,6 +1883,24 @@ describe('a port for health only', () => {
   });
 });
 
+describe("a NetworkPolicy that admits only the cluster's ingress controller", () => {
+  it('restricts ingress to that proxy, in front though its Ingress is kept elsewhere', () => {
+    // MikkoParkkola/mcp-gateway's enterprise-alpha/base/networkpolicy.yaml: namespace ingress-nginx on 39400.
+    const policy = (from: string) =>
+      collectWith(
+        inline({
+          'k8s/all.yaml': `${deploymentYaml('mcp-gateway', 'ghcr.io/acme/mcp-gateway:1.0.0', ['ports: [{ containerPort: 39400 }]'])}---\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: { name: mcp-gateway }\nspec:\n  podSelector: { matchLabels: { app: mcp-gateway } }\n  policyTypes: [Ingress]\n  ingress:\n    - from:\n        - ${from}\n      ports: [{ port: 39400 }]\n`,
+        }),
+      ).deployments[0]!;
+    const d = policy('namespaceSelector: { matchLabels: { kubernetes.io/metadata.name: ingress-nginx } }');
+    expect([fact(d, 'exposure.ingress_restricted_to_proxy'), fact(d, 'exposure.behind_reverse_proxy')]).toEqual([true, true]);
+    expect(d.sources['exposure.behind_reverse_proxy']![0]).toMatchObject({ file: 'k8s/all.yaml', line: 20 });
+    // Any other namespace is no proxy.
+    const other = policy('namespaceSelector: { matchLabels: { kubernetes.io/metadata.name: agents } }');
+    expect([fact(other, 'exposure.ingress_restricted_to_proxy'), fact(other, 'exposure.behind_reverse_proxy')]).toEqual([false, false]);
+  });
+});
+
 describe('a gateway that finds its backends by a label', () => {
   it('may front a server that carries it: not "nothing in front"', () => {
     // actual-software/mcp-bridge: the gateway's ConfigMap selects `mcp.bridge/enabled: "true"`, the
