@@ -69,6 +69,21 @@ export function secretsFacts(sheet: FactSheet, w: Workload, configMaps: K8sObjec
       }
     });
   });
+  // An init container that reads a Secret and writes into a volume the server mounts
+  // (enkryptai/secure-mcp-gateway's manifest: it fetches the keys file with a secretKeyRef token).
+  const mounts = (c: Obj) => new Set(arr(c['volumeMounts']).map((m) => String(m['name'] ?? '')));
+  const served = new Set(arr(w.pod['containers']).flatMap((c) => [...mounts(c)]));
+  arr(w.pod['initContainers']).forEach((c, ci) => {
+    const secret =
+      arr(c['env']).find((e) => isObj(getPath(e, ['valueFrom', 'secretKeyRef']))) ?? arr(c['envFrom']).find((e) => isObj(e['secretRef']));
+    const shared = [...mounts(c)].find((n) => served.has(n));
+    if (secret && shared)
+      found.push({
+        kind: 'mounted_files',
+        at: at(...w.spec, 'initContainers', ci),
+        why: `init container ${String(c['name'] ?? ci)} reads a Secret and writes into volume ${shared}, which the server mounts`,
+      });
+  });
   for (const v of arr(w.pod['volumes'])) {
     // A projected volume is a secret one when it projects a Secret; a ConfigMap or the API token alone is none.
     if (isObj(v['secret']) || arr(getPath(v, ['projected', 'sources'])).some((src) => isObj(src['secret'])))

@@ -1114,6 +1114,29 @@ describe("a proxy's configuration in a ConfigMap a kustomization generates from 
   });
 });
 
+describe('an init container that reads a Secret into a volume the server mounts', () => {
+  it('is where the server gets it: mounted files, not "none"', () => {
+    // enkryptai/secure-mcp-gateway's manifest example: an initContainer fetches the keys file with a secretKeyRef token.
+    const pod = (init: string) =>
+      collectWith(
+        inline({
+          'k8s/gw.yaml': `${deploymentYaml('gateway', 'acme/mcp-gateway:1.0.0', [
+            'ports: [{ containerPort: 8000 }]',
+            'volumeMounts: [{ name: keys, mountPath: /keys }]',
+          ])}      initContainers:\n        - name: fetch-keys\n          image: curlimages/curl:8.10.1\n          env:\n            - name: API_TOKEN\n              valueFrom: { secretKeyRef: { name: gw, key: token } }\n          volumeMounts: [{ name: ${init}, mountPath: /out }]\n      volumes:\n        - { name: keys, emptyDir: {} }\n        - { name: scratch, emptyDir: {} }\n`,
+          Dockerfile: 'FROM python:3.12-slim\nRUN pip install mcp==1.20.0\nUSER 1000\nCMD ["python", "-m", "gateway"]\n',
+          'pyproject.toml': '[project]\nname = "mcp-gateway"\ndependencies = ["mcp==1.20.0"]\n',
+        }),
+      ).deployments[0]!;
+    const d = pod('keys');
+    expect(fact(d, 'container.secrets_source')).toBe('mounted_files');
+    expect(d.sources['container.secrets_source']![0]!.why).toBe(
+      'init container fetch-keys reads a Secret and writes into volume keys, which the server mounts',
+    );
+    expect(fact(pod('scratch'), 'container.secrets_source')).toBe('none');
+  });
+});
+
 describe('a committed Secret the pod reads', () => {
   // mindset-dev/bigtorig-mcp-hub's k8s/: the Deployment reads mcp-hub-secrets by secretKeyRef,
   // and secrets-example.yaml beside it writes that Secret's values.
