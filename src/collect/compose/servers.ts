@@ -6,7 +6,7 @@ import type { DockerfileInfo } from '../dockerfile/read.js';
 import { dockerfileFor } from '../own-image.js';
 import { contextOfDockerfile, isMcpPackage, manifestsOfBuild, mcpEvidenceOfBuild, webUi } from '../packages.js';
 import { registryName } from '../registry-server.js';
-import { mcpWord, namesMcpServer, runsAuthenticator, runsMcpClient, runsNoServer } from '../roles.js';
+import { idles, mcpWord, namesMcpServer, runsAuthenticator, runsMcpClient, runsNoServer } from '../roles.js';
 import { transportNamed } from '../server-args.js';
 import { authenticatorsOf } from './authenticators.js';
 import { callsMcpOf, dependsOn, mentions } from './calls.js';
@@ -128,7 +128,14 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
     }
     // Its image installs an MCP server from a registry, or its Dockerfile's command names MCP
     // (antvis/mcp-server-chart's `npm install -g @antv/mcp-server-chart`, `CMD ["mcp-server-chart", …]`).
-    else if (c.df && c.s.spec['command'] === undefined && imageRunsMcp(c.df) && !candidates.some((o) => o !== c && callsMcpOf(c, o.s.name)))
+    // A command that only idles keeps the image's server there for a client's `docker exec -i` (sudsarkar13/deno-mcp's
+    // deno-dev: `tail -f /dev/null`), as no command would.
+    else if (
+      c.df &&
+      (c.s.spec['command'] === undefined || idles(c.s.spec['entrypoint'], c.s.spec['command'])) &&
+      imageRunsMcp(c.df) &&
+      !candidates.some((o) => o !== c && callsMcpOf(c, o.s.name))
+    )
       evidence.set(name, `its image ${imageRunsMcp(c.df)}`);
     // Another service calls its MCP endpoint (emergingrobotics/genai-toolbox-testing's agent:
     // `MCP_URL=http://toolbox:5000/mcp/sse`): what it serves there is MCP.

@@ -1670,6 +1670,17 @@ describe('a service that runs tests, makes certificates or only idles', () => {
       ':mcp-proxmox',
     );
     expect(image.reasons['transport.kind']).toMatch(/^mcp-proxmox only idles \(sleep infinity\)/);
+    // sudsarkar13/deno-mcp's deno-dev: the image installs the server, the service idles; a walk keeps it.
+    const installed = collectWith(
+      inline({
+        'docker-compose.yml': 'services:\n  dev:\n    build: .\n    ports: ["3001:3000"]\n    command: ["tail", "-f", "/dev/null"]\n',
+        Dockerfile: 'FROM node:20-slim\nRUN npm install -g @sudsarkar13/deno-mcp\nUSER node\nCMD ["bash"]\n',
+      }),
+      { named: [] },
+    );
+    expect(installed.deployments.map((d) => [d.name, d.sources['container.used']![0]!.why])).toEqual([
+      ['compose:docker-compose.yml:dev', 'service dev runs in a container (its image installs @sudsarkar13/deno-mcp)'],
+    ]);
   });
 
   it('the command that stays running decides, and --server names one all the same', () => {
