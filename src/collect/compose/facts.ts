@@ -155,6 +155,9 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       const why = `the build's Dockerfile is not among the files: what it installs is not in them`;
       for (const k of ['supply_chain.deployed_release', 'supply_chain.lockfile_enforced', 'supply_chain.install_scripts_disabled'])
         sheet.undecided(k, why);
+      // Nor its USER or HEALTHCHECK, where the service sets neither.
+      for (const k of ['container.runs_as_root', 'container.healthcheck'])
+        if (!sheet.looked(k)) sheet.undecided(k, `the build's Dockerfile is not among the files: what it sets is not in them`);
     } else if (srv.image) imageFacts(sheet, srv.image, at('image'));
     const operatorUser = userFromOperator(srv);
     if (operatorUser) sheet.reopen('container.runs_as_root', operatorUser);

@@ -1988,6 +1988,9 @@ describe('a build whose Dockerfile is not among the files', () => {
     expect(built.reasons['supply_chain.deployed_release']).toBe(
       "the build's Dockerfile is not among the files: what it installs is not in them",
     );
+    // Its USER and HEALTHCHECK too, each with why (sasharm8-te/am-mcp-server's `build: .` with no Dockerfile there).
+    for (const k of ['container.runs_as_root', 'container.healthcheck'])
+      expect(built.reasons[k], k).toBe("the build's Dockerfile is not among the files: what it sets is not in them");
     expect(fact(d('    image: obsidian-mcp:local\n'), 'supply_chain.builds_server')).toBe(true);
     // Under a registry's name, Compose pulls first: the image reference decides as before.
     expect(fact(d('    image: ghcr.io/acme/obsidian-mcp:1.0.0\n'), 'supply_chain.builds_server')).toBeUndefined();
