@@ -467,5 +467,10 @@ function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
   }
   if (!sheet.looked('container.healthcheck'))
     sheet.undecided('container.healthcheck', 'how the image is run (compose, Kubernetes) decides its health checks');
+  if (!sheet.looked('transport.kind'))
+    sheet.undecided(
+      'transport.kind',
+      'what the image starts names no transport, nor does a smithery.yaml or server.json: whether it serves the network is in its code, and how it is run (a port published, a proxy) shows it',
+    );
   return [sheet];
 }

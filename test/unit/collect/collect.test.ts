@@ -635,6 +635,10 @@ describe("a project's smithery.yaml", () => {
     // Another Dockerfile, a runtime Smithery builds itself, or a command that names its transport: not this.
     expect(fact(image('build:\n  dockerfile: deploy/Dockerfile\nstartCommand:\n  type: stdio\n'), 'transport.kind')).toBeUndefined();
     expect(fact(image('runtime: typescript\nstartCommand:\n  type: http\n'), 'transport.kind')).toBeUndefined();
+    // Open, and why (dcolley/companies-house-mcp's image).
+    expect(image('runtime: typescript\nstartCommand:\n  type: http\n').reasons['transport.kind']).toMatch(
+      /^what the image starts names no transport, nor does a smithery\.yaml or server\.json/,
+    );
     expect(fact(image('startCommand:\n  type: stdio\n', '["node", "build/index.js", "--transport", "http"]'), 'transport.kind')).toBe(
       'http',
     );
