@@ -154,7 +154,7 @@ export function installStep(w: string[], at: At): InstallStep | null {
   const globalFolders =
     has('-g', '--global') &&
     (specsOf(rest) ?? []).length > 0 &&
-    (specsOf(rest) ?? []).every((x) => /^(\.{1,2}|\.{1,2}\/\S*|\/\S*)$/.test(x));
+    (specsOf(rest) ?? []).every((x) => /^(\.{1,2}|\.{1,2}\/\S*|\/\S*)$/.test(x) && !/\.(tgz|tar(\.gz)?)$/.test(x));
   if (cmd === 'npm' && (sub === 'install' || sub === 'i' || sub === 'add') && globalFolders) return null;
   if (cmd === 'npm' && (sub === 'install' || sub === 'i' || sub === 'add'))
     return {

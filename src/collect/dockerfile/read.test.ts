@@ -142,8 +142,10 @@ describe('Dockerfiles, read with dockerfile-ast', () => {
     ]);
     for (const loose of ['npm install', 'npm install -g a@^1.2.0', 'npm install -g a@1.2.3 b', 'npm install ./pkg'])
       expect(steps(loose)[0]!.exact, loose).toBe(false);
-    // A folder installed globally is linked, its dependencies not installed: no install step.
+    // A folder installed globally is linked, its dependencies not installed: no install step. A tarball
+    // is installed, its dependencies resolved (vfarcic/dot-ai's `npm install -g /tmp/vfarcic-dot-ai-*.tgz`).
     expect(steps('npm install -g ./pkg')).toEqual([]);
+    expect(steps('npm install -g /tmp/vfarcic-dot-ai-1.0.0.tgz')[0]!.exact).toBe(false);
     expect(steps('pip install --no-cache-dir mcp-server-fetch==2025.4.7')[0]!.exact).toBe(true);
     expect(steps('python -m pip install "fastmcp[cli]==2.3.4" -i https://pypi.example/simple')[0]!.exact).toBe(true);
     for (const loose of ['pip install -r requirements.txt', 'pip install fastmcp>=2', 'pip install fastmcp', 'pip install -e .'])
