@@ -62,10 +62,13 @@ export function legacySse(sheet: FactSheet, at: At, ...parts: unknown[]): void {
  * (uvicorn's, rb58853/simple-mcp-server's), `--bind 0.0.0.0:8000` (gunicorn's), `--listen`;
  * loopback or every interface, null where no flag says or the value is another address.
  */
+/** A server's listen flag: `--host`, `--bind`, `--listen`, Go's one-dash forms (`-host 0.0.0.0`, `-addr 127.0.0.1:8080`). */
+const LISTEN_FLAG = /^(--?(host|bind|listen|bind-address|addr|http-addr|listen-addr)|-b)(=|$)/;
+
 export function listenHost(command: string[]): { flag: string; value: string; loopback: boolean } | null {
   const words = asRun(command);
   // Go's flag package takes one dash as two (`-host 0.0.0.0`, `-addr 127.0.0.1:8080`).
-  const i = words.findLastIndex((w) => /^(--?(host|bind|listen|bind-address|addr|http-addr|listen-addr)|-b)(=|$)/.test(w));
+  const i = words.findLastIndex((w) => LISTEN_FLAG.test(w));
   if (i < 0) return null;
   const w = words[i]!;
   const raw = w.includes('=') ? w.slice(w.indexOf('=') + 1) : (words[i + 1] ?? '');
@@ -81,9 +84,29 @@ export function listenHost(command: string[]): { flag: string; value: string; lo
  * reaches it); on the host's network (`hostNetwork`, the way the deployment says it), the host port
  * too, loopback or every interface.
  */
-export function listenFacts(sheet: FactSheet, words: string[], at: At, hostNetwork: string | null): void {
+export function listenFacts(
+  sheet: FactSheet,
+  written: string[],
+  at: At,
+  hostNetwork: string | null,
+  /** The container's variables the files fix, for `--host ${HOST}`; undefined where they do not. */
+  value: (name: string) => string | undefined = () => undefined,
+): void {
+  const words = written.map((w) =>
+    w.replace(/\$\{([A-Za-z_]\w*)(?::?-([^}]*))?\}|\$([A-Za-z_]\w*)/g, (m, a?: string, d?: string, b?: string) => value(a ?? b!) ?? d ?? m),
+  );
   const listen = listenHost(words);
-  if (!listen) return;
+  if (!listen) {
+    // snapby/snapture-quickdata-mcp's `uvicorn … --host ${HOST}`, HOST from an env_file the files do not hold.
+    const flagged = asRun(words).findLastIndex((w) => LISTEN_FLAG.test(w));
+    const raw = flagged < 0 ? '' : (asRun(words)[flagged]!.split('=')[1] ?? asRun(words)[flagged + 1] ?? '');
+    if (raw.includes('$'))
+      sheet.reopen(
+        'exposure.bind_address_class',
+        `${asRun(words)[flagged]!.split('=')[0]} ${raw}: the address it listens on comes from a variable the files do not fix`,
+      );
+    return;
+  }
   const flag = `${listen.flag} ${listen.value}`;
   if (listen.loopback) sheet.set('exposure.bind_address_class', 'loopback', at, `${flag}: the server listens on loopback only`);
   if (hostNetwork !== null)

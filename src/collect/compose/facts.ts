@@ -313,11 +313,21 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       supervisedRun(sheet, script?.words ?? commandWordsOf(run.parts));
     }
     // The server's own listen flag: loopback only, or on the host's network a host port.
+    // Its variables as the files fix them: the script's exports, the service's environment, the image's ENV
+    // unless an env_file may set it.
+    const fixed = containerEnv(srv);
     listenFacts(
       sheet,
       script?.words ?? commandWordsOf(run.parts, '\u0000'),
       script?.at ?? run.at,
       spec['network_mode'] === 'host' ? 'network_mode: host' : null,
+      (name) =>
+        script?.env.get(name)?.value ??
+        (isObj(spec['environment']) && name in spec['environment']
+          ? fixed.get(name)
+          : spec['env_file'] === undefined
+            ? fixed.get(name)
+            : undefined),
     );
     // A runner or an install as the container starts fetches the server then.
     startRelease(

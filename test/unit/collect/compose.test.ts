@@ -2732,6 +2732,24 @@ describe("the server's own listen flag", () => {
     expect(fact(host(''), 'container.published_ports')).toBeUndefined();
     expect(fact(service('    command: ["gunicorn", "-b", "0.0.0.0:8000", "app:app"]\n'), 'exposure.bind_address_class')).toBe('private');
   });
+
+  it("a variable of the container's environment, resolved where the files fix it, open where they do not", () => {
+    // snapby/snapture-quickdata-mcp: `exec uvicorn … --host ${HOST}`, HOST from an env_file the repository does not hold.
+    const shell = (lines: string) =>
+      collectWith(
+        inline({
+          'compose.yaml': `services:\n  server-mcp:\n    build: .\n    ports: ["8000:8000"]\n${lines}`,
+          Dockerfile: 'FROM python:3.12-slim\nRUN pip install mcp==1.20.0\nCMD uvicorn app:app --host ${HOST} --port 8000\n',
+        }),
+      ).deployments[0]!;
+    const open = shell('    env_file: [.env]\n');
+    expect(fact(open, 'exposure.bind_address_class')).toBeUndefined();
+    expect(open.reasons['exposure.bind_address_class']).toBe(
+      '--host $HOST: the address it listens on comes from a variable the files do not fix',
+    );
+    expect(fact(shell('    environment:\n      HOST: 127.0.0.1\n'), 'exposure.bind_address_class')).toBe('loopback');
+    expect(fact(shell('    environment:\n      HOST: 0.0.0.0\n'), 'exposure.bind_address_class')).toBe('private');
+  });
 });
 
 describe('a command a shell runs', () => {
