@@ -3,7 +3,7 @@
 import { posix } from 'node:path';
 import type { Context } from '../context.js';
 import type { DockerfileInfo } from '../dockerfile/read.js';
-import { dockerfileFor } from '../own-image.js';
+import { dockerfileBuiltAs, dockerfileFor } from '../own-image.js';
 import { builtRole, imageRole, namesMcpServer, type Role, repository } from '../roles.js';
 import { getPath, type K8sObject, type K8sSet, podSpecPath } from './load.js';
 import { arr, isObj, type Obj } from './values.js';
@@ -57,7 +57,7 @@ export function workloads(ctx: Context, set: K8sSet): Workload[] {
     const mainIndex = mainContainer(o.name, containers);
     const c = containers[mainIndex]!;
     const image = String(c['image'] ?? '');
-    const df = builtByBuildConfig(ctx, set, image) ?? dockerfileFor(ctx, image);
+    const df = builtByBuildConfig(ctx, set, image) ?? dockerfileFor(ctx, image) ?? dockerfileBuiltAs(ctx, image);
     if (df) ctx.claimed.add(df.path);
     const role = df ? builtRole(df.base?.image ?? null, df.proxyInstalled?.product ?? null, image) : imageRole(image);
     const tmplLabels = podLabels(o, spec);

@@ -1906,6 +1906,31 @@ describe('a port for health only', () => {
   });
 });
 
+describe('an image a build script among the files tags', () => {
+  it('is that build: its Dockerfile decides, as a directory named like the image does', () => {
+    // maneeshanif/todo-spec-driven: start-all.sh builds todo-mcp-server:latest from backend/Dockerfile.mcp, imagePullPolicy Never.
+    const out = (script: string) =>
+      collectWith(
+        inline({
+          'k8s/mcp.yaml': deploymentYaml('todo-mcp-server', 'todo-mcp-server:latest', [
+            'imagePullPolicy: Never',
+            'ports: [{ containerPort: 8001 }]',
+          ]),
+          'scripts/local-dev/start-all.sh': `#!/bin/bash\nset -e\n${script}\n`,
+          'backend/Dockerfile.mcp':
+            'FROM python:3.12-slim\nCOPY pyproject.toml uv.lock ./\nRUN pip install uv && uv sync --frozen\nUSER appuser\nCMD ["uv", "run", "--frozen", "python", "-m", "mcp_server"]\n',
+          'backend/pyproject.toml': '[project]\nname = "todo-backend"\ndependencies = ["mcp==1.20.0"]\n',
+          'backend/uv.lock': 'version = 1\n',
+        }),
+      ).deployments.find((d) => d.name.startsWith('kubernetes:'))!;
+    const d = out('docker build -f backend/Dockerfile.mcp -t todo-mcp-server:latest backend');
+    expect([fact(d, 'supply_chain.builds_server'), fact(d, 'container.runs_as_root')]).toEqual([true, false]);
+    expect(d.sources['container.runs_as_root']![0]).toMatchObject({ file: 'backend/Dockerfile.mcp', line: 4 });
+    // Another tag is another image.
+    expect(fact(out('docker build -f backend/Dockerfile.mcp -t todo-api:latest backend'), 'container.runs_as_root')).toBeUndefined();
+  });
+});
+
 describe("a NetworkPolicy that admits only the cluster's ingress controller", () => {
   it('restricts ingress to that proxy, in front though its Ingress is kept elsewhere', () => {
     // MikkoParkkola/mcp-gateway's enterprise-alpha/base/networkpolicy.yaml: namespace ingress-nginx on 39400.
