@@ -9,7 +9,7 @@ import { dirOf } from '../inputs.js';
 import { npmDeclared } from '../packages.js';
 import { isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { imagePin, repository } from '../roles.js';
-import { hostCheckOff, hostCheckOffByVariable, legacySse, listenFacts } from '../server-args.js';
+import { hostCheckOff, hostCheckOffByVariable, legacySse, listenFacts, transportNamed } from '../server-args.js';
 import { type At, FactSheet } from '../sheet.js';
 import { startImage, startRelease } from '../start-release.js';
 import { fileMiddlewares, traefikAccessLog, traefikEnabled, traefikFacts } from '../traefik.js';
@@ -186,7 +186,10 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     );
     // The project's only proxy on a network of the server's is in front of it, unless its configuration shows
     // every route going elsewhere (agentic-community/mcp-gateway-registry's nginx: its registry and auth service).
-    const only = proxies.length === 1 && proxies[0]!.networks.some((n) => srv.networks.includes(n)) ? proxies[0]! : undefined;
+    // Not a server that says it speaks stdio (loaishar/mcp-server's unified-mcp-stdio: `MCP_TRANSPORT=stdio`,
+    // `stdin_open: true`, beside an nginx whose configuration is not among the files): no proxy reaches that.
+    const saysStdio = spec['stdin_open'] === true || transportNamed(commandWordsOf(runOf(srv).parts), containerEnv(srv))?.kind === 'stdio';
+    const only = proxies.length === 1 && proxies[0]!.networks.some((n) => srv.networks.includes(n)) && !saysStdio ? proxies[0]! : undefined;
     const proxy =
       front[0] ??
       (only &&

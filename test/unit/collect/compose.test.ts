@@ -1356,6 +1356,25 @@ describe("a transport variable that is not the server's", () => {
   });
 });
 
+describe("the project's only proxy, its configuration not among the files", () => {
+  it('is in front of a server that serves HTTP, not of one that says it speaks stdio', () => {
+    // loaishar/mcp-server's docker/docker-compose.yml: nginx mounts ./nginx.conf, which the repository does not hold.
+    const run = (env: string) =>
+      deploymentOf(
+        collectWith(
+          inline({
+            'compose.yaml': `services:\n  unified-mcp:\n    image: acme/unified-mcp:1.0.0\n    environment:\n      - MCP_TRANSPORT=${env}\n  nginx:\n    image: nginx:1.27\n    ports: ["443:443"]\n    volumes: ["./nginx.conf:/etc/nginx/nginx.conf:ro"]\n`,
+          }),
+        ),
+        ':unified-mcp',
+      );
+    const stdio = run('stdio');
+    expect([fact(stdio, 'transport.kind'), fact(stdio, 'exposure.behind_reverse_proxy')]).toEqual(['stdio', false]);
+    const http = run('http');
+    expect([fact(http, 'transport.kind'), fact(http, 'exposure.behind_reverse_proxy')]).toEqual(['http', true]);
+  });
+});
+
 describe('a service that names a registry image and a build', () => {
   // unclecode/crawl4ai's docker-compose.yml: `image: unclecode/crawl4ai:latest` beside `build: .`. Compose
   // pulls the image first and builds only when the registry has none (pull_policy: build builds).
