@@ -4,6 +4,7 @@
 import { posix } from 'node:path';
 import { literal } from '../shared/regexp.js';
 import { caddyAuthenticators, caddyFacts, caddyRoutes } from './caddy.js';
+import { parseDotenv } from './compose/interpolate.js';
 import { type DockerfileInfo, readDockerfile } from './dockerfile/read.js';
 import { dirOf, type Inputs, normalise, type TextFile } from './inputs.js';
 import { authRequestHosts, NginxConfig } from './nginx.js';
@@ -104,8 +105,15 @@ export class Context {
       }
       const services = (doc?.value as Record<string, unknown> | undefined)?.['services'];
       if (!services || typeof services !== 'object') continue;
+      // The project's committed .env, then each variable's default, as Compose fills `image:` in
+      // (loaishar/mcp-server's `${REGISTRY:-}unified-mcp-v2:${TAG:-latest}`); one set nowhere leaves it out.
+      const dotenv = parseDotenv(this.inputs.get(normalise(posix.join(dirOf(f.path), '.env')))?.text ?? '').values;
+      const filled = (v: unknown) =>
+        typeof v === 'string'
+          ? v.replace(/\$\{([A-Za-z_]\w*)(?::?-([^}]*))?\}/g, (m, n: string, d?: string) => dotenv.get(n) ?? d ?? m)
+          : v;
       for (const [name, spec] of Object.entries(services as Record<string, Record<string, unknown>>)) {
-        const own = spec?.['image'];
+        const own = filled(spec?.['image']);
         const build = spec?.['build'];
         if (typeof own !== 'string' || own.includes('$') || own.includes('/') || build === undefined || out.has(withTag(own))) continue;
         const context = typeof build === 'string' ? build : String((build as Record<string, unknown>)['context'] ?? '.');

@@ -118,6 +118,27 @@ describe('MCP client configurations', () => {
     // A registry image of another name is not that build.
     const other = deploymentOf(collectWith(inline(files('ghcr.io/acme/kali-mcp-server:latest'))), 'client:mcp-config.json:kali');
     expect(fact(other, 'container.runs_as_root')).toBeUndefined();
+    // The tag as Compose fills it in, from the committed .env or the defaults (loaishar/mcp-server's
+    // `${REGISTRY:-}unified-mcp-v2:${TAG:-latest}`); a variable set nowhere names no tag.
+    const filled = (image: string, env?: string) =>
+      fact(
+        deploymentOf(
+          collectWith(
+            inline({
+              ...files('kali-mcp-server:1.2'),
+              'docker-compose.yml': `services:\n  kali-mcp-server:\n    build: .\n    image: ${image}\n`,
+              ...(env ? { '.env': env } : {}),
+            }),
+          ),
+          'client:mcp-config.json:kali',
+        ),
+        'container.runs_as_root',
+      );
+    expect([
+      filled('${REGISTRY:-}kali-mcp-server:${TAG:-1.2}'),
+      filled('kali-mcp-server:${TAG:-latest}', 'TAG=1.2\n'),
+      filled('kali-mcp-server:${TAG}'),
+    ]).toEqual([false, false, undefined]);
   });
 
   it('dotfiles: passwords in JDBC URLs, a broken "Bearer undefined", Zed\'s own settings, a Gemini extension\'s settings', () => {
