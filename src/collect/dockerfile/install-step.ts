@@ -71,7 +71,12 @@ function specsOf(args: string[]): string[] | null {
     const a = args[i]!;
     if (/^-(r|c|e)$|^--(requirement|constraint|editable)$/.test(a) || /^--(requirement|constraint|editable)=/.test(a)) return null;
     // Flags with a value as the next word (`--prefix /x`, `-i URL`); flags alone take none.
-    if (/^(--(prefix|registry|target|index-url|extra-index-url|cache|userconfig|root)|-[it])$/.test(a)) {
+    // uv's `--build-constraints FILE` and `-b FILE` (stickerdaniel/linkedin-mcp-server), `--find-links DIR`, `--python 3.12`.
+    if (
+      /^(--(prefix|registry|target|index-url|extra-index-url|index|default-index|find-links|cache|userconfig|root|build-constraints?|override|python|python-version|platform|exclude-newer|resolution|prerelease|config-settings?)|-[itb])$/.test(
+        a,
+      )
+    ) {
       i++;
       continue;
     }

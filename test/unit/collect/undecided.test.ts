@@ -325,7 +325,14 @@ describe('misreadings the broadened corpus found, each on a small file', () => {
     expect(release('pip install . httpx').value).toBe('floating');
     // With --no-deps it resolves nothing: the locked install stands (pab1it0/prometheus-mcp-server's Dockerfile:15).
     // So does a wheel the build made from the project (Arize-ai/phoenix's `uv pip install dist/*.whl --no-deps`).
-    for (const install of ['uv pip install -e . --no-deps', 'pip install --no-deps .', 'uv pip install dist/*.whl --no-deps'])
+    // A flag's value is no package either (stickerdaniel/linkedin-mcp-server's `--build-constraints build-constraints.txt`).
+    for (const install of [
+      'uv pip install -e . --no-deps',
+      'pip install --no-deps .',
+      'uv pip install dist/*.whl --no-deps',
+      'uv pip install --no-deps --build-constraints build-constraints.txt .',
+      'uv pip install --no-deps -b build-constraints.txt .',
+    ])
       expect(release(install), install).toMatchObject({ value: 'locked', enforced: true });
   });
 
