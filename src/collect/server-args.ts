@@ -218,7 +218,8 @@ const TLS_OFF: [RegExp, RegExp][] = [
     /^(0|false|no|off)$/i,
   ],
   [
-    /(^|_)(SKIP_TLS_VERIFY|TLS_SKIP_VERIFY|SKIP_SSL_VERIFY|INSECURE_SKIP_VERIFY|TLS_INSECURE|SSL_INSECURE|DISABLE_SSL_VERIFICATION|DISABLE_TLS_VERIFICATION)$/i,
+    // A product's own `--insecure` as a variable (peopleforrester's ARGOCD_INSECURE=true), Vault's VAULT_SKIP_VERIFY.
+    /(^|_)(SKIP_TLS_VERIFY|TLS_SKIP_VERIFY|SKIP_SSL_VERIFY|INSECURE_SKIP_VERIFY|TLS_INSECURE|SSL_INSECURE|DISABLE_SSL_VERIFICATION|DISABLE_TLS_VERIFICATION|SKIP_VERIFY)$|^[A-Z0-9]+_INSECURE$/i,
     /^(1|true|yes|on)$/i,
   ],
   // SQL Server's connection string (A-Point-Systems-ltd/ms-sql-mcp): the server's certificate is not checked.

@@ -1295,6 +1295,13 @@ describe("a server's own switch that turns off certificate verification", () => 
     expect(off({ SKIP_TLS_VERIFY: 'false' }).value).toBeUndefined();
     expect(off({ SKIP_TLS_VERIFY: 'true' }).value).toBe(true);
     expect(off({ DISABLE_SSL_VERIFY: 'false' }).value).toBeUndefined();
+    // A product's own --insecure as a variable (peopleforrester/mcp-k8s-observability-argocd-server's
+    // ARGOCD_INSECURE=true), Vault's VAULT_SKIP_VERIFY.
+    expect([
+      off({ ARGOCD_INSECURE: 'true' }).value,
+      off({ VAULT_SKIP_VERIFY: '1' }).value,
+      off({ ARGOCD_INSECURE: 'false' }).value,
+    ]).toEqual([true, true, undefined]);
   });
 });
 
