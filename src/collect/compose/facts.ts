@@ -38,6 +38,7 @@ import {
   volumesOf,
 } from './service.js';
 import { transport } from './transport.js';
+import { tunnelTo } from './tunnels.js';
 
 /**
  * `image:` beside `build:`: without `pull_policy: build`, Compose pulls the image first and builds only
@@ -372,6 +373,8 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
         'exposure.ingress_restricted_to_proxy',
         stdio ? 'a stdio server takes no network ingress: its client is attached to its stdin' : noListener,
       );
+    // A tunnel of the stack that forwards to the server puts it on the internet, whatever the host publishes.
+    const tunnel = tunnelTo(ctx, svcs, srv);
     if (entryPorts.kind === 'loopback') {
       sheet.set('exposure.endpoint_address_class', 'loopback', entryPorts.at, `${entry.s.name} is published on ${entryPorts.text} only`);
       sheet.set(
@@ -416,7 +419,8 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
       const t = svcs.find((v) => v.role?.kind === 'tunnel')!;
       const cmd = JSON.stringify([t.s.spec['command'] ?? '', t.s.spec['entrypoint'] ?? '']);
       const quick = /--url\b/.test(cmd) || (/"http"|\bhttp\b/.test(cmd) && /ngrok/.test(t.image ?? ''));
-      if (quick) {
+      if (tunnel) sheet.set('exposure.reachable_from_internet', true, tunnel.at, tunnel.why);
+      else if (quick) {
         sheet.set(
           'exposure.reachable_from_internet',
           true,
@@ -439,6 +443,8 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
     // An external network holds containers outside these files: a shared reverse proxy or tunnel
     // there (WebSurfinMurf/mcp's traefik-net) may front the server, so "nothing reaches it" and
     // "no proxy" are not the files' to say.
+    if (tunnel && !stdio && sheet.get('exposure.reachable_from_internet') !== true)
+      sheet.set('exposure.reachable_from_internet', true, tunnel.at, tunnel.why);
     const external = stdio ? undefined : srv.networks.find((n) => isExternal(project, n));
     if (external) {
       const why = `network ${external} is external: a proxy or tunnel outside these files may reach the server on it`;

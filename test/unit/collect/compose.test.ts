@@ -329,6 +329,40 @@ describe('Compose: tunnels', () => {
     expect(d.facts['exposure']).toMatchObject({ reachable_from_internet: true, behind_reverse_proxy: false });
     expect(d.sources['exposure.reachable_from_internet']![0]).toMatchObject({ file: 'compose.yaml', line: 6 });
   });
+
+  it("ngrok's configuration file among the files, and a port the server publishes too", () => {
+    // KumarDeepankar/mcp_gateway: `ngrok start --all --config /etc/ngrok.yml`, ./ngrok/ngrok.yml with `addr: mcp-server:8000`,
+    // and the server publishes 8000:8000 on every interface.
+    const c = (addr: string, ports = '') =>
+      deploymentOf(
+        collectWith(
+          inline({
+            'docker-compose.yml': [
+              'services:',
+              '  mcp-server:',
+              '    image: acme/mcp-server:1.0.0',
+              '    environment: [MCP_TRANSPORT=http]',
+              ports,
+              '  ngrok:',
+              '    image: ngrok/ngrok:latest',
+              '    command: ["start", "--all", "--config", "/etc/ngrok.yml"]',
+              '    volumes: ["./ngrok/ngrok.yml:/etc/ngrok.yml:ro"]',
+              '',
+            ]
+              .filter((l) => l !== '')
+              .join('\n'),
+            'ngrok/ngrok.yml': `version: "3"\ntunnels:\n  mcp-server:\n    proto: http\n    addr: ${addr}\n`,
+          }),
+        ),
+        ':mcp-server',
+      );
+    const d = c('mcp-server:8000');
+    expect(fact(d, 'exposure.reachable_from_internet')).toBe(true);
+    expect(d.sources['exposure.reachable_from_internet']![0]).toMatchObject({ file: 'ngrok/ngrok.yml', line: 5 });
+    expect(fact(c('mcp-server:8000', '    ports: ["8000:8000"]'), 'exposure.reachable_from_internet')).toBe(true);
+    // A tunnel to another service says nothing of this one.
+    expect(fact(c('other:9000'), 'exposure.reachable_from_internet')).toBeUndefined();
+  });
 });
 
 describe("a service that runs its build's ENTRYPOINT as written", () => {
