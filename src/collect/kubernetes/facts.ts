@@ -257,11 +257,13 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
     }
     podFacts(sheet, w, set);
     // The server's own listen flag: loopback only, or on the host's network a host port.
+    const podEnv = containerEnv(w, configMaps);
     listenFacts(
       sheet,
       script?.words ?? runWords(w),
       script?.at ?? at(...w.main.path),
       w.pod['hostNetwork'] === true ? 'hostNetwork' : null,
+      (name) => script?.env.get(name)?.value ?? podEnv.get(name)?.value,
     );
     secretsFacts(sheet, w, configMaps, secrets);
     const image = String(w.main.c['image'] ?? '');

@@ -1906,6 +1906,28 @@ describe('a port for health only', () => {
   });
 });
 
+describe("a listen address from the container's environment", () => {
+  it('is read from the pod env or the image ENV; open where neither fixes it', () => {
+    // guolisen/mcp_k8s_server: `--host "$HOST"` in the image's CMD, HOST=0.0.0.0 in the Deployment's env.
+    const pod = (env: string[], imageEnv = '') =>
+      collectWith(
+        inline({
+          'k8s/mcp.yaml': deploymentYaml('mcp-k8s-server', 'ghcr.io/acme/mcp-k8s-server:1.0.0', [
+            'ports: [{ containerPort: 8000 }]',
+            ...env,
+          ]),
+          'mcp-k8s-server/Dockerfile': `FROM python:3.12-slim\nRUN pip install mcp==1.20.0\n${imageEnv}USER 1000\nCMD uvicorn app:app --host $HOST --port 8000\n`,
+        }),
+      ).deployments[0]!;
+    expect(fact(pod(['env:', '  - { name: HOST, value: "127.0.0.1" }']), 'exposure.bind_address_class')).toBe('loopback');
+    expect(fact(pod(['env:', '  - { name: HOST, value: "0.0.0.0" }']), 'exposure.bind_address_class')).toBe('private');
+    expect(fact(pod([], 'ENV HOST=127.0.0.1\n'), 'exposure.bind_address_class')).toBe('loopback');
+    expect(pod([]).reasons['exposure.bind_address_class']).toBe(
+      '--host $HOST: the address it listens on comes from a variable the files do not fix',
+    );
+  });
+});
+
 describe('an image a build script among the files tags', () => {
   it('is that build: its Dockerfile decides, as a directory named like the image does', () => {
     // maneeshanif/todo-spec-driven: start-all.sh builds todo-mcp-server:latest from backend/Dockerfile.mcp, imagePullPolicy Never.
