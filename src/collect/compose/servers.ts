@@ -11,7 +11,18 @@ import { transportNamed } from '../server-args.js';
 import { authenticatorsOf } from './authenticators.js';
 import { callsMcpOf, dependsOn, mentions } from './calls.js';
 import { type ComposeProject, isObj } from './load.js';
-import { commandWordsOf, composeDir, containerEnv, describe, hostNames, type Svc, str, volumesOf, volumesOfSpec } from './service.js';
+import {
+  commandWordsOf,
+  composeDir,
+  containerEnv,
+  describe,
+  hostNames,
+  mcpLabels,
+  type Svc,
+  str,
+  volumesOf,
+  volumesOfSpec,
+} from './service.js';
 
 export interface Selection {
   svcs: Svc[];
@@ -96,6 +107,8 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
       )
     )
       evidence.set(name, 'a proxy of the project forwards to it');
+    // A Docker-label MCP gateway's own mark (matthewdart/toolbox's `mcp.enabled: "true"`).
+    else if (mcpLabels(c).marked) evidence.set(name, `its label ${mcpLabels(c).marked!.key} marks it an MCP server`);
     // An MCP SDK serves clients and servers alike: a service that calls another's MCP endpoint
     // (`MCPGATEWAY_ENDPOINT=http://mcp-gateway:8811/sse`) is that service's client, not a server.
     // Unless it serves MCP itself too, a gateway in the middle: another service calls its MCP endpoint,

@@ -232,6 +232,20 @@ export function labelsOf(svc: Svc, from: 'container' | 'deploy' | 'both' = 'cont
   return out;
 }
 
+/**
+ * Labels by which a Docker-label MCP gateway discovers the server (matthewdart/toolbox's
+ * `mcp.enabled: "true"`, `mcp.transport: "stdio"`): the label that marks it, and the transport one names.
+ */
+export function mcpLabels(svc: Svc): { marked: { key: string; at: At } | null; transport: { value: string; at: At } | null } {
+  const labels = labelsOf(svc, 'both');
+  const on = [...labels].find(([k, v]) => /^mcp[._-](enabled|enable|server)$/i.test(k) && /^(true|1|yes)$/i.test(v.value.trim()));
+  const t = [...labels].find(([k, v]) => /^mcp[._-]transport$/i.test(k) && /^(stdio|sse|http|streamable-?http)$/i.test(v.value.trim()));
+  return {
+    marked: on ? { key: `${on[0]}: ${on[1].value}`, at: on[1].at } : t ? { key: `${t[0]}: ${t[1].value}`, at: t[1].at } : null,
+    transport: t ? { value: t[1].value.trim().toLowerCase(), at: t[1].at } : null,
+  };
+}
+
 /** Traefik's provider for a Traefik service: `swarm` (v3's `--providers.swarm`, v2's `--providers.docker.swarmMode`) reads `deploy.labels`. */
 export function traefikLabelSource(proxy: Svc): 'container' | 'deploy' {
   const words = wordsOf([proxy.s.spec['command']]).join(' ');

@@ -9,7 +9,7 @@ import { traefikHttpLabel } from '../traefik.js';
 import { callsByUrl } from './calls.js';
 import { Unresolved } from './interpolate.js';
 import { isObj } from './load.js';
-import { containerEnv, healthcheckOf, labelsOf, type Svc, wordsOf } from './service.js';
+import { containerEnv, healthcheckOf, labelsOf, mcpLabels, type Svc, wordsOf } from './service.js';
 
 /** Container ports of protocols other than HTTP: SSH, VNC, RDP, databases and brokers. */
 const NOT_HTTP: Record<number, string> = {
@@ -77,7 +77,18 @@ export function transport(
   // What the launcher script exports reaches the command it hands over to, over the container's.
   const env = scriptEnv(containerEnv(srv), script);
   const ownWords = transportNamed(wordsOf(run.parts), env);
-  const named = ownWords ?? (script && !script.branch ? transportNamed(script.words, scriptEnv(new Map(), script)) : null);
+  // Else a Docker-label MCP gateway's `mcp.transport` label, which it starts the server by.
+  const label = mcpLabels(srv).transport;
+  const named =
+    ownWords ??
+    (script && !script.branch ? transportNamed(script.words, scriptEnv(new Map(), script)) : null) ??
+    (label
+      ? {
+          kind: label.value === 'stdio' ? ('stdio' as const) : ('http' as const),
+          why: `its label mcp.transport says ${label.value}`,
+          sse: label.value === 'sse',
+        }
+      : null);
   // What the container runs, the image's CMD where the service sets none (scogonw/mcp-proxmox's `CMD ["sleep", "infinity"]`).
   const idle = proxy
     ? null
@@ -166,7 +177,9 @@ export function transport(
           : (srv.df?.envAt.get(named.variable) ?? srv.s.at())
       : ownWords
         ? run.at
-        : script!.at;
+        : script && !script.branch && transportNamed(script.words, scriptEnv(new Map(), script))
+          ? script.at
+          : (label?.at ?? run.at);
     sheet.set('transport.kind', named.kind, at, named.why);
     if (named.sse) sheet.set('transport.legacy_sse', true, at, `${named.why}: the deprecated HTTP+SSE transport`);
     return;

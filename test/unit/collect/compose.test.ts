@@ -1390,6 +1390,27 @@ describe("a transport variable that is not the server's", () => {
   });
 });
 
+describe("a Docker-label MCP gateway's labels", () => {
+  it('mark the service an MCP server, and its transport', () => {
+    // matthewdart/toolbox: `mcp.enabled: "true"`, `mcp.transport: "stdio"`, the Docker socket and ~/.ssh mounted.
+    const walk = (labels: string) =>
+      collectWith(
+        inline({
+          'docker-compose.yml': `services:\n  toolbox:\n    image: ghcr.io/acme/toolbox:latest\n    volumes: ["/var/run/docker.sock:/var/run/docker.sock:ro"]\n    labels:\n${labels}`,
+        }),
+        { named: [] },
+      ).deployments;
+    const d = walk('      mcp.enabled: "true"\n      mcp.transport: "stdio"\n');
+    expect(d.map((x) => [x.name, x.sources['container.used']![0]!.why])).toEqual([
+      ['compose:docker-compose.yml:toolbox', 'service toolbox runs in a container (its label mcp.enabled: true marks it an MCP server)'],
+    ]);
+    expect([fact(d[0]!, 'transport.kind'), fact(d[0]!, 'container.docker_socket_mounted')]).toEqual(['stdio', true]);
+    expect(d[0]!.sources['transport.kind']![0]).toMatchObject({ line: 7, why: 'its label mcp.transport says stdio' });
+    // Other labels mark nothing.
+    expect(walk('      com.example.team: "tools"\n')).toEqual([]);
+  });
+});
+
 describe("the project's only proxy, its configuration not among the files", () => {
   it('is in front of a server that serves HTTP, not of one that says it speaks stdio', () => {
     // loaishar/mcp-server's docker/docker-compose.yml: nginx mounts ./nginx.conf, which the repository does not hold.
