@@ -57,6 +57,13 @@ export function nothingInFront(
       caller.v.s.at(),
       `service ${caller.v.s.name} calls it at ${caller.url}, with nothing in front: the endpoint speaks plain HTTP`,
     );
+  // supergateway has no TLS options: what it serves, nothing in front, is plain HTTP (stadiumphenom/primus_stack's 24 bridges).
+  else if (
+    !sheet.looked('tls.enabled') &&
+    wordsOf(run.parts).some((w) => /^supergateway(@\S*)?$/.test(w.split('/').pop() ?? '')) &&
+    wordsOf(run.parts).includes('--stdio')
+  )
+    sheet.set('tls.enabled', false, run.at, 'supergateway serves plain HTTP (it has no TLS options), and nothing fronts it');
   else if (!sheet.looked('tls.enabled')) {
     // A plain health check on one of several published ports (jrmatherly/mcp-hub-gateway's portal:
     // a UI on 3000, an API on 8080, `curl http://localhost:8080/api/health`) shows that port, not the MCP one.

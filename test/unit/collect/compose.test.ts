@@ -1390,6 +1390,23 @@ describe("a transport variable that is not the server's", () => {
   });
 });
 
+describe('supergateway with nothing in front', () => {
+  it('serves plain HTTP: it has no TLS options', () => {
+    // stadiumphenom/primus_stack: supergateway bridges in Compose, published, no proxy.
+    const d = (command: string) =>
+      collectWith(
+        inline({
+          'compose.yaml': `services:\n  memory-mcp:\n    image: node:22-slim\n    command: ${command}\n    ports: ["8000:8000"]\n`,
+        }),
+      ).deployments[0]!;
+    const served = d(
+      '["npx", "-y", "supergateway@3.4.3", "--stdio", "npx -y @modelcontextprotocol/server-memory@2025.8.4", "--port", "8000"]',
+    );
+    expect(fact(served, 'tls.enabled')).toBe(false);
+    expect(served.sources['tls.enabled']![0]!.why).toBe('supergateway serves plain HTTP (it has no TLS options), and nothing fronts it');
+  });
+});
+
 describe("a Docker-label MCP gateway's labels", () => {
   it('mark the service an MCP server, and its transport', () => {
     // matthewdart/toolbox: `mcp.enabled: "true"`, `mcp.transport: "stdio"`, the Docker socket and ~/.ssh mounted.
