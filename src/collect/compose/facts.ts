@@ -306,7 +306,7 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
           published.at,
           `the server publishes port ${published.text} itself: plain HTTP past the proxy's TLS`,
         );
-    } else nothingInFront(sheet, srv, svcs, published, run);
+    } else nothingInFront(ctx, sheet, srv, svcs, published, run);
     // An image ENTRYPOINT the service keeps may be a script that ends in the server's command.
     const script =
       spec['entrypoint'] === undefined && srv.df

@@ -2,6 +2,7 @@
 // whether the server serves TLS itself, from its own command and environment, a health check or
 // a client of the stack.
 
+import type { Context } from '../context.js';
 import { tlsFlags, tlsVariables } from '../server-args.js';
 import type { At, FactSheet } from '../sheet.js';
 import { traefikHttpLabel } from '../traefik.js';
@@ -9,7 +10,30 @@ import { plainMcpUrl } from './calls.js';
 import { plainHealthcheck } from './container.js';
 import { envView, healthcheckOf, labelsOf, type Svc, wordsOf } from './service.js';
 
+/**
+ * A client configuration among the files that reaches the server at a port it publishes, in plain
+ * HTTP on this machine (Azure-Samples/azure-ai-travel-agents' `.vscode/mcp.json`:
+ * `http://localhost:5004/mcp` for `"5004:3000"`): what clients speak to it.
+ */
+function plainClientUrl(ctx: Context, published: { text: string }): { at: At; url: string } | null {
+  const hostPorts = new Set(
+    published.text
+      .split(', ')
+      .map((t) => t.split('/')[0]!.split(':'))
+      .filter((parts) => parts.length >= 2)
+      .map((parts) => parts.at(-2)!),
+  );
+  if (!hostPorts.size) return null;
+  for (const f of ctx.inputs.all()) {
+    if (ctx.kinds.get(f.path) !== 'mcp_client_config') continue;
+    for (const m of f.text.matchAll(/"(?:url|serverUrl|httpUrl)"\s*:\s*"(http:\/\/(?:localhost|127\.0\.0\.1)(?::(\d+))?\/[^"]*)"/g))
+      if (hostPorts.has(m[2] ?? '80')) return { at: { file: f.path, line: f.text.slice(0, m.index).split('\n').length }, url: m[1]! };
+  }
+  return null;
+}
+
 export function nothingInFront(
+  ctx: Context,
   sheet: FactSheet,
   srv: Svc,
   svcs: Svc[],
@@ -57,6 +81,15 @@ export function nothingInFront(
       caller.v.s.at(),
       `service ${caller.v.s.name} calls it at ${caller.url}, with nothing in front: the endpoint speaks plain HTTP`,
     );
+  else if (!sheet.looked('tls.enabled') && plainClientUrl(ctx, published)) {
+    const c = plainClientUrl(ctx, published)!;
+    sheet.set(
+      'tls.enabled',
+      false,
+      c.at,
+      `a client configuration reaches it at ${c.url}, a port it publishes, with nothing in front: plain HTTP`,
+    );
+  }
   // supergateway has no TLS options: what it serves, nothing in front, is plain HTTP (stadiumphenom/primus_stack's 24 bridges).
   else if (
     !sheet.looked('tls.enabled') &&

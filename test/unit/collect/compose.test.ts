@@ -1390,6 +1390,31 @@ describe("a transport variable that is not the server's", () => {
   });
 });
 
+describe('a client configuration among the files that reaches a published port', () => {
+  it('shows the endpoint speaks plain HTTP where nothing fronts the server', () => {
+    // Azure-Samples/azure-ai-travel-agents: .vscode/mcp.json's `http://localhost:5004/mcp` and `"5004:3000"`.
+    const d = (url: string) =>
+      deploymentOf(
+        collectWith(
+          inline({
+            'docker-compose.yml': 'services:\n  tool-echo-ping:\n    image: acme/echo-ping-mcp:1.0.0\n    ports: ["5004:3000"]\n',
+            '.vscode/mcp.json': JSON.stringify(
+              { servers: { other: { url: 'https://example.com/mcp' }, echo: { type: 'http', url } } },
+              null,
+              2,
+            ),
+          }),
+        ),
+        'compose:docker-compose.yml:tool-echo-ping',
+      );
+    const plain = d('http://localhost:5004/mcp');
+    expect(fact(plain, 'tls.enabled')).toBe(false);
+    expect(plain.sources['tls.enabled']![0]).toMatchObject({ file: '.vscode/mcp.json' });
+    // Another port is another server.
+    expect(fact(d('http://localhost:5005/mcp'), 'tls.enabled')).toBeUndefined();
+  });
+});
+
 describe('supergateway with nothing in front', () => {
   it('serves plain HTTP: it has no TLS options', () => {
     // stadiumphenom/primus_stack: supergateway bridges in Compose, published, no proxy.
