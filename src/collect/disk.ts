@@ -48,7 +48,7 @@ const SETTINGS_DIRS = new Set(['.vscode', '.zed', 'zed', '.gemini', '.cursor', '
  * whether they are one (classify.ts).
  */
 const MAY_CONFIGURE_CLIENT =
-  /^(.*mcp.*|.*claude.*|.*(gemini|zed).*settings.*)\.jsonc?$|^(gemini-extension|config|manifest)\.json$|^opencode\.jsonc?$/;
+  /^(.*mcp.*|.*claude.*|.*(gemini|zed).*settings.*)\.jsonc?$|^(gemini-extension|config|manifest)\.json$|^opencode\.jsonc?$|^(cursor|windsurf|cline|roo|vscode|codex|continue|goose|universal)[\w.-]*\.jsonc?$/;
 
 /** Names a walk reads: what some collector decides facts from. Files named on the command line are always read. */
 export function wanted(name: string, parent = ''): boolean {

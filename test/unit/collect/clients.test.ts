@@ -184,6 +184,13 @@ describe('MCP client configurations', () => {
       true,
     ]);
     expect(wanted('settings.json', 'zed')).toBe(true);
+    // PiGrieco/mcp-memory-server's config/windsurf_config.json and cursor_template.json, beside claude_config.json.
+    expect(['windsurf_config.json', 'cursor_template.json', 'cline_settings.json', 'tsconfig.json'].map((n) => wanted(n))).toEqual([
+      true,
+      true,
+      true,
+      false,
+    ]);
     // jmagar/synapse-rmcp's gemini-extension.json: `type: http` beside url, a bearer from `${settings.api_token}`.
     const gemini = collectWith(
       inline({
