@@ -124,6 +124,9 @@ export function dockerfileFacts(sheet: FactSheet, df: DockerfileInfo, inputs: In
         );
       else sheet.undecided('container.runs_as_root', `USER ${written} in ${df.path}: a value the files do not give (a build argument)`);
     } else if (df.scratch) sheet.set('container.runs_as_root', true, df.base!.at, 'FROM scratch without USER runs as uid 0');
+    // Distroless's `:nonroot` tags set USER nonroot (uid 65532) in the image (AENDYSTUDIO's ipfs-service.Dockerfile).
+    else if (df.base && /^gcr\.io\/distroless\/[^:@]+:([\w.-]*-)?nonroot(@sha256:[0-9a-f]{64})?$/.test(df.base.image))
+      sheet.set('container.runs_as_root', false, df.base.at, `FROM ${df.base.image}: the image's user is nonroot (uid 65532)`);
     else
       sheet.undecided(
         'container.runs_as_root',

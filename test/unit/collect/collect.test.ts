@@ -472,6 +472,26 @@ describe('an installer fetched and piped to a shell', () => {
     expect(viaEnv.sources['supply_chain.deployed_release']![0]!.why).toMatch(/^curl -LsSf https:\/\/astral.sh\/uv\/install.sh \| env /);
   });
 
+  it("distroless's :nonroot tags run as nonroot; another tag's user is the image's", () => {
+    // AENDYSTUDIO/NORMALDANCE-INFRASTRUCTURE's ipfs-service.Dockerfile: a Go binary on gcr.io/distroless/static:nonroot.
+    const user = (base: string) =>
+      fact(
+        collectWith(
+          inline({
+            Dockerfile: `FROM golang:1.23 AS build\nCOPY go.mod go.sum ./\nRUN go build -o /mcp-server .\nFROM ${base}\nCOPY --from=build /mcp-server /mcp-server\nCMD ["/mcp-server"]\n`,
+            'go.mod': 'module example.com/mcp-server\n\nrequire github.com/mark3labs/mcp-go v0.40.0\n',
+            'go.sum': 'github.com/mark3labs/mcp-go v0.40.0 h1:x=\n',
+          }),
+        ).deployments[0]!,
+        'container.runs_as_root',
+      );
+    expect([
+      user('gcr.io/distroless/static:nonroot'),
+      user('gcr.io/distroless/base-debian12:debug-nonroot'),
+      user('gcr.io/distroless/static'),
+    ]).toEqual([false, false, undefined]);
+  });
+
   it('npm install -g of a folder links it: no install of its own', () => {
     // PJW2004/mcp-hub-helm-template's Dockerfile:26, after `npm ci` from package-lock.json.
     const d = collectWith(
