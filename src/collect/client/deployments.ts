@@ -143,8 +143,11 @@ export function clientDeployments(ctx: Context, file: TextFile): FactSheet[] {
  * the entry's too, where the entry does not decide them itself; its user unless the entry sets one.
  */
 function runsInComposeContainer(sheet: FactSheet, hosting: FactSheet, user: string | null, at: At): void {
-  const lent = (path: string) => /^(container|egress|supply_chain)\./.test(path) && !sheet.has(path);
-  if (user !== null)
+  const lent = (path: string) =>
+    /^(container|egress|supply_chain)\./.test(path) && !sheet.has(path) && !(path === 'container.runs_as_root' && user !== null);
+  if (user !== null && user.includes('$'))
+    sheet.undecided('container.runs_as_root', `the entry runs the server as the user ${user} (-u), a value set where it runs`);
+  else if (user !== null)
     sheet.set('container.runs_as_root', /^(root|0)(:|$)/.test(user), at, `the entry runs the server as the user ${user} (-u)`);
   for (const [path, why] of hosting.openFacts()) if (lent(path) && !sheet.looked(path)) sheet.undecided(path, why);
   for (const d of hosting.decisions()) {

@@ -1786,6 +1786,7 @@ describe('a launch inside a container the entry does not define', () => {
     );
     // A user of its own: root by -u.
     expect(fact(client(['exec', '-i', '-u', 'root', 'mcp-puppeteer', 'node', 'x.js']), 'container.runs_as_root')).toBe(true);
+    expect(fact(client(['exec', '-i', '-u', '${USER_ID}', 'mcp-puppeteer', 'node', 'x.js']), 'container.runs_as_root')).toBeUndefined();
     // docker compose run SERVICE: the service's container; the program the client launches is the image's.
     const run = client(['compose', 'run', '--rm', '-i', 'puppeteer']);
     expect(fact(run, 'container.seccomp')).toBe('unconfined');
