@@ -20,7 +20,7 @@ import { kubernetesDeployments } from './kubernetes/facts.js';
 import { kubernetesSets } from './kubernetes/sets.js';
 import { configurations, type LocationCtx, proxiedLocations } from './nginx.js';
 import { mcpRoutes, nginxFacts } from './nginx-facts.js';
-import { contextOfDockerfile, isMcpPackage, mcpEvidenceOfBuild, npmDeclared } from './packages.js';
+import { contextOfDockerfile, isMcpPackage, mcpEvidenceOfBuild, npmDeclared, runsBinaryOnly } from './packages.js';
 import { firstLine } from './parse-errors.js';
 import { registryName, registryTransport } from './registry-server.js';
 import { asksHelp, mcpWord, namesMcpHost, namesMcpRoute, namesMcpServer, repository, runsMcpClient, runsTests } from './roles.js';
@@ -358,7 +358,7 @@ function mayBeBypassed(sheet: FactSheet, target: string): void {
 function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
   const df = ctx.dockerfile(f.path)!;
   const dir = contextOfDockerfile(ctx.inputs, f.path, df.copied);
-  const mcp = mcpEvidenceOfBuild(ctx.inputs, dir, df.copied);
+  const mcp = mcpEvidenceOfBuild(ctx.inputs, dir, df.copied, runsBinaryOnly(df));
   // So too a command its launcher script hands over to (Altinity/altinity-mcp's `exec /bin/altinity-mcp "$@"`).
   const named = mcpWord(f.path) || df.entrypoint.some(mcpWord) || scriptExecs(df, ctx.inputs, dir).some((w) => w.some(mcpWord));
   // `npm install -g supergateway`: the image installs an MCP server or bridge from a registry.

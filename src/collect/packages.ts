@@ -334,8 +334,25 @@ function ignoredBy(inputs: Inputs, contextDir: string): (path: string) => boolea
   };
 }
 
+/**
+ * A final image that runs no Node or Python program: FROM scratch or distroless's static, base or cc
+ * image (no interpreter), its command a binary. A monorepo's root package.json that a `COPY . .`
+ * brings in (AENDYSTUDIO/NORMALDANCE-INFRASTRUCTURE's ipfs-service, a Go binary) is then not what runs.
+ */
+export function runsBinaryOnly(image: { scratch: boolean; base: { image: string } | null; entrypoint: string[] }): boolean {
+  const interpreterless = image.scratch || /^gcr\.io\/distroless\/(static|base|cc)(-debian\d+)?(:|@|$)/.test(image.base?.image ?? '');
+  const program = image.entrypoint[0] ?? '';
+  return interpreterless && program !== '' && !/(^|\/)(node|npx|npm|bun|deno|python[\d.]*|uv|uvx|java|sh|bash)$/.test(program);
+}
+
 /** The MCP SDK evidence of the manifests a build copies from its context, if any. */
-export function mcpEvidenceOfBuild(inputs: Inputs, contextDir: string, copied: readonly string[]): { at: At; name: string } | null {
+export function mcpEvidenceOfBuild(
+  inputs: Inputs,
+  contextDir: string,
+  copied: readonly string[],
+  /** The image runs a binary only (runsBinaryOnly): Node and Python manifests say nothing of it. */
+  binaryOnly = false,
+): { at: At; name: string } | null {
   const members = workspaceManifestsOnly(inputs, contextDir, copied);
   const manifests = copiedFiles(inputs, contextDir, copied, MANIFEST);
   // A project nested in a copied directory whose own manifest, of the same kind and no workspace
@@ -352,6 +369,11 @@ export function mcpEvidenceOfBuild(inputs: Inputs, contextDir: string, copied: r
     );
   for (const m of [...manifests, ...jarProjects(inputs, contextDir, copied)]) {
     if (members.has(m.path) || nested(m)) continue;
+    if (
+      binaryOnly &&
+      /^(package\.json|deno\.jsonc?|pyproject\.toml|requirements.*\.(txt|in)|setup\.py|pipfile)$/i.test(posix.basename(m.path))
+    )
+      continue;
     const found = mcpDependency(m);
     if (found) return found;
   }

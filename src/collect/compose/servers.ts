@@ -4,7 +4,7 @@
 import type { Context } from '../context.js';
 import type { DockerfileInfo } from '../dockerfile/read.js';
 import { dockerfileFor } from '../own-image.js';
-import { contextOfDockerfile, isMcpPackage, manifestsOfBuild, mcpEvidenceOfBuild, webUi } from '../packages.js';
+import { contextOfDockerfile, isMcpPackage, manifestsOfBuild, mcpEvidenceOfBuild, runsBinaryOnly, webUi } from '../packages.js';
 import { registryName } from '../registry-server.js';
 import { idles, mcpWord, namesMcpServer, runsAuthenticator, runsMcpClient, runsNoServer } from '../roles.js';
 import { transportNamed } from '../server-args.js';
@@ -97,7 +97,8 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
     const name = c.s.name;
     // Not another service's build it only runs (ADORSYS-GIS/lightbridge-authz's authz-budget runs the
     // image authz-api builds): the SDK a shared manifest lists says nothing of what it starts.
-    const built = c.contextDir !== null && c.df && !c.builtBy ? mcpEvidenceOfBuild(ctx.inputs, c.contextDir, c.df.copied) : null;
+    const built =
+      c.contextDir !== null && c.df && !c.builtBy ? mcpEvidenceOfBuild(ctx.inputs, c.contextDir, c.df.copied, runsBinaryOnly(c.df)) : null;
     if (wanted.includes(name)) evidence.set(name, 'named with --server');
     else if (
       proxies.some(
@@ -158,7 +159,9 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
     // `registry.correlion.ai/ai-dev-server:latest`, which ai-dev-server/Dockerfile builds from a FastMCP project).
     else if (!c.df && c.image && c.s.spec['command'] === undefined) {
       const own = dockerfileFor(ctx, c.image);
-      const mcp = own ? mcpEvidenceOfBuild(ctx.inputs, contextOfDockerfile(ctx.inputs, own.path, own.copied), own.copied) : null;
+      const mcp = own
+        ? mcpEvidenceOfBuild(ctx.inputs, contextOfDockerfile(ctx.inputs, own.path, own.copied), own.copied, runsBinaryOnly(own))
+        : null;
       if (own && mcp && !candidates.some((o) => o !== c && callsMcpOf(c, o.s.name)))
         evidence.set(name, `its image ${c.image} is named like ${own.path}, a build of an MCP server (${mcp.name}) among the files`);
     }

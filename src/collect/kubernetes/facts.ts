@@ -2,7 +2,7 @@ import { literal } from '../../shared/regexp.js';
 import { dockerfileFacts, imageFacts, privilegeDrop, supervisedRun } from '../build-facts.js';
 import type { Context } from '../context.js';
 import { scriptCommand } from '../entrypoint-script.js';
-import { contextOfDockerfile, mcpEvidenceOfBuild, npmDeclared } from '../packages.js';
+import { contextOfDockerfile, mcpEvidenceOfBuild, npmDeclared, runsBinaryOnly } from '../packages.js';
 import { isReferenceProxy, recogniseSignet, signetFacts } from '../profiles/signet.js';
 import { registryName } from '../registry-server.js';
 import { namesMcpRoute, namesMcpServer, runsAuthenticator, runsMcpClient } from '../roles.js';
@@ -120,7 +120,12 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
       else evidence.set(w, 'its name, image or arguments name MCP');
     } else if (
       w.dockerfile &&
-      mcpEvidenceOfBuild(ctx.inputs, contextOfDockerfile(ctx.inputs, w.dockerfile.path, w.dockerfile.copied), w.dockerfile.copied)
+      mcpEvidenceOfBuild(
+        ctx.inputs,
+        contextOfDockerfile(ctx.inputs, w.dockerfile.path, w.dockerfile.copied),
+        w.dockerfile.copied,
+        runsBinaryOnly(w.dockerfile),
+      )
     )
       evidence.set(w, 'its image is built from an MCP SDK project');
     // Its image published as an MCP server: the MCP Registry's label, or a smithery.yaml that builds

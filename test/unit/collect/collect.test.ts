@@ -472,6 +472,25 @@ describe('an installer fetched and piped to a shell', () => {
     expect(viaEnv.sources['supply_chain.deployed_release']![0]!.why).toMatch(/^curl -LsSf https:\/\/astral.sh\/uv\/install.sh \| env /);
   });
 
+  it("a monorepo's package.json with an SDK says nothing of an image that runs a binary on distroless or scratch", () => {
+    // AENDYSTUDIO/NORMALDANCE-INFRASTRUCTURE: the root package.json lists @modelcontextprotocol/sdk; ipfs-service.Dockerfile
+    // copies the whole context to build a Go binary it runs on gcr.io/distroless/static:nonroot.
+    const service = (final: string, cmd: string) =>
+      collectWith(
+        inline({
+          'package.json': '{"name":"monorepo","dependencies":{"@modelcontextprotocol/sdk":"1.20.0"}}',
+          'docker-compose.yml':
+            'services:\n  ipfs:\n    build: { context: ., dockerfile: ipfs-service.Dockerfile }\n    ports: ["5001:5001"]\n',
+          'ipfs-service.Dockerfile': `FROM golang:1.23 AS build\nWORKDIR /src\nCOPY . .\nRUN go build -o /ipfs-service ./ipfs\nFROM ${final}\nCOPY --from=build /ipfs-service /ipfs-service\nCMD ${cmd}\n`,
+        }),
+        { named: [] },
+      ).deployments.map((d) => d.name);
+    expect(service('gcr.io/distroless/static:nonroot', '["/ipfs-service"]')).toEqual([]);
+    expect(service('scratch', '["/ipfs-service"]')).toEqual([]);
+    // On an image that can run Node, the SDK counts as before.
+    expect(service('node:22-slim', '["node", "server.js"]')).toEqual(['compose:docker-compose.yml:ipfs']);
+  });
+
   it("distroless's :nonroot tags run as nonroot; another tag's user is the image's", () => {
     // AENDYSTUDIO/NORMALDANCE-INFRASTRUCTURE's ipfs-service.Dockerfile: a Go binary on gcr.io/distroless/static:nonroot.
     const user = (base: string) =>
