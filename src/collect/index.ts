@@ -358,7 +358,7 @@ function mayBeBypassed(sheet: FactSheet, target: string): void {
 function imageOnly(ctx: Context, f: TextFile): FactSheet[] {
   const df = ctx.dockerfile(f.path)!;
   const dir = contextOfDockerfile(ctx.inputs, f.path, df.copied);
-  const mcp = mcpEvidenceOfBuild(ctx.inputs, dir, df.copied, runsBinaryOnly(df));
+  const mcp = mcpEvidenceOfBuild(ctx.inputs, dir, df.copied, runsBinaryOnly(df, ctx.inputs));
   // So too a command its launcher script hands over to (Altinity/altinity-mcp's `exec /bin/altinity-mcp "$@"`).
   const named = mcpWord(f.path) || df.entrypoint.some(mcpWord) || scriptExecs(df, ctx.inputs, dir).some((w) => w.some(mcpWord));
   // `npm install -g supergateway`: the image installs an MCP server or bridge from a registry.

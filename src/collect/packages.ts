@@ -339,10 +339,17 @@ function ignoredBy(inputs: Inputs, contextDir: string): (path: string) => boolea
  * image (no interpreter), its command a binary. A monorepo's root package.json that a `COPY . .`
  * brings in (AENDYSTUDIO/NORMALDANCE-INFRASTRUCTURE's ipfs-service, a Go binary) is then not what runs.
  */
-export function runsBinaryOnly(image: { scratch: boolean; base: { image: string } | null; entrypoint: string[] }): boolean {
+export function runsBinaryOnly(
+  image: { path: string; scratch: boolean; base: { image: string } | null; entrypoint: string[] },
+  inputs: Inputs,
+): boolean {
   const interpreterless = image.scratch || /^gcr\.io\/distroless\/(static|base|cc)(-debian\d+)?(:|@|$)/.test(image.base?.image ?? '');
   const program = image.entrypoint[0] ?? '';
-  return interpreterless && program !== '' && !/(^|\/)(node|npx|npm|bun|deno|python[\d.]*|uv|uvx|java|sh|bash)$/.test(program);
+  // Unless the build compiles a Node or Python program into that binary (`bun build --compile`, `deno compile`, pkg, PyInstaller).
+  const compiled = /\bbun\s+build\b[^\n]*--compile|\bdeno\s+compile\b|\b(pkg|nexe|pyinstaller|nuitka)\s/i.test(
+    inputs.get(image.path)?.text ?? '',
+  );
+  return interpreterless && !compiled && program !== '' && !/(^|\/)(node|npx|npm|bun|deno|python[\d.]*|uv|uvx|java|sh|bash)$/.test(program);
 }
 
 /** The MCP SDK evidence of the manifests a build copies from its context, if any. */

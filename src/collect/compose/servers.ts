@@ -98,7 +98,9 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
     // Not another service's build it only runs (ADORSYS-GIS/lightbridge-authz's authz-budget runs the
     // image authz-api builds): the SDK a shared manifest lists says nothing of what it starts.
     const built =
-      c.contextDir !== null && c.df && !c.builtBy ? mcpEvidenceOfBuild(ctx.inputs, c.contextDir, c.df.copied, runsBinaryOnly(c.df)) : null;
+      c.contextDir !== null && c.df && !c.builtBy
+        ? mcpEvidenceOfBuild(ctx.inputs, c.contextDir, c.df.copied, runsBinaryOnly(c.df, ctx.inputs))
+        : null;
     if (wanted.includes(name)) evidence.set(name, 'named with --server');
     else if (
       proxies.some(
@@ -160,7 +162,7 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
     else if (!c.df && c.image && c.s.spec['command'] === undefined) {
       const own = dockerfileFor(ctx, c.image);
       const mcp = own
-        ? mcpEvidenceOfBuild(ctx.inputs, contextOfDockerfile(ctx.inputs, own.path, own.copied), own.copied, runsBinaryOnly(own))
+        ? mcpEvidenceOfBuild(ctx.inputs, contextOfDockerfile(ctx.inputs, own.path, own.copied), own.copied, runsBinaryOnly(own, ctx.inputs))
         : null;
       if (own && mcp && !candidates.some((o) => o !== c && callsMcpOf(c, o.s.name)))
         evidence.set(name, `its image ${c.image} is named like ${own.path}, a build of an MCP server (${mcp.name}) among the files`);

@@ -124,7 +124,7 @@ export function kubernetesDeployments(ctx: Context, set: K8sSet): FactSheet[] {
         ctx.inputs,
         contextOfDockerfile(ctx.inputs, w.dockerfile.path, w.dockerfile.copied),
         w.dockerfile.copied,
-        runsBinaryOnly(w.dockerfile),
+        runsBinaryOnly(w.dockerfile, ctx.inputs),
       )
     )
       evidence.set(w, 'its image is built from an MCP SDK project');

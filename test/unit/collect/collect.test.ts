@@ -489,6 +489,10 @@ describe('an installer fetched and piped to a shell', () => {
     expect(service('scratch', '["/ipfs-service"]')).toEqual([]);
     // On an image that can run Node, the SDK counts as before.
     expect(service('node:22-slim', '["node", "server.js"]')).toEqual(['compose:docker-compose.yml:ipfs']);
+    // So it does where the build compiles the Node program into the binary (`bun build --compile`).
+    expect(service('gcr.io/distroless/cc', '["/ipfs-service"]\nRUN bun build --compile ./src/index.ts --outfile /ipfs-service')).toEqual([
+      'compose:docker-compose.yml:ipfs',
+    ]);
   });
 
   it("distroless's :nonroot tags run as nonroot; another tag's user is the image's", () => {
