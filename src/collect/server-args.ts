@@ -1,7 +1,7 @@
 // What a server's own command line says about its transport, where the launch names it
 // (`--transport=sse`, `--transport sse`, mcp-proxy's `--sse-port`): read, never run.
 import type { At, FactSheet } from './sheet.js';
-import { commandsOf, shellScript, unwrap } from './shell.js';
+import { commandsOf, expandVariables, shellScript, unwrap } from './shell.js';
 
 /**
  * The command a shell runs for `sh -c '…'` (MagneticDogSon/fixflow-mcp's `CMD ["sh", "-c", "uvicorn
@@ -92,9 +92,7 @@ export function listenFacts(
   /** The container's variables the files fix, for `--host ${HOST}`; undefined where they do not. */
   value: (name: string) => string | undefined = () => undefined,
 ): void {
-  const words = written.map((w) =>
-    w.replace(/\$\{([A-Za-z_]\w*)(?::?-([^}]*))?\}|\$([A-Za-z_]\w*)/g, (m, a?: string, d?: string, b?: string) => value(a ?? b!) ?? d ?? m),
-  );
+  const words = written.map((w) => expandVariables(w, value));
   const listen = listenHost(words);
   if (!listen) {
     // snapby/snapture-quickdata-mcp's `uvicorn … --host ${HOST}`, HOST from an env_file the files do not hold.

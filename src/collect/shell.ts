@@ -93,3 +93,14 @@ export function shellScript(words: string[]): string | null {
     .join(' ')
     .replace(/^(["'])([\s\S]*)\1$/, '$2');
 }
+
+/**
+ * `$NAME`, `${NAME}` and `${NAME:-default}` filled in as a shell would from `value`, the default
+ * where it gives none; a variable neither gives stays as written.
+ */
+export function expandVariables(text: string, value: (name: string) => string | undefined): string {
+  return text.replace(
+    /\$\{([A-Za-z_]\w*)(?::?-([^}]*))?\}|\$([A-Za-z_]\w*)/g,
+    (m, a?: string, d?: string, b?: string) => value(a ?? b!) ?? d ?? m,
+  );
+}

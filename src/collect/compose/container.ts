@@ -7,6 +7,7 @@ import { takenBranches } from '../dockerfile/taken-branches.js';
 import { isHostPath, worstHostPaths } from '../host-paths.js';
 import { tlsVerification } from '../server-args.js';
 import type { At, FactSheet } from '../sheet.js';
+import { expandVariables } from '../shell.js';
 import { Unresolved } from './interpolate.js';
 import { isObj, type Obj } from './load.js';
 import { containerEnv, healthcheckOf, publishedPorts, type Svc, str, volumesOf, volumesOfSpec } from './service.js';
@@ -275,10 +276,7 @@ export function plainHealthcheck(
     // The port as the container's environment, or the variable's default, gives it
     // (agigante80/actual-mcp-server's `http://localhost:${MCP_BRIDGE_PORT:-3600}/health`).
     const env = containerEnv(srv);
-    const test = c.test.replace(
-      /\$\{([A-Za-z_]\w*)(?::?-([^}]*))?\}|\$([A-Za-z_]\w*)/g,
-      (w, a: string, d?: string, b?: string) => env.get(a ?? b!) ?? d ?? w,
-    );
+    const test = expandVariables(c.test, (name) => env.get(name));
     const m = /\bhttp:\/\/(?:localhost|127\.0\.0\.1|\[::1\])(?::(\d+))?(\/(mcp|sse)\b)?/.exec(test);
     // One published port: the health check's port is the one that serves the endpoint; with several,
     // only a check of the MCP endpoint itself says so (fyl080801/comfyui-mcp's `http://localhost:8080/mcp`).

@@ -185,11 +185,13 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
           mentions(p, srv.s.name) ||
           ctx.proxyConfigNames(p.contextDir, volumesOf(p), hostNames(srv, p), composeDir(project), containerEnv(p))),
     );
+    // What the container runs: its entrypoint and command, as Compose starts them.
+    const run = runOf(srv);
     // The project's only proxy on a network of the server's is in front of it, unless its configuration shows
     // every route going elsewhere (agentic-community/mcp-gateway-registry's nginx: its registry and auth service).
     // Not a server that says it speaks stdio (loaishar/mcp-server's unified-mcp-stdio: `MCP_TRANSPORT=stdio`,
     // `stdin_open: true`, beside an nginx whose configuration is not among the files): no proxy reaches that.
-    const saysStdio = spec['stdin_open'] === true || transportNamed(commandWordsOf(runOf(srv).parts), containerEnv(srv))?.kind === 'stdio';
+    const saysStdio = spec['stdin_open'] === true || transportNamed(commandWordsOf(run.parts), containerEnv(srv))?.kind === 'stdio';
     const only = proxies.length === 1 && proxies[0]!.networks.some((n) => srv.networks.includes(n)) && !saysStdio ? proxies[0]! : undefined;
     const proxy =
       front[0] ??
@@ -206,8 +208,6 @@ export function composeDeployments(ctx: Context, project: ComposeProject): FactS
         ? only
         : undefined);
     const published = publishedPorts(srv);
-    // What the container runs: its entrypoint and command, as Compose starts them.
-    const run = runOf(srv);
     // Clients reach the proxy, and the server too where it publishes a port of its own: the wider decides
     // (cbcoutinho/nextcloud-mcp-server publishes 127.0.0.1:8000 beside an nginx that publishes nothing).
     const WIDTH = { none: 0, loopback: 1, unknown: 2, all_interfaces: 3 };

@@ -69,6 +69,7 @@ export function nothingInFront(
     .filter((v) => v !== srv)
     .map((v) => ({ v, url: plainMcpUrl(v, srv.s.name) }))
     .find((x): x is { v: Svc; url: string } => x.url !== null);
+  const client = flag || variable || plain || caller ? null : plainClientUrl(ctx, published);
   if (flag) sheet.set('tls.enabled', true, run.at, `the server serves TLS itself (${flag} and its key)`);
   else if (variable)
     sheet.set('tls.enabled', true, variable.v.at, `the server serves TLS itself (${variable.name} and its key in its environment)`);
@@ -81,15 +82,13 @@ export function nothingInFront(
       caller.v.s.at(),
       `service ${caller.v.s.name} calls it at ${caller.url}, with nothing in front: the endpoint speaks plain HTTP`,
     );
-  else if (!sheet.looked('tls.enabled') && plainClientUrl(ctx, published)) {
-    const c = plainClientUrl(ctx, published)!;
+  else if (!sheet.looked('tls.enabled') && client)
     sheet.set(
       'tls.enabled',
       false,
-      c.at,
-      `a client configuration reaches it at ${c.url}, a port it publishes, with nothing in front: plain HTTP`,
+      client.at,
+      `a client configuration reaches it at ${client.url}, a port it publishes, with nothing in front: plain HTTP`,
     );
-  }
   // supergateway has no TLS options: what it serves, nothing in front, is plain HTTP (stadiumphenom/primus_stack's 24 bridges).
   else if (
     !sheet.looked('tls.enabled') &&

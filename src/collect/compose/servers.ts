@@ -95,6 +95,7 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
     transportNamed(commandWordsOf([c.s.spec['entrypoint'], c.s.spec['command']]), containerEnv(c))?.kind === 'http';
   for (const c of candidates) {
     const name = c.s.name;
+    const marked = mcpLabels(c).marked;
     // Not another service's build it only runs (ADORSYS-GIS/lightbridge-authz's authz-budget runs the
     // image authz-api builds): the SDK a shared manifest lists says nothing of what it starts.
     const built =
@@ -111,7 +112,7 @@ export function selectServers(ctx: Context, project: ComposeProject): Selection 
     )
       evidence.set(name, 'a proxy of the project forwards to it');
     // A Docker-label MCP gateway's own mark (matthewdart/toolbox's `mcp.enabled: "true"`).
-    else if (mcpLabels(c).marked) evidence.set(name, `its label ${mcpLabels(c).marked!.key} marks it an MCP server`);
+    else if (marked) evidence.set(name, `its label ${marked.key} marks it an MCP server`);
     // An MCP SDK serves clients and servers alike: a service that calls another's MCP endpoint
     // (`MCPGATEWAY_ENDPOINT=http://mcp-gateway:8811/sse`) is that service's client, not a server.
     // Unless it serves MCP itself too, a gateway in the middle: another service calls its MCP endpoint,
